@@ -1,0 +1,1 @@
+"""audits package."""

@@ -1,0 +1,717 @@
+"""The hand state machine: compiled core over one int64 state array (see ``sim.layout``).
+
+Two calls drive a hand after ``start_hand``: ``apply(S, log, kind, amount)`` applies the player
+action of the seat to act and returns an error code (0 = applied; anything else leaves the state
+exactly as it was), and ``legal(S, out)`` fills the legal-actions vector. Forced events (antes,
+blinds, dealing, burns, uncalled returns, showdown, pot awards, rake) happen inside the engine and
+are written as rows of ``log``. ``sim.hand.Hand`` wraps this with names and exceptions.
+
+Rules implemented here (tests in tests/sim/test_rules.py):
+- blinds from the two seats left of the button (positions are given by the caller, so dead
+  button / dead small blind work); heads-up the button posts the small blind;
+- antes before blinds; a stack too short posts what it has and is all-in;
+- hole cards one at a time clockwise from the first seat left of the button (heads-up: the big
+  blind gets the first card); a burn before the flop, the turn and the river;
+- pre-flop action starts left of the big blind (heads-up: the button), post-flop at the first
+  active seat left of the button; the big blind has the option;
+- minimum opening bet ``MIN_BET``; a raise must add at least the last full bet or raise of the
+  street; all-in for less is always allowed; a player who already acted may raise again only if
+  the bet has risen by at least one full raise since he acted (several short all-ins add up);
+- pot-limit: raise-to at most the pot after the call, plus the call;
+- fixed-limit: small bet pre-flop and flop, big bet turn and river; raise-to = last full level +
+  one bet (so an incomplete all-in bet or raise is completed, not re-raised on top); at most
+  ``RAISE_CAP`` full bets or raises a street;
+- uncalled bets return at the end of each betting round; pots are layered from contributions
+  (antes too when ante trimming is on, else antes are dead money in the main pot); a layer above
+  every live player's contribution joins the pot below; each pot goes to the best shown hands
+  among its eligible players, split equally, odd chips one each to the first winners clockwise
+  from the button;
+- showdown order: the river's last bettor or raiser, else the first live seat left of the
+  button; a hand is mucked only when it cannot win any pot against the hands already shown;
+- rake: basis points of the pot (never of returned chips), capped, none without a flop when
+  no-flop-no-drop is set; taken from the main pot first.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from sim.evaluator import evaluate_hand
+from sim.layout import (
+    ACTED_AT_,
+    ANTE_DUE_,
+    ANTE_PAID_,
+    ANTE_TRIM,
+    AUTO_SHOWDOWN,
+    BB_SEAT,
+    BET_,
+    BIG_BET,
+    BIG_BLIND,
+    BOARD_,
+    BUTTON,
+    CONTRIB_,
+    CUR_BET,
+    DECK_,
+    DECK_POS,
+    FLOP_SEEN,
+    FULL_LEVEL,
+    FULL_RAISE,
+    HOLE_,
+    LAST_AGGR,
+    LG_CALL,
+    LG_CAN_CHECK,
+    LG_CAN_FOLD,
+    LG_CAN_MUCK,
+    LG_CAN_RAISE,
+    LG_MAX_TO,
+    LG_MIN_TO,
+    LG_PHASE,
+    LG_SIZE,
+    LG_TO_ACT,
+    LOG_ADDED,
+    LOG_CARD,
+    LOG_KIND,
+    LOG_POT,
+    LOG_SEAT,
+    LOG_SEQ,
+    LOG_STREET,
+    LOG_TO,
+    MAX_SEATS,
+    MIN_BET,
+    N_BOARD,
+    N_LOG,
+    N_POTS,
+    N_RAISES,
+    N_SEATS,
+    N_SHOW,
+    NO_FLOP_NO_DROP,
+    POT_AMOUNT_,
+    POT_ELIGIBLE_,
+    POT_RAKE_,
+    POT_WINNERS_,
+    RAISE_CAP,
+    RAKE,
+    RAKE_BPS,
+    RAKE_CAP,
+    RETURNED_,
+    SB_SEAT,
+    SEQ,
+    SHOW_ORDER_,
+    SHOW_ORDER_POS,
+    SHOWN_,
+    SMALL_BET,
+    SMALL_BLIND,
+    STACK_,
+    START_,
+    STATE_SIZE,
+    STATUS_,
+    STREET,
+    STRENGTH_,
+    STRUCTURE,
+    TO_ACT,
+    WON_,
+)
+
+# enum values as plain ints for the compiled code (see sim.layout for the IntEnums)
+S_EMPTY, S_ACTIVE, S_ALL_IN, S_FOLDED = 0, 1, 2, 3
+PREFLOP, FLOP, TURN, RIVER, SHOWDOWN, COMPLETE = 0, 1, 2, 3, 4, 5
+NO_LIMIT, POT_LIMIT, FIXED_LIMIT = 0, 1, 2
+A_FOLD, A_CHECK_CALL, A_BET_RAISE, A_SHOW, A_MUCK = 0, 1, 2, 3, 4
+E_ANTE, E_SB, E_BB, E_DEAL_HOLE, E_BURN, E_DEAL_BOARD = 0, 1, 2, 3, 4, 5
+E_FOLD, E_CHECK, E_CALL, E_BET, E_RAISE = 6, 7, 8, 9, 10
+E_RETURN, E_SHOW, E_MUCK, E_WIN, E_RAKE = 11, 12, 13, 14, 15
+OK, HAND_OVER, NOT_BETTING, NOT_SHOWDOWN, CANNOT_FOLD = 0, 1, 2, 3, 4
+CANNOT_RAISE, RAISE_TOO_SMALL, RAISE_TOO_LARGE, BAD_KIND, LOG_FULL, CANNOT_MUCK = 5, 6, 7, 8, 9, 10
+
+CONFIG_SIZE = 13  # S[0:13] is the config block (N_SEATS .. AUTO_SHOWDOWN)
+
+
+def new_state() -> np.ndarray:
+    """A fresh state array."""
+    return np.zeros(STATE_SIZE, dtype=np.int64)
+
+
+def new_log(rows: int = 1024) -> np.ndarray:
+    """A fresh record log."""
+    return np.zeros((rows, 8), dtype=np.int64)
+
+
+@njit(cache=True)
+def _record(S, log, seat, kind, to, added, card, pot):
+    n = S[N_LOG]
+    if n < log.shape[0]:
+        log[n, LOG_SEQ] = S[SEQ]
+        log[n, LOG_STREET] = S[STREET]
+        log[n, LOG_SEAT] = seat
+        log[n, LOG_KIND] = kind
+        log[n, LOG_TO] = to
+        log[n, LOG_ADDED] = added
+        log[n, LOG_CARD] = card
+        log[n, LOG_POT] = pot
+        S[N_LOG] = n + 1
+    S[SEQ] += 1
+
+
+@njit(cache=True)
+def _is_live(S, s):
+    st = S[STATUS_ + s]
+    return st == S_ACTIVE or st == S_ALL_IN
+
+
+@njit(cache=True)
+def _count(S, status):
+    c = 0
+    for s in range(S[N_SEATS]):
+        if S[STATUS_ + s] == status:
+            c += 1
+    return c
+
+
+@njit(cache=True)
+def _count_live(S):
+    return _count(S, S_ACTIVE) + _count(S, S_ALL_IN)
+
+
+@njit(cache=True)
+def _put(S, s, amount):
+    """Move ``amount`` chips from seat s's stack into its street bet."""
+    S[STACK_ + s] -= amount
+    S[BET_ + s] += amount
+    S[CONTRIB_ + s] += amount
+    if S[STACK_ + s] == 0:
+        S[STATUS_ + s] = S_ALL_IN
+
+
+@njit(cache=True)
+def _needs_action(S, s, n_active):
+    if S[STATUS_ + s] != S_ACTIVE:
+        return False
+    if S[ACTED_AT_ + s] == S[CUR_BET]:
+        return False
+    if n_active == 1 and S[BET_ + s] >= S[CUR_BET]:
+        return False
+    return True
+
+
+@njit(cache=True)
+def _next_to_act(S, after):
+    """First seat clockwise after ``after`` (ending with ``after`` itself) that must act."""
+    n = S[N_SEATS]
+    n_active = _count(S, S_ACTIVE)
+    for i in range(1, n + 1):
+        s = (after + i) % n
+        if _needs_action(S, s, n_active):
+            return s
+    return -1
+
+
+@njit(cache=True)
+def _first_live_left_of_button(S):
+    n = S[N_SEATS]
+    for i in range(1, n + 1):
+        s = (S[BUTTON] + i) % n
+        if _is_live(S, s):
+            return s
+    return -1
+
+
+@njit(cache=True)
+def start_hand(S, log, cfg, stacks, antes, button, sb_seat, bb_seat, deck):
+    """Set up a hand: post antes and blinds, deal hole cards, and run to the first decision.
+
+    ``cfg`` is the config block (see ``sim.hand.config_block``); ``stacks[s] == 0`` means seat s
+    is not in this hand; ``antes[s]`` is the ante seat s owes; ``sb_seat`` may be -1 (dead small
+    blind); ``deck`` is the shuffled 52-card order the hand deals from.
+    """
+    S[:] = 0
+    S[:CONFIG_SIZE] = cfg[:CONFIG_SIZE]
+    n = S[N_SEATS]
+    S[BUTTON] = button
+    S[SB_SEAT] = sb_seat
+    S[BB_SEAT] = bb_seat
+    S[TO_ACT] = -1
+    S[LAST_AGGR] = -1
+    for k in range(52):
+        S[DECK_ + k] = deck[k]
+    for k in range(5):
+        S[BOARD_ + k] = -1
+    for s in range(MAX_SEATS):
+        S[ACTED_AT_ + s] = -1
+        S[SHOWN_ + s] = -1
+        S[STRENGTH_ + s] = -1
+        S[HOLE_ + 2 * s] = -1
+        S[HOLE_ + 2 * s + 1] = -1
+    for s in range(n):
+        if stacks[s] > 0:
+            S[STATUS_ + s] = S_ACTIVE
+            S[STACK_ + s] = stacks[s]
+            S[START_ + s] = stacks[s]
+            S[ANTE_DUE_ + s] = antes[s]
+    # antes, clockwise from the first seat left of the button
+    for i in range(1, n + 1):
+        s = (button + i) % n
+        due = S[ANTE_DUE_ + s]
+        if S[STATUS_ + s] == S_ACTIVE and due > 0:
+            amt = min(due, S[STACK_ + s])
+            S[STACK_ + s] -= amt
+            S[CONTRIB_ + s] += amt
+            S[ANTE_PAID_ + s] = amt
+            if S[STACK_ + s] == 0:
+                S[STATUS_ + s] = S_ALL_IN
+            _record(S, log, s, E_ANTE, 0, amt, -1, -1)
+    # blinds
+    if sb_seat >= 0 and S[STATUS_ + sb_seat] == S_ACTIVE:
+        amt = min(S[SMALL_BLIND], S[STACK_ + sb_seat])
+        _put(S, sb_seat, amt)
+        _record(S, log, sb_seat, E_SB, S[BET_ + sb_seat], amt, -1, -1)
+    if bb_seat >= 0 and S[STATUS_ + bb_seat] == S_ACTIVE:
+        amt = min(S[BIG_BLIND], S[STACK_ + bb_seat])
+        _put(S, bb_seat, amt)
+        _record(S, log, bb_seat, E_BB, S[BET_ + bb_seat], amt, -1, -1)
+    cur = 0
+    for s in range(n):
+        cur = max(cur, S[BET_ + s])
+    S[CUR_BET] = cur
+    S[FULL_LEVEL] = cur
+    _reset_raise_sizes(S)
+    # hole cards, one at a time
+    first = _first_live_left_of_button(S)
+    for _ in range(2):
+        for i in range(n):
+            s = (first + i) % n
+            if _is_live(S, s):
+                c = S[DECK_ + S[DECK_POS]]
+                S[DECK_POS] += 1
+                k = 0 if S[HOLE_ + 2 * s] < 0 else 1
+                S[HOLE_ + 2 * s + k] = c
+                _record(S, log, s, E_DEAL_HOLE, 0, 0, c, -1)
+    S[TO_ACT] = _next_to_act(S, bb_seat if bb_seat >= 0 else button)
+    if S[TO_ACT] < 0 or _count_live(S) <= 1:
+        _close_betting(S, log)
+    return OK
+
+
+@njit(cache=True)
+def _street_bet_size(S):
+    if S[STREET] <= FLOP:
+        return S[SMALL_BET]
+    return S[BIG_BET]
+
+
+@njit(cache=True)
+def _reset_raise_sizes(S):
+    if S[STRUCTURE] == FIXED_LIMIT:
+        S[FULL_RAISE] = _street_bet_size(S)
+    else:
+        S[FULL_RAISE] = S[MIN_BET]
+    S[N_RAISES] = 0
+
+
+@njit(cache=True)
+def _pot_total(S):
+    t = 0
+    for s in range(S[N_SEATS]):
+        t += S[CONTRIB_ + s]
+    return t
+
+
+@njit(cache=True)
+def legal(S, out):
+    """Fill ``out`` (int64[LG_SIZE]) with the legal actions of the seat to act."""
+    for k in range(LG_SIZE):
+        out[k] = 0
+    out[LG_TO_ACT] = S[TO_ACT]
+    out[LG_PHASE] = S[STREET]
+    s = S[TO_ACT]
+    if s < 0:
+        return
+    if S[STREET] == SHOWDOWN:
+        out[LG_CAN_MUCK] = 1 if _can_muck(S, s) else 0
+        return
+    bet = S[BET_ + s]
+    stack = S[STACK_ + s]
+    cur = S[CUR_BET]
+    out[LG_CALL] = min(cur - bet, stack)
+    out[LG_CAN_CHECK] = 1 if cur == bet else 0
+    out[LG_CAN_FOLD] = 1 if cur > bet else 0
+    can_raise = stack > cur - bet
+    if S[STRUCTURE] == FIXED_LIMIT and S[N_RAISES] >= S[RAISE_CAP]:
+        can_raise = False
+    if S[ACTED_AT_ + s] >= 0 and cur - S[ACTED_AT_ + s] < S[FULL_RAISE]:
+        can_raise = False  # only short all-ins since this seat acted: betting not reopened
+    if can_raise:
+        other = False
+        for t in range(S[N_SEATS]):
+            if t != s and S[STATUS_ + t] == S_ACTIVE and S[STACK_ + t] + S[BET_ + t] > cur:
+                other = True
+        can_raise = other
+    if not can_raise:
+        return
+    all_in_to = bet + stack
+    if S[STRUCTURE] == FIXED_LIMIT:
+        lo = S[FULL_LEVEL] + _street_bet_size(S)
+        hi = lo
+    else:
+        lo = cur + S[FULL_RAISE]
+        if S[STRUCTURE] == POT_LIMIT:
+            hi = cur + _pot_total(S) + (cur - bet)
+            hi = max(hi, lo)
+        else:
+            hi = all_in_to
+    out[LG_CAN_RAISE] = 1
+    out[LG_MIN_TO] = min(lo, all_in_to)
+    out[LG_MAX_TO] = min(hi, all_in_to)
+
+
+@njit(cache=True)
+def apply(S, log, kind, amount):
+    """Apply the action of the seat to act. Returns 0, or an error code with S unchanged."""
+    s = S[TO_ACT]
+    if S[STREET] == COMPLETE or s < 0:
+        return HAND_OVER
+    if kind == A_SHOW or kind == A_MUCK:
+        if S[STREET] != SHOWDOWN:
+            return NOT_SHOWDOWN
+        if kind == A_MUCK and not _can_muck(S, s):
+            return CANNOT_MUCK
+        _show_or_muck(S, log, s, kind == A_SHOW)
+        _advance_showdown(S, log)
+        return OK
+    if S[STREET] == SHOWDOWN:
+        return NOT_BETTING
+    lg = np.empty(LG_SIZE, dtype=np.int64)
+    legal(S, lg)
+    cur = S[CUR_BET]
+    if kind == A_FOLD:
+        if lg[LG_CAN_FOLD] == 0:
+            return CANNOT_FOLD
+        S[STATUS_ + s] = S_FOLDED
+        _record(S, log, s, E_FOLD, S[BET_ + s], 0, -1, -1)
+    elif kind == A_CHECK_CALL:
+        amt = lg[LG_CALL]
+        _put(S, s, amt)
+        S[ACTED_AT_ + s] = cur
+        _record(S, log, s, E_CHECK if amt == 0 else E_CALL, S[BET_ + s], amt, -1, -1)
+    elif kind == A_BET_RAISE:
+        if lg[LG_CAN_RAISE] == 0:
+            return CANNOT_RAISE
+        if amount < lg[LG_MIN_TO]:
+            return RAISE_TOO_SMALL
+        if amount > lg[LG_MAX_TO]:
+            return RAISE_TOO_LARGE
+        added = amount - S[BET_ + s]
+        increment = amount - cur
+        _put(S, s, added)
+        if S[STRUCTURE] == FIXED_LIMIT:
+            full = amount >= S[FULL_LEVEL] + _street_bet_size(S)
+        else:
+            full = increment >= S[FULL_RAISE]
+        if full:
+            if S[STRUCTURE] != FIXED_LIMIT:
+                S[FULL_RAISE] = increment
+            S[FULL_LEVEL] = amount
+            S[N_RAISES] += 1
+        S[CUR_BET] = amount
+        S[ACTED_AT_ + s] = amount
+        S[LAST_AGGR] = s
+        _record(S, log, s, E_BET if cur == 0 else E_RAISE, amount, added, -1, -1)
+    else:
+        return BAD_KIND
+    if _count_live(S) <= 1:
+        _close_betting(S, log)
+        return OK
+    nxt = _next_to_act(S, s)
+    if nxt >= 0:
+        S[TO_ACT] = nxt
+    else:
+        _close_betting(S, log)
+    return OK
+
+
+@njit(cache=True)
+def _return_uncalled(S, log):
+    n = S[N_SEATS]
+    top = -1
+    first = -1
+    second = 0
+    for s in range(n):
+        b = S[BET_ + s]
+        if b > top:
+            second = max(second, top)
+            top = b
+            first = s
+        elif b > second:
+            second = b
+    if first >= 0 and top > second:
+        excess = top - second
+        S[STACK_ + first] += excess
+        S[BET_ + first] -= excess
+        S[CONTRIB_ + first] -= excess
+        S[RETURNED_ + first] += excess
+        if S[STATUS_ + first] == S_ALL_IN:
+            S[STATUS_ + first] = S_ACTIVE
+        _record(S, log, first, E_RETURN, S[BET_ + first], excess, -1, -1)
+
+
+@njit(cache=True)
+def _deal_street(S, log):
+    pos = S[DECK_POS]
+    _record(S, log, -1, E_BURN, 0, 0, S[DECK_ + pos], -1)
+    pos += 1
+    k = 3 if S[STREET] == FLOP else 1
+    for _ in range(k):
+        c = S[DECK_ + pos]
+        pos += 1
+        S[BOARD_ + S[N_BOARD]] = c
+        S[N_BOARD] += 1
+        _record(S, log, -1, E_DEAL_BOARD, 0, 0, c, -1)
+    S[DECK_POS] = pos
+    if S[STREET] == FLOP:
+        S[FLOP_SEEN] = 1
+
+
+@njit(cache=True)
+def _close_betting(S, log):
+    """End the betting round; deal on (running out the board when nobody can bet) or finish."""
+    while True:
+        _return_uncalled(S, log)
+        for s in range(S[N_SEATS]):
+            S[BET_ + s] = 0
+            S[ACTED_AT_ + s] = -1
+        S[TO_ACT] = -1
+        if _count_live(S) <= 1:
+            _build_pots(S, log)
+            _award(S, log)
+            return
+        if S[STREET] == RIVER:
+            _start_showdown(S, log)
+            return
+        S[STREET] += 1
+        S[CUR_BET] = 0
+        S[FULL_LEVEL] = 0
+        S[LAST_AGGR] = -1
+        _reset_raise_sizes(S)
+        _deal_street(S, log)
+        nxt = _next_to_act(S, S[BUTTON])
+        if nxt >= 0:
+            S[TO_ACT] = nxt
+            return
+
+
+@njit(cache=True)
+def _layer_amount(S, lo, hi, trim):
+    """Chips all seats put in between contribution levels lo and hi."""
+    t = 0
+    for s in range(S[N_SEATS]):
+        c = S[CONTRIB_ + s] - (0 if trim else S[ANTE_PAID_ + s])
+        t += min(c, hi) - min(c, lo)
+    return t
+
+
+@njit(cache=True)
+def _build_pots(S, log):
+    n = S[N_SEATS]
+    trim = S[ANTE_TRIM] != 0
+    levels = np.empty(n, dtype=np.int64)
+    nl = 0
+    for s in range(n):
+        if _is_live(S, s):
+            c = S[CONTRIB_ + s] - (0 if trim else S[ANTE_PAID_ + s])
+            seen = False
+            for k in range(nl):
+                if levels[k] == c:
+                    seen = True
+            if not seen:
+                levels[nl] = c
+                nl += 1
+    levels[:nl].sort()
+    dead = 0
+    if not trim:
+        for s in range(n):
+            dead += S[ANTE_PAID_ + s]
+    npots = 0
+    prev = 0
+    for k in range(nl):
+        lvl = levels[k]
+        amt = _layer_amount(S, prev, lvl, trim)
+        if npots == 0:
+            amt += dead
+        elig = 0
+        contributors = 0
+        only = -1
+        for s in range(n):
+            c = S[CONTRIB_ + s] - (0 if trim else S[ANTE_PAID_ + s])
+            if _is_live(S, s) and c >= lvl:
+                elig |= 1 << s
+            if c > prev:
+                contributors += 1
+                only = s
+        if contributors == 1 and npots > 0 and amt > 0:
+            # nobody else put chips in this layer: it is returned, not won
+            S[STACK_ + only] += amt
+            S[CONTRIB_ + only] -= amt
+            S[RETURNED_ + only] += amt
+            _record(S, log, only, E_RETURN, 0, amt, -1, -1)
+        elif amt > 0 or (npots == 0 and k == nl - 1):
+            S[POT_AMOUNT_ + npots] = amt
+            S[POT_ELIGIBLE_ + npots] = elig
+            npots += 1
+        prev = lvl
+    # chips above every live contribution (folded players' excess) join the top pot
+    extra = _layer_amount(S, prev, 1 << 62, trim)
+    if extra > 0:
+        S[POT_AMOUNT_ + npots - 1] += extra
+    S[N_POTS] = npots
+    # rake
+    total = 0
+    for p in range(npots):
+        total += S[POT_AMOUNT_ + p]
+    rake = 0
+    if S[RAKE_BPS] > 0 and (S[FLOP_SEEN] != 0 or S[NO_FLOP_NO_DROP] == 0):
+        rake = total * S[RAKE_BPS] // 10000
+        if S[RAKE_CAP] > 0:
+            rake = min(rake, S[RAKE_CAP])
+    S[RAKE] = rake
+    left = rake
+    for p in range(npots):
+        take = min(left, S[POT_AMOUNT_ + p])
+        S[POT_RAKE_ + p] = take
+        left -= take
+    if rake > 0:
+        _record(S, log, -1, E_RAKE, 0, rake, -1, -1)
+
+
+@njit(cache=True)
+def _strength(S, s):
+    cards = np.empty(7, dtype=np.int64)
+    cards[0] = S[HOLE_ + 2 * s]
+    cards[1] = S[HOLE_ + 2 * s + 1]
+    for k in range(5):
+        cards[2 + k] = S[BOARD_ + k]
+    return evaluate_hand(cards, 7)
+
+
+@njit(cache=True)
+def _start_showdown(S, log):
+    S[STREET] = SHOWDOWN
+    _build_pots(S, log)
+    n = S[N_SEATS]
+    start = S[LAST_AGGR]
+    if start < 0 or not _is_live(S, start):
+        start = _first_live_left_of_button(S)
+    k = 0
+    for i in range(n):
+        s = (start + i) % n
+        if _is_live(S, s):
+            S[SHOW_ORDER_ + k] = s
+            k += 1
+    S[N_SHOW] = k
+    S[SHOW_ORDER_POS] = 0
+    if S[AUTO_SHOWDOWN] != 0:
+        for i in range(k):
+            s = S[SHOW_ORDER_ + i]
+            S[STRENGTH_ + s] = _strength(S, s)
+            _show_or_muck(S, log, s, _can_win(S, s, S[STRENGTH_ + s]))
+        S[SHOW_ORDER_POS] = k
+        _award(S, log)
+    else:
+        S[TO_ACT] = S[SHOW_ORDER_]
+
+
+@njit(cache=True)
+def _can_win(S, s, strength):
+    """True if seat s's hand wins or ties some pot it is eligible for, given the shown hands."""
+    bit = 1 << s
+    for p in range(S[N_POTS]):
+        elig = S[POT_ELIGIBLE_ + p]
+        if elig & bit == 0:
+            continue
+        best = -1
+        for t in range(S[N_SEATS]):
+            if elig & (1 << t) and S[SHOWN_ + t] == 1:
+                best = max(best, S[STRENGTH_ + t])
+        if strength >= best:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _can_muck(S, s):
+    """A muck may not leave a pot that seat s is eligible for with no hand left to win it."""
+    bit = 1 << s
+    for p in range(S[N_POTS]):
+        elig = S[POT_ELIGIBLE_ + p]
+        if elig & bit == 0:
+            continue
+        other = False
+        for t in range(S[N_SEATS]):
+            if t != s and elig & (1 << t) and S[SHOWN_ + t] != 0:
+                other = True
+        if not other:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _show_or_muck(S, log, s, show):
+    if show:
+        if S[STRENGTH_ + s] < 0:
+            S[STRENGTH_ + s] = _strength(S, s)
+        S[SHOWN_ + s] = 1
+        _record(S, log, s, E_SHOW, S[STRENGTH_ + s], 0, -1, -1)
+    else:
+        S[SHOWN_ + s] = 0
+        _record(S, log, s, E_MUCK, 0, 0, -1, -1)
+
+
+@njit(cache=True)
+def _advance_showdown(S, log):
+    S[SHOW_ORDER_POS] += 1
+    if S[SHOW_ORDER_POS] < S[N_SHOW]:
+        S[TO_ACT] = S[SHOW_ORDER_ + S[SHOW_ORDER_POS]]
+    else:
+        S[TO_ACT] = -1
+        _award(S, log)
+
+
+@njit(cache=True)
+def _award(S, log):
+    n = S[N_SEATS]
+    uncontested = _count_live(S) == 1
+    for p in range(S[N_POTS]):
+        amt = S[POT_AMOUNT_ + p] - S[POT_RAKE_ + p]
+        elig = S[POT_ELIGIBLE_ + p]
+        best = -1
+        winners = 0
+        for s in range(n):
+            if elig & (1 << s) == 0:
+                continue
+            if uncontested or S[SHOWN_ + s] == 1 or elig == (1 << s):
+                st = S[STRENGTH_ + s]
+                if winners == 0 or st > best:
+                    best = st
+                    winners = 1 << s
+                elif st == best:
+                    winners |= 1 << s
+        S[POT_WINNERS_ + p] = winners
+        k = 0
+        for s in range(n):
+            if winners & (1 << s):
+                k += 1
+        if k == 0 or amt <= 0:
+            continue
+        share = amt // k
+        odd = amt - share * k
+        for i in range(1, n + 1):
+            s = (S[BUTTON] + i) % n
+            if winners & (1 << s):
+                won = share
+                if odd > 0:
+                    won += 1
+                    odd -= 1
+                S[WON_ + s] += won
+                S[STACK_ + s] += won
+                _record(S, log, s, E_WIN, 0, won, -1, p)
+    S[STREET] = COMPLETE
+    S[TO_ACT] = -1

@@ -1,0 +1,397 @@
+"""A hand with names: the Python face of the compiled engine (``sim.engine``).
+
+``Hand`` validates its inputs, applies actions through the single entry point ``apply`` and
+answers the single query ``legal_actions``; errors are ``IllegalAction`` / ``ValueError`` with a
+message that names the seat, the action and the legal range. A rejected action leaves the hand
+exactly as it was. Every applied action and forced event is a frozen ``Record``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from sim import engine
+from sim import layout as L
+from sim.cards import format_card
+from sim.config import TableConfig
+from sim.layout import ActionKind, Err, EventKind, SeatStatus, Street
+
+
+class IllegalAction(ValueError):
+    """An action that the rules do not allow now; the hand is unchanged."""
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """A player's action. ``amount`` is the street total after a bet or raise ("raise to")."""
+
+    seat: int
+    kind: ActionKind
+    amount: int = 0
+
+    @classmethod
+    def fold(cls, seat: int) -> Action:
+        return cls(seat, ActionKind.FOLD)
+
+    @classmethod
+    def check_call(cls, seat: int) -> Action:
+        return cls(seat, ActionKind.CHECK_CALL)
+
+    @classmethod
+    def raise_to(cls, seat: int, to_street_total: int) -> Action:
+        return cls(seat, ActionKind.BET_RAISE, to_street_total)
+
+    @classmethod
+    def show(cls, seat: int) -> Action:
+        return cls(seat, ActionKind.SHOW)
+
+    @classmethod
+    def muck(cls, seat: int) -> Action:
+        return cls(seat, ActionKind.MUCK)
+
+    def describe(self) -> str:
+        if self.kind == ActionKind.BET_RAISE:
+            return f"bet/raise to {self.amount}"
+        return self.kind.name.lower().replace("_", "/")
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One applied action or forced event, fit to be a log row."""
+
+    hand_id: int
+    seq: int
+    street: Street
+    seat: int  # -1 for table events (burn, board, rake)
+    kind: EventKind
+    to_street_total: int  # the seat's street total after the event (SHOW: hand strength)
+    added: int  # chips moved: into the pot (antes, blinds, bets) or to the seat (returns, wins)
+    card: int = -1  # dealt or burned card, -1 if none
+    pot: int = -1  # pot index of a WIN, -1 otherwise
+
+
+@dataclass(frozen=True, slots=True)
+class LegalActions:
+    """What the seat to act may do. Raise amounts are street totals ("raise to")."""
+
+    seat: int
+    can_fold: bool
+    can_check: bool
+    call_amount: int
+    can_raise: bool
+    min_raise_to: int
+    max_raise_to: int
+    showdown: bool = False
+    can_muck: bool = False
+
+    def describe(self) -> str:
+        if self.seat < 0:
+            return "no action (hand complete)"
+        if self.showdown:
+            return "show" + (" or muck" if self.can_muck else " (cannot muck: hand may win)")
+        parts = []
+        if self.can_fold:
+            parts.append("fold")
+        parts.append("check" if self.can_check else f"call {self.call_amount}")
+        if self.can_raise:
+            rng = (f"{self.min_raise_to}" if self.min_raise_to == self.max_raise_to
+                   else f"{self.min_raise_to}..{self.max_raise_to}")
+            parts.append(f"raise to {rng}")
+        return ", ".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class Pot:
+    amount: int  # before rake
+    rake: int
+    eligible: tuple[int, ...]
+    winners: tuple[int, ...]
+
+
+def config_block(config: TableConfig, auto_showdown: bool = True) -> np.ndarray:
+    """The config as the int64 block the compiled core copies into its state."""
+    cfg = np.zeros(engine.CONFIG_SIZE, dtype=np.int64)
+    cfg[L.N_SEATS] = config.n_seats
+    cfg[L.STRUCTURE] = int(config.structure)
+    cfg[L.SMALL_BLIND] = config.small_blind
+    cfg[L.BIG_BLIND] = config.big_blind
+    cfg[L.ANTE_TRIM] = int(config.ante_trimming)
+    cfg[L.SMALL_BET] = config.effective_small_bet
+    cfg[L.BIG_BET] = config.effective_big_bet
+    cfg[L.RAISE_CAP] = config.raise_cap
+    cfg[L.MIN_BET] = config.effective_min_bet
+    cfg[L.RAKE_BPS] = config.rake_bps
+    cfg[L.RAKE_CAP] = config.rake_cap
+    cfg[L.NO_FLOP_NO_DROP] = int(config.no_flop_no_drop)
+    cfg[L.AUTO_SHOWDOWN] = int(auto_showdown)
+    return cfg
+
+
+def standard_positions(occupied: Sequence[bool], button: int) -> tuple[int, int]:
+    """(sb_seat, bb_seat) for a moving button: the two occupied seats left of the button;
+    heads-up the button posts the small blind."""
+    n = len(occupied)
+    seats = [(button + i) % n for i in range(1, n + 1) if occupied[(button + i) % n]]
+    if len(seats) < 2:
+        raise ValueError(f"a hand needs at least 2 players with chips, got {len(seats)}")
+    if len(seats) == 2:
+        if not occupied[button]:
+            raise ValueError(f"heads-up: button seat {button} must hold a player")
+        return button, seats[0]
+    return seats[0], seats[1]
+
+
+_ERR_TEXT = {
+    Err.HAND_OVER: "the hand is complete",
+    Err.NOT_BETTING: "the hand is at showdown: show or muck",
+    Err.NOT_SHOWDOWN: "show/muck is only allowed at showdown",
+    Err.CANNOT_FOLD: "nothing to call: check instead of folding",
+    Err.CANNOT_RAISE: "raising is not allowed",
+    Err.RAISE_TOO_SMALL: "amount below the minimum",
+    Err.RAISE_TOO_LARGE: "amount above the maximum",
+    Err.BAD_KIND: "unknown action kind",
+    Err.CANNOT_MUCK: "this hand may still win a pot: it must be shown",
+}
+
+
+class Hand:
+    """One hand of Texas Hold'em from the blinds to the pot awards."""
+
+    def __init__(
+        self,
+        config: TableConfig,
+        stacks: Sequence[int],
+        *,
+        button: int = 0,
+        sb_seat: int | None = None,
+        bb_seat: int | None = None,
+        deck: Sequence[int] | None = None,
+        antes: Sequence[int] | None = None,
+        hand_id: int = 0,
+        auto_showdown: bool = True,
+        log_rows: int = L.DEFAULT_LOG_ROWS,
+    ) -> None:
+        n = config.n_seats
+        if len(stacks) != n:
+            raise ValueError(f"stacks: expected {n} values (one per seat), got {len(stacks)}")
+        for s, v in enumerate(stacks):
+            if int(v) != v or v < 0:
+                raise ValueError(f"seat {s}: stack {v!r} must be a whole number >= 0")
+        if not 0 <= button < n:
+            raise ValueError(f"button seat {button}: expected 0..{n - 1}")
+        occupied = [v > 0 for v in stacks]
+        if sb_seat is None and bb_seat is None:
+            sb_seat, bb_seat = standard_positions(occupied, button)
+        if bb_seat is None or not 0 <= bb_seat < n or not occupied[bb_seat]:
+            raise ValueError(f"big blind seat {bb_seat}: expected a seat with chips")
+        if sb_seat is None:
+            sb_seat = -1
+        if sb_seat != -1 and (not 0 <= sb_seat < n or not occupied[sb_seat]):
+            raise ValueError(f"small blind seat {sb_seat}: expected a seat with chips or -1 (dead)")
+        if sum(occupied) < 2:
+            raise ValueError(f"a hand needs at least 2 players with chips, got {sum(occupied)}")
+        if deck is None:
+            deck_arr = np.arange(52, dtype=np.int64)
+        else:
+            deck_arr = np.asarray(deck, dtype=np.int64)
+            if deck_arr.shape != (52,):
+                raise ValueError(f"deck: expected 52 cards, got {deck_arr.size}")
+            seen: set[int] = set()
+            for c in deck_arr.tolist():
+                if not 0 <= c < 52:
+                    raise ValueError(f"deck: card {c} out of range 0..51")
+                if c in seen:
+                    raise ValueError(f"deck: card {format_card(c)} dealt twice")
+                seen.add(c)
+        if antes is None:
+            antes = [config.ante_due(s, bb_seat) if occupied[s] else 0 for s in range(n)]
+        if len(antes) != n or any(a < 0 for a in antes):
+            raise ValueError(f"antes: expected {n} values >= 0")
+        self.config = config
+        self.hand_id = hand_id
+        self._S = engine.new_state()
+        self._log = engine.new_log(log_rows)
+        self._lg = np.zeros(L.LG_SIZE, dtype=np.int64)
+        engine.start_hand(
+            self._S, self._log, config_block(config, auto_showdown),
+            np.asarray(stacks, dtype=np.int64), np.asarray(antes, dtype=np.int64),
+            button, sb_seat, bb_seat, deck_arr,
+        )
+        self._check_log()
+
+    # ---- the entry point and the query ----
+    def legal_actions(self) -> LegalActions:
+        """The legal actions of the seat to act (seat -1 when the hand is complete)."""
+        lg = self._lg
+        engine.legal(self._S, lg)
+        return LegalActions(
+            seat=int(lg[L.LG_TO_ACT]),
+            can_fold=bool(lg[L.LG_CAN_FOLD]),
+            can_check=bool(lg[L.LG_CAN_CHECK]),
+            call_amount=int(lg[L.LG_CALL]),
+            can_raise=bool(lg[L.LG_CAN_RAISE]),
+            min_raise_to=int(lg[L.LG_MIN_TO]),
+            max_raise_to=int(lg[L.LG_MAX_TO]),
+            showdown=int(lg[L.LG_PHASE]) == Street.SHOWDOWN,
+            can_muck=bool(lg[L.LG_CAN_MUCK]),
+        )
+
+    def apply(self, action: Action) -> tuple[Record, ...]:
+        """Apply one player action; returns the records it produced (its own and the forced
+        events that followed). Raises IllegalAction, leaving the hand unchanged."""
+        to_act = int(self._S[L.TO_ACT])
+        what = f"seat {action.seat} {action.describe()}"
+        if self.is_complete:
+            raise IllegalAction(f"hand {self.hand_id}: {what}: the hand is complete")
+        if action.seat != to_act:
+            raise IllegalAction(
+                f"hand {self.hand_id}: {what}: out of turn, seat {to_act} is to act"
+            )
+        before = int(self._S[L.N_LOG])
+        err = engine.apply(self._S, self._log, int(action.kind), int(action.amount))
+        if err != Err.OK:
+            la = self.legal_actions()
+            raise IllegalAction(
+                f"hand {self.hand_id}: {what}: {_ERR_TEXT.get(Err(err), 'illegal')}"
+                f" (legal: {la.describe()})"
+            )
+        self._check_log()
+        return self._records(before, int(self._S[L.N_LOG]))
+
+    # ---- views ----
+    def _check_log(self) -> None:
+        if self._S[L.N_LOG] != self._S[L.SEQ]:
+            raise RuntimeError(
+                f"hand {self.hand_id}: record log full ({self._log.shape[0]} rows); "
+                "pass a larger log_rows"
+            )
+
+    def _records(self, start: int, stop: int) -> tuple[Record, ...]:
+        rows = self._log[start:stop]
+        return tuple(
+            Record(self.hand_id, int(r[L.LOG_SEQ]), Street(int(r[L.LOG_STREET])),
+                   int(r[L.LOG_SEAT]), EventKind(int(r[L.LOG_KIND])), int(r[L.LOG_TO]),
+                   int(r[L.LOG_ADDED]), int(r[L.LOG_CARD]), int(r[L.LOG_POT]))
+            for r in rows
+        )
+
+    @property
+    def records(self) -> tuple[Record, ...]:
+        return self._records(0, int(self._S[L.N_LOG]))
+
+    def _seat_block(self, offset: int) -> list[int]:
+        return [int(x) for x in self._S[offset : offset + self.config.n_seats]]
+
+    @property
+    def state_array(self) -> np.ndarray:
+        """A copy of the raw state (for tests and the batch simulator)."""
+        return self._S.copy()
+
+    @property
+    def street(self) -> Street:
+        return Street(int(self._S[L.STREET]))
+
+    @property
+    def is_complete(self) -> bool:
+        return int(self._S[L.STREET]) == Street.COMPLETE
+
+    @property
+    def to_act(self) -> int:
+        return int(self._S[L.TO_ACT])
+
+    @property
+    def button(self) -> int:
+        return int(self._S[L.BUTTON])
+
+    @property
+    def sb_seat(self) -> int:
+        return int(self._S[L.SB_SEAT])
+
+    @property
+    def bb_seat(self) -> int:
+        return int(self._S[L.BB_SEAT])
+
+    @property
+    def stacks(self) -> list[int]:
+        return self._seat_block(L.STACK_)
+
+    @property
+    def starting_stacks(self) -> list[int]:
+        return self._seat_block(L.START_)
+
+    @property
+    def bets(self) -> list[int]:
+        """This street's totals."""
+        return self._seat_block(L.BET_)
+
+    @property
+    def contributed(self) -> list[int]:
+        """All chips each seat put in this hand (antes included), after returns."""
+        return self._seat_block(L.CONTRIB_)
+
+    @property
+    def returned(self) -> list[int]:
+        return self._seat_block(L.RETURNED_)
+
+    @property
+    def won(self) -> list[int]:
+        return self._seat_block(L.WON_)
+
+    @property
+    def statuses(self) -> list[SeatStatus]:
+        return [SeatStatus(v) for v in self._seat_block(L.STATUS_)]
+
+    @property
+    def folded(self) -> list[bool]:
+        return [s == SeatStatus.FOLDED for s in self.statuses]
+
+    @property
+    def rake(self) -> int:
+        return int(self._S[L.RAKE])
+
+    @property
+    def board(self) -> list[int]:
+        return [int(c) for c in self._S[L.BOARD_ : L.BOARD_ + int(self._S[L.N_BOARD])]]
+
+    @property
+    def deck(self) -> list[int]:
+        return [int(c) for c in self._S[L.DECK_ : L.DECK_ + 52]]
+
+    def hole_cards(self, seat: int) -> tuple[int, int]:
+        return int(self._S[L.HOLE_ + 2 * seat]), int(self._S[L.HOLE_ + 2 * seat + 1])
+
+    @property
+    def shown(self) -> list[int]:
+        """Per seat: 1 shown, 0 mucked, -1 did not reach showdown."""
+        return self._seat_block(L.SHOWN_)
+
+    @property
+    def strengths(self) -> list[int]:
+        return self._seat_block(L.STRENGTH_)
+
+    @property
+    def pots(self) -> list[Pot]:
+        S = self._S
+        out = []
+        n = self.config.n_seats
+        for p in range(int(S[L.N_POTS])):
+            elig = int(S[L.POT_ELIGIBLE_ + p])
+            win = int(S[L.POT_WINNERS_ + p])
+            out.append(Pot(
+                int(S[L.POT_AMOUNT_ + p]), int(S[L.POT_RAKE_ + p]),
+                tuple(s for s in range(n) if elig >> s & 1),
+                tuple(s for s in range(n) if win >> s & 1),
+            ))
+        return out
+
+    def copy(self) -> Hand:
+        other = object.__new__(Hand)
+        other.config = self.config
+        other.hand_id = self.hand_id
+        other._S = self._S.copy()
+        other._log = self._log.copy()
+        other._lg = np.zeros(L.LG_SIZE, dtype=np.int64)
+        return other
