@@ -37,7 +37,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim.evaluator import evaluate_hand
+from sim.evaluator import evaluate7
 from sim.layout import (
     ACTED_AT_,
     ANTE_DUE_,
@@ -59,6 +59,8 @@ from sim.layout import (
     FULL_RAISE,
     HOLE_,
     LAST_AGGR,
+    LEVELS_,
+    LG_,
     LG_CALL,
     LG_CAN_CHECK,
     LG_CAN_FOLD,
@@ -137,7 +139,7 @@ def new_log(rows: int = 1024) -> np.ndarray:
     return np.zeros((rows, 8), dtype=np.int64)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _record(S, log, seat, kind, to, added, card, pot):
     n = S[N_LOG]
     if n < log.shape[0]:
@@ -153,13 +155,13 @@ def _record(S, log, seat, kind, to, added, card, pot):
     S[SEQ] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _is_live(S, s):
     st = S[STATUS_ + s]
     return st == S_ACTIVE or st == S_ALL_IN
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _count(S, status):
     c = 0
     for s in range(S[N_SEATS]):
@@ -168,12 +170,12 @@ def _count(S, status):
     return c
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _count_live(S):
     return _count(S, S_ACTIVE) + _count(S, S_ALL_IN)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _put(S, s, amount):
     """Move ``amount`` chips from seat s's stack into its street bet."""
     S[STACK_ + s] -= amount
@@ -183,7 +185,7 @@ def _put(S, s, amount):
         S[STATUS_ + s] = S_ALL_IN
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _needs_action(S, s, n_active):
     if S[STATUS_ + s] != S_ACTIVE:
         return False
@@ -194,23 +196,25 @@ def _needs_action(S, s, n_active):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _next_to_act(S, after):
     """First seat clockwise after ``after`` (ending with ``after`` itself) that must act."""
     n = S[N_SEATS]
     n_active = _count(S, S_ACTIVE)
-    for i in range(1, n + 1):
-        s = (after + i) % n
+    s = after
+    for _ in range(n):
+        s = s + 1 if s + 1 < n else 0
         if _needs_action(S, s, n_active):
             return s
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _first_live_left_of_button(S):
     n = S[N_SEATS]
-    for i in range(1, n + 1):
-        s = (S[BUTTON] + i) % n
+    s = S[BUTTON]
+    for _ in range(n):
+        s = s + 1 if s + 1 < n else 0
         if _is_live(S, s):
             return s
     return -1
@@ -249,8 +253,9 @@ def start_hand(S, log, cfg, stacks, antes, button, sb_seat, bb_seat, deck):
             S[START_ + s] = stacks[s]
             S[ANTE_DUE_ + s] = antes[s]
     # antes, clockwise from the first seat left of the button
-    for i in range(1, n + 1):
-        s = (button + i) % n
+    s = button
+    for _ in range(n):
+        s = s + 1 if s + 1 < n else 0
         due = S[ANTE_DUE_ + s]
         if S[STATUS_ + s] == S_ACTIVE and due > 0:
             amt = min(due, S[STACK_ + s])
@@ -278,8 +283,9 @@ def start_hand(S, log, cfg, stacks, antes, button, sb_seat, bb_seat, deck):
     # hole cards, one at a time
     first = _first_live_left_of_button(S)
     for _ in range(2):
-        for i in range(n):
-            s = (first + i) % n
+        s = first - 1 if first > 0 else n - 1
+        for _ in range(n):
+            s = s + 1 if s + 1 < n else 0
             if _is_live(S, s):
                 c = S[DECK_ + S[DECK_POS]]
                 S[DECK_POS] += 1
@@ -292,7 +298,7 @@ def start_hand(S, log, cfg, stacks, antes, button, sb_seat, bb_seat, deck):
     return OK
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _street_bet_size(S):
     if S[STREET] <= FLOP:
         return S[SMALL_BET]
@@ -308,7 +314,7 @@ def _reset_raise_sizes(S):
     S[N_RAISES] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _pot_total(S):
     t = 0
     for s in range(S[N_SEATS]):
@@ -316,25 +322,25 @@ def _pot_total(S):
     return t
 
 
-@njit(cache=True)
-def legal(S, out):
-    """Fill ``out`` (int64[LG_SIZE]) with the legal actions of the seat to act."""
+@njit(cache=True, inline="always")
+def _compute_legal(S):
+    """Write the legal actions of the seat to act into the S[LG_:] scratch block."""
     for k in range(LG_SIZE):
-        out[k] = 0
-    out[LG_TO_ACT] = S[TO_ACT]
-    out[LG_PHASE] = S[STREET]
+        S[LG_ + k] = 0
+    S[LG_ + LG_TO_ACT] = S[TO_ACT]
+    S[LG_ + LG_PHASE] = S[STREET]
     s = S[TO_ACT]
     if s < 0:
         return
     if S[STREET] == SHOWDOWN:
-        out[LG_CAN_MUCK] = 1 if _can_muck(S, s) else 0
+        S[LG_ + LG_CAN_MUCK] = 1 if _can_muck(S, s) else 0
         return
     bet = S[BET_ + s]
     stack = S[STACK_ + s]
     cur = S[CUR_BET]
-    out[LG_CALL] = min(cur - bet, stack)
-    out[LG_CAN_CHECK] = 1 if cur == bet else 0
-    out[LG_CAN_FOLD] = 1 if cur > bet else 0
+    S[LG_ + LG_CALL] = min(cur - bet, stack)
+    S[LG_ + LG_CAN_CHECK] = 1 if cur == bet else 0
+    S[LG_ + LG_CAN_FOLD] = 1 if cur > bet else 0
     can_raise = stack > cur - bet
     if S[STRUCTURE] == FIXED_LIMIT and S[N_RAISES] >= S[RAISE_CAP]:
         can_raise = False
@@ -359,9 +365,17 @@ def legal(S, out):
             hi = max(hi, lo)
         else:
             hi = all_in_to
-    out[LG_CAN_RAISE] = 1
-    out[LG_MIN_TO] = min(lo, all_in_to)
-    out[LG_MAX_TO] = min(hi, all_in_to)
+    S[LG_ + LG_CAN_RAISE] = 1
+    S[LG_ + LG_MIN_TO] = min(lo, all_in_to)
+    S[LG_ + LG_MAX_TO] = min(hi, all_in_to)
+
+
+@njit(cache=True)
+def legal(S, out):
+    """Fill ``out`` (int64[LG_SIZE]) with the legal actions of the seat to act."""
+    _compute_legal(S)
+    for k in range(LG_SIZE):
+        out[k] = S[LG_ + k]
 
 
 @njit(cache=True)
@@ -380,25 +394,24 @@ def apply(S, log, kind, amount):
         return OK
     if S[STREET] == SHOWDOWN:
         return NOT_BETTING
-    lg = np.empty(LG_SIZE, dtype=np.int64)
-    legal(S, lg)
+    _compute_legal(S)
     cur = S[CUR_BET]
     if kind == A_FOLD:
-        if lg[LG_CAN_FOLD] == 0:
+        if S[LG_ + LG_CAN_FOLD] == 0:
             return CANNOT_FOLD
         S[STATUS_ + s] = S_FOLDED
         _record(S, log, s, E_FOLD, S[BET_ + s], 0, -1, -1)
     elif kind == A_CHECK_CALL:
-        amt = lg[LG_CALL]
+        amt = S[LG_ + LG_CALL]
         _put(S, s, amt)
         S[ACTED_AT_ + s] = cur
         _record(S, log, s, E_CHECK if amt == 0 else E_CALL, S[BET_ + s], amt, -1, -1)
     elif kind == A_BET_RAISE:
-        if lg[LG_CAN_RAISE] == 0:
+        if S[LG_ + LG_CAN_RAISE] == 0:
             return CANNOT_RAISE
-        if amount < lg[LG_MIN_TO]:
+        if amount < S[LG_ + LG_MIN_TO]:
             return RAISE_TOO_SMALL
-        if amount > lg[LG_MAX_TO]:
+        if amount > S[LG_ + LG_MAX_TO]:
             return RAISE_TOO_LARGE
         added = amount - S[BET_ + s]
         increment = amount - cur
@@ -499,7 +512,7 @@ def _close_betting(S, log):
             return
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _layer_amount(S, lo, hi, trim):
     """Chips all seats put in between contribution levels lo and hi."""
     t = 0
@@ -513,19 +526,19 @@ def _layer_amount(S, lo, hi, trim):
 def _build_pots(S, log):
     n = S[N_SEATS]
     trim = S[ANTE_TRIM] != 0
-    levels = np.empty(n, dtype=np.int64)
-    nl = 0
+    nl = 0  # distinct live contribution levels, kept sorted in S[LEVELS_:]
     for s in range(n):
         if _is_live(S, s):
             c = S[CONTRIB_ + s] - (0 if trim else S[ANTE_PAID_ + s])
-            seen = False
-            for k in range(nl):
-                if levels[k] == c:
-                    seen = True
-            if not seen:
-                levels[nl] = c
-                nl += 1
-    levels[:nl].sort()
+            k = 0
+            while k < nl and S[LEVELS_ + k] < c:
+                k += 1
+            if k < nl and S[LEVELS_ + k] == c:
+                continue
+            for j in range(nl, k, -1):
+                S[LEVELS_ + j] = S[LEVELS_ + j - 1]
+            S[LEVELS_ + k] = c
+            nl += 1
     dead = 0
     if not trim:
         for s in range(n):
@@ -533,7 +546,7 @@ def _build_pots(S, log):
     npots = 0
     prev = 0
     for k in range(nl):
-        lvl = levels[k]
+        lvl = S[LEVELS_ + k]
         amt = _layer_amount(S, prev, lvl, trim)
         if npots == 0:
             amt += dead
@@ -584,12 +597,9 @@ def _build_pots(S, log):
 
 @njit(cache=True)
 def _strength(S, s):
-    cards = np.empty(7, dtype=np.int64)
-    cards[0] = S[HOLE_ + 2 * s]
-    cards[1] = S[HOLE_ + 2 * s + 1]
-    for k in range(5):
-        cards[2 + k] = S[BOARD_ + k]
-    return evaluate_hand(cards, 7)
+    b = BOARD_
+    return evaluate7(S[HOLE_ + 2 * s], S[HOLE_ + 2 * s + 1],
+                     S[b], S[b + 1], S[b + 2], S[b + 3], S[b + 4])
 
 
 @njit(cache=True)
@@ -601,8 +611,9 @@ def _start_showdown(S, log):
     if start < 0 or not _is_live(S, start):
         start = _first_live_left_of_button(S)
     k = 0
-    for i in range(n):
-        s = (start + i) % n
+    s = start - 1 if start > 0 else n - 1
+    for _ in range(n):
+        s = s + 1 if s + 1 < n else 0
         if _is_live(S, s):
             S[SHOW_ORDER_ + k] = s
             k += 1
@@ -703,8 +714,9 @@ def _award(S, log):
             continue
         share = amt // k
         odd = amt - share * k
-        for i in range(1, n + 1):
-            s = (S[BUTTON] + i) % n
+        s = S[BUTTON]
+        for _ in range(n):
+            s = s + 1 if s + 1 < n else 0
             if winners & (1 << s):
                 won = share
                 if odd > 0:

@@ -287,8 +287,8 @@ class Hand:
 
     @property
     def state_array(self) -> np.ndarray:
-        """A copy of the raw state (for tests and the batch simulator)."""
-        return self._S.copy()
+        """A copy of the raw state without the core's scratch blocks (for tests and debugging)."""
+        return self._S[: L.LG_].copy()
 
     @property
     def street(self) -> Street:

@@ -67,7 +67,9 @@ POT_AMOUNT_ = 250  # MAX_POTS pots
 POT_ELIGIBLE_ = 261  # bitmask of seats
 POT_WINNERS_ = 272  # bitmask of seats
 POT_RAKE_ = 283
-STATE_SIZE = 300
+LG_ = 300  # scratch: the legal-actions vector computed inside apply
+LEVELS_ = 310  # scratch: contribution levels while building pots
+STATE_SIZE = 320
 
 # --- record log: one row per event, LOG_COLS int64 columns ---
 LOG_SEQ = 0

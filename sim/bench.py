@@ -1,0 +1,127 @@
+"""``holdem bench engine``: complete 6-max no-limit hands with random-legal-action players.
+
+Everything per hand runs compiled: shuffle, blinds, dealing, the betting loop with the bot's
+decisions, evaluation and pot award. The same workload runs on PokerKit (when installed) in the
+same process for a ratio. Figures are medians of repeated runs on one core.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import time
+
+import numpy as np
+from numba import njit
+
+from sim import engine
+from sim.config import Structure, TableConfig
+from sim.hand import config_block
+from sim.layout import LG_SIZE, STREET, Street
+from sim.policies import random_legal
+from sim.rng import DECK_PURPOSE, POLICY_PURPOSE, new_stream, shuffle_deck, stream_init
+
+COMPLETE = int(Street.COMPLETE)
+
+
+@njit(cache=True)
+def play_random_hands(cfg, n_hands, n_seats, stack, seed):
+    """Play ``n_hands`` independent hands; returns (actions applied, chips checksum)."""
+    S = np.zeros(300, dtype=np.int64)
+    log = np.zeros((1024, 8), dtype=np.int64)
+    lg = np.zeros(LG_SIZE, dtype=np.int64)
+    deck = np.empty(52, dtype=np.int64)
+    stacks = np.full(n_seats, stack, dtype=np.int64)
+    antes = np.zeros(n_seats, dtype=np.int64)
+    rs_deck = np.zeros(11, dtype=np.uint64)
+    rs_bot = np.zeros(11, dtype=np.uint64)
+    actions = 0
+    checksum = 0
+    for h in range(n_hands):
+        stream_init(rs_deck, seed, 0, h, DECK_PURPOSE)
+        stream_init(rs_bot, seed, 0, h, POLICY_PURPOSE)
+        shuffle_deck(rs_deck, deck)
+        button = h % n_seats
+        if n_seats == 2:
+            sb, bb = button, (button + 1) % n_seats
+        else:
+            sb, bb = (button + 1) % n_seats, (button + 2) % n_seats
+        engine.start_hand(S, log, cfg, stacks, antes, button, sb, bb, deck)
+        while S[STREET] != COMPLETE:
+            engine.legal(S, lg)
+            kind, amount = random_legal(rs_bot, lg)
+            engine.apply(S, log, kind, amount)
+            actions += 1
+        checksum += S[40 + (h % n_seats)]
+    return actions, checksum
+
+
+def _pokerkit_hands(n_hands: int, n_seats: int, stack: int, seed: int) -> int:
+    """The same workload on PokerKit; returns actions applied."""
+    from pokerkit import Automation, NoLimitTexasHoldem
+
+    rnd = random.Random(seed)
+    autos = (
+        Automation.ANTE_POSTING, Automation.BET_COLLECTION, Automation.BLIND_OR_STRADDLE_POSTING,
+        Automation.CARD_BURNING, Automation.HOLE_DEALING, Automation.BOARD_DEALING,
+        Automation.HOLE_CARDS_SHOWING_OR_MUCKING, Automation.HAND_KILLING,
+        Automation.CHIPS_PUSHING, Automation.CHIPS_PULLING,
+    )
+    actions = 0
+    for _ in range(n_hands):
+        st = NoLimitTexasHoldem.create_state(autos, True, 0, (1, 2), 2, (stack,) * n_seats, n_seats)
+        while st.status:
+            r = rnd.randrange(100)
+            if r < 15 and st.can_fold() and st.checking_or_calling_amount:
+                st.fold()
+            elif r >= 65 and st.can_complete_bet_or_raise_to():
+                lo = st.min_completion_betting_or_raising_to_amount
+                hi = st.max_completion_betting_or_raising_to_amount
+                q = rnd.randrange(100)
+                amt = lo if q < 40 else hi if q < 55 else rnd.randint(lo, hi)
+                st.complete_bet_or_raise_to(amt)
+            else:
+                st.check_or_call()
+            actions += 1
+    return actions
+
+
+def run_engine_bench(hands: int = 1_000_000, repeats: int = 5, pokerkit_hands: int = 300,
+                     n_seats: int = 6, stack: int = 200, seed: int = 1) -> dict[str, float]:
+    """Print and return hands/s and actions/s (median of ``repeats``), and the PokerKit ratio."""
+    cfg = config_block(TableConfig(n_seats=n_seats, structure=Structure.NO_LIMIT,
+                                   small_blind=1, big_blind=2))
+    new_stream()
+    t0 = time.perf_counter()
+    play_random_hands(cfg, 10, n_seats, stack, seed)  # compile or load the cache
+    print(f"compile/load: {time.perf_counter() - t0:.1f} s")
+    rates, arates = [], []
+    for r in range(repeats):
+        t0 = time.perf_counter()
+        actions, _ = play_random_hands(cfg, hands, n_seats, stack, seed + r)
+        dt = time.perf_counter() - t0
+        rates.append(hands / dt)
+        arates.append(actions / dt)
+    out = {"hands_per_s": statistics.median(rates), "actions_per_s": statistics.median(arates),
+           "actions_per_hand": actions / hands}
+    print(f"holdem engine: {n_seats}-max no-limit, random legal actions, 1 core, "
+          f"{hands:,} hands x {repeats}")
+    print(f"  hands/s   median {out['hands_per_s']:,.0f}  (min {min(rates):,.0f}, "
+          f"max {max(rates):,.0f})")
+    print(f"  actions/s median {out['actions_per_s']:,.0f}  "
+          f"({out['actions_per_hand']:.2f} actions/hand)")
+    if pokerkit_hands > 0:
+        try:
+            prates = []
+            for r in range(3):
+                t0 = time.perf_counter()
+                _pokerkit_hands(pokerkit_hands, n_seats, stack, seed + r)
+                prates.append(pokerkit_hands / (time.perf_counter() - t0))
+            pk = statistics.median(prates)
+            out["pokerkit_hands_per_s"] = pk
+            out["ratio"] = out["hands_per_s"] / pk
+            print(f"  PokerKit  median {pk:,.0f} hands/s ({pokerkit_hands} hands x 3), "
+                  f"ratio {out['ratio']:,.0f}x")
+        except ImportError:
+            print("  PokerKit not installed (pip install -e '.[dev]'): peer skipped")
+    return out

@@ -1,0 +1,402 @@
+"""Replay PHH hands through our engine and check their finishing stacks.
+
+Mapping (PHH player i is our seat i):
+- 3+ players: seat 0 posts the small blind, seat 1 the big blind, the last seat has the button;
+- heads-up (the standard reverse-assigns the forced bets): p1 = seat 0 posts the big blind (and
+  ``antes[1]``), p2 = seat 1 is the button and posts the small blind (and ``antes[0]``).
+
+Our engine deals hole cards one at a time clockwise from the first seat left of the button (seat
+0 in both cases), two rounds, then burn, flop (3), burn, turn, burn, river. ``replay`` places the
+known hole cards (dealt, or revealed by a show) and board cards at those deck positions and fills
+unknown cards and burns with unused cards, in ascending order.
+
+Actions: ``f`` folds, ``cc`` checks or calls, ``cbr X`` raises to the street total X; ``d dh`` is
+already in the deck; at ``d db`` the engine must have dealt at least as many board cards, and a
+betting action must happen on the street the file has dealt. ``sm`` decisions may come anywhere
+after the deal (even before the last board cards when players are all-in); when the engine
+reaches its showdown they are applied in the engine's order: a seat with a bare ``pN sm`` mucks,
+every other seat shows (cards speak: a hand that reaches showdown without ``sm`` shows its dealt
+cards), and a seat that must show with unknown cards is an error. At the end the engine's board
+must equal the file's ``d db`` cards.
+
+Verdict (``verify_paths``): a hand is ok iff it replays without error and, when the file has
+``finishing_stacks``, our stacks equal them. Hands of other games (or with straddles) are
+*unsupported*: they are listed apart, their JSON line says ``"ok": false`` with an error starting
+``unsupported``, and they do not change the exit code. Exit 0 iff every supported hand is ok,
+1 otherwise, 2 when a path does not exist or no hand could be read.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import time
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from sim.cards import format_card, format_cards
+from sim.config import MAX_SEATS, TableConfig
+from sim.hand import Action, Hand, IllegalAction
+from sim.layout import Street
+from sim.phh import SUPPORTED_VARIANTS, PhhAction, PhhError, PhhHand, iter_phh_paths, load_phh
+
+__all__ = ["ReplayResult", "replay", "verify_paths"]
+
+_BOARD_AT_STREET = (0, 3, 4, 5)  # board cards dealt by the start of PREFLOP..RIVER
+FOLD_CHECK_FREE = "fold while checking is free"
+
+
+@dataclass(frozen=True)
+class ReplayResult:
+    """The outcome of replaying one PHH hand. ``actual`` is in PHH player order."""
+
+    source: str
+    key: str | None
+    index: int  # position of the hand in its file
+    variant: str
+    ok: bool
+    expected: list[int | float] | None
+    actual: list[int] | None
+    error: str | None
+    unsupported: bool = False
+    hand: Hand | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def label(self) -> str | int:
+        """The table key in a .phhs file, else the hand's index in its file."""
+        return self.key if self.key is not None else self.index
+
+    @property
+    def mismatched(self) -> bool:
+        return self.error is None and not self.ok
+
+    def to_json(self) -> dict[str, Any]:
+        return {"source": self.source, "hand": self.label, "ok": self.ok,
+                "expected": self.expected, "actual": self.actual, "error": self.error}
+
+
+class _ReplayError(Exception):
+    pass
+
+
+def _chips(v: Any, what: str) -> int:
+    if isinstance(v, float):
+        raise _ReplayError(f"{what} = {v}: expected a whole number of chips")
+    return int(v)
+
+
+def _merge_shown(dealt: list[int], shown: Iterable[int], player: int, act: PhhAction) -> None:
+    for c in shown:
+        if c < 0 or c in dealt:
+            continue
+        if -1 not in dealt:
+            raise _ReplayError(f"{act.describe()}: p{player + 1} shows {format_card(c)} but was "
+                               f"dealt {format_cards(dealt)}")
+        dealt[dealt.index(-1)] = c
+
+
+def _build(phh: PhhHand) -> tuple[Hand, list[list[int]], list[int], dict[int, PhhAction]]:
+    n = phh.n_players
+    if n > MAX_SEATS:
+        raise _ReplayError(f"{n} players: our tables seat at most {MAX_SEATS}")
+    stacks = [_chips(v, f"starting_stacks[{i}]") for i, v in enumerate(phh.starting_stacks)]
+    if any(s <= 0 for s in stacks):
+        raise _ReplayError(f"starting_stacks {stacks}: expected every stack > 0")
+    blinds = phh.blinds_or_straddles or (0,) * n
+    sb = _chips(blinds[0], "blinds_or_straddles[0]")
+    bb = _chips(blinds[1], "blinds_or_straddles[1]")
+    if bb <= 0 or sb > bb:
+        raise _ReplayError(f"blinds_or_straddles {list(blinds)}: expected a small blind (or 0) "
+                           "and a larger big blind in the first two entries")
+    antes = [_chips(v, f"antes[{i}]") for i, v in enumerate(phh.antes)]
+    if n == 2:
+        antes.reverse()  # heads-up: p1 (big blind) posts antes[1]
+        button, sb_seat, bb_seat = 1, 1, 0
+    else:
+        button, sb_seat, bb_seat = n - 1, 0, 1
+    if sb == 0:
+        sb_seat = -1
+    structure = SUPPORTED_VARIANTS[phh.variant]
+    kw: dict[str, Any] = {}
+    if phh.variant == "FT":
+        kw["small_bet"] = _chips(phh.small_bet, "small_bet")
+        kw["big_bet"] = _chips(phh.big_bet, "big_bet")
+    else:
+        kw["min_bet"] = _chips(phh.min_bet, "min_bet")
+    cfg = TableConfig(n_seats=n, structure=structure, small_blind=sb or bb, big_blind=bb,
+                      ante_trimming=phh.ante_trimming_status, **kw)
+
+    # cards: hole cards (dealt, completed by shows), board, show/muck decisions
+    hole: list[list[int]] = [[] for _ in range(n)]
+    board: list[int] = []
+    decisions: dict[int, PhhAction] = {}
+    for a in phh.actions:
+        if a.verb == "dh":
+            assert a.player is not None
+            hole[a.player].extend(a.cards)
+            if len(hole[a.player]) > 2:
+                raise _ReplayError(f"{a.describe()}: p{a.player + 1} dealt "
+                                   f"{len(hole[a.player])} hole cards: expected 2")
+        elif a.verb == "db":
+            board.extend(a.cards)
+            if len(board) > 5:
+                raise _ReplayError(f"{a.describe()}: {len(board)} board cards: expected at most 5 "
+                                   "(running it more than once is not supported)")
+        elif a.verb in ("sd", "pb"):
+            raise _ReplayError(f"{a.describe()}: {a.verb!r} is not an action of Texas hold'em")
+    for cards in hole:
+        cards.extend([-1] * (2 - len(cards)))
+    for a in phh.actions:
+        if a.verb == "sm":
+            p = int(a.actor)
+            decisions[p] = a
+            if a.cards:
+                if len(a.cards) > 2:
+                    raise _ReplayError(f"{a.describe()}: shows {len(a.cards)} cards: expected 2")
+                _merge_shown(hole[p], a.cards, p, a)
+
+    # the deck: the engine's dealing order, unknown cards and burns filled in
+    deck = [-1] * 52
+    for s in range(n):
+        deck[s], deck[n + s] = hole[s]
+    for k, c in enumerate(board):
+        deck[2 * n + 1 + k + (k >= 3) + (k >= 4)] = c
+    seen: set[int] = set()
+    for c in deck:
+        if c >= 0:
+            if c in seen:
+                raise _ReplayError(f"card {format_card(c)} appears twice")
+            seen.add(c)
+    spare = iter(c for c in range(52) if c not in seen)
+    deck = [c if c >= 0 else next(spare) for c in deck]
+    try:
+        hand = Hand(cfg, stacks, button=button, sb_seat=sb_seat, bb_seat=bb_seat, deck=deck,
+                    antes=antes, auto_showdown=False)
+    except ValueError as e:
+        raise _ReplayError(f"cannot set up the hand: {e}") from None
+    return hand, hole, board, decisions
+
+
+_SEAT_RE = re.compile(r"^hand \d+: seat (\d+) ")
+
+
+def _engine_message(e: Exception) -> str:
+    return _SEAT_RE.sub(lambda m: f"p{int(m.group(1)) + 1} ", str(e))
+
+
+def _play(phh: PhhHand) -> Hand:
+    hand, hole, board, decisions = _build(phh)
+    dealt = 0
+    for a in phh.actions:
+        if a.verb == "db":
+            dealt += len(a.cards)
+            if len(hand.board) < dealt:
+                raise _ReplayError(
+                    f"{a.describe()}: the file deals board card {dealt} but the engine has dealt "
+                    f"{len(hand.board)}: betting is not over (p{hand.to_act + 1} to act: "
+                    f"{hand.legal_actions().describe()})"
+                )
+            continue
+        if a.verb not in ("f", "cc", "cbr"):
+            continue
+        seat = int(a.actor)
+        street = hand.street
+        if street >= Street.SHOWDOWN:
+            over = "the hand is already over" if hand.is_complete else (
+                "betting is over (the engine is at showdown)")
+            raise _ReplayError(f"{a.describe()}: {over}")
+        if _BOARD_AT_STREET[street] != dealt:
+            raise _ReplayError(
+                f"{a.describe()}: the engine bets on the {street.name.lower()} but the file "
+                f"has dealt {dealt} board cards"
+            )
+        if hand.to_act != seat:
+            raise _ReplayError(f"{a.describe()}: out of turn: p{hand.to_act + 1} is to act "
+                               f"({hand.legal_actions().describe()})")
+        if a.verb == "f":
+            action = Action.fold(seat)
+        elif a.verb == "cc":
+            action = Action.check_call(seat)
+        else:
+            if isinstance(a.amount, float):
+                raise _ReplayError(f"{a.describe()}: amount {a.amount}: expected whole chips")
+            action = Action.raise_to(seat, int(a.amount or 0))
+        try:
+            hand.apply(action)
+        except IllegalAction as e:
+            la = hand.legal_actions()
+            if a.verb == "f" and la.can_check:
+                raise _ReplayError(f"{a.describe()}: {FOLD_CHECK_FREE} (the engine forbids it; "
+                                   f"legal: {la.describe()})") from None
+            raise _ReplayError(f"{a.describe()}: {_engine_message(e)}") from None
+
+    # showdown, in the engine's order
+    at_showdown = False
+    while not hand.is_complete:
+        la = hand.legal_actions()
+        if not la.showdown:
+            raise _ReplayError(f"the actions end before the hand is over: p{la.seat + 1} to act "
+                               f"({la.describe()})")
+        at_showdown = True
+        seat = la.seat
+        d = decisions.get(seat)
+        if d is not None and d.is_muck:
+            if not la.can_muck:
+                raise _ReplayError(f"{d.describe()}: p{seat + 1} mucks but would leave a pot "
+                                   "without a hand: the engine requires a show")
+            hand.apply(Action.muck(seat))
+        else:
+            if -1 in hole[seat]:
+                why = (f"{d.describe()} does not reveal them" if d is not None
+                       else "there is no sm action")
+                raise _ReplayError(f"p{seat + 1} must show at showdown but the hole cards are "
+                                   f"unknown ({why})")
+            hand.apply(Action.show(seat))
+    got = hand.board
+    if len(got) != len(board):
+        raise _ReplayError(f"the engine dealt {len(got)} board cards ({format_cards(got)}), the "
+                           f"file {len(board)} ({format_cards(board)})")
+    for k, (c, e) in enumerate(zip(board, got, strict=True)):
+        if c >= 0 and c != e:
+            raise _ReplayError(f"board card {k + 1}: the engine dealt {format_card(e)}, the file "
+                               f"{format_card(c)}")
+        if c < 0 and at_showdown:
+            raise _ReplayError(f"board card {k + 1} is unknown but the hand reaches a showdown")
+    return hand
+
+
+def replay(phh: PhhHand, index: int = 0) -> ReplayResult:
+    """Replay one PHH hand through the engine and compare its finishing stacks.
+
+    Never raises for a bad or unsupported hand: the result carries the error."""
+    expected = list(phh.finishing_stacks) if phh.finishing_stacks is not None else None
+    base = {"source": phh.source, "key": phh.key, "index": index, "variant": phh.variant,
+            "expected": expected}
+    reason = phh.unsupported_reason
+    if reason is not None:
+        return ReplayResult(ok=False, actual=None, error=reason, unsupported=True, **base)
+    try:
+        hand = _play(phh)
+    except _ReplayError as e:
+        return ReplayResult(ok=False, actual=None, error=f"{phh.where}: {e}", **base)
+    actual = hand.stacks
+    ok = expected is None or actual == expected
+    return ReplayResult(ok=ok, actual=actual, error=None, hand=hand, **base)
+
+
+def _fractional_note(r: ReplayResult) -> str:
+    exp = r.expected or []
+    if any(isinstance(v, float) for v in exp) and r.actual is not None and sum(exp) == sum(
+            r.actual):
+        diff = [a - e for a, e in zip(r.actual, exp, strict=True)]
+        if max(abs(d) for d in diff) < 1:
+            return " (the file splits an odd chip into fractions; same total)"
+    return ""
+
+
+def verify_paths(
+    paths: Iterable[str | Path],
+    as_json: bool = False,
+    max_failures: int = 10,
+    *,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+) -> int:
+    """Replay every hand of the given files and folders; print a summary (or JSON lines).
+
+    Returns the exit code: 0 iff every supported hand is ok, 1 otherwise, 2 if a path does not
+    exist or no hand could be read. Unsupported hands do not change the exit code."""
+    out = out or sys.stdout
+    err = err or sys.stderr
+    paths = list(paths)
+    missing = [str(p) for p in paths if not Path(p).exists()]
+    if missing:
+        print(f"phh verify: no such file or folder: {', '.join(missing)}", file=err)
+        return 2
+    t0 = time.perf_counter()
+    files = list(iter_phh_paths(paths))
+    n_hands = 0
+    load_errors: list[ReplayResult] = []
+    by_variant: dict[str, Counter[str]] = defaultdict(Counter)
+    unsupported: Counter[str] = Counter()
+    failures: list[ReplayResult] = []
+    fold_free: list[str] = []
+    for f in files:
+        try:
+            hands = load_phh(f)
+        except (PhhError, OSError) as e:
+            r = ReplayResult(source=str(f), key=None, index=0, variant="?", ok=False,
+                             expected=None, actual=None, error=str(e))
+            load_errors.append(r)
+            failures.append(r)
+            if as_json:
+                print(json.dumps(r.to_json() | {"hand": None}), file=out)
+            continue
+        for i, h in enumerate(hands):
+            r = replay(h, i)
+            n_hands += 1
+            if r.unsupported:
+                unsupported[r.variant if r.variant not in SUPPORTED_VARIANTS else
+                            f"{r.variant} (straddles)"] += 1
+            elif r.ok:
+                by_variant[r.variant]["ok"] += 1
+            else:
+                by_variant[r.variant]["mismatched" if r.error is None else "errors"] += 1
+                failures.append(r)
+                if r.error is not None and FOLD_CHECK_FREE in r.error:
+                    fold_free.append(r.error)
+            if as_json:
+                print(json.dumps(r.to_json()), file=out)
+            if n_hands % 2000 == 0:
+                print(f"phh verify: {n_hands} hands replayed "
+                      f"({time.perf_counter() - t0:.1f} s)...", file=err, flush=True)
+    elapsed = time.perf_counter() - t0
+    if n_hands == 0:
+        print(f"phh verify: no hand could be read ({len(files)} files, "
+              f"{len(load_errors)} unreadable)", file=err)
+        for r in load_errors[:max_failures]:
+            print(f"  {r.error}", file=err)
+        return 2
+    if not as_json:
+        _print_summary(out, len(files), n_hands, elapsed, by_variant, unsupported, load_errors,
+                       failures, fold_free, max_failures)
+    return 0 if not failures else 1
+
+
+def _print_summary(out: TextIO, n_files: int, n_hands: int, elapsed: float,
+                   by_variant: dict[str, Counter[str]], unsupported: Counter[str],
+                   load_errors: list[ReplayResult], failures: list[ReplayResult],
+                   fold_free: list[str], max_failures: int) -> None:
+    supported = sum(sum(c.values()) for c in by_variant.values())
+    ok = sum(c["ok"] for c in by_variant.values())
+    mism = sum(c["mismatched"] for c in by_variant.values())
+    errs = sum(c["errors"] for c in by_variant.values()) + len(load_errors)
+    print(f"phh verify: {n_hands} hands in {n_files} files, {elapsed:.1f} s", file=out)
+    print(f"  supported hands: {supported}: ok {ok}, mismatched {mism}, errors {errs}", file=out)
+    for v in sorted(by_variant):
+        c = by_variant[v]
+        print(f"    {v}: ok {c['ok']}, mismatched {c['mismatched']}, errors {c['errors']}",
+              file=out)
+    if load_errors:
+        print(f"    unreadable files: {len(load_errors)}", file=out)
+    if unsupported:
+        parts = ", ".join(f"{v} {k}" for v, k in sorted(unsupported.items()))
+        print(f"  unsupported (not counted): {sum(unsupported.values())}: {parts}", file=out)
+    if fold_free:
+        print(f"  folds while checking was free (rejected by the engine): {len(fold_free)}",
+              file=out)
+    if failures and max_failures > 0:
+        print(f"  first failures ({min(max_failures, len(failures))} of {len(failures)}):",
+              file=out)
+        for r in failures[:max_failures]:
+            if r.error is not None:
+                print(f"    {r.error}", file=out)
+            else:
+                where = r.source if r.key is None else f"{r.source} [{r.key}]"
+                print(f"    {where}: finishing stacks: expected {r.expected}, got {r.actual}"
+                      f"{_fractional_note(r)}", file=out)
+    print("OK" if not failures else "FAILED", file=out)

@@ -1,0 +1,215 @@
+"""Per-hand random streams and the unbiased shuffle.
+
+Each hand's randomness comes from a counter-based generator, Philox4x64-10 (the same function as
+numpy's ``np.random.Philox``), keyed by ``(run seed, table id)``; the hand number selects the
+counter space. So any hand can be reproduced alone, in any order, on any worker:
+
+    key     = (seed, table_id)
+    counter = (block, 0, hand_no, purpose)   purpose 0: the deck, 1: bot decisions
+
+The stream for ``(seed, table, hand, purpose)`` equals numpy's
+``Philox(key=[seed, table], counter=[0, 0, hand, purpose])`` raw output (a test checks it).
+Random integers are drawn with the mask-and-reject method (no modulo bias), one byte at a time
+for small ranges. The shuffle is Fisher-Yates over the full 52-card deck.
+
+A stream lives in a uint64 array of ``STREAM_SIZE`` words: counter[4], key[2], buffer[4], and the
+next unread byte of the buffer.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+STREAM_SIZE = 11
+_CTR, _KEY, _BUF, _POS = 0, 4, 6, 10
+DECK_PURPOSE = 0
+POLICY_PURPOSE = 1
+
+_M0 = np.uint64(0xD2E7470EE14C6C93)
+_M1 = np.uint64(0xCA5A826395121157)
+_W0 = np.uint64(0x9E3779B97F4A7C15)
+_W1 = np.uint64(0xBB67AE8584CAA73B)
+_LO32 = np.uint64(0xFFFFFFFF)
+_MAX = np.uint64(0xFFFFFFFFFFFFFFFF)
+_U32 = np.uint64(32)
+_ONE = np.uint64(1)
+_ZERO = np.uint64(0)
+_BYTE = np.uint64(0xFF)
+_EIGHT = np.uint64(8)
+
+
+@njit(cache=True)
+def _add64(a, b):
+    """a + b modulo 2**64 without relying on overflow (same result jitted or not)."""
+    if a > _MAX - b:
+        return a - (_MAX - b) - _ONE
+    return a + b
+
+
+@njit(cache=True)
+def _mulhilo(a, b):
+    """The high and low 64-bit words of the 128-bit product a * b."""
+    a0 = a & _LO32
+    a1 = a >> _U32
+    b0 = b & _LO32
+    b1 = b >> _U32
+    p00 = a0 * b0
+    p10 = a1 * b0
+    p01 = a0 * b1
+    p11 = a1 * b1
+    cross = (p00 >> _U32) + (p10 & _LO32) + p01
+    hi = p11 + (p10 >> _U32) + (cross >> _U32)
+    lo = ((cross & _LO32) << _U32) | (p00 & _LO32)
+    return hi, lo
+
+
+@njit(cache=True)
+def philox4x64(c0, c1, c2, c3, k0, k1):
+    """Philox4x64-10 block function."""
+    for r in range(10):
+        if r > 0:
+            k0 = _add64(k0, _W0)
+            k1 = _add64(k1, _W1)
+        hi0, lo0 = _mulhilo(_M0, c0)
+        hi1, lo1 = _mulhilo(_M1, c2)
+        c0, c1, c2, c3 = hi1 ^ c1 ^ k0, lo1, hi0 ^ c3 ^ k1, lo0
+    return c0, c1, c2, c3
+
+
+@njit(cache=True)
+def stream_init(rs, seed, table_id, hand_no, purpose):
+    """Point ``rs`` at the stream of one hand and purpose."""
+    rs[_CTR + 0] = _ZERO
+    rs[_CTR + 1] = _ZERO
+    rs[_CTR + 2] = np.uint64(hand_no)
+    rs[_CTR + 3] = np.uint64(purpose)
+    rs[_KEY + 0] = np.uint64(seed)
+    rs[_KEY + 1] = np.uint64(table_id)
+    rs[_POS] = np.uint64(32)  # buffer empty
+
+
+@njit(cache=True)
+def _refill(rs):
+    # numpy's Philox increments the 256-bit counter before each block
+    for w in range(4):
+        rs[_CTR + w] = _add64(rs[_CTR + w], _ONE)
+        if rs[_CTR + w] != _ZERO:
+            break
+    o0, o1, o2, o3 = philox4x64(rs[_CTR], rs[_CTR + 1], rs[_CTR + 2], rs[_CTR + 3],
+                                rs[_KEY], rs[_KEY + 1])
+    rs[_BUF] = o0
+    rs[_BUF + 1] = o1
+    rs[_BUF + 2] = o2
+    rs[_BUF + 3] = o3
+    rs[_POS] = _ZERO
+
+
+@njit(cache=True)
+def next_u64(rs):
+    """The next whole 64-bit output (skips any partly used word)."""
+    pos = (rs[_POS] + np.uint64(7)) // _EIGHT
+    if pos >= np.uint64(4):
+        _refill(rs)
+        pos = _ZERO
+    v = rs[_BUF + np.int64(pos)]
+    rs[_POS] = (pos + _ONE) * _EIGHT
+    return v
+
+
+@njit(cache=True)
+def next_byte(rs):
+    """The next 8 random bits."""
+    if rs[_POS] >= np.uint64(32):
+        _refill(rs)
+    p = np.int64(rs[_POS])
+    v = (rs[_BUF + p // 8] >> np.uint64(8 * (p % 8))) & _BYTE
+    rs[_POS] = np.uint64(p + 1)
+    return np.int64(v)
+
+
+@njit(cache=True)
+def below(rs, n):
+    """A uniform integer in [0, n), n >= 1, by mask-and-reject (unbiased)."""
+    if n <= 1:
+        return 0
+    mask = 1
+    while mask < n - 1:
+        mask = (mask << 1) | 1
+    if mask < 256:
+        while True:
+            r = next_byte(rs) & mask
+            if r < n:
+                return r
+    m64 = np.uint64(mask)
+    while True:
+        r = np.int64((next_u64(rs) >> np.uint64(1)) & m64)
+        if r < n:
+            return r
+
+
+@njit(cache=True)
+def uniform01(rs):
+    """A float in [0, 1) with 53 random bits."""
+    return np.float64(next_u64(rs) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True)
+def shuffle_deck(rs, deck):
+    """Fisher-Yates: deck[i] swaps with a uniform j in [0, i], for i = 51 .. 1.
+
+    Consumes the stream exactly as ``below`` would (bytes in order, mask-and-reject), but keeps
+    the current block in local variables: this is the hot path of every simulated hand.
+    """
+    for k in range(52):
+        deck[k] = k
+    pos = np.int64(rs[_POS])
+    c0, c1, c2, c3 = rs[_CTR], rs[_CTR + 1], rs[_CTR + 2], rs[_CTR + 3]
+    k0, k1 = rs[_KEY], rs[_KEY + 1]
+    w0, w1, w2, w3 = rs[_BUF], rs[_BUF + 1], rs[_BUF + 2], rs[_BUF + 3]
+    for i in range(51, 0, -1):
+        n = i + 1
+        mask = 1
+        while mask < n - 1:
+            mask = (mask << 1) | 1
+        while True:
+            if pos >= 32:
+                c0 = _add64(c0, _ONE)
+                if c0 == _ZERO:  # carry (never within one hand, kept for exactness)
+                    c1 = _add64(c1, _ONE)
+                w0, w1, w2, w3 = philox4x64(c0, c1, c2, c3, k0, k1)
+                pos = 0
+            q = pos >> 3
+            w = w0 if q == 0 else w1 if q == 1 else w2 if q == 2 else w3
+            r = np.int64((w >> np.uint64((pos & 7) * 8)) & _BYTE) & mask
+            pos += 1
+            if r < n:
+                break
+        t = deck[i]
+        deck[i] = deck[r]
+        deck[r] = t
+    rs[_CTR] = c0
+    rs[_CTR + 1] = c1
+    rs[_BUF], rs[_BUF + 1], rs[_BUF + 2], rs[_BUF + 3] = w0, w1, w2, w3
+    rs[_POS] = np.uint64(pos)
+
+
+def new_stream() -> np.ndarray:
+    return np.zeros(STREAM_SIZE, dtype=np.uint64)
+
+
+def hand_deck(seed: int, table_id: int, hand_no: int) -> np.ndarray:
+    """The shuffled deck of one hand (reproducible alone)."""
+    rs = new_stream()
+    stream_init(rs, seed, table_id, hand_no, DECK_PURPOSE)
+    deck = np.empty(52, dtype=np.int64)
+    shuffle_deck(rs, deck)
+    return deck
+
+
+def os_seed() -> int:
+    """A 63-bit seed from the operating system's cryptographic source (not reproducible unless
+    recorded)."""
+    import secrets
+
+    return secrets.randbits(63)
