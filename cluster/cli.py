@@ -44,7 +44,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="holdem",
-        description="Simulate Texas Hold'em hands and certify that they were dealt and paid fairly.",
+        description="Simulate Texas Hold'em hands and certify they were dealt and paid fairly.",
     )
     sub = p.add_subparsers(dest="command", required=True)
 

@@ -17,7 +17,7 @@ from numba import njit
 from sim import engine
 from sim.config import Structure, TableConfig
 from sim.hand import config_block
-from sim.layout import LG_SIZE, STREET, Street
+from sim.layout import LG_SIZE, STACK_, STATE_SIZE, STREET, Street
 from sim.policies import random_legal
 from sim.rng import DECK_PURPOSE, POLICY_PURPOSE, new_stream, shuffle_deck, stream_init
 
@@ -27,7 +27,7 @@ COMPLETE = int(Street.COMPLETE)
 @njit(cache=True)
 def play_random_hands(cfg, n_hands, n_seats, stack, seed):
     """Play ``n_hands`` independent hands; returns (actions applied, chips checksum)."""
-    S = np.zeros(300, dtype=np.int64)
+    S = np.zeros(STATE_SIZE, dtype=np.int64)
     log = np.zeros((1024, 8), dtype=np.int64)
     lg = np.zeros(LG_SIZE, dtype=np.int64)
     deck = np.empty(52, dtype=np.int64)
@@ -52,7 +52,7 @@ def play_random_hands(cfg, n_hands, n_seats, stack, seed):
             kind, amount = random_legal(rs_bot, lg)
             engine.apply(S, log, kind, amount)
             actions += 1
-        checksum += S[40 + (h % n_seats)]
+        checksum += S[STACK_ + (h % n_seats)]
     return actions, checksum
 
 

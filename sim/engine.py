@@ -71,6 +71,7 @@ from sim.layout import (
     LG_PHASE,
     LG_SIZE,
     LG_TO_ACT,
+    LG_VALID,
     LOG_ADDED,
     LOG_CARD,
     LOG_KIND,
@@ -81,7 +82,9 @@ from sim.layout import (
     LOG_TO,
     MAX_SEATS,
     MIN_BET,
+    N_ACTIVE,
     N_BOARD,
+    N_LIVE,
     N_LOG,
     N_POTS,
     N_RAISES,
@@ -162,17 +165,8 @@ def _is_live(S, s):
 
 
 @njit(cache=True, inline="always")
-def _count(S, status):
-    c = 0
-    for s in range(S[N_SEATS]):
-        if S[STATUS_ + s] == status:
-            c += 1
-    return c
-
-
-@njit(cache=True, inline="always")
 def _count_live(S):
-    return _count(S, S_ACTIVE) + _count(S, S_ALL_IN)
+    return S[N_LIVE]
 
 
 @njit(cache=True, inline="always")
@@ -181,8 +175,9 @@ def _put(S, s, amount):
     S[STACK_ + s] -= amount
     S[BET_ + s] += amount
     S[CONTRIB_ + s] += amount
-    if S[STACK_ + s] == 0:
+    if S[STACK_ + s] == 0 and S[STATUS_ + s] == S_ACTIVE:
         S[STATUS_ + s] = S_ALL_IN
+        S[N_ACTIVE] -= 1
 
 
 @njit(cache=True, inline="always")
@@ -200,7 +195,7 @@ def _needs_action(S, s, n_active):
 def _next_to_act(S, after):
     """First seat clockwise after ``after`` (ending with ``after`` itself) that must act."""
     n = S[N_SEATS]
-    n_active = _count(S, S_ACTIVE)
+    n_active = S[N_ACTIVE]
     s = after
     for _ in range(n):
         s = s + 1 if s + 1 < n else 0
@@ -249,6 +244,8 @@ def start_hand(S, log, cfg, stacks, antes, button, sb_seat, bb_seat, deck):
     for s in range(n):
         if stacks[s] > 0:
             S[STATUS_ + s] = S_ACTIVE
+            S[N_ACTIVE] += 1
+            S[N_LIVE] += 1
             S[STACK_ + s] = stacks[s]
             S[START_ + s] = stacks[s]
             S[ANTE_DUE_ + s] = antes[s]
@@ -264,6 +261,7 @@ def start_hand(S, log, cfg, stacks, antes, button, sb_seat, bb_seat, deck):
             S[ANTE_PAID_ + s] = amt
             if S[STACK_ + s] == 0:
                 S[STATUS_ + s] = S_ALL_IN
+                S[N_ACTIVE] -= 1
             _record(S, log, s, E_ANTE, 0, amt, -1, -1)
     # blinds
     if sb_seat >= 0 and S[STATUS_ + sb_seat] == S_ACTIVE:
@@ -325,6 +323,9 @@ def _pot_total(S):
 @njit(cache=True, inline="always")
 def _compute_legal(S):
     """Write the legal actions of the seat to act into the S[LG_:] scratch block."""
+    if S[LG_VALID] == S[SEQ] + 1:
+        return
+    S[LG_VALID] = S[SEQ] + 1
     for k in range(LG_SIZE):
         S[LG_ + k] = 0
     S[LG_ + LG_TO_ACT] = S[TO_ACT]
@@ -400,6 +401,8 @@ def apply(S, log, kind, amount):
         if S[LG_ + LG_CAN_FOLD] == 0:
             return CANNOT_FOLD
         S[STATUS_ + s] = S_FOLDED
+        S[N_ACTIVE] -= 1
+        S[N_LIVE] -= 1
         _record(S, log, s, E_FOLD, S[BET_ + s], 0, -1, -1)
     elif kind == A_CHECK_CALL:
         amt = S[LG_ + LG_CALL]
@@ -444,26 +447,32 @@ def apply(S, log, kind, amount):
 
 @njit(cache=True)
 def _return_uncalled(S, log):
+    """Give back the part of the top contribution that nobody matched (at most this street's
+    bet). Contributions count antes when ante trimming is on: an ante can match a bet."""
     n = S[N_SEATS]
+    trim = S[ANTE_TRIM] != 0
     top = -1
     first = -1
     second = 0
     for s in range(n):
-        b = S[BET_ + s]
-        if b > top:
+        c = S[CONTRIB_ + s] - (0 if trim else S[ANTE_PAID_ + s])
+        if c > top:
             second = max(second, top)
-            top = b
+            top = c
             first = s
-        elif b > second:
-            second = b
-    if first >= 0 and top > second:
-        excess = top - second
+        elif c > second:
+            second = c
+    if first < 0:
+        return
+    excess = min(top - second, S[BET_ + first])
+    if excess > 0:
         S[STACK_ + first] += excess
         S[BET_ + first] -= excess
         S[CONTRIB_ + first] -= excess
         S[RETURNED_ + first] += excess
         if S[STATUS_ + first] == S_ALL_IN:
             S[STATUS_ + first] = S_ACTIVE
+            S[N_ACTIVE] += 1
         _record(S, log, first, E_RETURN, S[BET_ + first], excess, -1, -1)
 
 

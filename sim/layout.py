@@ -46,6 +46,8 @@ SHOW_ORDER_POS = 28  # next index into SHOW_ORDER_
 N_SHOW = 29  # number of seats in SHOW_ORDER_
 SEQ = 30  # sequence number of the next record
 FLOP_SEEN = 31
+N_ACTIVE = 32  # seats with status ACTIVE
+N_LIVE = 33  # seats ACTIVE or ALL_IN
 # --- per-seat blocks ---
 STACK_ = 40  # chips behind
 START_ = 50  # stack at the start of the hand
@@ -68,6 +70,7 @@ POT_ELIGIBLE_ = 261  # bitmask of seats
 POT_WINNERS_ = 272  # bitmask of seats
 POT_RAKE_ = 283
 LG_ = 300  # scratch: the legal-actions vector computed inside apply
+LG_VALID = 309  # scratch: SEQ + 1 when the LG_ block holds this state's legal actions
 LEVELS_ = 310  # scratch: contribution levels while building pots
 STATE_SIZE = 320
 

@@ -417,3 +417,14 @@ def test_short_stacked_blinds_post_what_they_have() -> None:
     assert h.bets == [0, 1, 1, 0] and h.to_act == 3
     la = h.legal_actions()
     assert la.call_amount == 1 and la.min_raise_to == 3
+
+
+def test_big_blind_ante_with_trimming_matches_a_bet() -> None:
+    # the all-in bettor's excess over the big blind's street bet is covered by the BB's ante
+    cfg = TableConfig(n_seats=2, small_blind=1, big_blind=2, ante=3,
+                      ante_mode=AnteMode.BIG_BLIND, ante_trimming=True)
+    stacks = [100, 100]
+    deck = make_deck(stacks, 1, {0: "KsKh", 1: "AsAh"}, "2c3d4d9h6c")
+    h = Hand(cfg, stacks, button=1, deck=deck)
+    play(h, (1, "r", 100), (0, "c", 0))
+    assert h.stacks == [0, 200] and h.returned == [0, 0]
