@@ -50,6 +50,11 @@ from sim.layout import (
     BIG_BLIND,
     BOARD_,
     BUTTON,
+    C_FL_CAP,
+    C_PL_MAX,
+    C_SHORT_ALLIN,
+    C_SHORT_NOT_REOPENED,
+    C_SHORT_REOPENED,
     CONTRIB_,
     CUR_BET,
     DECK_,
@@ -345,8 +350,14 @@ def _compute_legal(S):
     can_raise = stack > cur - bet
     if S[STRUCTURE] == FIXED_LIMIT and S[N_RAISES] >= S[RAISE_CAP]:
         can_raise = False
-    if S[ACTED_AT_ + s] >= 0 and cur - S[ACTED_AT_ + s] < S[FULL_RAISE]:
-        can_raise = False  # only short all-ins since this seat acted: betting not reopened
+    acted = S[ACTED_AT_ + s]
+    if acted >= 0 and cur > acted and S[FULL_LEVEL] <= acted:
+        # only short all-ins since this seat acted: reopened only if they add up to a full raise
+        if cur - acted < S[FULL_RAISE]:
+            can_raise = False
+            S[C_SHORT_NOT_REOPENED] += 1
+        elif stack > cur - bet:
+            S[C_SHORT_REOPENED] += 1
     if can_raise:
         other = False
         for t in range(S[N_SEATS]):
@@ -423,11 +434,17 @@ def apply(S, log, kind, amount):
             full = amount >= S[FULL_LEVEL] + _street_bet_size(S)
         else:
             full = increment >= S[FULL_RAISE]
+        if S[STRUCTURE] == POT_LIMIT and amount == S[LG_ + LG_MAX_TO] and S[STACK_ + s] > 0:
+            S[C_PL_MAX] += 1
         if full:
             if S[STRUCTURE] != FIXED_LIMIT:
                 S[FULL_RAISE] = increment
             S[FULL_LEVEL] = amount
             S[N_RAISES] += 1
+            if S[STRUCTURE] == FIXED_LIMIT and S[N_RAISES] == S[RAISE_CAP]:
+                S[C_FL_CAP] += 1
+        else:
+            S[C_SHORT_ALLIN] += 1
         S[CUR_BET] = amount
         S[ACTED_AT_ + s] = amount
         S[LAST_AGGR] = s

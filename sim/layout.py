@@ -48,6 +48,12 @@ SEQ = 30  # sequence number of the next record
 FLOP_SEEN = 31
 N_ACTIVE = 32  # seats with status ACTIVE
 N_LIVE = 33  # seats ACTIVE or ALL_IN
+# rule-path counters of this hand (for coverage statistics)
+C_SHORT_NOT_REOPENED = 34  # decisions where a seat that acted faced only short all-ins
+C_SHORT_REOPENED = 35  # decisions where short all-ins added up to a full raise
+C_PL_MAX = 36  # pot-limit raises to exactly the pot maximum
+C_FL_CAP = 37  # streets where the fixed-limit cap was reached
+C_SHORT_ALLIN = 38  # all-in bets or raises smaller than a full bet or raise
 # --- per-seat blocks ---
 STACK_ = 40  # chips behind
 START_ = 50  # stack at the start of the hand

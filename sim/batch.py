@@ -1,0 +1,200 @@
+"""One batch of a run: hands -> an Arrow table in ``sim.schema.HAND_SCHEMA``.
+
+The compiled ``sim.session.play_tables`` fills preallocated arrays; this module turns them into
+Arrow columns without per-hand Python objects (list columns are built from flat buffers and
+offsets). A batch depends only on (spec, structure, batch index).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+
+from sim import session as ss
+from sim.config import MAX_SEATS, Structure, TableConfig
+from sim.hand import config_block
+from sim.runspec import RunSpec
+from sim.schema import ACTION_TYPE, HAND_SCHEMA, POT_TYPE
+
+TABLE_BITS = 20
+STRUCT_SHIFT = 40
+
+
+@dataclass(frozen=True)
+class BatchResult:
+    table: pa.Table
+    counts: dict[str, int]
+    hands: int
+    seconds: float
+
+
+def table_config(spec: RunSpec, structure: Structure) -> TableConfig:
+    """The run's base table config for one structure (tournament levels scale the blinds)."""
+    return TableConfig(
+        n_seats=spec.players, structure=structure, small_blind=spec.small_blind,
+        big_blind=spec.big_blind, rake_bps=spec.rake_bps if spec.format == "cash" else 0,
+        rake_cap=spec.rake_cap_bb * spec.big_blind if spec.format == "cash" else 0,
+        ante_trimming=False,
+    )
+
+
+def _params(spec: RunSpec, structure: Structure, batch_index: int) -> np.ndarray:
+    P = np.zeros(ss.P_SIZE, dtype=np.int64)
+    P[ss.P_FORMAT] = 0 if spec.format == "cash" else 1
+    P[ss.P_N_SEATS] = spec.players
+    P[ss.P_BUY_IN] = spec.buy_in_bb * spec.big_blind
+    P[ss.P_HANDS_PER_TABLE] = spec.hands_per_table
+    P[ss.P_LEVEL_HANDS] = spec.level_hands
+    P[ss.P_TIMEOUT_PPM] = spec.timeout_ppm
+    P[ss.P_LEAVE_PPM] = spec.leave_ppm if spec.format == "cash" else 0
+    P[ss.P_SEED] = spec.seed
+    P[ss.P_TABLE_BASE] = (int(structure) << STRUCT_SHIFT) | (batch_index << TABLE_BITS)
+    P[ss.P_SB] = spec.small_blind
+    P[ss.P_BB] = spec.big_blind
+    P[ss.P_RAKE_CAP] = table_config(spec, structure).rake_cap
+    return P
+
+
+def _list(values: np.ndarray, typ: pa.DataType, offsets: np.ndarray | None = None) -> pa.Array:
+    """A list column from a flat buffer: fixed width when ``values`` is 2-D, else ``offsets``."""
+    if offsets is None:
+        n, width = values.shape
+        offsets = np.arange(0, (n + 1) * width, width, dtype=np.int32)
+        values = values.reshape(-1)
+    return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), pa.array(values, typ))
+
+
+def simulate_batch(spec: RunSpec, structure: Structure, batch_index: int) -> BatchResult:
+    """Play one batch and return its rows."""
+    t0 = time.perf_counter()
+    n = spec.batch_hands(batch_index)
+    k = spec.players
+    cfg = config_block(table_config(spec, structure))
+    P = _params(spec, structure, batch_index)
+    TS = np.zeros(ss.T_SIZE, dtype=np.int64)
+    TS[ss.T_TABLE] = -1
+    H = np.zeros((n, ss.H_SIZE), dtype=np.int64)
+    SE = np.zeros((n, MAX_SEATS, ss.SE_SIZE), dtype=np.int64)
+    DECK = np.zeros((n, 52), dtype=np.int8)
+    BOARD = np.full((n, 5), -1, dtype=np.int8)
+    BURNS = np.full((n, 3), -1, dtype=np.int8)
+    SHOW = np.zeros((n, MAX_SEATS, 3), dtype=np.int64)
+    POTS = np.zeros((n, MAX_SEATS + 1, 4), dtype=np.int64)
+    ACT = np.zeros((max(4096, n * 24), 5), dtype=np.int64)
+    counts = np.zeros(ss.N_COUNTS, dtype=np.int64)
+    done = 0
+    while done < n:
+        done = ss.play_tables(cfg, P, TS, n, done, H, SE, DECK, BOARD, BURNS, SHOW, POTS, ACT,
+                              counts)
+        if done < n:
+            ACT = np.concatenate([ACT, np.zeros_like(ACT)])
+    table = _to_arrow(spec, structure, batch_index, n, k, H, SE, DECK, BOARD, BURNS, SHOW, POTS,
+                      ACT)
+    return BatchResult(table, {name: int(c) for name, c in zip(ss.COUNT_NAMES, counts,
+                                                              strict=True)},
+                       n, time.perf_counter() - t0)
+
+
+def _to_arrow(spec: RunSpec, structure: Structure, batch_index: int, n: int, k: int,
+              H: np.ndarray, SE: np.ndarray, DECK: np.ndarray, BOARD: np.ndarray,
+              BURNS: np.ndarray, SHOW: np.ndarray, POTS: np.ndarray, ACT: np.ndarray) -> pa.Table:
+    base_cfg = table_config(spec, structure)
+    table_base = (int(structure) << STRUCT_SHIFT) | (batch_index << TABLE_BITS)
+    table_id = table_base + H[:, ss.H_TABLE]
+    first_hand = batch_index * spec.batch_size
+    hand_id = (int(structure) << STRUCT_SHIFT) + first_hand + np.arange(n, dtype=np.int64)
+    seats = SE[:, :k, :]
+
+    def seat_list(field: int, typ: pa.DataType) -> pa.Array:
+        vals = seats[:, :, field]
+        if typ == pa.bool_():
+            vals = vals.astype(bool)
+        return _list(np.ascontiguousarray(vals), typ)
+
+    def var_list(mat: np.ndarray, counts: np.ndarray, typ: pa.DataType) -> pa.Array:
+        mask = np.arange(mat.shape[1])[None, :] < counts[:, None]
+        offsets = np.zeros(n + 1, dtype=np.int32)
+        np.cumsum(counts, out=offsets[1:])
+        return pa.ListArray.from_arrays(pa.array(offsets), pa.array(mat[mask], typ))
+
+    hole = np.empty((n, 2 * k), dtype=np.int8)
+    hole[:, 0::2] = seats[:, :, ss.SE_HOLE0]
+    hole[:, 1::2] = seats[:, :, ss.SE_HOLE1]
+    act_end = H[:, ss.H_ACT_END]
+    act_off = np.zeros(n + 1, dtype=np.int32)
+    act_off[1:] = act_end
+    m = int(act_end[-1]) if n else 0
+    actions = pa.StructArray.from_arrays(
+        [pa.array(ACT[:m, 0].astype(np.int8)), pa.array(ACT[:m, 1].astype(np.int8)),
+         pa.array(ACT[:m, 2].astype(np.int8)), pa.array(ACT[:m, 3]), pa.array(ACT[:m, 4])],
+        fields=list(ACTION_TYPE),
+    )
+    npots = H[:, ss.H_N_POTS]
+    pmask = np.arange(POTS.shape[1])[None, :] < npots[:, None]
+    pot_off = np.zeros(n + 1, dtype=np.int32)
+    np.cumsum(npots, out=pot_off[1:])
+    pflat = POTS[pmask]
+    pots = pa.StructArray.from_arrays(
+        [pa.array(pflat[:, 0]), pa.array(pflat[:, 1]), pa.array(pflat[:, 2].astype(np.uint16)),
+         pa.array(pflat[:, 3].astype(np.uint16))], fields=list(POT_TYPE))
+    nshow = H[:, ss.H_N_SHOW]
+    seed_key = np.stack([np.full(n, spec.seed, dtype=np.uint64), table_id.astype(np.uint64),
+                         H[:, ss.H_HAND_NO].astype(np.uint64)], axis=1)
+
+    def const(value: object, typ: pa.DataType) -> pa.Array:
+        return pa.array(np.full(n, value), typ) if not isinstance(value, str) \
+            else pa.array([value] * n, typ)
+
+    cols = {
+        "run_id": const(spec.fingerprint(), pa.string()),
+        "hand_id": pa.array(hand_id),
+        "table_id": pa.array(table_id),
+        "hand_no": pa.array(H[:, ss.H_HAND_NO].astype(np.int32)),
+        "structure": const(structure.label, pa.string()),
+        "format": const(spec.format, pa.string()),
+        "generator": const(spec.generator, pa.string()),
+        "seed_key": _list(seed_key, pa.uint64()),
+        "n_seats": const(k, pa.int8()),
+        "occupied": seat_list(ss.SE_OCC, pa.bool_()),
+        "button": pa.array(H[:, ss.H_BUTTON].astype(np.int8)),
+        "sb_seat": pa.array(H[:, ss.H_SB].astype(np.int8)),
+        "bb_seat": pa.array(H[:, ss.H_BB].astype(np.int8)),
+        "small_blind": pa.array(H[:, ss.H_SB_AMT]),
+        "big_blind": pa.array(H[:, ss.H_BB_AMT]),
+        "ante": pa.array(H[:, ss.H_ANTE]),
+        "ante_mode": pa.array(H[:, ss.H_ANTE_MODE].astype(np.int8)),
+        "ante_trimming": const(base_cfg.ante_trimming, pa.bool_()),
+        "min_bet": pa.array(H[:, ss.H_MIN_BET]),
+        "small_bet": pa.array(H[:, ss.H_SMALL_BET]),
+        "big_bet": pa.array(H[:, ss.H_BIG_BET]),
+        "raise_cap": const(base_cfg.raise_cap, pa.int8()),
+        "rake_bps": const(base_cfg.rake_bps, pa.int32()),
+        "rake_cap": pa.array(H[:, ss.H_RAKE_CAP]),
+        "no_flop_no_drop": const(base_cfg.no_flop_no_drop, pa.bool_()),
+        "level": pa.array(H[:, ss.H_LEVEL].astype(np.int16)),
+        "deck": _list(DECK, pa.int8()),
+        "hole_cards": _list(hole, pa.int8()),
+        "burns": var_list(BURNS, H[:, ss.H_N_BURN], pa.int8()),
+        "board": var_list(BOARD, H[:, ss.H_N_BOARD], pa.int8()),
+        "policy": seat_list(ss.SE_POLICY, pa.int8()),
+        "stacks_start": seat_list(ss.SE_START, pa.int64()),
+        "rebuys": seat_list(ss.SE_REBUY, pa.int64()),
+        "stacks_end": seat_list(ss.SE_END, pa.int64()),
+        "contributed": seat_list(ss.SE_CONTRIB, pa.int64()),
+        "returned": seat_list(ss.SE_RETURNED, pa.int64()),
+        "won": seat_list(ss.SE_WON, pa.int64()),
+        "folded": seat_list(ss.SE_FOLDED, pa.bool_()),
+        "timed_out": seat_list(ss.SE_TIMEOUT, pa.bool_()),
+        "rake": pa.array(H[:, ss.H_RAKE]),
+        "actions": pa.ListArray.from_arrays(pa.array(act_off), actions),
+        "showdown_seats": var_list(SHOW[:, :, 0], nshow, pa.int8()),
+        "showdown_shown": var_list(SHOW[:, :, 1].astype(bool), nshow, pa.bool_()),
+        "showdown_ranks": var_list(SHOW[:, :, 2], nshow, pa.int32()),
+        "pots": pa.ListArray.from_arrays(pa.array(pot_off), pots),
+        "fault": pa.nulls(n, pa.string()) if spec.inject is None else const(spec.inject,
+                                                                             pa.string()),
+    }
+    return pa.Table.from_arrays([cols[f.name] for f in HAND_SCHEMA], schema=HAND_SCHEMA)

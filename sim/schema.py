@@ -1,0 +1,100 @@
+"""THE Arrow schema of a logged hand: one row per hand. Defined once, documented field by field
+(the README's table is generated from ``FIELDS``), pinned by a test.
+
+Per-seat lists have ``n_seats`` entries, index = seat. Cards are ints 0..51 (``sim.cards``),
+-1 where a seat is empty. Chips are int64. Action and event kinds are ``sim.layout.EventKind``.
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+SCHEMA_VERSION = 1
+
+ACTION_TYPE = pa.struct([
+    ("street", pa.int8()),
+    ("seat", pa.int8()),
+    ("kind", pa.int8()),
+    ("to_street_total", pa.int64()),
+    ("added", pa.int64()),
+])
+POT_TYPE = pa.struct([
+    ("amount", pa.int64()),
+    ("rake", pa.int64()),
+    ("eligible_mask", pa.uint16()),
+    ("winners_mask", pa.uint16()),
+])
+
+# (name, type, documentation)
+FIELDS: list[tuple[str, pa.DataType, str]] = [
+    ("run_id", pa.string(), "the run's id (spec fingerprint); identical hands share it"),
+    ("hand_id", pa.int64(), "unique in the run: structure << 40 | index of the hand in its "
+                            "structure's stream"),
+    ("table_id", pa.int64(), "unique in the run: structure << 40 | batch << 20 | table in batch"),
+    ("hand_no", pa.int32(), "hand number at its table, from 0"),
+    ("structure", pa.string(), "no-limit, pot-limit or fixed-limit"),
+    ("format", pa.string(), "cash or tournament"),
+    ("generator", pa.string(), "philox (reproducible) or os-chacha20 (not reproducible)"),
+    ("seed_key", pa.list_(pa.uint64()),
+     "[seed, table_id, hand_no]: the deck is Philox4x64(key=[seed, table_id], "
+     "counter=[0, 0, hand_no, 0]) through Fisher-Yates (sim.rng)"),
+    ("n_seats", pa.int8(), "seats at the table"),
+    ("occupied", pa.list_(pa.bool_()), "per seat: a player with chips sat there this hand"),
+    ("button", pa.int8(), "button seat (may be empty under the dead-button rule)"),
+    ("sb_seat", pa.int8(), "small blind seat, -1 when the small blind is dead"),
+    ("bb_seat", pa.int8(), "big blind seat"),
+    ("small_blind", pa.int64(), "small blind amount"),
+    ("big_blind", pa.int64(), "big blind amount"),
+    ("ante", pa.int64(), "ante amount (0 = none)"),
+    ("ante_mode", pa.int8(), "0 none, 1 every player, 2 the big blind alone"),
+    ("ante_trimming", pa.bool_(), "true: antes layered into side pots; false: dead money"),
+    ("min_bet", pa.int64(), "minimum opening bet (no-limit, pot-limit)"),
+    ("small_bet", pa.int64(), "fixed-limit bet pre-flop and on the flop"),
+    ("big_bet", pa.int64(), "fixed-limit bet on the turn and river"),
+    ("raise_cap", pa.int8(), "fixed-limit full bets/raises per street"),
+    ("rake_bps", pa.int32(), "rake in basis points of the pot"),
+    ("rake_cap", pa.int64(), "rake cap in chips (0 = none)"),
+    ("no_flop_no_drop", pa.bool_(), "no rake when the hand ends before the flop"),
+    ("level", pa.int16(), "tournament blind level (0 for cash)"),
+    ("deck", pa.list_(pa.int8()), "the full shuffled order of the 52 cards"),
+    ("hole_cards", pa.list_(pa.int8()), "2 per seat: seat s holds [2s, 2s+1]; -1 if empty"),
+    ("burns", pa.list_(pa.int8()), "burned cards, in order"),
+    ("board", pa.list_(pa.int8()), "board cards, in order"),
+    ("policy", pa.list_(pa.int8()), "per seat bot: 0 random, 1 calling station, 2 tight-"
+                                     "aggressive, 3 maniac; -1 empty"),
+    ("stacks_start", pa.list_(pa.int64()), "per seat chips at the start (after rebuys)"),
+    ("rebuys", pa.list_(pa.int64()), "per seat chips added between the previous hand and this one"),
+    ("stacks_end", pa.list_(pa.int64()), "per seat chips at the end"),
+    ("contributed", pa.list_(pa.int64()), "per seat chips put in the pot (antes included), "
+                                          "after uncalled returns"),
+    ("returned", pa.list_(pa.int64()), "per seat uncalled chips given back"),
+    ("won", pa.list_(pa.int64()), "per seat chips won from the pots"),
+    ("folded", pa.list_(pa.bool_()), "per seat: folded"),
+    ("timed_out", pa.list_(pa.bool_()), "per seat: timed out once (checked if free, else folded)"),
+    ("rake", pa.int64(), "rake taken"),
+    ("actions", pa.list_(ACTION_TYPE),
+     "in order: antes, blinds, player actions, uncalled returns; kind = sim.layout.EventKind; "
+     "to_street_total = the seat's street total after the action; added = chips moved"),
+    ("showdown_seats", pa.list_(pa.int8()), "seats at showdown, in the order they showed or "
+                                            "mucked"),
+    ("showdown_shown", pa.list_(pa.bool_()), "for each showdown seat: shown (true) or mucked"),
+    ("showdown_ranks", pa.list_(pa.int32()), "for each showdown seat: hand strength "
+                                             "(sim.evaluator encoding; -1 if mucked)"),
+    ("pots", pa.list_(POT_TYPE), "the engine's pots, main first: amount before rake, rake, "
+                                 "eligible and winning seats as bitmasks (bit s = seat s)"),
+    ("fault", pa.string(), "the injected fault, null for a clean engine"),
+]
+
+HAND_SCHEMA = pa.schema(
+    [pa.field(name, typ, nullable=(name == "fault"), metadata={"doc": doc})
+     for name, typ, doc in FIELDS],
+    metadata={"holdem.schema_version": str(SCHEMA_VERSION)},
+)
+
+
+def describe_schema() -> str:
+    """The schema as a Markdown table (for the README)."""
+    rows = ["| field | type | meaning |", "|---|---|---|"]
+    for name, typ, doc in FIELDS:
+        rows.append(f"| `{name}` | `{typ}` | {doc} |")
+    return "\n".join(rows)

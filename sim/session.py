@@ -1,0 +1,450 @@
+"""Tables over many hands, compiled: who sits where, stacks carried over, rebuys, leaves, blind
+levels, the moving button (cash) and the dead button (tournament).
+
+``play_tables`` plays hands into preallocated columnar arrays (see ``sim.batch`` for their
+layout) and can stop early and resume (the table's state lives in ``TS``) when the action buffer
+fills up. Everything random comes from per-hand Philox streams keyed by (seed, table id):
+purpose 0 the deck, 1 the bots, 2 the table's own events (leaves, policies, first button).
+
+Cash: seats start full with the buy-in; between hands a player below half the buy-in tops up to
+it (a rebuy), a player may leave (the seat stays empty for 1-20 hands, then a new player sits
+with the buy-in, logged as a rebuy of the whole stack); the button moves to the next occupied
+seat. A table is replaced after ``hands_per_table`` hands.
+Tournament: everyone starts with the same stack; blinds rise every ``level_hands`` hands and a
+big-blind ante starts at level 4; busted players leave; the big blind moves to the next live
+player every hand, the small blind is the previous big blind's seat (dead if that player is
+out), the button is the previous small blind's seat (it may be empty); heads-up the button posts
+the small blind and nobody posts the big blind twice in a row. The table ends when one player
+is left and a new table starts.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from sim import engine
+from sim.layout import (
+    BIG_BET,
+    BIG_BLIND,
+    BOARD_,
+    C_FL_CAP,
+    C_PL_MAX,
+    C_SHORT_ALLIN,
+    C_SHORT_NOT_REOPENED,
+    C_SHORT_REOPENED,
+    CONTRIB_,
+    DECK_,
+    HOLE_,
+    LG_CAN_CHECK,
+    LG_SIZE,
+    LG_TO_ACT,
+    LOG_ADDED,
+    LOG_CARD,
+    LOG_KIND,
+    LOG_SEAT,
+    LOG_STREET,
+    LOG_TO,
+    MAX_SEATS,
+    MIN_BET,
+    N_BOARD,
+    N_LOG,
+    N_POTS,
+    N_SHOW,
+    POT_AMOUNT_,
+    POT_ELIGIBLE_,
+    POT_RAKE_,
+    POT_WINNERS_,
+    RAKE,
+    RAKE_CAP,
+    RETURNED_,
+    SHOW_ORDER_,
+    SHOWN_,
+    SMALL_BET,
+    SMALL_BLIND,
+    STACK_,
+    STATE_SIZE,
+    STATUS_,
+    STREET,
+    STRENGTH_,
+    WON_,
+)
+from sim.policies import N_POLICIES, decide
+from sim.rng import below, shuffle_deck, stream_init
+
+SESSION_PURPOSE = 2
+COMPLETE = 5
+E_DEAL_HOLE, E_BURN, E_DEAL_BOARD = 3, 4, 5
+E_RETURN, E_SHOW, E_MUCK, E_WIN, E_RAKE = 11, 12, 13, 14, 15
+
+# --- P: run parameters ---
+P_FORMAT = 0  # 0 cash, 1 tournament
+P_N_SEATS = 1
+P_BUY_IN = 2
+P_HANDS_PER_TABLE = 3
+P_LEVEL_HANDS = 4
+P_TIMEOUT_PPM = 5
+P_LEAVE_PPM = 6
+P_SEED = 7
+P_TABLE_BASE = 8  # table ids of this batch are P_TABLE_BASE + k
+P_SB = 9
+P_BB = 10
+P_RAKE_CAP = 11
+P_SIZE = 16
+
+# --- TS: the current table ---
+T_TABLE = 0  # index of the table within the batch (-1 before the first)
+T_HAND = 1  # next hand number at this table
+T_BUTTON = 2
+T_SB_POS = 3  # tournament: last hand's small blind position (a seat, maybe empty)
+T_BB_POS = 4
+T_LIVE_PREV = 5  # players at the previous hand
+T_STACK_ = 10
+T_POLICY_ = 20
+T_AWAY_ = 30  # cash: hands until a new player takes the empty seat
+T_SIZE = 40
+
+# --- per-hand scalar outputs H[i, :] ---
+H_TABLE = 0
+H_HAND_NO = 1
+H_BUTTON = 2
+H_SB = 3
+H_BB = 4
+H_SB_AMT = 5
+H_BB_AMT = 6
+H_ANTE = 7
+H_ANTE_MODE = 8
+H_LEVEL = 9
+H_RAKE = 10
+H_N_BOARD = 11
+H_N_BURN = 12
+H_N_POTS = 13
+H_N_SHOW = 14
+H_ACT_END = 15  # actions of hand i are ACT[H_ACT_END of i-1 : H_ACT_END of i]
+H_MIN_BET = 16
+H_SMALL_BET = 17
+H_BIG_BET = 18
+H_RAKE_CAP = 19
+H_SIZE = 20
+
+# --- per-seat outputs SE[i, seat, :] ---
+SE_OCC = 0
+SE_POLICY = 1
+SE_START = 2
+SE_REBUY = 3
+SE_END = 4
+SE_CONTRIB = 5
+SE_RETURNED = 6
+SE_WON = 7
+SE_FOLDED = 8
+SE_TIMEOUT = 9
+SE_HOLE0 = 10
+SE_HOLE1 = 11
+SE_SIZE = 12
+
+# --- rule-path counters ---
+C_HANDS = 0
+C_SHOWDOWNS = 1
+C_SIDE_POTS_3 = 2  # hands with 3 or more pots
+C_ODD_CHIP_SPLITS = 3  # split pots whose chips did not divide evenly
+C_SHORT_NOT_REOPENED_ = 4
+C_SHORT_REOPENED_ = 5
+C_FL_CAPS = 6
+C_PL_MAX_RAISES = 7
+C_RAKE_CAP_HIT = 8
+C_DEAD_SB = 9
+C_HU_TRANSITIONS = 10
+C_TIMEOUTS = 11
+C_REBUYS = 12
+C_UNCALLED = 13
+C_SHORT_ALLINS = 14
+C_DEAD_BUTTON = 15
+C_TABLES = 16
+C_SPLIT_POTS = 17
+N_COUNTS = 18
+COUNT_NAMES = (
+    "hands", "showdowns", "side_pots_3_or_more", "split_pots_odd_chips",
+    "short_all_in_not_reopened", "short_all_in_reopened", "fixed_limit_caps",
+    "pot_limit_max_raises", "rake_cap_hit", "dead_small_blinds", "heads_up_transitions",
+    "timeouts", "rebuys", "uncalled_returns", "short_all_ins", "dead_buttons", "tables",
+    "split_pots",
+)
+
+LEVEL_MULT = np.array([1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50, 60, 80, 100, 120,
+                       150, 200, 250, 300, 400, 500, 600, 800, 1000], dtype=np.int64)
+ANTE_FROM_LEVEL = 4
+
+
+@njit(cache=True)
+def _next_occupied(TS, n, seat):
+    s = seat
+    for _ in range(n):
+        s = s + 1 if s + 1 < n else 0
+        if TS[T_STACK_ + s] > 0:
+            return s
+    return -1
+
+
+@njit(cache=True)
+def _count_occupied(TS, n):
+    c = 0
+    for s in range(n):
+        if TS[T_STACK_ + s] > 0:
+            c += 1
+    return c
+
+
+@njit(cache=True)
+def _new_table(TS, P, rs):
+    n = P[P_N_SEATS]
+    TS[T_TABLE] += 1
+    TS[T_HAND] = 0
+    stream_init(rs, P[P_SEED], P[P_TABLE_BASE] + TS[T_TABLE], 0, SESSION_PURPOSE)
+    for s in range(MAX_SEATS):
+        TS[T_STACK_ + s] = P[P_BUY_IN] if s < n else 0
+        TS[T_POLICY_ + s] = below(rs, N_POLICIES) if s < n else -1
+        TS[T_AWAY_ + s] = 0
+    TS[T_BUTTON] = below(rs, n)
+    TS[T_LIVE_PREV] = n
+
+
+@njit(cache=True)
+def _cash_between_hands(TS, P, rs, rebuys, counts):
+    """Leaves, new players and top-ups before a cash hand (not before a table's first)."""
+    n = P[P_N_SEATS]
+    buy_in = P[P_BUY_IN]
+    for s in range(n):
+        if TS[T_STACK_ + s] == 0 and TS[T_AWAY_ + s] > 0:
+            TS[T_AWAY_ + s] -= 1
+            if TS[T_AWAY_ + s] == 0:  # a new player sits down
+                TS[T_STACK_ + s] = buy_in
+                TS[T_POLICY_ + s] = below(rs, N_POLICIES)
+                rebuys[s] = buy_in
+    for s in range(n):
+        st = TS[T_STACK_ + s]
+        if st > 0 and rebuys[s] == 0 and below(rs, 1_000_000) < P[P_LEAVE_PPM] \
+                and _count_occupied(TS, n) > 2:
+            TS[T_STACK_ + s] = 0  # leaves with his chips
+            TS[T_AWAY_ + s] = 1 + below(rs, 20)
+        elif rebuys[s] == 0 and (st == 0 and TS[T_AWAY_ + s] == 0 or 0 < st < buy_in // 2):
+            rebuys[s] = buy_in - st
+            TS[T_STACK_ + s] = buy_in
+            counts[C_REBUYS] += 1
+    # busted players who did not leave were topped up above; keep at least two players
+    if _count_occupied(TS, n) < 2:
+        for s in range(n):
+            if TS[T_STACK_ + s] == 0 and _count_occupied(TS, n) < 2:
+                TS[T_STACK_ + s] = buy_in
+                TS[T_AWAY_ + s] = 0
+                rebuys[s] = buy_in
+
+
+@njit(cache=True)
+def _positions(TS, P, first, counts):
+    """(button, sb_seat, bb_seat) for the next hand; updates the table's position memory."""
+    n = P[P_N_SEATS]
+    live = _count_occupied(TS, n)
+    if P[P_FORMAT] == 0 or first:
+        button = TS[T_BUTTON] if first else _next_occupied(TS, n, TS[T_BUTTON])
+        if TS[T_STACK_ + button] == 0:
+            button = _next_occupied(TS, n, button)
+        if live == 2:
+            sb = button
+            bb = _next_occupied(TS, n, button)
+        else:
+            sb = _next_occupied(TS, n, button)
+            bb = _next_occupied(TS, n, sb)
+        TS[T_BUTTON] = button
+        TS[T_SB_POS] = sb
+        TS[T_BB_POS] = bb
+        return button, sb, bb
+    # tournament, dead button: the big blind always advances to the next live player
+    bb = _next_occupied(TS, n, TS[T_BB_POS])
+    if live == 2:
+        other = _next_occupied(TS, n, bb)
+        button, sb = other, other
+        if TS[T_LIVE_PREV] > 2:
+            counts[C_HU_TRANSITIONS] += 1
+    else:
+        sb = TS[T_BB_POS]
+        button = TS[T_SB_POS]
+        if TS[T_STACK_ + sb] == 0:
+            sb = -1
+            counts[C_DEAD_SB] += 1
+        if TS[T_STACK_ + button] == 0:
+            counts[C_DEAD_BUTTON] += 1
+    TS[T_BUTTON] = button
+    TS[T_SB_POS] = sb if sb >= 0 else TS[T_BB_POS]
+    TS[T_BB_POS] = bb
+    return button, sb, bb
+
+
+@njit(cache=True)
+def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POTS, ACT,
+                counts):
+    """Play hands ``start .. n_hands - 1`` of a batch. Returns the index of the first hand not
+    played (== n_hands when done; less when the action buffer ACT is nearly full)."""
+    S = np.zeros(STATE_SIZE, dtype=np.int64)
+    log = np.zeros((1024, 8), dtype=np.int64)
+    lg = np.zeros(LG_SIZE, dtype=np.int64)
+    deck = np.empty(52, dtype=np.int64)
+    stacks = np.zeros(P[P_N_SEATS], dtype=np.int64)
+    antes = np.zeros(P[P_N_SEATS], dtype=np.int64)
+    rebuys = np.zeros(P[P_N_SEATS], dtype=np.int64)
+    timed_out = np.zeros(P[P_N_SEATS], dtype=np.int64)
+    rs_deck = np.zeros(11, dtype=np.uint64)
+    rs_bot = np.zeros(11, dtype=np.uint64)
+    rs_tab = np.zeros(11, dtype=np.uint64)
+    hcfg = cfg.copy()
+    n = P[P_N_SEATS]
+    act_pos = H[start - 1, H_ACT_END] if start > 0 else 0
+    i = start
+    while i < n_hands:
+        if act_pos + 1024 > ACT.shape[0]:
+            return i
+        tournament = P[P_FORMAT] == 1
+        end_table = TS[T_TABLE] < 0
+        if not end_table:
+            if tournament:
+                end_table = _count_occupied(TS, n) < 2
+            else:
+                end_table = TS[T_HAND] >= P[P_HANDS_PER_TABLE]
+        for s in range(n):
+            rebuys[s] = 0
+            timed_out[s] = 0
+        first = False
+        if end_table:
+            _new_table(TS, P, rs_tab)
+            counts[C_TABLES] += 1
+            first = True
+            for s in range(n):
+                rebuys[s] = TS[T_STACK_ + s]
+        table_id = P[P_TABLE_BASE] + TS[T_TABLE]
+        hand_no = TS[T_HAND]
+        stream_init(rs_tab, P[P_SEED], table_id, hand_no, SESSION_PURPOSE)
+        if not first and not tournament:
+            _cash_between_hands(TS, P, rs_tab, rebuys, counts)
+        button, sb, bb = _positions(TS, P, first, counts)
+        TS[T_LIVE_PREV] = _count_occupied(TS, n)
+        # blinds and antes of this hand
+        level = hand_no // P[P_LEVEL_HANDS] if tournament else 0
+        mult = LEVEL_MULT[min(level, LEVEL_MULT.shape[0] - 1)]
+        bb_amt = P[P_BB] * mult
+        sb_amt = max(1, (P[P_SB] * mult))
+        ante = bb_amt if tournament and level >= ANTE_FROM_LEVEL else 0
+        hcfg[SMALL_BLIND] = sb_amt
+        hcfg[BIG_BLIND] = bb_amt
+        hcfg[MIN_BET] = bb_amt
+        hcfg[SMALL_BET] = bb_amt
+        hcfg[BIG_BET] = 2 * bb_amt
+        hcfg[RAKE_CAP] = P[P_RAKE_CAP]
+        for s in range(n):
+            stacks[s] = TS[T_STACK_ + s]
+            antes[s] = ante if s == bb else 0
+        stream_init(rs_deck, P[P_SEED], table_id, hand_no, 0)
+        stream_init(rs_bot, P[P_SEED], table_id, hand_no, 1)
+        shuffle_deck(rs_deck, deck)
+        engine.start_hand(S, log, hcfg, stacks, antes, button, sb, bb, deck)
+        while S[STREET] != COMPLETE:
+            engine.legal(S, lg)
+            seat = lg[LG_TO_ACT]
+            if P[P_TIMEOUT_PPM] > 0 and below(rs_bot, 1_000_000) < P[P_TIMEOUT_PPM]:
+                kind = 1 if lg[LG_CAN_CHECK] else 0
+                amount = 0
+                timed_out[seat] = 1
+                counts[C_TIMEOUTS] += 1
+            else:
+                kind, amount = decide(TS[T_POLICY_ + seat], rs_bot, S, lg)
+            engine.apply(S, log, kind, amount)
+        # ---- record the hand ----
+        H[i, H_TABLE] = TS[T_TABLE]
+        H[i, H_HAND_NO] = hand_no
+        H[i, H_BUTTON] = button
+        H[i, H_SB] = sb
+        H[i, H_BB] = bb
+        H[i, H_SB_AMT] = sb_amt
+        H[i, H_BB_AMT] = bb_amt
+        H[i, H_ANTE] = ante
+        H[i, H_ANTE_MODE] = 2 if ante > 0 else 0
+        H[i, H_LEVEL] = level
+        H[i, H_RAKE] = S[RAKE]
+        H[i, H_N_BOARD] = S[N_BOARD]
+        H[i, H_MIN_BET] = bb_amt
+        H[i, H_SMALL_BET] = bb_amt
+        H[i, H_BIG_BET] = 2 * bb_amt
+        H[i, H_RAKE_CAP] = P[P_RAKE_CAP]
+        for k in range(52):
+            DECK[i, k] = S[DECK_ + k]
+        for k in range(5):
+            BOARD[i, k] = S[BOARD_ + k]
+        for s in range(n):
+            SE[i, s, SE_OCC] = 1 if stacks[s] > 0 else 0
+            SE[i, s, SE_POLICY] = TS[T_POLICY_ + s] if stacks[s] > 0 else -1
+            SE[i, s, SE_START] = stacks[s]
+            SE[i, s, SE_REBUY] = rebuys[s]
+            SE[i, s, SE_END] = S[STACK_ + s]
+            SE[i, s, SE_CONTRIB] = S[CONTRIB_ + s]
+            SE[i, s, SE_RETURNED] = S[RETURNED_ + s]
+            SE[i, s, SE_WON] = S[WON_ + s]
+            SE[i, s, SE_FOLDED] = 1 if S[STATUS_ + s] == 3 else 0
+            SE[i, s, SE_TIMEOUT] = timed_out[s]
+            SE[i, s, SE_HOLE0] = S[HOLE_ + 2 * s]
+            SE[i, s, SE_HOLE1] = S[HOLE_ + 2 * s + 1]
+            TS[T_STACK_ + s] = S[STACK_ + s]
+        nburn = 0
+        for r in range(S[N_LOG]):
+            kind = log[r, LOG_KIND]
+            if kind == E_BURN:
+                BURNS[i, nburn] = log[r, LOG_CARD]
+                nburn += 1
+            elif kind == E_RETURN:
+                counts[C_UNCALLED] += 1
+            if kind <= 2 or (6 <= kind <= 11):  # posts, player actions, returns
+                ACT[act_pos, 0] = log[r, LOG_STREET]
+                ACT[act_pos, 1] = log[r, LOG_SEAT]
+                ACT[act_pos, 2] = kind
+                ACT[act_pos, 3] = log[r, LOG_TO]
+                ACT[act_pos, 4] = log[r, LOG_ADDED]
+                act_pos += 1
+        H[i, H_N_BURN] = nburn
+        H[i, H_ACT_END] = act_pos
+        nshow = S[N_SHOW] if S[STREET] == COMPLETE and S[N_SHOW] > 0 else 0
+        H[i, H_N_SHOW] = nshow
+        for k in range(nshow):
+            s = S[SHOW_ORDER_ + k]
+            SHOW[i, k, 0] = s
+            SHOW[i, k, 1] = S[SHOWN_ + s]
+            SHOW[i, k, 2] = S[STRENGTH_ + s] if S[SHOWN_ + s] == 1 else -1
+        npots = S[N_POTS]
+        H[i, H_N_POTS] = npots
+        for p in range(npots):
+            amt = S[POT_AMOUNT_ + p]
+            rk = S[POT_RAKE_ + p]
+            w = S[POT_WINNERS_ + p]
+            POTS[i, p, 0] = amt
+            POTS[i, p, 1] = rk
+            POTS[i, p, 2] = S[POT_ELIGIBLE_ + p]
+            POTS[i, p, 3] = w
+            nw = 0
+            for s in range(n):
+                if w & (1 << s):
+                    nw += 1
+            if nw > 1:
+                counts[C_SPLIT_POTS] += 1
+                if (amt - rk) % nw != 0:
+                    counts[C_ODD_CHIP_SPLITS] += 1
+        counts[C_HANDS] += 1
+        if nshow > 1:
+            counts[C_SHOWDOWNS] += 1
+        if npots >= 3:
+            counts[C_SIDE_POTS_3] += 1
+        counts[C_SHORT_NOT_REOPENED_] += S[C_SHORT_NOT_REOPENED]
+        counts[C_SHORT_REOPENED_] += S[C_SHORT_REOPENED]
+        counts[C_FL_CAPS] += S[C_FL_CAP]
+        counts[C_PL_MAX_RAISES] += S[C_PL_MAX]
+        counts[C_SHORT_ALLINS] += S[C_SHORT_ALLIN]
+        if P[P_RAKE_CAP] > 0 and S[RAKE] == P[P_RAKE_CAP]:
+            counts[C_RAKE_CAP_HIT] += 1
+        TS[T_HAND] = hand_no + 1
+        i += 1
+    return i
