@@ -77,7 +77,7 @@ def simulate_batch(spec: RunSpec, structure: Structure, batch_index: int) -> Bat
     TS = np.zeros(ss.T_SIZE, dtype=np.int64)
     TS[ss.T_TABLE] = -1
     H = np.zeros((n, ss.H_SIZE), dtype=np.int64)
-    SE = np.zeros((n, MAX_SEATS, ss.SE_SIZE), dtype=np.int64)
+    SE = np.zeros((ss.SE_SIZE, n, k), dtype=np.int64)
     DECK = np.zeros((n, 52), dtype=np.int8)
     BOARD = np.full((n, 5), -1, dtype=np.int8)
     BURNS = np.full((n, 3), -1, dtype=np.int8)
@@ -85,10 +85,11 @@ def simulate_batch(spec: RunSpec, structure: Structure, batch_index: int) -> Bat
     POTS = np.zeros((n, MAX_SEATS + 1, 4), dtype=np.int64)
     ACT = np.zeros((max(4096, n * 24), 5), dtype=np.int64)
     counts = np.zeros(ss.N_COUNTS, dtype=np.int64)
+    W, log, rs = ss.new_workspace()
     done = 0
     while done < n:
         done = ss.play_tables(cfg, P, TS, n, done, H, SE, DECK, BOARD, BURNS, SHOW, POTS, ACT,
-                              counts)
+                              counts, W, log, rs)
         if done < n:
             ACT = np.concatenate([ACT, np.zeros_like(ACT)])
     table = _to_arrow(spec, structure, batch_index, n, k, H, SE, DECK, BOARD, BURNS, SHOW, POTS,
@@ -106,13 +107,13 @@ def _to_arrow(spec: RunSpec, structure: Structure, batch_index: int, n: int, k: 
     table_id = table_base + H[:, ss.H_TABLE]
     first_hand = batch_index * spec.batch_size
     hand_id = (int(structure) << STRUCT_SHIFT) + first_hand + np.arange(n, dtype=np.int64)
-    seats = SE[:, :k, :]
-
     def seat_list(field: int, typ: pa.DataType) -> pa.Array:
-        vals = seats[:, :, field]
+        vals = SE[field]
         if typ == pa.bool_():
             vals = vals.astype(bool)
-        return _list(np.ascontiguousarray(vals), typ)
+        elif typ == pa.int8():
+            vals = vals.astype(np.int8)
+        return _list(vals, typ)
 
     def var_list(mat: np.ndarray, counts: np.ndarray, typ: pa.DataType) -> pa.Array:
         mask = np.arange(mat.shape[1])[None, :] < counts[:, None]
@@ -121,8 +122,8 @@ def _to_arrow(spec: RunSpec, structure: Structure, batch_index: int, n: int, k: 
         return pa.ListArray.from_arrays(pa.array(offsets), pa.array(mat[mask], typ))
 
     hole = np.empty((n, 2 * k), dtype=np.int8)
-    hole[:, 0::2] = seats[:, :, ss.SE_HOLE0]
-    hole[:, 1::2] = seats[:, :, ss.SE_HOLE1]
+    hole[:, 0::2] = SE[ss.SE_HOLE0]
+    hole[:, 1::2] = SE[ss.SE_HOLE1]
     act_end = H[:, ss.H_ACT_END]
     act_off = np.zeros(n + 1, dtype=np.int32)
     act_off[1:] = act_end
@@ -145,8 +146,7 @@ def _to_arrow(spec: RunSpec, structure: Structure, batch_index: int, n: int, k: 
                          H[:, ss.H_HAND_NO].astype(np.uint64)], axis=1)
 
     def const(value: object, typ: pa.DataType) -> pa.Array:
-        return pa.array(np.full(n, value), typ) if not isinstance(value, str) \
-            else pa.array([value] * n, typ)
+        return pa.repeat(pa.scalar(value, type=typ), n)
 
     cols = {
         "run_id": const(spec.fingerprint(), pa.string()),

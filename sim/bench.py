@@ -24,17 +24,20 @@ from sim.rng import DECK_PURPOSE, POLICY_PURPOSE, new_stream, shuffle_deck, stre
 COMPLETE = int(Street.COMPLETE)
 
 
-@njit(cache=True)
-def play_random_hands(cfg, n_hands, n_seats, stack, seed):
+def play_random_hands(cfg: np.ndarray, n_hands: int, n_seats: int, stack: int,
+                      seed: int) -> tuple[int, int]:
     """Play ``n_hands`` independent hands; returns (actions applied, chips checksum)."""
-    S = np.zeros(STATE_SIZE, dtype=np.int64)
-    log = np.zeros((1024, 8), dtype=np.int64)
-    lg = np.zeros(LG_SIZE, dtype=np.int64)
-    deck = np.empty(52, dtype=np.int64)
-    stacks = np.full(n_seats, stack, dtype=np.int64)
-    antes = np.zeros(n_seats, dtype=np.int64)
-    rs_deck = np.zeros(11, dtype=np.uint64)
-    rs_bot = np.zeros(11, dtype=np.uint64)
+    return _play_random_hands(
+        cfg, n_hands, n_seats, seed, np.zeros(STATE_SIZE, dtype=np.int64),
+        np.zeros((1024, 8), dtype=np.int64), np.zeros(LG_SIZE, dtype=np.int64),
+        np.empty(52, dtype=np.int64), np.full(n_seats, stack, dtype=np.int64),
+        np.zeros(n_seats, dtype=np.int64), np.zeros(11, dtype=np.uint64),
+        np.zeros(11, dtype=np.uint64))
+
+
+@njit(cache=True, _nrt=False)
+def _play_random_hands(cfg, n_hands, n_seats, seed, S, log, lg, deck, stacks, antes, rs_deck,
+                       rs_bot):
     actions = 0
     checksum = 0
     for h in range(n_hands):

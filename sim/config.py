@@ -78,7 +78,13 @@ class TableConfig:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "structure", Structure.parse(self.structure))
-        object.__setattr__(self, "ante_mode", AnteMode(self.ante_mode))
+        mode = self.ante_mode
+        if isinstance(mode, str):
+            names = {m.name.lower(): m for m in AnteMode}
+            if mode.lower() not in names:
+                raise ValueError(f"config ante_mode={mode!r}: expected one of {', '.join(names)}")
+            mode = names[mode.lower()]
+        object.__setattr__(self, "ante_mode", AnteMode(mode))
         for name in ("n_seats", "small_blind", "big_blind", "ante", "small_bet", "big_bet",
                      "raise_cap", "min_bet", "rake_bps", "rake_cap"):
             v = getattr(self, name)

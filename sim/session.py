@@ -127,7 +127,7 @@ H_BIG_BET = 18
 H_RAKE_CAP = 19
 H_SIZE = 20
 
-# --- per-seat outputs SE[i, seat, :] ---
+# --- per-seat outputs SE[field, i, seat] ---
 SE_OCC = 0
 SE_POLICY = 1
 SE_START = 2
@@ -175,7 +175,13 @@ LEVEL_MULT = np.array([1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50, 60, 
 ANTE_FROM_LEVEL = 4
 
 
-@njit(cache=True)
+def new_workspace() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Scratch arrays for ``play_tables``: (W, log, rs)."""
+    return (np.zeros((8, STATE_SIZE), dtype=np.int64), np.zeros((1024, 8), dtype=np.int64),
+            np.zeros((3, 11), dtype=np.uint64))
+
+
+@njit(cache=True, _nrt=False)
 def _next_occupied(TS, n, seat):
     s = seat
     for _ in range(n):
@@ -185,7 +191,7 @@ def _next_occupied(TS, n, seat):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _count_occupied(TS, n):
     c = 0
     for s in range(n):
@@ -194,7 +200,7 @@ def _count_occupied(TS, n):
     return c
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _new_table(TS, P, rs):
     n = P[P_N_SEATS]
     TS[T_TABLE] += 1
@@ -208,7 +214,7 @@ def _new_table(TS, P, rs):
     TS[T_LIVE_PREV] = n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _cash_between_hands(TS, P, rs, rebuys, counts):
     """Leaves, new players and top-ups before a cash hand (not before a table's first)."""
     n = P[P_N_SEATS]
@@ -239,7 +245,7 @@ def _cash_between_hands(TS, P, rs, rebuys, counts):
                 rebuys[s] = buy_in
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _positions(TS, P, first, counts):
     """(button, sb_seat, bb_seat) for the next hand; updates the table's position memory."""
     n = P[P_N_SEATS]
@@ -279,23 +285,27 @@ def _positions(TS, P, first, counts):
     return button, sb, bb
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POTS, ACT,
-                counts):
+                counts, W, log, rs):
     """Play hands ``start .. n_hands - 1`` of a batch. Returns the index of the first hand not
-    played (== n_hands when done; less when the action buffer ACT is nearly full)."""
-    S = np.zeros(STATE_SIZE, dtype=np.int64)
-    log = np.zeros((1024, 8), dtype=np.int64)
-    lg = np.zeros(LG_SIZE, dtype=np.int64)
-    deck = np.empty(52, dtype=np.int64)
-    stacks = np.zeros(P[P_N_SEATS], dtype=np.int64)
-    antes = np.zeros(P[P_N_SEATS], dtype=np.int64)
-    rebuys = np.zeros(P[P_N_SEATS], dtype=np.int64)
-    timed_out = np.zeros(P[P_N_SEATS], dtype=np.int64)
-    rs_deck = np.zeros(11, dtype=np.uint64)
-    rs_bot = np.zeros(11, dtype=np.uint64)
-    rs_tab = np.zeros(11, dtype=np.uint64)
-    hcfg = cfg.copy()
+    played (== n_hands when done; less when the action buffer ACT is nearly full).
+
+    ``W``, ``log`` and ``rs`` are the workspace from ``new_workspace`` (compiled without the
+    reference-counting runtime, this function allocates nothing)."""
+    S = W[0]
+    lg = W[1, :LG_SIZE]
+    deck = W[2, :52]
+    stacks = W[3, :MAX_SEATS]
+    antes = W[4, :MAX_SEATS]
+    rebuys = W[5, :MAX_SEATS]
+    timed_out = W[6, :MAX_SEATS]
+    hcfg = W[7, :cfg.shape[0]]
+    for k in range(cfg.shape[0]):
+        hcfg[k] = cfg[k]
+    rs_deck = rs[0]
+    rs_bot = rs[1]
+    rs_tab = rs[2]
     n = P[P_N_SEATS]
     act_pos = H[start - 1, H_ACT_END] if start > 0 else 0
     i = start
@@ -378,18 +388,18 @@ def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POT
         for k in range(5):
             BOARD[i, k] = S[BOARD_ + k]
         for s in range(n):
-            SE[i, s, SE_OCC] = 1 if stacks[s] > 0 else 0
-            SE[i, s, SE_POLICY] = TS[T_POLICY_ + s] if stacks[s] > 0 else -1
-            SE[i, s, SE_START] = stacks[s]
-            SE[i, s, SE_REBUY] = rebuys[s]
-            SE[i, s, SE_END] = S[STACK_ + s]
-            SE[i, s, SE_CONTRIB] = S[CONTRIB_ + s]
-            SE[i, s, SE_RETURNED] = S[RETURNED_ + s]
-            SE[i, s, SE_WON] = S[WON_ + s]
-            SE[i, s, SE_FOLDED] = 1 if S[STATUS_ + s] == 3 else 0
-            SE[i, s, SE_TIMEOUT] = timed_out[s]
-            SE[i, s, SE_HOLE0] = S[HOLE_ + 2 * s]
-            SE[i, s, SE_HOLE1] = S[HOLE_ + 2 * s + 1]
+            SE[SE_OCC, i, s] = 1 if stacks[s] > 0 else 0
+            SE[SE_POLICY, i, s] = TS[T_POLICY_ + s] if stacks[s] > 0 else -1
+            SE[SE_START, i, s] = stacks[s]
+            SE[SE_REBUY, i, s] = rebuys[s]
+            SE[SE_END, i, s] = S[STACK_ + s]
+            SE[SE_CONTRIB, i, s] = S[CONTRIB_ + s]
+            SE[SE_RETURNED, i, s] = S[RETURNED_ + s]
+            SE[SE_WON, i, s] = S[WON_ + s]
+            SE[SE_FOLDED, i, s] = 1 if S[STATUS_ + s] == 3 else 0
+            SE[SE_TIMEOUT, i, s] = timed_out[s]
+            SE[SE_HOLE0, i, s] = S[HOLE_ + 2 * s]
+            SE[SE_HOLE1, i, s] = S[HOLE_ + 2 * s + 1]
             TS[T_STACK_ + s] = S[STACK_ + s]
         nburn = 0
         for r in range(S[N_LOG]):

@@ -10,24 +10,39 @@ Seat mapping: PokerKit's player i is our seat ``(button + 1 + i) % n`` (small bl
 last; heads-up PokerKit's player 0 is the big blind and player 1 the button, which the same
 formula gives).
 
-Known, deliberate differences (sim/engine.py docstring), classified and counted, never failures:
+Known differences, classified and counted (never failures). Ours by design (sim/engine.py):
 
 - ``tda_reopen``: a player who already acted may raise again only if the bet rose by a full
-  raise since he acted; PokerKit lets e.g. a checker re-raise over a short all-in bet.
+  raise since he acted. PokerKit is more permissive: a checker may re-raise over a short all-in
+  bet, and pre-flop (where it does not count the big blind as the opening bet) a limper may
+  re-raise over a short all-in raise.
 - ``fl_completion``: fixed-limit after an incomplete all-in bet/raise we raise to the last full
   level + one bet; PokerKit to the current bet + one bet.
 - ``fl_cap``: our fixed-limit cap counts only full bets/raises; PokerKit counts short all-ins.
-- ``odd_chips``: we give odd chips one each to the first winners clockwise from the button;
-  PokerKit gives the whole remainder to the first winner (differs on 3+-way splits).
-- ``bb_ante_trim``: big-blind ante with ante trimming on. PokerKit collects antes like a betting
-  round and returns the uncalled part of the largest ante at once, so a lone big-blind ante goes
-  straight back to the big blind; we keep antes in the pot and layer them like bets (PHH/PokerKit
-  recommend trimming off for big-blind antes). These hands are not compared by default: they are
-  compared with PokerKit's behaviour modelled by ``_pk_bb_ante_refund`` (see there).
+
+PokerKit's own behaviour, modelled or skipped:
+
+- odd chips (``odd_chips_differ``): we split each pot on its own and give its odd chips one each
+  to the first winners clockwise from the button. PokerKit first drops the hands that cannot win
+  from every pot and merges adjacent pots left with the same contenders, then gives a split pot's
+  whole remainder to its first winner (lowest player index = first clockwise from the button).
+  ``_pk_payout`` pays our pots the PokerKit way; only odd chips can move.
+- big-blind ante with ante trimming on (``bb_ante_trim_modelled``): PokerKit collects antes like
+  a betting round and returns the uncalled part of the largest ante, so a lone big-blind ante goes
+  straight back to the big blind; we keep it in the pot, layered into side pots like a bet.
+  PokerKit's result is then our hand with no ante at all, compared as such when the big blind can
+  post ante and blind in full; otherwise (PokerKit also shrinks his blind by the refunded ante)
+  the hand is skipped (``skipped:bb_ante_trim_short_bb``).
+- heads-up with small blind == big blind (``skipped:pk_hu_equal_blinds``): PokerKit's pre-flop
+  opener is the seat after the largest blind, ties to the higher index, so the big blind acts
+  first; we (correctly) start with the button.
+- ``pk_extra_checks``: PokerKit asks the last player with chips to act when nobody is left to
+  bet against (e.g. the big blind after the others folded or went all-in); he can only check, so
+  we check him in PokerKit alone.
 
 When our chosen action is a raise that PokerKit rejects (or whose amount is out of PokerKit's
 range) for one of the documented reasons, both engines check/call instead and the fallback is
-counted. Anything unexplained fails with a reproduction.
+counted. Anything unexplained fails with a reproduction. Rake is 0 (PokerKit's rake differs).
 """
 
 from __future__ import annotations
@@ -37,7 +52,8 @@ import warnings
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from enum import Enum
 
 import pytest
 from pokerkit import (
@@ -111,6 +127,16 @@ class Mismatch(AssertionError):
     pass
 
 
+def config_source(config: TableConfig) -> str:
+    """The config as Python source that rebuilds it."""
+    args = []
+    for f in fields(config):
+        v = getattr(config, f.name)
+        args.append(f"{f.name}={type(v).__name__}.{v.name}" if isinstance(v, Enum)
+                    else f"{f.name}={v!r}")
+    return f"TableConfig({', '.join(args)})"
+
+
 @dataclass
 class Scenario:
     config: TableConfig
@@ -122,7 +148,7 @@ class Scenario:
     def describe(self) -> str:
         return (
             f"seed={self.seed}\n"
-            f"  config=TableConfig(**{self.config.to_dict()!r})\n"
+            f"  config={config_source(self.config)}\n"
             f"  stacks={self.stacks} button={self.button}\n"
             f"  deck=parse_cards({format_cards(self.deck, ' ')!r})"
         )
@@ -241,17 +267,18 @@ def _pk_payout(hand: Hand, pk_of: dict[int, int], stats: Counter) -> list[int]:
             out[s] += share
         out[ws[0]] += odd
     ours = hand.stacks
+    odd_pots = sum(1 for p in pots if len(p.winners) > 1 and (p.amount - p.rake) % len(p.winners))
+    stats["odd_chip_pots"] += odd_pots
+    assert sum(out) == sum(ours)
     if out != ours:
+        assert odd_pots, "the PokerKit payout model moved chips without odd chips"
         stats["odd_chips_differ"] += 1
-    for p in pots:
-        if len(p.winners) > 1 and (p.amount - p.rake) % len(p.winners):
-            stats["odd_chip_pots"] += 1
     return out
 
 
 def _pk_bb_ante_refund(sc: Scenario) -> bool:
-    """True if PokerKit would hand the big blind's ante straight back (ante trimming on and the
-    big blind's ante larger than every other ante)."""
+    """True if PokerKit hands the big blind's ante straight back (ante trimming on and nobody
+    else antes)."""
     return sc.config.ante_trimming and sc.config.ante_mode == AnteMode.BIG_BLIND
 
 

@@ -28,6 +28,8 @@ Invariants after every step:
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
@@ -41,10 +43,13 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
+from sim import layout as L
 from sim.config import AnteMode, Structure, TableConfig
 from sim.evaluator import evaluate
-from sim.hand import Action, Hand, IllegalAction
+from sim.hand import Action, Hand, IllegalAction, standard_positions
 from sim.layout import ActionKind, EventKind, SeatStatus, Street
+
+COVERAGE: Counter = Counter()  # what the machine exercised, checked by the tests below
 
 PUT_EVENTS = (EventKind.ANTE, EventKind.SMALL_BLIND, EventKind.BIG_BLIND, EventKind.CALL,
               EventKind.BET, EventKind.RAISE)
@@ -95,7 +100,8 @@ class HandMachine(RuleBasedStateMachine):
                                     min_size=n, max_size=n), label="stacks")
         occupied = [s for s in range(n) if stacks[s] > 0]
         while len(occupied) < 2:  # a hand needs two players with chips
-            s = data.draw(st.integers(0, n - 1), label="extra player")
+            s = data.draw(st.sampled_from([s for s in range(n) if stacks[s] == 0]),
+                          label="extra player")
             stacks[s] = data.draw(st.integers(1, 50 * config.big_blind), label="extra stack")
             occupied = [s for s in range(n) if stacks[s] > 0]
         # heads-up the button must hold a player; otherwise a dead (empty) button is fine
@@ -109,7 +115,10 @@ class HandMachine(RuleBasedStateMachine):
 
     def _deal(self, stacks: list[int], button: int, data: st.DataObject) -> None:
         deck = data.draw(st.permutations(range(52)), label="deck")
-        self.hand = Hand(self.config, stacks, button=button, deck=deck,
+        sb, bb = standard_positions([v > 0 for v in stacks], button)
+        if sum(v > 0 for v in stacks) >= 3 and data.draw(st.booleans(), label="dead sb"):
+            sb = -1  # dead small blind (the player who would post it left)
+        self.hand = Hand(self.config, stacks, button=button, sb_seat=sb, bb_seat=bb, deck=deck,
                          hand_id=self.hands_played, auto_showdown=self.auto)
         self.start = list(stacks)
         self.hands_played += 1
@@ -126,6 +135,7 @@ class HandMachine(RuleBasedStateMachine):
             kinds = (["fold"] if la.can_fold else []) + ["check_call"]
             kinds += ["raise_min", "raise_max", "raise_any"] if la.can_raise else []
         kind = data.draw(st.sampled_from(kinds), label="legal kind")
+        COVERAGE[f"legal: {kind}"] += 1
         s = la.seat
         if kind == "show":
             action = Action.show(s)
@@ -140,19 +150,33 @@ class HandMachine(RuleBasedStateMachine):
             if amount is None:
                 amount = data.draw(st.integers(la.min_raise_to, la.max_raise_to), label="to")
             action = Action.raise_to(s, amount)
-        before = len(self.hand.records)
+        # a copy is independent: acting on it leaves this hand alone
+        snapshot = self.hand.state_array
+        other = self.hand.copy()
+        other.apply(Action.show(s) if la.showdown else Action.check_call(s))
+        assert np.array_equal(self.hand.state_array, snapshot)
+        before = len(self._records())
         new = self.hand.apply(action)
         assert self.hand.records[before:] == new
         assert new and new[0].seat == s
+        self._fresh_state_checks(data)
 
-    @precondition(lambda self: not self.hand.is_complete)
-    @rule(data=st.data())
-    def copy_is_independent(self, data: st.DataObject) -> None:
-        la = self.hand.legal_actions()
-        snapshot = self.hand.state_array
-        other = self.hand.copy()
-        other.apply(Action.show(la.seat) if la.showdown else Action.check_call(la.seat))
-        assert np.array_equal(self.hand.state_array, snapshot)
+    def _fresh_state_checks(self, data: st.DataObject) -> None:
+        """Right after an action, before anything queried the new state: a rejected action and
+        the legal-actions query itself must both leave ``state_array`` as it was."""
+        h = self.hand
+        if h.is_complete:
+            return
+        snapshot = h.state_array
+        s = h.to_act
+        if h.street != Street.SHOWDOWN:
+            # more than all-in is illegal whatever the legal range is: no query needed
+            over = h.bets[s] + h.stacks[s] + data.draw(st.integers(1, 1000), label="over")
+            self._reject(Action.raise_to(s, over), "above all-in, fresh state")
+        h.legal_actions()
+        after = h.state_array
+        assert np.array_equal(after, snapshot), (
+            f"legal_actions() changed state_array at {np.nonzero(after != snapshot)[0]}")
 
     @precondition(lambda self: self.hand.is_complete)
     @rule(data=st.data())
@@ -173,38 +197,40 @@ class HandMachine(RuleBasedStateMachine):
     # ---------------- illegal actions ----------------
     def _reject(self, action: Action, why: str) -> None:
         hand = self.hand
-        S = hand.state_array
-        records = hand.records
-        lg = hand.legal_actions()
+        S = hand.state_array  # taken before any query: the rejection alone must change nothing
+        records = self._records()
         try:
             hand.apply(action)
         except IllegalAction as e:
             assert isinstance(e, ValueError)
             assert f"seat {action.seat}" in str(e), str(e)
         else:
-            raise AssertionError(f"{why}: {action} was accepted (legal: {lg.describe()})")
-        assert hand.state_array.tobytes() == S.tobytes(), f"{why}: state changed"
+            raise AssertionError(f"{why}: {action} was accepted")
+        after = hand.state_array
+        assert after.tobytes() == S.tobytes(), (
+            f"{why}: {action} changed state_array at {np.nonzero(after != S)[0]}")
         assert hand.records == records, f"{why}: records changed"
-        assert hand.legal_actions() == lg
+        COVERAGE[f"rejected: {why}"] += 1
 
     @rule(data=st.data())
-    def wrong_seat(self, data: st.DataObject) -> None:
-        to_act = self.hand.to_act
-        seat = data.draw(st.integers(-1, 11).filter(lambda s: s != to_act), label="seat")
-        kind = data.draw(st.sampled_from(list(ActionKind)), label="kind")
-        amount = data.draw(st.integers(0, 10_000), label="amount")
-        self._reject(Action(seat, kind, amount), "out of turn")
+    def illegal_action(self, data: st.DataObject) -> None:
+        hand = self.hand
+        cases = ["out of turn", "hand complete" if hand.is_complete else "illegal in turn"]
+        why = data.draw(st.sampled_from(cases), label="illegal case")
+        if why == "out of turn":
+            to_act = hand.to_act
+            seat = data.draw(st.integers(-1, 11).filter(lambda s: s != to_act), label="seat")
+            kind = data.draw(st.sampled_from(list(ActionKind)), label="kind")
+            action = Action(seat, kind, data.draw(st.integers(0, 10_000), label="amount"))
+        elif why == "hand complete":
+            seat = data.draw(st.integers(0, self.config.n_seats - 1), label="seat")
+            kind = data.draw(st.sampled_from(list(ActionKind)), label="kind")
+            action = Action(seat, kind, data.draw(st.integers(0, 1000), label="amount"))
+        else:
+            action = data.draw(self._illegal_in_turn(data), label="illegal")
+        self._reject(action, why)
 
-    @precondition(lambda self: self.hand.is_complete)
-    @rule(data=st.data())
-    def act_after_the_end(self, data: st.DataObject) -> None:
-        seat = data.draw(st.integers(0, self.config.n_seats - 1), label="seat")
-        kind = data.draw(st.sampled_from(list(ActionKind)), label="kind")
-        self._reject(Action(seat, kind, data.draw(st.integers(0, 1000))), "hand complete")
-
-    @precondition(lambda self: not self.hand.is_complete)
-    @rule(data=st.data())
-    def illegal_in_turn(self, data: st.DataObject) -> None:
+    def _illegal_in_turn(self, data: st.DataObject) -> st.SearchStrategy[Action]:
         la = self.hand.legal_actions()
         s = la.seat
         if la.showdown:
@@ -224,10 +250,17 @@ class HandMachine(RuleBasedStateMachine):
                                  label="above max")))
             else:
                 options.append(Action.raise_to(s, data.draw(st.integers(-5, 100_000))))
-        action = data.draw(st.sampled_from(options), label="illegal")
-        self._reject(action, "illegal in turn")
+        return st.sampled_from(options)
 
     # ---------------- invariants ----------------
+    def _records(self) -> tuple:
+        """The hand's records, rebuilt only when the log grew (the invariants share them)."""
+        key = (id(self.hand), int(self.hand.state_array[L.N_LOG]))
+        if getattr(self, "_rec_key", None) != key:
+            self._rec_key = key
+            self._rec = self.hand.records
+        return self._rec
+
     @invariant()
     def chips_are_conserved(self) -> None:
         h = self.hand
@@ -248,7 +281,7 @@ class HandMachine(RuleBasedStateMachine):
         put = [0] * n
         returned = [0] * n
         wins = [0] * n
-        for r in h.records:
+        for r in self._records():
             if r.kind in PUT_EVENTS:
                 put[r.seat] += r.added
             elif r.kind == EventKind.RETURN_UNCALLED:
@@ -261,7 +294,7 @@ class HandMachine(RuleBasedStateMachine):
 
     @invariant()
     def records_are_ordered(self) -> None:
-        seqs = [r.seq for r in self.hand.records]
+        seqs = [r.seq for r in self._records()]
         assert seqs == list(range(len(seqs)))
 
     @invariant()
@@ -269,15 +302,15 @@ class HandMachine(RuleBasedStateMachine):
         h = self.hand
         n = self.config.n_seats
         deck = h.deck
-        dealt = [r.card for r in h.records
+        dealt = [r.card for r in self._records()
                  if r.kind in (EventKind.DEAL_HOLE, EventKind.BURN, EventKind.DEAL_BOARD)]
         assert dealt == deck[: len(dealt)]
         players = [s for s in range(n) if self.start[s] > 0]
         first = next(s for s in ((h.button + i) % n for i in range(1, n + 1)) if s in players)
         order = [(first + i) % n for i in range(n) if (first + i) % n in players]
-        holes = [c for r in h.records if r.kind == EventKind.DEAL_HOLE for c in [r.card]]
+        holes = [c for r in self._records() if r.kind == EventKind.DEAL_HOLE for c in [r.card]]
         assert holes == [h.hole_cards(s)[k] for k in range(2) for s in order]
-        assert len(h.board) == [r.kind for r in h.records].count(EventKind.DEAL_BOARD)
+        assert len(h.board) == [r.kind for r in self._records()].count(EventKind.DEAL_BOARD)
         if not h.is_complete:
             assert len(h.board) == BOARD_SIZE[h.street]
 
@@ -336,10 +369,14 @@ class HandMachine(RuleBasedStateMachine):
         assert h.rake == expected_rake
         assert cfg.rake_cap == 0 or h.rake <= cfg.rake_cap
         wins_by_pot: dict[int, list[tuple[int, int]]] = {}
-        for r in h.records:
+        for r in self._records():
             if r.kind == EventKind.WIN:
                 wins_by_pot.setdefault(r.pot, []).append((r.seat, r.added))
         contested = len(live) > 1
+        COVERAGE["hands: showdown" if contested else "hands: uncontested"] += 1
+        COVERAGE[f"hands: {cfg.structure.label}"] += 1
+        COVERAGE["hands: side pots"] += len(pots) > 1
+        COVERAGE["hands: raked"] += h.rake > 0
         for p, pot in enumerate(pots):
             assert 0 <= pot.rake <= pot.amount
             assert set(pot.eligible) <= set(live), (p, pot)
@@ -379,15 +416,25 @@ class HandMachine(RuleBasedStateMachine):
 
 FAST = settings(max_examples=200, stateful_step_count=60, deadline=None,
                 suppress_health_check=list(HealthCheck))
-LARGE = settings(max_examples=3000, stateful_step_count=150, deadline=None,
+LARGE = settings(max_examples=1500, stateful_step_count=120, deadline=None,
                  suppress_health_check=list(HealthCheck))
 
 
+def _run(profile: settings) -> None:
+    COVERAGE.clear()
+    run_state_machine_as_test(HandMachine, settings=profile)
+    print("\n" + ", ".join(f"{k}={v}" for k, v in sorted(COVERAGE.items())))
+    for key in ("hands: showdown", "hands: uncontested", "hands: side pots", "hands: raked",
+                "legal: show", "legal: muck", "legal: fold", "legal: raise_any",
+                "rejected: out of turn", "rejected: illegal in turn", "rejected: hand complete"):
+        assert COVERAGE[key] > 0, key
+
+
 def test_hand_state_machine() -> None:
-    run_state_machine_as_test(HandMachine, settings=FAST)
+    _run(FAST)
 
 
 @pytest.mark.slow
 def test_hand_state_machine_large() -> None:
-    run_state_machine_as_test(HandMachine, settings=LARGE)
+    _run(LARGE)
 

@@ -1,0 +1,123 @@
+"""``holdem replay``: a logged row is dealt and played again, printed as a history or as PHH."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import pytest
+
+from cluster.cli import main
+from cluster.replay import ReplayMismatch, hand_from_row
+from cluster.simulate import run_dataset, run_simulate
+from sim.phh import loads_phh, phh_player_order
+from sim.phh_verify import replay
+from sim.runspec import RunSpec
+
+ALL = ("no-limit", "pot-limit", "fixed-limit")
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Small runs of every structure: cash with rake, cash without rake (PHH has no rake
+    field), tournament (antes, dead blinds, dead button)."""
+    root = tmp_path_factory.mktemp("replay")
+    specs = {
+        "cash": RunSpec(hands=400, batch_size=200, structures=ALL, seed=21),
+        "unraked": RunSpec(hands=400, batch_size=400, structures=ALL, seed=22, rake_bps=0),
+        "tournament": RunSpec(hands=600, batch_size=300, structures=ALL, seed=23, players=9,
+                              format="tournament"),
+    }
+    for name, spec in specs.items():
+        run_simulate(spec, root / name, workers=0, progress=False)
+    return {name: root / name for name in specs}
+
+
+@pytest.mark.parametrize("name", ["cash", "tournament"])
+def test_every_logged_hand_replays(runs: dict[str, Path], name: str) -> None:
+    rows = run_dataset(runs[name]).to_table().to_pylist()
+    assert len(rows) in (1200, 1800)
+    for row in rows:
+        hand = hand_from_row(row)
+        assert hand.stacks == row["stacks_end"]
+    if name == "tournament":
+        assert any(r["sb_seat"] == -1 for r in rows)  # a dead small blind replayed too
+        assert any(r["ante"] > 0 for r in rows)
+
+
+def test_cli_prints_the_history(runs: dict[str, Path],
+                                capsys: pytest.CaptureFixture[str]) -> None:
+    table = run_dataset(runs["cash"]).to_table()
+    row = table.filter(pc.equal(table["structure"], "pot-limit")).slice(7, 1).to_pylist()[0]
+    assert main(["replay", str(runs["cash"]), "--hand", str(row["hand_id"])]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"Hand {row['hand_id']} (run {row['run_id']}, table {row['table_id']}")
+    assert "pot-limit hold'em 1/2" in out and "*** PRE-FLOP ***" in out
+    assert "*** SUMMARY ***" in out
+    for s, (a, b) in enumerate(zip(row["stacks_start"], row["stacks_end"], strict=True)):
+        if a:
+            assert f"seat {s}: {a} -> {b} ({b - a:+d})" in out
+
+
+def test_phh_output_verifies(runs: dict[str, Path], tmp_path: Path,
+                             capsys: pytest.CaptureFixture[str]) -> None:
+    rows = run_dataset(runs["unraked"]).to_table().to_pylist()
+    picked = [next(r for r in rows if r["structure"] == s) for s in ALL]
+    picked.append(next(r for r in rows if len(r["board"]) == 5 and len(r["showdown_seats"]) > 2))
+    for row in picked:
+        assert main(["replay", str(runs["unraked"]), "--hand", str(row["hand_id"]),
+                     "--phh"]) == 0
+        text = capsys.readouterr().out
+        phh = loads_phh(text)[0]
+        result = replay(phh)
+        assert result.ok, result.error
+        order = phh_player_order(hand_from_row(row))
+        assert result.actual == [row["stacks_end"][s] for s in order]
+        assert phh.extra["hand"] == row["hand_id"]
+        path = tmp_path / f"hand-{row['hand_id']}.phh"
+        path.write_text(text)
+    assert main(["phh", "verify", str(tmp_path)]) == 0  # and through the command itself
+
+
+def test_phh_of_a_raked_hand_is_refused(runs: dict[str, Path],
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    rows = run_dataset(runs["cash"]).to_table(columns=["hand_id", "rake"]).to_pylist()
+    hid = next(r["hand_id"] for r in rows if r["rake"] > 0)
+    assert main(["replay", str(runs["cash"]), "--hand", str(hid), "--phh"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "rake" in err[0]
+
+
+def test_unknown_hand_and_folder(runs: dict[str, Path], tmp_path: Path,
+                                 capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["replay", str(runs["cash"]), "--hand", "123456789"]) == 2
+    assert "has no hand 123456789" in capsys.readouterr().err
+    assert main(["replay", str(tmp_path / "nothing"), "--hand", "1"]) == 2
+    assert "does not exist" in capsys.readouterr().err
+
+
+def test_a_tampered_row_does_not_replay(runs: dict[str, Path], tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    row = run_dataset(runs["cash"]).to_table().slice(3, 1).to_pylist()[0]
+    moved = dict(row, stacks_end=[v + (1 if s == 0 else -1 if s == 1 else 0)
+                                  for s, v in enumerate(row["stacks_end"])])
+    with pytest.raises(ReplayMismatch, match="stacks_end: replay"):
+        hand_from_row(moved)
+    raised = [dict(a) for a in row["actions"]]
+    k = next(i for i, a in enumerate(raised) if a["kind"] in (9, 10))  # a bet or raise
+    raised[k]["to_street_total"] += 10**6
+    with pytest.raises(ReplayMismatch, match=f"logged action {k + 1}"):
+        hand_from_row(dict(row, actions=raised))
+    # through the command: a run whose file was rewritten with one chip moved
+    run = tmp_path / "run"
+    run_simulate(RunSpec(hands=50, batch_size=50, seed=4), run, workers=0, progress=False)
+    path = next(run.rglob("*.parquet"))
+    table = pq.read_table(path)
+    rows = table.to_pylist()
+    rows[0]["stacks_end"][0] += 1
+    pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), path)
+    assert main(["replay", str(run), "--hand", str(rows[0]["hand_id"])]) == 1
+    err = capsys.readouterr().err
+    assert f"hand {rows[0]['hand_id']} does not replay" in err and "stacks_end" in err

@@ -1,0 +1,274 @@
+"""``holdem simulate``: identical logs for any worker count, resume, refusals, filesystems."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pyarrow.fs as pafs
+import pyarrow.parquet as pq
+import pytest
+
+from cluster.cli import main
+from cluster.manifest import MANIFEST_NAME
+from cluster.simulate import RunFolderError, run_dataset, run_simulate
+from sim.runspec import RunSpec
+
+SPEC = RunSpec(hands=2500, batch_size=1000, structures=("no-limit", "fixed-limit"), seed=11)
+CLI = ["simulate", "--hands", "2500", "--batch-size", "1000", "--seed", "11", "--quiet"]
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _files(run: Path) -> dict[str, str]:
+    """relative path -> sha256 of every batch file."""
+    return {str(p.relative_to(run)): _sha(p) for p in sorted(run.rglob("*.parquet"))}
+
+
+def _manifest(run: Path) -> dict:
+    return json.loads((run / MANIFEST_NAME).read_text())
+
+
+@pytest.fixture(scope="module")
+def baseline(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
+    """SPEC simulated in this process (workers=0): the reference for the other tests."""
+    run = tmp_path_factory.mktemp("baseline") / "run"
+    manifest = run_simulate(SPEC, run, workers=0, progress=False)
+    return run, manifest
+
+
+def test_layout_and_manifest(baseline: tuple[Path, dict]) -> None:
+    run, m = baseline
+    assert m["status"] == "complete" and m["finished"]
+    assert sorted(_files(run)) == [f"structure={s}/batch-{b:05d}.parquet"
+                                   for s in ("fixed-limit", "no-limit") for b in range(3)]
+    assert m["fingerprint"] == SPEC.fingerprint() == m["run_id"]
+    assert RunSpec.from_dict(m["spec"]) == SPEC
+    assert m["reproducible"] is True and m["inject"] is None and "fault_injected" not in m
+    assert m["totals"] == {"hands": 5000, "rows": 5000, "files": 6,
+                           "bytes": sum(f["bytes"] for f in m["files"])}
+    assert [f["batch"] for f in m["files"]] == [0, 1, 2, 0, 1, 2]  # plan order
+    assert [f["hands"] for f in m["files"]] == [1000, 1000, 500] * 2
+    for f in m["files"]:
+        assert _sha(run / f["path"]) == f["sha256"]
+        assert (run / f["path"]).stat().st_size == f["bytes"]
+    # counts: per structure = sum of its files; total = sum of the structures
+    for label, per in m["counts"]["per_structure"].items():
+        files = [f for f in m["files"] if f["structure"] == label]
+        assert per["hands"] == sum(f["hands"] for f in files) == 2500
+        assert per == {k: sum(f["counts"][k] for f in files) for k in per}
+    total = m["counts"]["total"]
+    assert total["hands"] == 5000
+    assert total == {k: sum(p[k] for p in m["counts"]["per_structure"].values()) for k in total}
+    assert m["timings"]["batches_simulated"] == 6 and m["timings"]["hands_per_second"] > 0
+    assert isinstance(m["schema_version"], int) and m["engine_version"] and m["git_commit"]
+    # the files are zstd Parquet with the hand schema; hand ids are unique in the run
+    table = run_dataset(run).to_table()
+    assert table.num_rows == 5000
+    assert len(set(table.column("hand_id").to_pylist())) == 5000
+    md = pq.read_metadata(run / m["files"][0]["path"])
+    assert md.row_group(0).column(0).compression == "ZSTD"
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_same_bytes_for_any_worker_count(ray_local: None, baseline: tuple[Path, dict],
+                                         tmp_path: Path, workers: int) -> None:
+    base_run, base_m = baseline
+    run = tmp_path / "run"
+    m = run_simulate(SPEC, run, workers=workers, progress=False)
+    assert m["runtime"]["ray"] == "existing"
+    assert _files(run) == _files(base_run)  # the writer is deterministic: same bytes
+    assert run_dataset(run).to_table().equals(run_dataset(base_run).to_table())
+    strip = ("seconds", "peak_rss_mb")
+    assert ([{k: v for k, v in f.items() if k not in strip} for f in m["files"]]
+            == [{k: v for k, v in f.items() if k not in strip} for f in base_m["files"]])
+    assert m["counts"] == base_m["counts"]
+
+
+def test_resume_after_killed_run(ray_local: None, baseline: tuple[Path, dict],
+                                 tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    base_run, _ = baseline
+    run = tmp_path / "run"
+    run_simulate(SPEC, run, workers=2, progress=False)
+    # a kill before the manifest recorded the last batches: no manifest, a missing batch, a
+    # half-written temporary file
+    (run / MANIFEST_NAME).unlink()
+    (run / "structure=no-limit/batch-00001.parquet").unlink()
+    stale = run / "structure=no-limit/.batch-00001.parquet.tmp-0123456789ab"
+    stale.write_bytes(b"PAR1 half a file")
+    m = run_simulate(SPEC, run, workers=2, progress=False)
+    assert m["status"] == "complete"
+    assert not stale.exists()
+    assert _files(run) == _files(base_run)
+    assert m["timings"]["batches_reused"] == 5 and m["timings"]["batches_simulated"] == 1
+    recovered = [f for f in m["files"] if f["seconds"] is None]
+    assert len(recovered) == 5  # recovered from disk: checksum recorded, counts from metadata
+    assert m["counts"] == baseline[1]["counts"]
+    assert "stale temporary" in capsys.readouterr().err
+    # a complete run again: nothing to do (and Ray is not needed)
+    m2 = run_simulate(SPEC, run, workers=2, progress=False)
+    assert m2["timings"]["batches_reused"] == 6 and m2["timings"]["batches_simulated"] == 0
+    assert m2["created"] == m["created"]
+
+
+def test_resume_with_manifest_redoes_only_missing(baseline: tuple[Path, dict],
+                                                  tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    run_simulate(SPEC, run, workers=0, progress=False)
+    (run / "structure=fixed-limit/batch-00002.parquet").unlink()
+    m = run_simulate(SPEC, run, workers=0, progress=False)
+    assert m["timings"]["batches_simulated"] == 1
+    assert _files(run) == _files(baseline[0])
+
+
+def test_refuses_folder_of_another_config(baseline: tuple[Path, dict], tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    run = tmp_path / "run"
+    assert main([*CLI, "--workers", "0", "--out", str(run)]) == 0
+    before = _files(run)
+    capsys.readouterr()
+    assert main([*CLI[:-2], "12", "--quiet", "--workers", "0", "--out", str(run)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (f"holdem: error: run folder {run} was made with a different config: "
+                   "field seed differs (11 vs 12)")
+    assert _files(run) == before
+    assert main([*CLI, "--players", "4", "--workers", "0", "--out", str(run)]) == 2
+    assert "field players differs (6 vs 4)" in capsys.readouterr().err
+
+
+def test_foreign_file_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run = tmp_path / "run"
+    (run / "structure=no-limit").mkdir(parents=True)
+    (run / "structure=no-limit/notes.txt").write_text("mine")
+    assert main([*CLI, "--workers", "0", "--out", str(run)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "structure=no-limit/notes.txt" in err[0]
+    # a batch of a structure (or index) outside the plan is foreign too
+    (run / "structure=no-limit/notes.txt").unlink()
+    (run / "structure=pot-limit").mkdir()
+    (run / "structure=pot-limit/batch-00000.parquet").write_bytes(b"x")
+    with pytest.raises(RunFolderError, match="structure=pot-limit/batch-00000.parquet"):
+        run_simulate(SPEC, run, workers=0, progress=False)
+
+
+def test_batch_of_another_run_without_manifest_is_refused(baseline: tuple[Path, dict],
+                                                         tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    other = RunSpec(hands=2500, batch_size=1000, structures=("no-limit", "fixed-limit"), seed=5)
+    run_simulate(other, run, workers=0, progress=False)
+    (run / MANIFEST_NAME).unlink()
+    with pytest.raises(RunFolderError, match=r"batch-0000\d.parquet was made with a different"):
+        run_simulate(SPEC, run, workers=0, progress=False)
+
+
+@pytest.mark.parametrize("with_manifest", [True, False])
+def test_corrupt_batch_is_named_and_simulated_again(
+        baseline: tuple[Path, dict], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        with_manifest: bool) -> None:
+    run = tmp_path / "run"
+    run_simulate(SPEC, run, workers=0, progress=False)
+    if not with_manifest:
+        (run / MANIFEST_NAME).unlink()
+    victim = run / "structure=fixed-limit/batch-00001.parquet"
+    good = victim.read_bytes()
+    victim.write_bytes(good[: len(good) // 2])  # truncated, as by a disk problem
+    capsys.readouterr()
+    m = run_simulate(SPEC, run, workers=0, progress=False)
+    err = capsys.readouterr().err
+    assert "structure=fixed-limit/batch-00001.parquet" in err and "simulating it again" in err
+    assert victim.read_bytes() == good
+    assert m["timings"]["batches_simulated"] == 1
+    assert _files(run) == _files(baseline[0])
+
+
+def test_unreadable_manifest_is_refused(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / MANIFEST_NAME).write_text("{not json")
+    with pytest.raises(RunFolderError, match="manifest.json is not readable JSON"):
+        run_simulate(SPEC, run, workers=0, progress=False)
+
+
+def test_failed_batch_leaves_no_partial_file(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    import sim.batch
+
+    real = sim.batch.simulate_batch
+
+    def flaky(spec, structure, batch_index):  # type: ignore[no-untyped-def]
+        if batch_index == 1:
+            raise RuntimeError("worker lost")
+        return real(spec, structure, batch_index)
+
+    monkeypatch.setattr(sim.batch, "simulate_batch", flaky)
+    run = tmp_path / "run"
+    with pytest.raises(RuntimeError, match="worker lost"):
+        run_simulate(SPEC, run, workers=0, progress=False)
+    m = _manifest(run)
+    assert m["status"] == "failed" and "worker lost" in m["error"]
+    assert [f["path"] for f in m["files"]] == ["structure=no-limit/batch-00000.parquet"]
+    assert sorted(p.name for p in run.rglob("*") if p.is_file()) == [
+        "batch-00000.parquet", MANIFEST_NAME]  # no temporary file, no partial batch
+    monkeypatch.setattr(sim.batch, "simulate_batch", real)
+    assert run_simulate(SPEC, run, workers=0, progress=False)["status"] == "complete"
+
+
+def test_file_uri_output(baseline: tuple[Path, dict], tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    m = run_simulate(SPEC, f"file://{run}", workers=0, progress=False)
+    assert m["status"] == "complete"
+    assert _files(run) == _files(baseline[0])
+    assert run_dataset(f"file://{run}").count_rows() == 5000
+
+
+def test_explicit_filesystems(baseline: tuple[Path, dict], tmp_path: Path) -> None:
+    sub = pafs.SubTreeFileSystem(str(tmp_path), pafs.LocalFileSystem())
+    run_simulate(SPEC, "runs/a", workers=0, progress=False, filesystem=sub)
+    assert _files(tmp_path / "runs/a") == _files(baseline[0])
+    mock = pafs._MockFileSystem()  # in memory: an object store without a network
+    m = run_simulate(SPEC, "bucket/run", workers=0, progress=False, filesystem=mock)
+    with mock.open_input_stream(f"bucket/run/{m['files'][0]['path']}") as f:
+        assert hashlib.sha256(f.read()).hexdigest() == m["files"][0]["sha256"]
+    assert run_dataset("bucket/run", mock).to_table().equals(run_dataset(baseline[0]).to_table())
+    again = run_simulate(SPEC, "bucket/run", workers=0, progress=False, filesystem=mock)
+    assert again["timings"]["batches_reused"] == 6
+
+
+def test_fault_and_generator_are_recorded(tmp_path: Path) -> None:
+    spec = RunSpec(hands=300, batch_size=300, inject="chip-lost", generator="os-chacha20")
+    m = run_simulate(spec, tmp_path / "run", workers=0, progress=False)
+    keys = list(m)
+    assert keys.index("fault_injected") < keys.index("spec")  # loud: near the top
+    assert "chip-lost" in m["fault_injected"] and m["inject"] == "chip-lost"
+    assert m["reproducible"] is False and "os-chacha20" in m["reproducible_note"]
+    table = run_dataset(tmp_path / "run").to_table(columns=["fault"])
+    assert set(table.column("fault").to_pylist()) == {"chip-lost"}
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--hands", "0"], "--hands 0: expected at least 1"),
+    (["--hands", "10", "--players", "11"], "--players 11: expected 2..10"),
+    (["--hands", "10", "--inject", "nope"], "--inject 'nope'"),
+    (["--hands", "10", "--batch-size", "0"], "--batch-size 0"),
+    (["--hands", "10", "--workers", "-1"], "--workers -1"),
+])
+def test_cli_rejects_bad_options(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                 args: list[str], message: str) -> None:
+    assert main(["simulate", *args, "--out", str(tmp_path / "run")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0]
+    assert not (tmp_path / "run").exists()
+
+
+def test_parquet_metadata_names_the_batch(baseline: tuple[Path, dict]) -> None:
+    run, m = baseline
+    meta = pq.read_schema(run / "structure=no-limit/batch-00002.parquet").metadata
+    assert meta[b"holdem.run_id"] == SPEC.fingerprint().encode()
+    assert meta[b"holdem.structure"] == b"no-limit" and meta[b"holdem.batch"] == b"2"
+    assert json.loads(meta[b"holdem.counts"]) == m["files"][2]["counts"]
+    from sim.schema import HAND_SCHEMA
+
+    assert pq.read_schema(run / m["files"][0]["path"]).equals(HAND_SCHEMA, check_metadata=False)
