@@ -17,7 +17,7 @@ from sim import session as ss
 from sim.config import MAX_SEATS, Structure, TableConfig
 from sim.hand import config_block
 from sim.runspec import RunSpec
-from sim.schema import ACTION_TYPE, HAND_SCHEMA, POT_TYPE
+from sim.schema import ACTION_DTYPE, HAND_SCHEMA, POT_TYPE
 
 TABLE_BITS = 20
 STRUCT_SHIFT = 40
@@ -128,11 +128,12 @@ def _to_arrow(spec: RunSpec, structure: Structure, batch_index: int, n: int, k: 
     act_off = np.zeros(n + 1, dtype=np.int32)
     act_off[1:] = act_end
     m = int(act_end[-1]) if n else 0
-    actions = pa.StructArray.from_arrays(
-        [pa.array(ACT[:m, 0].astype(np.int8)), pa.array(ACT[:m, 1].astype(np.int8)),
-         pa.array(ACT[:m, 2].astype(np.int8)), pa.array(ACT[:m, 3]), pa.array(ACT[:m, 4])],
-        fields=list(ACTION_TYPE),
-    )
+    packed = np.empty(m, dtype=ACTION_DTYPE)
+    for j, name in enumerate(ACTION_DTYPE.names):
+        packed[name] = ACT[:m, j]
+    act_bytes = (act_off * ACTION_DTYPE.itemsize).astype(np.int32)
+    actions = pa.BinaryArray.from_buffers(
+        pa.binary(), n, [None, pa.py_buffer(act_bytes), pa.py_buffer(packed.tobytes())])
     npots = H[:, ss.H_N_POTS]
     pmask = np.arange(POTS.shape[1])[None, :] < npots[:, None]
     pot_off = np.zeros(n + 1, dtype=np.int32)
@@ -175,7 +176,8 @@ def _to_arrow(spec: RunSpec, structure: Structure, batch_index: int, n: int, k: 
         "rake_cap": pa.array(H[:, ss.H_RAKE_CAP]),
         "no_flop_no_drop": const(base_cfg.no_flop_no_drop, pa.bool_()),
         "level": pa.array(H[:, ss.H_LEVEL].astype(np.int16)),
-        "deck": _list(DECK, pa.int8()),
+        "deck": pa.FixedSizeBinaryArray.from_buffers(
+            pa.binary(52), n, [None, pa.py_buffer(DECK.tobytes())]),
         "hole_cards": _list(hole, pa.int8()),
         "burns": var_list(BURNS, H[:, ss.H_N_BURN], pa.int8()),
         "board": var_list(BOARD, H[:, ss.H_N_BOARD], pa.int8()),
@@ -189,7 +191,7 @@ def _to_arrow(spec: RunSpec, structure: Structure, batch_index: int, n: int, k: 
         "folded": seat_list(ss.SE_FOLDED, pa.bool_()),
         "timed_out": seat_list(ss.SE_TIMEOUT, pa.bool_()),
         "rake": pa.array(H[:, ss.H_RAKE]),
-        "actions": pa.ListArray.from_arrays(pa.array(act_off), actions),
+        "actions": actions,
         "showdown_seats": var_list(SHOW[:, :, 0], nshow, pa.int8()),
         "showdown_shown": var_list(SHOW[:, :, 1].astype(bool), nshow, pa.bool_()),
         "showdown_ranks": var_list(SHOW[:, :, 2], nshow, pa.int32()),

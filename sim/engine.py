@@ -147,7 +147,7 @@ def new_log(rows: int = 1024) -> np.ndarray:
     return np.zeros((rows, 8), dtype=np.int64)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _record(S, log, seat, kind, to, added, card, pot):
     n = S[N_LOG]
     if n < log.shape[0]:
@@ -163,18 +163,18 @@ def _record(S, log, seat, kind, to, added, card, pot):
     S[SEQ] += 1
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _is_live(S, s):
     st = S[STATUS_ + s]
     return st == S_ACTIVE or st == S_ALL_IN
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _count_live(S):
     return S[N_LIVE]
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _put(S, s, amount):
     """Move ``amount`` chips from seat s's stack into its street bet."""
     S[STACK_ + s] -= amount
@@ -185,7 +185,7 @@ def _put(S, s, amount):
         S[N_ACTIVE] -= 1
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _needs_action(S, s, n_active):
     if S[STATUS_ + s] != S_ACTIVE:
         return False
@@ -196,7 +196,7 @@ def _needs_action(S, s, n_active):
     return True
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _next_to_act(S, after):
     """First seat clockwise after ``after`` (ending with ``after`` itself) that must act."""
     n = S[N_SEATS]
@@ -209,7 +209,7 @@ def _next_to_act(S, after):
     return -1
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _first_live_left_of_button(S):
     n = S[N_SEATS]
     s = S[BUTTON]
@@ -220,7 +220,7 @@ def _first_live_left_of_button(S):
     return -1
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def start_hand(S, log, cfg, stacks, antes, button, sb_seat, bb_seat, deck):
     """Set up a hand: post antes and blinds, deal hole cards, and run to the first decision.
 
@@ -303,14 +303,14 @@ def start_hand(S, log, cfg, stacks, antes, button, sb_seat, bb_seat, deck):
     return OK
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _street_bet_size(S):
     if S[STREET] <= FLOP:
         return S[SMALL_BET]
     return S[BIG_BET]
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _reset_raise_sizes(S):
     if S[STRUCTURE] == FIXED_LIMIT:
         S[FULL_RAISE] = _street_bet_size(S)
@@ -319,7 +319,7 @@ def _reset_raise_sizes(S):
     S[N_RAISES] = 0
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _pot_total(S):
     t = 0
     for s in range(S[N_SEATS]):
@@ -327,7 +327,7 @@ def _pot_total(S):
     return t
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _compute_legal(S):
     """Write the legal actions of the seat to act into the S[LG_:] scratch block."""
     if S[LG_VALID] == S[SEQ] + 1:
@@ -378,7 +378,7 @@ def _compute_legal(S):
     S[LG_ + LG_MAX_TO] = min(hi, all_in_to)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def legal(S, out):
     """Fill ``out`` (int64[LG_SIZE]) with the legal actions of the seat to act."""
     _compute_legal(S)
@@ -386,7 +386,7 @@ def legal(S, out):
         out[k] = S[LG_ + k]
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def apply(S, log, kind, amount):
     """Apply the action of the seat to act. Returns 0, or an error code with S unchanged."""
     s = S[TO_ACT]
@@ -466,7 +466,7 @@ def apply(S, log, kind, amount):
     return OK
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _return_uncalled(S, log):
     """Give back the part of the top contribution that nobody matched (at most this street's
     bet). Contributions count antes when ante trimming is on: an ante can match a bet."""
@@ -497,7 +497,7 @@ def _return_uncalled(S, log):
         _record(S, log, first, E_RETURN, S[BET_ + first], excess, -1, -1)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _deal_street(S, log):
     pos = S[DECK_POS]
     _record(S, log, -1, E_BURN, 0, 0, S[DECK_ + pos], -1)
@@ -514,7 +514,7 @@ def _deal_street(S, log):
         S[FLOP_SEEN] = 1
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _close_betting(S, log):
     """End the betting round; deal on (running out the board when nobody can bet) or finish."""
     while True:
@@ -542,7 +542,7 @@ def _close_betting(S, log):
             return
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _layer_amount(S, lo, hi, trim):
     """Chips all seats put in between contribution levels lo and hi."""
     t = 0
@@ -552,7 +552,7 @@ def _layer_amount(S, lo, hi, trim):
     return t
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _build_pots(S, log):
     n = S[N_SEATS]
     trim = S[ANTE_TRIM] != 0
@@ -625,14 +625,14 @@ def _build_pots(S, log):
         _record(S, log, -1, E_RAKE, 0, rake, -1, -1)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _strength(S, s):
     b = BOARD_
     return evaluate7(S[HOLE_ + 2 * s], S[HOLE_ + 2 * s + 1],
                      S[b], S[b + 1], S[b + 2], S[b + 3], S[b + 4])
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _start_showdown(S, log):
     S[STREET] = SHOWDOWN
     _build_pots(S, log)
@@ -660,7 +660,7 @@ def _start_showdown(S, log):
         S[TO_ACT] = S[SHOW_ORDER_]
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _can_win(S, s, strength):
     """True if seat s's hand wins or ties some pot it is eligible for, given the shown hands."""
     bit = 1 << s
@@ -677,7 +677,7 @@ def _can_win(S, s, strength):
     return False
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _can_muck(S, s):
     """A muck may not leave a pot that seat s is eligible for with no hand left to win it."""
     bit = 1 << s
@@ -694,7 +694,7 @@ def _can_muck(S, s):
     return True
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _show_or_muck(S, log, s, show):
     if show:
         if S[STRENGTH_ + s] < 0:
@@ -706,7 +706,7 @@ def _show_or_muck(S, log, s, show):
         _record(S, log, s, E_MUCK, 0, 0, -1, -1)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _advance_showdown(S, log):
     S[SHOW_ORDER_POS] += 1
     if S[SHOW_ORDER_POS] < S[N_SHOW]:
@@ -716,7 +716,7 @@ def _advance_showdown(S, log):
         _award(S, log)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _award(S, log):
     n = S[N_SEATS]
     uncontested = _count_live(S) == 1

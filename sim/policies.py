@@ -39,7 +39,7 @@ N_POLICIES = 4
 POLICY_NAMES = ("random", "calling-station", "tight-aggressive", "maniac")
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def random_legal(rs, lg):
     """Stress policy: a uniformly drawn legal move. Fold 15% (only when facing a bet),
     check/call 50%, raise 35% (to the minimum 40%, all the way 15%, anywhere between 45%)."""
@@ -60,7 +60,7 @@ def random_legal(rs, lg):
     return A_CHECK_CALL, 0
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def preflop_score(c1, c2):
     """0..100: pairs 50 (deuces) to 98 (aces); unpaired by ranks, suitedness and gap."""
     r1 = c1 >> 2
@@ -77,7 +77,7 @@ def preflop_score(c1, c2):
     return max(score, 0)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _made_category(S, s):
     """Rough strength after the flop: the river's full category (0..8); before the river the
     number of board cards pairing a hole card (plus 1 for a pocket pair), at most 3."""
@@ -95,7 +95,7 @@ def _made_category(S, s):
     return min(pair, 3)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _sized_raise(lg, target):
     lo = lg[LG_MIN_TO]
     hi = lg[LG_MAX_TO]

@@ -39,7 +39,7 @@ _BYTE = np.uint64(0xFF)
 _EIGHT = np.uint64(8)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _add64(a, b):
     """a + b modulo 2**64 without relying on overflow (same result jitted or not)."""
     if a > _MAX - b:
@@ -47,7 +47,7 @@ def _add64(a, b):
     return a + b
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _mulhilo(a, b):
     """The high and low 64-bit words of the 128-bit product a * b."""
     a0 = a & _LO32
@@ -77,7 +77,7 @@ def philox4x64(c0, c1, c2, c3, k0, k1):
     return c0, c1, c2, c3
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def stream_init(rs, seed, table_id, hand_no, purpose):
     """Point ``rs`` at the stream of one hand and purpose."""
     rs[_CTR + 0] = _ZERO
@@ -89,7 +89,7 @@ def stream_init(rs, seed, table_id, hand_no, purpose):
     rs[_POS] = np.uint64(32)  # buffer empty
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _refill(rs):
     # numpy's Philox increments the 256-bit counter before each block
     for w in range(4):
@@ -105,7 +105,7 @@ def _refill(rs):
     rs[_POS] = _ZERO
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def next_u64(rs):
     """The next whole 64-bit output (skips any partly used word)."""
     pos = (rs[_POS] + np.uint64(7)) // _EIGHT
@@ -117,7 +117,7 @@ def next_u64(rs):
     return v
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def next_byte(rs):
     """The next 8 random bits."""
     if rs[_POS] >= np.uint64(32):
@@ -128,7 +128,7 @@ def next_byte(rs):
     return np.int64(v)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def below(rs, n):
     """A uniform integer in [0, n), n >= 1, by mask-and-reject (unbiased)."""
     if n <= 1:
@@ -148,13 +148,13 @@ def below(rs, n):
             return r
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def uniform01(rs):
     """A float in [0, 1) with 53 random bits."""
     return np.float64(next_u64(rs) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def shuffle_deck(rs, deck):
     """Fisher-Yates: deck[i] swaps with a uniform j in [0, i], for i = 51 .. 1.
 

@@ -7,17 +7,20 @@ Per-seat lists have ``n_seats`` entries, index = seat. Cards are ints 0..51 (``s
 
 from __future__ import annotations
 
+import numpy as np
 import pyarrow as pa
 
 SCHEMA_VERSION = 1
 
-ACTION_TYPE = pa.struct([
-    ("street", pa.int8()),
-    ("seat", pa.int8()),
-    ("kind", pa.int8()),
-    ("to_street_total", pa.int64()),
-    ("added", pa.int64()),
+# ``actions`` is a packed little-endian record array per hand (fast to write and to audit):
+ACTION_DTYPE = np.dtype([
+    ("street", "i1"),
+    ("seat", "i1"),
+    ("kind", "i1"),
+    ("to_street_total", "<i8"),
+    ("added", "<i8"),
 ])
+ACTION_RECORD_BYTES = ACTION_DTYPE.itemsize  # 19
 POT_TYPE = pa.struct([
     ("amount", pa.int64()),
     ("rake", pa.int64()),
@@ -56,7 +59,8 @@ FIELDS: list[tuple[str, pa.DataType, str]] = [
     ("rake_cap", pa.int64(), "rake cap in chips (0 = none)"),
     ("no_flop_no_drop", pa.bool_(), "no rake when the hand ends before the flop"),
     ("level", pa.int16(), "tournament blind level (0 for cash)"),
-    ("deck", pa.list_(pa.int8()), "the full shuffled order of the 52 cards"),
+    ("deck", pa.binary(52), "the full shuffled order of the 52 cards: byte k = the card at "
+                            "position k (numpy: np.frombuffer(value, np.int8))"),
     ("hole_cards", pa.list_(pa.int8()), "2 per seat: seat s holds [2s, 2s+1]; -1 if empty"),
     ("burns", pa.list_(pa.int8()), "burned cards, in order"),
     ("board", pa.list_(pa.int8()), "board cards, in order"),
@@ -72,8 +76,10 @@ FIELDS: list[tuple[str, pa.DataType, str]] = [
     ("folded", pa.list_(pa.bool_()), "per seat: folded"),
     ("timed_out", pa.list_(pa.bool_()), "per seat: timed out once (checked if free, else folded)"),
     ("rake", pa.int64(), "rake taken"),
-    ("actions", pa.list_(ACTION_TYPE),
-     "in order: antes, blinds, player actions, uncalled returns; kind = sim.layout.EventKind; "
+    ("actions", pa.binary(),
+     "in order: antes, blinds, player actions, uncalled returns, packed as 19-byte records "
+     "(int8 street, int8 seat, int8 kind, int64 to_street_total, int64 added; little-endian; "
+     "numpy: np.frombuffer(value, sim.schema.ACTION_DTYPE)); kind = sim.layout.EventKind; "
      "to_street_total = the seat's street total after the action; added = chips moved"),
     ("showdown_seats", pa.list_(pa.int8()), "seats at showdown, in the order they showed or "
                                             "mucked"),
@@ -98,3 +104,8 @@ def describe_schema() -> str:
     for name, typ, doc in FIELDS:
         rows.append(f"| `{name}` | `{typ}` | {doc} |")
     return "\n".join(rows)
+
+
+def decode_actions(value: bytes) -> np.ndarray:
+    """One hand's ``actions`` value as a record array (fields of ACTION_DTYPE)."""
+    return np.frombuffer(value, ACTION_DTYPE)
