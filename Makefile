@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: venv run test test-fast bench lint clean
+.PHONY: venv run test test-fast bench lint clean clean-cache
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -28,5 +28,8 @@ test-fast: venv
 bench: venv
 	$(BIN)/holdem bench engine
 
-clean:
+clean-cache:
+	find sim audits cluster reports -name '*.nbi' -delete -o -name '*.nbc' -delete
+
+clean: clean-cache
 	rm -rf $(VENV) .pytest_cache

@@ -86,7 +86,8 @@ def run_evaluator_bench(
     return result
 
 
-if __name__ == "__main__":
+def main() -> int:
+    """Print the evaluator benchmark; exit code 1 if the category counts are wrong."""
     res = run_evaluator_bench()
     print(
         f"evaluate7: {res['hands_per_s']:,.0f} hands/s ({res['ns_per_hand']:.1f} ns/hand, "
@@ -100,3 +101,8 @@ if __name__ == "__main__":
         exp = res["expected"][name]
         mark = "" if count == exp else f"  (expected {exp:,})"
         print(f"  {name:<16} {count:>12,}{mark}")
+    return 0 if res["ok"] else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
