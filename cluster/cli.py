@@ -25,14 +25,67 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     if args.what == "engine":
         from sim.bench import run_engine_bench
 
-        run_engine_bench(hands=args.hands, repeats=args.repeats, pokerkit_hands=args.pokerkit_hands)
+        hands = 1_000_000 if args.hands is None else args.hands
+        repeats = 5 if args.repeats is None else args.repeats
+        run_engine_bench(hands=hands, repeats=repeats, pokerkit_hands=args.pokerkit_hands)
+        return 0
+    if args.what == "simulate":
+        from cluster.bench_simulate import run_simulate_bench
+
+        run_simulate_bench(hands=100_000 if args.hands is None else args.hands,
+                           repeats=3 if args.repeats is None else args.repeats)
         return 0
     if args.what == "evaluator":
         from sim.bench_evaluator import main as evaluator_main
 
-        evaluator_main()
-        return 0
+        return evaluator_main()
     raise UsageError(f"unknown benchmark {args.what!r}")
+
+
+def _cmd_simulate(args: argparse.Namespace) -> int:
+    from cluster.simulate import BatchFailed, RunFolderError, run_simulate
+    from sim.runspec import RunSpec
+
+    structures = (("no-limit", "pot-limit", "fixed-limit") if args.structure == "all"
+                  else (args.structure,))
+    try:
+        spec = RunSpec(hands=args.hands, structures=structures, players=args.players,
+                       format=args.format, seed=args.seed, batch_size=args.batch_size,
+                       inject=args.inject, generator=args.generator)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    if args.workers is not None and args.workers < 0:
+        raise UsageError(f"--workers {args.workers}: expected >= 0")
+    try:
+        m = run_simulate(spec, args.out, address=args.address, workers=args.workers,
+                         progress=not args.quiet)
+    except (RunFolderError, ConnectionError) as e:
+        raise UsageError(str(e)) from None
+    except BatchFailed as e:
+        print(f"holdem: {e} (rerun the command to resume)", file=sys.stderr)
+        return 1
+    t = m["timings"]
+    rate = f", {t['hands_per_second']:,.0f} hands/s" if t.get("hands_per_second") else ""
+    print(f"{m['totals']['hands']:,} hands in {m['totals']['files']} files "
+          f"({t['batches_reused']} reused){rate}: {args.out}")
+    if m.get("fault_injected"):
+        print(m["fault_injected"], file=sys.stderr)
+    return 0
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    from cluster.replay import HandNotFound, NoPhh, ReplayMismatch, replay_hand
+    from cluster.simulate import RunFolderError
+
+    try:
+        text = replay_hand(args.run, args.hand, phh=args.phh)
+    except (HandNotFound, RunFolderError, NoPhh) as e:
+        raise UsageError(str(e)) from None
+    except ReplayMismatch as e:
+        print(f"holdem: {e}", file=sys.stderr)
+        return 1
+    print(text, end="" if text.endswith("\n") else "\n")
+    return 0
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -57,12 +110,41 @@ def build_parser() -> argparse.ArgumentParser:
     v.set_defaults(func=_cmd_phh_verify)
 
     b = sub.add_parser("bench", help="benchmarks (medians of repeated runs)")
-    b.add_argument("what", choices=["engine", "evaluator"])
-    b.add_argument("--hands", type=int, default=1_000_000, help="hands per repetition")
-    b.add_argument("--repeats", type=int, default=5)
+    b.add_argument("what", choices=["engine", "evaluator", "simulate"])
+    b.add_argument("--hands", type=int, default=None,
+                   help="hands per repetition (engine: 1,000,000; simulate: 100,000 and 4x)")
+    b.add_argument("--repeats", type=int, default=None, help="engine: 5, simulate: 3")
     b.add_argument("--pokerkit-hands", type=int, default=300,
                    help="hands for the PokerKit peer (0 to skip)")
     b.set_defaults(func=_cmd_bench)
+
+    sm = sub.add_parser("simulate", help="simulate hands on Ray into a Parquet run folder")
+    sm.add_argument("--hands", type=int, required=True, help="hands per structure")
+    sm.add_argument("--structure", default="no-limit",
+                    choices=["no-limit", "pot-limit", "fixed-limit", "all"])
+    sm.add_argument("--players", type=int, default=6, help="seats per table, 2..10")
+    sm.add_argument("--format", default="cash", choices=["cash", "tournament"])
+    sm.add_argument("--seed", type=int, default=1)
+    sm.add_argument("--out", required=True, help="run folder: a path or a URI (s3://, gs://, "
+                                                 "file://); rerun the command to resume")
+    sm.add_argument("--address", default=None,
+                    help="join the Ray cluster at this address (default: $RAY_ADDRESS, else an "
+                         "embedded local Ray)")
+    sm.add_argument("--workers", type=int, default=None,
+                    help="CPUs of the local Ray (default: all), or the most tasks at once on a "
+                         "cluster; 0 runs in this process without Ray")
+    sm.add_argument("--batch-size", type=int, default=100_000, help="hands per batch file")
+    sm.add_argument("--inject", default=None, metavar="FAULT",
+                    help="plant a fault (the log must then fail certification)")
+    sm.add_argument("--generator", default="philox", choices=["philox", "os-chacha20"])
+    sm.add_argument("--quiet", action="store_true", help="no progress output")
+    sm.set_defaults(func=_cmd_simulate)
+
+    rp = sub.add_parser("replay", help="replay one logged hand of a run and print it")
+    rp.add_argument("run", help="run folder (path or URI)")
+    rp.add_argument("--hand", type=int, required=True, help="hand_id")
+    rp.add_argument("--phh", action="store_true", help="print PHH instead of a history")
+    rp.set_defaults(func=_cmd_replay)
 
     d = sub.add_parser("demo", help="play a few seeded hands and print them")
     d.add_argument("--hands", type=int, default=3)
@@ -80,6 +162,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as e:
         print(f"holdem: error: {e}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # output piped into `head` and the like
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except KeyboardInterrupt:
         print("holdem: interrupted", file=sys.stderr)
         return 130

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sim.cards import format_card, format_cards
 from sim.evaluator import describe
-from sim.hand import Hand
+from sim.hand import Hand, Record
 from sim.layout import EventKind, Street
 
 _STREET_TITLES = {Street.FLOP: "FLOP", Street.TURN: "TURN", Street.RIVER: "RIVER"}
@@ -39,23 +39,7 @@ def format_hand(hand: Hand, title: str = "") -> str:
             if (street == Street.FLOP and len(board) == 3) or street in (Street.TURN, Street.RIVER):
                 lines.append(f"*** {_STREET_TITLES[street]} *** [{format_cards(board, ' ')}]")
             continue
-        who = f"seat {r.seat}"
-        text = {
-            EventKind.ANTE: f"{who} posts ante {r.added}",
-            EventKind.SMALL_BLIND: f"{who} posts small blind {r.added}",
-            EventKind.BIG_BLIND: f"{who} posts big blind {r.added}",
-            EventKind.FOLD: f"{who} folds",
-            EventKind.CHECK: f"{who} checks",
-            EventKind.CALL: f"{who} calls {r.added}",
-            EventKind.BET: f"{who} bets {r.to_street_total}",
-            EventKind.RAISE: f"{who} raises to {r.to_street_total}",
-            EventKind.RETURN_UNCALLED: f"uncalled {r.added} returned to {who}",
-            EventKind.SHOW: f"{who} shows [{format_cards(hand.hole_cards(r.seat), ' ')}] "
-                            f"({describe(r.to_street_total) if r.to_street_total >= 0 else ''})",
-            EventKind.MUCK: f"{who} mucks",
-            EventKind.WIN: f"{who} wins {r.added} from pot {r.pot}",
-            EventKind.RAKE: f"rake {r.added}",
-        }[r.kind]
+        text = _event_text(hand, r)
         if r.kind in (EventKind.BET, EventKind.RAISE, EventKind.CALL) and \
                 hand.statuses[r.seat].name == "ALL_IN" and _last_put(hand, r.seat) == r.seq:
             text += " (all-in)"
@@ -72,6 +56,37 @@ def format_hand(hand: Hand, title: str = "") -> str:
             d = hand.stacks[s] - hand.starting_stacks[s]
             lines.append(f"  seat {s}: {hand.starting_stacks[s]} -> {hand.stacks[s]} ({d:+d})")
     return "\n".join(lines)
+
+
+def _event_text(hand: Hand, r: Record) -> str:
+    who = f"seat {r.seat}"
+    k = r.kind
+    if k == EventKind.ANTE:
+        return f"{who} posts ante {r.added}"
+    if k == EventKind.SMALL_BLIND:
+        return f"{who} posts small blind {r.added}"
+    if k == EventKind.BIG_BLIND:
+        return f"{who} posts big blind {r.added}"
+    if k == EventKind.FOLD:
+        return f"{who} folds"
+    if k == EventKind.CHECK:
+        return f"{who} checks"
+    if k == EventKind.CALL:
+        return f"{who} calls {r.added}"
+    if k == EventKind.BET:
+        return f"{who} bets {r.to_street_total}"
+    if k == EventKind.RAISE:
+        return f"{who} raises to {r.to_street_total}"
+    if k == EventKind.RETURN_UNCALLED:
+        return f"uncalled {r.added} returned to {who}"
+    if k == EventKind.SHOW:
+        return (f"{who} shows [{format_cards(hand.hole_cards(r.seat), ' ')}] "
+                f"({describe(r.to_street_total)})")
+    if k == EventKind.MUCK:
+        return f"{who} mucks"
+    if k == EventKind.WIN:
+        return f"{who} wins {r.added} from pot {r.pot}"
+    return f"rake {r.added}"
 
 
 def _last_put(hand: Hand, seat: int) -> int:

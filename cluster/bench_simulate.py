@@ -1,0 +1,91 @@
+"""``holdem bench simulate``: end-to-end speed of ``holdem simulate`` (simulate + encode + write
+Parquet), in this process without Ray and on a local Ray with 2 workers, and the peak memory of a
+worker for two run sizes (the same batch size: memory per worker should not grow with the run).
+
+Each figure is the median of ``repeats`` runs into a fresh temporary folder. Ray's start-up is
+timed apart and excluded from the rates; the workers are warmed up (compiled code loaded) first.
+Peak RSS is ``getrusage(RUSAGE_SELF).ru_maxrss`` read inside the batch task (the process' peak
+since it started; in-process that is the benchmark's own process).
+"""
+
+from __future__ import annotations
+
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, TextIO
+
+from sim.runspec import RunSpec
+
+
+def _timed_runs(spec: RunSpec, workers: int, repeats: int, tmp: Path) -> dict[str, Any]:
+    """``workers`` 0: in this process; else on the Ray already started (all its CPUs)."""
+    from cluster.simulate import run_simulate
+
+    rates, walls, rss = [], [], []
+    for r in range(repeats):
+        out = tmp / f"w{workers}-{spec.hands}-{r}"
+        t0 = time.perf_counter()
+        m = run_simulate(spec, out, workers=0 if workers == 0 else None, progress=False)
+        wall = time.perf_counter() - t0
+        walls.append(wall)
+        rates.append(m["totals"]["hands"] / wall)
+        rss.extend(f["peak_rss_mb"] for f in m["files"] if f["peak_rss_mb"] is not None)
+        shutil.rmtree(out, ignore_errors=True)
+    return {"hands": spec.hands * len(spec.structures), "workers": workers,
+            "hands_per_second": statistics.median(rates), "wall_seconds": statistics.median(walls),
+            "peak_rss_mb": max(rss) if rss else None}
+
+
+def run_simulate_bench(hands: int = 100_000, batch_size: int = 10_000, repeats: int = 3,
+                       ray_workers: int = 2, structure: str = "no-limit",
+                       out: TextIO | None = None) -> dict[str, Any]:
+    """Run the benchmark, print a table to ``out`` (stdout) and return the figures."""
+    import ray
+
+    from cluster.ray_runtime import ray_session
+
+    out = out or sys.stdout
+    sizes = (hands, 4 * hands)
+    rows: list[dict[str, Any]] = []
+    tmp = Path(tempfile.mkdtemp(prefix="holdem-bench-sim-"))
+    warm = RunSpec(hands=min(batch_size, 2000), batch_size=batch_size, structures=(structure,),
+                   seed=99)
+    try:
+        _timed_runs(warm, 0, 1, tmp)  # load the compiled engine in this process
+        for n in sizes:
+            spec = RunSpec(hands=n, batch_size=batch_size, structures=(structure,), seed=7)
+            rows.append(_timed_runs(spec, 0, repeats, tmp))
+        startup = []
+        for n in sizes:  # a fresh Ray per size: its workers' peak RSS belongs to that size
+            if ray.is_initialized():
+                raise RuntimeError("bench simulate starts its own Ray; shut the current one down")
+            t0 = time.perf_counter()
+            with ray_session(None, ray_workers):
+                startup.append(time.perf_counter() - t0)
+                _timed_runs(RunSpec(hands=2 * ray_workers * warm.hands, batch_size=warm.hands,
+                                    structures=(structure,), seed=98), ray_workers, 1, tmp)
+                spec = RunSpec(hands=n, batch_size=batch_size, structures=(structure,), seed=7)
+                rows.append(_timed_runs(spec, ray_workers, repeats, tmp))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    base = {r["hands"]: r["hands_per_second"] for r in rows if r["workers"] == 0}
+    for r in rows:
+        r["speedup"] = r["hands_per_second"] / base[r["hands"]]
+    result = {"structure": structure, "batch_size": batch_size, "repeats": repeats,
+              "ray_startup_seconds": statistics.median(startup), "rows": rows}
+    print(f"holdem simulate end to end ({structure}, batch {batch_size:,} hands, zstd Parquet, "
+          f"median of {repeats})", file=out)
+    print(f"{'hands':>10} {'mode':>16} {'hands/s':>10} {'wall s':>8} {'speed-up':>9} "
+          f"{'peak RSS/worker MB':>19}", file=out)
+    for r in rows:
+        mode = "in-process" if r["workers"] == 0 else f"ray x{r['workers']}"
+        rss = f"{r['peak_rss_mb']:.0f}" if r["peak_rss_mb"] is not None else "?"
+        print(f"{r['hands']:>10,} {mode:>16} {r['hands_per_second']:>10,.0f} "
+              f"{r['wall_seconds']:>8.2f} {r['speedup']:>8.2f}x {rss:>19}", file=out)
+    print(f"Ray start-up (excluded above): {result['ray_startup_seconds']:.1f} s", file=out)
+    return result

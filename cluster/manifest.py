@@ -1,0 +1,335 @@
+"""``manifest.json``: what a ``holdem simulate`` run folder holds and how it was made.
+
+The manifest is rewritten atomically (temporary file, then rename) as batches finish, so a killed
+run leaves a manifest that lists every batch already on disk; the next run of the same command
+checks those files against their checksums and simulates only the rest.
+
+Fields (JSON object, in this order):
+
+``format``
+    ``"holdem-simulate-run"``: what this file is.
+``manifest_version``
+    version of this layout (1).
+``status``
+    ``"running"`` while batches are being written (or when the run was killed), ``"complete"``
+    when every batch of the plan is on disk with a verified checksum, ``"failed"`` when the run
+    stopped on an error (``error`` then holds the message).
+``fault_injected``
+    only present when the run planted a fault (``--inject``): a warning naming the fault. Such a
+    log is meant to FAIL certification.
+``run_id``
+    the spec fingerprint; every row's ``run_id`` column and every file's ``holdem.run_id``
+    Parquet metadata hold it.
+``fingerprint``
+    the same digest (``RunSpec.fingerprint``): a rerun into this folder must have it.
+``spec``
+    every input of the run (``RunSpec.to_dict``): ``hands`` (per structure), ``structures``,
+    ``players``, ``format``, ``seed``, ``batch_size``, blinds, stacks, rake, ``generator``,
+    ``inject``, ...
+``seed``, ``generator``, ``inject``
+    copies from ``spec`` for the reader's convenience (``inject`` is null for a clean run).
+``reproducible``
+    true for the ``philox`` generator (any hand can be dealt again from the seed); false for
+    ``os-chacha20`` (cards come from the operating system's entropy), with ``reproducible_note``
+    saying so.
+``schema_version``
+    ``sim.schema.SCHEMA_VERSION`` of the rows.
+``engine_version``
+    version of the ``holdem`` package that simulated the hands.
+``git_commit``
+    ``git rev-parse HEAD`` of the source tree, ``"unknown"`` when not run from a checkout.
+``layout``, ``compression``
+    ``"structure=<label>/batch-<index:05d>.parquet"`` and ``"zstd"``.
+``totals``
+    ``hands``, ``rows``, ``files``, ``bytes`` over the files listed.
+``counts``
+    how often rare rule paths were taken (``simulate_batch``'s counts), summed: ``total`` and
+    ``per_structure`` (label -> name -> count).
+``files``
+    one entry per batch file, in plan order: ``path`` (relative to the run folder),
+    ``structure``, ``batch``, ``hands``, ``rows``, ``bytes``, ``sha256`` (of the file's bytes),
+    ``counts``, ``seconds`` (simulate + encode + write; null when the file was recovered from a
+    killed run), ``peak_rss_mb`` (peak resident memory of the worker process; null if unknown).
+``timings``
+    of the last invocation: ``wall_seconds``, ``hands_simulated``, ``hands_per_second``
+    (simulated hands / wall), ``batches_simulated``, ``batches_reused`` (kept from an earlier
+    invocation), ``batch_seconds_median``, ``batch_seconds_max``.
+``runtime``
+    of the last invocation: ``ray`` (``"in-process"`` without Ray, ``"local"`` embedded Ray,
+    ``"existing"`` an already-initialised Ray, or the cluster address), ``workers``, ``cpus``,
+    ``python``, ``pyarrow``, ``ray_version``, ``platform``.
+``created``, ``updated``, ``finished``
+    UTC ISO-8601 times: the folder's first run, this write, completion (null until complete).
+``error``
+    only when ``status`` is ``"failed"``.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import statistics
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pyarrow.fs as pafs
+
+from sim.runspec import RunSpec
+
+MANIFEST_NAME = "manifest.json"
+MANIFEST_FORMAT = "holdem-simulate-run"
+MANIFEST_VERSION = 1
+LAYOUT = "structure=<label>/batch-<index:05d>.parquet"
+COMPRESSION = "zstd"
+TMP_MARK = ".tmp-"  # temporary names: ".<final name>.tmp-<random>"
+
+
+class ManifestError(ValueError):
+    """An unreadable manifest or one from another program/version (one line, exit 2)."""
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def engine_version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("holdem")
+    except Exception:
+        return "unknown"
+
+
+def git_commit() -> str:
+    """``git rev-parse HEAD`` of the tree this package was loaded from, else "unknown"."""
+    here = Path(__file__).resolve().parent
+    try:
+        r = subprocess.run(["git", "-C", str(here), "rev-parse", "HEAD"], capture_output=True,
+                           text=True, timeout=10, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    out = r.stdout.strip()
+    return out if r.returncode == 0 and len(out) == 40 else "unknown"
+
+
+@dataclass
+class FileRecord:
+    """One batch file of the run (see ``files`` in the module docstring)."""
+
+    path: str
+    structure: str
+    batch: int
+    hands: int
+    rows: int
+    bytes: int
+    sha256: str
+    counts: dict[str, int] = field(default_factory=dict)
+    seconds: float | None = None
+    peak_rss_mb: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> FileRecord:
+        names = cls.__dataclass_fields__
+        return cls(**{k: v for k, v in d.items() if k in names})
+
+
+def sum_counts(records: Iterable[dict[str, int]]) -> dict[str, int]:
+    total: dict[str, int] = {}
+    for c in records:
+        for k, v in c.items():
+            total[k] = total.get(k, 0) + int(v)
+    return dict(sorted(total.items()))
+
+
+def spec_difference(old: dict[str, Any], new: dict[str, Any]) -> str | None:
+    """The first field that differs between two ``RunSpec.to_dict()`` results, as
+    ``"field Y differs (A vs B)"`` (A the folder's, B the new one), or None."""
+    for k in sorted(set(old) | set(new)):
+        a, b = old.get(k, "<absent>"), new.get(k, "<absent>")
+        if a != b:
+            return f"field {k} differs ({_short(a)} vs {_short(b)})"
+    return None
+
+
+def _short(v: Any) -> str:
+    text = json.dumps(v, sort_keys=True) if not isinstance(v, str) else v
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+class Manifest:
+    """The manifest of one run folder (a JSON object; see the module docstring)."""
+
+    def __init__(self, spec: RunSpec, created: str | None = None) -> None:
+        self.spec = spec
+        self.created = created or now()
+        self.files: dict[str, FileRecord] = {}
+        self.status = "running"
+        self.finished: str | None = None
+        self.error: str | None = None
+        self.timings: dict[str, Any] = {}
+        self.runtime: dict[str, Any] = {}
+        self._order = {f"{s.label}/{b}": i for i, (s, b) in enumerate(spec.plan())}
+        self._git = git_commit()
+
+    def add(self, rec: FileRecord) -> None:
+        self.files[rec.path] = rec
+
+    def records(self) -> list[FileRecord]:
+        return sorted(self.files.values(),
+                      key=lambda r: self._order.get(f"{r.structure}/{r.batch}", 1 << 62))
+
+    def set_timings(self, wall: float, simulated: list[FileRecord], reused: int) -> None:
+        secs = [r.seconds for r in simulated if r.seconds is not None]
+        hands = sum(r.hands for r in simulated)
+        self.timings = {
+            "wall_seconds": round(wall, 3),
+            "hands_simulated": hands,
+            "hands_per_second": round(hands / wall, 1) if wall > 0 else None,
+            "batches_simulated": len(simulated),
+            "batches_reused": reused,
+            "batch_seconds_median": round(statistics.median(secs), 3) if secs else None,
+            "batch_seconds_max": round(max(secs), 3) if secs else None,
+        }
+
+    def set_runtime(self, where: str, workers: int | None, cpus: int | None) -> None:
+        try:
+            import ray
+
+            ray_version = ray.__version__
+        except Exception:  # pragma: no cover - ray is a dependency
+            ray_version = "unknown"
+        import pyarrow
+
+        self.runtime = {
+            "ray": where, "workers": workers, "cpus": cpus,
+            "python": sys.version.split()[0], "pyarrow": pyarrow.__version__,
+            "ray_version": ray_version, "platform": platform.platform(),
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        from sim.schema import SCHEMA_VERSION
+
+        spec = self.spec
+        recs = self.records()
+        per_structure: dict[str, dict[str, int]] = {}
+        for s in spec.structures:
+            per_structure[s.label] = sum_counts(r.counts for r in recs if r.structure == s.label)
+        d: dict[str, Any] = {
+            "format": MANIFEST_FORMAT,
+            "manifest_version": MANIFEST_VERSION,
+            "status": self.status,
+        }
+        if spec.inject:
+            d["fault_injected"] = (f"FAULT INJECTED: {spec.inject}. These hands were dealt or "
+                                   "paid by a deliberately broken engine; this log must FAIL "
+                                   "certification.")
+        d.update({
+            "run_id": spec.fingerprint(),
+            "fingerprint": spec.fingerprint(),
+            "spec": spec.to_dict(),
+            "seed": spec.seed,
+            "generator": spec.generator,
+            "inject": spec.inject,
+            "reproducible": spec.reproducible,
+        })
+        if not spec.reproducible:
+            d["reproducible_note"] = (f"generator {spec.generator} draws cards from the "
+                                      "operating system's entropy: rerunning this spec deals "
+                                      "different hands, and the seed does not reproduce them")
+        d.update({
+            "schema_version": SCHEMA_VERSION,
+            "engine_version": engine_version(),
+            "git_commit": self._git,
+            "layout": LAYOUT,
+            "compression": COMPRESSION,
+            "totals": {
+                "hands": sum(r.hands for r in recs),
+                "rows": sum(r.rows for r in recs),
+                "files": len(recs),
+                "bytes": sum(r.bytes for r in recs),
+            },
+            "counts": {"total": sum_counts(r.counts for r in recs),
+                       "per_structure": per_structure},
+            "files": [r.to_dict() for r in recs],
+            "timings": self.timings,
+            "runtime": self.runtime,
+            "created": self.created,
+            "updated": now(),
+            "finished": self.finished,
+        })
+        if self.error:
+            d["error"] = self.error
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any], spec: RunSpec) -> Manifest:
+        m = cls(spec, created=d.get("created"))
+        for f in d.get("files", []):
+            m.add(FileRecord.from_dict(f))
+        return m
+
+
+def read_manifest(fs: pafs.FileSystem, base: str, label: str) -> dict[str, Any] | None:
+    """The manifest of the run folder ``base`` (``label`` names it in errors), or None."""
+    path = f"{base}/{MANIFEST_NAME}"
+    if fs.get_file_info(path).type != pafs.FileType.File:
+        return None
+    try:
+        with fs.open_input_stream(path) as f:
+            d = json.loads(f.read().decode("utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ManifestError(f"run folder {label}: {MANIFEST_NAME} is not readable JSON ({e}); "
+                            "remove it to rebuild it from the batch files") from None
+    if not isinstance(d, dict) or d.get("format") != MANIFEST_FORMAT:
+        raise ManifestError(f"run folder {label}: {MANIFEST_NAME} is not a holdem simulate "
+                            "manifest")
+    if d.get("manifest_version") != MANIFEST_VERSION:
+        raise ManifestError(f"run folder {label}: manifest version {d.get('manifest_version')} "
+                            f"is not supported (expected {MANIFEST_VERSION})")
+    return d
+
+
+def write_atomic(fs: pafs.FileSystem, path: str, data: bytes) -> None:
+    """Write ``data`` to a temporary name in the same folder, then rename it to ``path``: no
+    partial file ever stands under the final name."""
+    folder, _, name = path.rpartition("/")
+    tmp = f"{folder}/.{name}{TMP_MARK}{uuid.uuid4().hex[:12]}"
+    try:
+        with fs.open_output_stream(tmp) as f:
+            f.write(data)
+        fs.move(tmp, path)
+    except BaseException:
+        try:
+            fs.delete_file(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def write_manifest(fs: pafs.FileSystem, base: str, manifest: Manifest) -> dict[str, Any]:
+    d = manifest.to_dict()
+    write_atomic(fs, f"{base}/{MANIFEST_NAME}",
+                 (json.dumps(d, indent=2) + "\n").encode("utf-8"))
+    return d
+
+
+def is_temporary(name: str) -> bool:
+    """A temporary name of ``write_atomic`` (stale if found when a run starts)."""
+    return name.startswith(".") and TMP_MARK in name
+
+
+__all__ = [
+    "COMPRESSION", "LAYOUT", "MANIFEST_NAME", "FileRecord", "Manifest", "ManifestError",
+    "engine_version", "git_commit", "is_temporary", "read_manifest", "spec_difference",
+    "sum_counts", "write_atomic", "write_manifest",
+]

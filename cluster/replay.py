@@ -1,0 +1,76 @@
+"""``holdem replay RUN --hand ID``: one logged hand, dealt and played again through ``sim.hand``.
+
+The row is found with a dataset filter on ``hand_id`` and rebuilt by ``sim.rows.hand_from_row``
+(table config, starting stacks, positions, deck, antes; the logged player actions applied in
+order), which must end with the logged stacks, rake and board. The hand is then printed as a
+history (``sim.history.format_hand``) or as PHH (``sim.phh.hand_to_phh``), which
+``holdem phh verify`` accepts. No poker logic lives here.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pyarrow.fs as pafs
+
+from sim.hand import Hand
+
+
+class HandNotFound(LookupError):
+    """No row of the run has this hand id (exit 2)."""
+
+
+class ReplayMismatch(Exception):
+    """The row does not replay to what it logged (exit 1)."""
+
+
+class NoPhh(ValueError):
+    """PHH cannot describe this hand (rake, non-standard positions): exit 2."""
+
+
+def find_row(run: str | os.PathLike[str], hand_id: int,
+             filesystem: pafs.FileSystem | None = None) -> dict[str, Any]:
+    """The row of ``hand_id`` in the run folder ``run`` (a dataset filter; row-group statistics
+    skip the files that cannot hold it)."""
+    import pyarrow.dataset as ds
+
+    from cluster.simulate import run_dataset
+
+    table = run_dataset(run, filesystem).to_table(filter=ds.field("hand_id") == hand_id)
+    if table.num_rows == 0:
+        raise HandNotFound(f"run {os.fspath(run)} has no hand {hand_id}")
+    if table.num_rows > 1:
+        raise ReplayMismatch(f"run {os.fspath(run)} holds hand {hand_id} {table.num_rows} times")
+    return table.to_pylist()[0]
+
+
+def hand_from_row(row: dict[str, Any]) -> Hand:
+    """The logged hand rebuilt and played again (``sim.rows.hand_from_row``, which checks the
+    finishing stacks, rake and board). Raises ReplayMismatch when the row does not replay."""
+    from sim.rows import hand_from_row as rebuild
+
+    try:
+        return rebuild(row, check=True)
+    except ValueError as e:  # RowReplayError, IllegalAction, a bad config or deck
+        fault = f" (this run has the fault {row['fault']!r} injected)" if row.get("fault") else ""
+        raise ReplayMismatch(f"the row does not replay{fault}: {e}") from None
+
+
+def replay_hand(run: str | os.PathLike[str], hand_id: int, *, phh: bool = False,
+                filesystem: pafs.FileSystem | None = None) -> str:
+    """The history text (or PHH text) of one hand of a run, after checking that it replays."""
+    from sim.history import format_hand
+    from sim.phh import hand_to_phh
+
+    row = find_row(run, hand_id, filesystem)
+    hand = hand_from_row(row)
+    if phh:
+        try:
+            return hand_to_phh(hand, extra={"hand": hand_id, "table": row["table_id"]})
+        except ValueError as e:
+            raise NoPhh(f"hand {hand_id}: {e}") from None
+    title = (f"Hand {hand_id} (run {row['run_id']}, table {row['table_id']} hand "
+             f"{row['hand_no']}, {row['format']}"
+             + (f", level {row['level']}" if row["format"] == "tournament" else "") + ")")
+    return format_hand(hand, title=title)

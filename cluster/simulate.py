@@ -1,0 +1,405 @@
+"""``holdem simulate``: fan a ``RunSpec`` out over Ray workers into one Parquet log.
+
+Layout of a run folder (a local path or any pyarrow filesystem URI: ``s3://``, ``gs://``,
+``file://``)::
+
+    OUT/manifest.json                                  (cluster.manifest)
+    OUT/structure=<label>/batch-<index:05d>.parquet    one file per batch, zstd, one row per hand
+
+Each batch is one Ray task: ``sim.batch.simulate_batch`` for (spec, structure, batch index),
+encoded to Parquet in memory, written under a temporary name in the destination folder and then
+renamed, so a file under a final name is always complete. The task returns the file's row count,
+sha256, rare-path counts and timings; the driver keeps a bounded number of tasks in flight and
+rewrites the manifest as they finish. A batch's bytes depend only on (spec, structure, index):
+the same command gives the same files whatever the number of workers.
+
+Resume: running the same command again keeps every batch file whose sha256 matches the manifest
+(or, when the manifest lost it, that reads as a valid Parquet file of this run with the expected
+row count) and simulates the rest. Stale temporary files are removed. A batch file that fails its
+check is simulated again and overwritten (with a note on stderr). A folder made with another
+spec, or holding a file that is not part of the run, is refused (``RunFolderError``).
+
+Multi-node clusters: workers write straight to ``OUT``, so it must be storage every node sees
+(an object store URI, or a shared mount).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.fs as pafs
+import pyarrow.parquet as pq
+
+from cluster.manifest import (
+    COMPRESSION,
+    MANIFEST_NAME,
+    FileRecord,
+    Manifest,
+    ManifestError,
+    is_temporary,
+    now,
+    read_manifest,
+    spec_difference,
+    write_atomic,
+    write_manifest,
+)
+from cluster.progress import Progress
+from sim.config import Structure
+from sim.runspec import RunSpec
+
+# Parquet key-value metadata written into every batch file (bytes keys, as Arrow stores them)
+META_RUN_ID = b"holdem.run_id"
+META_STRUCTURE = b"holdem.structure"
+META_BATCH = b"holdem.batch"
+META_COUNTS = b"holdem.counts"
+
+_BATCH_NAME = re.compile(r"batch-(\d{5,})\.parquet")
+MANIFEST_EVERY_SECONDS = 1.0  # at most one manifest rewrite per second (plus the final one)
+TASK_RETRIES = 3
+
+
+class RunFolderError(ValueError):
+    """The run folder cannot be used for this spec (one line; the CLI exits 2)."""
+
+
+class BatchFailed(RuntimeError):
+    """A batch task failed on Ray after its retries (one line naming the batch; exit 1)."""
+
+
+def batch_relpath(structure: Structure, batch_index: int) -> str:
+    """Path of a batch file relative to the run folder."""
+    return f"structure={structure.label}/batch-{batch_index:05d}.parquet"
+
+
+def resolve_out(out: str | os.PathLike[str],
+                filesystem: pafs.FileSystem | None = None) -> tuple[pafs.FileSystem, str]:
+    """(filesystem, path) of a run folder given as a local path or a URI (or a path inside an
+    explicit pyarrow ``filesystem``)."""
+    text = os.fspath(out)
+    if filesystem is not None:
+        return filesystem, text.rstrip("/") or "/"
+    if "://" in text:
+        try:
+            fs, path = pafs.FileSystem.from_uri(text)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError, ValueError) as e:
+            raise RunFolderError(f"output {text}: {e}") from None
+        return fs, path.rstrip("/") or "/"
+    return pafs.LocalFileSystem(), os.path.abspath(text)
+
+
+# ---------------------------------------------------------------- the batch task
+
+
+def encode_batch(table: pa.Table, spec: RunSpec, structure: Structure, batch_index: int,
+                 counts: dict[str, int]) -> bytes:
+    """The Parquet bytes of one batch (deterministic: same table, same bytes)."""
+    meta = dict(table.schema.metadata or {})
+    meta.update({
+        META_RUN_ID: spec.fingerprint().encode(),
+        META_STRUCTURE: structure.label.encode(),
+        META_BATCH: str(batch_index).encode(),
+        META_COUNTS: json.dumps(counts, sort_keys=True).encode(),
+    })
+    sink = pa.BufferOutputStream()
+    pq.write_table(table.replace_schema_metadata(meta), sink, compression=COMPRESSION)
+    return sink.getvalue().to_pybytes()
+
+
+def _peak_rss_mb() -> float | None:
+    try:
+        import resource
+
+        kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    except (ImportError, OSError):
+        return None
+    return round(kb / (1024 * 1024) if sys.platform == "darwin" else kb / 1024, 1)
+
+
+def write_batch(spec: RunSpec, structure: Structure, batch_index: int,
+                fs: pafs.FileSystem, base: str) -> dict[str, Any]:
+    """Simulate one batch and write its file (the body of the Ray task). Returns the file's
+    ``FileRecord`` as a dict."""
+    from sim.batch import simulate_batch
+    from sim.schema import HAND_SCHEMA
+
+    t0 = time.perf_counter()
+    res = simulate_batch(spec, structure, batch_index)
+    table = res.table
+    if not table.schema.equals(HAND_SCHEMA, check_metadata=False):
+        raise RuntimeError(f"simulate_batch({structure.label}, {batch_index}): the table's "
+                           "schema differs from sim.schema.HAND_SCHEMA")
+    expected = spec.batch_hands(batch_index)
+    if table.num_rows != expected or res.hands != expected:
+        raise RuntimeError(f"simulate_batch({structure.label}, {batch_index}): "
+                           f"{table.num_rows} rows / {res.hands} hands, expected {expected}")
+    counts = {str(k): int(v) for k, v in sorted(res.counts.items())}
+    data = encode_batch(table, spec, structure, batch_index, counts)
+    rel = batch_relpath(structure, batch_index)
+    fs.create_dir(f"{base}/{rel.rpartition('/')[0]}", recursive=True)
+    write_atomic(fs, f"{base}/{rel}", data)
+    return FileRecord(
+        path=rel, structure=structure.label, batch=batch_index, hands=res.hands,
+        rows=table.num_rows, bytes=len(data), sha256=hashlib.sha256(data).hexdigest(),
+        counts=counts, seconds=round(time.perf_counter() - t0, 4), peak_rss_mb=_peak_rss_mb(),
+    ).to_dict()
+
+
+# ---------------------------------------------------------------- checking the run folder
+
+
+def _read_bytes(fs: pafs.FileSystem, path: str) -> bytes:
+    with fs.open_input_stream(path) as f:
+        return f.read()
+
+
+def _check_folder(fs: pafs.FileSystem, base: str, label: str, spec: RunSpec,
+                  say: Callable[[str], None]) -> tuple[Manifest, int]:
+    """Verify what the run folder already holds. Returns the manifest to continue (its files:
+    the batches that need no work) and the number of stale temporary files removed."""
+    info = fs.get_file_info(base)
+    if info.type == pafs.FileType.File:
+        raise RunFolderError(f"output {label} is a file, not a run folder")
+    if info.type == pafs.FileType.NotFound:
+        fs.create_dir(base, recursive=True)
+        return Manifest(spec), 0
+    try:
+        old = read_manifest(fs, base, label)
+    except ManifestError as e:
+        raise RunFolderError(str(e)) from None
+    fp = spec.fingerprint()
+    if old is not None and old.get("fingerprint") != fp:
+        diff = spec_difference(old.get("spec") or {}, spec.to_dict())
+        what = diff or f"fingerprint differs ({old.get('fingerprint')} vs {fp})"
+        raise RunFolderError(f"run folder {label} was made with a different config: {what}")
+
+    expected = {batch_relpath(s, b): (s, b) for s, b in spec.plan()}
+    found: list[str] = []
+    stale = 0
+    for entry in fs.get_file_info(pafs.FileSelector(base, recursive=True)):
+        if entry.type != pafs.FileType.File:
+            continue
+        rel = entry.path[len(base):].lstrip("/")
+        if rel == MANIFEST_NAME:
+            continue
+        if is_temporary(entry.base_name):
+            fs.delete_file(entry.path)
+            stale += 1
+            continue
+        if rel not in expected:
+            raise RunFolderError(f"run folder {label}: unexpected file {rel} (not a batch of "
+                                 "this run); move it away or choose another --out")
+        found.append(rel)
+    if stale:
+        say(f"removed {stale} stale temporary file(s) of an interrupted run")
+
+    manifest = Manifest(spec, created=old.get("created") if old else None)
+    recorded = {f["path"]: f for f in (old or {}).get("files", []) if "path" in f}
+    for rel in found:
+        structure, batch = expected[rel]
+        data = _read_bytes(fs, f"{base}/{rel}")
+        sha = hashlib.sha256(data).hexdigest()
+        rec = recorded.get(rel)
+        if rec is not None:
+            if rec.get("sha256") == sha:
+                manifest.add(FileRecord.from_dict(rec))
+            else:
+                say(f"{rel}: sha256 does not match the manifest; simulating it again")
+            continue
+        recovered = _recover(data, sha, rel, spec, structure, batch, label, say)
+        if recovered is not None:
+            manifest.add(recovered)
+    return manifest, stale
+
+
+def _recover(data: bytes, sha: str, rel: str, spec: RunSpec, structure: Structure, batch: int,
+             label: str, say: Callable[[str], None]) -> FileRecord | None:
+    """A batch file the manifest does not list (the run was killed before recording it): keep it
+    if it is a valid Parquet file of this run with the expected rows, else None (redo it)."""
+    try:
+        md = pq.read_metadata(pa.BufferReader(data))
+        meta = md.schema.to_arrow_schema().metadata or {}
+    except (pa.ArrowException, OSError, ValueError) as e:
+        say(f"{rel}: not a readable Parquet file ({str(e).splitlines()[0]}); simulating it again")
+        return None
+    run_id = meta.get(META_RUN_ID, b"").decode(errors="replace")
+    if run_id != spec.fingerprint():
+        raise RunFolderError(f"run folder {label}: {rel} was made with a different config "
+                             f"(run id {run_id or 'missing'}, this config {spec.fingerprint()})")
+    if (meta.get(META_STRUCTURE) != structure.label.encode()
+            or meta.get(META_BATCH) != str(batch).encode()):
+        say(f"{rel}: its metadata names another batch; simulating it again")
+        return None
+    rows = md.num_rows
+    if rows != spec.batch_hands(batch):
+        say(f"{rel}: {rows} rows, expected {spec.batch_hands(batch)}; simulating it again")
+        return None
+    try:
+        pq.read_table(pa.BufferReader(data))  # every page decodes (checksums, compression)
+        counts = {str(k): int(v) for k, v in json.loads(meta.get(META_COUNTS, b"{}")).items()}
+    except (pa.ArrowException, OSError, ValueError) as e:
+        say(f"{rel}: does not decode ({str(e).splitlines()[0]}); simulating it again")
+        return None
+    return FileRecord(path=rel, structure=structure.label, batch=batch, hands=rows, rows=rows,
+                      bytes=len(data), sha256=sha, counts=counts)
+
+
+# ---------------------------------------------------------------- reading a run
+
+
+def run_files(out: str | os.PathLike[str],
+              filesystem: pafs.FileSystem | None = None) -> tuple[pafs.FileSystem, list[str]]:
+    """(filesystem, paths) of the batch files of a run folder, in path order. (Read a run with
+    ``run_dataset``: ``pyarrow.parquet.read_table(OUT)`` also tries to read manifest.json.)"""
+    label = os.fspath(out)
+    fs, base = resolve_out(out, filesystem)
+    if fs.get_file_info(base).type != pafs.FileType.Directory:
+        raise RunFolderError(f"run folder {label} does not exist")
+    paths = sorted(
+        e.path for e in fs.get_file_info(pafs.FileSelector(base, recursive=True))
+        if e.type == pafs.FileType.File and _BATCH_NAME.fullmatch(e.base_name)
+        and e.path[len(base):].lstrip("/").startswith("structure=")
+    )
+    if not paths:
+        raise RunFolderError(f"run folder {label} holds no batch files")
+    return fs, paths
+
+
+def run_dataset(out: str | os.PathLike[str], filesystem: pafs.FileSystem | None = None) -> Any:
+    """The run's rows as a ``pyarrow.dataset.Dataset`` (one fragment per batch file)."""
+    import pyarrow.dataset as ds
+
+    fs, paths = run_files(out, filesystem)
+    return ds.dataset(paths, filesystem=fs, format="parquet")
+
+
+# ---------------------------------------------------------------- the driver
+
+
+def _stderr(text: str) -> None:
+    print(f"holdem: {text}", file=sys.stderr, flush=True)
+
+
+def run_simulate(
+    spec: RunSpec,
+    out: str | os.PathLike[str],
+    *,
+    address: str | None = None,
+    workers: int | None = None,
+    progress: bool = True,
+    filesystem: pafs.FileSystem | None = None,
+) -> dict[str, Any]:
+    """Simulate every batch of ``spec`` into the run folder ``out``; returns the manifest.
+
+    ``workers=0`` runs the batches in this process without Ray. Otherwise the batches are Ray
+    tasks: on the Ray already initialised in this process, else on the cluster at ``address``
+    (or ``$RAY_ADDRESS``), else on an embedded local Ray with ``workers`` CPUs (default: all).
+    ``workers`` also bounds the tasks running at once on an existing Ray or cluster.
+    ``filesystem``: an explicit pyarrow filesystem, ``out`` then being a path inside it.
+    Raises ``RunFolderError`` for a folder that cannot be used (see the module docstring).
+    """
+    if workers is not None and workers < 0:
+        raise ValueError(f"--workers {workers}: expected >= 0")
+    label = os.fspath(out)
+    fs, base = resolve_out(out, filesystem)
+    manifest, _ = _check_folder(fs, base, label, spec, _stderr)
+    plan = spec.plan()
+    todo = [(s, b) for s, b in plan if batch_relpath(s, b) not in manifest.files]
+    reused = len(plan) - len(todo)
+    manifest.status = "running"
+    manifest.set_runtime("in-process" if workers == 0 else "not started", workers, None)
+    write_manifest(fs, base, manifest)
+
+    total = spec.hands * len(spec.structures)
+    done_hands = sum(r.hands for r in manifest.files.values())
+    t0 = time.perf_counter()
+    simulated: list[FileRecord] = []
+    last_write = time.monotonic()
+
+    with Progress(total, done=done_hands, enabled=progress) as bar:
+        if reused:
+            bar.note(f"holdem: resuming {label}: {reused} of {len(plan)} batches already done")
+
+        def finished(d: dict[str, Any]) -> None:
+            nonlocal last_write
+            rec = FileRecord.from_dict(d)
+            manifest.add(rec)
+            simulated.append(rec)
+            bar.update(rec.hands)
+            if time.monotonic() - last_write >= MANIFEST_EVERY_SECONDS:
+                write_manifest(fs, base, manifest)
+                last_write = time.monotonic()
+
+        try:
+            if not todo:
+                pass
+            elif workers == 0:
+                for s, b in todo:
+                    finished(write_batch(spec, s, b, fs, base))
+            else:
+                _run_on_ray(spec, todo, fs, base, address, workers, manifest, finished)
+        except BaseException as e:
+            manifest.status = "failed" if isinstance(e, Exception) else "running"
+            if isinstance(e, Exception):
+                manifest.error = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+            manifest.set_timings(time.perf_counter() - t0, simulated, reused)
+            write_manifest(fs, base, manifest)
+            raise
+
+    missing = [batch_relpath(s, b) for s, b in plan if batch_relpath(s, b) not in manifest.files]
+    if missing:  # pragma: no cover - every task either finished or raised
+        raise RuntimeError(f"run incomplete: {len(missing)} batches missing, e.g. {missing[0]}")
+    manifest.status = "complete"
+    manifest.finished = manifest.finished or now()
+    manifest.set_timings(time.perf_counter() - t0, simulated, reused)
+    return write_manifest(fs, base, manifest)
+
+
+def _run_on_ray(spec: RunSpec, todo: list[tuple[Structure, int]], fs: pafs.FileSystem,
+                base: str, address: str | None, workers: int | None, manifest: Manifest,
+                finished: Callable[[dict[str, Any]], None]) -> None:
+    import ray
+
+    from cluster.ray_runtime import ray_session
+
+    with ray_session(address, workers) as session:
+        manifest.set_runtime(session.where, workers, session.cpus)
+        if workers and not session.started:
+            in_flight = workers  # an existing Ray: ``workers`` caps the tasks running at once
+        else:
+            in_flight = 2 * session.cpus  # keep every CPU busy, and the next task queued
+        task = ray.remote(max_retries=TASK_RETRIES, retry_exceptions=True)(write_batch)
+        spec_ref = ray.put(spec)
+        fs_ref = ray.put(fs)
+        queue = list(reversed(todo))
+        pending: list[Any] = []
+        batch_of: dict[Any, str] = {}
+        try:
+            while queue or pending:
+                while queue and len(pending) < in_flight:
+                    s, b = queue.pop()
+                    ref = task.remote(spec_ref, s, b, fs_ref, base)
+                    batch_of[ref] = batch_relpath(s, b)
+                    pending.append(ref)
+                ready, pending = ray.wait(pending, num_returns=1)
+                for ref in ready:
+                    try:
+                        result = ray.get(ref)
+                    except ray.exceptions.RayError as e:
+                        cause = getattr(e, "cause", None) or e
+                        text = str(cause).strip().splitlines()
+                        raise BatchFailed(
+                            f"batch {batch_of[ref]} failed after {TASK_RETRIES} retries: "
+                            f"{type(cause).__name__}: {text[-1] if text else ''}") from e
+                    finished(result)
+        except BaseException:
+            for ref in pending:
+                ray.cancel(ref, force=True)
+            raise
