@@ -15,6 +15,7 @@ import pyarrow as pa
 
 from sim import session as ss
 from sim.config import MAX_SEATS, Structure, TableConfig
+from sim.faults import fault_code
 from sim.hand import config_block
 from sim.runspec import RunSpec
 from sim.schema import ACTION_DTYPE, HAND_SCHEMA, POT_TYPE
@@ -55,6 +56,7 @@ def _params(spec: RunSpec, structure: Structure, batch_index: int) -> np.ndarray
     P[ss.P_SB] = spec.small_blind
     P[ss.P_BB] = spec.big_blind
     P[ss.P_RAKE_CAP] = table_config(spec, structure).rake_cap
+    P[ss.P_FAULT] = fault_code(spec.inject)
     return P
 
 

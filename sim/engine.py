@@ -59,6 +59,7 @@ from sim.layout import (
     CUR_BET,
     DECK_,
     DECK_POS,
+    FAULT,
     FLOP_SEEN,
     FULL_LEVEL,
     FULL_RAISE,
@@ -135,6 +136,9 @@ OK, HAND_OVER, NOT_BETTING, NOT_SHOWDOWN, CANNOT_FOLD = 0, 1, 2, 3, 4
 CANNOT_RAISE, RAISE_TOO_SMALL, RAISE_TOO_LARGE, BAD_KIND, LOG_FULL, CANNOT_MUCK = 5, 6, 7, 8, 9, 10
 
 CONFIG_SIZE = 13  # S[0:13] is the config block (N_SEATS .. AUTO_SHOWDOWN)
+CONFIG_BLOCK = 14  # the block handed to start_hand: config + the injected fault code
+# injected faults the engine knows (sim.faults); never set for a clean run
+F_ODD_CHIP, F_SIDE_POT_ELIGIBILITY, F_CHIP_LOST, F_SHORT_ALLIN_REOPENS = 5, 6, 7, 10
 
 
 def new_state() -> np.ndarray:
@@ -232,6 +236,7 @@ def start_hand(S, log, cfg, stacks, antes, button, sb_seat, bb_seat, deck):
         S[k] = 0
     for k in range(CONFIG_SIZE):
         S[k] = cfg[k]
+    S[FAULT] = cfg[CONFIG_SIZE] if cfg.shape[0] > CONFIG_SIZE else 0
     n = S[N_SEATS]
     S[BUTTON] = button
     S[SB_SEAT] = sb_seat
@@ -353,7 +358,8 @@ def _compute_legal(S):
     if S[STRUCTURE] == FIXED_LIMIT and S[N_RAISES] >= S[RAISE_CAP]:
         can_raise = False
     if S[ACTED_AT_ + s] >= 0 and cur - S[ACTED_AT_ + s] < S[FULL_RAISE]:
-        can_raise = False  # only short all-ins since this seat acted: betting not reopened
+        if S[FAULT] != F_SHORT_ALLIN_REOPENS:
+            can_raise = False  # only short all-ins since this seat acted: betting not reopened
     if can_raise:
         other = False
         for t in range(S[N_SEATS]):
@@ -719,10 +725,18 @@ def _advance_showdown(S, log):
 @njit(cache=True, _nrt=False)
 def _award(S, log):
     n = S[N_SEATS]
+    fault = S[FAULT]
     uncontested = _count_live(S) == 1
     for p in range(S[N_POTS]):
         amt = S[POT_AMOUNT_ + p] - S[POT_RAKE_ + p]
         elig = S[POT_ELIGIBLE_ + p]
+        if fault == F_SIDE_POT_ELIGIBILITY and p > 0:
+            elig = 0  # FAULT: a side pot open to every hand at showdown
+            for s in range(n):
+                if S[SHOWN_ + s] == 1:
+                    elig |= 1 << s
+            if elig == 0:
+                elig = S[POT_ELIGIBLE_ + p]
         best = -1
         winners = 0
         for s in range(n):
@@ -744,14 +758,22 @@ def _award(S, log):
             continue
         share = amt // k
         odd = amt - share * k
+        if fault == F_CHIP_LOST and p == 0:
+            odd -= 1  # FAULT: one chip of the main pot vanishes
         s = S[BUTTON]
         for _ in range(n):
-            s = s + 1 if s + 1 < n else 0
+            if fault == F_ODD_CHIP:
+                s = s - 1 if s > 0 else n - 1  # FAULT: odd chips counter-clockwise
+            else:
+                s = s + 1 if s + 1 < n else 0
             if winners & (1 << s):
                 won = share
                 if odd > 0:
                     won += 1
                     odd -= 1
+                elif odd < 0:
+                    won -= 1
+                    odd += 1
                 S[WON_ + s] += won
                 S[STACK_ + s] += won
                 _record(S, log, s, E_WIN, 0, won, -1, p)

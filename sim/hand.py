@@ -111,9 +111,11 @@ class Pot:
     winners: tuple[int, ...]
 
 
-def config_block(config: TableConfig, auto_showdown: bool = True) -> np.ndarray:
-    """The config as the int64 block the compiled core copies into its state."""
-    cfg = np.zeros(engine.CONFIG_SIZE, dtype=np.int64)
+def config_block(config: TableConfig, auto_showdown: bool = True, fault: int = 0) -> np.ndarray:
+    """The config as the int64 block the compiled core copies into its state (``fault``: an
+    injected fault code from sim.faults, 0 for the clean engine)."""
+    cfg = np.zeros(engine.CONFIG_BLOCK, dtype=np.int64)
+    cfg[engine.CONFIG_SIZE] = fault
     cfg[L.N_SEATS] = config.n_seats
     cfg[L.STRUCTURE] = int(config.structure)
     cfg[L.SMALL_BLIND] = config.small_blind

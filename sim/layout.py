@@ -54,6 +54,7 @@ C_SHORT_REOPENED = 35  # decisions where short all-ins added up to a full raise
 C_PL_MAX = 36  # pot-limit raises to exactly the pot maximum
 C_FL_CAP = 37  # streets where the fixed-limit cap was reached
 C_SHORT_ALLIN = 38  # all-in bets or raises smaller than a full bet or raise
+FAULT = 39  # injected fault (sim.faults), 0 for the clean engine
 # --- per-seat blocks ---
 STACK_ = 40  # chips behind
 START_ = 50  # stack at the start of the hand

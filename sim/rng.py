@@ -194,6 +194,30 @@ def shuffle_deck(rs, deck):
     rs[_POS] = np.uint64(pos)
 
 
+@njit(cache=True, _nrt=False)
+def faulty_shuffle(rs, deck, kind):
+    """The deliberately broken shuffles of sim.faults (1 naive, 2 ASF, 3 8-bit modulo,
+    4 32-bit seed). Only for ``--inject``; never used by a clean run."""
+    for k in range(52):
+        deck[k] = k
+    if kind == 4:
+        seed32 = next_u64(rs) & np.uint64(0xFFFFFFFF)
+        stream_init(rs, seed32, 0, 0, 0)
+        shuffle_deck(rs, deck)
+        return
+    lo = 1 if kind == 3 else 0
+    for i in range(51, lo - 1, -1):
+        if kind == 1:
+            j = below(rs, 52)
+        elif kind == 2:
+            j = below(rs, 51)
+        else:
+            j = next_byte(rs) % (i + 1)
+        t = deck[i]
+        deck[i] = deck[j]
+        deck[j] = t
+
+
 def new_stream() -> np.ndarray:
     return np.zeros(STREAM_SIZE, dtype=np.uint64)
 

@@ -70,7 +70,7 @@ from sim.layout import (
     WON_,
 )
 from sim.policies import N_POLICIES, decide
-from sim.rng import below, shuffle_deck, stream_init
+from sim.rng import below, faulty_shuffle, shuffle_deck, stream_init
 
 SESSION_PURPOSE = 2
 COMPLETE = 5
@@ -90,6 +90,7 @@ P_TABLE_BASE = 8  # table ids of this batch are P_TABLE_BASE + k
 P_SB = 9
 P_BB = 10
 P_RAKE_CAP = 11
+P_FAULT = 12  # injected fault code (sim.faults), 0 = clean
 P_SIZE = 16
 
 # --- TS: the current table ---
@@ -173,6 +174,8 @@ COUNT_NAMES = (
 LEVEL_MULT = np.array([1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50, 60, 80, 100, 120,
                        150, 200, 250, 300, 400, 500, 600, 800, 1000], dtype=np.int64)
 ANTE_FROM_LEVEL = 4
+F_BUTTON_SKIPS, F_BB_TWICE = 8, 9
+CONFIG_SIZE = engine.CONFIG_SIZE
 
 
 def new_workspace() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -246,10 +249,19 @@ def _cash_between_hands(TS, P, rs, rebuys, counts):
 
 
 @njit(cache=True, _nrt=False)
-def _positions(TS, P, first, counts):
+def _positions(TS, P, first, counts, rs):
     """(button, sb_seat, bb_seat) for the next hand; updates the table's position memory."""
     n = P[P_N_SEATS]
     live = _count_occupied(TS, n)
+    if not first and (P[P_FAULT] == F_BUTTON_SKIPS or P[P_FAULT] == F_BB_TWICE) \
+            and below(rs, 50) == 0:
+        sb, bb = TS[T_SB_POS], TS[T_BB_POS]
+        if P[P_FAULT] == F_BB_TWICE and TS[T_STACK_ + bb] > 0 and TS[T_STACK_ + sb] > 0 \
+                and TS[T_STACK_ + TS[T_BUTTON]] > 0 and sb != bb:
+            return TS[T_BUTTON], sb, bb  # FAULT: nothing moves, the big blind posts twice
+        if P[P_FAULT] == F_BUTTON_SKIPS:
+            TS[T_BUTTON] = _next_occupied(TS, n, TS[T_BUTTON])  # FAULT: skip a seat
+            TS[T_BB_POS] = _next_occupied(TS, n, TS[T_BB_POS])
     if P[P_FORMAT] == 0 or first:
         button = TS[T_BUTTON] if first else _next_occupied(TS, n, TS[T_BUTTON])
         if TS[T_STACK_ + button] == 0:
@@ -334,7 +346,7 @@ def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POT
         stream_init(rs_tab, P[P_SEED], table_id, hand_no, SESSION_PURPOSE)
         if not first and not tournament:
             _cash_between_hands(TS, P, rs_tab, rebuys, counts)
-        button, sb, bb = _positions(TS, P, first, counts)
+        button, sb, bb = _positions(TS, P, first, counts, rs_tab)
         TS[T_LIVE_PREV] = _count_occupied(TS, n)
         # blinds and antes of this hand
         level = hand_no // P[P_LEVEL_HANDS] if tournament else 0
@@ -353,7 +365,17 @@ def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POT
             antes[s] = ante if s == bb else 0
         stream_init(rs_deck, P[P_SEED], table_id, hand_no, 0)
         stream_init(rs_bot, P[P_SEED], table_id, hand_no, 1)
-        shuffle_deck(rs_deck, deck)
+        fault = P[P_FAULT]
+        if 1 <= fault <= 4:
+            faulty_shuffle(rs_deck, deck, fault)
+        else:
+            shuffle_deck(rs_deck, deck)
+        hcfg[CONFIG_SIZE] = 0
+        if fault == engine.F_CHIP_LOST:
+            if below(rs_tab, 10000) == 0:
+                hcfg[CONFIG_SIZE] = fault
+        elif fault >= 5:
+            hcfg[CONFIG_SIZE] = fault
         engine.start_hand(S, log, hcfg, stacks, antes, button, sb, bb, deck)
         while S[STREET] != COMPLETE:
             engine.legal(S, lg)
