@@ -21,7 +21,7 @@ def _not_replaying(table) -> int:
     for row in table.to_pylist():
         try:
             hand_from_row(row)
-        except RowReplayError:
+        except (RowReplayError, ValueError):
             bad += 1
     return bad
 
