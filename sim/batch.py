@@ -14,6 +14,7 @@ import numpy as np
 import pyarrow as pa
 
 from sim import session as ss
+from sim.chacha import os_key
 from sim.config import MAX_SEATS, Structure, TableConfig
 from sim.faults import fault_code
 from sim.hand import config_block
@@ -57,6 +58,9 @@ def _params(spec: RunSpec, structure: Structure, batch_index: int) -> np.ndarray
     P[ss.P_BB] = spec.big_blind
     P[ss.P_RAKE_CAP] = table_config(spec, structure).rake_cap
     P[ss.P_FAULT] = fault_code(spec.inject)
+    if spec.generator == "os-chacha20":
+        P[ss.P_GENERATOR] = 1
+        P[ss.P_KEY_ : ss.P_KEY_ + 8] = os_key()  # fresh, unrecorded: not reproducible
     return P
 
 

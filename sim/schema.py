@@ -39,8 +39,9 @@ FIELDS: list[tuple[str, pa.DataType, str]] = [
     ("format", pa.string(), "cash or tournament"),
     ("generator", pa.string(), "philox (reproducible) or os-chacha20 (not reproducible)"),
     ("seed_key", pa.list_(pa.uint64()),
-     "[seed, table_id, hand_no]: the deck is Philox4x64(key=[seed, table_id], "
-     "counter=[0, 0, hand_no, 0]) through Fisher-Yates (sim.rng)"),
+     "[seed, table_id, hand_no]: with the philox generator the deck is "
+     "Philox4x64(key=[seed, table_id], counter=[0, 0, hand_no, 0]) through Fisher-Yates "
+     "(sim.rng); with os-chacha20 the deck comes from ChaCha20 under an unrecorded OS key"),
     ("n_seats", pa.int8(), "seats at the table"),
     ("occupied", pa.list_(pa.bool_()), "per seat: a player with chips sat there this hand"),
     ("button", pa.int8(), "button seat (may be empty under the dead-button rule)"),

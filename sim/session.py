@@ -24,6 +24,7 @@ import numpy as np
 from numba import njit
 
 from sim import engine
+from sim.chacha import CHACHA_SIZE, chacha_init, chacha_shuffle
 from sim.layout import (
     BIG_BET,
     BIG_BLIND,
@@ -91,7 +92,9 @@ P_SB = 9
 P_BB = 10
 P_RAKE_CAP = 11
 P_FAULT = 12  # injected fault code (sim.faults), 0 = clean
-P_SIZE = 16
+P_GENERATOR = 13  # 0 Philox (reproducible), 1 ChaCha20 keyed from the OS (decks only)
+P_KEY_ = 14  # 8 words of the ChaCha20 key
+P_SIZE = 24
 
 # --- TS: the current table ---
 T_TABLE = 0  # index of the table within the batch (-1 before the first)
@@ -180,7 +183,7 @@ CONFIG_SIZE = engine.CONFIG_SIZE
 
 def new_workspace() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Scratch arrays for ``play_tables``: (W, log, rs)."""
-    return (np.zeros((8, STATE_SIZE), dtype=np.int64), np.zeros((1024, 8), dtype=np.int64),
+    return (np.zeros((9, STATE_SIZE), dtype=np.int64), np.zeros((1024, 8), dtype=np.int64),
             np.zeros((3, 11), dtype=np.uint64))
 
 
@@ -313,6 +316,8 @@ def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POT
     rebuys = W[5, :MAX_SEATS]
     timed_out = W[6, :MAX_SEATS]
     hcfg = W[7, :cfg.shape[0]]
+    cs = W[8, :CHACHA_SIZE]
+    chacha_key = P[P_KEY_ : P_KEY_ + 8]
     for k in range(cfg.shape[0]):
         hcfg[k] = cfg[k]
     rs_deck = rs[0]
@@ -368,6 +373,9 @@ def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POT
         fault = P[P_FAULT]
         if 1 <= fault <= 4:
             faulty_shuffle(rs_deck, deck, fault)
+        elif P[P_GENERATOR] == 1:
+            chacha_init(cs, chacha_key, table_id, hand_no)
+            chacha_shuffle(cs, deck)
         else:
             shuffle_deck(rs_deck, deck)
         hcfg[CONFIG_SIZE] = 0

@@ -121,3 +121,26 @@ def test_actions_decode_and_counts_cover_rare_paths() -> None:
     for name in ("side_pots_3_or_more", "split_pots_odd_chips", "short_all_in_not_reopened",
                  "rake_cap_hit", "timeouts", "uncalled_returns", "rebuys"):
         assert res.counts[name] > 0, name
+
+
+def test_chacha20_block_matches_rfc_8439() -> None:
+    from sim.chacha import CHACHA_SIZE, chacha20_block
+
+    cs = np.zeros(CHACHA_SIZE, dtype=np.int64)
+    cs[:8] = np.frombuffer(bytes(range(32)), dtype="<u4")
+    cs[8:11] = np.frombuffer(bytes.fromhex("000000090000004a00000000"), dtype="<u4")
+    cs[11] = 1
+    chacha20_block(cs)
+    out = cs[12:28].astype("<u4").tobytes()
+    assert out.hex().startswith("10f1e7e4d13b5915500fdd1fa32071c4c7d1f4c733c068030422aa9ac3d46c4e")
+
+
+def test_os_chacha20_decks_are_fresh_permutations() -> None:
+    spec = RunSpec(hands=500, batch_size=500, generator="os-chacha20")
+    a = simulate_batch(spec, Structure.NO_LIMIT, 0).table
+    b = simulate_batch(spec, Structure.NO_LIMIT, 0).table
+    assert not a.column("deck").equals(b.column("deck"))  # a new OS key every batch
+    for value in a.column("deck").to_pylist()[:100]:
+        assert sorted(np.frombuffer(value, np.int8).tolist()) == list(range(52))
+    for row in a.slice(0, 100).to_pylist():
+        hand_from_row(row)
