@@ -385,10 +385,15 @@ def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POT
         elif fault >= 5:
             hcfg[CONFIG_SIZE] = fault
         engine.start_hand(S, log, hcfg, stacks, antes, button, sb, bb, deck)
+        # at most one timeout a hand: decision number `timeout_at`, which is below any given
+        # count of decisions with probability (count * ppm / 1e6): the per-decision rate
+        timeout_at = below(rs_tab, 1_000_000 // P[P_TIMEOUT_PPM]) if P[P_TIMEOUT_PPM] > 0 else -1
+        decision = 0
         while S[STREET] != COMPLETE:
             engine.legal(S, lg)
             seat = lg[LG_TO_ACT]
-            if P[P_TIMEOUT_PPM] > 0 and below(rs_bot, 1_000_000) < P[P_TIMEOUT_PPM]:
+            decision += 1
+            if decision - 1 == timeout_at:
                 kind = 1 if lg[LG_CAN_CHECK] else 0
                 amount = 0
                 timed_out[seat] = 1
