@@ -416,7 +416,7 @@ class HandMachine(RuleBasedStateMachine):
 
 FAST = settings(max_examples=200, stateful_step_count=60, deadline=None,
                 suppress_health_check=list(HealthCheck))
-LARGE = settings(max_examples=1500, stateful_step_count=120, deadline=None,
+LARGE = settings(max_examples=600, stateful_step_count=120, deadline=None,
                  suppress_health_check=list(HealthCheck))
 
 
