@@ -88,6 +88,43 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_audit(args: argparse.Namespace) -> int:
+    from audits.io import AuditInputError
+    from audits.runner import format_table, resolve, run_audits, write_report
+    from cluster.progress import Progress
+
+    try:
+        names = resolve([n.strip() for n in args.only.split(",") if n.strip()]
+                        if args.only else None)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    if args.workers is not None and args.workers < 0:
+        raise UsageError(f"--workers {args.workers}: expected >= 0")
+    try:
+        from audits.io import run_files
+        from audits.runner import count_hands
+
+        total = count_hands(run_files(args.run))
+        with Progress(total, enabled=not args.quiet, desc="audit") as bar:
+            def on_file(path: str, hands: int) -> None:
+                bar.update(hands)
+
+            if args.workers == 0:
+                report = run_audits(args.run, names, workers=0, on_file=on_file)
+            else:
+                from cluster.ray_runtime import ray_session
+
+                with ray_session(args.address, args.workers):
+                    report = run_audits(args.run, names, workers=-1, on_file=on_file,
+                                        max_in_flight=args.workers or None)
+    except (AuditInputError, ConnectionError) as e:
+        raise UsageError(str(e)) from None
+    out = write_report(report)
+    print(format_table(report))
+    print(f"results: {out}")
+    return 0 if report.passed else 1
+
+
 def _cmd_demo(args: argparse.Namespace) -> int:
     from sim.demo import run_demo
 
@@ -145,6 +182,19 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--hand", type=int, required=True, help="hand_id")
     rp.add_argument("--phh", action="store_true", help="print PHH instead of a history")
     rp.set_defaults(func=_cmd_replay)
+
+    au = sub.add_parser("audit", help="certify a run folder: deal, chips, rotation, payouts, "
+                                      "betting (exit 0 all pass, 1 a failure, 2 bad input)")
+    au.add_argument("run", help="run folder")
+    au.add_argument("--only", default=None, help="comma-separated audit names (default: all)")
+    au.add_argument("--workers", type=int, default=None,
+                    help="CPUs of the local Ray (default: all), or the most tasks at once on a "
+                         "cluster; 0 runs in this process without Ray")
+    au.add_argument("--address", default=None,
+                    help="join the Ray cluster at this address (default: $RAY_ADDRESS, else an "
+                         "embedded local Ray)")
+    au.add_argument("--quiet", action="store_true", help="no progress output")
+    au.set_defaults(func=_cmd_audit)
 
     d = sub.add_parser("demo", help="play a few seeded hands and print them")
     d.add_argument("--hands", type=int, default=3)

@@ -269,3 +269,26 @@ def test_calibration_detects_the_faults_at_target_sizes(tmp_path) -> None:
     assert res["clean"]["battery"]["rate"] <= 0.06
     md, js = write_table(res, tmp_path / "calibration")
     assert "battery (Holm)" in md.read_text() and js.exists()
+
+
+def test_runner_runs_the_battery_on_a_run_folder(tmp_path) -> None:
+    import pyarrow.parquet as pq
+
+    from audits.runner import REGISTRY, run_audits
+    from sim.batch import simulate_batch
+    from sim.config import Structure
+    from sim.runspec import RunSpec
+
+    spec = RunSpec(hands=6_000, batch_size=1_000)
+    folder = tmp_path / "structure=no-limit"
+    folder.mkdir()
+    for b in range(6):
+        table = simulate_batch(spec, Structure.NO_LIMIT, b).table
+        pq.write_table(table, folder / f"batch-{b:05d}.parquet")
+    assert "uniformity" in REGISTRY
+    report = run_audits(tmp_path, ["uniformity"])
+    (res,) = report.results
+    assert res.name == "uniformity" and res.passed and res.hands_checked == 6_000
+    tests = {t["name"]: t for t in res.details["tests"]}
+    assert tests["uniformity.batch_pvalues_ks"]["applicable"]  # 6 batches of 1,000 decks
+    assert tests["uniformity.consecutive_decks"]["details"]["pairs"] > 2_500

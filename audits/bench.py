@@ -1,0 +1,78 @@
+"""``holdem bench audit``: hands per second per core of every registered audit's map, and of
+reading the batch files, on one process.
+
+The audits may not import the simulator, so the hands come from the caller: a run folder, or a
+function ``make_table(hands) -> pyarrow.Table`` (the CLI passes one built on ``sim``).
+"""
+
+from __future__ import annotations
+
+import statistics
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from audits.io import Batch, read_batch, run_files
+from audits.runner import REGISTRY, resolve
+
+
+def _batches(hands: int, source: str | Path | Callable[[int], pa.Table],
+             tmp: Path) -> list[Path]:
+    if callable(source):
+        path = tmp / "batch-00000.parquet"
+        pq.write_table(source(hands), path)
+        return [path]
+    files, n = [], 0
+    for f in run_files(source):
+        files.append(f)
+        n += pq.ParquetFile(f).metadata.num_rows
+        if n >= hands:
+            break
+    return files
+
+
+def run_audit_bench(hands: int, source: str | Path | Callable[[int], pa.Table] | None = None,
+                    *, names: Sequence[str] | None = None, repeats: int = 3,
+                    show: bool = True) -> dict[str, Any]:
+    """Time reading and every audit's map over ``hands`` hands (median of ``repeats``), in this
+    process (one core). Returns {"hands", "read", "audits": {name: hands_per_second}}."""
+    if source is None:
+        raise ValueError("run_audit_bench needs a run folder or a make_table(hands) function")
+    selected = resolve(names)
+    with tempfile.TemporaryDirectory() as tmp:
+        files = _batches(hands, source, Path(tmp))
+        batches: list[Batch] = []
+        read_s = []
+        for r in range(repeats):
+            t0 = time.perf_counter()
+            bs = [read_batch(f) for f in files]
+            read_s.append(time.perf_counter() - t0)
+            if r == 0:
+                batches = bs
+    n = sum(b.n for b in batches)
+    out: dict[str, Any] = {"hands": n, "read": n / statistics.median(read_s), "audits": {}}
+    for name in selected:
+        spec = REGISTRY[name]
+        spec.map(batches[0])  # compile
+        times = []
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            for b in batches:
+                spec.map(b)
+            times.append(time.perf_counter() - t0)
+        out["audits"][name] = n / statistics.median(times)
+    total = sum(n / v for v in out["audits"].values())
+    out["all_audits"] = n / total if total > 0 else None
+    if show:
+        print(f"audit bench: {n:,} hands, one process, median of {repeats}")
+        print(f"  {'read + decode':<16} {out['read']:>14,.0f} hands/s")
+        for name, v in out["audits"].items():
+            print(f"  {name:<16} {v:>14,.0f} hands/s")
+        if out["all_audits"]:
+            print(f"  {'all audits':<16} {out['all_audits']:>14,.0f} hands/s (excluding read)")
+    return out

@@ -1,0 +1,330 @@
+"""Betting legality (exact): the audits' own referee replays every hand's action log.
+
+Rules checked: antes (clockwise from left of the button) and blinds posted as min(due, stack);
+order of action (pre-flop from the seat left of the big blind, heads-up the button; post-flop the
+first live seat left of the button; the big blind's option; all-in and folded seats skipped); fold
+only facing a bet, check only with nothing to call, call = min(amount owed, stack); bets only when
+nothing is bet and raises only over a bet; minimum bet (min_bet) and minimum raise (the last full
+raise; all-in for less allowed); the reopening rule (a seat that already acted may raise again only
+if the bet rose by a full raise since it acted); no raise when nobody else could call it;
+pot-limit maximum (pot after the call plus the call); fixed-limit sizes (small_bet pre-flop and
+flop, big_bet turn and river; raise-to = last full level + one bet, so incomplete all-ins are
+completed) and cap (raise_cap full bets and raises per street, big blind not counted);
+``added`` == the change of the street total; the street ends when every active player has acted
+and matched; the uncalled part of the top bet is returned; nothing is logged after the hand ends;
+the board matches the streets played.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from audits.io import Batch, string_value
+from audits.result import Partial, partial_from_codes
+
+MESSAGES = {
+    1: "wrong posting: ante/blind of seat {aux} not min(due, stack) in order",
+    2: "out of turn: seat {aux} acted",
+    3: "action logged on the wrong street by seat {aux}",
+    4: "illegal fold: seat {aux} folded with nothing to call",
+    5: "illegal check: seat {aux} checked facing a bet",
+    6: "wrong call amount by seat {aux}",
+    7: "bet/raise kind mismatch by seat {aux}",
+    8: "illegal raise: betting not reopened for seat {aux} after a short all-in",
+    9: "illegal raise: fixed-limit cap reached (seat {aux})",
+    10: "illegal raise: seat {aux} cannot raise (stack or nobody left to call)",
+    11: "bet/raise below the minimum: to {aux}",
+    12: "bet/raise above the maximum: to {aux}",
+    13: "amount inconsistent: added != change of street total (seat {aux})",
+    14: "log ends while seat {aux} must still act",
+    15: "uncalled bet return wrong (seat {aux})",
+    16: "action logged after the hand ended (seat {aux})",
+    17: "board has {aux} cards, not what the streets played dealt",
+    18: "unknown action kind {aux}",
+}
+
+ACTIVE, ALL_IN, FOLDED = 1, 2, 3
+
+
+@njit(cache=True, inline="always")
+def _needs(status, acted, bet, s, cur, n_active):
+    if status[s] != ACTIVE or acted[s] == cur:
+        return False
+    if n_active == 1 and bet[s] >= cur:
+        return False
+    return True
+
+
+@njit(cache=True, inline="always")
+def _next(status, acted, bet, after, cur, n_active, k):
+    s = after
+    for _ in range(k):
+        s = s + 1 if s + 1 < k else 0
+        if _needs(status, acted, bet, s, cur, n_active):
+            return s
+    return -1
+
+
+@njit(cache=True)
+def _referee(start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mode, trim, structure,
+             min_bet, small_bet, big_bet, raise_cap, board_len, a_street, a_seat, a_kind, a_tot,
+             a_add, act_off, codes, aux):
+    n, k = occ.shape
+    status = np.zeros(k, np.int64)
+    stack = np.zeros(k, np.int64)
+    bet = np.zeros(k, np.int64)
+    acted = np.zeros(k, np.int64)
+    contrib = np.zeros(k, np.int64)
+    antep = np.zeros(k, np.int64)
+    for i in range(n):
+        code = 0
+        ax = 0
+        n_active = 0
+        n_live = 0
+        for s in range(k):
+            stack[s] = start[i, s]
+            bet[s] = 0
+            acted[s] = -1
+            contrib[s] = 0
+            antep[s] = 0
+            status[s] = ACTIVE if (occ[i, s] and start[i, s] > 0) else 0
+            if status[s] == ACTIVE:
+                n_active += 1
+                n_live += 1
+        j = act_off[i]
+        end = act_off[i + 1]
+        fl = structure[i] == 2
+        pl = structure[i] == 1
+        # antes, clockwise from the seat left of the button
+        s = button[i]
+        for _ in range(k):
+            s = s + 1 if s + 1 < k else 0
+            due = 0
+            if ante_mode[i] == 1 or (ante_mode[i] == 2 and s == bbs[i]):
+                due = ante[i]
+            if status[s] == ACTIVE and due > 0:
+                amt = min(due, stack[s])
+                if (j >= end or a_kind[j] != 0 or a_seat[j] != s or a_add[j] != amt
+                        or a_street[j] != 0):
+                    code, ax = 1, s
+                    break
+                j += 1
+                stack[s] -= amt
+                contrib[s] += amt
+                antep[s] += amt
+                if stack[s] == 0:
+                    status[s] = ALL_IN
+                    n_active -= 1
+        # blinds
+        for which in range(2):
+            if code:
+                break
+            s = sbs[i] if which == 0 else bbs[i]
+            due = sb_amt[i] if which == 0 else bb_amt[i]
+            if s >= 0 and status[s] == ACTIVE:
+                amt = min(due, stack[s])
+                if (j >= end or a_kind[j] != 1 + which or a_seat[j] != s or a_add[j] != amt
+                        or a_tot[j] != amt or a_street[j] != 0):
+                    code, ax = 1, s
+                    break
+                j += 1
+                stack[s] -= amt
+                bet[s] += amt
+                contrib[s] += amt
+                if stack[s] == 0:
+                    status[s] = ALL_IN
+                    n_active -= 1
+        if code:
+            codes[i] = code
+            aux[i] = ax
+            continue
+        street = 0
+        cur = 0
+        for s in range(k):
+            cur = max(cur, bet[s])
+        full_level = cur
+        full_raise = small_bet[i] if fl else min_bet[i]
+        n_raises = 0
+        to_act = _next(status, acted, bet, bbs[i] if bbs[i] >= 0 else button[i], cur, n_active, k)
+        closing = to_act < 0 or n_live <= 1
+        done = False
+        while not done and code == 0:
+            if closing:
+                # return the uncalled part of the top bet
+                top = -1
+                first = -1
+                second = 0
+                for s in range(k):
+                    c = contrib[s] - (0 if trim[i] else antep[s])
+                    if c > top:
+                        second = max(second, top)
+                        top = c
+                        first = s
+                    elif c > second:
+                        second = c
+                if first >= 0:
+                    excess = min(top - second, bet[first])
+                    if excess > 0:
+                        if (j >= end or a_kind[j] != 11 or a_seat[j] != first
+                                or a_add[j] != excess):
+                            code, ax = 15, first
+                            break
+                        j += 1
+                        stack[first] += excess
+                        bet[first] -= excess
+                        contrib[first] -= excess
+                        if status[first] == ALL_IN:
+                            status[first] = ACTIVE
+                            n_active += 1
+                for s in range(k):
+                    bet[s] = 0
+                    acted[s] = -1
+                if n_live <= 1 or street == 3:
+                    done = True
+                    break
+                street += 1
+                cur = 0
+                full_level = 0
+                full_raise = (small_bet[i] if street == 1 else big_bet[i]) if fl else min_bet[i]
+                n_raises = 0
+                to_act = _next(status, acted, bet, button[i], cur, n_active, k)
+                closing = to_act < 0
+                continue
+            s = to_act
+            if j >= end:
+                code, ax = 14, s
+                break
+            kd = a_kind[j]
+            if a_seat[j] != s:
+                code, ax = 2, a_seat[j]
+                break
+            if a_street[j] != street:
+                code, ax = 3, s
+                break
+            to_call = cur - bet[s]
+            size = (small_bet[i] if street <= 1 else big_bet[i]) if fl else 0
+            if kd == 6:
+                if to_call <= 0:
+                    code, ax = 4, s
+                elif a_add[j] != 0 or a_tot[j] != bet[s]:
+                    code, ax = 13, s
+                else:
+                    status[s] = FOLDED
+                    n_active -= 1
+                    n_live -= 1
+            elif kd == 7:
+                if to_call != 0:
+                    code, ax = 5, s
+                elif a_add[j] != 0 or a_tot[j] != bet[s]:
+                    code, ax = 13, s
+                else:
+                    acted[s] = cur
+            elif kd == 8:
+                amt = min(to_call, stack[s])
+                if to_call <= 0 or a_add[j] != amt:
+                    code, ax = 6, s
+                elif a_tot[j] != bet[s] + amt:
+                    code, ax = 13, s
+                else:
+                    stack[s] -= amt
+                    bet[s] += amt
+                    contrib[s] += amt
+                    if stack[s] == 0:
+                        status[s] = ALL_IN
+                        n_active -= 1
+                    acted[s] = cur
+            elif kd == 9 or kd == 10:
+                amount = a_tot[j]
+                if (kd == 9) != (cur == 0):
+                    code, ax = 7, s
+                elif a_add[j] != amount - bet[s]:
+                    code, ax = 13, s
+                elif fl and n_raises >= raise_cap[i]:
+                    code, ax = 9, s
+                elif acted[s] >= 0 and cur - acted[s] < full_raise:
+                    code, ax = 8, s
+                else:
+                    other = False
+                    for t in range(k):
+                        if t != s and status[t] == ACTIVE and stack[t] + bet[t] > cur:
+                            other = True
+                    if stack[s] <= to_call or not other:
+                        code, ax = 10, s
+                if code:
+                    break
+                all_in_to = bet[s] + stack[s]
+                if fl:
+                    lo = full_level + size
+                    hi = lo
+                else:
+                    lo = cur + full_raise
+                    if pl:
+                        pot = 0
+                        for t in range(k):
+                            pot += contrib[t]
+                        hi = max(cur + pot + to_call, lo)
+                    else:
+                        hi = all_in_to
+                if amount < min(lo, all_in_to):
+                    code, ax = 11, amount
+                elif amount > min(hi, all_in_to):
+                    code, ax = 12, amount
+                else:
+                    added = amount - bet[s]
+                    increment = amount - cur
+                    stack[s] -= added
+                    bet[s] += added
+                    contrib[s] += added
+                    if stack[s] == 0:
+                        status[s] = ALL_IN
+                        n_active -= 1
+                    full = amount >= full_level + size if fl else increment >= full_raise
+                    if full:
+                        if not fl:
+                            full_raise = increment
+                        full_level = amount
+                        n_raises += 1
+                    cur = amount
+                    acted[s] = amount
+            else:
+                code, ax = 18, kd
+            if code:
+                break
+            j += 1
+            if n_live <= 1:
+                closing = True
+            else:
+                to_act = _next(status, acted, bet, s, cur, n_active, k)
+                closing = to_act < 0
+        if code == 0:
+            while j < end:
+                if a_kind[j] != 11:
+                    code, ax = 16, a_seat[j]
+                    break
+                j += 1
+        if code == 0:
+            exp = 0 if street == 0 else street + 2
+            if board_len[i] != exp:
+                code, ax = 17, board_len[i]
+        codes[i] = code
+        aux[i] = ax
+
+
+def betting_map(b: Batch) -> Partial:
+    codes = np.zeros(b.n, np.int32)
+    aux = np.zeros(b.n, np.int64)
+    sc = b.seat
+    names = string_value(b, "structure")
+    structure = np.select([names == "pot-limit", names == "fixed-limit"], [1, 2], 0)
+    _, doff = b.var["board"]
+    c = b.cols
+    i64 = np.int64
+    _referee(sc["stacks_start"], sc["occupied"], c["button"].astype(i64),
+             c["sb_seat"].astype(i64), c["bb_seat"].astype(i64), c["small_blind"],
+             c["big_blind"], c["ante"], c["ante_mode"].astype(i64),
+             c["ante_trimming"].astype(np.bool_), structure.astype(i64), c["min_bet"],
+             c["small_bet"], c["big_bet"], c["raise_cap"].astype(i64), np.diff(doff),
+             b.act["street"], b.act["seat"], b.act["kind"], b.act["to_street_total"],
+             b.act["added"], b.act_off, codes, aux)
+    return partial_from_codes(b.cols["hand_id"], codes, aux, MESSAGES)

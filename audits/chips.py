@@ -1,0 +1,138 @@
+"""Chip conservation (exact).
+
+Per hand: sum(stacks_start) == sum(stacks_end) + rake; per seat stacks_end == stacks_start -
+contributed + won; contributed == the seat's logged ante/blind/bet/call ``added`` minus its
+RETURN_UNCALLED ``added``; returned == its logged returns; no negative amounts; empty seats hold and
+move nothing. Across consecutive hands of a table (same table_id, hand_no + 1): a seat occupied in
+both starts with the previous end plus rebuys; a newly occupied seat starts with its rebuys; in a
+tournament a seat that empties had 0 chips. Per table: chips in (rebuys) == chips out (rake, final
+stacks, stacks of players who left).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from audits.io import Batch, string_value
+from audits.result import Partial, partial_from_codes
+
+MESSAGES = {
+    1: "chips not conserved: sum(stacks_start) != sum(stacks_end) + rake",
+    2: "stack mismatch: seat {aux} stacks_end != stacks_start - contributed + won",
+    3: "contribution mismatch: seat {aux} contributed != its logged chips in minus returns",
+    4: "return mismatch: seat {aux} returned != its logged uncalled returns",
+    5: "negative chips: seat {aux}",
+    6: "empty seat holds chips: seat {aux}",
+    7: "carry-over mismatch: seat {aux} stacks_start != previous stacks_end + rebuys",
+    8: "new player mismatch: seat {aux} stacks_start != rebuys",
+    9: "tournament player left with chips: seat {aux}",
+    10: "table session does not balance: chips in != chips out (off by {aux})",
+    11: "hand_no sequence broken at table (expected hand_no {aux})",
+}
+
+
+@njit(cache=True)
+def _chips_kernel(occ, start, rebuys, end, contrib, returned, won, rake, a_seat, a_kind, a_add,
+                  act_off, table, hand_no, order, tourn, codes, aux):
+    n, k = occ.shape
+    put = np.zeros(k, np.int64)
+    ret = np.zeros(k, np.int64)
+    for i in range(n):
+        s_start = 0
+        s_end = 0
+        for s in range(k):
+            s_start += start[i, s]
+            s_end += end[i, s]
+        put[:] = 0
+        ret[:] = 0
+        for j in range(act_off[i], act_off[i + 1]):
+            kd = a_kind[j]
+            st = a_seat[j]
+            if st < 0 or st >= k:
+                continue
+            if kd == 0 or kd == 1 or kd == 2 or kd == 8 or kd == 9 or kd == 10:
+                put[st] += a_add[j]
+            elif kd == 11:
+                ret[st] += a_add[j]
+        c = 0
+        for s in range(k):
+            if (start[i, s] < 0 or end[i, s] < 0 or contrib[i, s] < 0 or won[i, s] < 0
+                    or rebuys[i, s] < 0 or returned[i, s] < 0):
+                c = 5
+            elif not occ[i, s] and (start[i, s] != 0 or end[i, s] != 0 or contrib[i, s] != 0
+                                    or won[i, s] != 0 or put[s] != 0):
+                c = 6
+            elif end[i, s] != start[i, s] - contrib[i, s] + won[i, s]:
+                c = 2
+            elif contrib[i, s] != put[s] - ret[s]:
+                c = 3
+            elif returned[i, s] != ret[s]:
+                c = 4
+            if c:
+                aux[i] = s
+                break
+        if c == 0 and (s_start != s_end + rake[i] or rake[i] < 0):
+            c = 1
+        codes[i] = c
+    # across hands, in (table, hand_no) order
+    chips_in = 0
+    chips_out = 0
+    for p in range(n):
+        i = order[p]
+        first = p == 0 or table[order[p - 1]] != table[i]
+        if first:
+            chips_in = 0
+            chips_out = 0
+            for s in range(k):
+                if occ[i, s] and start[i, s] != rebuys[i, s] and codes[i] == 0:
+                    codes[i] = 8
+                    aux[i] = s
+        else:
+            h = order[p - 1]
+            if hand_no[i] != hand_no[h] + 1 and codes[i] == 0:
+                codes[i] = 11
+                aux[i] = hand_no[h] + 1
+            for s in range(k):
+                c = 0
+                if occ[i, s] and occ[h, s]:
+                    if start[i, s] != end[h, s] + rebuys[i, s]:
+                        c = 7
+                elif occ[i, s]:
+                    if start[i, s] != rebuys[i, s]:
+                        c = 8
+                elif occ[h, s]:
+                    chips_out += end[h, s]
+                    if tourn[i] and end[h, s] != 0:
+                        c = 9
+                if c and codes[i] == 0:
+                    codes[i] = c
+                    aux[i] = s
+        for s in range(k):
+            chips_in += rebuys[i, s]
+        chips_out += rake[i]
+        last = p == n - 1 or table[order[p + 1]] != table[i]
+        if last:
+            for s in range(k):
+                if occ[i, s]:
+                    chips_out += end[i, s]
+            if chips_in != chips_out and codes[i] == 0:
+                codes[i] = 10
+                aux[i] = chips_in - chips_out
+
+
+def table_order(b: Batch) -> np.ndarray:
+    """Row indices sorted by (table_id, hand_no)."""
+    return np.lexsort((b.cols["hand_no"], b.cols["table_id"])).astype(np.int64)
+
+
+def chips_map(b: Batch) -> Partial:
+    codes = np.zeros(b.n, np.int32)
+    aux = np.zeros(b.n, np.int64)
+    sc = b.seat
+    tourn = string_value(b, "format") == "tournament"
+    _chips_kernel(sc["occupied"], sc["stacks_start"], sc["rebuys"], sc["stacks_end"],
+                  sc["contributed"], sc["returned"], sc["won"], b.cols["rake"], b.act["seat"],
+                  b.act["kind"], b.act["added"], b.act_off, b.cols["table_id"],
+                  b.cols["hand_no"].astype(np.int64), table_order(b), tourn, codes, aux)
+    return partial_from_codes(b.cols["hand_id"], codes, aux, MESSAGES)

@@ -1,0 +1,237 @@
+"""Side pots and payouts (exact), with the audits' own pot builder and evaluator.
+
+Pots are rebuilt from the logged contributions: levels are the distinct contributions of the
+players who did not fold; each layer goes to a pot whose eligible players are the non-folded
+players who reached its level; folded players' chips fill the layers they reached (chips above
+every live level join the top pot). With ante_trimming false the antes are dead money in the main
+pot. A layer with a single contributor is an uncalled bet that should have been returned.
+Each pot goes to the best eligible shown hands (own evaluator), or to its only eligible player;
+split equally, odd chips one each to the first winners clockwise from the button. Rake =
+floor(total * rake_bps / 10000), capped by rake_cap, zero without a flop under no_flop_no_drop,
+taken from the main pot first. Checked: the rake, every logged pot (amount, rake, eligible,
+winners), nobody paid from a pot they were not eligible for, and won per seat.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from audits.evaluator import eval7
+from audits.io import Batch
+from audits.result import Partial, partial_from_codes
+
+MESSAGES = {
+    1: "payout mismatch: seat {aux} won differs from the rebuilt payout",
+    2: "rake mismatch: logged rake differs from the rebuilt rake ({aux})",
+    3: "pot count mismatch: rebuilt {aux} pots",
+    4: "pot amount/rake mismatch in pot {aux}",
+    5: "pot eligibility mismatch in pot {aux}",
+    6: "pot winners mismatch in pot {aux}",
+    7: "paid from a pot not eligible for: pot {aux}",
+    8: "uncalled chips not returned: seat {aux}",
+    9: "contested pot {aux} with no shown hand",
+    10: "showdown card error: seat {aux} shown without 5 board cards or after folding",
+}
+
+
+@njit(cache=True)
+def _payout_kernel(occ, contrib, folded, won, hole, button, a_seat, a_kind, a_add, act_off,
+                   sv, sshown, soff, dv, doff, trim, rake_bps, rake_cap, nfnd, rake_col,
+                   p_amt, p_rake, p_elig, p_win, p_off, codes, aux):
+    n, k = occ.shape
+    c = np.zeros(k, np.int64)
+    ante = np.zeros(k, np.int64)
+    strength = np.zeros(k, np.int64)
+    shown = np.zeros(k, np.bool_)
+    levels = np.zeros(k, np.int64)
+    pamt = np.zeros(k + 1, np.int64)
+    pel = np.zeros(k + 1, np.int64)
+    prk = np.zeros(k + 1, np.int64)
+    mine = np.zeros(k, np.int64)
+    cards = np.zeros(7, np.int64)
+    for i in range(n):
+        ante[:] = 0
+        for j in range(act_off[i], act_off[i + 1]):
+            if a_kind[j] == 0 and 0 <= a_seat[j] < k:
+                ante[a_seat[j]] += a_add[j]
+        dead = 0
+        nlive = 0
+        for s in range(k):
+            c[s] = contrib[i, s] - (0 if trim[i] else ante[s])
+            if not trim[i]:
+                dead += ante[s]
+            if occ[i, s] and not folded[i, s]:
+                nlive += 1
+        # shown hands
+        shown[:] = False
+        nb = doff[i + 1] - doff[i]
+        for j in range(soff[i], soff[i + 1]):
+            if sshown[j]:
+                s = sv[j]
+                if s < 0 or s >= k or nb != 5 or folded[i, s] or not occ[i, s]:
+                    codes[i] = 10
+                    aux[i] = s
+                    break
+                shown[s] = True
+                cards[0] = hole[i, 2 * s]
+                cards[1] = hole[i, 2 * s + 1]
+                for t in range(5):
+                    cards[2 + t] = dv[doff[i] + t]
+                strength[s] = eval7(cards)
+        if codes[i]:
+            continue
+        # levels: distinct live contributions, sorted
+        nl = 0
+        for s in range(k):
+            if occ[i, s] and not folded[i, s]:
+                v = c[s]
+                dup = False
+                for q in range(nl):
+                    if levels[q] == v:
+                        dup = True
+                if not dup:
+                    q = nl
+                    while q > 0 and levels[q - 1] > v:
+                        levels[q] = levels[q - 1]
+                        q -= 1
+                    levels[q] = v
+                    nl += 1
+        npots = 0
+        prev = 0
+        for q in range(nl):
+            lvl = levels[q]
+            amt = 0
+            contributors = 0
+            only = -1
+            elig = 0
+            for s in range(k):
+                amt += min(c[s], lvl) - min(c[s], prev)
+                if c[s] > prev:
+                    contributors += 1
+                    only = s
+                if occ[i, s] and not folded[i, s] and c[s] >= lvl:
+                    elig |= 1 << s
+            if npots == 0:
+                amt += dead
+            if contributors == 1 and npots > 0 and amt > 0:
+                codes[i] = 8
+                aux[i] = only
+                break
+            if amt > 0 or (npots == 0 and q == nl - 1):
+                pamt[npots] = amt
+                pel[npots] = elig
+                npots += 1
+            prev = lvl
+        if codes[i]:
+            continue
+        extra = 0
+        for s in range(k):
+            if c[s] > prev:
+                extra += c[s] - prev
+        if extra > 0 and npots > 0:
+            pamt[npots - 1] += extra
+        total = 0
+        for p in range(npots):
+            total += pamt[p]
+        rake = 0
+        if rake_bps[i] > 0 and (nb >= 3 or not nfnd[i]):
+            rake = total * rake_bps[i] // 10000
+            if rake_cap[i] > 0 and rake > rake_cap[i]:
+                rake = rake_cap[i]
+        left = rake
+        for p in range(npots):
+            prk[p] = min(left, pamt[p])
+            left -= prk[p]
+        # compare logged pots
+        lo = p_off[i]
+        nlog = p_off[i + 1] - lo
+        for p in range(nlog):
+            if p_win[lo + p] & ~p_elig[lo + p]:
+                codes[i] = 7
+                aux[i] = p
+                break
+        if codes[i]:
+            continue
+        if rake != rake_col[i]:
+            codes[i] = 2
+            aux[i] = rake
+            continue
+        # award
+        mine[:] = 0
+        for p in range(npots):
+            elig = pel[p]
+            cnt = 0
+            for s in range(k):
+                if elig & (1 << s):
+                    cnt += 1
+            winners = 0
+            if cnt == 1:
+                winners = elig
+            else:
+                best = -1
+                for s in range(k):
+                    if elig & (1 << s) and shown[s]:
+                        if strength[s] > best:
+                            best = strength[s]
+                            winners = 1 << s
+                        elif strength[s] == best:
+                            winners |= 1 << s
+            if winners == 0:
+                codes[i] = 9
+                aux[i] = p
+                break
+            if p < nlog and codes[i] == 0:
+                if pamt[p] != p_amt[lo + p] or prk[p] != p_rake[lo + p]:
+                    codes[i] = 4
+                    aux[i] = p
+                elif elig != p_elig[lo + p]:
+                    codes[i] = 5
+                    aux[i] = p
+                elif winners != p_win[lo + p]:
+                    codes[i] = 6
+                    aux[i] = p
+            nw = 0
+            for s in range(k):
+                if winners & (1 << s):
+                    nw += 1
+            amt = pamt[p] - prk[p]
+            share = amt // nw
+            odd = amt - share * nw
+            s = button[i]
+            for _ in range(k):
+                s = s + 1 if s + 1 < k else 0
+                if winners & (1 << s):
+                    mine[s] += share
+                    if odd > 0:
+                        mine[s] += 1
+                        odd -= 1
+        if codes[i] == 9:
+            continue
+        for s in range(k):
+            if mine[s] != won[i, s]:
+                codes[i] = 1
+                aux[i] = s
+                break
+        if codes[i] == 0 and nlog != npots:
+            codes[i] = 3
+            aux[i] = npots
+
+
+def payouts_map(b: Batch) -> Partial:
+    codes = np.zeros(b.n, np.int32)
+    aux = np.zeros(b.n, np.int64)
+    sc = b.seat
+    sv, soff = b.var["showdown_seats"]
+    sh, _ = b.var["showdown_shown"]
+    dv, doff = b.var["board"]
+    _payout_kernel(sc["occupied"], sc["contributed"], sc["folded"], sc["won"],
+                   b.hole.astype(np.int64), b.cols["button"].astype(np.int64), b.act["seat"],
+                   b.act["kind"], b.act["added"], b.act_off, sv.astype(np.int64),
+                   sh.astype(np.bool_), soff, dv.astype(np.int64), doff,
+                   b.cols["ante_trimming"].astype(np.bool_),
+                   b.cols["rake_bps"].astype(np.int64), b.cols["rake_cap"],
+                   b.cols["no_flop_no_drop"].astype(np.bool_), b.cols["rake"],
+                   b.pots["amount"], b.pots["rake"], b.pots["eligible_mask"],
+                   b.pots["winners_mask"], b.pot_off, codes, aux)
+    return partial_from_codes(b.cols["hand_id"], codes, aux, MESSAGES)

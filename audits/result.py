@@ -1,0 +1,79 @@
+"""The common result type of every audit, and the partial (per-batch) record that maps produce."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+MAX_EXAMPLES = 5
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    """One audit's verdict over a run. ``statistic`` / ``p_value`` are None for exact audits;
+    ``applicable`` is False when the run lacks what the audit needs (then ``passed`` is True)."""
+
+    name: str
+    passed: bool
+    hands_checked: int
+    failures: int
+    example_hand_ids: tuple[int, ...] = ()
+    statistic: float | None = None
+    p_value: float | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+    applicable: bool = True
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "passed": self.passed, "applicable": self.applicable,
+                "hands_checked": self.hands_checked, "failures": self.failures,
+                "example_hand_ids": list(self.example_hand_ids), "statistic": self.statistic,
+                "p_value": self.p_value, "details": self.details}
+
+
+@dataclass
+class Partial:
+    """What an exact audit's map returns for one batch: hands seen, failing hands, the first few
+    violations as (hand_id, one-line reason), and failure counts per reason."""
+
+    hands: int = 0
+    failures: int = 0
+    examples: list[tuple[int, str]] = field(default_factory=list)
+    reasons: dict[str, int] = field(default_factory=dict)
+    applicable: bool = True
+
+
+def partial_from_codes(hand_id: np.ndarray, codes: np.ndarray, aux: np.ndarray,
+                       messages: dict[int, str]) -> Partial:
+    """Per-hand error codes (0 = fine) as a Partial; ``messages[code]`` may use ``{aux}``."""
+    bad = np.flatnonzero(codes)
+    p = Partial(hands=len(codes), failures=len(bad))
+    if len(bad):
+        kinds, counts = np.unique(codes[bad], return_counts=True)
+        for c, k in zip(kinds, counts, strict=True):
+            p.reasons[messages.get(int(c), f"code {int(c)}").split(":")[0]] = int(k)
+        for i in bad[:MAX_EXAMPLES]:
+            msg = messages.get(int(codes[i]), f"code {int(codes[i])}")
+            p.examples.append((int(hand_id[i]), msg.format(aux=int(aux[i]))))
+    return p
+
+
+def reduce_partials(name: str, parts: list[Partial]) -> AuditResult:
+    """The default reduce: sum the counts, keep the first examples."""
+    hands = sum(p.hands for p in parts)
+    failures = sum(p.failures for p in parts)
+    examples: list[tuple[int, str]] = []
+    reasons: dict[str, int] = {}
+    for p in parts:
+        examples.extend(p.examples)
+        for r, k in p.reasons.items():
+            reasons[r] = reasons.get(r, 0) + k
+    examples = examples[:MAX_EXAMPLES]
+    applicable = any(p.applicable for p in parts) if parts else False
+    return AuditResult(
+        name=name, passed=failures == 0, hands_checked=hands, failures=failures,
+        example_hand_ids=tuple(h for h, _ in examples),
+        details={"violations": [{"hand_id": h, "reason": r} for h, r in examples],
+                 "reasons": reasons},
+        applicable=applicable)

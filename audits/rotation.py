@@ -1,0 +1,169 @@
+"""Blind rotation (exact).
+
+Cash (moving button): the button moves to the next occupied seat; small and big blind are the two
+occupied seats left of the button (heads-up: the button posts the small blind).
+Tournament (dead button): the big blind advances to the next live player every hand; the small
+blind is the previous hand's big blind seat (-1 when that player is out); the button is the
+previous hand's small blind position;
+First to act (from the actions): pre-flop the first seat left of the big blind with chips (heads-up
+that is the button); post-flop the first live seat with chips left of the button.
+heads-up the button posts the small blind and the other player the big blind.
+Fairness per table: nobody posts the big blind twice in a row (cash: while nobody joins or leaves;
+a player sitting down between the button and the big blind legitimately shifts the blinds under a
+moving button), and while the table's players stay the same, the big blind visits every player
+exactly once per orbit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from audits.chips import table_order
+from audits.io import Batch, string_value
+from audits.result import Partial, partial_from_codes
+
+MESSAGES = {
+    1: "blinds misplaced: cash blinds are not the occupied seats left of the button {aux}",
+    2: "blinds misplaced: tournament blind seat empty or heads-up button != small blind ({aux})",
+    3: "button did not move to the next occupied seat (button {aux})",
+    4: "big blind did not advance to the next live player (seat {aux})",
+    5: "small blind is not the previous big blind seat (seat {aux})",
+    6: "button is not the previous small blind position (button {aux})",
+    7: "big blind posted twice in a row by seat {aux}",
+    8: "big blind posted twice within one orbit by seat {aux}",
+    9: "wrong first actor pre-flop: seat {aux}",
+    10: "wrong first actor post-flop: seat {aux}",
+}
+
+
+@njit(cache=True)
+def _next_occ(occ, i, s, k):
+    for _ in range(k):
+        s = s + 1 if s + 1 < k else 0
+        if occ[i, s]:
+            return s
+    return -1
+
+
+@njit(cache=True)
+def _rotation_kernel(occ, start, button, sb, bb, table, hand_no, order, tourn, a_street,
+                     a_seat, a_kind, a_add, act_off, codes, aux):
+    n, k = occ.shape
+    remaining = np.zeros(k, np.int64)
+    folded = np.zeros(k, np.bool_)
+    for i in range(n):
+        m = 0
+        for s in range(k):
+            if occ[i, s]:
+                m += 1
+        b, s_, g = button[i], sb[i], bb[i]
+        if b < 0 or b >= k or g < 0 or g >= k or s_ >= k:
+            codes[i] = 1
+            aux[i] = b
+            continue
+        if not tourn[i]:
+            if m == 2:
+                ok = occ[i, b] and s_ == b and g == _next_occ(occ, i, b, k)
+            else:
+                ok = occ[i, b] and s_ == _next_occ(occ, i, b, k) and g == _next_occ(occ, i, s_, k)
+            if not ok:
+                codes[i] = 1
+                aux[i] = b
+                continue
+        else:
+            ok = occ[i, g] and (s_ == -1 or occ[i, s_]) and s_ != g
+            if m == 2 and (s_ < 0 or b != s_):
+                ok = False
+            if not ok:
+                codes[i] = 2
+                aux[i] = b
+                continue
+        # first actors
+        for s in range(k):
+            remaining[s] = start[i, s]
+            folded[s] = False
+        street = -1
+        for j in range(act_off[i], act_off[i + 1]):
+            kd = a_kind[j]
+            st = a_seat[j]
+            if kd <= 2:
+                remaining[st] -= a_add[j]
+                continue
+            if kd == 11:
+                remaining[st] += a_add[j]
+                continue
+            if a_street[j] != street:
+                street = a_street[j]
+                frm = g if street == 0 else b
+                exp = -1
+                t = frm
+                for _ in range(k):
+                    t = t + 1 if t + 1 < k else 0
+                    if occ[i, t] and not folded[t] and remaining[t] > 0:
+                        exp = t
+                        break
+                if st != exp:
+                    codes[i] = 9 if street == 0 else 10
+                    aux[i] = st
+                    break
+            if kd == 6:
+                folded[st] = True
+            else:
+                remaining[st] -= a_add[j]
+    # across hands
+    seg_start = 0
+    sbpos_prev = -1
+    for p in range(n):
+        i = order[p]
+        if p == 0 or table[order[p - 1]] != table[i] or hand_no[order[p - 1]] + 1 != hand_no[i]:
+            seg_start = p
+            sbpos_prev = sb[i]
+            continue
+        h = order[p - 1]
+        c = 0
+        a = 0
+        m = 0
+        same = True
+        for s in range(k):
+            if occ[i, s]:
+                m += 1
+            if occ[i, s] != occ[h, s]:
+                same = False
+        if not tourn[i]:
+            if button[i] != _next_occ(occ, i, button[h], k):
+                c, a = 3, button[i]
+        else:
+            exp_sb = bb[h] if occ[i, bb[h]] else -1
+            if bb[i] != _next_occ(occ, i, bb[h], k):
+                c, a = 4, bb[i]
+            elif m > 2 and sb[i] != exp_sb:
+                c, a = 5, sb[i]
+            elif m > 2 and sbpos_prev >= 0 and button[i] != sbpos_prev:
+                c, a = 6, button[i]
+        if c == 0 and bb[i] == bb[h] and (tourn[i] or same):
+            c, a = 7, bb[i]
+        if not same:
+            seg_start = p
+        if c == 0:
+            for q in range(max(seg_start, p - m + 1), p):
+                if bb[order[q]] == bb[i]:
+                    c, a = 8, bb[i]
+                    break
+        if c and codes[i] == 0:
+            codes[i] = c
+            aux[i] = a
+        sbpos_prev = sb[i] if sb[i] >= 0 else bb[h]
+
+
+def rotation_map(b: Batch) -> Partial:
+    codes = np.zeros(b.n, np.int32)
+    aux = np.zeros(b.n, np.int64)
+    sc = b.seat
+    tourn = string_value(b, "format") == "tournament"
+    _rotation_kernel(sc["occupied"], sc["stacks_start"], b.cols["button"].astype(np.int64),
+                     b.cols["sb_seat"].astype(np.int64), b.cols["bb_seat"].astype(np.int64),
+                     b.cols["table_id"], b.cols["hand_no"].astype(np.int64), table_order(b),
+                     tourn, b.act["street"], b.act["seat"], b.act["kind"], b.act["added"],
+                     b.act_off, codes, aux)
+    return partial_from_codes(b.cols["hand_id"], codes, aux, MESSAGES)

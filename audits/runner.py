@@ -1,0 +1,245 @@
+"""Running audits over a run folder: a registry of audits (name -> map over a batch, reduce over
+the partials), a map over the batch files (in this process, or fanned out on Ray one task per
+file), the reduce, and the ``audit.json`` report.
+
+Registering another audit: ``register(name, map_fn, reduce_fn, description)``; ``map_fn(batch)``
+returns any picklable partial, ``reduce_fn(name, partials)`` returns an ``AuditResult``. Modules in
+``OPTIONAL_MODULES`` are imported when present so that they can register themselves.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+
+from audits.betting import betting_map
+from audits.chips import chips_map
+from audits.deal import deal_map
+from audits.io import AuditInputError, Batch, load_manifest, read_batch, run_files
+from audits.payouts import payouts_map
+from audits.result import AuditResult, reduce_partials
+from audits.rotation import rotation_map
+
+MapFn = Callable[[Batch], Any]
+ReduceFn = Callable[[str, list[Any]], AuditResult]
+
+
+@dataclass(frozen=True)
+class AuditSpec:
+    name: str
+    map: MapFn
+    reduce: ReduceFn
+    description: str = ""
+
+
+REGISTRY: dict[str, AuditSpec] = {}
+OPTIONAL_MODULES = ("audits.uniformity",)
+
+
+def register(name: str, map_fn: MapFn, reduce_fn: ReduceFn = reduce_partials,
+             description: str = "") -> None:
+    """Add (or replace) an audit in the registry."""
+    REGISTRY[name] = AuditSpec(name, map_fn, reduce_fn, description)
+
+
+register("deal", deal_map, description="deal integrity: decks, dealing order, no duplicates")
+register("chips", chips_map, description="chip conservation per hand, across hands, per table")
+register("rotation", rotation_map, description="button and blind rotation, first to act")
+register("payouts", payouts_map, description="side pots, winners, odd chips, rake, payouts")
+register("betting", betting_map, description="betting legality referee")
+
+
+def _load_optional() -> None:
+    for mod in OPTIONAL_MODULES:
+        try:
+            importlib.import_module(mod)
+        except ModuleNotFoundError as e:
+            if e.name != mod:
+                raise
+
+
+def available() -> list[str]:
+    _load_optional()
+    return list(REGISTRY)
+
+
+def resolve(names: Sequence[str] | None) -> list[str]:
+    """Validate audit names (None = all); raises ValueError naming unknown ones."""
+    known = available()
+    if not names:
+        return known
+    bad = [n for n in names if n not in REGISTRY]
+    if bad:
+        raise ValueError(f"unknown audit(s) {', '.join(bad)}: expected some of {', '.join(known)}")
+    return list(dict.fromkeys(names))
+
+
+def map_file(path: str, names: Sequence[str]) -> tuple[str, int, dict[str, Any]]:
+    """Read one batch file and run every named audit's map on it."""
+    _load_optional()
+    b = read_batch(path)
+    return path, b.n, {name: REGISTRY[name].map(b) for name in names}
+
+
+def count_hands(files: Sequence[Path]) -> int:
+    """Rows in the files from their Parquet footers (also catches unreadable files early)."""
+    total = 0
+    for f in files:
+        try:
+            total += pq.ParquetFile(f).metadata.num_rows
+        except Exception as e:
+            raise AuditInputError(
+                f"{f}: not a readable Parquet file ({type(e).__name__})") from None
+    return total
+
+
+@dataclass
+class AuditReport:
+    run: str
+    results: list[AuditResult]
+    files: int
+    hands: int
+    seconds: float
+    manifest: dict[str, Any] | None = None
+    runtime: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def passed(self) -> bool:
+        return all(r.passed for r in self.results)
+
+    @property
+    def fault_injected(self) -> str | None:
+        m = self.manifest or {}
+        text = m.get("fault_injected") or (m.get("inject") and f"{m['inject']}")
+        if not text:
+            return None
+        text = str(text)
+        return text[len("FAULT INJECTED:"):].strip() if text.startswith("FAULT INJECTED:") else text
+
+    def to_dict(self) -> dict[str, Any]:
+        m = self.manifest or {}
+        return {
+            "format": "holdem-audit", "version": 1, "run": self.run,
+            "created": datetime.now(UTC).isoformat(timespec="seconds"),
+            "passed": self.passed, "run_id": m.get("run_id"), "fingerprint": m.get("fingerprint"),
+            "inject": m.get("inject"), "fault_injected": self.fault_injected,
+            "files": self.files, "hands": self.hands, "seconds": round(self.seconds, 3),
+            "hands_per_second": round(self.hands / self.seconds) if self.seconds > 0 else None,
+            "runtime": self.runtime, "results": [r.to_dict() for r in self.results],
+        }
+
+
+def _ray_map(files: Sequence[Path], names: Sequence[str], max_in_flight: int,
+             on_file: Callable[[str, int], None] | None) -> list[tuple[str, int, dict[str, Any]]]:
+    import ray
+
+    task = ray.remote(map_file)
+    pending = [str(f) for f in files]
+    running: dict[Any, str] = {}
+    out = []
+    while pending or running:
+        while pending and len(running) < max_in_flight:
+            f = pending.pop(0)
+            running[task.remote(f, list(names))] = f
+        done, _ = ray.wait(list(running), num_returns=1)
+        for ref in done:
+            f = running.pop(ref)
+            try:
+                res = ray.get(ref)
+            except Exception as e:  # a task's AuditInputError arrives wrapped in a RayTaskError
+                cause = getattr(e, "cause", None)
+                if isinstance(cause, AuditInputError):
+                    raise AuditInputError(str(cause)) from None
+                if isinstance(e, AuditInputError):
+                    raise AuditInputError(str(e).strip().splitlines()[-1].split(
+                        "AuditInputError: ", 1)[-1]) from None
+                raise
+            out.append(res)
+            if on_file:
+                on_file(f, res[1])
+    return out
+
+
+def run_audits(run: str | Path, names: Sequence[str] | None = None, *, workers: int = 0,
+               on_file: Callable[[str, int], None] | None = None,
+               max_in_flight: int | None = None) -> AuditReport:
+    """Audit a run folder. ``workers=0`` maps the files in this process; otherwise one Ray task
+    per file (Ray must be initialised by the caller, e.g. ``cluster.ray_runtime.ray_session``, or
+    an embedded local Ray is started here). ``on_file(path, hands)`` reports progress."""
+    selected = resolve(names)
+    files = run_files(run)
+    manifest = load_manifest(run)
+    t0 = time.perf_counter()
+    if workers == 0:
+        parts = []
+        for f in files:
+            res = map_file(str(f), selected)
+            parts.append(res)
+            if on_file:
+                on_file(str(f), res[1])
+        runtime: dict[str, Any] = {"ray": "in-process"}
+    else:
+        import ray
+
+        started = False
+        if not ray.is_initialized():
+            for key, value in (("RAY_USAGE_STATS_ENABLED", "0"), ("RAY_AUTH_MODE", "disabled")):
+                os.environ.setdefault(key, value)
+            ray.init(num_cpus=workers if workers > 0 else None, include_dashboard=False,
+                     log_to_driver=False)
+            started = True
+        try:
+            cpus = int(ray.cluster_resources().get("CPU", 1))
+            parts = _ray_map(files, selected, max_in_flight or max(1, 2 * cpus), on_file)
+        finally:
+            if started:
+                ray.shutdown()
+        runtime = {"ray": "ray", "cpus": cpus}
+    seconds = time.perf_counter() - t0
+    hands = sum(p[1] for p in parts)
+    results = [REGISTRY[name].reduce(name, [p[2][name] for p in parts]) for name in selected]
+    return AuditReport(run=str(run), results=results, files=len(files), hands=hands,
+                       seconds=seconds, manifest=manifest, runtime=runtime)
+
+
+def write_report(report: AuditReport, path: str | Path | None = None) -> Path:
+    """Write ``audit.json`` (into the run folder by default)."""
+    out = Path(path) if path is not None else Path(report.run) / "audit.json"
+    tmp = out.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(report.to_dict(), indent=2, default=str) + "\n")
+    tmp.replace(out)
+    return out
+
+
+def format_table(report: AuditReport) -> str:
+    """The results as a plain-text table, with the first violations of failing audits."""
+    lines = []
+    fault = report.fault_injected
+    if fault:
+        bar = "!" * 72
+        lines += [bar, f"!!! FAULT INJECTED: {fault}",
+                  "!!! this log is MEANT to fail certification", bar]
+    lines.append(f"{'audit':<12} {'verdict':<8} {'hands':>12} {'failures':>10}  "
+                 "p-value   first failing hands")
+    for r in report.results:
+        verdict = "n/a" if not r.applicable else ("PASS" if r.passed else "FAIL")
+        p = "" if r.p_value is None else f"{r.p_value:.3g}"
+        ex = ", ".join(str(h) for h in r.example_hand_ids[:3])
+        lines.append(f"{r.name:<12} {verdict:<8} {r.hands_checked:>12,} {r.failures:>10,}  "
+                     f"{p:<9} {ex}")
+    for r in report.results:
+        for v in r.details.get("violations", [])[:3] if not r.passed else []:
+            lines.append(f"  {r.name}: hand {v['hand_id']}: {v['reason']}")
+    rate = f", {report.hands / report.seconds:,.0f} hands/s" if report.seconds > 0 else ""
+    lines.append(f"{report.hands:,} hands in {report.files} files, {report.seconds:.2f} s{rate}: "
+                 f"{'ALL PASS' if report.passed else 'FAILED'}")
+    return "\n".join(lines)

@@ -1,0 +1,152 @@
+"""Reference shuffles, fair and broken, used ONLY to calibrate and test the uniformity battery.
+
+Each function returns ``n`` decks as an (n, 52) uint8 array (byte k = card at position k) drawn
+with a numpy ``Generator``; millions of decks per second.
+
+* ``fair_fisher_yates``: Fisher-Yates, j uniform in [0, i] from numpy's unbiased bounded ints.
+* ``naive_swap``: for every i, swap card i with a uniform card of the whole deck (52^52 equally
+  likely paths onto 52! orders: biased).
+* ``asf_off_by_one``: the 1999 ASF Software shuffle (Planet Poker), from Arkin et al., "How We
+  Learned to Cheat at Online Poker":
+  ``for ctr := 1 to 52 do begin random_number := random(51) + 1; swap(card[ctr],
+  card[random_number]) end`` -- random(51) is 0..50, so the partner is never card 52. The deck
+  starts in order each hand; the original 52nd card can never end in the 52nd position, and the
+  naive-swap bias comes on top.
+* ``eight_bit_modulo``: Fisher-Yates whose j is an 8-bit random byte taken modulo i + 1
+  (256 mod 52 = 48: low values 5/256, high values 4/256).
+* ``seed32``: each deck fully determined by a uniform 32-bit seed (splitmix64 stream of the seed
+  into Fisher-Yates): only 2^32 distinct decks, so C(N, 2) / 2^32 duplicate pairs among N decks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+from numba import njit
+
+N = 52
+CHUNK = 1_000_000
+
+
+@njit(cache=True)
+def _fy_from_draws(js, out):  # pragma: no cover - compiled
+    """Fisher-Yates: step t (i = 51 - t) swaps position i with js[:, t] in [0, i]."""
+    for d in range(js.shape[0]):
+        for k in range(N):
+            out[d, k] = k
+        for t in range(N - 1):
+            i = N - 1 - t
+            j = js[d, t]
+            tmp = out[d, i]
+            out[d, i] = out[d, j]
+            out[d, j] = tmp
+
+
+@njit(cache=True)
+def _forward_swaps(js, out):  # pragma: no cover - compiled
+    """for i = 0..51: swap(deck[i], deck[js[:, i]])."""
+    for d in range(js.shape[0]):
+        for k in range(N):
+            out[d, k] = k
+        for i in range(N):
+            j = js[d, i]
+            tmp = out[d, i]
+            out[d, i] = out[d, j]
+            out[d, j] = tmp
+
+
+@njit(cache=True)
+def _modulo_fy(bytes_, out):  # pragma: no cover - compiled
+    for d in range(bytes_.shape[0]):
+        for k in range(N):
+            out[d, k] = k
+        for t in range(N - 1):
+            i = N - 1 - t
+            j = bytes_[d, t] % (i + 1)
+            tmp = out[d, i]
+            out[d, i] = out[d, j]
+            out[d, j] = tmp
+
+
+@njit(cache=True)
+def _seeded_fy(seeds, out):  # pragma: no cover - compiled
+    for d in range(seeds.shape[0]):
+        x = seeds[d]
+        for k in range(N):
+            out[d, k] = k
+        for t in range(N - 1):
+            i = N - 1 - t
+            x += np.uint64(0x9E3779B97F4A7C15)
+            z = x
+            z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+            z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+            z ^= z >> np.uint64(31)
+            j = np.int64(((z >> np.uint64(32)) * np.uint64(i + 1)) >> np.uint64(32))
+            tmp = out[d, i]
+            out[d, i] = out[d, j]
+            out[d, j] = tmp
+
+
+def _chunked(n: int, fill: Callable[[int, np.ndarray], None]) -> np.ndarray:
+    out = np.empty((n, N), np.uint8)
+    for a in range(0, n, CHUNK):
+        fill(a, out[a:a + CHUNK])
+    return out
+
+
+def fair_fisher_yates(n: int, rng: np.random.Generator) -> np.ndarray:
+    """Fair decks: Fisher-Yates with unbiased j in [0, i]."""
+    highs = np.arange(N, 1, -1, dtype=np.int64)  # i + 1 for i = 51..1
+
+    def fill(_: int, out: np.ndarray) -> None:
+        js = rng.integers(0, highs, size=(out.shape[0], N - 1), dtype=np.int64).astype(np.uint8)
+        _fy_from_draws(js, out)
+    return _chunked(n, fill)
+
+
+def naive_swap(n: int, rng: np.random.Generator) -> np.ndarray:
+    """Swap each position with a uniform position of the whole deck."""
+    def fill(_: int, out: np.ndarray) -> None:
+        _forward_swaps(rng.integers(0, N, size=(out.shape[0], N), dtype=np.uint8), out)
+    return _chunked(n, fill)
+
+
+def asf_off_by_one(n: int, rng: np.random.Generator) -> np.ndarray:
+    """The ASF / Planet Poker shuffle: swap each position with a uniform one of the first 51."""
+    def fill(_: int, out: np.ndarray) -> None:
+        _forward_swaps(rng.integers(0, N - 1, size=(out.shape[0], N), dtype=np.uint8), out)
+    return _chunked(n, fill)
+
+
+def eight_bit_modulo(n: int, rng: np.random.Generator) -> np.ndarray:
+    """Fisher-Yates with j = (uniform byte) mod (i + 1)."""
+    def fill(_: int, out: np.ndarray) -> None:
+        _modulo_fy(rng.integers(0, 256, size=(out.shape[0], N - 1), dtype=np.uint8), out)
+    return _chunked(n, fill)
+
+
+def seed32(n: int, rng: np.random.Generator) -> np.ndarray:
+    """Decks fully determined by a uniform 32-bit seed."""
+    def fill(_: int, out: np.ndarray) -> None:
+        _seeded_fy(rng.integers(0, 2**32, size=out.shape[0], dtype=np.uint64), out)
+    return _chunked(n, fill)
+
+
+SHUFFLES: dict[str, Callable[[int, np.random.Generator], np.ndarray]] = {
+    "fair": fair_fisher_yates,
+    "naive_swap": naive_swap,
+    "asf_off_by_one": asf_off_by_one,
+    "eight_bit_modulo": eight_bit_modulo,
+    "seed32": seed32,
+}
+
+
+def deal_hole(decks: np.ndarray, seats: int = 9) -> np.ndarray:
+    """Hole cards as a dealer would take them from the top: seat s gets positions s and
+    s + seats. (n, 2 * seats) int64, seat s in columns 2s, 2s + 1. Calibration only."""
+    d = decks.astype(np.int64)
+    hole = np.empty((d.shape[0], 2 * seats), np.int64)
+    hole[:, 0::2] = d[:, :seats]
+    hole[:, 1::2] = d[:, seats:2 * seats]
+    return hole

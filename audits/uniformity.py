@@ -1,0 +1,531 @@
+"""Deck uniformity battery: are the logged decks what a fair shuffle produces?
+
+Map (one batch) -> ``UniformityPartial``: int64 count arrays plus the collision keys and the
+batch's own card x position p-value. Reduce (all partials) -> one ``AuditResult`` per test and a
+first, overall result ``uniformity`` (Holm's correction across the battery, alpha = 0.01).
+
+The tests (cards 0..51 = rank * 4 + suit; position k = k-th card of the deck):
+
+===========================  =================================================  ==========
+test                         statistic                                          df / law
+===========================  =================================================  ==========
+card_position                Pearson X2 over 52 x 52 card/position cells,       51 * 51
+                             times 51/52 (rows and columns of a permutation
+                             are fixed: X2 ~ 52/51 chi2(51^2) exactly in the
+                             limit)
+card_position_max_cell       largest |z| of a cell; p = Bonferroni(2704) of     exact binom
+                             the exact two-sided binomial tails
+suit_position                X2 over 52 positions x 4 suits, times 51/52        51 * 3
+rank_position                X2 over 52 positions x 13 ranks, times 51/52       51 * 12
+adjacent_pairs               Mahalanobis form of the 52 x 51 counts "card b     2651
+                             directly follows card a" (exact covariance of a
+                             random permutation, see ``adjacent_statistic``)
+duplicate_decks              pairs of identical decks; Poisson tail with mean   Poisson
+                             C(N, 2) / 52!
+first_k_collisions           pairs of decks sharing the first 9 cards;          Poisson
+                             Poisson tail with mean C(N, 2) / (52! / 43!)
+starting_hands               per seat: pairs 3/51, suited 12/51, offsuit        2 per seat,
+                             36/51; the largest per-seat X2, p = Bonferroni     Bonferroni
+                             over seats
+consecutive_decks            first card of hand 2m vs hand 2m+1 at the same     52^2 - 1
+                             table (disjoint pairs), X2 against 1/2704
+batch_pvalues_ks             KS of the per-batch card_position p-values         KS
+                             against U(0, 1); only with >= 5 batches
+===========================  =================================================  ==========
+
+The collision tests catch small seed spaces that no frequency test sees: with decks fully
+determined by a 32-bit seed, N = 10 million decks hold about C(N, 2) / 2^32 = 11,600 identical
+pairs, while a fair shuffle expects 0.04 first-9-card collisions and essentially no duplicate.
+
+A row whose deck is null (or all zero bytes: a null slot read raw) is not audited; with no decks
+at all every result is ``applicable=False`` ("not applicable: no decks").
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+from numba import njit
+
+from audits import stats
+from audits.result import MAX_EXAMPLES, AuditResult
+
+NAME = "uniformity"
+ALPHA = 0.01
+N = 52
+FIRST_K = 9
+MIN_BATCHES_KS = 5
+MIN_BATCH_DECKS_KS = 520  # expected count >= 10 per card/position cell
+MAX_SEATS = 10
+# starting-hand classes: pair, suited, offsuit
+HAND_CLASS_PROBS = np.array([3.0, 12.0, 36.0]) / 51.0
+TESTS = ("card_position", "card_position_max_cell", "suit_position", "rank_position",
+         "adjacent_pairs", "duplicate_decks", "first_k_collisions", "starting_hands",
+         "consecutive_decks", "batch_pvalues_ks")
+
+
+# ---------------------------------------------------------------------------------------------
+# map
+
+
+@dataclass
+class UniformityPartial:
+    """Sufficient statistics of one batch."""
+
+    decks: int = 0
+    invalid: int = 0
+    invalid_examples: list[int] = field(default_factory=list)
+    card_position: np.ndarray = field(default_factory=lambda: np.zeros((N, N), np.int64))
+    adjacent: np.ndarray = field(default_factory=lambda: np.zeros((N, N), np.int64))
+    consecutive: np.ndarray = field(default_factory=lambda: np.zeros((N, N), np.int64))
+    hand_classes: np.ndarray = field(default_factory=lambda: np.zeros((MAX_SEATS, 3), np.int64))
+    first_k: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    deck_hash: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint64))
+    hand_ids: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    batch_p: float | None = None
+
+
+@njit(cache=True)
+def _count_decks(decks, card_position, adjacent, first_k, deck_hash, ok):  # pragma: no cover
+    """One pass: validity, card/position and adjacency counts, first-9 key, 64-bit deck hash."""
+    n = decks.shape[0]
+    full = (np.int64(1) << 52) - 1
+    for i in range(n):
+        seen = np.int64(0)
+        good = True
+        for k in range(N):
+            c = np.int64(decks[i, k])
+            if c < 0 or c >= N:
+                good = False
+                break
+            seen |= np.int64(1) << c
+        if not good or seen != full:
+            ok[i] = False
+            continue
+        ok[i] = True
+        key = np.int64(0)
+        h = np.uint64(0xCBF29CE484222325)
+        prev = np.int64(-1)
+        for k in range(N):
+            c = np.int64(decks[i, k])
+            card_position[k, c] += 1
+            if prev >= 0:
+                adjacent[prev, c] += 1
+            prev = c
+            if k < FIRST_K:
+                key = key * N + c
+            h = (h ^ np.uint64(c + 1)) * np.uint64(0x100000001B3)
+            h ^= h >> np.uint64(29)
+        first_k[i] = key
+        deck_hash[i] = h
+
+
+def _blank_decks(decks: np.ndarray) -> np.ndarray:
+    """Rows that hold no deck: all bytes zero (how a null fixed-size slot reads raw)."""
+    return ~decks.any(axis=1)
+
+
+def map_decks(decks: np.ndarray, hole: np.ndarray | None = None,
+              hand_id: np.ndarray | None = None, table_id: np.ndarray | None = None,
+              hand_no: np.ndarray | None = None) -> UniformityPartial:
+    """Sufficient statistics of decks given as an (n, 52) array (int8 or uint8).
+
+    ``hole`` (n, 2k) hole cards, seat s = columns 2s, 2s+1 (-1 empty); ``table_id``/``hand_no``
+    pair consecutive hands at a table (absent: rows 2m and 2m+1 are consecutive).
+    """
+    decks = np.ascontiguousarray(decks)
+    n = decks.shape[0]
+    if hand_id is None:
+        hand_id = np.arange(n, dtype=np.int64)
+    present = ~_blank_decks(decks) if n else np.zeros(0, bool)
+    if not present.all():
+        decks = decks[present]
+        hand_id = hand_id[present]
+        hole = None if hole is None else hole[present]
+        table_id = None if table_id is None else table_id[present]
+        hand_no = None if hand_no is None else hand_no[present]
+        n = decks.shape[0]
+    p = UniformityPartial()
+    first_k = np.empty(n, np.int64)
+    deck_hash = np.empty(n, np.uint64)
+    ok = np.empty(n, np.bool_)
+    if n:
+        _count_decks(decks.view(np.uint8) if decks.dtype == np.int8 else decks,
+                     p.card_position, p.adjacent, first_k, deck_hash, ok)
+    bad = np.flatnonzero(~ok)
+    p.invalid = int(bad.size)
+    p.invalid_examples = [int(hand_id[i]) for i in bad[:MAX_EXAMPLES]]
+    p.decks = n - p.invalid
+    if p.invalid:
+        decks, hand_id = decks[ok], hand_id[ok]
+        hole = None if hole is None else hole[ok]
+        table_id = None if table_id is None else table_id[ok]
+        hand_no = None if hand_no is None else hand_no[ok]
+        first_k, deck_hash = first_k[ok], deck_hash[ok]
+    order = np.argsort(first_k, kind="stable")
+    p.first_k, p.deck_hash = first_k[order], deck_hash[order]
+    p.hand_ids = np.asarray(hand_id, np.int64)[order]
+    if p.decks >= MIN_BATCH_DECKS_KS:
+        p.batch_p = card_position_test(p.card_position)[2]
+    # consecutive hands at a table: disjoint pairs (2m, 2m+1)
+    first = decks[:, 0].astype(np.int64) if p.decks else np.zeros(0, np.int64)
+    if table_id is None or hand_no is None:
+        m = p.decks // 2
+        a, b = first[0:2 * m:2], first[1:2 * m:2]
+    else:
+        o = np.lexsort((hand_no, table_id))
+        t, h, f = np.asarray(table_id)[o], np.asarray(hand_no, np.int64)[o], first[o]
+        sel = np.flatnonzero((t[:-1] == t[1:]) & (h[:-1] % 2 == 0) & (h[1:] == h[:-1] + 1))
+        a, b = f[sel], f[sel + 1]
+    p.consecutive += np.bincount(a * N + b, minlength=N * N).reshape(N, N)
+    if hole is not None and hole.size:
+        p.hand_classes += _hand_classes(np.asarray(hole))
+    return p
+
+
+@njit(cache=True)
+def _hand_class_counts(hole, counts):  # pragma: no cover - compiled
+    for i in range(hole.shape[0]):
+        for s in range(min(hole.shape[1] // 2, counts.shape[0])):
+            c0 = np.int64(hole[i, 2 * s])
+            c1 = np.int64(hole[i, 2 * s + 1])
+            if c0 < 0 or c1 < 0:
+                continue
+            if c0 // 4 == c1 // 4:
+                counts[s, 0] += 1
+            elif c0 % 4 == c1 % 4:
+                counts[s, 1] += 1
+            else:
+                counts[s, 2] += 1
+
+
+def _hand_classes(hole: np.ndarray) -> np.ndarray:
+    """(MAX_SEATS, 3) counts of pair / suited / offsuit per seat from (n, 2k) hole cards
+    (seat s in columns 2s, 2s + 1; -1 = empty)."""
+    counts = np.zeros((MAX_SEATS, 3), np.int64)
+    _hand_class_counts(np.ascontiguousarray(hole), counts)
+    return counts
+
+
+def _fixed_binary(col: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """A binary(52) column as an (n, 52) uint8 array and its validity."""
+    arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+    n = len(arr)
+    if not pa.types.is_fixed_size_binary(arr.type):
+        vals = arr.to_pylist()
+        out = np.zeros((n, N), np.uint8)
+        valid = np.zeros(n, bool)
+        for i, v in enumerate(vals):
+            if v is not None and len(v) == N:
+                out[i] = np.frombuffer(v, np.uint8)
+                valid[i] = True
+        return out, valid
+    valid = np.ones(n, bool) if arr.null_count == 0 else arr.is_valid().to_numpy(
+        zero_copy_only=False)
+    buf = arr.buffers()[1]
+    if buf is None:
+        return np.zeros((n, N), np.uint8), np.zeros(n, bool)
+    data = np.frombuffer(buf, np.uint8)[arr.offset * N:(arr.offset + n) * N]
+    return data.reshape(n, N), valid
+
+
+def _hole_from_arrow(col: pa.ChunkedArray | pa.Array) -> np.ndarray | None:
+    arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+    offsets = arr.offsets.to_numpy().astype(np.int64)
+    lens = np.diff(offsets)
+    if len(lens) == 0 or not (lens == lens[0]).all() or lens[0] % 2:
+        return None
+    values = arr.values.to_numpy(zero_copy_only=False)[offsets[0]:offsets[-1]]
+    return values.reshape(len(lens), int(lens[0]))
+
+
+def uniformity_map(batch: Any) -> UniformityPartial:
+    """Map over one batch: a pyarrow Table / RecordBatch of hand rows, or an ``audits.io.Batch``.
+
+    Needs ``deck``; uses ``hole_cards``, ``hand_id``, ``table_id``, ``hand_no`` when present.
+    """
+    if isinstance(batch, (pa.Table, pa.RecordBatch)):
+        names = set(batch.schema.names)
+        if "deck" not in names or batch.num_rows == 0:
+            return UniformityPartial()
+        decks, valid = _fixed_binary(batch.column("deck"))
+
+        def col(name: str) -> np.ndarray | None:
+            if name not in names:
+                return None
+            return np.asarray(batch.column(name).to_numpy(zero_copy_only=False))
+
+        hole = _hole_from_arrow(batch.column("hole_cards")) if "hole_cards" in names else None
+        hand_id, table_id, hand_no = col("hand_id"), col("table_id"), col("hand_no")
+    else:  # audits.io.Batch (duck-typed)
+        decks = np.asarray(batch.deck)
+        valid = np.ones(decks.shape[0], bool)
+        hole = np.asarray(batch.hole)
+        cols = batch.cols
+        hand_id, table_id, hand_no = cols.get("hand_id"), cols.get("table_id"), cols.get("hand_no")
+    if not valid.all():
+        keep = valid
+        decks = decks[keep]
+        hole = None if hole is None else hole[keep]
+        hand_id = None if hand_id is None else hand_id[keep]
+        table_id = None if table_id is None else table_id[keep]
+        hand_no = None if hand_no is None else hand_no[keep]
+    return map_decks(decks, hole, hand_id, table_id, hand_no)
+
+
+# ---------------------------------------------------------------------------------------------
+# statistics
+
+
+def card_position_test(counts: np.ndarray) -> tuple[float, int, float]:
+    """(X2 * 51/52, df 51^2, p) of a 52 x 52 position x card count matrix."""
+    stat, _, _ = stats.pearson_uniform(counts)
+    stat *= (N - 1) / N
+    df = (N - 1) ** 2
+    return stat, df, stats.chi2_sf(stat, df)
+
+
+def grouped_position_test(counts: np.ndarray, groups: int) -> tuple[float, int, float]:
+    """Suits (groups=4) or ranks (groups=13) per position from the position x card counts.
+
+    Card c belongs to group c % 4 (suit) or c // 4 (rank). X2 * 51/52, df 51 (groups - 1).
+    """
+    if groups == 4:
+        g = counts.reshape(N, 13, 4).sum(axis=1)
+    else:
+        g = counts.reshape(N, 13, 4).sum(axis=2)
+    stat, _, _ = stats.pearson_uniform(g)
+    stat *= (N - 1) / N
+    df = (N - 1) * (groups - 1)
+    return stat, df, stats.chi2_sf(stat, df)
+
+
+def adjacent_statistic(counts: np.ndarray, decks: int) -> tuple[float, int]:
+    """Exact-covariance quadratic form of the adjacency counts A[a, b] (b directly after a).
+
+    For a uniform random permutation of n cards, per deck E[A_ab] = 1/n and the covariance of
+    the n(n-1) off-diagonal counts is (1/n^2) times an operator whose eigenspaces are: the
+    constants (eigenvalue 0: the total is n - 1), row and column effects g(a) + h(b)
+    (n/(n-1)), the symmetric remainder (n) and the antisymmetric remainder (n(n+1)/(n-1)).
+    The statistic D' Cov^+ D / N (D = counts - N/n) is chi-square with n(n-1) - 1 df.
+    """
+    n = counts.shape[0]
+    if decks <= 0:
+        return 0.0, n * (n - 1) - 1
+    off = ~np.eye(n, dtype=bool)
+    d = np.where(off, counts.astype(np.float64) - decks / n, 0.0)
+    r, c = d.sum(axis=1), d.sum(axis=0)
+    den = (n - 1) ** 2 - 1
+    g = ((n - 1) * r + c) / den
+    h = ((n - 1) * c + r) / den
+    w = np.where(off, g[:, None] + h[None, :], 0.0)
+    rest = d - w
+    sym = (rest + rest.T) / 2
+    anti = (rest - rest.T) / 2
+    q = ((w * w).sum() * (n - 1) / n + (sym * sym).sum() / n
+         + (anti * anti).sum() * (n - 1) / (n * (n + 1)))
+    return float(q * n * n / decks), n * (n - 1) - 1
+
+
+def _pairs_in_runs(equal_next: np.ndarray) -> tuple[int, np.ndarray]:
+    """Given ``equal_next[i]`` = row i equals row i+1 (sorted), the number of equal pairs and
+    the indices of rows in a run of length >= 2."""
+    if equal_next.size == 0 or not equal_next.any():
+        return 0, np.zeros(0, np.int64)
+    e = np.concatenate(([False], equal_next, [False])).astype(np.int8)
+    starts = np.flatnonzero(np.diff(e) == 1)
+    ends = np.flatnonzero(np.diff(e) == -1)  # run covers rows starts..ends (inclusive)
+    sizes = ends - starts + 1
+    pairs = int((sizes * (sizes - 1) // 2).sum())
+    rows = np.concatenate([np.arange(s, t + 1) for s, t in zip(starts[:MAX_EXAMPLES],
+                                                              ends[:MAX_EXAMPLES], strict=True)])
+    return pairs, rows
+
+
+def _result(test: str, passed: bool, hands: int, statistic: float | None,
+            p_value: float | None, details: dict[str, Any], failures: int | None = None,
+            examples: tuple[int, ...] = (), applicable: bool = True) -> AuditResult:
+    return AuditResult(
+        name=f"{NAME}.{test}", passed=passed, hands_checked=hands,
+        failures=(0 if passed else 1) if failures is None else failures,
+        example_hand_ids=examples, statistic=statistic, p_value=p_value, details=details,
+        applicable=applicable)
+
+
+def uniformity_reduce(parts: list[UniformityPartial], alpha: float = ALPHA) -> list[AuditResult]:
+    """All batches -> [overall ``uniformity`` result, then one result per test]."""
+    decks = sum(p.decks for p in parts)
+    invalid = sum(p.invalid for p in parts)
+    invalid_examples = [h for p in parts for h in p.invalid_examples][:MAX_EXAMPLES]
+    if decks == 0:
+        why = "not applicable: no decks"
+        details = {"reason": why, "invalid_decks": invalid}
+        passed = invalid == 0
+        out = [AuditResult(name=NAME, passed=passed, hands_checked=0, failures=invalid,
+                           example_hand_ids=tuple(invalid_examples), details=details,
+                           applicable=invalid > 0)]
+        out += [_result(t, True, 0, None, None, {"reason": why}, applicable=False)
+                for t in TESTS]
+        return out
+
+    cp = sum(p.card_position for p in parts)
+    adj = sum(p.adjacent for p in parts)
+    cons = sum(p.consecutive for p in parts)
+    hc = sum(p.hand_classes for p in parts)
+    raw: dict[str, dict[str, Any]] = {}
+
+    s, df, pv = card_position_test(cp)
+    raw["card_position"] = {"statistic": s, "p": pv, "details": {"df": df, "law": "chi2"}}
+
+    e = decks / N
+    z = (cp - e) / math.sqrt(decks * (1 / N) * (1 - 1 / N))
+    tails = stats.binomial_two_sided(cp, decks, 1 / N)
+    worst = np.unravel_index(int(np.argmin(tails)), tails.shape)
+    raw["card_position_max_cell"] = {
+        "statistic": float(np.abs(z).max()), "p": stats.bonferroni_min(tails),
+        "details": {"cells": N * N, "worst_position": int(worst[0]), "worst_card": int(worst[1]),
+                    "worst_count": int(cp[worst]), "expected": e,
+                    "worst_relative_deviation": float(cp[worst] / e - 1),
+                    "law": "exact binomial, Bonferroni over 2704 cells"}}
+
+    for name, groups in (("suit_position", 4), ("rank_position", 13)):
+        s, df, pv = grouped_position_test(cp, groups)
+        raw[name] = {"statistic": s, "p": pv, "details": {"df": df, "law": "chi2"}}
+
+    s, df = adjacent_statistic(adj, decks)
+    raw["adjacent_pairs"] = {"statistic": s, "p": stats.chi2_sf(s, df),
+                             "details": {"df": df, "law": "chi2 (exact permutation covariance)"}}
+
+    fk = np.concatenate([p.first_k for p in parts])
+    dh = np.concatenate([p.deck_hash for p in parts])
+    ids = np.concatenate([p.hand_ids for p in parts])
+    o = np.argsort(fk, kind="stable")  # timsort: the partials are sorted runs
+    fk, dh, ids = fk[o], dh[o], ids[o]
+    cand = np.flatnonzero(np.concatenate(([False], fk[1:] == fk[:-1]))
+                          | np.concatenate((fk[:-1] == fk[1:], [False])))
+    if cand.size:  # within runs of equal first cards, order by deck hash
+        sub = cand[np.lexsort((dh[cand], fk[cand]))]
+        dh[cand], ids[cand] = dh[sub], ids[sub]
+    same_k = fk[1:] == fk[:-1]
+    same_deck = same_k & (dh[1:] == dh[:-1])
+    for name, eq, space, label in (
+            ("duplicate_decks", same_deck, math.factorial(N), "52!"),
+            ("first_k_collisions", same_k, stats.falling_factorial(N, FIRST_K),
+             f"52!/{N - FIRST_K}!")):
+        pairs, rows = _pairs_in_runs(eq)
+        lam = stats.expected_collisions(decks, space)
+        raw[name] = {"statistic": float(pairs), "p": stats.poisson_upper(pairs, lam),
+                     "failures": pairs,
+                     "examples": tuple(int(ids[i]) for i in rows[:MAX_EXAMPLES]),
+                     "details": {"pairs": pairs, "expected_pairs": lam, "space": label,
+                                 "k": N if name == "duplicate_decks" else FIRST_K,
+                                 "law": "Poisson upper tail"}}
+
+    seats = [s_ for s_ in range(hc.shape[0]) if hc[s_].sum() > 0]
+    if seats:
+        per = [stats.pearson_probs(hc[s_], HAND_CLASS_PROBS) for s_ in seats]
+        ps = [x[2] for x in per]
+        raw["starting_hands"] = {
+            "statistic": float(max(x[0] for x in per)), "p": stats.bonferroni_min(ps),
+            "details": {"df_per_seat": 2, "seats": seats, "law": "chi2 per seat, Bonferroni",
+                        "per_seat": {int(s_): {"counts": hc[s_].tolist(), "x2": x[0], "p": x[2]}
+                                     for s_, x in zip(seats, per, strict=True)},
+                        "expected_fractions": {"pair": 3 / 51, "suited": 12 / 51,
+                                               "offsuit": 36 / 51}}}
+
+    npairs = int(cons.sum())
+    if npairs:
+        s, df, pv = stats.pearson_uniform(cons)
+        raw["consecutive_decks"] = {"statistic": s, "p": pv,
+                                    "details": {"df": df, "pairs": npairs, "law": "chi2"}}
+
+    bp = [p.batch_p for p in parts if p.batch_p is not None]
+    if len(bp) >= MIN_BATCHES_KS:
+        s, pv = stats.ks_uniform(bp)
+        raw["batch_pvalues_ks"] = {"statistic": s, "p": pv,
+                                   "details": {"batches": len(bp), "law": "Kolmogorov-Smirnov"}}
+
+    names = [t for t in TESTS if t in raw]
+    reject, adjusted = stats.holm([raw[t]["p"] for t in names], alpha)
+    results: list[AuditResult] = []
+    for t, rej, adj_p in zip(names, reject, adjusted, strict=True):
+        r = raw[t]
+        det = dict(r["details"])
+        det["holm_adjusted_p"] = adj_p
+        results.append(_result(t, not rej, decks, float(r["statistic"]), float(r["p"]), det,
+                               failures=(r.get("failures", 0) if not rej
+                                         else max(1, r.get("failures", 1))),
+                               examples=r.get("examples", ()) if rej else ()))
+    for t in TESTS:
+        if t not in raw:
+            why = {"batch_pvalues_ks": f"not applicable: fewer than {MIN_BATCHES_KS} batches of "
+                                       f">= {MIN_BATCH_DECKS_KS} decks",
+                   "starting_hands": "not applicable: no hole cards",
+                   "consecutive_decks": "not applicable: no consecutive hands"}[t]
+            results.append(_result(t, True, decks, None, None, {"reason": why},
+                                   applicable=False))
+    failed = [t for t, rej in zip(names, reject, strict=True) if rej]
+    passed = not failed and invalid == 0
+    min_p = min(adjusted) if adjusted else 1.0
+    overall = AuditResult(
+        name=NAME, passed=passed, hands_checked=decks, failures=len(failed) + invalid,
+        example_hand_ids=tuple(invalid_examples) or tuple(
+            h for r in results for h in r.example_hand_ids)[:MAX_EXAMPLES],
+        statistic=float(len(failed)), p_value=float(min_p),
+        details={"alpha": alpha, "correction": "Holm", "tests": names, "failed_tests": failed,
+                 "invalid_decks": invalid, "power": stats.power_summary(decks, alpha)},
+    )
+    return [overall, *results]
+
+
+def run_uniformity(batches: list[Any], alpha: float = ALPHA) -> list[AuditResult]:
+    """Map every batch and reduce (single process)."""
+    return uniformity_reduce([uniformity_map(b) for b in batches], alpha)
+
+
+def run_uniformity_bench(n: int = 2_000_000, batch: int = 500_000, seed: int = 0
+                         ) -> dict[str, float]:
+    """Decks per second of the battery on one core: map (counts, keys) and map + reduce."""
+    from audits.shuffles import fair_fisher_yates
+
+    rng = np.random.Generator(np.random.Philox(seed))
+    decks = [fair_fisher_yates(min(batch, n - i), rng) for i in range(0, n, batch)]
+    map_decks(decks[0][:1000])  # compile
+    t0 = time.perf_counter()
+    parts = [map_decks(d) for d in decks]
+    t1 = time.perf_counter()
+    res = uniformity_reduce(parts)
+    t2 = time.perf_counter()
+    return {"decks": float(n), "map_seconds": t1 - t0, "reduce_seconds": t2 - t1,
+            "map_decks_per_s": n / (t1 - t0), "decks_per_s": n / (t2 - t0),
+            "passed": float(res[0].passed)}
+
+
+def reduce_battery(name: str, parts: list[UniformityPartial]) -> AuditResult:
+    """The runner's reduce: one ``AuditResult`` (the Holm verdict of the battery) whose
+    ``details["tests"]`` holds every test's result as a dict."""
+    overall, *tests = uniformity_reduce(parts)
+    details = dict(overall.details)
+    details["tests"] = [t.to_dict() for t in tests]
+    if not overall.applicable:
+        details["tests"] = []
+    return AuditResult(name=name, passed=overall.passed, hands_checked=overall.hands_checked,
+                       failures=overall.failures, example_hand_ids=overall.example_hand_ids,
+                       statistic=overall.statistic, p_value=overall.p_value, details=details,
+                       applicable=overall.applicable)
+
+
+def _register() -> None:
+    from audits.runner import register
+
+    register(NAME, uniformity_map, reduce_battery,
+             description="deck uniformity battery (card/position, adjacency, collisions, "
+                         "starting hands, consecutive decks; Holm at alpha 0.01)")
+
+
+_register()

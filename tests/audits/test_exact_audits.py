@@ -1,0 +1,315 @@
+"""The exact audits pass on clean simulated runs of every structure and format, and fail, naming
+the hand, on single-value tampering and on injected engine faults."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from audits.evaluator import eval7_many, evaluate
+from audits.io import ACTION_DTYPE, AuditInputError, read_batch
+from audits.runner import REGISTRY, format_table, run_audits, write_report
+from sim.batch import simulate_batch
+from sim.config import Structure
+from sim.runspec import RunSpec
+
+EXACT = ("deal", "chips", "rotation", "payouts", "betting")
+HANDS = 3000
+_CACHE: dict[tuple[str, Structure, str | None], pa.Table] = {}
+
+
+def simulated(fmt: str, structure: Structure, inject: str | None = None) -> pa.Table:
+    key = (fmt, structure, inject)
+    if key not in _CACHE:
+        spec = RunSpec(hands=HANDS, batch_size=HANDS, structures=(structure,), format=fmt,
+                       seed=7, inject=inject)
+        _CACHE[key] = simulate_batch(spec, structure, 0).table
+    return _CACHE[key]
+
+
+def write_run(root: Path, table: pa.Table, manifest: dict | None = None) -> Path:
+    d = root / f"structure={table.column('structure')[0].as_py()}"
+    d.mkdir(parents=True, exist_ok=True)
+    pq.write_table(table, d / "batch-00000.parquet")
+    if manifest is not None:
+        (root / "manifest.json").write_text(json.dumps(manifest))
+    return root
+
+
+def set_value(table: pa.Table, column: str, row: int, value: object) -> pa.Table:
+    values = table.column(column).to_pylist()
+    values[row] = value
+    idx = table.schema.get_field_index(column)
+    return table.set_column(idx, table.schema.field(idx), pa.array(values, table.schema.field(idx)
+                                                                   .type))
+
+
+def audit(root: Path) -> dict[str, object]:
+    return {r.name: r for r in run_audits(root, EXACT, workers=0).results}
+
+
+CONFIGS = [(f, s) for f in ("cash", "tournament") for s in Structure]
+
+
+@pytest.mark.parametrize(("fmt", "structure"), CONFIGS, ids=[f"{f}-{s.label}" for f, s in CONFIGS])
+def test_clean_runs_pass(tmp_path: Path, fmt: str, structure: Structure) -> None:
+    root = write_run(tmp_path, simulated(fmt, structure))
+    results = audit(root)
+    for name in EXACT:
+        r = results[name]
+        assert r.passed, (name, r.details)
+        assert r.hands_checked == HANDS and r.failures == 0 and r.p_value is None
+
+
+def _row_where(table: pa.Table, pred) -> int:  # noqa: ANN001
+    for i, row in enumerate(table.to_pylist()):
+        if pred(row):
+            return i
+    raise AssertionError("no suitable hand")
+
+
+def tamper_chip_moved(t: pa.Table) -> tuple[pa.Table, int]:
+    r = _row_where(t, lambda h: sum(1 for x in h["stacks_end"] if x > 0) >= 2)
+    end = t.column("stacks_end")[r].as_py()
+    a, b = [s for s, x in enumerate(end) if x > 0][:2]
+    end[a] -= 1
+    end[b] += 1
+    return set_value(t, "stacks_end", r, end), r
+
+
+def tamper_deck_duplicate(t: pa.Table) -> tuple[pa.Table, int]:
+    r = 10
+    deck = bytearray(t.column("deck")[r].as_py())
+    deck[40] = deck[41]
+    return set_value(t, "deck", r, bytes(deck)), r
+
+
+def tamper_hole_duplicate(t: pa.Table) -> tuple[pa.Table, int]:
+    r = _row_where(t, lambda h: sum(h["occupied"]) >= 2)
+    hole = t.column("hole_cards")[r].as_py()
+    occ = [s for s, o in enumerate(t.column("occupied")[r].as_py()) if o]
+    hole[2 * occ[1]] = hole[2 * occ[0]]
+    return set_value(t, "hole_cards", r, hole), r
+
+
+def tamper_button_moved(t: pa.Table) -> tuple[pa.Table, int]:
+    r = 20
+    occ = t.column("occupied")[r].as_py()
+    b = t.column("button")[r].as_py()
+    k = len(occ)
+    nb = next(s % k for s in range(b + 1, b + k + 1) if occ[s % k])
+    return set_value(t, "button", r, nb), r
+
+
+def tamper_won_swapped(t: pa.Table) -> tuple[pa.Table, int]:
+    r = _row_where(t, lambda h: len(set(h["won"])) >= 2)
+    won = t.column("won")[r].as_py()
+    a = next(s for s, x in enumerate(won) if x > 0)
+    b = next(s for s, x in enumerate(won) if x != won[a])
+    won[a], won[b] = won[b], won[a]
+    return set_value(t, "won", r, won), r
+
+
+def tamper_action_amount(t: pa.Table) -> tuple[pa.Table, int]:
+    def has_call(h: dict) -> bool:
+        a = np.frombuffer(h["actions"], ACTION_DTYPE)
+        return bool(((a["kind"] == 8) & (a["added"] > 0)).any())
+
+    r = _row_where(t, has_call)
+    a = np.frombuffer(t.column("actions")[r].as_py(), ACTION_DTYPE).copy()
+    j = int(np.flatnonzero((a["kind"] == 8) & (a["added"] > 0))[0])
+    a["added"][j] += 1
+    a["to_street_total"][j] += 1
+    return set_value(t, "actions", r, a.tobytes()), r
+
+
+TAMPERS = {
+    "chip moved between stacks_end": (tamper_chip_moved, "chips"),
+    "card duplicated in the deck": (tamper_deck_duplicate, "deal"),
+    "card duplicated in hole cards": (tamper_hole_duplicate, "deal"),
+    "button moved": (tamper_button_moved, "rotation"),
+    "won swapped": (tamper_won_swapped, "payouts"),
+    "action amount changed": (tamper_action_amount, "betting"),
+}
+
+
+@pytest.mark.parametrize("fmt", ["cash", "tournament"])
+@pytest.mark.parametrize("tamper", list(TAMPERS))
+def test_tampering_fails_naming_the_hand(tmp_path: Path, tamper: str, fmt: str) -> None:
+    structure = Structure.NO_LIMIT if fmt == "cash" else Structure.FIXED_LIMIT
+    fn, audit_name = TAMPERS[tamper]
+    table, row = fn(simulated(fmt, structure))
+    hand_id = table.column("hand_id")[row].as_py()
+    r = audit(write_run(tmp_path, table))[audit_name]
+    assert not r.passed and r.failures >= 1
+    assert hand_id in r.example_hand_ids, (r.example_hand_ids, r.details)
+
+
+@pytest.mark.parametrize(("fault", "audit_name"), [("odd-chip-wrong-seat", "payouts"),
+                                                   ("button-skips", "rotation"),
+                                                   ("bb-twice", "rotation"),
+                                                   ("short-allin-reopens", "betting")])
+def test_injected_faults_fail(tmp_path: Path, fault: str, audit_name: str) -> None:
+    table = simulated("cash", Structure.NO_LIMIT, fault)
+    r = audit(write_run(tmp_path, table, {"inject": fault,
+                                          "fault_injected": f"FAULT INJECTED: {fault}"}))
+    assert not r[audit_name].passed
+
+
+def test_report_and_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from cluster.cli import main
+
+    root = write_run(tmp_path / "clean", simulated("cash", Structure.POT_LIMIT),
+                     {"run_id": "abc", "fingerprint": "abc", "inject": None})
+    only = ",".join(EXACT)
+    assert main(["audit", str(root), "--workers", "0", "--quiet", "--only", only]) == 0
+    report = json.loads((root / "audit.json").read_text())
+    assert report["passed"] and report["fingerprint"] == "abc"
+    assert {r["name"] for r in report["results"]} == set(EXACT)
+    assert "ALL PASS" in capsys.readouterr().out
+    bad, _ = tamper_won_swapped(simulated("cash", Structure.POT_LIMIT))
+    root = write_run(tmp_path / "bad", bad, {"inject": "chip-lost",
+                                             "fault_injected": "FAULT INJECTED: chip-lost"})
+    assert main(["audit", str(root), "--workers", "0", "--quiet", "--only", "payouts"]) == 1
+    out = capsys.readouterr().out
+    assert "FAULT INJECTED" in out and "FAIL" in out
+    assert main(["audit", str(root), "--workers", "0", "--only", "nope"]) == 2
+
+
+def test_unusable_input_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from cluster.cli import main
+
+    with pytest.raises(AuditInputError, match="no such run folder"):
+        run_audits(tmp_path / "absent", workers=0)
+    corrupt = tmp_path / "corrupt" / "structure=no-limit"
+    corrupt.mkdir(parents=True)
+    (corrupt / "batch-00000.parquet").write_bytes(b"not parquet at all")
+    with pytest.raises(AuditInputError, match="batch-00000.parquet: not a readable Parquet"):
+        run_audits(tmp_path / "corrupt", workers=0)
+    assert main(["audit", str(tmp_path / "corrupt"), "--workers", "0", "--quiet"]) == 2
+    assert "batch-00000.parquet" in capsys.readouterr().err
+    foreign = tmp_path / "foreign" / "structure=no-limit"
+    foreign.mkdir(parents=True)
+    pq.write_table(pa.table({"x": [1, 2]}), foreign / "batch-00000.parquet")
+    with pytest.raises(AuditInputError, match="schema mismatch: 3. of 3. columns missing"):
+        read_batch(foreign / "batch-00000.parquet")
+    t = simulated("cash", Structure.NO_LIMIT)
+    idx = t.schema.get_field_index("rake")
+    wrong = t.set_column(idx, "rake", t.column("rake").cast(pa.int32()))
+    with pytest.raises(AuditInputError, match="column 'rake' is int32, expected int64"):
+        run_audits(write_run(tmp_path / "wrongtype", wrong), workers=0)
+    root = tmp_path / "listed"
+    root.mkdir()
+    (root / "manifest.json").write_text(json.dumps({"files": [{"path": "structure=x/b.parquet"}]}))
+    with pytest.raises(AuditInputError, match="listed in manifest.json but missing"):
+        run_audits(root, workers=0)
+
+
+def test_registry_accepts_more_audits(tmp_path: Path) -> None:
+    from audits.result import Partial
+    from audits.runner import register
+
+    register("count-only", lambda b: Partial(hands=b.n))
+    try:
+        root = write_run(tmp_path, simulated("cash", Structure.NO_LIMIT))
+        res = run_audits(root, ["count-only"], workers=0)
+        assert res.results[0].passed and res.results[0].hands_checked == HANDS
+        write_report(res)
+        assert "count-only" in format_table(res)
+    finally:
+        REGISTRY.pop("count-only")
+
+
+def test_evaluator_orders_hands_like_a_reference() -> None:
+    from sim.evaluator import evaluate_many  # tests may use the engine as a second opinion
+
+    rng = np.random.default_rng(3)
+    hands = np.argsort(rng.random((20000, 52)), axis=1)[:, :7].astype(np.int64)
+    mine = eval7_many(hands)
+    ref = np.asarray(evaluate_many(hands.astype(np.int8)))
+    o = np.argsort(mine, kind="stable")
+    dm, dr = np.diff(mine[o]), np.diff(ref[o])
+    assert (dr[dm > 0] > 0).all() and (dr[dm == 0] == 0).all()
+
+
+def card(text: str) -> int:
+    return "23456789TJQKA".index(text[0]) * 4 + "cdhs".index(text[1])
+
+
+def test_evaluator_known_hands() -> None:
+    def ev(s: str) -> int:
+        return evaluate([card(c) for c in s.split()])
+
+    wheel, six_high = ev("Ac 2d 3h 4s 5c"), ev("2d 3h 4s 5c 6d")
+    assert wheel < six_high < ev("2c 4c 6c 8c Tc") < ev("2c 2d 2h 3s 3c")
+    assert ev("Ah As Kd Qc 2s") > ev("Ah As Kd Jc Ts")
+    assert ev("Ah Kh Qh Jh Th 2c 3d") > ev("As Ad Ah Ac Kd 2c 3d")
+    assert ev("7c 7d 2h 2s 9c Kd 3h") == ev("7h 7s 2c 2d 9d Kc 4h")
+
+
+def test_ray_fan_out_matches_in_process(tmp_path: Path) -> None:
+    pytest.importorskip("ray")
+    root = tmp_path / "run"
+    for s in (Structure.NO_LIMIT, Structure.FIXED_LIMIT):
+        write_run(root, simulated("cash", s))
+    bad, row = tamper_won_swapped(simulated("tournament", Structure.POT_LIMIT))
+    write_run(root, bad)
+    seen: list[int] = []
+    ray_res = run_audits(root, EXACT, workers=1, on_file=lambda f, n: seen.append(n))
+    local = run_audits(root, EXACT, workers=0)
+    assert sum(seen) == 3 * HANDS
+    assert [r.to_dict() for r in ray_res.results] == [r.to_dict() for r in local.results]
+    assert not ray_res.passed
+
+
+def test_deal_not_applicable_without_decks(tmp_path: Path) -> None:
+    t = simulated("cash", Structure.NO_LIMIT)
+    t = t.drop_columns(["deck"])
+    res = {r.name: r for r in run_audits(write_run(tmp_path, t), EXACT, workers=0).results}
+    assert not res["deal"].applicable and res["deal"].passed
+    assert all(res[n].passed for n in EXACT)
+
+
+def _edit_action(t: pa.Table, kind: int, street_min: int, edit) -> tuple[pa.Table, int]:  # noqa: ANN001
+    acts = t.column("actions").to_pylist()
+    for r, value in enumerate(acts):
+        a = np.frombuffer(value, ACTION_DTYPE).copy()
+        hits = np.flatnonzero((a["kind"] == kind) & (a["street"] >= street_min))
+        if len(hits):
+            edit(a[hits[0]:hits[0] + 1])
+            return set_value(t, "actions", r, a.tobytes()), r
+    raise AssertionError("no suitable action")
+
+
+def _check_to_fold(rec: np.ndarray) -> None:
+    rec["kind"] = 6
+
+
+def _bet_plus_one(rec: np.ndarray) -> None:
+    rec["added"] += 1
+    rec["to_street_total"] += 1
+
+
+def _bet_times_ten(rec: np.ndarray) -> None:
+    extra = rec["to_street_total"] * 9
+    rec["added"] += extra
+    rec["to_street_total"] += extra
+
+
+@pytest.mark.parametrize(("structure", "kind", "edit", "reason"), [
+    (Structure.NO_LIMIT, 7, _check_to_fold, "illegal fold"),
+    (Structure.FIXED_LIMIT, 9, _bet_plus_one, "above the maximum"),
+    (Structure.POT_LIMIT, 9, _bet_times_ten, "above the maximum"),
+], ids=["fold-for-free", "fixed-limit-size", "pot-limit-max"])
+def test_betting_rule_violations(tmp_path: Path, structure: Structure, kind: int, edit,  # noqa: ANN001
+                                 reason: str) -> None:
+    table, row = _edit_action(simulated("cash", structure), kind, 1, edit)
+    r = audit(write_run(tmp_path, table))["betting"]
+    hand_id = table.column("hand_id")[row].as_py()
+    assert not r.passed and hand_id in r.example_hand_ids
+    assert any(reason in v["reason"] for v in r.details["violations"]), r.details
