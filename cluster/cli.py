@@ -39,6 +39,19 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         from sim.bench_evaluator import main as evaluator_main
 
         return evaluator_main()
+    if args.what == "audit":
+        from audits.bench import run_audit_bench
+        from sim.batch import simulate_batch
+        from sim.config import Structure
+        from sim.runspec import RunSpec
+
+        def make_table(hands: int):  # the audits may not import sim: the CLI deals the hands
+            spec = RunSpec(hands=hands, batch_size=hands, seed=1)
+            return simulate_batch(spec, Structure.NO_LIMIT, 0).table
+
+        run_audit_bench(200_000 if args.hands is None else args.hands, make_table,
+                        repeats=3 if args.repeats is None else args.repeats)
+        return 0
     raise UsageError(f"unknown benchmark {args.what!r}")
 
 
@@ -147,7 +160,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.set_defaults(func=_cmd_phh_verify)
 
     b = sub.add_parser("bench", help="benchmarks (medians of repeated runs)")
-    b.add_argument("what", choices=["engine", "evaluator", "simulate"])
+    b.add_argument("what", choices=["engine", "evaluator", "simulate", "audit"])
     b.add_argument("--hands", type=int, default=None,
                    help="hands per repetition (engine: 1,000,000; simulate: 100,000 and 4x)")
     b.add_argument("--repeats", type=int, default=None, help="engine: 5, simulate: 3")
