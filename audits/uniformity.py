@@ -380,10 +380,12 @@ def uniformity_reduce(parts: list[UniformityPartial], alpha: float = ALPHA) -> l
     raw: dict[str, dict[str, Any]] = {}
 
     s, df, pv = card_position_test(cp)
-    raw["card_position"] = {"statistic": s, "p": pv, "details": {"df": df, "law": "chi2"}}
-
     e = decks / N
     z = (cp - e) / math.sqrt(decks * (1 / N) * (1 - 1 / N))
+    raw["card_position"] = {"statistic": s, "p": pv, "details": {
+        "df": df, "law": "chi2",
+        # for the report's heatmap: standardized residual of each (position, card) cell
+        "residuals": np.round(z, 3).tolist()}}
     tails = stats.binomial_two_sided(cp, decks, 1 / N)
     worst = np.unravel_index(int(np.argmin(tails)), tails.shape)
     raw["card_position_max_cell"] = {
@@ -448,7 +450,8 @@ def uniformity_reduce(parts: list[UniformityPartial], alpha: float = ALPHA) -> l
     if len(bp) >= MIN_BATCHES_KS:
         s, pv = stats.ks_uniform(bp)
         raw["batch_pvalues_ks"] = {"statistic": s, "p": pv,
-                                   "details": {"batches": len(bp), "law": "Kolmogorov-Smirnov"}}
+                                   "details": {"batches": len(bp), "law": "Kolmogorov-Smirnov",
+                                               "pvalues": [float(x) for x in bp]}}
 
     names = [t for t in TESTS if t in raw]
     reject, adjusted = stats.holm([raw[t]["p"] for t in names], alpha)

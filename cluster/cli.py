@@ -138,10 +138,100 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     return 0 if report.passed else 1
 
 
+def _cmd_report(args: argparse.Namespace) -> int:
+    from cluster.certify import report
+    from reports.render import ReportInputError
+
+    try:
+        paths = report(args.run)
+    except ReportInputError as e:
+        raise UsageError(str(e)) from None
+    for k in ("html", "certificate", "summary"):
+        print(f"{k}: {paths[k]}")
+    return 0
+
+
+def _cmd_certify(args: argparse.Namespace) -> int:
+    import json
+
+    sim_args = argparse.Namespace(**vars(args))
+    sim_args.quiet = args.quiet
+    rc = _cmd_simulate(sim_args)
+    if rc == 2:
+        return rc
+    audit_args = argparse.Namespace(run=args.out, only=None, workers=args.workers,
+                                    address=args.address, quiet=args.quiet)
+    _cmd_audit(audit_args)
+    _cmd_report(argparse.Namespace(run=args.out))
+    verdict = json.loads((__import__("pathlib").Path(args.out) / "certificate.json")
+                         .read_text())["verdict"]
+    print(f"verdict: {verdict}   report: {args.out}/report.html")
+    return 0 if verdict == "PASS" else 1
+
+
 def _cmd_demo(args: argparse.Namespace) -> int:
     from sim.demo import run_demo
 
     return run_demo(hands=args.hands, seed=args.seed, players=args.players)
+
+
+def _cmd_diff(args: argparse.Namespace) -> int:
+    from cluster.diff import NotComparable, diff_runs, format_diff, format_stat, stat_diff
+
+    try:
+        if args.stat:
+            res = stat_diff(args.baseline, args.candidate, alpha=args.alpha)
+            print(format_stat(res, verbose=args.verbose))
+        else:
+            res = diff_runs(args.baseline, args.candidate, first=args.first)
+            print(format_diff(res))
+    except NotComparable as e:
+        raise UsageError(str(e)) from None
+    return res.exit_code
+
+
+def _cmd_regress(args: argparse.Namespace) -> int:
+    from cluster.regress import RegressError, run_regress
+
+    try:
+        return run_regress(args.baseline, hands=args.hands, structures=args.structures,
+                           seed=args.seed, players=args.players, fmt=args.format,
+                           batch_size=args.batch_size, first=args.first,
+                           full_venv=args.full_venv, keep=args.keep)
+    except RegressError as e:
+        raise UsageError(str(e)) from None
+
+
+def _cmd_golden(args: argparse.Namespace) -> int:
+    from cluster.golden import DEFAULT_PATH, run_golden
+
+    return run_golden(args.update, args.file or DEFAULT_PATH)
+
+
+def _add_run_options(p: argparse.ArgumentParser, hands: int | None, structure: str,
+                     out: str | None) -> None:
+    """The options that define a simulation run (simulate and certify share them)."""
+    p.add_argument("--hands", type=int, required=hands is None, default=hands,
+                   help="hands per structure")
+    p.add_argument("--structure", default=structure,
+                   choices=["no-limit", "pot-limit", "fixed-limit", "all"])
+    p.add_argument("--players", type=int, default=6, help="seats per table, 2..10")
+    p.add_argument("--format", default="cash", choices=["cash", "tournament"])
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--out", required=out is None, default=out,
+                   help="run folder: a path or a URI (s3://, gs://, file://); rerun the command "
+                        "to resume")
+    p.add_argument("--address", default=None,
+                   help="join the Ray cluster at this address (default: $RAY_ADDRESS, else an "
+                        "embedded local Ray)")
+    p.add_argument("--workers", type=int, default=None,
+                   help="CPUs of the local Ray (default: all), or the most tasks at once on a "
+                        "cluster; 0 runs in this process without Ray")
+    p.add_argument("--batch-size", type=int, default=100_000, help="hands per batch file")
+    p.add_argument("--inject", default=None, metavar="FAULT",
+                   help="plant a fault (the log must then fail certification)")
+    p.add_argument("--generator", default="philox", choices=["philox", "os-chacha20"])
+    p.add_argument("--quiet", action="store_true", help="no progress output")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -169,26 +259,16 @@ def build_parser() -> argparse.ArgumentParser:
     b.set_defaults(func=_cmd_bench)
 
     sm = sub.add_parser("simulate", help="simulate hands on Ray into a Parquet run folder")
-    sm.add_argument("--hands", type=int, required=True, help="hands per structure")
-    sm.add_argument("--structure", default="no-limit",
-                    choices=["no-limit", "pot-limit", "fixed-limit", "all"])
-    sm.add_argument("--players", type=int, default=6, help="seats per table, 2..10")
-    sm.add_argument("--format", default="cash", choices=["cash", "tournament"])
-    sm.add_argument("--seed", type=int, default=1)
-    sm.add_argument("--out", required=True, help="run folder: a path or a URI (s3://, gs://, "
-                                                 "file://); rerun the command to resume")
-    sm.add_argument("--address", default=None,
-                    help="join the Ray cluster at this address (default: $RAY_ADDRESS, else an "
-                         "embedded local Ray)")
-    sm.add_argument("--workers", type=int, default=None,
-                    help="CPUs of the local Ray (default: all), or the most tasks at once on a "
-                         "cluster; 0 runs in this process without Ray")
-    sm.add_argument("--batch-size", type=int, default=100_000, help="hands per batch file")
-    sm.add_argument("--inject", default=None, metavar="FAULT",
-                    help="plant a fault (the log must then fail certification)")
-    sm.add_argument("--generator", default="philox", choices=["philox", "os-chacha20"])
-    sm.add_argument("--quiet", action="store_true", help="no progress output")
+    _add_run_options(sm, None, "no-limit", None)
     sm.set_defaults(func=_cmd_simulate)
+
+    ce = sub.add_parser("certify", help="simulate, audit and report in one command")
+    _add_run_options(ce, 1_000_000, "all", "runs/certify")
+    ce.set_defaults(func=_cmd_certify)
+
+    rr = sub.add_parser("report", help="render report.html, certificate.json and summary.md")
+    rr.add_argument("run", help="an audited run folder")
+    rr.set_defaults(func=_cmd_report)
 
     rp = sub.add_parser("replay", help="replay one logged hand of a run and print it")
     rp.add_argument("run", help="run folder (path or URI)")
@@ -214,6 +294,39 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--seed", type=int, default=1)
     d.add_argument("--players", type=int, default=6)
     d.set_defaults(func=_cmd_demo)
+
+    df = sub.add_parser("diff", help="compare two run folders hand by hand (exit 0 identical, "
+                                     "1 different, 2 not comparable)")
+    df.add_argument("baseline", help="run folder")
+    df.add_argument("candidate", help="run folder")
+    df.add_argument("--first", type=int, default=10, help="differing hand_ids to list")
+    df.add_argument("--stat", action="store_true",
+                    help="compare distributions instead (win rates, pots, actions, rates)")
+    df.add_argument("--alpha", type=float, default=0.01, help="--stat: family-wise level (Holm)")
+    df.add_argument("--verbose", action="store_true", help="--stat: list every test")
+    df.set_defaults(func=_cmd_diff)
+
+    rg = sub.add_parser("regress", help="simulate with the engine at a git ref and with this "
+                                        "working tree, and diff the hands")
+    rg.add_argument("--baseline", required=True, metavar="GIT_REF")
+    rg.add_argument("--hands", type=int, default=20_000, help="hands per structure")
+    rg.add_argument("--structures", nargs="+", default=["all"],
+                    help="no-limit, pot-limit, fixed-limit or all")
+    rg.add_argument("--seed", type=int, default=1)
+    rg.add_argument("--players", type=int, default=6)
+    rg.add_argument("--format", default="cash", choices=["cash", "tournament"])
+    rg.add_argument("--batch-size", type=int, default=None)
+    rg.add_argument("--first", type=int, default=10, help="differing hand_ids to list")
+    rg.add_argument("--full-venv", action="store_true",
+                    help="install the baseline into its own venv (when REF changed dependencies)")
+    rg.add_argument("--keep", action="store_true", help="keep the two run folders")
+    rg.set_defaults(func=_cmd_regress)
+
+    gd = sub.add_parser("golden", help="check the engine against tests/golden/digests.json")
+    gd.add_argument("--update", action="store_true",
+                    help="rewrite the file and print what changed (commit it with a reason)")
+    gd.add_argument("--file", default=None, help="golden file (default: tests/golden/...)")
+    gd.set_defaults(func=_cmd_golden)
     return p
 
 

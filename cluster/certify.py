@@ -1,0 +1,50 @@
+"""``holdem certify``: simulate, audit and report in one command; and the replays of failing
+hands that the report shows (the engine runs here, in cluster/, never in reports/)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+MAX_REPLAYS = 12
+
+
+def failing_histories(run: str | Path, results: list[dict[str, Any]]) -> dict[int, str]:
+    """Readable histories of the first failing hands of each failing audit."""
+    from cluster.replay import find_row
+    from sim.history import format_hand
+    from sim.rows import hand_from_row
+
+    out: dict[int, str] = {}
+    for r in results:
+        if r["passed"] or not r["applicable"]:
+            continue
+        for hid in r["example_hand_ids"][:3]:
+            if len(out) >= MAX_REPLAYS or int(hid) in out:
+                continue
+            try:
+                row = find_row(run, int(hid))
+            except Exception as e:  # noqa: BLE001 - a report must render whatever is broken
+                out[int(hid)] = f"(hand {hid} not found: {e})"
+                continue
+            try:
+                hand = hand_from_row(row, check=False)
+                text = format_hand(hand)
+                logged = list(row["stacks_end"])
+                if hand.stacks != logged:
+                    text += (f"\n*** the log says the hand ended with stacks {logged}; the clean "
+                             f"engine ends it with {hand.stacks}")
+                out[int(hid)] = text
+            except ValueError as e:
+                out[int(hid)] = (f"(the clean engine cannot replay hand {hid}: {e})\n"
+                                 f"logged stacks: {list(row['stacks_start'])} -> "
+                                 f"{list(row['stacks_end'])}")
+    return out
+
+
+def report(run: str | Path) -> dict[str, Path]:
+    """``holdem report RUN``: write report.html, certificate.json and summary.md."""
+    from reports.render import load_inputs, write_report
+
+    audit, _ = load_inputs(run)
+    return write_report(run, failing_histories(run, audit["results"]))

@@ -1,0 +1,177 @@
+"""``holdem regress --baseline REF``: does the engine in this working tree deal and play the same
+hands as the engine at git ``REF``?
+
+1. ``git worktree add --detach TMP/baseline REF`` (a temporary checkout of the committed REF).
+2. Both engines simulate the same spec (``holdem simulate --workers 0 --quiet``), each in its own
+   process, into temporary run folders: the baseline with ``PYTHONPATH=TMP/baseline`` and this
+   venv's interpreter, the candidate with ``PYTHONPATH=<this working tree>``. The child checks
+   that it imported ``sim`` and ``cluster`` from the intended tree.
+3. ``cluster.diff.diff_runs`` compares them hand by hand (exit 0 identical, 1 different).
+4. The worktree and the run folders are removed (``--keep`` keeps the run folders).
+
+The candidate is the CURRENT working tree, uncommitted changes included (the report says when
+there are any); the baseline is the committed REF.
+
+Why ``PYTHONPATH`` and not a venv per side: the engine's dependencies (numpy, numba, pyarrow)
+are the same on both sides unless REF changed them, and this needs no install (seconds, not
+minutes). The limits: a baseline that needs other versions of dependencies, or that builds
+compiled extensions, or whose package layout differs from ``sim``/``cluster`` at the top
+level, will not run this way. ``--full-venv`` then creates ``TMP/venv`` and runs
+``pip install TMP/baseline`` there (its pinned dependencies: needs the package index or a
+wheel cache), and runs the baseline with that interpreter.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from cluster.diff import EXIT_NOT_COMPARABLE, NotComparable, diff_runs, format_diff
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+ALL_STRUCTURES = ("no-limit", "pot-limit", "fixed-limit")
+
+
+class RegressError(RuntimeError):
+    """A step of the regression check failed (one line; exit 2)."""
+
+
+def _git(*args: str, cwd: Path = REPO_ROOT) -> str:
+    r = subprocess.run(["git", "-C", str(cwd), *args], capture_output=True, text=True,
+                       check=False)
+    if r.returncode != 0:
+        raise RegressError(f"git {' '.join(args)}: {r.stderr.strip() or r.stdout.strip()}")
+    return r.stdout.strip()
+
+
+def resolve_ref(ref: str) -> str:
+    """The commit sha of ``ref`` (RegressError if unknown)."""
+    try:
+        return _git("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
+    except RegressError:
+        raise RegressError(f"--baseline {ref}: not a commit of {REPO_ROOT}") from None
+
+
+def uncommitted_changes() -> list[str]:
+    """``git status --porcelain`` lines of the working tree (untracked files included)."""
+    out = _git("status", "--porcelain")
+    return [line for line in out.splitlines() if line.strip()]
+
+
+def _units(structures: Sequence[str]) -> list[str]:
+    labels = []
+    for s in structures:
+        for part in s.split(","):
+            part = part.strip()
+            if part == "all":
+                labels += list(ALL_STRUCTURES)
+            elif part:
+                if part not in ALL_STRUCTURES:
+                    raise RegressError(f"--structures {part!r}: expected one of "
+                                       f"{', '.join(ALL_STRUCTURES)} or all")
+                labels.append(part)
+    labels = [s for s in ALL_STRUCTURES if s in labels]
+    if not labels:
+        raise RegressError("no structure given")
+    return ["all"] if labels == list(ALL_STRUCTURES) else labels
+
+
+def _simulate(python: str, tree: Path, out: Path, args: list[str], env_path: str | None,
+              expect: Path) -> None:
+    env = dict(os.environ)
+    env.pop("RAY_ADDRESS", None)
+    if env_path is None:
+        env.pop("PYTHONPATH", None)
+    else:
+        env["PYTHONPATH"] = env_path
+    check = ("import sim, cluster, sys; print(sim.__file__); print(cluster.__file__)")
+    r = subprocess.run([python, "-c", check], capture_output=True, text=True, env=env,
+                       cwd=str(tree), check=False)
+    if r.returncode != 0:
+        raise RegressError(f"{tree}: the engine does not import: {_last(r.stderr)}")
+    for line in r.stdout.split():
+        if not Path(line).resolve().is_relative_to(expect.resolve()):
+            raise RegressError(f"{tree}: python imported {line}, not from {expect}")
+    cmd = [python, "-m", "cluster.cli", "simulate", *args, "--workers", "0", "--quiet",
+           "--out", str(out)]
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=str(tree), check=False)
+    if r.returncode != 0:
+        raise RegressError(f"{tree}: holdem simulate failed (exit {r.returncode}): "
+                           f"{_last(r.stderr)}")
+
+
+def _last(text: str) -> str:
+    lines = [x for x in text.strip().splitlines() if x.strip()]
+    return lines[-1] if lines else "(no output)"
+
+
+def run_regress(baseline: str, *, hands: int = 20_000, structures: Sequence[str] = ("all",),
+                seed: int = 1, players: int = 6, fmt: str = "cash",
+                batch_size: int | None = None, first: int = 10, full_venv: bool = False,
+                keep: bool = False, say: Callable[[str], None] = print) -> int:
+    """Run the regression check; prints the report; returns the exit code (0 identical,
+    1 different, 2 a step failed)."""
+    sha = resolve_ref(baseline)
+    units = _units(structures)
+    dirty = uncommitted_changes()
+    say(f"baseline: {baseline} = {sha[:12]} (committed); candidate: the working tree "
+        f"{REPO_ROOT}" + (f" WITH {len(dirty)} uncommitted change(s)" if dirty else " (clean)"))
+    tmp = Path(tempfile.mkdtemp(prefix="holdem-regress-"))
+    tree = tmp / "baseline"
+    added = False
+    t0 = time.perf_counter()
+    try:
+        _git("worktree", "add", "--detach", str(tree), sha)
+        added = True
+        python, path = sys.executable, str(tree)
+        if full_venv:
+            venv = tmp / "venv"
+            subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True,
+                           capture_output=True)
+            python = str(venv / "bin" / "python")
+            r = subprocess.run([python, "-m", "pip", "install", "--quiet", str(tree)],
+                               capture_output=True, text=True, check=False)
+            if r.returncode != 0:
+                raise RegressError(f"--full-venv: pip install failed: {_last(r.stderr)}")
+            path = None  # the installed package
+        worst = 0
+        for unit in units:
+            args = ["--hands", str(hands), "--structure", unit, "--seed", str(seed),
+                    "--players", str(players), "--format", fmt]
+            if batch_size:
+                args += ["--batch-size", str(batch_size)]
+            base_out, cand_out = tmp / "runs" / f"baseline-{unit}", tmp / "runs" / f"cand-{unit}"
+            say(f"simulating {hands:,} hands per structure ({unit}, {fmt}, seed {seed}) with "
+                "both engines ...")
+            _simulate(python, tree if path else tmp, base_out, args, path,
+                      tree if path else tmp / "venv")
+            _simulate(sys.executable, REPO_ROOT, cand_out, args, str(REPO_ROOT), REPO_ROOT)
+            try:
+                res = diff_runs(base_out, cand_out, first=first)
+            except NotComparable as e:
+                say(f"holdem: {e}")
+                worst = max(worst, EXIT_NOT_COMPARABLE)
+                continue
+            say(format_diff(res))
+            worst = max(worst, res.exit_code)
+        say(f"regress: {'IDENTICAL' if worst == 0 else 'DIFFERENT' if worst == 1 else 'FAILED'}"
+            f" ({time.perf_counter() - t0:.1f} s)")
+        if keep:
+            say(f"run folders kept in {tmp / 'runs'}")
+        return worst
+    finally:
+        if added:
+            try:
+                _git("worktree", "remove", "--force", str(tree))
+            except RegressError as e:
+                say(f"holdem: warning: {e}")
+        if not keep:
+            shutil.rmtree(tmp, ignore_errors=True)
+        elif tree.exists():
+            shutil.rmtree(tree, ignore_errors=True)

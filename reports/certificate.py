@@ -1,0 +1,65 @@
+"""``certificate.json``: the machine-readable verdict of a certification.
+
+Schema (``CERTIFICATE_SCHEMA``, JSON Schema draft 2020-12; ``format`` = "holdem-certificate",
+``version`` = 1):
+
+- ``verdict``: "PASS" iff every applicable audit passed, else "FAIL";
+- ``fault_injected``: the fault name when the run was made with ``--inject`` (null otherwise);
+- ``run``: ``run_id``, ``fingerprint``, ``engine_version``, ``git_commit``, ``seed``,
+  ``generator``, ``reproducible``, ``spec`` (the full config), ``hands``,
+  ``hands_per_structure``, ``files`` (path, rows, sha256), ``created``, ``finished``;
+- ``audits``: one entry per audit and per statistical test: ``name``, ``passed``,
+  ``applicable``, ``hands_checked``, ``failures``, ``statistic``, ``p_value``,
+  ``holm_adjusted_p`` (statistical tests), ``example_hand_ids``;
+- ``power``: the deck-uniformity power statement for the decks audited (``sentence`` and the
+  figures behind it), or null;
+- ``coverage``: rule-path counts of the audited hands (from the run's manifest);
+- ``issued``: UTC time the certificate was written.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+CERTIFICATE_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "holdem certificate",
+    "type": "object",
+    "required": ["format", "version", "verdict", "fault_injected", "run", "audits", "power",
+                 "coverage", "issued"],
+    "properties": {
+        "format": {"const": "holdem-certificate"},
+        "version": {"const": 1},
+        "verdict": {"enum": ["PASS", "FAIL"]},
+        "fault_injected": {"type": ["string", "null"]},
+        "run": {
+            "type": "object",
+            "required": ["run_id", "hands", "files"],
+            "properties": {
+                "run_id": {"type": ["string", "null"]},
+                "hands": {"type": "integer", "minimum": 0},
+                "files": {"type": "array", "items": {
+                    "type": "object", "required": ["path", "sha256"],
+                    "properties": {"path": {"type": "string"},
+                                   "sha256": {"type": ["string", "null"]}}}},
+            },
+        },
+        "audits": {"type": "array", "minItems": 1, "items": {
+            "type": "object",
+            "required": ["name", "passed", "applicable", "hands_checked", "failures",
+                         "statistic", "p_value", "example_hand_ids"],
+            "properties": {
+                "name": {"type": "string"}, "passed": {"type": "boolean"},
+                "applicable": {"type": "boolean"},
+                "hands_checked": {"type": "integer", "minimum": 0},
+                "failures": {"type": "integer", "minimum": 0},
+                "statistic": {"type": ["number", "null"]},
+                "p_value": {"type": ["number", "null"]},
+                "holm_adjusted_p": {"type": ["number", "null"]},
+                "example_hand_ids": {"type": "array", "items": {"type": "integer"}},
+            }}},
+        "power": {"type": ["object", "null"]},
+        "coverage": {"type": "object"},
+        "issued": {"type": "string"},
+    },
+}

@@ -1,0 +1,83 @@
+"""Plots as inline SVG text (matplotlib, no external resources). Each takes numbers an audit
+already computed; nothing here recomputes a statistic."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+RANKS = "23456789TJQKA"
+SUITS = "cdhs"
+
+
+def _svg(fig: plt.Figure) -> str:
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg", bbox_inches="tight")
+    plt.close(fig)
+    text = buf.getvalue()
+    return text[text.index("<svg"):]
+
+
+def residual_heatmap(z: Sequence[Sequence[float]]) -> str:
+    """52 x 52 standardized residuals: rows = deck position, columns = card."""
+    fig, ax = plt.subplots(figsize=(7.2, 6.2))
+    lim = max(4.0, max(abs(v) for row in z for v in row))
+    im = ax.imshow(z, cmap="RdBu_r", vmin=-lim, vmax=lim, aspect="auto",
+                   interpolation="nearest")
+    ax.set_xlabel("card (2c 2d 2h 2s 3c ... As)")
+    ax.set_ylabel("position in the deck")
+    ticks = list(range(0, 52, 4))
+    ax.set_xticks(ticks, [RANKS[t >> 2] + SUITS[t & 3] for t in ticks], fontsize=7)
+    ax.set_yticks(list(range(0, 52, 5)))
+    fig.colorbar(im, ax=ax, label="standardized residual (z)")
+    ax.set_title("Card x position: standardized residuals")
+    return _svg(fig)
+
+
+def pvalue_histogram_qq(pvalues: Sequence[float]) -> str:
+    """Histogram and QQ plot of per-batch p-values against U(0, 1)."""
+    fig, (a, b) = plt.subplots(1, 2, figsize=(8, 3.2))
+    a.hist(pvalues, bins=10, range=(0, 1), color="#4a78b5", edgecolor="white")
+    a.axhline(len(pvalues) / 10, color="k", lw=1, ls="--", label="uniform")
+    a.set_xlabel("per-batch card x position p-value")
+    a.set_ylabel("batches")
+    a.legend(fontsize=8)
+    ps = sorted(pvalues)
+    n = len(ps)
+    a_exp = [(i + 0.5) / n for i in range(n)]
+    b.plot([0, 1], [0, 1], color="k", lw=1, ls="--")
+    b.plot(a_exp, ps, "o", ms=3, color="#c0392b")
+    b.set_xlabel("expected (uniform quantile)")
+    b.set_ylabel("observed p-value")
+    b.set_title("QQ plot", fontsize=9)
+    return _svg(fig)
+
+
+def starting_hands(per_seat: dict[str, dict], expected: dict[str, float]) -> str:
+    """Observed share of pairs / suited / offsuit per seat against the exact odds."""
+    fig, ax = plt.subplots(figsize=(8, 3.2))
+    seats = sorted(per_seat, key=int)
+    names = ["pair", "suited", "offsuit"]
+    width = 0.8 / 3
+    all_shares = []
+    for k, name in enumerate(names):
+        shares = []
+        for s in seats:
+            c = per_seat[s]["counts"]
+            total = sum(c) or 1
+            shares.append(c[k] / total / expected[name])
+        all_shares += shares
+        ax.bar([i + (k - 1) * width for i in range(len(seats))], shares, width, label=name)
+    ax.axhline(1.0, color="k", lw=1, ls="--")
+    ax.set_xticks(range(len(seats)), [f"seat {s}" for s in seats])
+    ax.set_ylabel("observed / exact odds")
+    spread = max(0.05, max(abs(x - 1) for x in all_shares) * 1.3)
+    ax.set_ylim(1 - spread, 1 + spread)
+    ax.legend(fontsize=8, ncol=3)
+    ax.set_title("Starting-hand classes per seat (1.0 = exact odds: pair 1/17, suited 4/17)")
+    return _svg(fig)

@@ -1,0 +1,268 @@
+"""``holdem report RUN``: the certificate of a run folder as ``report.html`` (one
+self-contained page, plots inline as SVG, printable), ``certificate.json`` and ``summary.md``.
+
+Everything shown comes from ``audit.json`` (the audits' results) and ``manifest.json`` (the
+run's provenance); this module formats, it recomputes nothing. Replays of failing hands are
+passed in by the caller (``histories``), since reports/ does not run the engine.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from reports import plots
+from reports.certificate import CERTIFICATE_SCHEMA
+
+
+class ReportInputError(ValueError):
+    """The run folder lacks what a report needs (named in the message)."""
+
+
+def load_inputs(run: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    run = Path(run)
+    audit_path = run / "audit.json"
+    if not audit_path.is_file():
+        raise ReportInputError(f"{audit_path}: missing; run `holdem audit {run}` first")
+    try:
+        audit = json.loads(audit_path.read_text())
+    except json.JSONDecodeError as e:
+        raise ReportInputError(f"{audit_path}: not valid JSON ({e})") from e
+    manifest: dict[str, Any] = {}
+    mpath = run / "manifest.json"
+    if mpath.is_file():
+        manifest = json.loads(mpath.read_text())
+    return audit, manifest
+
+
+def _flat_results(audit: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every audit, and each statistical test of a battery right after its battery."""
+    out = []
+    for r in audit["results"]:
+        out.append(r)
+        for t in r.get("details", {}).get("tests", []) if isinstance(
+                r.get("details", {}).get("tests"), list) else []:
+            if isinstance(t, dict):
+                out.append(t)
+    return out
+
+
+def _uniformity(audit: dict[str, Any]) -> dict[str, Any] | None:
+    for r in audit["results"]:
+        if r["name"] == "uniformity":
+            return r
+    return None
+
+
+def _test(u: dict[str, Any] | None, name: str) -> dict[str, Any] | None:
+    if not u:
+        return None
+    for t in u["details"].get("tests", []):
+        if isinstance(t, dict) and t["name"] == f"uniformity.{name}":
+            return t
+    return None
+
+
+def build_certificate(audit: dict[str, Any], manifest: dict[str, Any]) -> dict[str, Any]:
+    u = _uniformity(audit)
+    entries = []
+    for r in _flat_results(audit):
+        entries.append({
+            "name": r["name"], "passed": bool(r["passed"]), "applicable": bool(r["applicable"]),
+            "hands_checked": int(r["hands_checked"]), "failures": int(r["failures"]),
+            "statistic": r["statistic"], "p_value": r["p_value"],
+            "holm_adjusted_p": r.get("details", {}).get("holm_adjusted_p"),
+            "example_hand_ids": [int(h) for h in r["example_hand_ids"]],
+        })
+    verdict = all(e["passed"] or not e["applicable"] for e in entries
+                  if "." not in e["name"])
+    per_structure = {k: v.get("hands", 0) for k, v in
+                     manifest.get("counts", {}).get("per_structure", {}).items()}
+    return {
+        "format": "holdem-certificate", "version": 1,
+        "verdict": "PASS" if verdict else "FAIL",
+        "fault_injected": manifest.get("inject") or audit.get("inject"),
+        "run": {
+            "run_id": manifest.get("run_id", audit.get("run_id")),
+            "fingerprint": manifest.get("fingerprint"),
+            "engine_version": manifest.get("engine_version"),
+            "git_commit": manifest.get("git_commit"),
+            "seed": manifest.get("seed"), "generator": manifest.get("generator"),
+            "reproducible": manifest.get("reproducible"), "spec": manifest.get("spec"),
+            "hands": int(audit.get("hands", 0)), "hands_per_structure": per_structure,
+            "files": [{"path": f.get("path"), "rows": f.get("rows"), "sha256": f.get("sha256")}
+                      for f in manifest.get("files", [])],
+            "created": manifest.get("created"), "finished": manifest.get("finished"),
+            "timings": manifest.get("timings"),
+        },
+        "audits": entries,
+        "power": (u or {}).get("details", {}).get("power"),
+        "coverage": manifest.get("counts", {}).get("total", {}),
+        "issued": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+
+
+def _fmt_p(p: float | None) -> str:
+    if p is None:
+        return ""
+    return f"{p:.3g}" if p >= 1e-4 else f"{p:.1e}"
+
+
+def render_summary(cert: dict[str, Any]) -> str:
+    lines = [f"# Certification: **{cert['verdict']}**", ""]
+    if cert["fault_injected"]:
+        lines += [f"> FAULT INJECTED: `{cert['fault_injected']}` (a deliberately broken engine)",
+                  ""]
+    run = cert["run"]
+    lines += [f"{run['hands']:,} hands, run `{run['run_id']}`, engine {run['engine_version']} "
+              f"at `{run['git_commit']}`, seed {run['seed']} ({run['generator']}).", "",
+              "| audit | verdict | hands | failures | p-value | Holm p |",
+              "|---|---|---|---|---|---|"]
+    for a in cert["audits"]:
+        verdict = "n/a" if not a["applicable"] else ("PASS" if a["passed"] else "FAIL")
+        lines.append(f"| {a['name']} | {verdict} | {a['hands_checked']:,} | {a['failures']:,} | "
+                     f"{_fmt_p(a['p_value'])} | {_fmt_p(a['holm_adjusted_p'])} |")
+    if cert["power"]:
+        lines += ["", cert["power"]["sentence"]]
+    return "\n".join(lines) + "\n"
+
+
+CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:980px;
+margin:24px auto;padding:0 16px;color:#1d2330;line-height:1.45}
+h1{margin:0}h2{border-bottom:1px solid #d5d9e0;padding-bottom:4px;margin-top:32px}
+.banner{padding:18px 22px;border-radius:8px;font-size:28px;font-weight:700;color:white}
+.PASS{background:#1e8449}.FAIL{background:#b03a2e}
+.fault{background:#7d3c98;color:white;padding:10px 16px;border-radius:6px;margin-top:10px;
+font-weight:700;letter-spacing:.5px}
+table{border-collapse:collapse;width:100%;font-size:14px;margin:8px 0}
+th,td{border-bottom:1px solid #e3e6eb;padding:5px 8px;text-align:left;vertical-align:top}
+th{background:#f4f6f9}td.num{text-align:right;font-variant-numeric:tabular-nums}
+.pass{color:#1e8449;font-weight:600}.fail{color:#b03a2e;font-weight:700}.na{color:#7b8494}
+pre{background:#f7f8fa;border:1px solid #e3e6eb;padding:10px;font-size:12px;overflow-x:auto}
+.small{color:#5c6575;font-size:13px}svg{max-width:100%;height:auto}
+@media print{.banner,.fault{-webkit-print-color-adjust:exact;print-color-adjust:exact}}
+"""
+
+
+def _e(x: Any) -> str:
+    return html.escape(str(x))
+
+
+def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str, Any],
+                histories: dict[int, str] | None = None) -> str:
+    histories = histories or {}
+    run = cert["run"]
+    parts = [f"<!doctype html><html lang=en><head><meta charset=utf-8>"
+             f"<title>holdem certificate {cert['verdict']}</title><style>{CSS}</style></head>"
+             f"<body><div class='banner {cert['verdict']}'>{cert['verdict']}</div>"]
+    if cert["fault_injected"]:
+        parts.append(f"<div class=fault>FAULT INJECTED: {_e(cert['fault_injected'])} — this run"
+                     " used a deliberately broken engine and must fail</div>")
+    parts.append(f"<p>{run['hands']:,} hands audited.</p>")
+    # provenance
+    spec = run.get("spec") or {}
+    rows = [("run id", run["run_id"]),
+            ("engine", f"{run['engine_version']} at {run['git_commit']}"),
+            ("seed / generator", f"{run['seed']} / {run['generator']} "
+             f"({'reproducible' if run.get('reproducible') else 'not reproducible'})"),
+            ("hands per structure", ", ".join(f"{k}: {v:,}" for k, v in
+                                              run["hands_per_structure"].items())),
+            ("created / finished", f"{run.get('created')} / {run.get('finished')}"),
+            ("audited", f"{audit.get('created')} in {audit.get('seconds', 0):.1f} s")]
+    if run.get("timings"):
+        t = run["timings"]
+        rows.append(("simulation", f"{t.get('wall_seconds')} s, "
+                                   f"{t.get('hands_per_second', 0):,.0f} hands/s"))
+    parts.append("<h2>Provenance</h2><table>" + "".join(
+        f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in rows) + "</table>")
+    parts.append("<details><summary>Full configuration</summary><pre>"
+                 + _e(json.dumps(spec, indent=2)) + "</pre></details>")
+    if run["files"]:
+        parts.append("<details><summary>Dataset files and checksums</summary><table>"
+                     "<tr><th>file</th><th>rows</th><th>sha256</th></tr>" + "".join(
+                         f"<tr><td>{_e(f['path'])}</td><td class=num>{f['rows']}</td>"
+                         f"<td><code>{_e(f['sha256'])}</code></td></tr>" for f in run["files"])
+                     + "</table></details>")
+    # audits
+    parts.append("<h2>Audits</h2><table><tr><th>audit</th><th>verdict</th><th>hands</th>"
+                 "<th>failures</th><th>statistic</th><th>p-value</th><th>Holm p</th></tr>")
+    for a in cert["audits"]:
+        cls, word = (("na", "n/a") if not a["applicable"] else
+                     ("pass", "PASS") if a["passed"] else ("fail", "FAIL"))
+        stat = "" if a["statistic"] is None else f"{a['statistic']:.4g}"
+        parts.append(f"<tr><td>{_e(a['name'])}</td><td class={cls}>{word}</td>"
+                     f"<td class=num>{a['hands_checked']:,}</td>"
+                     f"<td class=num>{a['failures']:,}</td><td class=num>{stat}</td>"
+                     f"<td class=num>{_fmt_p(a['p_value'])}</td>"
+                     f"<td class=num>{_fmt_p(a['holm_adjusted_p'])}</td></tr>")
+    parts.append("</table>")
+    for r in audit["results"]:
+        viol = r.get("details", {}).get("violations") or []
+        if r["passed"] or not r["applicable"]:
+            continue
+        parts.append(f"<h3>{_e(r['name'])}: failing hands</h3><ul>")
+        for v in viol:
+            parts.append(f"<li>hand {v['hand_id']}: {_e(v['reason'])}</li>")
+        parts.append("</ul>")
+        for h in r["example_hand_ids"]:
+            if int(h) in histories:
+                parts.append(f"<p>Replay of hand {h}:</p><pre>{_e(histories[int(h)])}</pre>")
+    # deck uniformity
+    u = _uniformity(audit)
+    if u and u["applicable"]:
+        parts.append("<h2>Deck uniformity</h2>")
+        if cert["power"]:
+            pw = cert["power"]
+            parts.append(f"<p><b>Power.</b> {_e(pw['sentence'])}</p>")
+        cp = _test(u, "card_position")
+        if cp and cp["details"].get("residuals"):
+            parts.append(plots.residual_heatmap(cp["details"]["residuals"]))
+        ks = _test(u, "batch_pvalues_ks")
+        if ks and ks["applicable"] and ks["details"].get("pvalues"):
+            parts.append(plots.pvalue_histogram_qq(ks["details"]["pvalues"]))
+        sh = _test(u, "starting_hands")
+        if sh and sh["applicable"]:
+            parts.append(plots.starting_hands(sh["details"]["per_seat"],
+                                              sh["details"]["expected_fractions"]))
+    cal = audit.get("calibration")
+    if cal:
+        parts.append("<h2>Calibration</h2>" + cal)
+    # coverage
+    cov = cert["coverage"]
+    if cov:
+        parts.append("<h2>Rule-path coverage</h2><p class=small>How often the audited hands "
+                     "took the rare paths the payout and betting audits must get right.</p>"
+                     "<table>" + "".join(f"<tr><th>{_e(k.replace('_', ' '))}</th>"
+                                         f"<td class=num>{v:,}</td></tr>"
+                                         for k, v in sorted(cov.items())) + "</table>")
+    parts.append(f"<p class=small>Issued {cert['issued']} by holdem. certificate.json holds "
+                 "the same verdict for machines.</p></body></html>")
+    return "".join(parts)
+
+
+def _write(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp.write_text(text)
+    tmp.replace(path)
+
+
+def write_report(run: str | Path, histories: dict[int, str] | None = None) -> dict[str, Path]:
+    """Write report.html, certificate.json and summary.md into the run folder."""
+    run = Path(run)
+    audit, manifest = load_inputs(run)
+    cert = build_certificate(audit, manifest)
+    out = {"html": run / "report.html", "certificate": run / "certificate.json",
+           "summary": run / "summary.md"}
+    _write(out["certificate"], json.dumps(cert, indent=2))
+    _write(out["summary"], render_summary(cert))
+    _write(out["html"], render_html(cert, audit, manifest, histories))
+    return out
+
+
+__all__ = ["CERTIFICATE_SCHEMA", "ReportInputError", "build_certificate", "load_inputs",
+           "render_html", "render_summary", "write_report"]

@@ -1,0 +1,96 @@
+"""The certificate a person reads: a small run simulated, audited and rendered; its structure
+checked against the audit JSON, the certificate against its schema, and (where Chromium is
+installed) the page rendered to a PNG that must not be blank."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from audits.runner import run_audits, write_report
+from cluster.certify import report
+from cluster.simulate import run_simulate
+from reports.certificate import CERTIFICATE_SCHEMA
+from sim.runspec import RunSpec
+
+
+def _certify(tmp: Path, inject: str | None = None) -> Path:
+    out = tmp / ("faulty" if inject else "clean")
+    spec = RunSpec(hands=6000, batch_size=3000, structures=("no-limit", "fixed-limit"), seed=3,
+                   inject=inject)
+    run_simulate(spec, str(out), workers=0, progress=False)
+    write_report(run_audits(out, workers=0))
+    report(out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def clean(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _certify(tmp_path_factory.mktemp("cert"))
+
+
+def test_certificate_matches_the_audit_and_its_schema(clean: Path) -> None:
+    cert = json.loads((clean / "certificate.json").read_text())
+    jsonschema.validate(cert, CERTIFICATE_SCHEMA)
+    audit = json.loads((clean / "audit.json").read_text())
+    assert cert["verdict"] == "PASS" and cert["fault_injected"] is None
+    by_name = {a["name"]: a for a in cert["audits"]}
+    for r in audit["results"]:
+        a = by_name[r["name"]]
+        assert (a["passed"], a["hands_checked"], a["failures"], a["p_value"]) == (
+            r["passed"], r["hands_checked"], r["failures"], r["p_value"])
+    assert cert["run"]["hands"] == 12000 and cert["power"]["sentence"].startswith("With 12,000")
+
+
+def test_report_shows_every_audit_with_its_numbers_and_no_external_resource(clean: Path) -> None:
+    page = (clean / "report.html").read_text()
+    audit = json.loads((clean / "audit.json").read_text())
+    assert "<div class='banner PASS'>PASS</div>" in page
+    for r in audit["results"]:
+        assert f"<td>{r['name']}</td>" in page
+        assert f"{r['hands_checked']:,}" in page
+    for key in ("Provenance", "Card x position", "Starting-hand classes", "Power.",
+                "Rule-path coverage", "side pots 3 or more"):
+        assert key in page
+    assert not re.search(r"""(src|href)=["']?(https?:)?//""", page)
+    assert "<link" not in page and "<script" not in page
+    summary = (clean / "summary.md").read_text()
+    assert summary.startswith("# Certification: **PASS**")
+
+
+def test_injected_fault_fails_and_shows_the_failing_hands(tmp_path: Path) -> None:
+    out = _certify(tmp_path, inject="odd-chip-wrong-seat")
+    cert = json.loads((out / "certificate.json").read_text())
+    assert cert["verdict"] == "FAIL" and cert["fault_injected"] == "odd-chip-wrong-seat"
+    page = (out / "report.html").read_text()
+    assert "FAULT INJECTED: odd-chip-wrong-seat" in page
+    failing = next(a for a in cert["audits"] if a["name"] == "payouts")
+    assert not failing["passed"]
+    first = failing["example_hand_ids"][0]
+    assert f"Replay of hand {first}:" in page and "*** PRE-FLOP ***" in page
+
+
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="chromium is not installed")
+def test_report_renders_in_headless_chromium(clean: Path, tmp_path: Path) -> None:
+    png = tmp_path / "report.png"
+    subprocess.run(
+        ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+         "--no-first-run", "--disable-background-networking", "--disable-component-update",
+         "--disable-sync", f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1100,2400",
+         f"--screenshot={png}", (clean / "report.html").as_uri()],
+        check=True, capture_output=True, timeout=120)
+    from PIL import Image
+
+    img = Image.open(png).convert("L")
+    colors = img.getcolors(maxcolors=1 << 20) or []
+    assert len(colors) > 50, "blank or broken render"
+    # the green PASS banner is at the top
+    top = Image.open(png).convert("RGB").crop((100, 20, 600, 60))
+    r, g, b = top.resize((1, 1)).getpixel((0, 0))
+    assert g > r and g > b
