@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 venv: $(STAMP)
 
 run: venv
-	$(BIN)/holdem simulate --hands 1000000 --structure all --seed 1 --out runs/main
+	$(BIN)/holdem certify --hands 1000000 --structure all --seed 1 --out runs/main
 
 lint: venv
 	$(BIN)/ruff check sim audits cluster reports tests
