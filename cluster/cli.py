@@ -169,6 +169,16 @@ def _cmd_certify(args: argparse.Namespace) -> int:
     return 0 if verdict == "PASS" else 1
 
 
+def _cmd_calibrate(args: argparse.Namespace) -> int:
+    from cluster.calibrate import run_calibration
+
+    path = run_calibration(args.out, runs=args.runs, hands=args.hands,
+                           uniformity_runs=args.uniformity_runs)
+    print(path.read_text())
+    print(f"written: {path}")
+    return 0
+
+
 def _cmd_demo(args: argparse.Namespace) -> int:
     from sim.demo import run_demo
 
@@ -265,6 +275,14 @@ def build_parser() -> argparse.ArgumentParser:
     ce = sub.add_parser("certify", help="simulate, audit and report in one command")
     _add_run_options(ce, 1_000_000, "all", "runs/certify")
     ce.set_defaults(func=_cmd_certify)
+
+    ca = sub.add_parser("calibrate", help="false-alarm and detection rates of every audit")
+    ca.add_argument("--out", default="runs/calibration")
+    ca.add_argument("--runs", type=int, default=5, help="runs per engine fault")
+    ca.add_argument("--hands", type=int, default=60_000, help="hands per engine-fault run")
+    ca.add_argument("--uniformity-runs", type=int, default=200,
+                    help="runs per deck count for the uniformity battery")
+    ca.set_defaults(func=_cmd_calibrate)
 
     rr = sub.add_parser("report", help="render report.html, certificate.json and summary.md")
     rr.add_argument("run", help="an audited run folder")
