@@ -135,4 +135,10 @@ def chips_map(b: Batch) -> Partial:
                   sc["contributed"], sc["returned"], sc["won"], b.cols["rake"], b.act["seat"],
                   b.act["kind"], b.act["added"], b.act_off, b.cols["table_id"],
                   b.cols["hand_no"].astype(np.int64), table_order(b), tourn, codes, aux)
-    return partial_from_codes(b.cols["hand_id"], codes, aux, MESSAGES)
+    part = partial_from_codes(b.cols["hand_id"], codes, aux, MESSAGES)
+    # conservation totals for the report: every chip put in a pot was won, raked or returned
+    part.totals = {"chips_brought_to_tables": int(sc["rebuys"].sum()),
+                   "chips_put_in_pots": int(sc["contributed"].sum()),
+                   "chips_won": int(sc["won"].sum()), "rake": int(b.cols["rake"].sum()),
+                   "uncalled_returned": int(sc["returned"].sum())}
+    return part

@@ -42,6 +42,8 @@ class Partial:
     examples: list[tuple[int, str]] = field(default_factory=list)
     reasons: dict[str, int] = field(default_factory=dict)
     applicable: bool = True
+    totals: dict[str, int] = field(default_factory=dict)  # summed over batches into details
+    sample: list[dict[str, Any]] = field(default_factory=list)  # the first batch's is kept
 
 
 def partial_from_codes(hand_id: np.ndarray, codes: np.ndarray, aux: np.ndarray,
@@ -70,10 +72,16 @@ def reduce_partials(name: str, parts: list[Partial]) -> AuditResult:
         for r, k in p.reasons.items():
             reasons[r] = reasons.get(r, 0) + k
     examples = examples[:MAX_EXAMPLES]
+    totals: dict[str, int] = {}
+    for p in parts:
+        for k, v in p.totals.items():
+            totals[k] = totals.get(k, 0) + int(v)
+    sample = next((p.sample for p in parts if p.sample), [])
     applicable = any(p.applicable for p in parts) if parts else False
     return AuditResult(
         name=name, passed=failures == 0, hands_checked=hands, failures=failures,
         example_hand_ids=tuple(h for h, _ in examples),
         details={"violations": [{"hand_id": h, "reason": r} for h, r in examples],
-                 "reasons": reasons},
+                 "reasons": reasons, **({"totals": totals} if totals else {}),
+                 **({"sample": sample} if sample else {})},
         applicable=applicable)

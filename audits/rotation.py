@@ -16,6 +16,8 @@ exactly once per orbit.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
 
@@ -166,4 +168,26 @@ def rotation_map(b: Batch) -> Partial:
                      b.cols["table_id"], b.cols["hand_no"].astype(np.int64), table_order(b),
                      tourn, b.act["street"], b.act["seat"], b.act["kind"], b.act["added"],
                      b.act_off, codes, aux)
-    return partial_from_codes(b.cols["hand_id"], codes, aux, MESSAGES)
+    part = partial_from_codes(b.cols["hand_id"], codes, aux, MESSAGES)
+    part.sample = rotation_sample(b)
+    return part
+
+
+SAMPLE_HANDS = 40
+
+
+def rotation_sample(b: Batch) -> list[dict[str, Any]]:
+    """The positions of the first hands of the batch's first table (the report's timeline)."""
+    if b.n == 0:
+        return []
+    order = table_order(b)
+    first_table = b.cols["table_id"][order[0]]
+    out = []
+    for i in order[:SAMPLE_HANDS]:
+        if b.cols["table_id"][i] != first_table:
+            break
+        out.append({"table_id": int(first_table), "hand_no": int(b.cols["hand_no"][i]),
+                    "button": int(b.cols["button"][i]), "sb": int(b.cols["sb_seat"][i]),
+                    "bb": int(b.cols["bb_seat"][i]),
+                    "occupied": [bool(x) for x in b.seat["occupied"][i]]})
+    return out

@@ -81,3 +81,25 @@ def starting_hands(per_seat: dict[str, dict], expected: dict[str, float]) -> str
     ax.legend(fontsize=8, ncol=3)
     ax.set_title("Starting-hand classes per seat (1.0 = exact odds: pair 1/17, suited 4/17)")
     return _svg(fig)
+
+
+def rotation_timeline(sample: Sequence[dict]) -> str:
+    """Button (B), small blind (S) and big blind (BB) per hand at one table; empty seats grey."""
+    n_seats = len(sample[0]["occupied"])
+    fig, ax = plt.subplots(figsize=(8, 0.35 * n_seats + 1.4))
+    for h, row in enumerate(sample):
+        for s in range(n_seats):
+            if not row["occupied"][s]:
+                ax.add_patch(plt.Rectangle((h - 0.5, s - 0.5), 1, 1, color="#e6e8ec", lw=0))
+        ax.text(h, row["button"], "B", ha="center", va="center", fontsize=7, weight="bold")
+        if row["sb"] >= 0:
+            ax.plot(h, row["sb"], "s", ms=7, color="#f0a030", alpha=0.8)
+        ax.plot(h, row["bb"], "o", ms=8, color="#c0392b", alpha=0.8)
+    ax.set_xlim(-0.5, len(sample) - 0.5)
+    ax.set_ylim(n_seats - 0.5, -0.5)
+    ax.set_yticks(range(n_seats), [f"seat {s}" for s in range(n_seats)], fontsize=8)
+    ax.set_xlabel(f"hand number at table {sample[0]['table_id']} "
+                  f"(from hand {sample[0]['hand_no']})")
+    ax.set_title("Blind rotation: B = button, orange square = small blind, red dot = big blind;"
+                 " grey = empty seat", fontsize=9)
+    return _svg(fig)

@@ -229,6 +229,18 @@ def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str,
         if sh and sh["applicable"]:
             parts.append(plots.starting_hands(sh["details"]["per_seat"],
                                               sh["details"]["expected_fractions"]))
+    by_name = {r["name"]: r for r in audit["results"]}
+    chips = by_name.get("chips", {}).get("details", {}).get("totals")
+    if chips:
+        parts.append("<h2>Chip conservation</h2><table>" + "".join(
+            f"<tr><th>{_e(k.replace('_', ' '))}</th><td class=num>{v:,}</td></tr>"
+            for k, v in chips.items()) + "</table>")
+        balance = chips["chips_put_in_pots"] - chips["chips_won"] - chips["rake"]
+        parts.append(f"<p class=small>Chips put in pots minus chips won minus rake: "
+                     f"{balance:,} (must be 0).</p>")
+    sample = by_name.get("rotation", {}).get("details", {}).get("sample")
+    if sample:
+        parts.append("<h2>Blind rotation</h2>" + plots.rotation_timeline(sample))
     cal = audit.get("calibration")
     if cal:
         parts.append("<h2>Calibration</h2>" + cal)

@@ -46,6 +46,8 @@ def test_certificate_matches_the_audit_and_its_schema(clean: Path) -> None:
         assert (a["passed"], a["hands_checked"], a["failures"], a["p_value"]) == (
             r["passed"], r["hands_checked"], r["failures"], r["p_value"])
     assert cert["run"]["hands"] == 12000 and cert["power"]["sentence"].startswith("With 12,000")
+    chips = next(r for r in audit["results"] if r["name"] == "chips")["details"]["totals"]
+    assert chips["chips_put_in_pots"] == chips["chips_won"] + chips["rake"]
 
 
 def test_report_shows_every_audit_with_its_numbers_and_no_external_resource(clean: Path) -> None:
@@ -56,7 +58,8 @@ def test_report_shows_every_audit_with_its_numbers_and_no_external_resource(clea
         assert f"<td>{r['name']}</td>" in page
         assert f"{r['hands_checked']:,}" in page
     for key in ("Provenance", "Card x position", "Starting-hand classes", "Power.",
-                "Rule-path coverage", "side pots 3 or more"):
+                "Rule-path coverage", "side pots 3 or more", "Chip conservation",
+                "Blind rotation", "(must be 0)"):
         assert key in page
     assert not re.search(r"""(src|href)=["']?(https?:)?//""", page)
     assert "<link" not in page and "<script" not in page
