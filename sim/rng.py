@@ -37,6 +37,9 @@ _ONE = np.uint64(1)
 _ZERO = np.uint64(0)
 _BYTE = np.uint64(0xFF)
 _EIGHT = np.uint64(8)
+# smallest all-ones bit mask covering 0..n-1, for n = 0..52 (mask-and-reject draws)
+_MASKS = np.array([0, 0] + [(1 << (n - 1).bit_length()) - 1 for n in range(2, 53)],
+                  dtype=np.int64)
 
 
 @njit(cache=True, _nrt=False)
@@ -169,9 +172,7 @@ def shuffle_deck(rs, deck):
     w0, w1, w2, w3 = rs[_BUF], rs[_BUF + 1], rs[_BUF + 2], rs[_BUF + 3]
     for i in range(51, 0, -1):
         n = i + 1
-        mask = 1
-        while mask < n - 1:
-            mask = (mask << 1) | 1
+        mask = _MASKS[n]
         while True:
             if pos >= 32:
                 c0 = _add64(c0, _ONE)
