@@ -152,20 +152,18 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 
 def _cmd_certify(args: argparse.Namespace) -> int:
+    """simulate, then audit, then report: the three commands in a row on the same folder."""
     import json
+    from pathlib import Path
 
-    sim_args = argparse.Namespace(**vars(args))
-    sim_args.quiet = args.quiet
-    rc = _cmd_simulate(sim_args)
+    rc = _cmd_simulate(args)
     if rc == 2:
         return rc
-    audit_args = argparse.Namespace(run=args.out, only=None, workers=args.workers,
-                                    address=args.address, quiet=args.quiet)
-    _cmd_audit(audit_args)
+    _cmd_audit(argparse.Namespace(run=args.out, only=None, workers=args.workers,
+                                  address=args.address, quiet=args.quiet))
     _cmd_report(argparse.Namespace(run=args.out))
-    verdict = json.loads((__import__("pathlib").Path(args.out) / "certificate.json")
-                         .read_text())["verdict"]
-    print(f"verdict: {verdict}   report: {args.out}/report.html")
+    verdict = json.loads((Path(args.out) / "certificate.json").read_text())["verdict"]
+    print(f"verdict: {verdict}   report: {Path(args.out) / 'report.html'}")
     return 0 if verdict == "PASS" else 1
 
 

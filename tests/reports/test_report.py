@@ -97,3 +97,16 @@ def test_report_renders_in_headless_chromium(clean: Path, tmp_path: Path) -> Non
     top = Image.open(png).convert("RGB").crop((100, 20, 600, 60))
     r, g, b = top.resize((1, 1)).getpixel((0, 0))
     assert g > r and g > b
+
+
+def test_certify_command_end_to_end(tmp_path: Path) -> None:
+    from cluster.cli import main
+
+    out = tmp_path / "run"
+    assert main(["certify", "--hands", "3000", "--structure", "no-limit", "--workers", "0",
+                 "--batch-size", "1500", "--quiet", "--out", str(out)]) == 0
+    assert (out / "report.html").is_file() and (out / "summary.md").is_file()
+    bad = tmp_path / "bad"
+    assert main(["certify", "--hands", "3000", "--structure", "no-limit", "--workers", "0",
+                 "--quiet", "--inject", "chip-lost", "--out", str(bad)]) in (0, 1)
+    assert main(["report", str(tmp_path / "missing")]) == 2
