@@ -216,6 +216,23 @@ def test_a_tampered_hand_is_named(runs: dict[str, Path], tmp_path: Path, what: s
         assert " | " in out or "does not rebuild" in out
 
 
+def test_a_row_that_does_not_rebuild_lists_fields(runs: dict[str, Path], tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    shutil.copytree(runs["same"], tmp_path / "t")
+    f = tmp_path / "t" / "structure=fixed-limit" / "batch-00002.parquet"
+    t = pq.read_table(f)
+    values = t["actions"].to_pylist()
+    values[5] = values[5][:-3]  # no longer whole 19-byte records
+    field = t.schema.field("actions")
+    t = t.set_column(t.schema.get_field_index("actions"), field, pa.array(values, field.type))
+    pq.write_table(t, f, compression="zstd")
+    assert main(["diff", str(runs["base"]), str(tmp_path / "t")]) == 1
+    out = capsys.readouterr().out
+    assert f"first differing hand_ids: {t['hand_id'][5].as_py()}" in out
+    assert "actions: the packed records differ (not decodable)" in out
+    assert "does not rebuild" in out
+
+
 def test_different_seeds_are_not_comparable(runs: dict[str, Path],
                                             capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(NotComparable, match="seed differs"):
@@ -234,6 +251,15 @@ def test_missing_and_corrupt_input(runs: dict[str, Path], tmp_path: Path,
     assert main(["diff", str(runs["base"]), str(tmp_path / "bad")]) == 2
     err = capsys.readouterr().err
     assert "batch-00000.parquet" in err and len(err.strip().splitlines()) == 1
+
+
+def test_os_entropy_runs_are_not_comparable(tmp_path: Path) -> None:
+    spec = _spec(hands=200, batch_size=200, structures=("no-limit",), generator="os-chacha20")
+    for n in "ab":
+        run_simulate(spec, tmp_path / n, workers=0, progress=False)
+    with pytest.raises(NotComparable, match="os-chacha20 is not reproducible"):
+        diff_runs(tmp_path / "a", tmp_path / "b")
+    assert not stat_diff(tmp_path / "a", tmp_path / "b").moved
 
 
 def test_more_hands_are_reported_missing(runs: dict[str, Path]) -> None:
