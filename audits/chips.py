@@ -137,8 +137,9 @@ def chips_map(b: Batch) -> Partial:
                   b.cols["hand_no"].astype(np.int64), table_order(b), tourn, codes, aux)
     part = partial_from_codes(b.cols["hand_id"], codes, aux, MESSAGES)
     # conservation totals for the report: every chip put in a pot was won, raked or returned
+    put, won, rake = int(sc["contributed"].sum()), int(sc["won"].sum()), int(b.cols["rake"].sum())
     part.totals = {"chips_brought_to_tables": int(sc["rebuys"].sum()),
-                   "chips_put_in_pots": int(sc["contributed"].sum()),
-                   "chips_won": int(sc["won"].sum()), "rake": int(b.cols["rake"].sum()),
-                   "uncalled_returned": int(sc["returned"].sum())}
+                   "chips_put_in_pots": put, "chips_won": won, "rake": rake,
+                   "uncalled_returned": int(sc["returned"].sum()),
+                   "pots_minus_won_minus_rake": put - won - rake}
     return part

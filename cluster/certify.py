@@ -42,9 +42,14 @@ def failing_histories(run: str | Path, results: list[dict[str, Any]]) -> dict[in
     return out
 
 
-def report(run: str | Path) -> dict[str, Path]:
-    """``holdem report RUN``: write report.html, certificate.json and summary.md."""
+DEFAULT_CALIBRATION = Path("runs/calibration/calibration.md")
+
+
+def report(run: str | Path, calibration: str | Path | None = DEFAULT_CALIBRATION
+           ) -> dict[str, Path]:
+    """``holdem report RUN``: write report.html, certificate.json and summary.md (with the
+    calibration tables of ``holdem calibrate`` when that file exists)."""
     from reports.render import load_inputs, write_report
 
     audit, _ = load_inputs(run)
-    return write_report(run, failing_histories(run, audit["results"]))
+    return write_report(run, failing_histories(run, audit["results"]), calibration)

@@ -139,11 +139,11 @@ def _cmd_audit(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from cluster.certify import report
+    from cluster.certify import DEFAULT_CALIBRATION, report
     from reports.render import ReportInputError
 
     try:
-        paths = report(args.run)
+        paths = report(args.run, getattr(args, "calibration", None) or DEFAULT_CALIBRATION)
     except ReportInputError as e:
         raise UsageError(str(e)) from None
     for k in ("html", "certificate", "summary"):
@@ -284,6 +284,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     rr = sub.add_parser("report", help="render report.html, certificate.json and summary.md")
     rr.add_argument("run", help="an audited run folder")
+    rr.add_argument("--calibration", default=None,
+                    help="calibration.md of `holdem calibrate` to include (default: "
+                         "runs/calibration/calibration.md when it exists)")
     rr.set_defaults(func=_cmd_report)
 
     rp = sub.add_parser("replay", help="replay one logged hand of a run and print it")

@@ -153,8 +153,35 @@ def _e(x: Any) -> str:
     return html.escape(str(x))
 
 
+def markdown_tables(md: str) -> str:
+    """The headings and pipe tables of a Markdown text (``holdem calibrate``'s) as HTML."""
+    out: list[str] = []
+    rows: list[list[str]] = []
+
+    def flush() -> None:
+        if rows:
+            head, body = rows[0], [r for r in rows[2:]]
+            out.append("<table><tr>" + "".join(f"<th>{_e(c)}</th>" for c in head) + "</tr>"
+                       + "".join("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in r) + "</tr>"
+                                 for r in body) + "</table>")
+            rows.clear()
+
+    for line in md.splitlines():
+        if line.startswith("|"):
+            rows.append([c.strip().replace("**", "") for c in line.strip().strip("|").split("|")])
+            continue
+        flush()
+        if line.startswith("#"):
+            out.append(f"<h3>{_e(line.lstrip('#').strip())}</h3>")
+        elif line.strip():
+            out.append(f"<p class=small>{_e(line.strip())}</p>")
+    flush()
+    return "".join(out)
+
+
 def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str, Any],
-                histories: dict[int, str] | None = None) -> str:
+                histories: dict[int, str] | None = None,
+                calibration: tuple[str, str] | None = None) -> str:
     histories = histories or {}
     run = cert["run"]
     parts = [f"<!doctype html><html lang=en><head><meta charset=utf-8>"
@@ -235,15 +262,15 @@ def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str,
         parts.append("<h2>Chip conservation</h2><table>" + "".join(
             f"<tr><th>{_e(k.replace('_', ' '))}</th><td class=num>{v:,}</td></tr>"
             for k, v in chips.items()) + "</table>")
-        balance = chips["chips_put_in_pots"] - chips["chips_won"] - chips["rake"]
-        parts.append(f"<p class=small>Chips put in pots minus chips won minus rake: "
-                     f"{balance:,} (must be 0).</p>")
+        parts.append("<p class=small>Every chip put in a pot was won or raked: "
+                     "pots minus won minus rake must be 0.</p>")
     sample = by_name.get("rotation", {}).get("details", {}).get("sample")
     if sample:
         parts.append("<h2>Blind rotation</h2>" + plots.rotation_timeline(sample))
-    cal = audit.get("calibration")
-    if cal:
-        parts.append("<h2>Calibration</h2>" + cal)
+    if calibration:
+        parts.append("<h2>Calibration</h2><p class=small>False-alarm and detection rates "
+                     f"measured by <code>holdem calibrate</code> ({_e(calibration[0])}).</p>"
+                     + markdown_tables(calibration[1]))
     # coverage
     cov = cert["coverage"]
     if cov:
@@ -263,16 +290,21 @@ def _write(path: Path, text: str) -> None:
     tmp.replace(path)
 
 
-def write_report(run: str | Path, histories: dict[int, str] | None = None) -> dict[str, Path]:
-    """Write report.html, certificate.json and summary.md into the run folder."""
+def write_report(run: str | Path, histories: dict[int, str] | None = None,
+                 calibration: str | Path | None = None) -> dict[str, Path]:
+    """Write report.html, certificate.json and summary.md into the run folder; ``calibration``
+    is a ``calibration.md`` of ``holdem calibrate`` to include (when available)."""
     run = Path(run)
+    cal = None
+    if calibration is not None and Path(calibration).is_file():
+        cal = (str(calibration), Path(calibration).read_text())
     audit, manifest = load_inputs(run)
     cert = build_certificate(audit, manifest)
     out = {"html": run / "report.html", "certificate": run / "certificate.json",
            "summary": run / "summary.md"}
     _write(out["certificate"], json.dumps(cert, indent=2))
     _write(out["summary"], render_summary(cert))
-    _write(out["html"], render_html(cert, audit, manifest, histories))
+    _write(out["html"], render_html(cert, audit, manifest, histories, cal))
     return out
 
 

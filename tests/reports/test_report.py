@@ -110,3 +110,14 @@ def test_certify_command_end_to_end(tmp_path: Path) -> None:
     assert main(["certify", "--hands", "3000", "--structure", "no-limit", "--workers", "0",
                  "--quiet", "--inject", "chip-lost", "--out", str(bad)]) in (0, 1)
     assert main(["report", str(tmp_path / "missing")]) == 2
+
+
+def test_calibration_tables_are_included_when_available(clean: Path, tmp_path: Path) -> None:
+    cal = tmp_path / "calibration.md"
+    cal.write_text("### Exact audits against the engine's faults\n\n| fault | audit | caught |\n"
+                   "|---|---|---|\n| chip-lost | chips | 10/10 |\n")
+    report(clean, calibration=cal)
+    page = (clean / "report.html").read_text()
+    assert "<h2>Calibration</h2>" in page and "<td>chip-lost</td><td>chips</td><td>10/10</td>" in page
+    report(clean, calibration=tmp_path / "absent.md")
+    assert "<h2>Calibration</h2>" not in (clean / "report.html").read_text()
