@@ -8,7 +8,7 @@ the rows is the number of workers alone, not Ray's start-up or numba's compilati
 is the median of ``repeats`` runs into a fresh temporary folder (simulate + zstd Parquet + write).
 
 On a machine with fewer free cores than workers the efficiency measures the machine, not Ray:
-read it with ``cpu_count`` (printed) and the load of the machine in mind.
+read it with ``cpu_count`` and the load average (both printed) in mind.
 """
 
 from __future__ import annotations
@@ -23,6 +23,14 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from sim.runspec import RunSpec
+
+
+def _load_average() -> float | None:
+    """The 1-minute load average (other work competing for the CPUs), where the OS has one."""
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return None
 
 
 def _rate(spec: RunSpec, workers: int, repeats: int, tmp: Path) -> dict[str, Any]:
@@ -80,10 +88,13 @@ def run_scale_bench(hands: int = 200_000, batch_size: int | None = None, repeats
     for r in rows:
         r["speedup"] = r["hands_per_second"] / base
         r["efficiency"] = r["speedup"] / r["workers"]
+    load = _load_average()
     result = {"structure": structure, "batch_size": batch_size, "repeats": repeats,
-              "cpu_count": os.cpu_count(), "ray_startup_seconds": startup, "rows": rows}
+              "cpu_count": os.cpu_count(), "load_average": load,
+              "ray_startup_seconds": startup, "rows": rows}
+    busy = f", load average {load:.1f}" if load is not None else ""
     print(f"holdem simulate on Ray: scaling with workers ({structure}, {hands:,} hands, batch "
-          f"{batch_size:,}, median of {repeats}, {os.cpu_count()} CPUs here)", file=out)
+          f"{batch_size:,}, median of {repeats}, {os.cpu_count()} CPUs here{busy})", file=out)
     print(f"{'workers':>8} {'hands/s':>10} {'wall s':>8} {'speed-up':>9} {'efficiency':>11}",
           file=out)
     for r in rows:

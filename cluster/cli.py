@@ -35,6 +35,12 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         run_simulate_bench(hands=100_000 if args.hands is None else args.hands,
                            repeats=3 if args.repeats is None else args.repeats)
         return 0
+    if args.what == "scale":
+        from cluster.bench_scale import run_scale_bench
+
+        run_scale_bench(hands=200_000 if args.hands is None else args.hands,
+                        repeats=3 if args.repeats is None else args.repeats)
+        return 0
     if args.what == "evaluator":
         from sim.bench_evaluator import main as evaluator_main
 
@@ -258,9 +264,10 @@ def build_parser() -> argparse.ArgumentParser:
     v.set_defaults(func=_cmd_phh_verify)
 
     b = sub.add_parser("bench", help="benchmarks (medians of repeated runs)")
-    b.add_argument("what", choices=["engine", "evaluator", "simulate", "audit"])
+    b.add_argument("what", choices=["engine", "evaluator", "simulate", "audit", "scale"])
     b.add_argument("--hands", type=int, default=None,
-                   help="hands per repetition (engine: 1,000,000; simulate: 100,000 and 4x)")
+                   help="hands per repetition (engine: 1,000,000; simulate: 100,000 and 4x; "
+                        "scale: 200,000)")
     b.add_argument("--repeats", type=int, default=None, help="engine: 5, simulate: 3")
     b.add_argument("--pokerkit-hands", type=int, default=300,
                    help="hands for the PokerKit peer (0 to skip)")

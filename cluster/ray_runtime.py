@@ -62,7 +62,7 @@ def ray_session(address: str | None = None, workers: int | None = None) -> Itera
         where = address
     else:
         set_local_env()
-        ray.init(num_cpus=workers or os.cpu_count() or 1, include_dashboard=False,
+        ray.init(address="local", num_cpus=workers or os.cpu_count() or 1, include_dashboard=False,
                  log_to_driver=False, logging_level=logging.WARNING)
         where = "local"
     try:

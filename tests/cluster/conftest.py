@@ -21,7 +21,7 @@ def ray_local() -> Iterator[None]:
     if ray.is_initialized():  # pragma: no cover - someone else's Ray: leave it alone
         yield
         return
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
         yield
     finally:

@@ -1,0 +1,270 @@
+"""Fault injection on one machine, for ``tests/cluster/test_fault_tolerance.py`` (no production
+code uses this module).
+
+Every scenario runs in processes of its own, so that no Ray state leaks into pytest (or into the
+session Ray of ``tests/cluster/conftest.py``) and a crash cannot take the test process with it:
+
+``python -m cluster.faulttest scenario --fault F --phase P --dir DIR [--run RUN]``
+    Starts a local multi-node Ray (``ray.cluster_utils.Cluster``: a head with no CPUs, so the
+    tasks run only on two worker nodes of 1 CPU each; no dashboard, no usage stats, no auth),
+    runs a driver (below) against it, injects fault F while the tasks run and writes a JSON
+    report to ``DIR/report.json``. P is ``simulate`` (``holdem simulate`` of ``SIM_ARGS`` into
+    ``DIR/run``) or ``audit`` (``holdem audit RUN``). F is one of
+
+    - ``worker``: SIGKILL the worker process of the first task to start (killed before it wrote
+      anything), then SIGKILL the worker of another task just *after* its work was done (file
+      renamed into place, result not yet returned), so Ray retries both;
+    - ``node``: ``Cluster.remove_node`` of the node running the first task to start (its raylet,
+      object store and workers die), mid-task;
+    - ``driver``: SIGKILL the driver once some but not all tasks have finished (for simulate:
+      once a batch file has landed), then run the same command again.
+
+``python -m cluster.faulttest drive --markers DIR --delay S -- HOLDEM-ARGS...``
+    The real ``holdem`` command (``cluster.cli.main``) with one change, made in this driver
+    process only: the bodies of the Ray tasks, ``cluster.simulate.write_batch`` and
+    ``audits.runner.map_file``, are wrapped by ``slowed``. Both drivers look these module globals
+    up when they build their remote function, so patching the global is enough; the wrapped
+    function is pickled by value and shipped to the workers with the task like any other. The
+    wrapper writes a marker file (pid, node id, task, "start") into DIR, sleeps S seconds, does
+    the real work, writes a "done" marker and sleeps S/2 seconds more before returning: the
+    tasks become slow enough to be killed at a known point, and their results are unchanged.
+    Production code holds no test hook.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+# The run every simulate scenario makes: 4 batches, two per worker node.
+SIM_ARGS = ["simulate", "--hands", "40000", "--batch-size", "10000", "--structure", "no-limit",
+            "--seed", "17", "--quiet"]
+SIM_BATCHES = 4
+DELAY = 1.5  # seconds a task sleeps before its work (and half of it after)
+TIMEOUT = 90.0  # seconds any one wait may take
+ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
+
+
+# ---------------------------------------------------------------- markers and the task wrapper
+
+
+def _task_label(kind: str, args: tuple[Any, ...]) -> str:
+    if kind == "simulate":  # write_batch(spec, structure, batch_index, fs, base)
+        return f"structure={args[1].label}/batch-{int(args[2]):05d}"
+    path = Path(str(args[0]))  # map_file(path, names)
+    return f"{path.parent.name}/{path.stem}"
+
+
+def write_marker(markers: str, record: dict[str, Any]) -> None:
+    """One JSON file per event, written under a hidden name and renamed (never read half)."""
+    name = f"{record['event']}-{uuid.uuid4().hex[:12]}.json"
+    tmp = os.path.join(markers, f".{name}")
+    with open(tmp, "w") as f:
+        json.dump(record, f)
+    os.replace(tmp, os.path.join(markers, name))
+
+
+def read_markers(markers: Path) -> list[dict[str, Any]]:
+    """Every marker written so far, oldest first."""
+    out = [json.loads(p.read_text()) for p in markers.glob("*.json")]
+    return sorted(out, key=lambda r: r["time"])
+
+
+def slowed(fn: Callable[..., Any], kind: str, markers: str, delay: float) -> Callable[..., Any]:
+    """``fn`` with a marker and a sleep before and after its work (see the module docstring)."""
+
+    def task_body(*args: Any, **kwargs: Any) -> Any:
+        import ray
+
+        base = {"kind": kind, "task": _task_label(kind, args), "pid": os.getpid(),
+                "node": ray.get_runtime_context().get_node_id()}
+        write_marker(markers, {**base, "event": "start", "time": time.time()})
+        time.sleep(delay)
+        result = fn(*args, **kwargs)
+        write_marker(markers, {**base, "event": "done", "time": time.time()})
+        time.sleep(delay / 2)
+        return result
+
+    task_body.__name__ = task_body.__qualname__ = f"slowed_{fn.__name__}"
+    return task_body
+
+
+def drive(markers: str, delay: float, argv: list[str]) -> int:
+    """``holdem ARGV`` with slowed task bodies (this process only)."""
+    import audits.runner
+    import cluster.simulate
+    from cluster.cli import main
+
+    cluster.simulate.write_batch = slowed(  # type: ignore[assignment]
+        cluster.simulate.write_batch, "simulate", markers, delay)
+    audits.runner.map_file = slowed(  # type: ignore[assignment]
+        audits.runner.map_file, "audit", markers, delay)
+    return main(argv)
+
+
+# ---------------------------------------------------------------- the scenarios
+
+
+def _wait(what: str, cond: Callable[[], Any], proc: subprocess.Popen[bytes] | None = None,
+          timeout: float = TIMEOUT) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = cond()
+        if value:
+            return value
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"the driver exited ({proc.returncode}) before {what}")
+        time.sleep(0.05)
+    raise TimeoutError(f"timed out waiting for {what}")
+
+
+def _landed(run: Path) -> list[str]:
+    return sorted(str(p.relative_to(run)) for p in run.glob("structure=*/batch-*.parquet"))
+
+
+def _tail(path: Path, lines: int = 15) -> str:
+    if not path.exists():
+        return ""
+    return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+
+
+def scenario(fault: str, phase: str, work: Path, run: Path | None = None,
+             delay: float = DELAY) -> dict[str, Any]:
+    """Run one scenario (see the module docstring); returns (and writes) its report."""
+    import ray._common.utils
+    from ray.cluster_utils import Cluster
+
+    os.environ.update(ENV)
+    os.environ.pop("RAY_ADDRESS", None)
+    markers = work / "markers"
+    markers.mkdir(parents=True)
+    if phase == "simulate":
+        run = work / "run"
+        args = [*SIM_ARGS, "--out", str(run)]
+    elif run is not None:
+        args = ["audit", str(run), "--quiet"]
+    else:
+        raise ValueError("the audit phase needs --run")
+    report: dict[str, Any] = {"fault": fault, "phase": phase, "run": str(run), "kills": [],
+                              "drivers": []}
+    t0 = time.monotonic()
+    cluster = Cluster(initialize_head=True,
+                      head_node_args={"num_cpus": 0, "include_dashboard": False})
+    # Cluster() records its address in /tmp/ray/ray_current_cluster, where any other process's
+    # plain ray.init() would find it and join this cluster instead of starting its own Ray:
+    # forget it at once (the drivers get the address explicitly).
+    ray._common.utils.reset_ray_address()
+    try:
+        nodes = [cluster.add_node(num_cpus=1) for _ in range(2)]
+        cluster.wait_for_nodes()
+        report["cluster_seconds"] = round(time.monotonic() - t0, 2)
+        cmd = [sys.executable, "-m", "cluster.faulttest", "drive", "--markers", str(markers),
+               "--delay", str(delay), "--", *args, "--address", cluster.address]
+
+        def start(i: int) -> subprocess.Popen[bytes]:
+            with open(work / f"driver{i}.out", "wb") as out, \
+                    open(work / f"driver{i}.err", "wb") as err:
+                return subprocess.Popen(cmd, stdout=out, stderr=err, cwd=work)
+
+        def starts() -> list[dict[str, Any]]:
+            return [m for m in read_markers(markers) if m["event"] == "start"]
+
+        proc = start(0)
+        t_run = time.monotonic()
+        if fault == "worker":
+            first = _wait("a task to start", starts, proc)[0]
+            os.kill(first["pid"], signal.SIGKILL)
+            report["kills"].append({**first, "landed": _landed(run) if phase == "simulate"
+                                    else None})
+
+            def other_done() -> dict[str, Any] | None:
+                killed = {k["pid"] for k in report["kills"]}
+                return next((m for m in read_markers(markers) if m["event"] == "done"
+                             and m["pid"] not in killed and m["task"] != first["task"]), None)
+
+            second = _wait("another task to finish its work", other_done, proc)
+            os.kill(second["pid"], signal.SIGKILL)
+            report["kills"].append({**second, "landed": _landed(run) if phase == "simulate"
+                                    else None})
+        elif fault == "node":
+            first = _wait("a task to start", starts, proc)[0]
+            node = next(n for n in nodes if n.node_id == first["node"])
+            cluster.remove_node(node, allow_graceful=False)
+            report["kills"].append({**first, "removed_node": node.node_id})
+        elif fault == "driver":
+            if phase == "simulate":
+                landed = _wait("a batch file to land", lambda: _landed(run), proc)
+            else:
+                landed = _wait("an audit map to finish", lambda: [
+                    m for m in read_markers(markers) if m["event"] == "done"], proc)
+            proc.send_signal(signal.SIGKILL)
+            report["kills"].append({"pid": proc.pid, "what": "driver",
+                                    "finished_before": len(landed)})
+            rc = proc.wait(TIMEOUT)
+            report["drivers"].append({"rc": rc, "seconds": round(time.monotonic() - t_run, 2),
+                                      "stderr": _tail(work / "driver0.err")})
+            proc = start(1)
+            t_run = time.monotonic()
+        else:
+            raise ValueError(f"unknown fault {fault!r}")
+        rc = proc.wait(TIMEOUT)
+        i = len(report["drivers"])
+        report["drivers"].append({"rc": rc, "seconds": round(time.monotonic() - t_run, 2),
+                                  "stderr": _tail(work / f"driver{i}.err")})
+        report["markers"] = read_markers(markers)
+        report["seconds"] = round(time.monotonic() - t0, 2)
+    finally:
+        cluster.shutdown()
+    (work / "report.json").write_text(json.dumps(report, indent=1) + "\n")
+    return report
+
+
+def run_scenario(fault: str, phase: str, work: Path, run: Path | None = None,
+                 timeout: float = 240.0) -> dict[str, Any]:
+    """``scenario`` in a fresh Python process (what the tests call); returns its report."""
+    work.mkdir(parents=True, exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"} | ENV
+    cmd = [sys.executable, "-m", "cluster.faulttest", "scenario", "--fault", fault,
+           "--phase", phase, "--dir", str(work)]
+    if run is not None:
+        cmd += ["--run", str(run)]
+    res = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+    if res.returncode != 0 or not (work / "report.json").exists():
+        drivers = "".join(f"\n--- {p.name}:\n{_tail(p)}" for p in sorted(work.glob("driver*")))
+        raise RuntimeError(f"scenario {fault}/{phase} failed ({res.returncode}):\n"
+                           + "\n".join(res.stderr.splitlines()[-30:]) + drivers)
+    return json.loads((work / "report.json").read_text())
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m cluster.faulttest")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    d = sub.add_parser("drive", help="holdem with slowed Ray task bodies")
+    d.add_argument("--markers", required=True)
+    d.add_argument("--delay", type=float, default=DELAY)
+    d.add_argument("holdem", nargs=argparse.REMAINDER)
+    s = sub.add_parser("scenario", help="one fault scenario on a local multi-node cluster")
+    s.add_argument("--fault", required=True, choices=["worker", "node", "driver"])
+    s.add_argument("--phase", required=True, choices=["simulate", "audit"])
+    s.add_argument("--dir", required=True, type=Path)
+    s.add_argument("--run", type=Path, default=None)
+    s.add_argument("--delay", type=float, default=DELAY)
+    a = p.parse_args(argv)
+    if a.cmd == "drive":
+        rest = a.holdem[1:] if a.holdem[:1] == ["--"] else a.holdem
+        return drive(a.markers, a.delay, rest)
+    scenario(a.fault, a.phase, a.dir, a.run, a.delay)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
