@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from audits.io import Batch, string_value
+from audits.io import Batch
 from audits.result import Partial, partial_from_codes
 
 MESSAGES = {
@@ -47,7 +47,7 @@ MESSAGES = {
 ACTIVE, ALL_IN, FOLDED = 1, 2, 3
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _needs(status, acted, bet, s, cur, n_active):
     if status[s] != ACTIVE or acted[s] == cur:
         return False
@@ -56,7 +56,7 @@ def _needs(status, acted, bet, s, cur, n_active):
     return True
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _next(status, acted, bet, after, cur, n_active, k):
     s = after
     for _ in range(k):
@@ -66,17 +66,19 @@ def _next(status, acted, bet, after, cur, n_active, k):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _referee(start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mode, trim, structure,
              min_bet, small_bet, big_bet, raise_cap, board_len, a_street, a_seat, a_kind, a_tot,
-             a_add, act_off, codes, aux):
+             a_add, act_off, work, codes, aux):
+    # compiled without NRT (no reference counting of the arrays in the hot loop): it may not
+    # allocate, so its per-seat state lives in the caller's ``work`` (6, k) array
     n, k = occ.shape
-    status = np.zeros(k, np.int64)
-    stack = np.zeros(k, np.int64)
-    bet = np.zeros(k, np.int64)
-    acted = np.zeros(k, np.int64)
-    contrib = np.zeros(k, np.int64)
-    antep = np.zeros(k, np.int64)
+    status = work[0]
+    stack = work[1]
+    bet = work[2]
+    acted = work[3]
+    contrib = work[4]
+    antep = work[5]
     for i in range(n):
         code = 0
         ax = 0
@@ -311,20 +313,24 @@ def _referee(start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mode, trim
         aux[i] = ax
 
 
+def _structure_codes(b: Batch) -> np.ndarray:
+    """0 no-limit, 1 pot-limit, 2 fixed-limit per row (from the dictionary, not per row)."""
+    values = b.cols["structure_values"]
+    per_value = np.array([1 if v == "pot-limit" else 2 if v == "fixed-limit" else 0
+                          for v in values], np.int64)
+    return per_value[b.cols["structure"]] if len(values) else np.zeros(b.n, np.int64)
+
+
 def betting_map(b: Batch) -> Partial:
     codes = np.zeros(b.n, np.int32)
     aux = np.zeros(b.n, np.int64)
     sc = b.seat
-    names = string_value(b, "structure")
-    structure = np.select([names == "pot-limit", names == "fixed-limit"], [1, 2], 0)
     _, doff = b.var["board"]
     c = b.cols
-    i64 = np.int64
-    _referee(sc["stacks_start"], sc["occupied"], c["button"].astype(i64),
-             c["sb_seat"].astype(i64), c["bb_seat"].astype(i64), c["small_blind"],
-             c["big_blind"], c["ante"], c["ante_mode"].astype(i64),
-             c["ante_trimming"].astype(np.bool_), structure.astype(i64), c["min_bet"],
-             c["small_bet"], c["big_bet"], c["raise_cap"].astype(i64), np.diff(doff),
-             b.act["street"], b.act["seat"], b.act["kind"], b.act["to_street_total"],
-             b.act["added"], b.act_off, codes, aux)
+    _referee(sc["stacks_start"], sc["occupied"], c["button"], c["sb_seat"], c["bb_seat"],
+             c["small_blind"], c["big_blind"], c["ante"], c["ante_mode"], c["ante_trimming"],
+             _structure_codes(b), c["min_bet"], c["small_bet"], c["big_bet"], c["raise_cap"],
+             np.diff(doff), b.act["street"], b.act["seat"], b.act["kind"],
+             b.act["to_street_total"], b.act["added"], b.act_off, np.zeros((6, b.k), np.int64),
+             codes, aux)
     return partial_from_codes(b.cols["hand_id"], codes, aux, MESSAGES)

@@ -1,5 +1,18 @@
-"""The audits' own 7-card evaluator: the best of the 21 five-card subsets, each scored by a plain
-5-card scorer (rank counts, flush, straight). Deliberately a different algorithm from the engine's.
+"""The audits' own 7-card evaluator. Deliberately a different algorithm from the engine's (which
+builds 13-bit rank masks and indexes mask tables).
+
+The reference is ``eval7_brute``: the best of the 21 five-card subsets, each scored by a plain
+5-card scorer ``score5`` (sorted ranks, pattern of equal neighbours, flush, straight).
+
+The fast path ``eval7_fast`` (used by the payouts audit) is a prime-product lookup: rank r is
+given the r-th prime; without a flush a 7-card hand's score depends only on its multiset of ranks,
+identified by the product of the 7 primes (unique factorisation). At import every multiset of
+7 ranks (each rank at most 4 times: 49,205 of them) is scored once with ``eval7_brute`` on a
+suit assignment that cannot make a flush, and stored in an open-addressing hash table keyed by
+the product (key and score packed in one int64 slot: one memory access a lookup). With 5 or
+more cards of one suit (only one suit can have that many of 7 cards, and
+then neither quads nor a full house is possible) the hand is the best 5 of the suited cards,
+scored with ``score5``. Suits are counted in 4-bit lanes of one integer.
 
 Score = category << 20 | five 4-bit tiebreak ranks; higher is better. Categories: 0 high card,
 1 pair, 2 two pair, 3 trips, 4 straight, 5 flush, 6 full house, 7 quads, 8 straight flush.
@@ -17,6 +30,7 @@ import numpy as np
 from numba import njit
 
 COMBOS = np.array(list(itertools.combinations(range(7), 5)), dtype=np.int64)  # (21, 5)
+COMBOS6 = np.array(list(itertools.combinations(range(6), 5)), dtype=np.int64)  # (6, 5)
 
 
 @njit(cache=True)
@@ -90,8 +104,8 @@ def score5(c0: int, c1: int, c2: int, c3: int, c4: int) -> int:
 
 
 @njit(cache=True)
-def eval7(cards: np.ndarray) -> int:
-    """Best 5-card score of 7 cards."""
+def eval7_brute(cards: np.ndarray) -> int:
+    """Best 5-card score of 7 cards: all 21 subsets (the reference)."""
     best = -1
     for i in range(21):
         s = score5(cards[COMBOS[i, 0]], cards[COMBOS[i, 1]], cards[COMBOS[i, 2]],
@@ -101,12 +115,179 @@ def eval7(cards: np.ndarray) -> int:
     return best
 
 
+PRIMES = np.array([2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41], np.int64)
+HASH_BITS = 17  # 131,072 slots for 49,205 keys
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+SUIT_LANE_HIGH = 0x8888  # bit 3 of each suit's 4-bit lane: set after adding 3 iff count >= 5
+
+
+@njit(cache=True, _nrt=False)
+def _slot(key, mask):
+    return np.int64((np.uint64(key) * _GOLDEN) >> np.uint64(64 - HASH_BITS)) & mask
+
+
+VALUE_BITS = 24  # scores are < 2**24; products of 7 primes <= 41 are < 2**38
+
+
 @njit(cache=True)
-def eval7_many(cards: np.ndarray) -> np.ndarray:
-    """Scores of an (n, 7) array of hands."""
-    out = np.empty(cards.shape[0], np.int64)
+def _build_table(primes, table):  # pragma: no cover - compiled
+    """Score every multiset of 7 ranks (each at most 4 times) into the hash table: slot =
+    product << VALUE_BITS | score, 0 = empty."""
+    mask = table.shape[0] - 1
+    cards = np.zeros(7, np.int64)
+    r = np.zeros(7, np.int64)
+    count = 0
+    # non-decreasing rank sequences r0 <= ... <= r6
+    for a in range(13):
+        r[0] = a
+        for b in range(a, 13):
+            r[1] = b
+            for c in range(b, 13):
+                r[2] = c
+                for d in range(c, 13):
+                    r[3] = d
+                    for e in range(d, 13):
+                        r[4] = e
+                        for f in range(e, 13):
+                            r[5] = f
+                            for g in range(f, 13):
+                                r[6] = g
+                                run = 1
+                                ok = True
+                                for t in range(1, 7):
+                                    run = run + 1 if r[t] == r[t - 1] else 1
+                                    if run > 4:
+                                        ok = False
+                                if not ok:
+                                    continue
+                                # card t gets suit t % 4: equal ranks are adjacent, so they get
+                                # distinct suits, and no suit holds more than 2 of the 7 cards
+                                key = 1
+                                for t in range(7):
+                                    cards[t] = r[t] * 4 + t % 4
+                                    key *= primes[r[t]]
+                                h = _slot(key, mask)
+                                while table[h] != 0:
+                                    h = (h + 1) & mask
+                                table[h] = (key << VALUE_BITS) | eval7_brute(cards)
+                                count += 1
+    return count
+
+
+TABLE = np.zeros(1 << HASH_BITS, np.int64)
+N_RANK_MULTISETS = _build_table(PRIMES, TABLE)
+assert N_RANK_MULTISETS == 49205
+
+
+@njit(cache=True, _nrt=False)
+def _lookup(table, key):
+    mask = table.shape[0] - 1
+    h = _slot(key, mask)
+    while True:
+        e = table[h]
+        if (e >> VALUE_BITS) == key:
+            return e & ((1 << VALUE_BITS) - 1)
+        if e == 0:
+            return -1  # not a multiset of 7 ranks: cannot happen for 7 valid cards
+        h = (h + 1) & mask
+
+
+@njit(cache=True, _nrt=False)
+def _flush_score(c0, c1, c2, c3, c4, c5, c6, suit):
+    """Best 5 of the 5..7 cards of ``suit`` (the others padded with -1, never chosen)."""
+    f0 = f1 = f2 = f3 = f4 = f5 = f6 = -1
+    m = 0
+    for c in (c0, c1, c2, c3, c4, c5, c6):
+        if (c & 3) == suit:
+            if m == 0:
+                f0 = c
+            elif m == 1:
+                f1 = c
+            elif m == 2:
+                f2 = c
+            elif m == 3:
+                f3 = c
+            elif m == 4:
+                f4 = c
+            elif m == 5:
+                f5 = c
+            else:
+                f6 = c
+            m += 1
+    if m == 5:
+        return score5(f0, f1, f2, f3, f4)
+    sel = (f0, f1, f2, f3, f4, f5, f6)
+    best = -1
+    if m == 6:
+        for q in range(6):
+            v = score5(sel[COMBOS6[q, 0]], sel[COMBOS6[q, 1]], sel[COMBOS6[q, 2]],
+                       sel[COMBOS6[q, 3]], sel[COMBOS6[q, 4]])
+            if v > best:
+                best = v
+    else:
+        for q in range(21):
+            v = score5(sel[COMBOS[q, 0]], sel[COMBOS[q, 1]], sel[COMBOS[q, 2]],
+                       sel[COMBOS[q, 3]], sel[COMBOS[q, 4]])
+            if v > best:
+                best = v
+    return best
+
+
+@njit(cache=True, _nrt=False)
+def board_parts(b0, b1, b2, b3, b4):
+    """(prime product, suit lanes) of the 5 board cards: shared by every player of a hand."""
+    key = PRIMES[b0 >> 2] * PRIMES[b1 >> 2] * PRIMES[b2 >> 2] * PRIMES[b3 >> 2] * PRIMES[b4 >> 2]
+    lanes = ((1 << ((b0 & 3) << 2)) + (1 << ((b1 & 3) << 2)) + (1 << ((b2 & 3) << 2))
+             + (1 << ((b3 & 3) << 2)) + (1 << ((b4 & 3) << 2)))
+    return key, lanes
+
+
+@njit(cache=True, _nrt=False)
+def eval_with_board(table, bkey, blanes, b0, b1, b2, b3, b4, h0, h1):
+    """Score of hole cards h0, h1 with the board b0..b4 whose ``board_parts`` are bkey, blanes."""
+    lanes = blanes + (1 << ((h0 & 3) << 2)) + (1 << ((h1 & 3) << 2))
+    high = (lanes + 0x3333) & SUIT_LANE_HIGH
+    if high:
+        suit = 0
+        while not (high >> (4 * suit + 3)) & 1:
+            suit += 1
+        return _flush_score(h0, h1, b0, b1, b2, b3, b4, suit)
+    return _lookup(table, bkey * PRIMES[h0 >> 2] * PRIMES[h1 >> 2])
+
+
+@njit(cache=True, _nrt=False)
+def eval7_fast(table, c0, c1, c2, c3, c4, c5, c6):
+    """Score of 7 distinct cards 0..51 (same scale as ``eval7_brute``)."""
+    bkey, blanes = board_parts(c2, c3, c4, c5, c6)
+    return eval_with_board(table, bkey, blanes, c2, c3, c4, c5, c6, c0, c1)
+
+
+@njit(cache=True)
+def _eval_rows(cards, table, out):  # pragma: no cover - compiled
     for i in range(cards.shape[0]):
-        out[i] = eval7(cards[i])
+        out[i] = eval7_fast(table, cards[i, 0], cards[i, 1], cards[i, 2], cards[i, 3],
+                            cards[i, 4], cards[i, 5], cards[i, 6])
+
+
+@njit(cache=True)
+def _brute_rows(cards, out):  # pragma: no cover - compiled
+    for i in range(cards.shape[0]):
+        out[i] = eval7_brute(cards[i])
+
+
+def eval7_many(cards: np.ndarray) -> np.ndarray:
+    """Scores of an (n, 7) array of hands (the fast path)."""
+    cards = np.ascontiguousarray(cards, dtype=np.int64)
+    out = np.empty(cards.shape[0], np.int64)
+    _eval_rows(cards, TABLE, out)
+    return out
+
+
+def eval7_brute_many(cards: np.ndarray) -> np.ndarray:
+    """Scores of an (n, 7) array of hands with the 21-subset reference."""
+    cards = np.ascontiguousarray(cards, dtype=np.int64)
+    out = np.empty(cards.shape[0], np.int64)
+    _brute_rows(cards, out)
     return out
 
 

@@ -11,6 +11,7 @@ Encodings (declared here, independently of the simulator): cards 0..51 = rank * 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
+from numba import njit
 
 ACTION_DTYPE = np.dtype([("street", "i1"), ("seat", "i1"), ("kind", "i1"),
                          ("to_street_total", "<i8"), ("added", "<i8")])
@@ -121,14 +123,39 @@ class Batch:
 
 
 def _list_parts(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """A list column's flat values and its offsets from 0 (values zero-copy where arrow allows:
+    the values and offsets buffers, never per-row Python objects)."""
     offsets = arr.offsets.to_numpy()
     values = arr.flatten().to_numpy(zero_copy_only=False)
     return values, (offsets - offsets[0]).astype(np.int64)
 
 
-def read_batch(path: str | Path, columns: list[str] | None = None) -> Batch:
-    """Read and check one batch file."""
-    path = Path(path)
+@njit(cache=True, _nrt=False)
+def _decode_actions(rec, street, seat, kind, tot, added):  # pragma: no cover - compiled
+    """Split the packed records (a structured view of the buffer: unaligned loads, no copy)
+    into per-field arrays, in one pass."""
+    for r in range(rec.shape[0]):
+        x = rec[r]
+        street[r] = x.street
+        seat[r] = x.seat
+        kind[r] = x.kind
+        tot[r] = x.to_street_total
+        added[r] = x.added
+
+
+def decode_actions(data: np.ndarray) -> dict[str, np.ndarray]:
+    """Per-field arrays (street, seat, kind: int8; amounts: int64) of a uint8 buffer of whole
+    19-byte action records."""
+    m = len(data) // ACTION_DTYPE.itemsize
+    act = {f: np.empty(m, ACTION_DTYPE[f].newbyteorder("=")) for f in ACTION_DTYPE.names}
+    if m:
+        rec = np.ascontiguousarray(data, np.uint8)[:m * ACTION_DTYPE.itemsize].view(ACTION_DTYPE)
+        _decode_actions(rec, act["street"], act["seat"], act["kind"], act["to_street_total"],
+                        act["added"])
+    return act
+
+
+def _open(path: Path) -> tuple[pq.ParquetFile, list[str]]:
     if not path.exists():
         raise AuditInputError(f"{path}: missing")
     try:
@@ -138,11 +165,85 @@ def read_batch(path: str | Path, columns: list[str] | None = None) -> Batch:
         raise AuditInputError(f"{path}: not a readable Parquet file ({type(e).__name__}: "
                               f"{str(e).splitlines()[0] if str(e) else ''})") from None
     check_schema(schema, path)
+    return pf, [c for c in EXPECTED if schema.get_field_index(c) >= 0]
+
+
+CHUNK_ROWS = 131_072  # rows decoded at a time (more only when one table's hands need more)
+
+
+def _cut_points(table_id: np.ndarray) -> np.ndarray:
+    """Rows r where the file may be split: no table has hands both before and after r (the
+    cross-hand checks see every hand of a table in one chunk)."""
+    n = len(table_id)
+    if n == 0:
+        return np.zeros(1, np.int64)
+    order = np.argsort(table_id, kind="stable")
+    ts = table_id[order]
+    last_pos = np.empty(n, np.int64)
+    grp = np.flatnonzero(np.r_[True, ts[1:] != ts[:-1]])
+    ends = np.r_[grp[1:], n] - 1
+    per_group_last = order[ends]  # stable sort: the group's last element is its last row
+    last_pos[order] = np.repeat(per_group_last, np.diff(np.r_[grp, n]))
+    reach = np.maximum.accumulate(last_pos)  # furthest row of any table started at or before r
+    cuts = np.flatnonzero(reach[:-1] < np.arange(1, n)) + 1
+    return np.r_[cuts, n].astype(np.int64)
+
+
+def iter_batches(path: str | Path, chunk_rows: int | None = None) -> Iterator[Batch]:
+    """Read and check one batch file in chunks of about ``chunk_rows`` rows (default
+    ``CHUNK_ROWS``), cut only between tables, so that memory stays bounded whatever the file's
+    size (a file of at most ``chunk_rows`` rows is one chunk)."""
+    chunk_rows = CHUNK_ROWS if chunk_rows is None else max(1, int(chunk_rows))
+    path = Path(path)
+    pf, columns = _open(path)
+    n = pf.metadata.num_rows
+    if n <= chunk_rows:
+        yield _decode(path, _read_all(pf, path, columns))
+        return
     try:
-        t = pf.read(columns=[c for c in EXPECTED if schema.get_field_index(c) >= 0])
+        cuts = _cut_points(pf.read(columns=["table_id"]).column("table_id").to_numpy())
+        pending: list[pa.RecordBatch] = []
+        have = 0
+        start = 0  # file row of pending[0]
+        for rb in pf.iter_batches(batch_size=min(chunk_rows, 65_536), columns=columns):
+            pending.append(rb)
+            have += rb.num_rows
+            if have < chunk_rows:
+                continue
+            i = np.searchsorted(cuts, start + have, side="right") - 1
+            cut = int(cuts[i]) if i >= 0 else 0
+            if cut <= start:
+                continue  # one table spans the whole chunk: keep reading
+            t = pa.Table.from_batches(pending)
+            yield _decode(path, t.slice(0, cut - start).combine_chunks())
+            rest = t.slice(cut - start)
+            pending = rest.combine_chunks().to_batches() if rest.num_rows else []
+            have -= cut - start
+            start = cut
+        if have:
+            yield _decode(path, pa.Table.from_batches(pending).combine_chunks())
+    except AuditInputError:
+        raise
     except Exception as e:
         raise AuditInputError(f"{path}: corrupt ({type(e).__name__}: {e})") from None
-    t = t.combine_chunks()
+
+
+def _read_all(pf: pq.ParquetFile, path: Path, columns: list[str]) -> pa.Table:
+    try:
+        return pf.read(columns=columns).combine_chunks()
+    except Exception as e:
+        raise AuditInputError(f"{path}: corrupt ({type(e).__name__}: {e})") from None
+
+
+def read_batch(path: str | Path, columns: list[str] | None = None) -> Batch:
+    """Read and check one whole batch file."""
+    path = Path(path)
+    pf, cols = _open(path)
+    return _decode(path, _read_all(pf, path, cols))
+
+
+def _decode(path: Path, t: pa.Table) -> Batch:
+    """Check and convert one table of hand rows (one chunk each column) to numpy."""
     n = t.num_rows
     if n == 0:
         raise AuditInputError(f"{path}: no rows")
@@ -174,7 +275,7 @@ def read_batch(path: str | Path, columns: list[str] | None = None) -> Batch:
     hv, hoff = _list_parts(col("hole_cards"))
     if not np.array_equal(hoff, np.arange(n + 1) * 2 * k):
         raise AuditInputError(f"{path}: column 'hole_cards' must have 2 * n_seats entries a row")
-    hole = hv.astype(np.int8).reshape(n, 2 * k)
+    hole = hv.astype(np.int8, copy=False).reshape(n, 2 * k)
     var = {name: _list_parts(col(name)) for name in VAR_COLUMNS}
     deck = None
     if "deck" in t.column_names and t.column("deck").null_count == 0:
@@ -186,14 +287,16 @@ def read_batch(path: str | Path, columns: list[str] | None = None) -> Batch:
     aoff = aoff.astype(np.int64)
     if ((aoff - aoff[0]) % ACTION_DTYPE.itemsize).any():
         raise AuditInputError(f"{path}: 'actions' values are not whole 19-byte records")
-    data = np.frombuffer(acts.buffers()[2], np.uint8)[aoff[0]:aoff[-1]]
-    rec = data.view(ACTION_DTYPE) if len(data) else np.zeros(0, ACTION_DTYPE)
-    act = {f: np.ascontiguousarray(rec[f]).astype(np.int64) for f in ACTION_DTYPE.names}
+    vbuf = acts.buffers()[2]
+    data = (np.frombuffer(vbuf, np.uint8)[aoff[0]:aoff[-1]] if vbuf is not None
+            else np.zeros(0, np.uint8))
+    act = decode_actions(data)
     act_off = (aoff - aoff[0]) // ACTION_DTYPE.itemsize
     pots_arr = col("pots")
     poff = pots_arr.offsets.to_numpy().astype(np.int64)
-    pvals = pots_arr.flatten()
-    pots = {f: pvals.field(f).to_numpy(zero_copy_only=False).astype(np.int64)
+    pvals = pots_arr.flatten()  # the struct values of these rows (a slice: flatten, not field)
+    fields = dict(zip([f.name for f in pvals.type], pvals.flatten(), strict=True))
+    pots = {f: fields[f].to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
             for f in ("amount", "rake", "eligible_mask", "winners_mask")}
     return Batch(path=str(path), n=n, k=k, cols=cols, seat=seat, var=var, deck=deck, hole=hole,
                  act=act, act_off=act_off, pots=pots, pot_off=poff - poff[0])

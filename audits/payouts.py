@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from audits.evaluator import eval7
+from audits.evaluator import TABLE, board_parts, eval_with_board
 from audits.io import Batch
 from audits.result import Partial, partial_from_codes
 
@@ -35,23 +35,25 @@ MESSAGES = {
 }
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _payout_kernel(occ, contrib, folded, won, hole, button, a_seat, a_kind, a_add, act_off,
                    sv, sshown, soff, dv, doff, trim, rake_bps, rake_cap, nfnd, rake_col,
-                   p_amt, p_rake, p_elig, p_win, p_off, codes, aux):
+                   p_amt, p_rake, p_elig, p_win, p_off, table, work, codes, aux):
+    # compiled without NRT (no reference counting in the hot loop): it may not allocate, so the
+    # per-seat state lives in the caller's ``work`` (9, k + 1) array
     n, k = occ.shape
-    c = np.zeros(k, np.int64)
-    ante = np.zeros(k, np.int64)
-    strength = np.zeros(k, np.int64)
-    shown = np.zeros(k, np.bool_)
-    levels = np.zeros(k, np.int64)
-    pamt = np.zeros(k + 1, np.int64)
-    pel = np.zeros(k + 1, np.int64)
-    prk = np.zeros(k + 1, np.int64)
-    mine = np.zeros(k, np.int64)
-    cards = np.zeros(7, np.int64)
+    c = work[0]
+    ante = work[1]
+    strength = work[2]
+    shown = work[3]  # 0/1
+    levels = work[4]
+    pamt = work[5]
+    pel = work[6]
+    prk = work[7]
+    mine = work[8]
     for i in range(n):
-        ante[:] = 0
+        for s in range(k):
+            ante[s] = 0
         for j in range(act_off[i], act_off[i + 1]):
             if a_kind[j] == 0 and 0 <= a_seat[j] < k:
                 ante[a_seat[j]] += a_add[j]
@@ -63,22 +65,27 @@ def _payout_kernel(occ, contrib, folded, won, hole, button, a_seat, a_kind, a_ad
                 dead += ante[s]
             if occ[i, s] and not folded[i, s]:
                 nlive += 1
-        # shown hands
-        shown[:] = False
+        # shown hands (only these are scored)
+        for s in range(k):
+            shown[s] = 0
         nb = doff[i + 1] - doff[i]
+        d = doff[i]
+        b0 = b1 = b2 = b3 = b4 = bkey = blanes = np.int64(0)
+        if nb == 5 and soff[i + 1] > soff[i]:
+            b0, b1, b2 = np.int64(dv[d]), np.int64(dv[d + 1]), np.int64(dv[d + 2])
+            b3, b4 = np.int64(dv[d + 3]), np.int64(dv[d + 4])
+            bkey, blanes = board_parts(b0, b1, b2, b3, b4)
         for j in range(soff[i], soff[i + 1]):
             if sshown[j]:
-                s = sv[j]
+                s = np.int64(sv[j])
                 if s < 0 or s >= k or nb != 5 or folded[i, s] or not occ[i, s]:
                     codes[i] = 10
                     aux[i] = s
                     break
-                shown[s] = True
-                cards[0] = hole[i, 2 * s]
-                cards[1] = hole[i, 2 * s + 1]
-                for t in range(5):
-                    cards[2 + t] = dv[doff[i] + t]
-                strength[s] = eval7(cards)
+                shown[s] = 1
+                strength[s] = eval_with_board(table, bkey, blanes, b0, b1, b2, b3, b4,
+                                              np.int64(hole[i, 2 * s]),
+                                              np.int64(hole[i, 2 * s + 1]))
         if codes[i]:
             continue
         # levels: distinct live contributions, sorted
@@ -158,7 +165,8 @@ def _payout_kernel(occ, contrib, folded, won, hole, button, a_seat, a_kind, a_ad
             aux[i] = rake
             continue
         # award
-        mine[:] = 0
+        for s in range(k):
+            mine[s] = 0
         for p in range(npots):
             elig = pel[p]
             cnt = 0
@@ -225,13 +233,11 @@ def payouts_map(b: Batch) -> Partial:
     sv, soff = b.var["showdown_seats"]
     sh, _ = b.var["showdown_shown"]
     dv, doff = b.var["board"]
-    _payout_kernel(sc["occupied"], sc["contributed"], sc["folded"], sc["won"],
-                   b.hole.astype(np.int64), b.cols["button"].astype(np.int64), b.act["seat"],
-                   b.act["kind"], b.act["added"], b.act_off, sv.astype(np.int64),
-                   sh.astype(np.bool_), soff, dv.astype(np.int64), doff,
-                   b.cols["ante_trimming"].astype(np.bool_),
-                   b.cols["rake_bps"].astype(np.int64), b.cols["rake_cap"],
-                   b.cols["no_flop_no_drop"].astype(np.bool_), b.cols["rake"],
-                   b.pots["amount"], b.pots["rake"], b.pots["eligible_mask"],
-                   b.pots["winners_mask"], b.pot_off, codes, aux)
+    c = b.cols
+    _payout_kernel(sc["occupied"], sc["contributed"], sc["folded"], sc["won"], b.hole,
+                   c["button"], b.act["seat"], b.act["kind"], b.act["added"], b.act_off, sv, sh,
+                   soff, dv, doff, c["ante_trimming"], c["rake_bps"], c["rake_cap"],
+                   c["no_flop_no_drop"], c["rake"], b.pots["amount"], b.pots["rake"],
+                   b.pots["eligible_mask"], b.pots["winners_mask"], b.pot_off, TABLE,
+                   np.zeros((9, b.k + 1), np.int64), codes, aux)
     return partial_from_codes(b.cols["hand_id"], codes, aux, MESSAGES)

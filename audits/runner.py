@@ -24,7 +24,7 @@ import pyarrow.parquet as pq
 from audits.betting import betting_map
 from audits.chips import chips_map
 from audits.deal import deal_map
-from audits.io import AuditInputError, Batch, load_manifest, read_batch, run_files
+from audits.io import AuditInputError, Batch, iter_batches, load_manifest, run_files
 from audits.payouts import payouts_map
 from audits.result import AuditResult, reduce_partials
 from audits.rotation import rotation_map
@@ -83,11 +83,41 @@ def resolve(names: Sequence[str] | None) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+class ChunkPartials(list):
+    """The partials of one audit over the chunks of one large file (each a separate partial for
+    the reduce, like the partials of separate files)."""
+
+
 def map_file(path: str, names: Sequence[str]) -> tuple[str, int, dict[str, Any]]:
-    """Read one batch file and run every named audit's map on it."""
+    """Read one batch file once, in bounded chunks (cut between tables), and run every named
+    audit's map on each chunk. A file of one chunk gives one partial per audit; a larger file
+    gives a ``ChunkPartials`` list per audit."""
     _load_optional()
-    b = read_batch(path)
-    return path, b.n, {name: REGISTRY[name].map(b) for name in names}
+    hands = 0
+    out: dict[str, Any] = {}
+    for b in iter_batches(path):
+        hands += b.n
+        for name in names:
+            part = REGISTRY[name].map(b)
+            if name not in out:
+                out[name] = part
+            elif isinstance(out[name], ChunkPartials):
+                out[name].append(part)
+            else:
+                out[name] = ChunkPartials([out[name], part])
+        del b
+    return path, hands, out
+
+
+def _partials(parts: list[tuple[str, int, dict[str, Any]]], name: str) -> list[Any]:
+    flat: list[Any] = []
+    for p in parts:
+        v = p[2][name]
+        if isinstance(v, ChunkPartials):
+            flat.extend(v)
+        else:
+            flat.append(v)
+    return flat
 
 
 def count_hands(files: Sequence[Path]) -> int:
@@ -166,7 +196,10 @@ def _ray_map(files: Sequence[Path], names: Sequence[str], max_in_flight: int,
             out.append(res)
             if on_file:
                 on_file(f, res[1])
-    return out
+    # in file order, as in-process: the reduces keep the first examples and samples, so the
+    # completion order (which a retried task changes) must not reach the report
+    order = {str(f): i for i, f in enumerate(files)}
+    return sorted(out, key=lambda r: order[r[0]])
 
 
 def run_audits(run: str | Path, names: Sequence[str] | None = None, *, workers: int = 0,
@@ -194,8 +227,10 @@ def run_audits(run: str | Path, names: Sequence[str] | None = None, *, workers: 
         if not ray.is_initialized():
             for key, value in (("RAY_USAGE_STATS_ENABLED", "0"), ("RAY_AUTH_MODE", "disabled")):
                 os.environ.setdefault(key, value)
-            ray.init(num_cpus=workers if workers > 0 else None, include_dashboard=False,
-                     log_to_driver=False)
+            # address="local": a new Ray even when `ray start` left one running here (a plain
+            # ray.init() would join it, and then refuse num_cpus)
+            ray.init(address="local", num_cpus=workers if workers > 0 else None,
+                     include_dashboard=False, log_to_driver=False)
             started = True
         try:
             cpus = int(ray.cluster_resources().get("CPU", 1))
@@ -206,7 +241,7 @@ def run_audits(run: str | Path, names: Sequence[str] | None = None, *, workers: 
         runtime = {"ray": "ray", "cpus": cpus}
     seconds = time.perf_counter() - t0
     hands = sum(p[1] for p in parts)
-    results = [REGISTRY[name].reduce(name, [p[2][name] for p in parts]) for name in selected]
+    results = [REGISTRY[name].reduce(name, _partials(parts, name)) for name in selected]
     return AuditReport(run=str(run), results=results, files=len(files), hands=hands,
                        seconds=seconds, manifest=manifest, runtime=runtime)
 

@@ -1,0 +1,135 @@
+"""The audits' fast paths agree with their plain references: the prime-product 7-card evaluator
+with the 21-subset scorer and with the engine's evaluator (a different algorithm), the one-pass
+action decoder with numpy's structured view, and chunked reading (cut only between tables) with
+reading the whole file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from audits import io
+from audits.evaluator import N_RANK_MULTISETS, eval7_brute_many, eval7_many
+from audits.runner import run_audits
+from sim.batch import simulate_batch
+from sim.config import Structure
+from sim.runspec import RunSpec
+
+
+def _random_hands(n: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return np.argsort(rng.random((n, 52)), axis=1)[:, :7].astype(np.int64)
+
+
+def _flushy_hands(n: int, seed: int) -> np.ndarray:
+    """7 cards from two suits only: most hands hold 5, 6 or 7 cards of one suit."""
+    rng = np.random.default_rng(seed)
+    idx = np.argsort(rng.random((n, 26)), axis=1)[:, :7]
+    return ((idx // 2) * 4 + (idx % 2) * 3).astype(np.int64)
+
+
+def test_rank_multiset_table_is_complete() -> None:
+    assert N_RANK_MULTISETS == 49205  # multisets of 7 of 13 ranks, each rank at most 4 times
+
+
+def test_fast_evaluator_equals_the_21_subset_reference() -> None:
+    hands = np.concatenate([_random_hands(200_000, 11), _flushy_hands(100_000, 12)])
+    assert np.array_equal(eval7_many(hands), eval7_brute_many(hands))
+    # every card order gives the same score
+    perm = np.random.default_rng(13).permuted(hands[:50_000], axis=1)
+    assert np.array_equal(eval7_many(perm), eval7_many(hands[:50_000]))
+
+
+def test_fast_evaluator_orders_hands_like_the_engine() -> None:
+    from sim.evaluator import evaluate_many  # a second opinion from a different algorithm
+
+    hands = np.concatenate([_random_hands(300_000, 21), _flushy_hands(100_000, 22)])
+    mine = eval7_many(hands)
+    ref = np.asarray(evaluate_many(hands.astype(np.int8)))
+    o = np.argsort(mine, kind="stable")
+    dm, dr = np.diff(mine[o]), np.diff(ref[o])
+    assert (dr[dm > 0] > 0).all() and (dr[dm == 0] == 0).all()
+    assert len(np.unique(mine >> 20)) == 9  # every category seen
+
+
+def test_action_decoder_matches_numpy_view() -> None:
+    rng = np.random.default_rng(5)
+    rec = np.zeros(1001, io.ACTION_DTYPE)
+    for f in io.ACTION_DTYPE.names:
+        info = np.iinfo(io.ACTION_DTYPE[f])
+        rec[f] = rng.integers(info.min, info.max, len(rec), dtype=io.ACTION_DTYPE[f])
+    raw = np.frombuffer(rec.tobytes(), np.uint8)
+    for lo in (0, 19, 38 * 7):  # offsets into the buffer: unaligned starts
+        out = io.decode_actions(raw[lo:])
+        for f in io.ACTION_DTYPE.names:
+            assert np.array_equal(out[f], rec[f][lo // 19:]), f
+    assert all(len(v) == 0 for v in io.decode_actions(np.zeros(0, np.uint8)).values())
+
+
+def test_cut_points_never_split_a_table() -> None:
+    assert io._cut_points(np.array([0, 0, 1, 1, 1, 2])).tolist() == [2, 5, 6]
+    # interleaved tables: 0 returns after 1, so no cut before row 4
+    assert io._cut_points(np.array([0, 1, 0, 2, 3, 3])).tolist() == [3, 4, 6]
+    assert io._cut_points(np.array([5, 5, 5])).tolist() == [3]
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    spec = RunSpec(hands=4000, batch_size=4000, structures=(Structure.POT_LIMIT,), seed=9,
+                   hands_per_table=300)
+    table = simulate_batch(spec, Structure.POT_LIMIT, 0).table
+    root = tmp_path_factory.mktemp("chunked")
+    d = root / "structure=pot-limit"
+    d.mkdir()
+    pq.write_table(table, d / "batch-00000.parquet", row_group_size=1500)
+    return root
+
+
+def test_chunked_reading_equals_whole_file(run_dir: Path) -> None:
+    path = next(run_dir.glob("*/*.parquet"))
+    whole = io.read_batch(path)
+    chunks = list(io.iter_batches(path, chunk_rows=700))
+    assert len(chunks) > 3 and sum(b.n for b in chunks) == whole.n
+    table_ids = [set(b.cols["table_id"].tolist()) for b in chunks]
+    for a in range(len(table_ids)):
+        for b in range(a + 1, len(table_ids)):
+            assert not table_ids[a] & table_ids[b]  # a table is never split
+    cat = np.concatenate
+    for f in whole.act:
+        assert np.array_equal(cat([b.act[f] for b in chunks]), whole.act[f])
+    for f in whole.pots:
+        assert np.array_equal(cat([b.pots[f] for b in chunks]), whole.pots[f])
+    for f in whole.seat:
+        assert np.array_equal(cat([b.seat[f] for b in chunks]), whole.seat[f])
+    for f in whole.var:
+        assert np.array_equal(cat([b.var[f][0] for b in chunks]), whole.var[f][0])
+    assert np.array_equal(cat([b.deck for b in chunks]), whole.deck)
+    assert np.array_equal(cat([b.hole for b in chunks]), whole.hole)
+
+
+def test_audits_agree_chunked_or_whole(run_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    exact = ["deal", "chips", "rotation", "payouts", "betting"]
+    whole = run_audits(run_dir, exact, workers=0)
+    monkeypatch.setattr(io, "CHUNK_ROWS", 700)
+    chunked = run_audits(run_dir, exact, workers=0)
+    assert whole.passed and chunked.passed
+    assert [(r.name, r.hands_checked, r.failures) for r in whole.results] == \
+        [(r.name, r.hands_checked, r.failures) for r in chunked.results]
+    # a tampered hand is still found when reading in chunks
+    path = next(run_dir.glob("*/*.parquet"))
+    t = pq.read_table(path)
+    won = t.column("won").to_pylist()
+    row = next(i for i, w in enumerate(won) if i > 2000 and len(set(w)) >= 2)
+    a = next(s for s, x in enumerate(won[row]) if x > 0)
+    b = next(s for s, x in enumerate(won[row]) if x != won[row][a])
+    won[row][a], won[row][b] = won[row][b], won[row][a]
+    idx = t.schema.get_field_index("won")
+    t = t.set_column(idx, t.schema.field(idx), pa.array(won, t.schema.field(idx).type))
+    pq.write_table(t, path, row_group_size=1500)
+    res = {r.name: r for r in run_audits(run_dir, ["payouts", "chips"], workers=0).results}
+    assert not res["payouts"].passed
+    assert t.column("hand_id")[row].as_py() in res["payouts"].example_hand_ids
