@@ -42,6 +42,7 @@ import pyarrow as pa
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
+from audits.stats import holm
 from sim.digest import content_columns, hand_digests
 
 EXIT_SAME = 0
@@ -639,17 +640,6 @@ def _summarise(run: _Run) -> _Summary:
     return _Summary(*(np.concatenate([p[i] for p in parts]) for i in range(7)))
 
 
-def _holm(ps: list[float]) -> list[float]:
-    m = len(ps)
-    order = sorted(range(m), key=lambda i: ps[i])
-    adj = [1.0] * m
-    running = 0.0
-    for rank, i in enumerate(order):
-        running = max(running, min(1.0, (m - rank) * ps[i]))
-        adj[i] = running
-    return adj
-
-
 def _ratio(y: np.ndarray, x: np.ndarray) -> tuple[float, float]:
     """Ratio estimate sum(y)/sum(x) over independent clusters and its (linearised) variance."""
     y = np.asarray(y, dtype=np.float64)
@@ -734,7 +724,7 @@ def stat_diff(baseline: str | os.PathLike[str], candidate: str | os.PathLike[str
     else:
         notes.append("rule-path counts not tested: fewer than 2 batch files in a run")
     kept = [t for t in tests if t is not None]
-    for t, adj in zip(kept, _holm([t.p for t in kept]), strict=True):
+    for t, adj in zip(kept, holm([t.p for t in kept])[1], strict=True):
         t.p_holm = adj
         t.significant = adj < alpha
     return StatResult(a.label, b.label, int(sa.hands.sum()), int(sb.hands.sum()), alpha, kept,

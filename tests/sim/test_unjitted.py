@@ -12,19 +12,7 @@ from sim.batch import simulate_batch
 from sim.config import Structure
 from sim.runspec import RunSpec
 
-SCRIPT = """
-import hashlib, sys
-from sim.batch import simulate_batch
-from sim.config import Structure
-from sim.runspec import RunSpec
-h = hashlib.sha256()
-for fmt in ("cash", "tournament"):
-    for st in Structure:
-        t = simulate_batch(RunSpec(hands=120, batch_size=120, format=fmt, seed=9), st, 0).table
-        for c in t.columns:
-            h.update(str(c.to_pylist()).encode())
-print(h.hexdigest())
-"""
+SCRIPT = "from tests.sim.test_unjitted import _digest; print(_digest())"
 
 
 def _digest() -> str:
