@@ -1,7 +1,8 @@
 """Deal integrity (exact): every deck is a permutation of 0..51; hole cards, burns and board are
 the deck's cards in dealing order (hole cards one at a time clockwise from the first occupied seat
 left of the button, two rounds; then burn, 3 flop, burn, turn, burn, river, as far as the hand
-went); no card twice in a hand."""
+went); no card twice in a hand. Without decks the audit is not applicable, but the known cards
+(hole cards >= 0, board) are still checked for duplicates and cards at empty seats."""
 
 from __future__ import annotations
 
@@ -107,9 +108,50 @@ def _deal_kernel(deck, hole, occupied, button, bv, boff, dv, doff, codes, aux):
                 seen[c] = 1
 
 
+@njit(cache=True)
+def _known_cards_kernel(hole, occupied, dv, doff, codes, aux):
+    """Without a deck: empty seats hold no cards and no known card (>= 0) appears twice."""
+    n, k = occupied.shape
+    seen = np.zeros(52, np.int64)
+    for i in range(n):
+        seen[:] = 0
+        for s in range(k):
+            if not occupied[i, s] and (hole[i, 2 * s] != -1 or hole[i, 2 * s + 1] != -1):
+                codes[i] = 3
+                aux[i] = s
+        if codes[i]:
+            continue
+        for j in range(2 * k):
+            c = hole[i, j]
+            if c >= 0:
+                if c > 51 or seen[c]:
+                    codes[i] = 5
+                    aux[i] = c
+                    break
+                seen[c] = 1
+        if codes[i]:
+            continue
+        for j in range(doff[i], doff[i + 1]):
+            c = dv[j]
+            if c < 0 or c > 51 or seen[c]:
+                codes[i] = 5
+                aux[i] = c
+                break
+            seen[c] = 1
+
+
 def deal_map(b: Batch) -> Partial:
-    if b.deck is None:  # no decks logged: nothing to certify the dealing order against
-        return Partial(hands=b.n, applicable=False)
+    if b.deck is None:
+        # no decks logged (e.g. imported PHH hands): the dealing order cannot be certified, so
+        # the audit is not applicable; the known cards are still checked (no card twice, none
+        # at an empty seat) and a violation makes it applicable and failing
+        codes = np.zeros(b.n, np.int32)
+        aux = np.zeros(b.n, np.int64)
+        dv, doff = b.var["board"]
+        _known_cards_kernel(b.hole, b.seat["occupied"], dv.astype(np.int64), doff, codes, aux)
+        part = partial_from_codes(b.cols["hand_id"], codes, aux, MESSAGES)
+        part.applicable = part.failures > 0
+        return part
     codes = np.zeros(b.n, np.int32)
     aux = np.zeros(b.n, np.int64)
     bv, boff = b.var["burns"]

@@ -263,6 +263,8 @@ def uniformity_map(batch: Any) -> UniformityPartial:
         hole = _hole_from_arrow(batch.column("hole_cards")) if "hole_cards" in names else None
         hand_id, table_id, hand_no = col("hand_id"), col("table_id"), col("hand_no")
     else:  # audits.io.Batch (duck-typed)
+        if batch.deck is None:  # no decks logged (e.g. imported PHH hands): not applicable
+            return UniformityPartial()
         decks = np.asarray(batch.deck)
         valid = np.ones(decks.shape[0], bool)
         hole = np.asarray(batch.hole)

@@ -21,6 +21,15 @@ def _cmd_phh_verify(args: argparse.Namespace) -> int:
     return verify_paths(args.paths, as_json=args.json, max_failures=args.show)
 
 
+def _cmd_phh_import(args: argparse.Namespace) -> int:
+    from cluster.phh_import import run_import
+
+    try:
+        return run_import(args.paths, args.out)
+    except FileNotFoundError as e:
+        raise UsageError(str(e)) from None
+
+
 def _cmd_bench(args: argparse.Namespace) -> int:
     if args.what == "engine":
         from sim.bench import run_engine_bench
@@ -262,6 +271,10 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--json", action="store_true", help="one JSON object per hand, one per line")
     v.add_argument("--show", type=int, default=10, help="failures to list in the summary")
     v.set_defaults(func=_cmd_phh_verify)
+    im = phh_sub.add_parser("import", help="import .phh/.phhs hands into a run folder to audit")
+    im.add_argument("paths", nargs="+", help="files or folders (searched recursively)")
+    im.add_argument("--out", required=True, help="the run folder to write")
+    im.set_defaults(func=_cmd_phh_import)
 
     b = sub.add_parser("bench", help="benchmarks (medians of repeated runs)")
     b.add_argument("what", choices=["engine", "evaluator", "simulate", "audit", "scale"])

@@ -1,0 +1,106 @@
+"""``holdem phh import PATH... --out RUN``: PHH hand histories -> a run folder the audits read.
+
+Layout (as ``holdem simulate`` writes, see ``cluster/simulate.py``)::
+
+    RUN/structure=<label>/batch-<index:05d>.parquet   rows of sim.schema.HAND_SCHEMA (zstd)
+    RUN/manifest.json
+
+The audits read one ``n_seats`` per file, so a structure's hands are split into one batch file
+per table size (batch 0 = the smallest size present, and so on). Conversion choices are in
+``sim/phh_import.py``. The manifest says ``"source": "phh"`` and ``"spec": null`` (nothing to
+re-simulate), lists every source file with the rows imported from it and its sha256, each batch
+file (path, structure, batch, hands, rows, bytes, sha256) and the skipped hands, one line each.
+An existing RUN folder's batch files are replaced.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any, TextIO
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from sim.phh import PhhError, PhhHand, iter_phh_paths, load_phh
+from sim.phh_import import import_hands
+
+__all__ = ["run_import"]
+
+
+def _encode(table: pa.Table) -> bytes:
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, compression="zstd")
+    return sink.getvalue().to_pybytes()
+
+
+def _write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_bytes(data)
+    tmp.replace(path)
+
+
+def run_import(paths: list[str], out: str | Path, stream: TextIO | None = None) -> int:
+    """Import, write the run folder, print a summary. Exit 0 if at least one hand was imported,
+    2 when a path is missing or nothing could be imported. Raises FileNotFoundError for a
+    missing path."""
+    stream = sys.stdout if stream is None else stream
+    t0 = time.perf_counter()
+    for p in paths:
+        if not Path(p).exists():
+            raise FileNotFoundError(f"{p}: no such file or folder")
+    files = list(iter_phh_paths(paths))
+    hands: list[PhhHand] = []
+    sources: list[dict[str, Any]] = []
+    bad_files: list[str] = []
+    for f in files:
+        data = f.read_bytes()
+        sources.append({"path": str(f), "sha256": hashlib.sha256(data).hexdigest(), "rows": 0})
+        try:
+            hands.extend(load_phh(f))
+        except PhhError as e:
+            bad_files.append(f"{f}: {e}")
+    res = import_hands(hands)
+    for s in sources:
+        s["rows"] = res.per_source.get(s["path"], 0)
+    root = Path(out)
+    for old in root.glob("structure=*/batch-*.parquet"):
+        old.unlink()
+    records = []
+    batch_of: dict[str, int] = {}
+    for (label, _k), table in res.tables.items():
+        b = batch_of.get(label, 0)
+        batch_of[label] = b + 1
+        rel = f"structure={label}/batch-{b:05d}.parquet"
+        data = _encode(table)
+        _write(root / rel, data)
+        records.append({"path": rel, "structure": label, "batch": b, "hands": table.num_rows,
+                        "rows": table.num_rows, "bytes": len(data),
+                        "sha256": hashlib.sha256(data).hexdigest()})
+    run_id = (res.tables and next(iter(res.tables.values())).column("run_id")[0].as_py()) or None
+    manifest = {
+        "source": "phh", "run_id": run_id, "fingerprint": run_id, "spec": None,
+        "structures": sorted(batch_of), "hands": res.imported,
+        "sources": sources, "files": records,
+        "skipped": bad_files + res.skipped, "unsupported": res.unsupported,
+        "failed": res.failed + len(bad_files),
+        "odd_chip_hands": res.odd_chip,
+        "odd_chip_note": ("these files record a split pot's odd chip as X.5 each; imported with "
+                          "our stacks (the odd chip to the first winner clockwise from the "
+                          "button)"),
+        "inject": None,
+    }
+    if res.imported:
+        _write(root / "manifest.json", (json.dumps(manifest, indent=2) + "\n").encode())
+    for line in bad_files + res.skipped:
+        print(f"skipped: {line}", file=stream)
+    for line in res.odd_chip:
+        print(f"odd chip: {line}", file=stream)
+    print(f"{len(files)} files, {res.imported} hands imported, {res.unsupported} unsupported, "
+          f"{res.failed + len(bad_files)} failed, {len(res.odd_chip)} with the file's half chips "
+          f"replaced by our odd chip; {time.perf_counter() - t0:.1f} s -> {root}", file=stream)
+    return 0 if res.imported else 2

@@ -1,0 +1,150 @@
+"""``holdem phh import``: PHH hands -> a run folder; exact audits pass, and fail on tampering."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from audits.runner import run_audits
+from cluster.phh_import import run_import
+
+EXACT = ["deal", "chips", "rotation", "payouts", "betting"]
+
+HANDS = {
+    "ivey.phh": """
+variant = "NT"
+ante_trimming_status = true
+antes = [500, 500, 500]
+blinds_or_straddles = [1000, 2000, 0]
+min_bet = 2000
+starting_stacks = [1125600, 2000000, 553500]
+actions = ["d dh p1 Ac2d", "d dh p2 ????", "d dh p3 7h6h", "p3 cbr 7000", "p1 cbr 23000",
+  "p2 f", "p3 cc", "d db Jc3d5c", "p1 cbr 35000", "p3 cc", "d db 4h", "p1 cbr 90000",
+  "p3 cbr 232600", "p1 cbr 1067100", "p3 cc", "p1 sm Ac2d", "p3 sm 7h6h", "d db Jh"]
+finishing_stacks = [572100, 1997500, 1109500]
+""",
+    "headsup.phh": """
+variant = "NT"
+antes = [0, 0]
+blinds_or_straddles = [1, 2]
+min_bet = 2
+starting_stacks = [200, 150]
+actions = ["d dh p1 AsAh", "d dh p2 ????", "p2 cc", "p1 cbr 8", "p2 cc", "d db 2c7d9h",
+  "p1 cbr 10", "p2 f"]
+finishing_stacks = [208, 142]
+""",
+    "limit.phh": """
+variant = "FT"
+antes = [0, 0, 0, 0]
+blinds_or_straddles = [1, 2, 0, 0]
+small_bet = 2
+big_bet = 4
+starting_stacks = [100, 100, 100, 100]
+actions = ["d dh p1 ????", "d dh p2 ????", "d dh p3 KsKd", "d dh p4 ????", "p3 cbr 4",
+  "p4 f", "p1 f", "p2 cc", "d db 2c7d9h", "p2 cc", "p3 cbr 2", "p2 cc", "d db Th",
+  "p2 cc", "p3 cc", "d db 3s", "p2 cbr 4", "p3 cc", "p2 sm QcQh", "p3 sm KsKd"]
+""",
+    "stud.phh": """
+variant = "F7S"
+antes = [1, 1]
+bring_in = 1
+small_bet = 2
+big_bet = 4
+starting_stacks = [100, 100]
+actions = []
+""",
+}
+
+
+@pytest.fixture()
+def imported(tmp_path: Path) -> Path:
+    src = tmp_path / "src"
+    src.mkdir()
+    for name, text in HANDS.items():
+        (src / name).write_text(text)
+    run = tmp_path / "run"
+    out = io.StringIO()
+    assert run_import([str(src)], run, stream=out) == 0
+    assert "3 hands imported" in out.getvalue()
+    assert "stud.phh" in out.getvalue()  # skipped, one line
+    return run
+
+
+def _audit(run: Path) -> dict:
+    return {r.name: r for r in run_audits(run, EXACT + ["uniformity"], workers=0).results}
+
+
+def test_imported_hands_pass_the_exact_audits(imported: Path) -> None:
+    m = json.loads((imported / "manifest.json").read_text())
+    assert m["source"] == "phh" and m["spec"] is None and m["hands"] == 3
+    assert {s["rows"] for s in m["sources"]} == {0, 1}
+    assert all(len(s["sha256"]) == 64 for s in m["sources"])
+    res = _audit(imported)
+    for name in ("chips", "rotation", "payouts", "betting"):
+        assert res[name].passed and res[name].applicable, (name, res[name])
+    assert res["deal"].passed
+    assert not res["uniformity"].applicable and res["uniformity"].passed
+    t = pa.concat_tables(pq.read_table(imported / f["path"]) for f in m["files"])
+    rows = {r["hand_id"]: r for r in t.to_pylist()}
+    assert all(r["deck"] is None and r["generator"] == "phh" for r in rows.values())
+    ivey = next(r for r in rows.values() if r["n_seats"] == 3)
+    assert ivey["stacks_end"] == [572100, 1997500, 1109500]
+    assert ivey["hole_cards"][2:4] == [-1, -1]  # p2's cards are unknown
+    assert (ivey["ante"], ivey["ante_mode"]) == (500, 1)
+
+
+def test_tampered_chip_fails_the_chips_audit(imported: Path) -> None:
+    m = json.loads((imported / "manifest.json").read_text())
+    path = imported / next(f["path"] for f in m["files"] if f["structure"] == "fixed-limit")
+    t = pq.read_table(path)
+    end = t.column("stacks_end").to_pylist()
+    end[0][0] += 1
+    hand_id = t.column("hand_id")[0].as_py()
+    t = t.set_column(t.schema.get_field_index("stacks_end"), "stacks_end",
+                     pa.array(end, t.schema.field("stacks_end").type))
+    pq.write_table(t, path)
+    res = _audit(imported)
+    assert not res["chips"].passed
+    assert hand_id in res["chips"].example_hand_ids
+
+
+SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "phh"
+
+
+def test_import_and_audit_shared_phh(tmp_path: Path) -> None:
+    if not SHARED.is_dir():
+        pytest.skip(f"{SHARED}: the shared PHH data set is absent")
+    out = io.StringIO()
+    run = tmp_path / "run"
+    assert run_import([str(SHARED)], run, stream=out) == 0
+    m = json.loads((run / "manifest.json").read_text())
+    # every NT/FT hand imports (the 8 half-chip Pluribus hands with our odd-chip stacks)
+    assert m["failed"] == 0, m["skipped"][:5]
+    assert all("unsupported" in line for line in m["skipped"])
+    assert len(m["odd_chip_hands"]) == 8
+    assert m["hands"] == 10_019
+    res = _audit(run)
+    for name in ("chips", "rotation", "payouts", "betting"):
+        assert res[name].passed and res[name].applicable, (name, res[name].details)
+    assert res["deal"].passed
+    assert not res["uniformity"].applicable
+
+
+def test_known_card_twice_fails_the_deal_audit(imported: Path) -> None:
+    m = json.loads((imported / "manifest.json").read_text())
+    path = imported / next(f["path"] for f in m["files"] if f["structure"] == "fixed-limit")
+    t = pq.read_table(path)
+    board = t.column("board").to_pylist()
+    hole = t.column("hole_cards").to_pylist()
+    board[0][0] = hole[0][4]  # p3's known king on the board too
+    t = t.set_column(t.schema.get_field_index("board"), "board",
+                     pa.array(board, t.schema.field("board").type))
+    pq.write_table(t, path)
+    res = _audit(imported)
+    assert res["deal"].applicable and not res["deal"].passed
+    assert t.column("hand_id")[0].as_py() in res["deal"].example_hand_ids
