@@ -39,6 +39,9 @@ def config_from_row(row: dict[str, Any]) -> TableConfig:
 def hand_from_row(row: dict[str, Any], check: bool = True) -> Hand:
     """Rebuild a logged hand by replaying its player actions; with ``check``, raise
     RowReplayError unless the replay ends with the logged stacks, rake and board."""
+    if row.get("deck") is None:
+        raise RowReplayError(f"hand {row['hand_id']} has no deck (an imported hand history): "
+                             "replay it from its source with `holdem phh verify`")
     cfg = config_from_row(row)
     sb = int(row["sb_seat"])
     deck = np.frombuffer(row["deck"], dtype=np.int8).astype(np.int64)
