@@ -38,6 +38,7 @@ import numpy as np
 from numba import njit
 
 from sim.evaluator import evaluate7
+from sim.faults import fault_code
 from sim.layout import (
     ACTED_AT_,
     ANTE_DUE_,
@@ -138,7 +139,10 @@ CANNOT_RAISE, RAISE_TOO_SMALL, RAISE_TOO_LARGE, BAD_KIND, LOG_FULL, CANNOT_MUCK 
 CONFIG_SIZE = 13  # S[0:13] is the config block (N_SEATS .. AUTO_SHOWDOWN)
 CONFIG_BLOCK = 14  # the block handed to start_hand: config + the injected fault code
 # injected faults the engine knows (sim.faults); never set for a clean run
-F_ODD_CHIP, F_SIDE_POT_ELIGIBILITY, F_CHIP_LOST, F_SHORT_ALLIN_REOPENS = 5, 6, 7, 10
+F_ODD_CHIP = fault_code("odd-chip-wrong-seat")
+F_SIDE_POT_ELIGIBILITY = fault_code("side-pot-ignores-eligibility")
+F_CHIP_LOST = fault_code("chip-lost")
+F_SHORT_ALLIN_REOPENS = fault_code("short-allin-reopens")
 
 
 def new_state() -> np.ndarray:

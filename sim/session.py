@@ -25,6 +25,7 @@ from numba import njit
 
 from sim import engine
 from sim.chacha import CHACHA_SIZE, chacha_init, chacha_shuffle
+from sim.faults import fault_code
 from sim.layout import (
     BIG_BET,
     BIG_BLIND,
@@ -177,7 +178,7 @@ COUNT_NAMES = (
 LEVEL_MULT = np.array([1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50, 60, 80, 100, 120,
                        150, 200, 250, 300, 400, 500, 600, 800, 1000], dtype=np.int64)
 ANTE_FROM_LEVEL = 4
-F_BUTTON_SKIPS, F_BB_TWICE = 8, 9
+F_BUTTON_SKIPS, F_BB_TWICE = fault_code("button-skips"), fault_code("bb-twice")
 CONFIG_SIZE = engine.CONFIG_SIZE
 
 
