@@ -6,8 +6,14 @@ not comparable (exit 2, naming the first differing field; so are two ``os-chacha
 which cannot reproduce a deck). ``hands`` and ``structures`` may differ: hands present on one
 side only are reported as missing. Hands are matched by
 ``hand_id`` and compared by a per-hand content digest (``sim.digest``: every column but
-``run_id``; ``fault`` is content). A batch file whose bytes are identical on both sides (same
-sha256) is not decoded: only its ``hand_id`` column is read. For the first differing hand both
+``run_id``; ``fault`` is content). Which digest: a batch file recorded with the same sha256 in
+both manifests is byte-identical (only its ``hand_id`` column is read); otherwise the file's
+stored ``digest`` column is read, when the file's bytes match the sha256 its manifest recorded
+and both runs hash the same columns with this ``DIGEST_VERSION``; otherwise (a tampered or
+rewritten file, an older schema, different columns, ``--recompute``) every hand's content is
+decoded and hashed; a file whose bytes do not match its manifest's sha256 is named in a note.
+For the
+first differing hand both
 rows are fetched, compared field by field (cards, positions, actions one by one, then showdown,
 pots, payouts) to name the first thing that differs, and printed side by side as hand
 histories. Exit 0 identical, 1 different (or hands missing on one side), 2 not comparable or
@@ -32,7 +38,6 @@ import io
 import json
 import os
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,7 +48,7 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from audits.stats import holm
-from sim.digest import content_columns, hand_digests
+from sim.digest import DIGEST_VERSION, content_columns, hand_digests
 
 EXIT_SAME = 0
 EXIT_DIFFERENT = 1
@@ -133,29 +138,87 @@ def spec_mismatch(a: dict[str, Any], b: dict[str, Any]) -> str | None:
     return None
 
 
-def _ids_and_digests(run: _Run, columns: list[str], same_bytes: set[str],
-                     threads: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """(hand_id, digest) of every hand of the run, sorted by hand_id. Files are read, decoded
-    and digested on a thread pool (Parquet decoding and the digest kernels release the GIL)."""
+@dataclass
+class _Side:
+    """One run's (hand_id, digest) per batch file, and how each was obtained."""
+
+    run: _Run
+    parts: dict[str, tuple[np.ndarray, np.ndarray]]
+    how: dict[str, str]  # "same-bytes" (digests 0), "stored" or "content"
+    unverified: set[str] = field(default_factory=set)  # bytes differ from the manifest's sha256
+
+
+def _recorded_shas(run: _Run) -> dict[str, str]:
+    return {f["path"]: f["sha256"] for f in run.manifest.get("files") or []
+            if isinstance(f, dict) and f.get("path") and f.get("sha256")}
+
+
+def _file_digests(run: _Run, rel: str, columns: list[str], same_bytes: bool, stored: bool,
+                  recorded: str | None) -> tuple[np.ndarray, np.ndarray, str, bool]:
+    """(hand_id, digest, how) of one batch file. The file's sha256 must match its manifest
+    record for its stored digests (or its byte identity with the other side) to be trusted;
+    otherwise (a tampered or rewritten file) its digests are computed from its content."""
+    data = _read(run, rel)
+    verified = recorded is not None and hashlib.sha256(data).hexdigest() == recorded
+    if verified and same_bytes:
+        t = _table(run, rel, data, ["hand_id"])
+        return (t["hand_id"].to_numpy(), np.zeros(t.num_rows, dtype=np.uint64), "same-bytes",
+                True)
+    if verified and stored:
+        t = _table(run, rel, data, ["hand_id", "digest"])
+        return t["hand_id"].to_numpy(), t["digest"].to_numpy(), "stored", True
+    t = _table(run, rel, data, columns)
+    return t["hand_id"].to_numpy(), hand_digests(t, columns), "content", verified
+
+
+def _digest_side(run: _Run, columns: list[str], same_bytes: set[str], stored: bool,
+                 threads: int | None = None, only: set[str] | None = None) -> _Side:
+    """Every batch file's digests (``only``: just those files), on a thread pool (file reads,
+    Parquet decoding, sha256 and the digest kernels release the GIL)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    def one(rel: str) -> tuple[np.ndarray, np.ndarray]:
-        if rel in same_bytes:  # identical bytes on both sides: identical hands, digest 0
-            t = _table(run, rel, _read(run, rel), ["hand_id"])
-            return t["hand_id"].to_numpy(), np.zeros(t.num_rows, dtype=np.uint64)
-        t = _table(run, rel, _read(run, rel), ["hand_id", *columns])
-        return t["hand_id"].to_numpy(), hand_digests(t, columns)
+    rec = _recorded_shas(run)
+    rels = sorted(run.files if only is None else only)
 
-    rels = sorted(run.files)
+    def one(rel: str) -> tuple[np.ndarray, np.ndarray, str, bool]:
+        return _file_digests(run, rel, columns, rel in same_bytes, stored, rec.get(rel))
+
     workers = threads if threads is not None else min(len(rels), os.cpu_count() or 1, 8)
     if workers <= 1:
-        parts = [one(rel) for rel in rels]
+        out = [one(rel) for rel in rels]
     else:
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            parts = list(pool.map(one, rels))
+            out = list(pool.map(one, rels))
+    return _Side(run, {rel: (o[0], o[1]) for rel, o in zip(rels, out, strict=True)},
+                 {rel: o[2] for rel, o in zip(rels, out, strict=True)},
+                 {rel for rel, o in zip(rels, out, strict=True) if not o[3]})
+
+
+def _ids_and_digests(side: _Side) -> tuple[np.ndarray, np.ndarray]:
+    """(hand_id, digest) of every hand of one side, sorted by hand_id."""
+    parts = [side.parts[rel] for rel in sorted(side.parts)]
     hid = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, dtype=np.int64)
     dig = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0, dtype=np.uint64)
-    return _sorted(run.label, hid, dig)
+    return _sorted(side.run.label, hid, dig)
+
+
+def digest_runs(a: _Run, b: _Run, columns: list[str], stored: bool,
+                threads: int | None = None) -> tuple[_Side, _Side]:
+    """Both sides' digests. Files recorded with the same sha256 on both sides, whose bytes
+    verify on both, are byte-identical: not decoded (digest 0 on both sides)."""
+    ra, rb = _recorded_shas(a), _recorded_shas(b)
+    same = {rel for rel in set(a.files) & set(b.files) if ra.get(rel) and ra[rel] == rb.get(rel)}
+    sa = _digest_side(a, columns, same, stored, threads)
+    sb = _digest_side(b, columns, same, stored, threads)
+    for side, other in ((sa, sb), (sb, sa)):  # identity held on one side only: hash it for real
+        redo = {rel for rel, how in side.how.items()
+                if how == "same-bytes" and other.how.get(rel) != "same-bytes"}
+        if redo:
+            fresh = _digest_side(side.run, columns, set(), stored, threads, only=redo)
+            side.parts.update(fresh.parts)
+            side.how.update(fresh.how)
+            side.unverified |= fresh.unverified
+    return sa, sb
 
 
 def _sorted(label: str, hid: np.ndarray, dig: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -267,8 +330,10 @@ class DiffResult:
 
 
 def diff_runs(baseline: str | os.PathLike[str], candidate: str | os.PathLike[str], *,
-              first: int = 10, explain: bool = True) -> DiffResult:
-    """Compare two run folders hand by hand (see the module docstring). Raises NotComparable."""
+              first: int = 10, explain: bool = True, recompute: bool = False,
+              threads: int | None = None) -> DiffResult:
+    """Compare two run folders hand by hand (see the module docstring). ``recompute``: hash
+    every hand's content even where a verified stored digest exists. Raises NotComparable."""
     t0 = time.perf_counter()
     a = _open_run(baseline)
     b = _open_run(candidate)
@@ -283,8 +348,6 @@ def diff_runs(baseline: str | os.PathLike[str], candidate: str | os.PathLike[str
     sa, sb = _schema(a), _schema(b)
     columns: list[str] = []
     for name in content_columns(sa.names):
-        if name == "hand_id":
-            continue
         if name not in sb.names:
             notes.append(f"column {name} only in baseline: not compared")
         elif not sa.field(name).type.equals(sb.field(name).type):
@@ -297,11 +360,16 @@ def diff_runs(baseline: str | os.PathLike[str], candidate: str | os.PathLike[str
     if "hand_id" not in sa.names or "hand_id" not in sb.names:
         raise NotComparable("a run has no hand_id column")
 
-    # byte-identical batch files need no decoding
-    same_bytes = {rel for rel in set(a.files) & set(b.files)
-                  if _file_sha(a, rel) == _file_sha(b, rel)}
-    ids_a, dig_a = _ids_and_digests(a, columns, same_bytes)
-    ids_b, dig_b = _ids_and_digests(b, columns, same_bytes)
+    # stored digests are comparable when both sides hash the same columns the same way
+    stored = (not recompute and not notes and "digest" in sa.names and "digest" in sb.names
+              and a.manifest.get("digest_version") == DIGEST_VERSION
+              and b.manifest.get("digest_version") == DIGEST_VERSION)
+    side_a, side_b = digest_runs(a, b, columns, stored, threads)
+    for side in (side_a, side_b):
+        notes += [f"{side.run.label}/{rel}: its bytes do not match the sha256 its manifest "
+                  "records (hashed from its content)" for rel in sorted(side.unverified)]
+    ids_a, dig_a = _ids_and_digests(side_a)
+    ids_b, dig_b = _ids_and_digests(side_b)
     m = match_digests(ids_a, dig_a, ids_b, dig_b, first)
     res = DiffResult(a.label, b.label, len(ids_a), len(ids_b), m, time.perf_counter() - t0,
                      notes)
@@ -309,10 +377,6 @@ def diff_runs(baseline: str | os.PathLike[str], candidate: str | os.PathLike[str
         res.first_divergence, res.side_by_side = explain_hand(a.label, b.label,
                                                               m.first_differ[0])
     return res
-
-
-def _file_sha(run: _Run, rel: str) -> str:
-    return hashlib.sha256(_read(run, rel)).hexdigest()
 
 
 # ---------------------------------------------------------------- explaining one hand
@@ -502,44 +566,6 @@ def format_diff(res: DiffResult) -> str:
     if res.side_by_side:
         lines.append(res.side_by_side)
     return "\n".join(lines)
-
-
-# ---------------------------------------------------------------- benchmark
-
-
-def run_diff_bench(hands: int = 2_000_000, repeats: int = 3,
-                   say: Callable[[str], None] = print) -> float:
-    """Digest + match of two in-memory copies of ``hands`` hands (no Parquet decoding); prints
-    and returns hands/s (hands per side, one thread)."""
-    from sim.batch import simulate_batch
-    from sim.config import Structure
-    from sim.runspec import RunSpec
-
-    unit = min(hands, 100_000)
-    spec = RunSpec(hands=unit, batch_size=unit, structures=(Structure.NO_LIMIT,))
-    t = simulate_batch(spec, Structure.NO_LIMIT, 0).table
-    reps = -(-hands // unit)
-    tables = [t] * reps
-    ids = np.arange(reps * unit, dtype=np.int64)
-    cols = content_columns(t.schema.names)
-    hand_digests(t.slice(0, 100), cols)  # compile
-    cpu, wall = [], []
-    for _ in range(repeats):
-        t0, c0 = time.perf_counter(), time.process_time()
-        da = np.concatenate([hand_digests(x, cols) for x in tables])
-        db = np.concatenate([hand_digests(x, cols) for x in tables])
-        ia, da = _sorted("a", ids, da)
-        ib, db = _sorted("b", ids.copy(), db)
-        match_digests(ia, da, ib, db)
-        cpu.append(time.process_time() - c0)
-        wall.append(time.perf_counter() - t0)
-    best = float(np.median(cpu))
-    rate = reps * unit / best
-    bytes_per_hand = t.nbytes / t.num_rows
-    say(f"diff digest+match: {reps * unit:,} hands per side (~{bytes_per_hand:,.0f} B/hand in "
-        f"Arrow), one thread, median of {repeats}: {best:.3f} s CPU ({np.median(wall):.3f} s "
-        f"wall) = {rate:,.0f} hands/s per core ({2 * rate:,.0f} hand digests/s)")
-    return rate
 
 
 # ---------------------------------------------------------------- the statistical diff

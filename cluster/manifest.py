@@ -34,6 +34,8 @@ Fields (JSON object, in this order):
     saying so.
 ``schema_version``
     ``sim.schema.SCHEMA_VERSION`` of the rows.
+``digest_version``
+    ``sim.digest.DIGEST_VERSION`` of the rows' ``digest`` column.
 ``engine_version``
     version of the ``holdem`` package that simulated the hands.
 ``git_commit``
@@ -217,6 +219,7 @@ class Manifest:
         }
 
     def to_dict(self) -> dict[str, Any]:
+        from sim.digest import DIGEST_VERSION
         from sim.schema import SCHEMA_VERSION
 
         spec = self.spec
@@ -248,6 +251,7 @@ class Manifest:
                                       "different hands, and the seed does not reproduce them")
         d.update({
             "schema_version": SCHEMA_VERSION,
+            "digest_version": DIGEST_VERSION,
             "engine_version": engine_version(),
             "git_commit": self._git,
             "layout": LAYOUT,

@@ -25,8 +25,10 @@ from typing import Any, TextIO
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from sim.digest import DIGEST_VERSION
 from sim.phh import PhhError, PhhHand, iter_phh_paths, load_phh
 from sim.phh_import import import_hands
+from sim.schema import SCHEMA_VERSION
 
 __all__ = ["run_import"]
 
@@ -92,7 +94,7 @@ def run_import(paths: list[str], out: str | Path, stream: TextIO | None = None) 
         "odd_chip_note": ("these files record a split pot's odd chip as X.5 each; imported with "
                           "our stacks (the odd chip to the first winner clockwise from the "
                           "button)"),
-        "inject": None,
+        "inject": None, "schema_version": SCHEMA_VERSION, "digest_version": DIGEST_VERSION,
     }
     if res.imported:
         _write(root / "manifest.json", (json.dumps(manifest, indent=2) + "\n").encode())

@@ -16,6 +16,7 @@ import pyarrow as pa
 from sim import session as ss
 from sim.chacha import os_key
 from sim.config import MAX_SEATS, Structure, TableConfig
+from sim.digest import with_digests
 from sim.faults import fault_code
 from sim.hand import config_block
 from sim.runspec import RunSpec
@@ -205,4 +206,5 @@ def _to_arrow(spec: RunSpec, structure: Structure, batch_index: int, n: int, k: 
         "fault": pa.nulls(n, pa.string()) if spec.inject is None else const(spec.inject,
                                                                              pa.string()),
     }
-    return pa.Table.from_arrays([cols[f.name] for f in HAND_SCHEMA], schema=HAND_SCHEMA)
+    body = pa.schema(list(HAND_SCHEMA)[:-1], metadata=HAND_SCHEMA.metadata)  # all but digest
+    return with_digests(pa.Table.from_arrays([cols[f.name] for f in body], schema=body))

@@ -3,8 +3,10 @@
 ``hand_digests(table)`` returns one ``uint64`` per row. Two rows have the same digest iff (up to
 64-bit collisions) every *content* column holds the same value: every column of the hand schema
 except ``run_id`` (the spec fingerprint names the run, not the hand: a new ``RunSpec`` field or
-another ``hands`` count changes it while every hand stays the same). ``fault`` is content: it
-says which engine dealt the hand, and a hand dealt by a broken engine is a different hand.
+another ``hands`` count changes it while every hand stays the same) and ``digest`` (the stored
+value of this very function: ``with_digests`` appends it when a table is made). ``fault`` is
+content: it says which engine dealt the hand, and a hand dealt by a broken engine is a different
+hand.
 
 How: each column is seen as one byte segment per row (a fixed-width value, a list's child values
 between its offsets, a binary/string value, one byte per ``bool``; ``pots`` hashes each struct
@@ -31,7 +33,7 @@ import numpy as np
 import pyarrow as pa
 
 DIGEST_VERSION = 1
-EXCLUDED_COLUMNS = ("run_id",)
+EXCLUDED_COLUMNS = ("run_id", "digest")
 
 _P1 = np.uint64(0x9E3779B185EBCA87)
 _P2 = np.uint64(0xC2B2AE3D27D4EB4F)
@@ -319,6 +321,14 @@ def hand_digests(data: pa.Table | pa.RecordBatch,
         out[pos:pos + batch.num_rows] = _batch_digests(batch, cols)
         pos += batch.num_rows
     return out
+
+
+def with_digests(table: pa.Table) -> pa.Table:
+    """``table`` (every hand column but ``digest``) with its ``digest`` column appended."""
+    from sim.schema import HAND_SCHEMA
+
+    field = HAND_SCHEMA.field("digest")
+    return table.append_column(field, pa.array(hand_digests(table), pa.uint64()))
 
 
 def combine_digests(digests: np.ndarray) -> int:

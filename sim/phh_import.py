@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
+from sim.digest import with_digests
 from sim.hand import Hand
 from sim.layout import EventKind
 from sim.phh import PhhHand
@@ -142,13 +143,13 @@ def hand_row(hand: Hand, phh: PhhHand, hand_id: int, run_id: str) -> dict[str, o
     }
 
 
-_SCHEMA = pa.schema([f.with_nullable(True) if f.name == "deck" else f for f in HAND_SCHEMA],
-                    metadata=HAND_SCHEMA.metadata)
+_SCHEMA = pa.schema([f.with_nullable(True) if f.name == "deck" else f for f in HAND_SCHEMA
+                     if f.name != "digest"], metadata=HAND_SCHEMA.metadata)
 
 
 def rows_to_table(rows: list[dict[str, object]]) -> pa.Table:
-    """Rows -> a table in HAND_SCHEMA (``deck`` nullable: PHH has no decks)."""
-    return pa.Table.from_pylist(rows, schema=_SCHEMA)
+    """Rows -> a table in HAND_SCHEMA (``deck`` nullable: PHH has no decks), with digests."""
+    return with_digests(pa.Table.from_pylist(rows, schema=_SCHEMA))
 
 
 def import_hands(hands: Iterable[PhhHand]) -> ImportResult:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: + digest
 
 # ``actions`` is a packed little-endian record array per hand (fast to write and to audit):
 ACTION_DTYPE = np.dtype([
@@ -90,6 +90,9 @@ FIELDS: list[tuple[str, pa.DataType, str]] = [
     ("pots", pa.list_(POT_TYPE), "the engine's pots, main first: amount before rake, rake, "
                                  "eligible and winning seats as bitmasks (bit s = seat s)"),
     ("fault", pa.string(), "the injected fault, null for a clean engine"),
+    ("digest", pa.uint64(), "the hand's 64-bit content digest (``sim.digest``, its version in the "
+                            "manifest's ``digest_version``) over every other column but "
+                            "``run_id``: ``holdem diff`` matches hands by it"),
 ]
 
 HAND_SCHEMA = pa.schema(

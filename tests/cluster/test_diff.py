@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -13,20 +15,22 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from cluster.bench_diff import run_diff_bench
 from cluster.cli import main
 from cluster.diff import (
     NotComparable,
+    _open_run,
     compare_rows,
     diff_runs,
+    digest_runs,
     match_digests,
-    run_diff_bench,
     spec_mismatch,
     stat_diff,
 )
 from cluster.simulate import run_dataset, run_simulate
 from sim.batch import simulate_batch
 from sim.config import Structure
-from sim.digest import combine_digests, content_columns, hand_digests
+from sim.digest import combine_digests, content_columns, hand_digests, with_digests
 from sim.runspec import RunSpec
 from sim.schema import ACTION_DTYPE
 
@@ -181,7 +185,8 @@ def test_match_counts_and_first() -> None:
 
 def test_bench_prints_rate(capsys: pytest.CaptureFixture[str]) -> None:
     rate = run_diff_bench(20_000, repeats=1)
-    assert rate > 0 and "hands/s" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert rate > 0 and "peer: Arrow" in out and "two identical runs" in out
 
 
 # ---------------------------------------------------------------- holdem diff
@@ -206,6 +211,7 @@ def test_a_tampered_hand_is_named(runs: dict[str, Path], tmp_path: Path, what: s
     assert main(["diff", str(runs["base"]), str(tmp_path / "t"), "--first", "3"]) == 1
     out = capsys.readouterr().out
     assert "DIFFERENT: 1 of 9,000 common hands differ" in out
+    assert "batch-00001.parquet: its bytes do not match the sha256 its manifest records" in out
     assert f"first differing hand_ids: {hand_id}\n" in out
     assert f"hand {hand_id}: {phrase}" in out
     assert "baseline" in out and "candidate" in out
@@ -214,6 +220,42 @@ def test_a_tampered_hand_is_named(runs: dict[str, Path], tmp_path: Path, what: s
         assert "the rows differ in logged values the replay recomputes" in out
     else:  # side by side with the differing lines marked, or the differing fields
         assert " | " in out or "does not rebuild" in out
+
+
+def _restamp(run: Path, rel: str, table: pa.Table) -> None:
+    """Write ``table`` (its digests recomputed) as ``rel`` of ``run`` and record the file's
+    new sha256 in the manifest: what an engine that really dealt these rows would leave."""
+    f = run / rel
+    table = with_digests(table.drop_columns(["digest"]))
+    pq.write_table(table, f, compression="zstd", compression_level=4)
+    m = json.loads((run / "manifest.json").read_text())
+    for rec in m["files"]:
+        if rec["path"] == rel:
+            rec["sha256"] = hashlib.sha256(f.read_bytes()).hexdigest()
+    (run / "manifest.json").write_text(json.dumps(m))
+
+
+def test_stored_digests_are_read_when_the_bytes_verify(runs: dict[str, Path],
+                                                       tmp_path: Path) -> None:
+    shutil.copytree(runs["same"], tmp_path / "t")
+    rel = "structure=no-limit/batch-00002.parquet"
+    t = pq.read_table(tmp_path / "t" / rel)
+    _restamp(tmp_path / "t", rel, t)  # the same rows in other bytes
+    a, b = _open_run(runs["base"]), _open_run(tmp_path / "t")
+    cols = content_columns(pq.read_schema(tmp_path / "t" / rel).names)
+    side_a, side_b = digest_runs(a, b, cols, stored=True)
+    assert side_b.how[rel] == side_a.how[rel] == "stored" and not side_b.unverified
+    assert {h for r, h in side_b.how.items() if r != rel} == {"same-bytes"}
+    assert diff_runs(runs["base"], tmp_path / "t").identical
+    # a hand that really changed, with its digest and sha256 recorded: caught from the digest
+    won = t["won"].to_pylist()
+    won[7][0] += 1
+    field = t.schema.field("won")
+    t = t.set_column(t.schema.get_field_index("won"), field, pa.array(won, field.type))
+    _restamp(tmp_path / "t", rel, t)
+    res = diff_runs(runs["base"], tmp_path / "t")
+    assert res.match.first_differ == [int(t["hand_id"][7].as_py())] and not res.notes
+    assert diff_runs(runs["base"], tmp_path / "t", recompute=True).match.differ == 1
 
 
 def test_a_row_that_does_not_rebuild_lists_fields(runs: dict[str, Path], tmp_path: Path,

@@ -33,6 +33,7 @@ PINNED = [
     ("pots", "list<item: struct<amount: int64, rake: int64, eligible_mask: uint16, "
              "winners_mask: uint16>>"),
     ("fault", "string"),
+    ("digest", "uint64"),
 ]
 
 

@@ -1,0 +1,123 @@
+"""``holdem bench diff``: the speed of ``holdem diff``.
+
+Three figures, each the median of ``repeats`` (CPU seconds of this process, one thread):
+
+- digest + match: both sides' per-hand digests of in-memory Arrow tables, sorted and matched
+  (the hand diff's own work, without reading files); the peer in the same run is Arrow's
+  ``Table.equals`` over the same two tables, which reads every byte but only answers "all equal
+  or not" (no per-hand verdict, no hand_id matching);
+- the command on disk (``diff_runs``, one thread) for two identical runs (byte-identical batch
+  files, only hand_id read), for the same hands in other bytes (the stored digest column read)
+  and with ``--recompute`` (every hand decoded and hashed).
+
+Rates are hands per second per core, counting each matched hand once (both sides are hashed).
+"""
+
+from __future__ import annotations
+
+import shutil
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from cluster.diff import _sorted, diff_runs, match_digests
+from sim.digest import content_columns, hand_digests
+
+
+def _cpu(fn: Callable[[], object], repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        c0 = time.process_time()
+        fn()
+        times.append(time.process_time() - c0)
+    return statistics.median(times)
+
+
+def run_diff_bench(hands: int = 2_000_000, repeats: int = 3,
+                   say: Callable[[str], None] = print) -> float:
+    """Print the three figures; return the digest + match rate (matched hands/s per core)."""
+    from cluster.simulate import run_simulate
+    from sim.batch import simulate_batch
+    from sim.config import Structure
+    from sim.runspec import RunSpec
+
+    unit = min(hands, 100_000)
+    spec = RunSpec(hands=unit, batch_size=unit, structures=(Structure.NO_LIMIT,))
+    t = simulate_batch(spec, Structure.NO_LIMIT, 0).table
+    sink = pa.BufferOutputStream()
+    pq.write_table(t, sink)
+    t2 = pq.read_table(pa.BufferReader(sink.getvalue()))  # same values, other buffers
+    reps = -(-hands // unit)
+    n = reps * unit
+    ids = np.arange(n, dtype=np.int64)
+    cols = content_columns(t.schema.names)
+    hand_digests(t.slice(0, 100), cols)  # compile
+
+    def digest_match() -> None:
+        da = np.concatenate([hand_digests(t, cols) for _ in range(reps)])
+        db = np.concatenate([hand_digests(t2, cols) for _ in range(reps)])
+        ia, da = _sorted("a", ids, da)
+        ib, db = _sorted("b", ids.copy(), db)
+        match_digests(ia, da, ib, db)
+
+    def arrow_equals() -> None:
+        for _ in range(reps):
+            if not t.equals(t2):
+                raise AssertionError("the two copies differ")
+
+    ours = _cpu(digest_match, repeats)
+    peer = _cpu(arrow_equals, repeats)
+    rate = n / ours
+    say(f"holdem diff speed, {n:,} six-max no-limit hands per side (~{t.nbytes / unit:,.0f} "
+        f"B/hand in Arrow), one thread, median of {repeats}")
+    say(f"  digest + match (in memory):        {rate:>12,.0f} hands/s per core "
+        f"({2 * rate:,.0f} hand digests/s)")
+    say(f"  peer: Arrow Table.equals (no per-hand answer): {n / peer:>12,.0f} hands/s "
+        f"(ours = {peer / ours:.2f}x its rate)")
+
+    tmp = Path(tempfile.mkdtemp(prefix="holdem-bench-diff-"))
+    try:
+        disk = RunSpec(hands=min(n, 1_000_000), batch_size=50_000,
+                       structures=(Structure.NO_LIMIT,), seed=3)
+        for name in ("a", "b", "c"):
+            run_simulate(disk, tmp / name, workers=0, progress=False)
+        _reencode(tmp / "c")  # same hands, other bytes (as another pyarrow would write them)
+        m = disk.hands
+        figures = [
+            ("two identical runs (files matched by sha256, hand_id read)", "b", False),
+            ("same hands, other bytes (stored digests read)", "c", False),
+            ("--recompute (every hand decoded and hashed)", "c", True),
+        ]
+        say(f"  holdem diff on disk, {m:,} hands per side, one thread:")
+        for label, other, recompute in figures:
+            def command(other: str = other, recompute: bool = recompute) -> None:
+                res = diff_runs(tmp / "a", tmp / other, recompute=recompute, threads=1)
+                if not res.identical:
+                    raise AssertionError("two runs of one spec differ")
+            say(f"    {label + ':':<62} {m / _cpu(command, repeats):>12,.0f} hands/s per core")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return rate
+
+
+def _reencode(run: Path) -> None:
+    """Rewrite every batch file of ``run`` with another zstd level and record the new sha256s
+    in its manifest: the same rows in other bytes."""
+    import hashlib
+    import json
+
+    mpath = run / "manifest.json"
+    manifest = json.loads(mpath.read_text())
+    for rec in manifest["files"]:
+        path = run / rec["path"]
+        table = pq.read_table(path)
+        pq.write_table(table, path, compression="zstd", compression_level=5)
+        data = path.read_bytes()
+        rec["sha256"], rec["bytes"] = hashlib.sha256(data).hexdigest(), len(data)
+    mpath.write_text(json.dumps(manifest, indent=2) + "\n")
