@@ -21,6 +21,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from numba import njit
 
+from audits import storage
+from audits.storage import Location
+
 ACTION_DTYPE = np.dtype([("street", "i1"), ("seat", "i1"), ("kind", "i1"),
                          ("to_street_total", "<i8"), ("added", "<i8")])
 ANTE, SMALL_BLIND, BIG_BLIND, FOLD, CHECK, CALL, BET, RAISE, RETURN = 0, 1, 2, 6, 7, 8, 9, 10, 11
@@ -52,33 +55,37 @@ class AuditInputError(Exception):
     """Unusable input (missing, corrupt or foreign file, schema mismatch): exit code 2."""
 
 
-def load_manifest(run: str | Path) -> dict[str, Any] | None:
+def load_manifest(run: Location) -> dict[str, Any] | None:
     """The run's manifest.json, or None when absent."""
-    path = Path(run) / "manifest.json"
-    if not path.exists():
-        return None
+    path = storage.join(storage.as_location(run), "manifest.json")
     try:
-        m = json.loads(path.read_text())
-    except (OSError, ValueError) as e:
+        if not storage.is_file(path):
+            return None
+        m = json.loads(storage.read_text(path))
+    except (OSError, ValueError, pa.ArrowException) as e:
         raise AuditInputError(f"{path}: not a readable JSON manifest ({e})") from None
     if not isinstance(m, dict):
         raise AuditInputError(f"{path}: not a JSON object")
     return m
 
 
-def run_files(run: str | Path) -> list[Path]:
-    """The batch files of a run folder (from the manifest when present, else by globbing)."""
-    root = Path(run)
-    if not root.is_dir():
-        raise AuditInputError(f"{root}: no such run folder")
-    m = load_manifest(root)
-    if m is not None and isinstance(m.get("files"), list) and m["files"]:
-        files = [root / str(f["path"]) for f in m["files"]]
-        for f in files:
-            if not f.exists():
-                raise AuditInputError(f"{f}: listed in manifest.json but missing")
-    else:
-        files = sorted(root.glob("structure=*/batch-*.parquet"))
+def run_files(run: Location) -> list[Location]:
+    """The batch files of a run folder, a local path or a URI (from the manifest when present,
+    else every ``structure=<label>/batch-<N>.parquet``)."""
+    root = storage.as_location(run)
+    try:
+        if not storage.is_dir(root):
+            raise AuditInputError(f"{root}: no such run folder")
+        m = load_manifest(root)
+        if m is not None and isinstance(m.get("files"), list) and m["files"]:
+            files = [storage.join(root, *str(f["path"]).split("/")) for f in m["files"]]
+            for f in files:
+                if not storage.is_file(f):
+                    raise AuditInputError(f"{f}: listed in manifest.json but missing")
+        else:
+            files = storage.batch_files(root)
+    except storage.StorageError as e:
+        raise AuditInputError(str(e)) from None
     if not files:
         raise AuditInputError(f"{root}: no batch files (structure=<label>/batch-<N>.parquet)")
     return files
@@ -155,11 +162,14 @@ def decode_actions(data: np.ndarray) -> dict[str, np.ndarray]:
     return act
 
 
-def _open(path: Path) -> tuple[pq.ParquetFile, list[str]]:
-    if not path.exists():
-        raise AuditInputError(f"{path}: missing")
+def _open(path: Location) -> tuple[pq.ParquetFile, list[str]]:
     try:
-        pf = pq.ParquetFile(path)
+        if not storage.is_file(path):
+            raise AuditInputError(f"{path}: missing")
+    except storage.StorageError as e:
+        raise AuditInputError(str(e)) from None
+    try:
+        pf = storage.open_parquet(path)
         schema = pf.schema_arrow
     except Exception as e:  # corrupt / not parquet
         raise AuditInputError(f"{path}: not a readable Parquet file ({type(e).__name__}: "
@@ -189,12 +199,12 @@ def _cut_points(table_id: np.ndarray) -> np.ndarray:
     return np.r_[cuts, n].astype(np.int64)
 
 
-def iter_batches(path: str | Path, chunk_rows: int | None = None) -> Iterator[Batch]:
+def iter_batches(path: Location, chunk_rows: int | None = None) -> Iterator[Batch]:
     """Read and check one batch file in chunks of about ``chunk_rows`` rows (default
     ``CHUNK_ROWS``), cut only between tables, so that memory stays bounded whatever the file's
     size (a file of at most ``chunk_rows`` rows is one chunk)."""
     chunk_rows = CHUNK_ROWS if chunk_rows is None else max(1, int(chunk_rows))
-    path = Path(path)
+    path = storage.as_location(path)
     pf, columns = _open(path)
     n = pf.metadata.num_rows
     if n <= chunk_rows:
@@ -228,21 +238,21 @@ def iter_batches(path: str | Path, chunk_rows: int | None = None) -> Iterator[Ba
         raise AuditInputError(f"{path}: corrupt ({type(e).__name__}: {e})") from None
 
 
-def _read_all(pf: pq.ParquetFile, path: Path, columns: list[str]) -> pa.Table:
+def _read_all(pf: pq.ParquetFile, path: Location, columns: list[str]) -> pa.Table:
     try:
         return pf.read(columns=columns).combine_chunks()
     except Exception as e:
         raise AuditInputError(f"{path}: corrupt ({type(e).__name__}: {e})") from None
 
 
-def read_batch(path: str | Path, columns: list[str] | None = None) -> Batch:
+def read_batch(path: Location, columns: list[str] | None = None) -> Batch:
     """Read and check one whole batch file."""
-    path = Path(path)
+    path = storage.as_location(path)
     pf, cols = _open(path)
     return _decode(path, _read_all(pf, path, cols))
 
 
-def _decode(path: Path, t: pa.Table) -> Batch:
+def _decode(path: Location, t: pa.Table) -> Batch:
     """Check and convert one table of hand rows (one chunk each column) to numpy."""
     n = t.num_rows
     if n == 0:

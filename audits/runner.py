@@ -16,11 +16,9 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
-import pyarrow.parquet as pq
-
+from audits import storage
 from audits.betting import betting_map
 from audits.chips import chips_map
 from audits.deal import deal_map
@@ -28,6 +26,7 @@ from audits.io import AuditInputError, Batch, iter_batches, load_manifest, run_f
 from audits.payouts import payouts_map
 from audits.result import AuditResult, reduce_partials
 from audits.rotation import rotation_map
+from audits.storage import Location
 
 MapFn = Callable[[Batch], Any]
 ReduceFn = Callable[[str, list[Any]], AuditResult]
@@ -120,12 +119,12 @@ def _partials(parts: list[tuple[str, int, dict[str, Any]]], name: str) -> list[A
     return flat
 
 
-def count_hands(files: Sequence[Path]) -> int:
+def count_hands(files: Sequence[Location]) -> int:
     """Rows in the files from their Parquet footers (also catches unreadable files early)."""
     total = 0
     for f in files:
         try:
-            total += pq.ParquetFile(f).metadata.num_rows
+            total += storage.open_parquet(f).metadata.num_rows
         except Exception as e:
             raise AuditInputError(
                 f"{f}: not a readable Parquet file ({type(e).__name__})") from None
@@ -168,7 +167,7 @@ class AuditReport:
         }
 
 
-def _ray_map(files: Sequence[Path], names: Sequence[str], max_in_flight: int,
+def _ray_map(files: Sequence[Location], names: Sequence[str], max_in_flight: int,
              on_file: Callable[[str, int], None] | None) -> list[tuple[str, int, dict[str, Any]]]:
     import ray
 
@@ -202,7 +201,7 @@ def _ray_map(files: Sequence[Path], names: Sequence[str], max_in_flight: int,
     return sorted(out, key=lambda r: order[r[0]])
 
 
-def run_audits(run: str | Path, names: Sequence[str] | None = None, *, workers: int = 0,
+def run_audits(run: Location, names: Sequence[str] | None = None, *, workers: int = 0,
                on_file: Callable[[str, int], None] | None = None,
                max_in_flight: int | None = None) -> AuditReport:
     """Audit a run folder. ``workers=0`` maps the files in this process; otherwise one Ray task
@@ -246,13 +245,11 @@ def run_audits(run: str | Path, names: Sequence[str] | None = None, *, workers: 
                        seconds=seconds, manifest=manifest, runtime=runtime)
 
 
-def write_report(report: AuditReport, path: str | Path | None = None) -> Path:
-    """Write ``audit.json`` (into the run folder by default)."""
-    out = Path(path) if path is not None else Path(report.run) / "audit.json"
-    tmp = out.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(report.to_dict(), indent=2, default=str) + "\n")
-    tmp.replace(out)
-    return out
+def write_report(report: AuditReport, path: Location | None = None) -> Location:
+    """Write ``audit.json`` (into the run folder, local or a URI, by default)."""
+    out = (storage.as_location(path) if path is not None
+           else storage.join(storage.as_location(report.run), "audit.json"))
+    return storage.write_atomic(out, json.dumps(report.to_dict(), indent=2, default=str) + "\n")
 
 
 def format_table(report: AuditReport) -> str:

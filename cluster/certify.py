@@ -46,7 +46,7 @@ DEFAULT_CALIBRATION = Path("runs/calibration/calibration.md")
 
 
 def report(run: str | Path, calibration: str | Path | None = DEFAULT_CALIBRATION
-           ) -> dict[str, Path]:
+           ) -> dict[str, str | Path]:
     """``holdem report RUN``: write report.html, certificate.json and summary.md (with the
     calibration tables of ``holdem calibrate`` when that file exists)."""
     from reports.render import load_inputs, write_report

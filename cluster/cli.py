@@ -50,6 +50,12 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         run_scale_bench(hands=200_000 if args.hands is None else args.hands,
                         repeats=3 if args.repeats is None else args.repeats)
         return 0
+    if args.what == "diff":
+        from cluster.bench_diff import run_diff_bench
+
+        run_diff_bench(hands=2_000_000 if args.hands is None else args.hands,
+                       repeats=3 if args.repeats is None else args.repeats)
+        return 0
     if args.what == "evaluator":
         from sim.bench_evaluator import main as evaluator_main
 
@@ -169,7 +175,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
 def _cmd_certify(args: argparse.Namespace) -> int:
     """simulate, then audit, then report: the three commands in a row on the same folder."""
     import json
-    from pathlib import Path
+
+    from audits import storage
 
     rc = _cmd_simulate(args)
     if rc == 2:
@@ -177,8 +184,9 @@ def _cmd_certify(args: argparse.Namespace) -> int:
     _cmd_audit(argparse.Namespace(run=args.out, only=None, workers=args.workers,
                                   address=args.address, quiet=args.quiet))
     _cmd_report(argparse.Namespace(run=args.out))
-    verdict = json.loads((Path(args.out) / "certificate.json").read_text())["verdict"]
-    print(f"verdict: {verdict}   report: {Path(args.out) / 'report.html'}")
+    run = storage.as_location(args.out)
+    verdict = json.loads(storage.read_text(storage.join(run, "certificate.json")))["verdict"]
+    print(f"verdict: {verdict}   report: {storage.join(run, 'report.html')}")
     return 0 if verdict == "PASS" else 1
 
 
@@ -206,7 +214,8 @@ def _cmd_diff(args: argparse.Namespace) -> int:
             res = stat_diff(args.baseline, args.candidate, alpha=args.alpha)
             print(format_stat(res, verbose=args.verbose))
         else:
-            res = diff_runs(args.baseline, args.candidate, first=args.first)
+            res = diff_runs(args.baseline, args.candidate, first=args.first,
+                            recompute=args.recompute)
             print(format_diff(res))
     except NotComparable as e:
         raise UsageError(str(e)) from None
@@ -277,10 +286,11 @@ def build_parser() -> argparse.ArgumentParser:
     im.set_defaults(func=_cmd_phh_import)
 
     b = sub.add_parser("bench", help="benchmarks (medians of repeated runs)")
-    b.add_argument("what", choices=["engine", "evaluator", "simulate", "audit", "scale"])
+    b.add_argument("what", choices=["engine", "evaluator", "simulate", "audit", "scale",
+                                        "diff"])
     b.add_argument("--hands", type=int, default=None,
                    help="hands per repetition (engine: 1,000,000; simulate: 100,000 and 4x; "
-                        "scale: 200,000)")
+                        "scale: 200,000; diff: 2,000,000)")
     b.add_argument("--repeats", type=int, default=None, help="engine: 5, simulate: 3")
     b.add_argument("--pokerkit-hands", type=int, default=300,
                    help="hands for the PokerKit peer (0 to skip)")
@@ -339,6 +349,8 @@ def build_parser() -> argparse.ArgumentParser:
     df.add_argument("baseline", help="run folder")
     df.add_argument("candidate", help="run folder")
     df.add_argument("--first", type=int, default=10, help="differing hand_ids to list")
+    df.add_argument("--recompute", action="store_true",
+                    help="hash every hand's content instead of reading stored digests")
     df.add_argument("--stat", action="store_true",
                     help="compare distributions instead (win rates, pots, actions, rates)")
     df.add_argument("--alpha", type=float, default=0.01, help="--stat: family-wise level (Holm)")

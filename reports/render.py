@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import html
 import json
-import os
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from audits import storage
+from audits.storage import Location
 from reports import plots
 from reports.certificate import CERTIFICATE_SCHEMA
 
@@ -23,19 +24,22 @@ class ReportInputError(ValueError):
     """The run folder lacks what a report needs (named in the message)."""
 
 
-def load_inputs(run: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
-    run = Path(run)
-    audit_path = run / "audit.json"
-    if not audit_path.is_file():
-        raise ReportInputError(f"{audit_path}: missing; run `holdem audit {run}` first")
+def load_inputs(run: Location) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(audit.json, manifest.json) of a run folder, a local path or a URI."""
+    run = storage.as_location(run)
+    audit_path = storage.join(run, "audit.json")
     try:
-        audit = json.loads(audit_path.read_text())
+        if not storage.is_file(audit_path):
+            raise ReportInputError(f"{audit_path}: missing; run `holdem audit {run}` first")
+        audit = json.loads(storage.read_text(audit_path))
+        manifest: dict[str, Any] = {}
+        mpath = storage.join(run, "manifest.json")
+        if storage.is_file(mpath):
+            manifest = json.loads(storage.read_text(mpath))
     except json.JSONDecodeError as e:
         raise ReportInputError(f"{audit_path}: not valid JSON ({e})") from e
-    manifest: dict[str, Any] = {}
-    mpath = run / "manifest.json"
-    if mpath.is_file():
-        manifest = json.loads(mpath.read_text())
+    except storage.StorageError as e:
+        raise ReportInputError(str(e)) from None
     return audit, manifest
 
 
@@ -284,27 +288,23 @@ def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str,
     return "".join(parts)
 
 
-def _write(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_text(text)
-    tmp.replace(path)
-
-
-def write_report(run: str | Path, histories: dict[int, str] | None = None,
-                 calibration: str | Path | None = None) -> dict[str, Path]:
-    """Write report.html, certificate.json and summary.md into the run folder; ``calibration``
-    is a ``calibration.md`` of ``holdem calibrate`` to include (when available)."""
-    run = Path(run)
+def write_report(run: Location, histories: dict[int, str] | None = None,
+                 calibration: str | Path | None = None) -> dict[str, Location]:
+    """Write report.html, certificate.json and summary.md into the run folder (a local path or
+    a URI); ``calibration`` is a ``calibration.md`` of ``holdem calibrate`` to include (when
+    available)."""
+    run = storage.as_location(run)
     cal = None
     if calibration is not None and Path(calibration).is_file():
         cal = (str(calibration), Path(calibration).read_text())
     audit, manifest = load_inputs(run)
     cert = build_certificate(audit, manifest)
-    out = {"html": run / "report.html", "certificate": run / "certificate.json",
-           "summary": run / "summary.md"}
-    _write(out["certificate"], json.dumps(cert, indent=2))
-    _write(out["summary"], render_summary(cert))
-    _write(out["html"], render_html(cert, audit, manifest, histories, cal))
+    out = {"html": storage.join(run, "report.html"),
+           "certificate": storage.join(run, "certificate.json"),
+           "summary": storage.join(run, "summary.md")}
+    storage.write_atomic(out["certificate"], json.dumps(cert, indent=2))
+    storage.write_atomic(out["summary"], render_summary(cert))
+    storage.write_atomic(out["html"], render_html(cert, audit, manifest, histories, cal))
     return out
 
 

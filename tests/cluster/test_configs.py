@@ -3,8 +3,9 @@
 - Launcher configs (aws.yaml, onprem.yaml): Ray's own ``prepare_config`` (merges the provider's
   defaults.yaml, validates the docker section, fills node types) and ``validate_config`` (Ray's
   JSON schema ray-schema.json plus its cross-field checks), then what this project relies on.
-  Not run here: the provider bootstrap of ``ray up`` (AWS: boto3, credentials, network; local:
-  SSH to the listed machines).
+  AWS: Ray's own ``bootstrap_aws`` (what ``ray up`` does before starting a node) runs against
+  moto's mocked AWS. Not run here: starting instances, and the local provider's SSH to the
+  listed machines.
 - KubeRay manifests (raycluster.yaml, rayjob.yaml): no KubeRay CRD schema is available offline
   (``kubectl apply --dry-run=server`` needs a cluster with the operator), so the required fields
   are checked by hand; the RayJob's entrypoint is parsed by the ``holdem`` command's own parser.
@@ -127,10 +128,47 @@ def test_onprem_is_a_manual_local_cluster():
     assert c["max_workers"] == len(p["worker_ips"])
 
 
-@pytest.mark.skip(reason="`ray up`'s AWS bootstrap needs boto3, AWS credentials and network "
-                         "(it looks up subnets, key pairs, IAM); none is available here")
-def test_aws_bootstrap():  # pragma: no cover - documents what is not checked
-    pass
+def test_aws_bootstrap_against_a_mocked_aws(monkeypatch, tmp_path):
+    """``ray up``'s AWS bootstrap (Ray's own ``bootstrap_aws``: IAM role and instance profile,
+    AMI per region, subnets per listed zone, security group, key pair check) run on aws.yaml
+    against moto's in-process AWS: what ``ray up`` would create or look up before a node
+    starts."""
+    moto = pytest.importorskip("moto", reason="moto (a dev dependency) mocks AWS")
+    from ray.autoscaler._private.aws import config as aws_config
+    from ray.autoscaler._private.util import prepare_config, validate_config
+
+    for k, v in {"AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test",
+                 "AWS_DEFAULT_REGION": "us-east-1", "MOTO_IAM_LOAD_MANAGED_POLICIES": "true"
+                 }.items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
+    monkeypatch.setattr(aws_config.time, "sleep", lambda s: None)  # IAM propagation waits
+    key = tmp_path / "key.pem"
+    key.write_text("not a real key")
+    c = _load("aws.yaml")
+    c["auth"]["ssh_private_key"] = str(key)  # else Ray writes a new key pair under ~/.ssh
+    with moto.mock_aws():
+        import boto3
+
+        boto3.client("ec2", region_name="us-east-1").create_key_pair(KeyName="holdem-test")
+        for t in c["available_node_types"].values():
+            t["node_config"]["KeyName"] = "holdem-test"
+        c = prepare_config(c)
+        validate_config(c)
+        out = aws_config.bootstrap_aws(c)
+        ec2 = boto3.client("ec2", region_name="us-east-1")
+        zones = {s["SubnetId"]: s["AvailabilityZone"] for s in ec2.describe_subnets()["Subnets"]}
+        groups = {g["GroupId"]: g["GroupName"] for g in
+                  ec2.describe_security_groups()["SecurityGroups"]}
+        profiles = [p["InstanceProfileName"] for p in
+                    boto3.client("iam").list_instance_profiles()["InstanceProfiles"]]
+    assert "ray-autoscaler-v1" in profiles
+    wanted = set(c["provider"]["availability_zone"].split(","))
+    for name, t in out["available_node_types"].items():
+        nc = t["node_config"]
+        assert nc["ImageId"].startswith("ami-"), name
+        assert {zones[s] for s in nc["SubnetIds"]} == wanted, name
+        assert [groups[g] for g in nc["SecurityGroupIds"]] == ["ray-autoscaler-holdem"], name
 
 
 # ---------------------------------------------------------------- KubeRay

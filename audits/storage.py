@@ -1,0 +1,117 @@
+"""Where a run folder lives: a local path or any pyarrow filesystem URI (``s3://``, ``gs://``,
+``hdfs://``, ``file://``; query options such as ``?endpoint_override=...`` are kept on every
+path made from the run's URI). A cluster's workers write to shared storage, so the audits and
+the report read and write there too.
+
+Local paths stay ``pathlib.Path`` objects (messages name them as before); a location given as
+a URI stays a string. Writes go to a temporary name in the same folder, then are renamed, so no
+half-written file stands under a final name (on object stores the rename is a copy and a
+delete: a reader sees the old object or the whole new one).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.fs as pafs
+import pyarrow.parquet as pq
+
+Location = str | Path
+
+
+class StorageError(ValueError):
+    """A location that cannot be used (bad URI, unknown scheme, unreachable store)."""
+
+
+def is_uri(location: Location | os.PathLike[str]) -> bool:
+    return isinstance(location, str) and "://" in location
+
+
+def as_location(location: Location | os.PathLike[str]) -> Location:
+    """A URI string stays a string; anything else becomes a Path."""
+    return location if is_uri(location) else Path(location)  # type: ignore[arg-type]
+
+
+def split(location: Location) -> tuple[pafs.FileSystem, str]:
+    """(filesystem, path inside it) of a location."""
+    if not is_uri(location):
+        return pafs.LocalFileSystem(), str(Path(location).absolute())
+    try:
+        return pafs.FileSystem.from_uri(str(location))
+    except (pa.ArrowException, ValueError, OSError) as e:
+        first = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise StorageError(f"{location}: not a usable filesystem URI ({first})") from None
+
+
+def join(location: Location, *parts: str) -> Location:
+    """``location/part/...``; a URI keeps its ``?query`` at the end."""
+    if not is_uri(location):
+        return Path(location, *parts)
+    text = str(location)
+    base, q, query = text.partition("?")
+    return "/".join([base.rstrip("/"), *parts]) + (q + query if q else "")
+
+
+def _info(location: Location) -> pafs.FileInfo:
+    fs, path = split(location)
+    try:
+        return fs.get_file_info(path)
+    except (pa.ArrowException, OSError) as e:
+        raise StorageError(f"{location}: cannot reach it ({e})") from None
+
+
+def is_file(location: Location) -> bool:
+    return _info(location).type == pafs.FileType.File
+
+
+def is_dir(location: Location) -> bool:
+    return _info(location).type == pafs.FileType.Directory
+
+
+def read_bytes(location: Location) -> bytes:
+    fs, path = split(location)
+    with fs.open_input_stream(path) as f:
+        return f.read()
+
+
+def read_text(location: Location) -> str:
+    return read_bytes(location).decode()
+
+
+def write_atomic(location: Location, data: bytes | str) -> Location:
+    """Write ``data`` under a temporary name beside ``location``, then rename it."""
+    payload = data.encode() if isinstance(data, str) else data
+    fs, path = split(location)
+    folder, _, name = path.rpartition("/")
+    tmp = f"{folder}/.{name}.tmp-{os.getpid()}"
+    try:
+        with fs.open_output_stream(tmp) as f:
+            f.write(payload)
+        fs.move(tmp, path)
+    except BaseException:
+        try:
+            fs.delete_file(tmp)
+        except (pa.ArrowException, OSError):
+            pass
+        raise
+    return location
+
+
+def batch_files(run: Location) -> list[Location]:
+    """The ``structure=<label>/batch-<N>.parquet`` files under a run folder, sorted."""
+    fs, base = split(run)
+    infos = fs.get_file_info(pafs.FileSelector(base, recursive=True, allow_not_found=True))
+    rels = sorted(i.path[len(base):].lstrip("/") for i in infos if i.type == pafs.FileType.File)
+    rels = [r for r in rels if r.count("/") == 1 and r.startswith("structure=")
+            and r.rpartition("/")[2].startswith("batch-") and r.endswith(".parquet")]
+    return [join(run, *r.split("/")) for r in rels]
+
+
+def open_parquet(location: Location) -> pq.ParquetFile:
+    """A Parquet file for reading (local files are memory-mapped by pyarrow's reader)."""
+    if not is_uri(location):
+        return pq.ParquetFile(location)
+    fs, path = split(location)
+    return pq.ParquetFile(fs.open_input_file(path))
