@@ -74,6 +74,34 @@ def _list(values: np.ndarray, typ: pa.DataType, offsets: np.ndarray | None = Non
     return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), pa.array(values, typ))
 
 
+class _Buffers:
+    """The arrays ``play_tables`` fills, kept from batch to batch in this process: a new batch
+    of the same shape writes into memory already mapped (fresh buffers cost page faults and
+    zeroing, 14% of a batch). Every entry a batch reads is written by that batch first (counts
+    such as ``H_N_BURN`` say how many), so nothing needs clearing; ``_to_arrow`` copies what it
+    keeps, so a returned table never aliases them."""
+
+    _cache: dict[tuple[int, int], _Buffers] = {}
+
+    def __init__(self, n: int, k: int) -> None:
+        self.H = np.empty((n, ss.H_SIZE), dtype=np.int64)
+        self.SE = np.empty((ss.SE_SIZE, n, k), dtype=np.int64)
+        self.DECK = np.empty((n, 52), dtype=np.int8)
+        self.BOARD = np.empty((n, 5), dtype=np.int8)
+        self.BURNS = np.empty((n, 3), dtype=np.int8)
+        self.SHOW = np.empty((n, MAX_SEATS, 3), dtype=np.int64)
+        self.POTS = np.empty((n, MAX_SEATS + 1, 4), dtype=np.int64)
+        self.ACT = np.empty(max(4096, n * 24), dtype=ACTION_DTYPE)
+
+    @classmethod
+    def get(cls, n: int, k: int) -> _Buffers:
+        key = (n, k)
+        if key not in cls._cache:
+            cls._cache.clear()  # one shape at a time: a run's batches share theirs
+            cls._cache[key] = cls(n, k)
+        return cls._cache[key]
+
+
 def simulate_batch(spec: RunSpec, structure: Structure, batch_index: int) -> BatchResult:
     """Play one batch and return its rows."""
     t0 = time.perf_counter()
@@ -83,24 +111,17 @@ def simulate_batch(spec: RunSpec, structure: Structure, batch_index: int) -> Bat
     P = _params(spec, structure, batch_index)
     TS = np.zeros(ss.T_SIZE, dtype=np.int64)
     TS[ss.T_TABLE] = -1
-    H = np.zeros((n, ss.H_SIZE), dtype=np.int64)
-    SE = np.zeros((ss.SE_SIZE, n, k), dtype=np.int64)
-    DECK = np.zeros((n, 52), dtype=np.int8)
-    BOARD = np.full((n, 5), -1, dtype=np.int8)
-    BURNS = np.full((n, 3), -1, dtype=np.int8)
-    SHOW = np.zeros((n, MAX_SEATS, 3), dtype=np.int64)
-    POTS = np.zeros((n, MAX_SEATS + 1, 4), dtype=np.int64)
-    ACT = np.zeros((max(4096, n * 24), 5), dtype=np.int64)
+    b = _Buffers.get(n, k)
     counts = np.zeros(ss.N_COUNTS, dtype=np.int64)
     W, log, rs = ss.new_workspace()
     done = 0
     while done < n:
-        done = ss.play_tables(cfg, P, TS, n, done, H, SE, DECK, BOARD, BURNS, SHOW, POTS, ACT,
-                              counts, W, log, rs)
+        done = ss.play_tables(cfg, P, TS, n, done, b.H, b.SE, b.DECK, b.BOARD, b.BURNS, b.SHOW,
+                              b.POTS, b.ACT, counts, W, log, rs)
         if done < n:
-            ACT = np.concatenate([ACT, np.zeros_like(ACT)])
-    table = _to_arrow(spec, structure, batch_index, n, k, H, SE, DECK, BOARD, BURNS, SHOW, POTS,
-                      ACT)
+            b.ACT = np.concatenate([b.ACT, np.empty_like(b.ACT)])
+    table = _to_arrow(spec, structure, batch_index, n, k, b.H, b.SE, b.DECK, b.BOARD, b.BURNS,
+                      b.SHOW, b.POTS, b.ACT)
     return BatchResult(table, {name: int(c) for name, c in zip(ss.COUNT_NAMES, counts,
                                                               strict=True)},
                        n, time.perf_counter() - t0)
@@ -120,6 +141,8 @@ def _to_arrow(spec: RunSpec, structure: Structure, batch_index: int, n: int, k: 
             vals = vals.astype(bool)
         elif typ == pa.int8():
             vals = vals.astype(np.int8)
+        else:
+            vals = vals.copy()  # pa.array would view SE, which the next batch overwrites
         return _list(vals, typ)
 
     def var_list(mat: np.ndarray, counts: np.ndarray, typ: pa.DataType) -> pa.Array:
@@ -135,12 +158,9 @@ def _to_arrow(spec: RunSpec, structure: Structure, batch_index: int, n: int, k: 
     act_off = np.zeros(n + 1, dtype=np.int32)
     act_off[1:] = act_end
     m = int(act_end[-1]) if n else 0
-    packed = np.empty(m, dtype=ACTION_DTYPE)
-    for j, name in enumerate(ACTION_DTYPE.names):
-        packed[name] = ACT[:m, j]
     act_bytes = (act_off * ACTION_DTYPE.itemsize).astype(np.int32)
     actions = pa.BinaryArray.from_buffers(
-        pa.binary(), n, [None, pa.py_buffer(act_bytes), pa.py_buffer(packed.tobytes())])
+        pa.binary(), n, [None, pa.py_buffer(act_bytes), pa.py_buffer(ACT[:m].tobytes())])
     npots = H[:, ss.H_N_POTS]
     pmask = np.arange(POTS.shape[1])[None, :] < npots[:, None]
     pot_off = np.zeros(n + 1, dtype=np.int32)

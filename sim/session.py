@@ -446,11 +446,12 @@ def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POT
             elif kind == E_RETURN:
                 counts[C_UNCALLED] += 1
             if kind <= 2 or (6 <= kind <= 11):  # posts, player actions, returns
-                ACT[act_pos, 0] = log[r, LOG_STREET]
-                ACT[act_pos, 1] = log[r, LOG_SEAT]
-                ACT[act_pos, 2] = kind
-                ACT[act_pos, 3] = log[r, LOG_TO]
-                ACT[act_pos, 4] = log[r, LOG_ADDED]
+                rec = ACT[act_pos]  # the packed sim.schema.ACTION_DTYPE record
+                rec["street"] = log[r, LOG_STREET]
+                rec["seat"] = log[r, LOG_SEAT]
+                rec["kind"] = kind
+                rec["to_street_total"] = log[r, LOG_TO]
+                rec["added"] = log[r, LOG_ADDED]
                 act_pos += 1
         H[i, H_N_BURN] = nburn
         H[i, H_ACT_END] = act_pos

@@ -9,6 +9,7 @@ import pytest
 
 from sim.batch import simulate_batch
 from sim.config import Structure
+from sim.digest import hand_digests
 from sim.rng import hand_deck
 from sim.rows import hand_from_row
 from sim.runspec import RunSpec
@@ -57,6 +58,9 @@ def test_batches_are_deterministic(batch: tuple[RunSpec, pa.Table]) -> None:
     assert again.equals(table)
     other = simulate_batch(spec, spec.structures[0], 0).table
     assert not other.column("deck").equals(table.column("deck"))
+    # batches reuse their work buffers: a table made earlier must not see later batches
+    for t in (table, again, other):
+        assert np.array_equal(hand_digests(t), t.column("digest").to_numpy())
 
 
 def test_every_deck_is_reproducible_alone(batch: tuple[RunSpec, pa.Table]) -> None:
