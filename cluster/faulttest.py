@@ -168,12 +168,19 @@ def scenario(fault: str, phase: str, work: Path, run: Path | None = None,
         cluster.wait_for_nodes()
         report["cluster_seconds"] = round(time.monotonic() - t0, 2)
         cmd = [sys.executable, "-m", "cluster.faulttest", "drive", "--markers", str(markers),
-               "--delay", str(delay), "--", *args, "--address", cluster.address]
+               "--delay", str(delay), "--", *args]
 
         def start(i: int) -> subprocess.Popen[bytes]:
+            """The first driver joins with --address; a rerun joins through RAY_ADDRESS, as
+            the entrypoint of `ray job submit` does."""
+            env = dict(os.environ)
+            if i == 0:
+                argv = [*cmd, "--address", cluster.address]
+            else:
+                argv, env["RAY_ADDRESS"] = cmd, cluster.address
             with open(work / f"driver{i}.out", "wb") as out, \
                     open(work / f"driver{i}.err", "wb") as err:
-                return subprocess.Popen(cmd, stdout=out, stderr=err, cwd=work)
+                return subprocess.Popen(argv, stdout=out, stderr=err, cwd=work, env=env)
 
         def starts() -> list[dict[str, Any]]:
             return [m for m in read_markers(markers) if m["event"] == "start"]
@@ -211,7 +218,8 @@ def scenario(fault: str, phase: str, work: Path, run: Path | None = None,
                                     "finished_before": len(landed)})
             rc = proc.wait(TIMEOUT)
             report["drivers"].append({"rc": rc, "seconds": round(time.monotonic() - t_run, 2),
-                                      "stderr": _tail(work / "driver0.err")})
+                                      "stderr": _tail(work / "driver0.err"),
+                                      "joined": "--address"})
             proc = start(1)
             t_run = time.monotonic()
         else:
@@ -219,7 +227,9 @@ def scenario(fault: str, phase: str, work: Path, run: Path | None = None,
         rc = proc.wait(TIMEOUT)
         i = len(report["drivers"])
         report["drivers"].append({"rc": rc, "seconds": round(time.monotonic() - t_run, 2),
-                                  "stderr": _tail(work / f"driver{i}.err")})
+                                  "stderr": _tail(work / f"driver{i}.err"),
+                                  "joined": "--address" if i == 0 else "RAY_ADDRESS"})
+        report["address"] = cluster.address
         report["markers"] = read_markers(markers)
         report["seconds"] = round(time.monotonic() - t0, 2)
     finally:

@@ -102,6 +102,9 @@ def test_simulate_survives(fault: str, reference: dict[str, Any], tmp_path: Path
     if fault == "driver":  # the second command resumed: it kept the batches already landed
         m = json.loads((run / "manifest.json").read_text())
         assert m["timings"]["batches_reused"] >= report["kills"][0]["finished_before"]
+        # and it joined the cluster through RAY_ADDRESS alone, as under `ray job submit`
+        assert [d["joined"] for d in report["drivers"]] == ["--address", "RAY_ADDRESS"]
+        assert m["runtime"]["ray"] == report["address"]
     audit = run_audits(run, workers=0).to_dict()
     assert audit["passed"] == reference["audit"]["passed"]
     assert _results(audit) == _results(reference["audit"])
