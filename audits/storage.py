@@ -12,6 +12,7 @@ delete: a reader sees the old object or the whole new one).
 from __future__ import annotations
 
 import os
+import uuid
 from pathlib import Path
 
 import pyarrow as pa
@@ -80,15 +81,17 @@ def read_text(location: Location) -> str:
     return read_bytes(location).decode()
 
 
-def write_atomic(location: Location, data: bytes | str) -> Location:
-    """Write ``data`` under a temporary name beside ``location``, then rename it."""
-    payload = data.encode() if isinstance(data, str) else data
-    fs, path = split(location)
+TMP_MARK = ".tmp-"  # temporary names: ".<final name>.tmp-<random>"
+
+
+def put_atomic(fs: pafs.FileSystem, path: str, data: bytes) -> None:
+    """Write ``data`` to a temporary name in the same folder, then rename it to ``path``: no
+    partial file ever stands under the final name."""
     folder, _, name = path.rpartition("/")
-    tmp = f"{folder}/.{name}.tmp-{os.getpid()}"
+    tmp = f"{folder}/.{name}{TMP_MARK}{uuid.uuid4().hex[:12]}"
     try:
         with fs.open_output_stream(tmp) as f:
-            f.write(payload)
+            f.write(data)
         fs.move(tmp, path)
     except BaseException:
         try:
@@ -96,6 +99,12 @@ def write_atomic(location: Location, data: bytes | str) -> Location:
         except (pa.ArrowException, OSError):
             pass
         raise
+
+
+def write_atomic(location: Location, data: bytes | str) -> Location:
+    """``put_atomic`` at a location (text is written as UTF-8)."""
+    fs, path = split(location)
+    put_atomic(fs, path, data.encode() if isinstance(data, str) else data)
     return location
 
 

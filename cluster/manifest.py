@@ -73,7 +73,6 @@ import platform
 import statistics
 import subprocess
 import sys
-import uuid
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -82,6 +81,7 @@ from typing import Any
 
 import pyarrow.fs as pafs
 
+from audits.storage import TMP_MARK, put_atomic
 from sim.runspec import RunSpec
 
 MANIFEST_NAME = "manifest.json"
@@ -89,7 +89,6 @@ MANIFEST_FORMAT = "holdem-simulate-run"
 MANIFEST_VERSION = 1
 LAYOUT = "structure=<label>/batch-<index:05d>.parquet"
 COMPRESSION = "zstd"
-TMP_MARK = ".tmp-"  # temporary names: ".<final name>.tmp-<random>"
 
 
 class ManifestError(ValueError):
@@ -303,21 +302,7 @@ def read_manifest(fs: pafs.FileSystem, base: str, label: str) -> dict[str, Any] 
     return d
 
 
-def write_atomic(fs: pafs.FileSystem, path: str, data: bytes) -> None:
-    """Write ``data`` to a temporary name in the same folder, then rename it to ``path``: no
-    partial file ever stands under the final name."""
-    folder, _, name = path.rpartition("/")
-    tmp = f"{folder}/.{name}{TMP_MARK}{uuid.uuid4().hex[:12]}"
-    try:
-        with fs.open_output_stream(tmp) as f:
-            f.write(data)
-        fs.move(tmp, path)
-    except BaseException:
-        try:
-            fs.delete_file(tmp)
-        except OSError:
-            pass
-        raise
+write_atomic = put_atomic  # one writer for the run folder (audits/storage.py)
 
 
 def write_manifest(fs: pafs.FileSystem, base: str, manifest: Manifest) -> dict[str, Any]:
