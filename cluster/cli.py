@@ -61,17 +61,20 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
         return evaluator_main()
     if args.what == "audit":
+        import tempfile
+
         from audits.bench import run_audit_bench
-        from sim.batch import simulate_batch
-        from sim.config import Structure
+        from cluster.simulate import run_simulate
         from sim.runspec import RunSpec
 
-        def make_table(hands: int):  # the audits may not import sim: the CLI deals the hands
-            spec = RunSpec(hands=hands, batch_size=hands, seed=1)
-            return simulate_batch(spec, Structure.NO_LIMIT, 0).table
-
-        run_audit_bench(200_000 if args.hands is None else args.hands, make_table,
-                        repeats=3 if args.repeats is None else args.repeats)
+        hands = 200_000 if args.hands is None else args.hands
+        # the audits may not import sim: the CLI deals the hands, into a real run folder (the
+        # log's own Parquet encoding, as `holdem audit` reads it)
+        with tempfile.TemporaryDirectory(prefix="holdem-bench-audit-") as tmp:
+            spec = RunSpec(hands=hands, batch_size=min(hands, 100_000), seed=1)
+            run_simulate(spec, f"{tmp}/run", workers=0, progress=False)
+            run_audit_bench(hands, f"{tmp}/run",
+                            repeats=3 if args.repeats is None else args.repeats)
         return 0
     raise UsageError(f"unknown benchmark {args.what!r}")
 
