@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: venv run test test-fast bench lint clean clean-cache
+.PHONY: venv run test test-fast bench bench-all lint clean clean-cache
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -27,6 +27,9 @@ test-fast: venv
 
 bench: venv
 	$(BIN)/holdem bench engine
+
+bench-all: venv
+	for b in engine evaluator simulate scale audit diff; do $(BIN)/holdem bench $$b || exit 1; done
 
 clean-cache:
 	find sim audits cluster reports -name '*.nbi' -delete -o -name '*.nbc' -delete
