@@ -128,7 +128,7 @@ COLUMN_ENCODING = _column_encoding()
 
 
 def encode_batch(table: pa.Table, spec: RunSpec, structure: Structure, batch_index: int,
-                 counts: dict[str, int]) -> bytes:
+                 counts: dict[str, int]) -> pa.Buffer:
     """The Parquet bytes of one batch (deterministic: same table, same bytes)."""
     meta = dict(table.schema.metadata or {})
     meta.update({
@@ -143,7 +143,7 @@ def encode_batch(table: pa.Table, spec: RunSpec, structure: Structure, batch_ind
     pq.write_table(table.replace_schema_metadata(meta), sink, compression=COMPRESSION,
                    compression_level=1, write_statistics=STATS_COLUMNS,
                    use_dictionary=DICT_COLUMNS, column_encoding=COLUMN_ENCODING)
-    return sink.getvalue().to_pybytes()
+    return sink.getvalue()
 
 
 def _peak_rss_mb() -> float | None:

@@ -131,8 +131,9 @@ def _to_arrow(spec: RunSpec, structure: Structure, batch_index: int, n: int, k: 
               H: np.ndarray, SE: np.ndarray, DECK: np.ndarray, BOARD: np.ndarray,
               BURNS: np.ndarray, SHOW: np.ndarray, POTS: np.ndarray, ACT: np.ndarray) -> pa.Table:
     base_cfg = table_config(spec, structure)
+    HT = np.ascontiguousarray(H.T)  # one field a row: contiguous columns, a copy of the buffer
     table_base = (int(structure) << STRUCT_SHIFT) | (batch_index << TABLE_BITS)
-    table_id = table_base + H[:, ss.H_TABLE]
+    table_id = table_base + HT[ss.H_TABLE]
     first_hand = batch_index * spec.batch_size
     hand_id = (int(structure) << STRUCT_SHIFT) + first_hand + np.arange(n, dtype=np.int64)
     def seat_list(field: int, typ: pa.DataType) -> pa.Array:
@@ -154,14 +155,14 @@ def _to_arrow(spec: RunSpec, structure: Structure, batch_index: int, n: int, k: 
     hole = np.empty((n, 2 * k), dtype=np.int8)
     hole[:, 0::2] = SE[ss.SE_HOLE0]
     hole[:, 1::2] = SE[ss.SE_HOLE1]
-    act_end = H[:, ss.H_ACT_END]
+    act_end = HT[ss.H_ACT_END]
     act_off = np.zeros(n + 1, dtype=np.int32)
     act_off[1:] = act_end
     m = int(act_end[-1]) if n else 0
     act_bytes = (act_off * ACTION_DTYPE.itemsize).astype(np.int32)
     actions = pa.BinaryArray.from_buffers(
         pa.binary(), n, [None, pa.py_buffer(act_bytes), pa.py_buffer(ACT[:m].tobytes())])
-    npots = H[:, ss.H_N_POTS]
+    npots = HT[ss.H_N_POTS]
     pmask = np.arange(POTS.shape[1])[None, :] < npots[:, None]
     pot_off = np.zeros(n + 1, dtype=np.int32)
     np.cumsum(npots, out=pot_off[1:])
@@ -169,9 +170,9 @@ def _to_arrow(spec: RunSpec, structure: Structure, batch_index: int, n: int, k: 
     pots = pa.StructArray.from_arrays(
         [pa.array(pflat[:, 0]), pa.array(pflat[:, 1]), pa.array(pflat[:, 2].astype(np.uint16)),
          pa.array(pflat[:, 3].astype(np.uint16))], fields=list(POT_TYPE))
-    nshow = H[:, ss.H_N_SHOW]
+    nshow = HT[ss.H_N_SHOW]
     seed_key = np.stack([np.full(n, spec.seed, dtype=np.uint64), table_id.astype(np.uint64),
-                         H[:, ss.H_HAND_NO].astype(np.uint64)], axis=1)
+                         HT[ss.H_HAND_NO].astype(np.uint64)], axis=1)
 
     def const(value: object, typ: pa.DataType) -> pa.Array:
         return pa.repeat(pa.scalar(value, type=typ), n)
@@ -180,34 +181,34 @@ def _to_arrow(spec: RunSpec, structure: Structure, batch_index: int, n: int, k: 
         "run_id": const(spec.fingerprint(), pa.string()),
         "hand_id": pa.array(hand_id),
         "table_id": pa.array(table_id),
-        "hand_no": pa.array(H[:, ss.H_HAND_NO].astype(np.int32)),
+        "hand_no": pa.array(HT[ss.H_HAND_NO].astype(np.int32)),
         "structure": const(structure.label, pa.string()),
         "format": const(spec.format, pa.string()),
         "generator": const(spec.generator, pa.string()),
         "seed_key": _list(seed_key, pa.uint64()),
         "n_seats": const(k, pa.int8()),
         "occupied": seat_list(ss.SE_OCC, pa.bool_()),
-        "button": pa.array(H[:, ss.H_BUTTON].astype(np.int8)),
-        "sb_seat": pa.array(H[:, ss.H_SB].astype(np.int8)),
-        "bb_seat": pa.array(H[:, ss.H_BB].astype(np.int8)),
-        "small_blind": pa.array(H[:, ss.H_SB_AMT]),
-        "big_blind": pa.array(H[:, ss.H_BB_AMT]),
-        "ante": pa.array(H[:, ss.H_ANTE]),
-        "ante_mode": pa.array(H[:, ss.H_ANTE_MODE].astype(np.int8)),
+        "button": pa.array(HT[ss.H_BUTTON].astype(np.int8)),
+        "sb_seat": pa.array(HT[ss.H_SB].astype(np.int8)),
+        "bb_seat": pa.array(HT[ss.H_BB].astype(np.int8)),
+        "small_blind": pa.array(HT[ss.H_SB_AMT]),
+        "big_blind": pa.array(HT[ss.H_BB_AMT]),
+        "ante": pa.array(HT[ss.H_ANTE]),
+        "ante_mode": pa.array(HT[ss.H_ANTE_MODE].astype(np.int8)),
         "ante_trimming": const(base_cfg.ante_trimming, pa.bool_()),
-        "min_bet": pa.array(H[:, ss.H_MIN_BET]),
-        "small_bet": pa.array(H[:, ss.H_SMALL_BET]),
-        "big_bet": pa.array(H[:, ss.H_BIG_BET]),
+        "min_bet": pa.array(HT[ss.H_MIN_BET]),
+        "small_bet": pa.array(HT[ss.H_SMALL_BET]),
+        "big_bet": pa.array(HT[ss.H_BIG_BET]),
         "raise_cap": const(base_cfg.raise_cap, pa.int8()),
         "rake_bps": const(base_cfg.rake_bps, pa.int32()),
-        "rake_cap": pa.array(H[:, ss.H_RAKE_CAP]),
+        "rake_cap": pa.array(HT[ss.H_RAKE_CAP]),
         "no_flop_no_drop": const(base_cfg.no_flop_no_drop, pa.bool_()),
-        "level": pa.array(H[:, ss.H_LEVEL].astype(np.int16)),
+        "level": pa.array(HT[ss.H_LEVEL].astype(np.int16)),
         "deck": pa.FixedSizeBinaryArray.from_buffers(
             pa.binary(52), n, [None, pa.py_buffer(DECK.tobytes())]),
         "hole_cards": _list(hole, pa.int8()),
-        "burns": var_list(BURNS, H[:, ss.H_N_BURN], pa.int8()),
-        "board": var_list(BOARD, H[:, ss.H_N_BOARD], pa.int8()),
+        "burns": var_list(BURNS, HT[ss.H_N_BURN], pa.int8()),
+        "board": var_list(BOARD, HT[ss.H_N_BOARD], pa.int8()),
         "policy": seat_list(ss.SE_POLICY, pa.int8()),
         "stacks_start": seat_list(ss.SE_START, pa.int64()),
         "rebuys": seat_list(ss.SE_REBUY, pa.int64()),
@@ -217,7 +218,7 @@ def _to_arrow(spec: RunSpec, structure: Structure, batch_index: int, n: int, k: 
         "won": seat_list(ss.SE_WON, pa.int64()),
         "folded": seat_list(ss.SE_FOLDED, pa.bool_()),
         "timed_out": seat_list(ss.SE_TIMEOUT, pa.bool_()),
-        "rake": pa.array(H[:, ss.H_RAKE]),
+        "rake": pa.array(HT[ss.H_RAKE]),
         "actions": actions,
         "showdown_seats": var_list(SHOW[:, :, 0], nshow, pa.int8()),
         "showdown_shown": var_list(SHOW[:, :, 1].astype(bool), nshow, pa.bool_()),
