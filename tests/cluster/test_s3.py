@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,6 +24,7 @@ moto_server = pytest.importorskip("moto.server", reason="moto[server] (a dev dep
                                                         "needed for a local S3 endpoint")
 
 BUCKET = "holdem-test"
+REPO = Path(__file__).resolve().parents[2]
 SPEC = dict(hands=2000, batch_size=1000, structures=("no-limit", "fixed-limit"), seed=4)
 
 
@@ -78,6 +81,27 @@ def test_certify_audit_report_on_s3(s3: pafs.FileSystem, tmp_path: Path,
     assert main(["diff", uri, str(tmp_path / "local")]) == 0
     assert main(["replay", uri, "--hand", "5"]) == 0
     assert "*** PRE-FLOP ***" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_certify_on_ray_workers_to_s3(s3: pafs.FileSystem) -> None:
+    """The Ray path: batch tasks and audit tasks in Ray worker processes read and write the
+    bucket themselves (a fresh embedded Ray in a child process, so that its workers inherit the
+    endpoint settings, as cluster nodes inherit theirs)."""
+    uri = f"s3://{BUCKET}/on-ray"
+    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
+    code = ("import sys; from cluster.cli import main; sys.exit(main(sys.argv[1:]))")
+    res = subprocess.run(
+        [sys.executable, "-c", code, "certify", "--hands", "2000", "--batch-size", "500",
+         "--structure", "no-limit", "--seed", "4", "--out", uri, "--workers", "2", "--quiet"],
+        env=env, cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert f"verdict: PASS   report: {uri}/report.html" in res.stdout
+    manifest = json.loads(storage.read_text(storage.join(uri, "manifest.json")))
+    audit = json.loads(storage.read_text(storage.join(uri, "audit.json")))
+    assert manifest["runtime"]["ray"] == "local" and manifest["totals"]["files"] == 4
+    assert audit["runtime"]["ray"] == "ray" and audit["hands"] == 2000 and audit["passed"]
+    assert not [k for k in _keys(s3, "on-ray") if ".tmp" in k]
 
 
 def test_a_corrupt_object_is_named(s3: pafs.FileSystem,
