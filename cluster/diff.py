@@ -12,12 +12,10 @@ stored ``digest`` column is read, when the file's bytes match the sha256 its man
 and both runs hash the same columns with this ``DIGEST_VERSION``; otherwise (a tampered or
 rewritten file, an older schema, different columns, ``--recompute``) every hand's content is
 decoded and hashed; a file whose bytes do not match its manifest's sha256 is named in a note.
-For the
-first differing hand both
-rows are fetched, compared field by field (cards, positions, actions one by one, then showdown,
-pots, payouts) to name the first thing that differs, and printed side by side as hand
-histories. Exit 0 identical, 1 different (or hands missing on one side), 2 not comparable or
-unreadable input.
+For the first differing hand both rows are fetched, compared field by field (cards, positions,
+actions one by one, then showdown, pots, payouts) to name the first thing that differs, and
+printed side by side as hand histories. Exit 0 identical, 1 different (or hands missing on one
+side), 2 not comparable or unreadable input.
 
 Columns present in one schema only (an engine that added a column) are not compared; the report
 says so.
