@@ -74,8 +74,10 @@ def write_marker(markers: str, record: dict[str, Any]) -> None:
 
 
 def read_markers(markers: Path) -> list[dict[str, Any]]:
-    """Every marker written so far, oldest first."""
-    out = [json.loads(p.read_text()) for p in markers.glob("*.json")]
+    """Every marker written so far, oldest first. pathlib's glob also matches hidden names:
+    skip the temporary ones (being written, or left half-written by a killed worker)."""
+    out = [json.loads(p.read_text()) for p in markers.glob("*.json")
+           if not p.name.startswith(".")]
     return sorted(out, key=lambda r: r["time"])
 
 
