@@ -1,60 +1,49 @@
 """``holdem bench audit``: hands per second per core of every registered audit's map, and of
 reading the batch files, on one process.
 
-The audits may not import the simulator, so the hands come from the caller: a run folder, or a
-function ``make_table(hands) -> pyarrow.Table`` (the CLI passes one built on ``sim``).
+The audits may not import the simulator, so the hands come from the caller: a run folder (the
+CLI simulates one, in the log's own encoding, as ``holdem audit`` reads it).
 """
 
 from __future__ import annotations
 
 import statistics
-import tempfile
 import time
-from collections.abc import Callable, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
-import pyarrow as pa
-import pyarrow.parquet as pq
-
+from audits import storage
 from audits.io import Batch, read_batch, run_files
 from audits.runner import REGISTRY, resolve
+from audits.storage import Location
 
 
-def _batches(hands: int, source: str | Path | Callable[[int], pa.Table],
-             tmp: Path) -> list[Path]:
-    if callable(source):
-        path = tmp / "batch-00000.parquet"
-        pq.write_table(source(hands), path)
-        return [path]
+def _batches(hands: int, run: Location) -> list[Location]:
+    """The first files of ``run`` that hold at least ``hands`` hands (all of them if fewer)."""
     files, n = [], 0
-    for f in run_files(source):
+    for f in run_files(run):
         files.append(f)
-        n += pq.ParquetFile(f).metadata.num_rows
+        n += storage.open_parquet(f).metadata.num_rows
         if n >= hands:
             break
     return files
 
 
-def run_audit_bench(hands: int, source: str | Path | Callable[[int], pa.Table] | None = None,
-                    *, names: Sequence[str] | None = None, repeats: int = 3,
-                    show: bool = True) -> dict[str, Any]:
-    """Time reading and every audit's map over ``hands`` hands (median of ``repeats``), in this
-    process (one core). Returns {"hands", "read", "audits": {name: hands_per_second},
-    "all_audits", "read_and_all_audits"}."""
-    if source is None:
-        raise ValueError("run_audit_bench needs a run folder or a make_table(hands) function")
+def run_audit_bench(hands: int, run: Location, *, names: Sequence[str] | None = None,
+                    repeats: int = 3, show: bool = True) -> dict[str, Any]:
+    """Time reading and every audit's map over the first ``hands`` hands of the run folder
+    ``run`` (median of ``repeats``), in this process (one core). Returns {"hands", "read",
+    "audits": {name: hands_per_second}, "all_audits", "read_and_all_audits"}."""
     selected = resolve(names)
-    with tempfile.TemporaryDirectory() as tmp:
-        files = _batches(hands, source, Path(tmp))
-        batches: list[Batch] = []
-        read_s = []
-        for r in range(repeats):
-            t0 = time.perf_counter()
-            bs = [read_batch(f) for f in files]
-            read_s.append(time.perf_counter() - t0)
-            if r == 0:
-                batches = bs
+    files = _batches(hands, run)
+    batches: list[Batch] = []
+    read_s = []
+    for r in range(repeats):
+        t0 = time.perf_counter()
+        bs = [read_batch(f) for f in files]
+        read_s.append(time.perf_counter() - t0)
+        if r == 0:
+            batches = bs
     n = sum(b.n for b in batches)
     out: dict[str, Any] = {"hands": n, "read": n / statistics.median(read_s), "audits": {}}
     for name in selected:

@@ -30,53 +30,51 @@ def _cmd_phh_import(args: argparse.Namespace) -> int:
         raise UsageError(str(e)) from None
 
 
+# benchmark -> (hands, repeats) by default
+BENCH_DEFAULTS = {"engine": (1_000_000, 5), "simulate": (100_000, 3), "scale": (200_000, 3),
+                  "audit": (200_000, 3), "diff": (2_000_000, 3)}
+
+
 def _cmd_bench(args: argparse.Namespace) -> int:
-    if args.what == "engine":
-        from sim.bench import run_engine_bench
-
-        hands = 1_000_000 if args.hands is None else args.hands
-        repeats = 5 if args.repeats is None else args.repeats
-        run_engine_bench(hands=hands, repeats=repeats, pokerkit_hands=args.pokerkit_hands)
-        return 0
-    if args.what == "simulate":
-        from cluster.bench_simulate import run_simulate_bench
-
-        run_simulate_bench(hands=100_000 if args.hands is None else args.hands,
-                           repeats=3 if args.repeats is None else args.repeats)
-        return 0
-    if args.what == "scale":
-        from cluster.bench_scale import run_scale_bench
-
-        run_scale_bench(hands=200_000 if args.hands is None else args.hands,
-                        repeats=3 if args.repeats is None else args.repeats)
-        return 0
-    if args.what == "diff":
-        from cluster.bench_diff import run_diff_bench
-
-        run_diff_bench(hands=2_000_000 if args.hands is None else args.hands,
-                       repeats=3 if args.repeats is None else args.repeats)
-        return 0
     if args.what == "evaluator":
         from sim.bench_evaluator import main as evaluator_main
 
         return evaluator_main()
-    if args.what == "audit":
+    if args.what not in BENCH_DEFAULTS:
+        raise UsageError(f"unknown benchmark {args.what!r}")
+    hands, repeats = BENCH_DEFAULTS[args.what]
+    hands = hands if args.hands is None else args.hands
+    repeats = repeats if args.repeats is None else args.repeats
+    if args.what == "engine":
+        from sim.bench import run_engine_bench
+
+        run_engine_bench(hands=hands, repeats=repeats, pokerkit_hands=args.pokerkit_hands)
+    elif args.what == "simulate":
+        from cluster.bench_simulate import run_simulate_bench
+
+        run_simulate_bench(hands=hands, repeats=repeats)
+    elif args.what == "scale":
+        from cluster.bench_scale import run_scale_bench
+
+        run_scale_bench(hands=hands, repeats=repeats)
+    elif args.what == "diff":
+        from cluster.bench_diff import run_diff_bench
+
+        run_diff_bench(hands=hands, repeats=repeats)
+    else:
         import tempfile
 
         from audits.bench import run_audit_bench
         from cluster.simulate import run_simulate
         from sim.runspec import RunSpec
 
-        hands = 200_000 if args.hands is None else args.hands
         # the audits may not import sim: the CLI deals the hands, into a real run folder (the
         # log's own Parquet encoding, as `holdem audit` reads it)
         with tempfile.TemporaryDirectory(prefix="holdem-bench-audit-") as tmp:
             spec = RunSpec(hands=hands, batch_size=min(hands, 100_000), seed=1)
             run_simulate(spec, f"{tmp}/run", workers=0, progress=False)
-            run_audit_bench(hands, f"{tmp}/run",
-                            repeats=3 if args.repeats is None else args.repeats)
-        return 0
-    raise UsageError(f"unknown benchmark {args.what!r}")
+            run_audit_bench(hands, f"{tmp}/run", repeats=repeats)
+    return 0
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
@@ -292,9 +290,11 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("what", choices=["engine", "evaluator", "simulate", "audit", "scale",
                                         "diff"])
     b.add_argument("--hands", type=int, default=None,
-                   help="hands per repetition (engine: 1,000,000; simulate: 100,000 and 4x; "
-                        "scale: 200,000; diff: 2,000,000)")
-    b.add_argument("--repeats", type=int, default=None, help="engine: 5, simulate: 3")
+                   help="hands per repetition (default: " + ", ".join(
+                       f"{k} {h:,}" for k, (h, _) in BENCH_DEFAULTS.items())
+                   + "; simulate also runs 4x that)")
+    b.add_argument("--repeats", type=int, default=None, help="repetitions (default: " + ", ".join(
+        f"{k} {r}" for k, (_, r) in BENCH_DEFAULTS.items()) + ")")
     b.add_argument("--pokerkit-hands", type=int, default=300,
                    help="hands for the PokerKit peer (0 to skip)")
     b.set_defaults(func=_cmd_bench)

@@ -189,16 +189,15 @@ def write_batch(spec: RunSpec, structure: Structure, batch_index: int,
     t0 = time.perf_counter()
     with _no_gc_pauses():
         res = simulate_batch(spec, structure, batch_index)
-    table = res.table
-    if not table.schema.equals(HAND_SCHEMA, check_metadata=False):
-        raise RuntimeError(f"simulate_batch({structure.label}, {batch_index}): the table's "
-                           "schema differs from sim.schema.HAND_SCHEMA")
-    expected = spec.batch_hands(batch_index)
-    if table.num_rows != expected or res.hands != expected:
-        raise RuntimeError(f"simulate_batch({structure.label}, {batch_index}): "
-                           f"{table.num_rows} rows / {res.hands} hands, expected {expected}")
-    counts = {str(k): int(v) for k, v in sorted(res.counts.items())}
-    with _no_gc_pauses():
+        table = res.table
+        if not table.schema.equals(HAND_SCHEMA, check_metadata=False):
+            raise RuntimeError(f"simulate_batch({structure.label}, {batch_index}): the table's "
+                               "schema differs from sim.schema.HAND_SCHEMA")
+        expected = spec.batch_hands(batch_index)
+        if table.num_rows != expected or res.hands != expected:
+            raise RuntimeError(f"simulate_batch({structure.label}, {batch_index}): "
+                               f"{table.num_rows} rows / {res.hands} hands, expected {expected}")
+        counts = {str(k): int(v) for k, v in sorted(res.counts.items())}
         data = encode_batch(table, spec, structure, batch_index, counts)
     rel = batch_relpath(structure, batch_index)
     fs.create_dir(f"{base}/{rel.rpartition('/')[0]}", recursive=True)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -125,4 +124,3 @@ def test_local_paths_are_unchanged(tmp_path: Path) -> None:
 
     files = run_files(str(run))
     assert files and all(isinstance(f, Path) for f in files)
-    shutil.rmtree(run)
