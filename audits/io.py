@@ -252,6 +252,33 @@ def read_batch(path: Location, columns: list[str] | None = None) -> Batch:
     return _decode(path, _read_all(pf, path, cols))
 
 
+def deck_array(dk: pa.Array, path: Location, hand_id: np.ndarray) -> np.ndarray | None:
+    """A ``deck`` column as an (n, 52) int8 view, None when every deck is null (hands imported
+    without decks); some null and some not is unusable input."""
+    n = len(dk)
+    if dk.null_count == n:
+        return None
+    if dk.null_count:
+        i = int(np.flatnonzero(~dk.is_valid().to_numpy(zero_copy_only=False))[0])
+        raise AuditInputError(f"{path}: column 'deck' is null in {dk.null_count} of {n} rows "
+                              f"(e.g. hand {int(hand_id[i])}): a file logs every hand's deck "
+                              "or none")
+    return np.frombuffer(dk.buffers()[1], np.int8)[dk.offset * 52:(dk.offset + n) * 52].reshape(
+        n, 52)
+
+
+def iter_columns(path: Location, columns: list[str], rows: int = 65_536
+                 ) -> Iterator[pa.RecordBatch]:
+    """A few columns of one batch file, ``rows`` at a time (a pass that needs no other column
+    reads only these), with the same checks and errors as ``iter_batches``."""
+    path = storage.as_location(path)
+    pf, present = _open(path)
+    try:
+        yield from pf.iter_batches(batch_size=rows, columns=[c for c in columns if c in present])
+    except Exception as e:
+        raise AuditInputError(f"{path}: corrupt ({type(e).__name__}: {e})") from None
+
+
 def _decode(path: Location, t: pa.Table) -> Batch:
     """Check and convert one table of hand rows (one chunk each column) to numpy."""
     n = t.num_rows
@@ -287,11 +314,7 @@ def _decode(path: Location, t: pa.Table) -> Batch:
         raise AuditInputError(f"{path}: column 'hole_cards' must have 2 * n_seats entries a row")
     hole = hv.astype(np.int8, copy=False).reshape(n, 2 * k)
     var = {name: _list_parts(col(name)) for name in VAR_COLUMNS}
-    deck = None
-    if "deck" in t.column_names and t.column("deck").null_count == 0:
-        dk = col("deck")
-        deck = np.frombuffer(dk.buffers()[1], np.int8)[dk.offset * 52:(dk.offset + n) * 52]
-        deck = deck.reshape(n, 52)
+    deck = deck_array(col("deck"), path, cols["hand_id"]) if "deck" in t.column_names else None
     acts = col("actions")
     aoff = np.frombuffer(acts.buffers()[1], np.int32)[acts.offset:acts.offset + n + 1]
     aoff = aoff.astype(np.int64)

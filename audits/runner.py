@@ -33,11 +33,35 @@ ReduceFn = Callable[[str, list[Any]], AuditResult]
 
 
 @dataclass(frozen=True)
+class KeyPass:
+    """For an audit whose reduce needs one key of every hand at once (the uniformity battery's
+    collision tests, 24 B a deck): when a run's keys exceed the driver's key memory, they are
+    hash-partitioned. The main map keeps partition 0's keys (``restrict(partial, 0, P)``), then
+    each of partitions 1..P-1 is one pass over the files (``keys(file, p, P)``, a Ray task per
+    file) whose keys are reduced at once (``reduce(keys) -> partial``) and handed, with the
+    map's partials, to the audit's reduce. The driver never holds more than one partition."""
+
+    partitions: Callable[[int, int], int]  # (hands, memory bytes) -> P
+    restrict: Callable[[Any, int, int], Any]
+    keys: Callable[[str, int, int], Any]
+    reduce: Callable[[list[Any]], Any]
+
+
+@dataclass(frozen=True)
 class AuditSpec:
     name: str
     map: MapFn
     reduce: ReduceFn
     description: str = ""
+    keys: KeyPass | None = None
+
+
+def default_key_memory() -> int:
+    """The driver memory the key reduces may use: a quarter of this machine's RAM."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 4
+    except (ValueError, OSError, AttributeError):
+        return 1 << 30
 
 
 REGISTRY: dict[str, AuditSpec] = {}
@@ -45,9 +69,9 @@ OPTIONAL_MODULES = ("audits.uniformity",)
 
 
 def register(name: str, map_fn: MapFn, reduce_fn: ReduceFn = reduce_partials,
-             description: str = "") -> None:
+             description: str = "", keys: KeyPass | None = None) -> None:
     """Add (or replace) an audit in the registry."""
-    REGISTRY[name] = AuditSpec(name, map_fn, reduce_fn, description)
+    REGISTRY[name] = AuditSpec(name, map_fn, reduce_fn, description, keys)
 
 
 register("deal", deal_map, description="deal integrity: decks, dealing order, no duplicates")
@@ -87,10 +111,12 @@ class ChunkPartials(list):
     the reduce, like the partials of separate files)."""
 
 
-def map_file(path: str, names: Sequence[str]) -> tuple[str, int, dict[str, Any]]:
+def map_file(path: str, names: Sequence[str], partitions: dict[str, int] | None = None
+             ) -> tuple[str, int, dict[str, Any]]:
     """Read one batch file once, in bounded chunks (cut between tables), and run every named
     audit's map on each chunk. A file of one chunk gives one partial per audit; a larger file
-    gives a ``ChunkPartials`` list per audit."""
+    gives a ``ChunkPartials`` list per audit. ``partitions[name] = P`` keeps only key partition
+    0 of P in that audit's partials (``KeyPass``)."""
     _load_optional()
     hands = 0
     out: dict[str, Any] = {}
@@ -98,6 +124,9 @@ def map_file(path: str, names: Sequence[str]) -> tuple[str, int, dict[str, Any]]
         hands += b.n
         for name in names:
             part = REGISTRY[name].map(b)
+            spec_keys = REGISTRY[name].keys
+            if partitions and partitions.get(name, 1) > 1 and spec_keys is not None:
+                part = spec_keys.restrict(part, 0, partitions[name])
             if name not in out:
                 out[name] = part
             elif isinstance(out[name], ChunkPartials):
@@ -167,18 +196,20 @@ class AuditReport:
         }
 
 
-def _ray_map(files: Sequence[Location], names: Sequence[str], max_in_flight: int,
-             on_file: Callable[[str, int], None] | None) -> list[tuple[str, int, dict[str, Any]]]:
+def _ray_map(fn: Callable[..., Any], files: Sequence[Location], args: tuple[Any, ...],
+             max_in_flight: int, on_done: Callable[[str, Any], None] | None) -> list[Any]:
+    """``fn(file, *args)`` as one Ray task per file, at most ``max_in_flight`` at once; the
+    results in file order, whatever order the tasks finished in."""
     import ray
 
-    task = ray.remote(map_file)
+    task = ray.remote(fn)
     pending = [str(f) for f in files]
     running: dict[Any, str] = {}
-    out = []
+    out: dict[str, Any] = {}
     while pending or running:
         while pending and len(running) < max_in_flight:
             f = pending.pop(0)
-            running[task.remote(f, list(names))] = f
+            running[task.remote(f, *args)] = f
         done, _ = ray.wait(list(running), num_returns=1)
         for ref in done:
             f = running.pop(ref)
@@ -192,37 +223,44 @@ def _ray_map(files: Sequence[Location], names: Sequence[str], max_in_flight: int
                     raise AuditInputError(str(e).strip().splitlines()[-1].split(
                         "AuditInputError: ", 1)[-1]) from None
                 raise
-            out.append(res)
-            if on_file:
-                on_file(f, res[1])
+            out[f] = res
+            if on_done:
+                on_done(f, res)
     # in file order, as in-process: the reduces keep the first examples and samples, so the
     # completion order (which a retried task changes) must not reach the report
-    order = {str(f): i for i, f in enumerate(files)}
-    return sorted(out, key=lambda r: order[r[0]])
+    return [out[str(f)] for f in files]
+
+
+def _key_partitions(names: Sequence[str], files: Sequence[Location], key_memory: int | None
+                    ) -> dict[str, int]:
+    """How many key partitions each audit with a ``KeyPass`` needs (only those above 1)."""
+    keyed = [n for n in names if REGISTRY[n].keys is not None]
+    if not keyed:
+        return {}
+    hands = count_hands(files)
+    memory = default_key_memory() if key_memory is None else key_memory
+    out = {n: REGISTRY[n].keys.partitions(hands, memory) for n in keyed}  # type: ignore[union-attr]
+    return {n: p for n, p in out.items() if p > 1}
 
 
 def run_audits(run: Location, names: Sequence[str] | None = None, *, workers: int = 0,
                on_file: Callable[[str, int], None] | None = None,
-               max_in_flight: int | None = None) -> AuditReport:
+               max_in_flight: int | None = None, key_memory: int | None = None) -> AuditReport:
     """Audit a run folder. ``workers=0`` maps the files in this process; otherwise one Ray task
     per file (Ray must be initialised by the caller, e.g. ``cluster.ray_runtime.ray_session``, or
-    an embedded local Ray is started here). ``on_file(path, hands)`` reports progress."""
+    an embedded local Ray is started here). ``on_file(path, hands)`` reports progress.
+    ``key_memory`` bounds the bytes of per-hand keys an audit's reduce holds at once (default: a
+    quarter of this machine's RAM); a larger run costs extra passes over one column."""
     selected = resolve(names)
     files = run_files(run)
     manifest = load_manifest(run)
+    partitions = _key_partitions(selected, files, key_memory)
     t0 = time.perf_counter()
-    if workers == 0:
-        parts = []
-        for f in files:
-            res = map_file(str(f), selected)
-            parts.append(res)
-            if on_file:
-                on_file(str(f), res[1])
-        runtime: dict[str, Any] = {"ray": "in-process"}
-    else:
+    started = False
+    runtime: dict[str, Any] = {"ray": "in-process"}
+    if workers != 0:
         import ray
 
-        started = False
         if not ray.is_initialized():
             for key, value in (("RAY_USAGE_STATS_ENABLED", "0"), ("RAY_AUTH_MODE", "disabled")):
                 os.environ.setdefault(key, value)
@@ -231,16 +269,40 @@ def run_audits(run: Location, names: Sequence[str] | None = None, *, workers: in
             ray.init(address="local", num_cpus=workers if workers > 0 else None,
                      include_dashboard=False, log_to_driver=False)
             started = True
-        try:
-            cpus = int(ray.cluster_resources().get("CPU", 1))
-            parts = _ray_map(files, selected, max_in_flight or max(1, 2 * cpus), on_file)
-        finally:
-            if started:
-                ray.shutdown()
+        cpus = int(ray.cluster_resources().get("CPU", 1))
         runtime = {"ray": "ray", "cpus": cpus}
+        in_flight = max_in_flight or max(1, 2 * cpus)
+
+    def fan_out(fn: Callable[..., Any], args: tuple[Any, ...],
+                on_done: Callable[[str, Any], None] | None = None) -> list[Any]:
+        if workers != 0:
+            return _ray_map(fn, files, args, in_flight, on_done)
+        out = []
+        for f in files:
+            out.append(fn(str(f), *args))
+            if on_done:
+                on_done(str(f), out[-1])
+        return out
+
+    try:
+        parts = fan_out(map_file, (selected, partitions),
+                        (lambda f, res: on_file(f, res[1])) if on_file else None)
+        extra: dict[str, list[Any]] = {}
+        for name, count in partitions.items():
+            kp = REGISTRY[name].keys
+            assert kp is not None
+            extra[name] = [kp.reduce(fan_out(kp.keys, (p, count))) for p in range(1, count)]
+    finally:
+        if started:
+            import ray
+
+            ray.shutdown()
+    if partitions:
+        runtime["key_partitions"] = partitions
     seconds = time.perf_counter() - t0
     hands = sum(p[1] for p in parts)
-    results = [REGISTRY[name].reduce(name, _partials(parts, name)) for name in selected]
+    results = [REGISTRY[name].reduce(name, _partials(parts, name) + extra.get(name, []))
+               for name in selected]
     return AuditReport(run=str(run), results=results, files=len(files), hands=hands,
                        seconds=seconds, manifest=manifest, runtime=runtime)
 

@@ -44,7 +44,6 @@ at all every result is ``applicable=False`` ("not applicable: no decks").
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -88,39 +87,58 @@ class UniformityPartial:
     deck_hash: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint64))
     hand_ids: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     batch_p: float | None = None
+    # the keys above are those of one hash partition only (``restrict_keys``): the other
+    # partitions' collisions arrive as ``CollisionCounts`` from partition passes
+    key_partition: tuple[int, int] = (0, 1)
+
+
+@njit(cache=True)
+def _deck_key(decks, i):  # pragma: no cover - compiled
+    """(valid, first-9 key, 64-bit hash) of deck row i: valid = a permutation of 0..51."""
+    seen = np.int64(0)
+    for k in range(N):
+        c = np.int64(decks[i, k])
+        if c < 0 or c >= N:
+            return False, np.int64(0), np.uint64(0)
+        seen |= np.int64(1) << c
+    if seen != (np.int64(1) << 52) - 1:
+        return False, np.int64(0), np.uint64(0)
+    key = np.int64(0)
+    h = np.uint64(0xCBF29CE484222325)
+    for k in range(N):
+        c = np.int64(decks[i, k])
+        if k < FIRST_K:
+            key = key * N + c
+        h = (h ^ np.uint64(c + 1)) * np.uint64(0x100000001B3)
+        h ^= h >> np.uint64(29)
+    return True, key, h
 
 
 @njit(cache=True)
 def _count_decks(decks, card_position, adjacent, first_k, deck_hash, ok):  # pragma: no cover
     """One pass: validity, card/position and adjacency counts, first-9 key, 64-bit deck hash."""
-    n = decks.shape[0]
-    full = (np.int64(1) << 52) - 1
-    for i in range(n):
-        seen = np.int64(0)
-        good = True
-        for k in range(N):
-            c = np.int64(decks[i, k])
-            if c < 0 or c >= N:
-                good = False
-                break
-            seen |= np.int64(1) << c
-        if not good or seen != full:
-            ok[i] = False
+    for i in range(decks.shape[0]):
+        good, key, h = _deck_key(decks, i)
+        ok[i] = good
+        if not good:
             continue
-        ok[i] = True
-        key = np.int64(0)
-        h = np.uint64(0xCBF29CE484222325)
-        prev = np.int64(-1)
-        for k in range(N):
+        first_k[i] = key
+        deck_hash[i] = h
+        prev = np.int64(decks[i, 0])
+        card_position[0, prev] += 1
+        for k in range(1, N):
             c = np.int64(decks[i, k])
             card_position[k, c] += 1
-            if prev >= 0:
-                adjacent[prev, c] += 1
+            adjacent[prev, c] += 1
             prev = c
-            if k < FIRST_K:
-                key = key * N + c
-            h = (h ^ np.uint64(c + 1)) * np.uint64(0x100000001B3)
-            h ^= h >> np.uint64(29)
+
+
+@njit(cache=True)
+def _key_decks(decks, first_k, deck_hash, ok):  # pragma: no cover - compiled
+    """The collision keys alone (a partition pass re-reads decks for nothing else)."""
+    for i in range(decks.shape[0]):
+        good, key, h = _deck_key(decks, i)
+        ok[i] = good
         first_k[i] = key
         deck_hash[i] = h
 
@@ -349,6 +367,94 @@ def _pairs_in_runs(equal_next: np.ndarray) -> tuple[int, np.ndarray]:
     return pairs, rows
 
 
+# ---------------------------------------------------------------------------------------------
+# collision keys: all in one reduce, or hash-partitioned for runs whose keys exceed a memory budget
+
+KEY_BYTES = 80  # driver bytes per deck while reducing keys: 24 B kept + concatenation and sort
+
+
+@dataclass
+class CollisionCounts:
+    """The collision tests over one hash partition of the keys (partitions by ``first_k``, so
+    equal keys share a partition and counts add up)."""
+
+    duplicate_pairs: int = 0
+    first_k_pairs: int = 0
+    duplicate_examples: list[int] = field(default_factory=list)
+    first_k_examples: list[int] = field(default_factory=list)
+
+    def merge(self, other: CollisionCounts) -> CollisionCounts:
+        return CollisionCounts(
+            self.duplicate_pairs + other.duplicate_pairs, self.first_k_pairs + other.first_k_pairs,
+            (self.duplicate_examples + other.duplicate_examples)[:MAX_EXAMPLES],
+            (self.first_k_examples + other.first_k_examples)[:MAX_EXAMPLES])
+
+
+def collision_counts(keys: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> CollisionCounts:
+    """Pairs of identical decks and of decks sharing the first 9 cards among ``keys`` (first_k,
+    deck_hash, hand_id arrays, each sorted by first_k), with example hand ids."""
+    fk = np.concatenate([k[0] for k in keys]) if keys else np.zeros(0, np.int64)
+    dh = np.concatenate([k[1] for k in keys]) if keys else np.zeros(0, np.uint64)
+    ids = np.concatenate([k[2] for k in keys]) if keys else np.zeros(0, np.int64)
+    o = np.argsort(fk, kind="stable")  # timsort: the inputs are sorted runs
+    fk, dh, ids = fk[o], dh[o], ids[o]
+    del o
+    cand = np.flatnonzero(np.concatenate(([False], fk[1:] == fk[:-1]))
+                          | np.concatenate((fk[:-1] == fk[1:], [False])))
+    if cand.size:  # within runs of equal first cards, order by deck hash
+        sub = cand[np.lexsort((dh[cand], fk[cand]))]
+        dh[cand], ids[cand] = dh[sub], ids[sub]
+    same_k = fk[1:] == fk[:-1]
+    same_deck = same_k & (dh[1:] == dh[:-1])
+    dup, dup_rows = _pairs_in_runs(same_deck)
+    fkp, fk_rows = _pairs_in_runs(same_k)
+    return CollisionCounts(dup, fkp, [int(ids[i]) for i in dup_rows[:MAX_EXAMPLES]],
+                           [int(ids[i]) for i in fk_rows[:MAX_EXAMPLES]])
+
+
+def key_partitions(decks: int, memory_bytes: int) -> int:
+    """How many hash partitions keep one partition's keys within ``memory_bytes``."""
+    return max(1, -(-decks * KEY_BYTES // max(1, memory_bytes)))
+
+
+def _in_partition(first_k: np.ndarray, part: int, parts: int) -> np.ndarray:
+    return (first_k % parts) == part
+
+
+def restrict_keys(p: UniformityPartial, part: int, parts: int) -> UniformityPartial:
+    """The partial with the keys of hash partition ``part`` of ``parts`` only (the map of a run
+    too large for all its keys to meet on the driver keeps partition 0)."""
+    if parts > 1:
+        keep = _in_partition(p.first_k, part, parts)
+        p.first_k, p.deck_hash, p.hand_ids = p.first_k[keep], p.deck_hash[keep], p.hand_ids[keep]
+    p.key_partition = (part, parts)
+    return p
+
+
+def partition_keys(path: str, part: int, parts: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One partition pass over one batch file: (first_k, deck_hash, hand_id) of its valid decks
+    whose key falls in partition ``part`` of ``parts``, sorted by first_k. Reads ``deck`` and
+    ``hand_id`` only; the same decks as the main map (which refuses partly-null deck columns)."""
+    from audits.io import iter_columns
+
+    fks, dhs, idss = [], [], []
+    for rb in iter_columns(path, ["deck", "hand_id"]):
+        if "deck" not in rb.schema.names or rb.column("deck").null_count == rb.num_rows:
+            continue
+        decks, _ = _fixed_binary(rb.column("deck"))
+        n = decks.shape[0]
+        first_k, deck_hash, ok = np.empty(n, np.int64), np.empty(n, np.uint64), np.empty(n, bool)
+        _key_decks(decks, first_k, deck_hash, ok)
+        keep = ok & _in_partition(first_k, part, parts)
+        fks.append(first_k[keep])
+        dhs.append(deck_hash[keep])
+        idss.append(rb.column("hand_id").to_numpy(zero_copy_only=False)[keep])
+    fk = np.concatenate(fks) if fks else np.zeros(0, np.int64)
+    o = np.argsort(fk, kind="stable")
+    return (fk[o], (np.concatenate(dhs) if dhs else np.zeros(0, np.uint64))[o],
+            (np.concatenate(idss) if idss else np.zeros(0, np.int64)).astype(np.int64)[o])
+
+
 def _result(test: str, passed: bool, hands: int, statistic: float | None,
             p_value: float | None, details: dict[str, Any], failures: int | None = None,
             examples: tuple[int, ...] = (), applicable: bool = True) -> AuditResult:
@@ -359,8 +465,13 @@ def _result(test: str, passed: bool, hands: int, statistic: float | None,
         applicable=applicable)
 
 
-def uniformity_reduce(parts: list[UniformityPartial], alpha: float = ALPHA) -> list[AuditResult]:
-    """All batches -> [overall ``uniformity`` result, then one result per test]."""
+def uniformity_reduce(parts: list[UniformityPartial | CollisionCounts], alpha: float = ALPHA
+                      ) -> list[AuditResult]:
+    """All batches -> [overall ``uniformity`` result, then one result per test]. ``parts`` may
+    also hold the ``CollisionCounts`` of key partitions 1..P-1 when the batches' partials keep
+    partition 0's keys only (a run too large for its keys to fit the driver's memory)."""
+    extra = [p for p in parts if isinstance(p, CollisionCounts)]
+    parts = [p for p in parts if not isinstance(p, CollisionCounts)]
     decks = sum(p.decks for p in parts)
     invalid = sum(p.invalid for p in parts)
     invalid_examples = [h for p in parts for h in p.invalid_examples][:MAX_EXAMPLES]
@@ -405,30 +516,26 @@ def uniformity_reduce(parts: list[UniformityPartial], alpha: float = ALPHA) -> l
     raw["adjacent_pairs"] = {"statistic": s, "p": stats.chi2_sf(s, df),
                              "details": {"df": df, "law": "chi2 (exact permutation covariance)"}}
 
-    fk = np.concatenate([p.first_k for p in parts])
-    dh = np.concatenate([p.deck_hash for p in parts])
-    ids = np.concatenate([p.hand_ids for p in parts])
-    o = np.argsort(fk, kind="stable")  # timsort: the partials are sorted runs
-    fk, dh, ids = fk[o], dh[o], ids[o]
-    cand = np.flatnonzero(np.concatenate(([False], fk[1:] == fk[:-1]))
-                          | np.concatenate((fk[:-1] == fk[1:], [False])))
-    if cand.size:  # within runs of equal first cards, order by deck hash
-        sub = cand[np.lexsort((dh[cand], fk[cand]))]
-        dh[cand], ids[cand] = dh[sub], ids[sub]
-    same_k = fk[1:] == fk[:-1]
-    same_deck = same_k & (dh[1:] == dh[:-1])
-    for name, eq, space, label in (
-            ("duplicate_decks", same_deck, math.factorial(N), "52!"),
-            ("first_k_collisions", same_k, stats.falling_factorial(N, FIRST_K),
-             f"52!/{N - FIRST_K}!")):
-        pairs, rows = _pairs_in_runs(eq)
+    counts = [p for p in extra if isinstance(p, CollisionCounts)]
+    partitions = max((p.key_partition[1] for p in parts), default=1)
+    if len(counts) != partitions - 1:  # keys kept for partition 0: the rest come as counts
+        raise ValueError(f"uniformity: collision keys in {partitions} partitions but the counts "
+                         f"of {len(counts)} other partitions")
+    cc = collision_counts([(p.first_k, p.deck_hash, p.hand_ids) for p in parts])
+    for c in counts:
+        cc = cc.merge(c)
+    for name, pairs, examples, space, label in (
+            ("duplicate_decks", cc.duplicate_pairs, cc.duplicate_examples,
+             math.factorial(N), "52!"),
+            ("first_k_collisions", cc.first_k_pairs, cc.first_k_examples,
+             stats.falling_factorial(N, FIRST_K), f"52!/{N - FIRST_K}!")):
         lam = stats.expected_collisions(decks, space)
         raw[name] = {"statistic": float(pairs), "p": stats.poisson_upper(pairs, lam),
-                     "failures": pairs,
-                     "examples": tuple(int(ids[i]) for i in rows[:MAX_EXAMPLES]),
+                     "failures": pairs, "examples": tuple(examples[:MAX_EXAMPLES]),
                      "details": {"pairs": pairs, "expected_pairs": lam, "space": label,
                                  "k": N if name == "duplicate_decks" else FIRST_K,
-                                 "law": "Poisson upper tail"}}
+                                 "law": "Poisson upper tail",
+                                 "key_partitions": len(counts) + 1}}
 
     seats = [s_ for s_ in range(hc.shape[0]) if hc[s_].sum() > 0]
     if seats:
@@ -493,24 +600,6 @@ def run_uniformity(batches: list[Any], alpha: float = ALPHA) -> list[AuditResult
     return uniformity_reduce([uniformity_map(b) for b in batches], alpha)
 
 
-def run_uniformity_bench(n: int = 2_000_000, batch: int = 500_000, seed: int = 0
-                         ) -> dict[str, float]:
-    """Decks per second of the battery on one core: map (counts, keys) and map + reduce."""
-    from audits.shuffles import fair_fisher_yates
-
-    rng = np.random.Generator(np.random.Philox(seed))
-    decks = [fair_fisher_yates(min(batch, n - i), rng) for i in range(0, n, batch)]
-    map_decks(decks[0][:1000])  # compile
-    t0 = time.perf_counter()
-    parts = [map_decks(d) for d in decks]
-    t1 = time.perf_counter()
-    res = uniformity_reduce(parts)
-    t2 = time.perf_counter()
-    return {"decks": float(n), "map_seconds": t1 - t0, "reduce_seconds": t2 - t1,
-            "map_decks_per_s": n / (t1 - t0), "decks_per_s": n / (t2 - t0),
-            "passed": float(res[0].passed)}
-
-
 def reduce_battery(name: str, parts: list[UniformityPartial]) -> AuditResult:
     """The runner's reduce: one ``AuditResult`` (the Holm verdict of the battery) whose
     ``details["tests"]`` holds every test's result as a dict."""
@@ -526,9 +615,10 @@ def reduce_battery(name: str, parts: list[UniformityPartial]) -> AuditResult:
 
 
 def _register() -> None:
-    from audits.runner import register
+    from audits.runner import KeyPass, register
 
     register(NAME, uniformity_map, reduce_battery,
+             keys=KeyPass(key_partitions, restrict_keys, partition_keys, collision_counts),
              description="deck uniformity battery (card/position, adjacency, collisions, "
                          "starting hands, consecutive decks; Holm at alpha 0.01)")
 

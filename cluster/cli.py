@@ -135,6 +135,9 @@ def _cmd_audit(args: argparse.Namespace) -> int:
         raise UsageError(str(e)) from None
     if args.workers is not None and args.workers < 0:
         raise UsageError(f"--workers {args.workers}: expected >= 0")
+    if args.key_memory is not None and args.key_memory <= 0:
+        raise UsageError(f"--key-memory {args.key_memory}: expected a size in MB > 0")
+    key_memory = None if args.key_memory is None else args.key_memory << 20
     try:
         from audits.io import run_files
         from audits.runner import count_hands
@@ -145,13 +148,15 @@ def _cmd_audit(args: argparse.Namespace) -> int:
                 bar.update(hands)
 
             if args.workers == 0:
-                report = run_audits(args.run, names, workers=0, on_file=on_file)
+                report = run_audits(args.run, names, workers=0, on_file=on_file,
+                                    key_memory=key_memory)
             else:
                 from cluster.ray_runtime import ray_session
 
                 with ray_session(args.address, args.workers):
                     report = run_audits(args.run, names, workers=-1, on_file=on_file,
-                                        max_in_flight=args.workers or None)
+                                        max_in_flight=args.workers or None,
+                                        key_memory=key_memory)
     except (AuditInputError, ConnectionError) as e:
         raise UsageError(str(e)) from None
     out = write_report(report)
@@ -338,6 +343,10 @@ def build_parser() -> argparse.ArgumentParser:
     au.add_argument("--address", default=None,
                     help="join the Ray cluster at this address (default: $RAY_ADDRESS, else an "
                          "embedded local Ray)")
+    au.add_argument("--key-memory", type=int, default=None, metavar="MB",
+                    help="driver memory for the collision tests' per-deck keys (80 B a deck; "
+                         "default: a quarter of this machine's RAM); a larger run is reduced "
+                         "in hash partitions, one extra pass over the deck column each")
     au.add_argument("--quiet", action="store_true", help="no progress output")
     au.set_defaults(func=_cmd_audit)
 
