@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
+from numba import njit
 
 from sim import session as ss
 from sim.chacha import os_key
@@ -74,6 +75,47 @@ def _list(values: np.ndarray, typ: pa.DataType, offsets: np.ndarray | None = Non
     return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), pa.array(values, typ))
 
 
+def _pool_empty(shape: tuple[int, ...], dtype: np.dtype | type) -> np.ndarray:
+    """An uninitialised array in Arrow's memory pool. The pool (mimalloc) keeps freed memory for
+    the next batch, while large numpy allocations are fresh pages every time (page faults and
+    zeroing: a copy into them ran 8x slower, measured)."""
+    dt = np.dtype(dtype)
+    count = int(np.prod(shape))
+    buf = pa.allocate_buffer(max(1, count * dt.itemsize))
+    return np.frombuffer(buf, dt, count).reshape(shape)
+
+
+def _pool_copy(src: np.ndarray, dtype: np.dtype | type | None = None) -> np.ndarray:
+    """A C-contiguous copy of ``src`` (cast to ``dtype``) in Arrow's memory pool."""
+    out = _pool_empty(src.shape, src.dtype if dtype is None else dtype)
+    np.copyto(out, src, casting="unsafe")
+    return out
+
+
+@njit(cache=True, _nrt=False)
+def _pack_rows(mat, counts, out):  # pragma: no cover - compiled
+    """The first ``counts[i]`` entries of each row i of ``mat`` (n, w, f), concatenated into
+    ``out`` (sum(counts), f): a compiled boolean-mask gather, one pass, no temporaries."""
+    m = 0
+    for i in range(mat.shape[0]):
+        for j in range(counts[i]):
+            for f in range(mat.shape[2]):
+                out[m, f] = mat[i, j, f]
+            m += 1
+
+
+def _packed(mat: np.ndarray, counts: np.ndarray, dtype: np.dtype | type) -> tuple[np.ndarray,
+                                                                                np.ndarray]:
+    """(values (m, f) of ``dtype``, int32 offsets (n + 1)) of the leading ``counts`` entries of
+    each row of ``mat`` (n, w) or (n, w, f)."""
+    offsets = np.zeros(len(counts) + 1, dtype=np.int32)
+    np.cumsum(counts, out=offsets[1:])
+    mat3 = mat[:, :, None] if mat.ndim == 2 else mat
+    out = _pool_empty((int(offsets[-1]), mat3.shape[2]), dtype)
+    _pack_rows(mat3, counts, out)
+    return out, offsets
+
+
 class _Buffers:
     """The arrays ``play_tables`` fills, kept from batch to batch in this process: a new batch
     of the same shape writes into memory already mapped (fresh buffers cost page faults and
@@ -131,28 +173,20 @@ def _to_arrow(spec: RunSpec, structure: Structure, batch_index: int, n: int, k: 
               H: np.ndarray, SE: np.ndarray, DECK: np.ndarray, BOARD: np.ndarray,
               BURNS: np.ndarray, SHOW: np.ndarray, POTS: np.ndarray, ACT: np.ndarray) -> pa.Table:
     base_cfg = table_config(spec, structure)
-    HT = np.ascontiguousarray(H.T)  # one field a row: contiguous columns, a copy of the buffer
+    HT = _pool_copy(H.T)  # one field a row: contiguous columns, a copy of the buffer
     table_base = (int(structure) << STRUCT_SHIFT) | (batch_index << TABLE_BITS)
     table_id = table_base + HT[ss.H_TABLE]
     first_hand = batch_index * spec.batch_size
     hand_id = (int(structure) << STRUCT_SHIFT) + first_hand + np.arange(n, dtype=np.int64)
     def seat_list(field: int, typ: pa.DataType) -> pa.Array:
-        vals = SE[field]
-        if typ == pa.bool_():
-            vals = vals.astype(bool)
-        elif typ == pa.int8():
-            vals = vals.astype(np.int8)
-        else:
-            vals = vals.copy()  # pa.array would view SE, which the next batch overwrites
-        return _list(vals, typ)
+        # a copy: pa.array would view SE, which the next batch overwrites
+        return _list(_pool_copy(SE[field], typ.to_pandas_dtype()), typ)
 
     def var_list(mat: np.ndarray, counts: np.ndarray, typ: pa.DataType) -> pa.Array:
-        mask = np.arange(mat.shape[1])[None, :] < counts[:, None]
-        offsets = np.zeros(n + 1, dtype=np.int32)
-        np.cumsum(counts, out=offsets[1:])
-        return pa.ListArray.from_arrays(pa.array(offsets), pa.array(mat[mask], typ))
+        values, offsets = _packed(mat, counts, typ.to_pandas_dtype())
+        return pa.ListArray.from_arrays(pa.array(offsets), pa.array(values.reshape(-1), typ))
 
-    hole = np.empty((n, 2 * k), dtype=np.int8)
+    hole = _pool_empty((n, 2 * k), np.int8)
     hole[:, 0::2] = SE[ss.SE_HOLE0]
     hole[:, 1::2] = SE[ss.SE_HOLE1]
     act_end = HT[ss.H_ACT_END]
@@ -160,13 +194,10 @@ def _to_arrow(spec: RunSpec, structure: Structure, batch_index: int, n: int, k: 
     act_off[1:] = act_end
     m = int(act_end[-1]) if n else 0
     act_bytes = (act_off * ACTION_DTYPE.itemsize).astype(np.int32)
+    act_data = _pool_copy(ACT[:m].view(np.uint8))  # as bytes: a structured copy is 10x slower
     actions = pa.BinaryArray.from_buffers(
-        pa.binary(), n, [None, pa.py_buffer(act_bytes), pa.py_buffer(ACT[:m].tobytes())])
-    npots = HT[ss.H_N_POTS]
-    pmask = np.arange(POTS.shape[1])[None, :] < npots[:, None]
-    pot_off = np.zeros(n + 1, dtype=np.int32)
-    np.cumsum(npots, out=pot_off[1:])
-    pflat = POTS[pmask]
+        pa.binary(), n, [None, pa.py_buffer(act_bytes), pa.py_buffer(act_data)])
+    pflat, pot_off = _packed(POTS, HT[ss.H_N_POTS], np.int64)
     pots = pa.StructArray.from_arrays(
         [pa.array(pflat[:, 0]), pa.array(pflat[:, 1]), pa.array(pflat[:, 2].astype(np.uint16)),
          pa.array(pflat[:, 3].astype(np.uint16))], fields=list(POT_TYPE))
@@ -205,7 +236,7 @@ def _to_arrow(spec: RunSpec, structure: Structure, batch_index: int, n: int, k: 
         "no_flop_no_drop": const(base_cfg.no_flop_no_drop, pa.bool_()),
         "level": pa.array(HT[ss.H_LEVEL].astype(np.int16)),
         "deck": pa.FixedSizeBinaryArray.from_buffers(
-            pa.binary(52), n, [None, pa.py_buffer(DECK.tobytes())]),
+            pa.binary(52), n, [None, pa.py_buffer(_pool_copy(DECK))]),
         "hole_cards": _list(hole, pa.int8()),
         "burns": var_list(BURNS, HT[ss.H_N_BURN], pa.int8()),
         "board": var_list(BOARD, HT[ss.H_N_BOARD], pa.int8()),
@@ -221,7 +252,7 @@ def _to_arrow(spec: RunSpec, structure: Structure, batch_index: int, n: int, k: 
         "rake": pa.array(HT[ss.H_RAKE]),
         "actions": actions,
         "showdown_seats": var_list(SHOW[:, :, 0], nshow, pa.int8()),
-        "showdown_shown": var_list(SHOW[:, :, 1].astype(bool), nshow, pa.bool_()),
+        "showdown_shown": var_list(SHOW[:, :, 1], nshow, pa.bool_()),
         "showdown_ranks": var_list(SHOW[:, :, 2], nshow, pa.int32()),
         "pots": pa.ListArray.from_arrays(pa.array(pot_off), pots),
         "fault": pa.nulls(n, pa.string()) if spec.inject is None else const(spec.inject,
