@@ -162,6 +162,11 @@ def decode_actions(data: np.ndarray) -> dict[str, np.ndarray]:
     return act
 
 
+def open_checked(path: Location) -> tuple[pq.ParquetFile, list[str]]:
+    """A batch file opened and its schema checked, with the audited columns it holds."""
+    return _open(storage.as_location(path))
+
+
 def _open(path: Location) -> tuple[pq.ParquetFile, list[str]]:
     try:
         if not storage.is_file(path):

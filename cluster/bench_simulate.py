@@ -6,6 +6,11 @@ Each figure is the median of ``repeats`` runs into a fresh temporary folder. Ray
 timed apart and excluded from the rates; the workers are warmed up (compiled code loaded) first.
 Peak RSS is ``getrusage(RUSAGE_SELF).ru_maxrss`` read inside the batch task (the process' peak
 since it started; in-process that is the benchmark's own process).
+
+Then where one core's time goes, per hand (median over batches, in this process): the compiled
+engine and bots, building the Arrow columns (with the per-hand digests), and encoding the batch's
+Parquet bytes; and, as a peer measured on the same hands, encoding a four-column file (hand_id,
+button, deck, rake) the same way: the cost of logging every fact the schema holds.
 """
 
 from __future__ import annotations
@@ -40,6 +45,41 @@ def _timed_runs(spec: RunSpec, workers: int, repeats: int, tmp: Path) -> dict[st
             "peak_rss_mb": max(rss) if rss else None}
 
 
+PEER_COLUMNS = ["hand_id", "button", "deck", "rake"]
+
+
+def time_breakdown(batch_size: int, batches: int, structure: str = "no-limit"
+                   ) -> dict[str, float]:
+    """Median seconds per hand of each step of a batch, in this process (see the module doc)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from cluster.simulate import COMPRESSION, encode_batch
+    from sim.batch import simulate_batch
+    from sim.config import Structure
+
+    st = Structure.parse(structure)
+    spec = RunSpec(hands=batch_size * (batches + 1), batch_size=batch_size,
+                   structures=(structure,), seed=7)
+    simulate_batch(spec, st, batches)  # warm: compiled code loaded, buffers allocated
+    steps: dict[str, list[float]] = {"play": [], "arrow": [], "encode": [], "peer_encode": []}
+    for b in range(batches):
+        res = simulate_batch(spec, st, b)
+        t0 = time.perf_counter()
+        encode_batch(res.table, spec, st, b, res.counts)
+        t1 = time.perf_counter()
+        sink = pa.BufferOutputStream()
+        pq.write_table(res.table.select(PEER_COLUMNS), sink, compression=COMPRESSION,
+                       compression_level=1)
+        t2 = time.perf_counter()
+        n = res.hands
+        steps["play"].append(res.play_seconds / n)
+        steps["arrow"].append((res.seconds - res.play_seconds) / n)
+        steps["encode"].append((t1 - t0) / n)
+        steps["peer_encode"].append((t2 - t1) / n)
+    return {k: statistics.median(v) for k, v in steps.items()}
+
+
 def run_simulate_bench(hands: int = 100_000, batch_size: int = 10_000, repeats: int = 3,
                        ray_workers: int = 2, structure: str = "no-limit",
                        out: TextIO | None = None) -> dict[str, Any]:
@@ -56,6 +96,7 @@ def run_simulate_bench(hands: int = 100_000, batch_size: int = 10_000, repeats: 
                    seed=99)
     try:
         _timed_runs(warm, 0, 1, tmp)  # load the compiled engine in this process
+        split = time_breakdown(batch_size, max(5, hands // batch_size))
         for n in sizes:
             spec = RunSpec(hands=n, batch_size=batch_size, structures=(structure,), seed=7)
             rows.append(_timed_runs(spec, 0, repeats, tmp))
@@ -77,7 +118,8 @@ def run_simulate_bench(hands: int = 100_000, batch_size: int = 10_000, repeats: 
     for r in rows:
         r["speedup"] = r["hands_per_second"] / base[r["hands"]]
     result = {"structure": structure, "batch_size": batch_size, "repeats": repeats,
-              "ray_startup_seconds": statistics.median(startup), "rows": rows}
+              "ray_startup_seconds": statistics.median(startup), "rows": rows,
+              "breakdown_us_per_hand": {k: v * 1e6 for k, v in split.items()}}
     print(f"holdem simulate end to end ({structure}, batch {batch_size:,} hands, zstd Parquet, "
           f"median of {repeats})", file=out)
     print(f"{'hands':>10} {'mode':>16} {'hands/s':>10} {'wall s':>8} {'speed-up':>9} "
@@ -88,4 +130,20 @@ def run_simulate_bench(hands: int = 100_000, batch_size: int = 10_000, repeats: 
         print(f"{r['hands']:>10,} {mode:>16} {r['hands_per_second']:>10,.0f} "
               f"{r['wall_seconds']:>8.2f} {r['speedup']:>8.2f}x {rss:>19}", file=out)
     print(f"Ray start-up (excluded above): {result['ray_startup_seconds']:.1f} s", file=out)
+    us = result["breakdown_us_per_hand"]
+    total = us["play"] + us["arrow"] + us["encode"]
+    print(f"where one core's time goes (in-process, batches of {batch_size:,}, median, "
+          "µs per hand):", file=out)
+    for key, label in (("play", "engine + bots (compiled)"),
+                       ("arrow", "Arrow columns + digests"),
+                       ("encode", "Parquet encode, every column (zstd)")):
+        print(f"  {label:<38} {us[key]:6.2f}  {us[key] / total:4.0%}", file=out)
+    print(f"  {'sum (before writing the file)':<38} {total:6.2f}  = {1e6 / total:,.0f} hands/s",
+          file=out)
+    print(f"  peer: Parquet encode of {len(PEER_COLUMNS)} columns ({', '.join(PEER_COLUMNS)}) "
+          f"{us['peer_encode']:.2f} µs = {us['encode'] / us['peer_encode']:.1f}x less than "
+          "every column", file=out)
+    ceiling = 1e6 / (us["arrow"] + us["encode"])
+    print(f"  with a free engine the log alone would allow {ceiling:,.0f} hands/s per core",
+          file=out)
     return result

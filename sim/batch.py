@@ -33,6 +33,7 @@ class BatchResult:
     counts: dict[str, int]
     hands: int
     seconds: float
+    play_seconds: float = 0.0  # of ``seconds``: the compiled engine and bots alone
 
 
 def table_config(spec: RunSpec, structure: Structure) -> TableConfig:
@@ -157,16 +158,18 @@ def simulate_batch(spec: RunSpec, structure: Structure, batch_index: int) -> Bat
     counts = np.zeros(ss.N_COUNTS, dtype=np.int64)
     W, log, rs = ss.new_workspace()
     done = 0
+    t_play = time.perf_counter()
     while done < n:
         done = ss.play_tables(cfg, P, TS, n, done, b.H, b.SE, b.DECK, b.BOARD, b.BURNS, b.SHOW,
                               b.POTS, b.ACT, counts, W, log, rs)
         if done < n:
             b.ACT = np.concatenate([b.ACT, np.empty_like(b.ACT)])
+    t_play = time.perf_counter() - t_play
     table = _to_arrow(spec, structure, batch_index, n, k, b.H, b.SE, b.DECK, b.BOARD, b.BURNS,
                       b.SHOW, b.POTS, b.ACT)
     return BatchResult(table, {name: int(c) for name, c in zip(ss.COUNT_NAMES, counts,
                                                               strict=True)},
-                       n, time.perf_counter() - t0)
+                       n, time.perf_counter() - t0, t_play)
 
 
 def _to_arrow(spec: RunSpec, structure: Structure, batch_index: int, n: int, k: int,
