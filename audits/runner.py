@@ -231,13 +231,14 @@ def _ray_map(fn: Callable[..., Any], files: Sequence[Location], args: tuple[Any,
     return [out[str(f)] for f in files]
 
 
-def _key_partitions(names: Sequence[str], files: Sequence[Location], key_memory: int | None
-                    ) -> dict[str, int]:
-    """How many key partitions each audit with a ``KeyPass`` needs (only those above 1)."""
+def key_partitions(names: Sequence[str], files: Sequence[Location], key_memory: int | None,
+                   hands: int | None = None) -> dict[str, int]:
+    """How many key partitions each audit with a ``KeyPass`` needs (only those above 1): each
+    partition past the first is one more pass over the files (``hands`` counted when None)."""
     keyed = [n for n in names if REGISTRY[n].keys is not None]
     if not keyed:
         return {}
-    hands = count_hands(files)
+    hands = count_hands(files) if hands is None else hands
     memory = default_key_memory() if key_memory is None else key_memory
     out = {n: REGISTRY[n].keys.partitions(hands, memory) for n in keyed}  # type: ignore[union-attr]
     return {n: p for n, p in out.items() if p > 1}
@@ -250,11 +251,12 @@ def run_audits(run: Location, names: Sequence[str] | None = None, *, workers: in
     per file (Ray must be initialised by the caller, e.g. ``cluster.ray_runtime.ray_session``, or
     an embedded local Ray is started here). ``on_file(path, hands)`` reports progress.
     ``key_memory`` bounds the bytes of per-hand keys an audit's reduce holds at once (default: a
-    quarter of this machine's RAM); a larger run costs extra passes over one column."""
+    quarter of this machine's RAM); a larger run costs extra passes over one column, each file of
+    which is reported to ``on_file`` too."""
     selected = resolve(names)
     files = run_files(run)
     manifest = load_manifest(run)
-    partitions = _key_partitions(selected, files, key_memory)
+    partitions = key_partitions(selected, files, key_memory)
     t0 = time.perf_counter()
     started = False
     runtime: dict[str, Any] = {"ray": "in-process"}
@@ -284,14 +286,25 @@ def run_audits(run: Location, names: Sequence[str] | None = None, *, workers: in
                 on_done(str(f), out[-1])
         return out
 
+    hands_of: dict[str, int] = {}
+
+    def _key_progress(f: str, _: Any) -> None:
+        if on_file:
+            on_file(f, hands_of.get(f, 0))
+
+    def _main_progress(f: str, res: tuple[str, int, dict[str, Any]]) -> None:
+        hands_of[f] = res[1]
+        if on_file:
+            on_file(f, res[1])
+
     try:
-        parts = fan_out(map_file, (selected, partitions),
-                        (lambda f, res: on_file(f, res[1])) if on_file else None)
+        parts = fan_out(map_file, (selected, partitions), _main_progress)
         extra: dict[str, list[Any]] = {}
         for name, count in partitions.items():
             kp = REGISTRY[name].keys
             assert kp is not None
-            extra[name] = [kp.reduce(fan_out(kp.keys, (p, count))) for p in range(1, count)]
+            extra[name] = [kp.reduce(fan_out(kp.keys, (p, count), _key_progress))
+                           for p in range(1, count)]
     finally:
         if started:
             import ray

@@ -140,10 +140,13 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     key_memory = None if args.key_memory is None else args.key_memory << 20
     try:
         from audits.io import run_files
-        from audits.runner import count_hands
+        from audits.runner import count_hands, key_partitions
 
-        total = count_hands(run_files(args.run))
-        with Progress(total, enabled=not args.quiet, desc="audit") as bar:
+        files = run_files(args.run)
+        hands = count_hands(files)
+        # every key partition past the first re-reads the files' decks: one more pass each
+        passes = 1 + sum(p - 1 for p in key_partitions(names, files, key_memory, hands).values())
+        with Progress(hands * passes, enabled=not args.quiet, desc="audit") as bar:
             def on_file(path: str, hands: int) -> None:
                 bar.update(hands)
 

@@ -332,8 +332,11 @@ def test_collision_keys_over_memory_budget_are_partitioned_with_the_same_counts(
     one, res1, dup1, fk1 = collisions(workers=0)
     assert "key_partitions" not in one.runtime and dup1["details"]["key_partitions"] == 1
     budget = 4_000 * u.KEY_BYTES // 5  # five partitions
-    part, res5, dup5, fk5 = collisions(workers=0, key_memory=budget)
+    seen: list[int] = []
+    part, res5, dup5, fk5 = collisions(workers=0, key_memory=budget,
+                                       on_file=lambda f, n: seen.append(n))
     assert part.runtime["key_partitions"] == {"uniformity": 5}
+    assert sum(seen) == 5 * 4_000  # progress: the main pass, then 4 passes over the decks
     assert dup5["details"]["key_partitions"] == 5
     _, _, dup_ray, fk_ray = collisions(workers=1, key_memory=budget)
 
