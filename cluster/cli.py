@@ -191,7 +191,8 @@ def _cmd_certify(args: argparse.Namespace) -> int:
     if rc == 2:
         return rc
     _cmd_audit(argparse.Namespace(run=args.out, only=None, workers=args.workers,
-                                  address=args.address, quiet=args.quiet))
+                                  address=args.address, quiet=args.quiet,
+                                  key_memory=args.key_memory))
     _cmd_report(argparse.Namespace(run=args.out))
     run = storage.as_location(args.out)
     verdict = json.loads(storage.read_text(storage.join(run, "certificate.json")))["verdict"]
@@ -275,6 +276,13 @@ def _add_run_options(p: argparse.ArgumentParser, hands: int | None, structure: s
     p.add_argument("--quiet", action="store_true", help="no progress output")
 
 
+def _add_key_memory(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--key-memory", type=int, default=None, metavar="MB",
+                   help="driver memory for the collision tests' per-deck keys (80 B a deck; "
+                        "default: a quarter of this machine's RAM); a larger run is reduced in "
+                        "hash partitions, one extra pass over the deck column each")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="holdem",
@@ -313,6 +321,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     ce = sub.add_parser("certify", help="simulate, audit and report in one command")
     _add_run_options(ce, 1_000_000, "all", "runs/certify")
+    _add_key_memory(ce)
     ce.set_defaults(func=_cmd_certify)
 
     ca = sub.add_parser("calibrate", help="false-alarm and detection rates of every audit")
@@ -346,10 +355,7 @@ def build_parser() -> argparse.ArgumentParser:
     au.add_argument("--address", default=None,
                     help="join the Ray cluster at this address (default: $RAY_ADDRESS, else an "
                          "embedded local Ray)")
-    au.add_argument("--key-memory", type=int, default=None, metavar="MB",
-                    help="driver memory for the collision tests' per-deck keys (80 B a deck; "
-                         "default: a quarter of this machine's RAM); a larger run is reduced "
-                         "in hash partitions, one extra pass over the deck column each")
+    _add_key_memory(au)
     au.add_argument("--quiet", action="store_true", help="no progress output")
     au.set_defaults(func=_cmd_audit)
 
