@@ -370,7 +370,7 @@ def _pairs_in_runs(equal_next: np.ndarray) -> tuple[int, np.ndarray]:
 # ---------------------------------------------------------------------------------------------
 # collision keys: all in one reduce, or hash-partitioned for runs whose keys exceed a memory budget
 
-KEY_BYTES = 80  # driver bytes per deck while reducing keys: 24 B kept + concatenation and sort
+KEY_BYTES = 34  # driver bytes per deck while reducing keys: 24 B kept + a sorted first_k copy
 
 
 @dataclass
@@ -392,18 +392,26 @@ class CollisionCounts:
 
 def collision_counts(keys: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> CollisionCounts:
     """Pairs of identical decks and of decks sharing the first 9 cards among ``keys`` (first_k,
-    deck_hash, hand_id arrays, each sorted by first_k), with example hand ids."""
-    fk = np.concatenate([k[0] for k in keys]) if keys else np.zeros(0, np.int64)
-    dh = np.concatenate([k[1] for k in keys]) if keys else np.zeros(0, np.uint64)
-    ids = np.concatenate([k[2] for k in keys]) if keys else np.zeros(0, np.int64)
-    o = np.argsort(fk, kind="stable")  # timsort: the inputs are sorted runs
+    deck_hash, hand_id arrays, each sorted by first_k), with example hand ids.
+
+    Memory beyond the keys themselves: one sorted copy of the first_k column (8 B a deck); only
+    the decks whose first_k repeats (a handful on a fair run) are gathered with their hash and
+    id for the exact tests."""
+    fk_all = np.concatenate([k[0] for k in keys]) if keys else np.zeros(0, np.int64)
+    fk_all.sort()  # in place
+    repeated = np.unique(fk_all[1:][fk_all[1:] == fk_all[:-1]])
+    del fk_all
+    picked = [np.flatnonzero(np.isin(k[0], repeated)) for k in keys] if repeated.size else []
+    fk = np.concatenate([k[0][i] for k, i in zip(keys, picked, strict=True)]
+                        ) if picked else np.zeros(0, np.int64)
+    dh = np.concatenate([k[1][i] for k, i in zip(keys, picked, strict=True)]
+                        ) if picked else np.zeros(0, np.uint64)
+    ids = np.concatenate([k[2][i] for k, i in zip(keys, picked, strict=True)]
+                         ) if picked else np.zeros(0, np.int64)
+    o = np.argsort(fk, kind="stable")
     fk, dh, ids = fk[o], dh[o], ids[o]
-    del o
-    cand = np.flatnonzero(np.concatenate(([False], fk[1:] == fk[:-1]))
-                          | np.concatenate((fk[:-1] == fk[1:], [False])))
-    if cand.size:  # within runs of equal first cards, order by deck hash
-        sub = cand[np.lexsort((dh[cand], fk[cand]))]
-        dh[cand], ids[cand] = dh[sub], ids[sub]
+    sub = np.lexsort((dh, fk))  # within runs of equal first cards, order by deck hash
+    dh, ids = dh[sub], ids[sub]
     same_k = fk[1:] == fk[:-1]
     same_deck = same_k & (dh[1:] == dh[:-1])
     dup, dup_rows = _pairs_in_runs(same_deck)
