@@ -15,9 +15,11 @@ the same command gives the same files whatever the number of workers.
 
 Resume: running the same command again keeps every batch file whose sha256 matches the manifest
 (or, when the manifest lost it, that reads as a valid Parquet file of this run with the expected
-row count) and simulates the rest. Stale temporary files are removed. A batch file that fails its
-check is simulated again and overwritten (with a note on stderr). A folder made with another
-spec, or holding a file that is not part of the run, is refused (``RunFolderError``).
+row count) and simulates the rest, once the engine is shown to play the kept hands the same way
+(one kept batch simulated again, its per-hand digests compared: never mix two engines' hands).
+Stale temporary files are removed. A batch file that fails its check is simulated again and
+overwritten (with a note on stderr). A folder made with another spec, or holding a file that is
+not part of the run, is refused (``RunFolderError``).
 
 Multi-node clusters: workers write straight to ``OUT``, so it must be storage every node sees
 (an object store URI, or a shared mount).
@@ -258,6 +260,7 @@ def _check_folder(fs: pafs.FileSystem, base: str, label: str, spec: RunSpec,
         say(f"removed {stale} stale temporary file(s) of an interrupted run")
 
     manifest = Manifest(spec, created=old.get("created") if old else None)
+    made_by = str((old or {}).get("git_commit") or "unknown")
     recorded = {f["path"]: f for f in (old or {}).get("files", []) if "path" in f}
     for rel in found:
         structure, batch = expected[rel]
@@ -273,7 +276,41 @@ def _check_folder(fs: pafs.FileSystem, base: str, label: str, spec: RunSpec,
         recovered = _recover(data, sha, rel, spec, structure, batch, label, say)
         if recovered is not None:
             manifest.add(recovered)
+    if manifest.files:
+        _check_same_engine(fs, base, label, spec, manifest, made_by)
     return manifest, stale
+
+
+def _check_same_engine(fs: pafs.FileSystem, base: str, label: str, spec: RunSpec,
+                       manifest: Manifest, made_by: str) -> None:
+    """Refuse to resume a run with an engine that plays its hands differently: the kept batch
+    with the fewest hands is simulated again here and its per-hand digests compared with the
+    file's (content, not bytes: another pyarrow may encode the same hands differently). A run
+    with a non-reproducible generator cannot be checked and is kept as it is."""
+    if spec.generator != "philox":
+        return
+    from sim.batch import simulate_batch
+
+    rec = min(manifest.files.values(), key=lambda r: (r.hands, r.path))
+    st = Structure.parse(rec.structure)
+    with fs.open_input_file(f"{base}/{rec.path}") as f:
+        pf = pq.ParquetFile(f)
+        if "digest" not in pf.schema_arrow.names:
+            raise RunFolderError(f"run folder {label}: {rec.path} has no digest column (a log "
+                                 "of an older holdem): resuming would mix two log schemas; use "
+                                 "another --out")
+        stored = pf.read(columns=["hand_id", "digest"])
+    again = simulate_batch(spec, st, rec.batch).table
+    same = stored.column("digest").equals(again.column("digest"))
+    if not same:
+        a = stored.column("digest").to_numpy()
+        b = again.column("digest").to_numpy()
+        i = int((a != b).argmax()) if len(a) == len(b) else 0
+        hand = stored.column("hand_id")[i].as_py() if len(a) else None
+        raise RunFolderError(
+            f"run folder {label}: this engine does not play {rec.path} as it was written (hand "
+            f"{hand} differs; the run was made by commit {made_by[:12]}): resuming would mix "
+            "two engines' hands; use another --out, or remove the folder to start over")
 
 
 def _recover(data: bytes, sha: str, rel: str, spec: RunSpec, structure: Structure, batch: int,

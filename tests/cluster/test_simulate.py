@@ -139,6 +139,45 @@ def test_refuses_folder_of_another_config(baseline: tuple[Path, dict], tmp_path:
     assert "field players differs (6 vs 4)" in capsys.readouterr().err
 
 
+def test_refuses_to_resume_with_an_engine_that_plays_differently(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Same spec, another engine (here: one that takes one more chip of rake in the last hand
+    of a batch): the rerun refuses with exit 2, names the batch and hand, and writes nothing."""
+    import pyarrow as pa
+
+    import sim.batch
+    from sim.digest import with_digests
+
+    run = tmp_path / "run"
+    assert main([*CLI, "--workers", "0", "--out", str(run)]) == 0
+    (run / "structure=no-limit/batch-00000.parquet").unlink()  # a run to resume
+    before = _files(run)
+    capsys.readouterr()
+    real = sim.batch.simulate_batch
+
+    def other_engine(spec, structure, batch_index):  # type: ignore[no-untyped-def]
+        res = real(spec, structure, batch_index)
+        t = res.table.drop_columns(["digest"])
+        rake = t.column("rake").to_pylist()
+        rake[-1] += 1
+        i = t.schema.get_field_index("rake")
+        t = t.set_column(i, t.schema.field(i), pa.array(rake, pa.int64()))
+        return type(res)(with_digests(t), res.counts, res.hands, res.seconds, res.play_seconds)
+
+    monkeypatch.setattr(sim.batch, "simulate_batch", other_engine)
+    assert main([*CLI, "--workers", "0", "--out", str(run)]) == 2
+    err = capsys.readouterr().err
+    # the kept batch with the fewest hands is the one replayed
+    assert "this engine does not play structure=no-limit/batch-00002.parquet" in err
+    assert "resuming would mix" in err
+    hand = int(err.split("(hand ")[1].split(" ")[0])
+    assert hand % 1000 == 499  # the last hand of the smallest kept batch (500 hands)
+    assert _files(run) == before
+    monkeypatch.setattr(sim.batch, "simulate_batch", real)
+    assert main([*CLI, "--workers", "0", "--out", str(run)]) == 0  # the same engine resumes
+
+
 def test_foreign_file_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run = tmp_path / "run"
     (run / "structure=no-limit").mkdir(parents=True)
@@ -272,3 +311,22 @@ def test_parquet_metadata_names_the_batch(baseline: tuple[Path, dict]) -> None:
     from sim.schema import HAND_SCHEMA
 
     assert pq.read_schema(run / m["files"][0]["path"]).equals(HAND_SCHEMA, check_metadata=False)
+
+
+def test_refuses_to_resume_a_log_without_digests(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """A run folder of an older log schema (no digest column) is not resumed into this one."""
+    run = tmp_path / "run"
+    assert main([*CLI, "--workers", "0", "--out", str(run)]) == 0
+    old = run / "structure=no-limit/batch-00002.parquet"
+    pq.write_table(pq.read_table(old).drop_columns(["digest"]), old)
+    m = _manifest(run)
+    for f in m["files"]:
+        if f["path"].endswith("batch-00002.parquet"):
+            f["sha256"] = _sha(old)
+    (run / MANIFEST_NAME).write_text(json.dumps(m))
+    (run / "structure=no-limit/batch-00000.parquet").unlink()
+    capsys.readouterr()
+    assert main([*CLI, "--workers", "0", "--out", str(run)]) == 2
+    assert "batch-00002.parquet has no digest column" in capsys.readouterr().err
+    assert not (run / "structure=no-limit/batch-00000.parquet").exists()
