@@ -185,9 +185,8 @@ def map_decks(decks: np.ndarray, hole: np.ndarray | None = None,
         table_id = None if table_id is None else table_id[ok]
         hand_no = None if hand_no is None else hand_no[ok]
         first_k, deck_hash = first_k[ok], deck_hash[ok]
-    order = np.argsort(first_k, kind="stable")
-    p.first_k, p.deck_hash = first_k[order], deck_hash[order]
-    p.hand_ids = np.asarray(hand_id, np.int64)[order]
+    p.first_k, p.deck_hash = first_k, deck_hash  # in row order: the reduce sorts once
+    p.hand_ids = np.asarray(hand_id, np.int64)
     if p.decks >= MIN_BATCH_DECKS_KS:
         p.batch_p = card_position_test(p.card_position)[2]
     # consecutive hands at a table: disjoint pairs (2m, 2m+1)
@@ -392,7 +391,8 @@ class CollisionCounts:
 
 def collision_counts(keys: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> CollisionCounts:
     """Pairs of identical decks and of decks sharing the first 9 cards among ``keys`` (first_k,
-    deck_hash, hand_id arrays, each sorted by first_k), with example hand ids.
+    deck_hash, hand_id arrays, in row order), with example hand ids (among equal keys, in the
+    order of ``keys`` and of their rows).
 
     Memory beyond the keys themselves: one sorted copy of the first_k column (8 B a deck); only
     the decks whose first_k repeats (a handful on a fair run) are gathered with their hash and
@@ -441,7 +441,7 @@ def restrict_keys(p: UniformityPartial, part: int, parts: int) -> UniformityPart
 
 def partition_keys(path: str, part: int, parts: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One partition pass over one batch file: (first_k, deck_hash, hand_id) of its valid decks
-    whose key falls in partition ``part`` of ``parts``, sorted by first_k. Reads ``deck`` and
+    whose key falls in partition ``part`` of ``parts``, in row order. Reads ``deck`` and
     ``hand_id`` only; the same decks as the main map (which refuses partly-null deck columns)."""
     from audits.io import iter_columns
 
@@ -457,10 +457,10 @@ def partition_keys(path: str, part: int, parts: int) -> tuple[np.ndarray, np.nda
         fks.append(first_k[keep])
         dhs.append(deck_hash[keep])
         idss.append(rb.column("hand_id").to_numpy(zero_copy_only=False)[keep])
-    fk = np.concatenate(fks) if fks else np.zeros(0, np.int64)
-    o = np.argsort(fk, kind="stable")
-    return (fk[o], (np.concatenate(dhs) if dhs else np.zeros(0, np.uint64))[o],
-            (np.concatenate(idss) if idss else np.zeros(0, np.int64)).astype(np.int64)[o])
+    if not fks:
+        return np.zeros(0, np.int64), np.zeros(0, np.uint64), np.zeros(0, np.int64)
+    return (np.concatenate(fks), np.concatenate(dhs),
+            np.concatenate(idss).astype(np.int64, copy=False))
 
 
 def _result(test: str, passed: bool, hands: int, statistic: float | None,
