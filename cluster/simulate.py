@@ -219,6 +219,10 @@ def _read_bytes(fs: pafs.FileSystem, path: str) -> bytes:
         return f.read()
 
 
+# what `holdem audit` and `holdem report` write into a run folder (certify reruns keep the run)
+RUN_PRODUCTS = frozenset({"audit.json", "report.html", "certificate.json", "summary.md"})
+
+
 def _check_folder(fs: pafs.FileSystem, base: str, label: str, spec: RunSpec,
                   say: Callable[[str], None]) -> tuple[Manifest, int]:
     """Verify what the run folder already holds. Returns the manifest to continue (its files:
@@ -246,7 +250,7 @@ def _check_folder(fs: pafs.FileSystem, base: str, label: str, spec: RunSpec,
         if entry.type != pafs.FileType.File:
             continue
         rel = entry.path[len(base):].lstrip("/")
-        if rel == MANIFEST_NAME:
+        if rel == MANIFEST_NAME or rel in RUN_PRODUCTS:
             continue
         if is_temporary(entry.base_name):
             fs.delete_file(entry.path)
@@ -276,7 +280,7 @@ def _check_folder(fs: pafs.FileSystem, base: str, label: str, spec: RunSpec,
         recovered = _recover(data, sha, rel, spec, structure, batch, label, say)
         if recovered is not None:
             manifest.add(recovered)
-    if manifest.files:
+    if manifest.files and len(manifest.files) < len(expected):  # kept batches and new ones
         _check_same_engine(fs, base, label, spec, manifest, made_by)
     return manifest, stale
 

@@ -99,13 +99,18 @@ def test_report_renders_in_headless_chromium(clean: Path, tmp_path: Path) -> Non
     assert g > r and g > b
 
 
-def test_certify_command_end_to_end(tmp_path: Path) -> None:
+def test_certify_command_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]
+                                    ) -> None:
     from cluster.cli import main
 
     out = tmp_path / "run"
-    assert main(["certify", "--hands", "3000", "--structure", "no-limit", "--workers", "0",
-                 "--batch-size", "1500", "--quiet", "--out", str(out)]) == 0
+    cmd = ["certify", "--hands", "3000", "--structure", "no-limit", "--workers", "0",
+           "--batch-size", "1500", "--quiet", "--out", str(out)]
+    assert main(cmd) == 0
     assert (out / "report.html").is_file() and (out / "summary.md").is_file()
+    capsys.readouterr()
+    assert main(cmd) == 0  # again (`make run` twice): the run is kept, its report redone
+    assert "3,000 hands in 2 files (2 reused)" in capsys.readouterr().out
     bad = tmp_path / "bad"
     assert main(["certify", "--hands", "3000", "--structure", "no-limit", "--workers", "0",
                  "--quiet", "--inject", "odd-chip-wrong-seat", "--out", str(bad)]) == 1
