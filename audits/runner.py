@@ -246,17 +246,19 @@ def key_partitions(names: Sequence[str], files: Sequence[Location], key_memory: 
 
 def run_audits(run: Location, names: Sequence[str] | None = None, *, workers: int = 0,
                on_file: Callable[[str, int], None] | None = None,
-               max_in_flight: int | None = None, key_memory: int | None = None) -> AuditReport:
+               max_in_flight: int | None = None, key_memory: int | None = None,
+               hands: int | None = None) -> AuditReport:
     """Audit a run folder. ``workers=0`` maps the files in this process; otherwise one Ray task
     per file (Ray must be initialised by the caller, e.g. ``cluster.ray_runtime.ray_session``, or
     an embedded local Ray is started here). ``on_file(path, hands)`` reports progress.
     ``key_memory`` bounds the bytes of per-hand keys an audit's reduce holds at once (default: a
     quarter of this machine's RAM); a larger run costs extra passes over one column, each file of
-    which is reported to ``on_file`` too."""
+    which is reported to ``on_file`` too. ``hands``: the run's row count when the caller has
+    read it already (else the files' footers are read for it when a key memory applies)."""
     selected = resolve(names)
     files = run_files(run)
     manifest = load_manifest(run)
-    partitions = key_partitions(selected, files, key_memory)
+    partitions = key_partitions(selected, files, key_memory, hands)
     t0 = time.perf_counter()
     started = False
     runtime: dict[str, Any] = {"ray": "in-process"}

@@ -152,14 +152,14 @@ def _cmd_audit(args: argparse.Namespace) -> int:
 
             if args.workers == 0:
                 report = run_audits(args.run, names, workers=0, on_file=on_file,
-                                    key_memory=key_memory)
+                                    key_memory=key_memory, hands=hands)
             else:
                 from cluster.ray_runtime import ray_session
 
                 with ray_session(args.address, args.workers):
                     report = run_audits(args.run, names, workers=-1, on_file=on_file,
                                         max_in_flight=args.workers or None,
-                                        key_memory=key_memory)
+                                        key_memory=key_memory, hands=hands)
     except (AuditInputError, ConnectionError) as e:
         raise UsageError(str(e)) from None
     out = write_report(report)
