@@ -22,6 +22,7 @@ from audits.io import Batch, open_checked, read_batch, run_files
 from audits.runner import REGISTRY, resolve
 from audits.storage import Location
 
+# the peer of both benchmarks (`holdem bench simulate` encodes them): a four-column log
 PEER_COLUMNS = ("hand_id", "button", "deck", "rake")
 
 

@@ -64,6 +64,7 @@ def default_key_memory() -> int:
         return 1 << 30
 
 
+AUDIT_FILE = "audit.json"  # what ``write_report`` writes into the run folder
 REGISTRY: dict[str, AuditSpec] = {}
 OPTIONAL_MODULES = ("audits.uniformity",)
 
@@ -315,17 +316,17 @@ def run_audits(run: Location, names: Sequence[str] | None = None, *, workers: in
     if partitions:
         runtime["key_partitions"] = partitions
     seconds = time.perf_counter() - t0
-    hands = sum(p[1] for p in parts)
     results = [REGISTRY[name].reduce(name, _partials(parts, name) + extra.get(name, []))
                for name in selected]
-    return AuditReport(run=str(run), results=results, files=len(files), hands=hands,
+    return AuditReport(run=str(run), results=results, files=len(files),
+                       hands=sum(p[1] for p in parts),
                        seconds=seconds, manifest=manifest, runtime=runtime)
 
 
 def write_report(report: AuditReport, path: Location | None = None) -> Location:
     """Write ``audit.json`` (into the run folder, local or a URI, by default)."""
     out = (storage.as_location(path) if path is not None
-           else storage.join(storage.as_location(report.run), "audit.json"))
+           else storage.join(storage.as_location(report.run), AUDIT_FILE))
     return storage.write_atomic(out, json.dumps(report.to_dict(), indent=2, default=str) + "\n")
 
 

@@ -401,17 +401,16 @@ def collision_counts(keys: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> C
     fk_all.sort()  # in place
     repeated = np.unique(fk_all[1:][fk_all[1:] == fk_all[:-1]])
     del fk_all
-    picked = [np.flatnonzero(np.isin(k[0], repeated)) for k in keys] if repeated.size else []
-    fk = np.concatenate([k[0][i] for k, i in zip(keys, picked, strict=True)]
-                        ) if picked else np.zeros(0, np.int64)
-    dh = np.concatenate([k[1][i] for k, i in zip(keys, picked, strict=True)]
-                        ) if picked else np.zeros(0, np.uint64)
-    ids = np.concatenate([k[2][i] for k, i in zip(keys, picked, strict=True)]
-                         ) if picked else np.zeros(0, np.int64)
-    o = np.argsort(fk, kind="stable")
+    picked = [np.isin(k[0], repeated) for k in keys] if repeated.size else []
+
+    def gather(column: int, dtype: type) -> np.ndarray:  # the picked rows of one key column
+        return np.concatenate([np.zeros(0, dtype)]
+                              + [k[column][m] for k, m in zip(keys, picked, strict=False)])
+    # (``picked`` is empty when no key repeats: nothing to gather)
+
+    fk, dh, ids = gather(0, np.int64), gather(1, np.uint64), gather(2, np.int64)
+    o = np.lexsort((dh, fk))  # by first cards, then deck hash; ties stay in the keys' order
     fk, dh, ids = fk[o], dh[o], ids[o]
-    sub = np.lexsort((dh, fk))  # within runs of equal first cards, order by deck hash
-    dh, ids = dh[sub], ids[sub]
     same_k = fk[1:] == fk[:-1]
     same_deck = same_k & (dh[1:] == dh[:-1])
     dup, dup_rows = _pairs_in_runs(same_deck)
@@ -524,7 +523,7 @@ def uniformity_reduce(parts: list[UniformityPartial | CollisionCounts], alpha: f
     raw["adjacent_pairs"] = {"statistic": s, "p": stats.chi2_sf(s, df),
                              "details": {"df": df, "law": "chi2 (exact permutation covariance)"}}
 
-    counts = [p for p in extra if isinstance(p, CollisionCounts)]
+    counts = extra
     partitions = max((p.key_partition[1] for p in parts), default=1)
     if len(counts) != partitions - 1:  # keys kept for partition 0: the rest come as counts
         raise ValueError(f"uniformity: collision keys in {partitions} partitions but the counts "

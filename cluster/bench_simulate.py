@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
+from audits.bench import PEER_COLUMNS
 from sim.runspec import RunSpec
 
 
@@ -43,9 +44,6 @@ def _timed_runs(spec: RunSpec, workers: int, repeats: int, tmp: Path) -> dict[st
     return {"hands": spec.hands * len(spec.structures), "workers": workers,
             "hands_per_second": statistics.median(rates), "wall_seconds": statistics.median(walls),
             "peak_rss_mb": max(rss) if rss else None}
-
-
-PEER_COLUMNS = ["hand_id", "button", "deck", "rake"]
 
 
 def time_breakdown(batch_size: int, batches: int, structure: str = "no-limit"
@@ -69,7 +67,7 @@ def time_breakdown(batch_size: int, batches: int, structure: str = "no-limit"
         encode_batch(res.table, spec, st, b, res.counts)
         t1 = time.perf_counter()
         sink = pa.BufferOutputStream()
-        pq.write_table(res.table.select(PEER_COLUMNS), sink, compression=COMPRESSION,
+        pq.write_table(res.table.select(list(PEER_COLUMNS)), sink, compression=COMPRESSION,
                        compression_level=1)
         t2 = time.perf_counter()
         n = res.hands

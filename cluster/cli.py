@@ -147,8 +147,8 @@ def _cmd_audit(args: argparse.Namespace) -> int:
         # every key partition past the first re-reads the files' decks: one more pass each
         passes = 1 + sum(p - 1 for p in key_partitions(names, files, key_memory, hands).values())
         with Progress(hands * passes, enabled=not args.quiet, desc="audit") as bar:
-            def on_file(path: str, hands: int) -> None:
-                bar.update(hands)
+            def on_file(path: str, n: int) -> None:
+                bar.update(n)
 
             if args.workers == 0:
                 report = run_audits(args.run, names, workers=0, on_file=on_file,
@@ -186,6 +186,7 @@ def _cmd_certify(args: argparse.Namespace) -> int:
     import json
 
     from audits import storage
+    from reports import REPORT_FILES
 
     rc = _cmd_simulate(args)
     if rc == 2:
@@ -195,8 +196,9 @@ def _cmd_certify(args: argparse.Namespace) -> int:
                                   key_memory=args.key_memory))
     _cmd_report(argparse.Namespace(run=args.out))
     run = storage.as_location(args.out)
-    verdict = json.loads(storage.read_text(storage.join(run, "certificate.json")))["verdict"]
-    print(f"verdict: {verdict}   report: {storage.join(run, 'report.html')}")
+    verdict = json.loads(storage.read_text(storage.join(run, REPORT_FILES["certificate"]))
+                         )["verdict"]
+    print(f"verdict: {verdict}   report: {storage.join(run, REPORT_FILES['html'])}")
     return 0 if verdict == "PASS" else 1
 
 

@@ -219,10 +219,6 @@ def _read_bytes(fs: pafs.FileSystem, path: str) -> bytes:
         return f.read()
 
 
-# what `holdem audit` and `holdem report` write into a run folder (certify reruns keep the run)
-RUN_PRODUCTS = frozenset({"audit.json", "report.html", "certificate.json", "summary.md"})
-
-
 def _check_folder(fs: pafs.FileSystem, base: str, label: str, spec: RunSpec,
                   say: Callable[[str], None]) -> tuple[Manifest, int]:
     """Verify what the run folder already holds. Returns the manifest to continue (its files:
@@ -243,6 +239,11 @@ def _check_folder(fs: pafs.FileSystem, base: str, label: str, spec: RunSpec,
         what = diff or f"fingerprint differs ({old.get('fingerprint')} vs {fp})"
         raise RunFolderError(f"run folder {label} was made with a different config: {what}")
 
+    from audits.runner import AUDIT_FILE
+    from reports import REPORT_FILES
+
+    # what `holdem audit` and `holdem report` write there: certify reruns keep the run
+    products = {AUDIT_FILE, *REPORT_FILES.values()}
     expected = {batch_relpath(s, b): (s, b) for s, b in spec.plan()}
     found: list[str] = []
     stale = 0
@@ -250,7 +251,7 @@ def _check_folder(fs: pafs.FileSystem, base: str, label: str, spec: RunSpec,
         if entry.type != pafs.FileType.File:
             continue
         rel = entry.path[len(base):].lstrip("/")
-        if rel == MANIFEST_NAME or rel in RUN_PRODUCTS:
+        if rel == MANIFEST_NAME or rel in products:
             continue
         if is_temporary(entry.base_name):
             fs.delete_file(entry.path)
@@ -305,16 +306,16 @@ def _check_same_engine(fs: pafs.FileSystem, base: str, label: str, spec: RunSpec
                                  "another --out")
         stored = pf.read(columns=["hand_id", "digest"])
     again = simulate_batch(spec, st, rec.batch).table
-    same = stored.column("digest").equals(again.column("digest"))
-    if not same:
-        a = stored.column("digest").to_numpy()
-        b = again.column("digest").to_numpy()
-        i = int((a != b).argmax()) if len(a) == len(b) else 0
-        hand = stored.column("hand_id")[i].as_py() if len(a) else None
-        raise RunFolderError(
-            f"run folder {label}: this engine does not play {rec.path} as it was written (hand "
-            f"{hand} differs; the run was made by commit {made_by[:12]}): resuming would mix "
-            "two engines' hands; use another --out, or remove the folder to start over")
+    if stored.column("digest").equals(again.column("digest")):
+        return
+    a = stored.column("digest").to_numpy()
+    b = again.column("digest").to_numpy()
+    i = int((a != b).argmax()) if len(a) == len(b) else 0
+    hand = stored.column("hand_id")[i].as_py() if len(a) else None
+    raise RunFolderError(
+        f"run folder {label}: this engine does not play {rec.path} as it was written (hand "
+        f"{hand} differs; the run was made by commit {made_by[:12]}): resuming would mix two "
+        "engines' hands; use another --out, or remove the folder to start over")
 
 
 def _recover(data: bytes, sha: str, rel: str, spec: RunSpec, structure: Structure, batch: int,

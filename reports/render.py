@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from audits import storage
+from audits.runner import AUDIT_FILE
 from audits.storage import Location
-from reports import plots
+from reports import REPORT_FILES, plots
 from reports.certificate import CERTIFICATE_SCHEMA
 
 
@@ -27,7 +28,7 @@ class ReportInputError(ValueError):
 def load_inputs(run: Location) -> tuple[dict[str, Any], dict[str, Any]]:
     """(audit.json, manifest.json) of a run folder, a local path or a URI."""
     run = storage.as_location(run)
-    audit_path = storage.join(run, "audit.json")
+    audit_path = storage.join(run, AUDIT_FILE)
     try:
         if not storage.is_file(audit_path):
             raise ReportInputError(f"{audit_path}: missing; run `holdem audit {run}` first")
@@ -299,9 +300,7 @@ def write_report(run: Location, histories: dict[int, str] | None = None,
         cal = (str(calibration), Path(calibration).read_text())
     audit, manifest = load_inputs(run)
     cert = build_certificate(audit, manifest)
-    out = {"html": storage.join(run, "report.html"),
-           "certificate": storage.join(run, "certificate.json"),
-           "summary": storage.join(run, "summary.md")}
+    out = {key: storage.join(run, name) for key, name in REPORT_FILES.items()}
     storage.write_atomic(out["certificate"], json.dumps(cert, indent=2))
     storage.write_atomic(out["summary"], render_summary(cert))
     storage.write_atomic(out["html"], render_html(cert, audit, manifest, histories, cal))
