@@ -1,16 +1,31 @@
-"""Deal integrity (exact): every deck is a permutation of 0..51; hole cards, burns and board are
-the deck's cards in dealing order (hole cards one at a time clockwise from the first occupied seat
-left of the button, two rounds; then burn, 3 flop, burn, turn, burn, river, as far as the hand
-went); no card twice in a hand. Without decks the audit is not applicable, but the known cards
-(hole cards >= 0, board) are still checked for duplicates and cards at empty seats."""
+"""Deal integrity (exact), from the primary facts: the key, the deck, the manifest.
+
+- Every deck dealt with the reproducible generator (``philox``) is the deck of its key: the
+  audit derives it from ``seed_key`` with its own implementation of the documented stream
+  (``audits.keyed``) and fails the first hand whose logged deck differs. ``seed_key`` must be
+  ``[the manifest's seed, table_id, hand_no]`` of the hand it is logged with, and the rows'
+  ``generator`` the manifest's.
+- With ``os-chacha20`` (keyed from the operating system's entropy, unrecorded by design) a deck
+  cannot be bound to a key: those hands are counted as ``unkeyed`` and the rest is checked.
+- Every deck is a permutation of 0..51; hole cards, burns and board are the deck's cards in
+  dealing order (hole cards one at a time clockwise from the first occupied seat left of the
+  button, two rounds; then burn, 3 flop, burn, turn, burn, river, as far as the hand went); no
+  card twice in a hand.
+- A simulated run (its manifest says so, or its rows name a simulator's generator) must log every
+  deck: null decks fail. Only imported hand histories (generator ``phh``) may lack them: then the
+  audit is not applicable, the known cards (hole cards >= 0, board) are still checked for
+  duplicates and cards at empty seats, and the certificate says the deal was not certified."""
 
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
-from audits.io import Batch
+from audits.io import Batch, string_value
+from audits.keyed import check_keyed
 from audits.result import Partial, partial_from_codes
+
+KEYED, UNKEYED, IMPORTED = "philox", "os-chacha20", "phh"  # the generators a row may name
 
 MESSAGES = {
     1: "deck not a permutation of 0..51",
@@ -19,7 +34,13 @@ MESSAGES = {
     4: "burn/board card {aux} is not the deck's card in dealing order",
     5: "card {aux} appears twice in the hand",
     6: "burns and board lengths disagree (board {aux} cards)",
+    7: "deck is not the deck of its seed_key (philox stream, README 'Randomness')",
+    8: "seed_key is not [run seed, table_id, hand_no] of this hand (entry {aux} differs)",
+    9: "no deck logged in a simulated run (only imported hand histories may lack decks)",
+    10: "generator column differs from the run's manifest",
+    11: "unknown generator (expected philox, os-chacha20 or phh)",
 }
+KEY_FIELDS = ("seed", "table_id", "hand_no")
 
 
 @njit(cache=True)
@@ -140,22 +161,86 @@ def _known_cards_kernel(hole, occupied, dv, doff, codes, aux):
             seen[c] = 1
 
 
+def _generator_codes(b: Batch) -> tuple[np.ndarray, np.ndarray]:
+    """Per row: the generator's kind (0 keyed, 1 unkeyed, 2 imported, -1 unknown) and the codes
+    of rows whose generator is unknown or differs from the manifest's."""
+    gen = string_value(b, "generator")
+    kind = np.full(b.n, -1, np.int8)
+    for value, code in ((KEYED, 0), (UNKEYED, 1), (IMPORTED, 2)):
+        kind[gen == value] = code
+    codes = np.where(kind < 0, 11, 0).astype(np.int32)
+    expected = b.context.get("generator")
+    if expected is not None:
+        codes[(codes == 0) & (gen != expected)] = 10
+    return kind, codes
+
+
+def _seed_key_codes(b: Batch, kind: np.ndarray, codes: np.ndarray, aux: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Check ``seed_key`` = [run seed, table_id, hand_no] on simulated rows (code 8, aux = the
+    entry); return the key's three words per row (zeros where absent)."""
+    values, off = b.var["seed_key"]
+    values = values.astype(np.uint64, copy=False)
+    length = np.diff(off)
+    has = length == 3
+    idx = np.where(has, off[:-1], 0)
+    words = [np.where(has, values[idx + w] if len(values) else 0, 0).astype(np.uint64)
+             for w in range(3)]
+    sim = (kind == 0) | (kind == 1)
+    expected_seed = b.context.get("seed")
+    checks = [
+        (sim & ~has, 3),
+        (sim & has & (expected_seed is not None)
+         & (words[0] != np.uint64(expected_seed or 0)), 0),
+        (sim & has & (words[1] != b.cols["table_id"].astype(np.uint64)), 1),
+        (sim & has & (words[2] != b.cols["hand_no"].astype(np.uint64)), 2),
+    ]
+    for mask, entry in checks:
+        hit = mask & (codes == 0)
+        codes[hit] = 8
+        aux[hit] = entry
+    return words[0], words[1], words[2]
+
+
 def deal_map(b: Batch) -> Partial:
+    kind, codes = _generator_codes(b)
+    aux = np.zeros(b.n, np.int64)
+    seeds, tables, hands = _seed_key_codes(b, kind, codes, aux)
+    simulated = bool(b.context.get("simulated")) or bool((kind != 2).any())
+    totals = {"keyed": 0, "unkeyed": int((kind == 1).sum()), "imported": int((kind == 2).sum())}
     if b.deck is None:
-        # no decks logged (e.g. imported PHH hands): the dealing order cannot be certified, so
+        dv, doff = b.var["board"]
+        if simulated:
+            # a simulated run's hands were dealt from decks: a log without them certifies nothing
+            codes[codes == 0] = 9
+            part = partial_from_codes(b.cols["hand_id"], codes, aux, MESSAGES)
+            part.totals = totals
+            return part
+        # no decks logged (imported PHH hands): the dealing order cannot be certified, so
         # the audit is not applicable; the known cards are still checked (no card twice, none
         # at an empty seat) and a violation makes it applicable and failing
-        codes = np.zeros(b.n, np.int32)
-        aux = np.zeros(b.n, np.int64)
-        dv, doff = b.var["board"]
-        _known_cards_kernel(b.hole, b.seat["occupied"], dv.astype(np.int64), doff, codes, aux)
+        known = np.zeros(b.n, np.int32)
+        _known_cards_kernel(b.hole, b.seat["occupied"], dv.astype(np.int64), doff, known, aux)
+        codes[codes == 0] = known[codes == 0]
         part = partial_from_codes(b.cols["hand_id"], codes, aux, MESSAGES)
         part.applicable = part.failures > 0
+        part.totals = totals
         return part
-    codes = np.zeros(b.n, np.int32)
-    aux = np.zeros(b.n, np.int64)
+    dealt = np.zeros(b.n, np.int32)
+    daux = np.zeros(b.n, np.int64)
     bv, boff = b.var["burns"]
     dv, doff = b.var["board"]
     _deal_kernel(b.deck, b.hole, b.seat["occupied"], b.cols["button"].astype(np.int64),
-                 bv.astype(np.int64), boff, dv.astype(np.int64), doff, codes, aux)
-    return partial_from_codes(b.cols["hand_id"], codes, aux, MESSAGES)
+                 bv.astype(np.int64), boff, dv.astype(np.int64), doff, dealt, daux)
+    take = (codes == 0) & (dealt != 0)
+    codes[take] = dealt[take]
+    aux[take] = daux[take]
+    # every philox deck against its key (a deck that is not a permutation failed above)
+    keyed = (kind == 0) & (codes == 0)
+    bad = np.zeros(b.n, np.int8)
+    check_keyed(b.deck, seeds, tables, hands, keyed, bad)
+    codes[bad != 0] = 7
+    totals["keyed"] = int(keyed.sum())
+    part = partial_from_codes(b.cols["hand_id"], codes, aux, MESSAGES)
+    part.totals = totals
+    return part

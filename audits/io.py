@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +31,8 @@ ANTE, SMALL_BLIND, BIG_BLIND, FOLD, CHECK, CALL, BET, RAISE, RETURN = 0, 1, 2, 6
 _L = pa.list_
 EXPECTED: dict[str, pa.DataType] = {
     "hand_id": pa.int64(), "table_id": pa.int64(), "hand_no": pa.int32(),
-    "structure": pa.string(), "format": pa.string(), "n_seats": pa.int8(),
+    "structure": pa.string(), "format": pa.string(), "generator": pa.string(),
+    "seed_key": _L(pa.uint64()), "n_seats": pa.int8(),
     "occupied": _L(pa.bool_()), "button": pa.int8(), "sb_seat": pa.int8(), "bb_seat": pa.int8(),
     "small_blind": pa.int64(), "big_blind": pa.int64(), "ante": pa.int64(),
     "ante_mode": pa.int8(), "ante_trimming": pa.bool_(), "min_bet": pa.int64(),
@@ -42,13 +43,14 @@ EXPECTED: dict[str, pa.DataType] = {
     "stacks_end": _L(pa.int64()), "contributed": _L(pa.int64()), "returned": _L(pa.int64()),
     "won": _L(pa.int64()), "folded": _L(pa.bool_()), "rake": pa.int64(), "actions": pa.binary(),
     "showdown_seats": _L(pa.int8()), "showdown_shown": _L(pa.bool_()),
+    "showdown_ranks": _L(pa.int32()),
     "pots": _L(pa.struct([("amount", pa.int64()), ("rake", pa.int64()),
                           ("eligible_mask", pa.uint16()), ("winners_mask", pa.uint16())])),
 }
 OPTIONAL = frozenset({"deck"})  # absent (or null) decks make the deal audit not applicable
 SEAT_COLUMNS = ("occupied", "stacks_start", "rebuys", "stacks_end", "contributed", "returned",
                 "won", "folded")
-VAR_COLUMNS = ("burns", "board", "showdown_seats", "showdown_shown")
+VAR_COLUMNS = ("burns", "board", "showdown_seats", "showdown_shown", "showdown_ranks", "seed_key")
 
 
 class AuditInputError(Exception):
@@ -67,6 +69,19 @@ def load_manifest(run: Location) -> dict[str, Any] | None:
     if not isinstance(m, dict):
         raise AuditInputError(f"{path}: not a JSON object")
     return m
+
+
+def run_context(manifest: dict[str, Any] | None) -> dict[str, Any]:
+    """The run-level facts the maps check rows against, from the manifest: ``simulated`` (the
+    manifest is a ``holdem simulate`` run's: every hand was dealt from a logged deck),
+    ``generator`` and ``seed`` (the run's key). Empty without a manifest."""
+    if not manifest:
+        return {}
+    spec = manifest.get("spec") if isinstance(manifest.get("spec"), dict) else {}
+    seed = manifest.get("seed", spec.get("seed"))
+    return {"simulated": manifest.get("format") == "holdem-simulate-run",
+            "generator": manifest.get("generator", spec.get("generator")),
+            "seed": int(seed) if isinstance(seed, int) else None}
 
 
 def run_files(run: Location) -> list[Location]:
@@ -127,6 +142,7 @@ class Batch:
     act_off: np.ndarray
     pots: dict[str, np.ndarray]
     pot_off: np.ndarray
+    context: dict[str, Any] = field(default_factory=dict)  # run facts (``run_context``)
 
 
 def _list_parts(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:

@@ -22,7 +22,7 @@ from audits import storage
 from audits.betting import betting_map
 from audits.chips import chips_map
 from audits.deal import deal_map
-from audits.io import AuditInputError, Batch, iter_batches, load_manifest, run_files
+from audits.io import AuditInputError, Batch, iter_batches, load_manifest, run_context, run_files
 from audits.payouts import payouts_map
 from audits.result import AuditResult, reduce_partials
 from audits.rotation import rotation_map
@@ -112,16 +112,18 @@ class ChunkPartials(list):
     the reduce, like the partials of separate files)."""
 
 
-def map_file(path: str, names: Sequence[str], partitions: dict[str, int] | None = None
-             ) -> tuple[str, int, dict[str, Any]]:
+def map_file(path: str, names: Sequence[str], partitions: dict[str, int] | None = None,
+             context: dict[str, Any] | None = None) -> tuple[str, int, dict[str, Any]]:
     """Read one batch file once, in bounded chunks (cut between tables), and run every named
     audit's map on each chunk. A file of one chunk gives one partial per audit; a larger file
     gives a ``ChunkPartials`` list per audit. ``partitions[name] = P`` keeps only key partition
-    0 of P in that audit's partials (``KeyPass``)."""
+    0 of P in that audit's partials (``KeyPass``). ``context``: the run's facts from its
+    manifest (``audits.io.run_context``), which the maps check rows against."""
     _load_optional()
     hands = 0
     out: dict[str, Any] = {}
     for b in iter_batches(path):
+        b.context = context or {}
         hands += b.n
         for name in names:
             part = REGISTRY[name].map(b)
@@ -301,7 +303,7 @@ def run_audits(run: Location, names: Sequence[str] | None = None, *, workers: in
             on_file(f, res[1])
 
     try:
-        parts = fan_out(map_file, (selected, partitions), _main_progress)
+        parts = fan_out(map_file, (selected, partitions, run_context(manifest)), _main_progress)
         extra: dict[str, list[Any]] = {}
         for name, count in partitions.items():
             kp = REGISTRY[name].keys
