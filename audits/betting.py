@@ -10,7 +10,8 @@ if the bet rose by a full raise since it acted); no raise when nobody else could
 pot-limit maximum (pot after the call plus the call); fixed-limit sizes (small_bet pre-flop and
 flop, big_bet turn and river; raise-to = last full level + one bet, so incomplete all-ins are
 completed) and cap (raise_cap full bets and raises per street, big blind not counted);
-``added`` == the change of the street total; the street ends when every active player has acted
+``added`` == the change of the street total; the ``folded`` column is the set of seats the
+action log folds; the street ends when every active player has acted
 and matched; the uncalled part of the top bet is returned; nothing is logged after the hand ends;
 the board matches the streets played.
 """
@@ -42,6 +43,7 @@ MESSAGES = {
     16: "action logged after the hand ended (seat {aux})",
     17: "board has {aux} cards, not what the streets played dealt",
     18: "unknown action kind {aux}",
+    19: "folded column disagrees with the action log for seat {aux}",
 }
 
 ACTIVE, ALL_IN, FOLDED = 1, 2, 3
@@ -69,7 +71,7 @@ def _next(status, acted, bet, after, cur, n_active, k):
 @njit(cache=True, _nrt=False)
 def _referee(start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mode, trim, structure,
              min_bet, small_bet, big_bet, raise_cap, board_len, a_street, a_seat, a_kind, a_tot,
-             a_add, act_off, work, codes, aux):
+             a_add, act_off, folded, work, codes, aux):
     # compiled without NRT (no reference counting of the arrays in the hot loop): it may not
     # allocate, so its per-seat state lives in the caller's ``work`` (6, k) array
     n, k = occ.shape
@@ -309,6 +311,12 @@ def _referee(start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mode, trim
             exp = 0 if street == 0 else street + 2
             if board_len[i] != exp:
                 code, ax = 17, board_len[i]
+        if code == 0:
+            # a seat folded exactly when the action log folds it (never an empty seat)
+            for s in range(k):
+                if (status[s] == FOLDED) != folded[i, s]:
+                    code, ax = 19, s
+                    break
         codes[i] = code
         aux[i] = ax
 
@@ -331,6 +339,6 @@ def betting_map(b: Batch) -> Partial:
              c["small_blind"], c["big_blind"], c["ante"], c["ante_mode"], c["ante_trimming"],
              _structure_codes(b), c["min_bet"], c["small_bet"], c["big_bet"], c["raise_cap"],
              np.diff(doff), b.act["street"], b.act["seat"], b.act["kind"],
-             b.act["to_street_total"], b.act["added"], b.act_off, np.zeros((6, b.k), np.int64),
-             codes, aux)
+             b.act["to_street_total"], b.act["added"], b.act_off, sc["folded"],
+             np.zeros((6, b.k), np.int64), codes, aux)
     return partial_from_codes(b.cols["hand_id"], codes, aux, MESSAGES)

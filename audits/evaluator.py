@@ -300,3 +300,22 @@ def evaluate(cards: list[int] | np.ndarray) -> int:
     for sub in itertools.combinations(range(len(c)), 5):
         best = max(best, int(score5(*(int(c[j]) for j in sub))))
     return best
+
+
+@njit(cache=True, _nrt=False)
+def logged_strength(score):
+    """A score of this module written in the log's documented strength encoding (the
+    ``showdown_ranks`` column; README "The hand log"): ``category << 20`` and the ranks of each
+    group once, high group first, in 4-bit nibbles from bit 16 down, unused nibbles zero. This
+    module's score repeats a group's rank for each of its cards (a pair's rank twice), so equal
+    neighbouring nibbles are merged and the rest moved up."""
+    out = score & ~0xFFFFF
+    shift = 16
+    prev = -1
+    for q in range(4, -1, -1):
+        r = (score >> (4 * q)) & 0xF
+        if r != prev:
+            out |= r << shift
+            shift -= 4
+            prev = r
+    return out

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from audits.evaluator import TABLE, board_parts, eval_with_board
+from audits.evaluator import TABLE, board_parts, eval_with_board, logged_strength
 from audits.io import Batch
 from audits.result import Partial, partial_from_codes
 
@@ -32,15 +32,20 @@ MESSAGES = {
     8: "uncalled chips not returned: seat {aux}",
     9: "contested pot {aux} with no shown hand",
     10: "showdown card error: seat {aux} shown without 5 board cards or after folding",
+    11: "showdown lists seat {aux} wrongly: every live hand, once, from the river's last "
+        "bettor (else the first live seat left of the button) clockwise",
+    12: "showdown rank of seat {aux} is not the strength of its cards",
+    13: "illegal muck: seat {aux} could win or tie a pot against the hands shown before it",
 }
 
 
 @njit(cache=True, _nrt=False)
-def _payout_kernel(occ, contrib, folded, won, hole, button, a_seat, a_kind, a_add, act_off,
-                   sv, sshown, soff, dv, doff, trim, rake_bps, rake_cap, nfnd, rake_col,
-                   p_amt, p_rake, p_elig, p_win, p_off, table, work, codes, aux):
+def _payout_kernel(occ, contrib, folded, won, hole, button, a_street, a_seat, a_kind, a_add,
+                   act_off, sv, sshown, srank, soff, dv, doff, trim, rake_bps, rake_cap, nfnd,
+                   rake_col, p_amt, p_rake, p_elig, p_win, p_off, speak, table, work, codes,
+                   aux):
     # compiled without NRT (no reference counting in the hot loop): it may not allocate, so the
-    # per-seat state lives in the caller's ``work`` (9, k + 1) array
+    # per-seat state lives in the caller's ``work`` (10, k + 1) array
     n, k = occ.shape
     c = work[0]
     ante = work[1]
@@ -51,6 +56,7 @@ def _payout_kernel(occ, contrib, folded, won, hole, button, a_seat, a_kind, a_ad
     pel = work[6]
     prk = work[7]
     mine = work[8]
+    spos = work[9]  # position of a seat in the showdown list, -1 if absent
     for i in range(n):
         for s in range(k):
             ante[s] = 0
@@ -65,27 +71,89 @@ def _payout_kernel(occ, contrib, folded, won, hole, button, a_seat, a_kind, a_ad
                 dead += ante[s]
             if occ[i, s] and not folded[i, s]:
                 nlive += 1
-        # shown hands (only these are scored)
+        # the showdown: which hands are scored. Cards speak when the hand's deck is logged (a
+        # simulated hand, its hole cards bound to the deck by the deal audit): every live hand
+        # is scored, whatever the log says was shown; imported histories score shown hands.
         for s in range(k):
             shown[s] = 0
+            spos[s] = -1
         nb = doff[i + 1] - doff[i]
         d = doff[i]
         b0 = b1 = b2 = b3 = b4 = bkey = blanes = np.int64(0)
-        if nb == 5 and soff[i + 1] > soff[i]:
+        if nb == 5:
             b0, b1, b2 = np.int64(dv[d]), np.int64(dv[d + 1]), np.int64(dv[d + 2])
             b3, b4 = np.int64(dv[d + 3]), np.int64(dv[d + 4])
             bkey, blanes = board_parts(b0, b1, b2, b3, b4)
+        if speak and soff[i + 1] - soff[i] != (nlive if nlive >= 2 else 0):
+            codes[i] = 11
+            aux[i] = -1
+            continue
         for j in range(soff[i], soff[i + 1]):
+            s = np.int64(sv[j])
+            if s < 0 or s >= k or spos[s] >= 0 or (speak and (folded[i, s] or not occ[i, s])):
+                codes[i] = 11 if speak else 10
+                aux[i] = s
+                break
+            spos[s] = j - soff[i]
             if sshown[j]:
-                s = np.int64(sv[j])
-                if s < 0 or s >= k or nb != 5 or folded[i, s] or not occ[i, s]:
+                if nb != 5 or folded[i, s] or not occ[i, s]:
                     codes[i] = 10
                     aux[i] = s
                     break
                 shown[s] = 1
+        if codes[i]:
+            continue
+        if speak and nlive >= 2:
+            # the order: from the river's last bettor or raiser if still live, else from the
+            # first live seat left of the button, clockwise
+            first = -1
+            for j in range(act_off[i], act_off[i + 1]):
+                if a_street[j] == 3 and (a_kind[j] == 9 or a_kind[j] == 10):
+                    first = np.int64(a_seat[j])
+            if first < 0 or first >= k or not occ[i, first] or folded[i, first]:
+                first = -1
+                s = button[i]
+                for _ in range(k):
+                    s = s + 1 if s + 1 < k else 0
+                    if occ[i, s] and not folded[i, s]:
+                        first = s
+                        break
+            s = first
+            q = 0
+            for _ in range(k):
+                if occ[i, s] and not folded[i, s]:
+                    if spos[s] != q:
+                        codes[i] = 11
+                        aux[i] = s
+                        break
+                    q += 1
+                s = s + 1 if s + 1 < k else 0
+            if codes[i]:
+                continue
+        for s in range(k):
+            scored = shown[s] == 1 or (speak and nlive >= 2 and occ[i, s] and not folded[i, s])
+            if scored and nb == 5 and hole[i, 2 * s] >= 0 and hole[i, 2 * s + 1] >= 0:
                 strength[s] = eval_with_board(table, bkey, blanes, b0, b1, b2, b3, b4,
                                               np.int64(hole[i, 2 * s]),
                                               np.int64(hole[i, 2 * s + 1]))
+                if speak:
+                    shown[s] = 1  # cards speak: scored for the awards below
+            elif shown[s]:
+                codes[i] = 10
+                aux[i] = s
+                break
+        if codes[i]:
+            continue
+        # each logged rank is its hand's strength (-1 for a muck)
+        for j in range(soff[i], soff[i + 1]):
+            s = np.int64(sv[j])
+            want = logged_strength(strength[s]) if sshown[j] else -1
+            if not sshown[j] and not speak:
+                want = srank[j]  # an imported muck may keep its cards unknown
+            if srank[j] != want:
+                codes[i] = 12
+                aux[i] = s
+                break
         if codes[i]:
             continue
         # levels: distinct live contributions, sorted
@@ -164,6 +232,29 @@ def _payout_kernel(occ, contrib, folded, won, hole, button, a_seat, a_kind, a_ad
             codes[i] = 2
             aux[i] = rake
             continue
+        if speak:
+            # a muck is legal only when, in every pot the seat could win, a hand shown before it
+            # is strictly better
+            for j in range(soff[i], soff[i + 1]):
+                if sshown[j]:
+                    continue
+                m = np.int64(sv[j])
+                for p in range(npots):
+                    if not pel[p] & (1 << m):
+                        continue
+                    beaten = False
+                    for t in range(k):
+                        if (pel[p] & (1 << t) and spos[t] >= 0 and spos[t] < spos[m]
+                                and sshown[soff[i] + spos[t]] and strength[t] > strength[m]):
+                            beaten = True
+                    if not beaten:
+                        codes[i] = 13
+                        aux[i] = m
+                        break
+                if codes[i]:
+                    break
+            if codes[i]:
+                continue
         # award
         for s in range(k):
             mine[s] = 0
@@ -232,12 +323,14 @@ def payouts_map(b: Batch) -> Partial:
     sc = b.seat
     sv, soff = b.var["showdown_seats"]
     sh, _ = b.var["showdown_shown"]
+    sr, _ = b.var["showdown_ranks"]
     dv, doff = b.var["board"]
     c = b.cols
     _payout_kernel(sc["occupied"], sc["contributed"], sc["folded"], sc["won"], b.hole,
-                   c["button"], b.act["seat"], b.act["kind"], b.act["added"], b.act_off, sv, sh,
-                   soff, dv, doff, c["ante_trimming"], c["rake_bps"], c["rake_cap"],
-                   c["no_flop_no_drop"], c["rake"], b.pots["amount"], b.pots["rake"],
-                   b.pots["eligible_mask"], b.pots["winners_mask"], b.pot_off, TABLE,
-                   np.zeros((9, b.k + 1), np.int64), codes, aux)
+                   c["button"], b.act["street"], b.act["seat"], b.act["kind"], b.act["added"],
+                   b.act_off, sv, sh, sr.astype(np.int64, copy=False), soff, dv, doff,
+                   c["ante_trimming"], c["rake_bps"], c["rake_cap"], c["no_flop_no_drop"],
+                   c["rake"], b.pots["amount"], b.pots["rake"], b.pots["eligible_mask"],
+                   b.pots["winners_mask"], b.pot_off, b.deck is not None, TABLE,
+                   np.zeros((10, b.k + 1), np.int64), codes, aux)
     return partial_from_codes(b.cols["hand_id"], codes, aux, MESSAGES)

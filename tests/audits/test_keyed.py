@@ -66,3 +66,14 @@ def test_check_fails_a_fair_deck_that_is_not_the_keys() -> None:
     bad[:] = 0
     keyed.check_keyed(forged, seeds, tables, hands, skip, bad)
     assert list(np.flatnonzero(bad)) == [2, 3, 4]
+
+
+def test_logged_strength_is_the_documented_encoding() -> None:
+    """The audits' scores, rewritten in the log's documented encoding, equal the engine's."""
+    from audits.evaluator import eval7_many, logged_strength
+    from sim.evaluator import evaluate_many
+
+    rng = np.random.default_rng(8)
+    cards = np.array([rng.permutation(52)[:7] for _ in range(50_000)], np.int64)
+    ours = [logged_strength(int(x)) for x in eval7_many(cards)]
+    assert ours == [int(x) for x in evaluate_many(cards)]

@@ -1,0 +1,158 @@
+"""Forging a run the way an attacker would: a hand's columns rewritten together so that they
+tell one consistent story (the engine itself replays the hand's actions on the forged cards and
+every derived column is taken from it), the row digests recomputed with ``sim.digest``, the file
+rewritten with the same schema, metadata and compression, and the manifest's sha256, byte count
+and row count of the file updated. What is left to give the forgery away is what the audits
+check against primary facts: the key of each deck, the action log, the starting stacks."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from sim.digest import with_digests
+from sim.hand import Hand
+from sim.layout import EventKind
+from sim.rows import hand_from_row
+
+Row = dict[str, Any]
+
+
+class RunForger:
+    """Edit the rows of one batch file of a run folder and write them back consistently."""
+
+    def __init__(self, run: Path, rel: str | None = None) -> None:
+        self.run = run
+        self.manifest = json.loads((run / "manifest.json").read_text())
+        self.rel = rel or self.manifest["files"][0]["path"]
+        self.path = run / self.rel
+        table = pq.read_table(self.path)
+        self.schema = table.schema
+        self.rows: list[Row] = table.to_pylist()
+
+    def index(self, hand_id: int) -> int:
+        return next(i for i, r in enumerate(self.rows) if r["hand_id"] == hand_id)
+
+    def last_hands(self) -> list[int]:
+        """Rows that are the last hand of their table in this file (a forged result there is
+        not carried into a later hand's starting stacks)."""
+        last: dict[int, int] = {}
+        for i, r in enumerate(self.rows):
+            last[r["table_id"]] = i
+        return sorted(last.values())
+
+    def find(self, pred: Callable[[Row], bool], rows: list[int] | None = None) -> int:
+        for i in rows if rows is not None else range(len(self.rows)):
+            if pred(self.rows[i]):
+                return i
+        raise AssertionError("no hand in the run suits this forgery")
+
+    def write(self, nullable_deck: bool = False) -> None:
+        """The rows back into the file (digests recomputed) and the manifest restamped."""
+        fields = [f for f in self.schema if f.name != "digest"]
+        if nullable_deck:
+            fields = [f.with_nullable(True) if f.name == "deck" else f for f in fields]
+        schema = pa.schema(fields, metadata=self.schema.metadata)
+        body = [{k: v for k, v in r.items() if k != "digest"} for r in self.rows]
+        table = with_digests(pa.Table.from_pylist(body, schema=schema))
+        table = table.replace_schema_metadata(self.schema.metadata)
+        pq.write_table(table, self.path, compression="zstd")
+        data = self.path.read_bytes()
+        for rec in self.manifest["files"]:
+            if rec["path"] == self.rel:
+                rec["sha256"] = hashlib.sha256(data).hexdigest()
+                rec["bytes"] = len(data)
+                rec["rows"] = rec["hands"] = len(self.rows)
+        totals = self.manifest.get("totals", {})
+        if "bytes" in totals:
+            totals["bytes"] = sum(int(f["bytes"]) for f in self.manifest["files"])
+        (self.run / "manifest.json").write_text(json.dumps(self.manifest, indent=2))
+
+
+def _burns(row: Row, deck: np.ndarray, n_board: int) -> list[int]:
+    dealt = 2 * sum(1 for o in row["occupied"] if o)
+    at = [dealt, dealt + 4, dealt + 6]
+    streets = {0: 0, 3: 1, 4: 2, 5: 3}[n_board]
+    return [int(deck[p]) for p in at[:streets]]
+
+
+def replay_with_deck(row: Row, deck: np.ndarray) -> Row:
+    """The row as the engine would have logged it had the hand been dealt ``deck``: the same
+    actions replayed, every card, showdown, pot and chip column taken from the engine."""
+    forged = dict(row)
+    forged["deck"] = np.asarray(deck, np.int8).tobytes()
+    hand = hand_from_row(forged, check=False)
+    assert hand.is_complete, "the actions no longer finish the hand"
+    return {**forged, **derived_columns(row, hand, deck)}
+
+
+def derived_columns(row: Row, hand: Hand, deck: np.ndarray) -> Row:
+    k = int(row["n_seats"])
+    hole: list[int] = []
+    for s in range(k):
+        hole.extend(hand.hole_cards(s) if row["occupied"][s] else (-1, -1))
+    seats, shown, ranks = [], [], []
+    for r in hand.records:
+        if r.kind == EventKind.SHOW:
+            seats.append(r.seat)
+            shown.append(True)
+            ranks.append(int(r.to_street_total))
+        elif r.kind == EventKind.MUCK:
+            seats.append(r.seat)
+            shown.append(False)
+            ranks.append(-1)
+    pots = [{"amount": p.amount, "rake": p.rake,
+             "eligible_mask": sum(1 << s for s in p.eligible),
+             "winners_mask": sum(1 << s for s in p.winners)} for p in hand.pots]
+    return {"hole_cards": hole, "board": hand.board,
+            "burns": _burns(row, deck, len(hand.board)), "stacks_end": hand.stacks,
+            "contributed": hand.contributed, "returned": hand.returned, "won": hand.won,
+            "folded": hand.folded, "rake": hand.rake, "showdown_seats": seats,
+            "showdown_shown": shown, "showdown_ranks": ranks, "pots": pots}
+
+
+def deck_of(row: Row) -> np.ndarray:
+    return np.frombuffer(row["deck"], np.int8).astype(np.int64)
+
+
+def dealt_positions(row: Row, seat: int) -> tuple[int, int]:
+    """Deck positions of a seat's two hole cards (one at a time from left of the button)."""
+    k = int(row["n_seats"])
+    order = [(int(row["button"]) + 1 + j) % k for j in range(k)]
+    live = [s for s in order if row["occupied"][s]]
+    i = live.index(seat)
+    return i, i + len(live)
+
+
+def swap_hole_cards(row: Row, a: int, b: int) -> np.ndarray:
+    """A deck (a valid permutation) that deals seat a's cards to seat b and b's to a."""
+    deck = deck_of(row).copy()
+    pa_, pb = dealt_positions(row, a), dealt_positions(row, b)
+    for x, y in zip(pa_, pb, strict=True):
+        deck[x], deck[y] = deck[y], deck[x]
+    return deck
+
+
+def live_seats(row: Row) -> list[int]:
+    return [s for s in range(int(row["n_seats"])) if row["occupied"][s] and not row["folded"][s]]
+
+
+def winners(row: Row) -> set[int]:
+    return {s for s in range(int(row["n_seats"])) if row["won"][s] > 0}
+
+
+def move_won(row: Row, frm: int, to: int, chips: int) -> None:
+    """Move ``chips`` of what seat ``frm`` won to seat ``to`` (won and stacks_end together)."""
+    won, end = list(row["won"]), list(row["stacks_end"])
+    won[frm] -= chips
+    end[frm] -= chips
+    won[to] += chips
+    end[to] += chips
+    row["won"], row["stacks_end"] = won, end

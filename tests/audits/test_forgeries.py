@@ -1,0 +1,200 @@
+"""Forgeries made the way an attacker would make them (tests/audits/forgery.py: every column of
+the hand rewritten together by replaying it through the engine, row digests recomputed, the
+manifest's sha256, bytes and rows restamped) are caught by ``holdem audit`` with exit 1 and the
+hand named, because the audits check the log against primary facts: each deck against its key,
+``folded`` against the action log, every live hand at showdown from its cards."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cluster.cli import main
+from cluster.simulate import run_simulate
+from sim.config import Structure
+from sim.runspec import RunSpec
+from tests.audits.forgery import (
+    RunForger,
+    deck_of,
+    live_seats,
+    move_won,
+    replay_with_deck,
+    swap_hole_cards,
+    winners,
+)
+
+# short cash tables: many tables' last hands, where a forged result is not carried into a later
+# hand's starting stacks (the only place an attacker could not rewrite consistently)
+SPEC = RunSpec(hands=6000, batch_size=3000, structures=(Structure.NO_LIMIT,), seed=31,
+               hands_per_table=5)
+
+
+@pytest.fixture(scope="module")
+def clean_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("forge") / "clean"
+    run_simulate(SPEC, root, workers=0, progress=False)
+    return root
+
+
+@pytest.fixture()
+def run(clean_run: Path, tmp_path: Path) -> Path:
+    dst = tmp_path / "run"
+    shutil.copytree(clean_run, dst)
+    return dst
+
+
+def audit_cli(run: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    code = main(["audit", str(run), "--workers", "0", "--quiet"])
+    return code, capsys.readouterr().out
+
+
+def assert_caught(run: Path, capsys: pytest.CaptureFixture[str], audit: str,
+                  *hand_ids: int) -> str:
+    code, out = audit_cli(run, capsys)
+    assert code == 1, out
+    for h in hand_ids:
+        assert f"{audit}: hand {h}:" in out, out
+    return out
+
+
+def test_clean_run_passes(clean_run: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = audit_cli(clean_run, capsys)
+    assert code == 0, out
+
+
+def _showdown_hand(f: RunForger, live: int = 2, single_pot: bool = True,
+                   rows: list[int] | None = None) -> int:
+    def ok(r: dict) -> bool:
+        return (len(r["showdown_seats"]) == live and len(live_seats(r)) == live
+                and (not single_pot or len(r["pots"]) == 1) and len(winners(r)) == 1)
+    return f.find(ok, f.last_hands() if rows is None else rows)
+
+
+def test_another_player_wins_the_tables_last_hand(run: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """Deck, hole cards, burns, board, showdown, ranks, pots, won and stacks_end rewritten so
+    that the loser wins: every column agrees, only the deck is not its key's."""
+    f = RunForger(run)
+    i = _showdown_hand(f)
+    row = f.rows[i]
+    (w,), loser = winners(row), [s for s in live_seats(row) if s not in winners(row)][0]
+    forged = replay_with_deck(row, swap_hole_cards(row, w, loser))
+    assert forged["won"][loser] > 0 and forged["won"][w] == 0  # the other player wins now
+    f.rows[i] = forged
+    f.write()
+    out = assert_caught(run, capsys, "deal", row["hand_id"])
+    assert "not the deck of its seed_key" in out
+
+
+def test_best_hand_mucked_and_paid_to_the_loser(run: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    f = RunForger(run)
+    i = _showdown_hand(f)
+    row = dict(f.rows[i])
+    (w,) = winners(row)
+    loser = next(s for s in live_seats(row) if s != w)
+    j = row["showdown_seats"].index(w)
+    row["showdown_shown"] = [False if q == j else v for q, v in enumerate(row["showdown_shown"])]
+    row["showdown_ranks"] = [-1 if q == j else v for q, v in enumerate(row["showdown_ranks"])]
+    row["pots"] = [{**p, "winners_mask": 1 << loser} for p in row["pots"]]
+    move_won(row, w, loser, row["won"][w])
+    f.rows[i] = row
+    f.write()
+    out = assert_caught(run, capsys, "payouts", row["hand_id"])
+    assert "illegal muck" in out
+
+
+def test_decks_nulled_and_a_losers_cards_swapped_for_winning_ones(
+        run: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    f = RunForger(run)
+    i = _showdown_hand(f)
+    row = f.rows[i]
+    (w,) = winners(row)
+    loser = next(s for s in live_seats(row) if s != w)
+    f.rows[i] = replay_with_deck(row, swap_hole_cards(row, w, loser))
+    for r in f.rows:
+        r["deck"] = None
+    f.write(nullable_deck=True)
+    out = assert_caught(run, capsys, "deal", f.rows[0]["hand_id"])
+    assert "no deck logged in a simulated run" in out
+    assert "deal         FAIL" in out
+
+
+def test_folded_without_a_fold_action(run: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A live loser marked folded, dropped from the showdown and from every pot's eligible
+    players: pots, showdown and chips agree; the action log never folds him."""
+    f = RunForger(run)
+    i = f.find(lambda r: len(r["showdown_seats"]) >= 3 and len(winners(r)) == 1
+               and len(live_seats(r)) == len(r["showdown_seats"]))
+    row = dict(f.rows[i])
+    (w,) = winners(row)
+    victim = next(s for s in row["showdown_seats"] if s != w)
+    j = row["showdown_seats"].index(victim)
+    row["folded"] = [True if s == victim else v for s, v in enumerate(row["folded"])]
+    for col in ("showdown_seats", "showdown_shown", "showdown_ranks"):
+        row[col] = [v for q, v in enumerate(row[col]) if q != j]
+    row["pots"] = [{**p, "eligible_mask": p["eligible_mask"] & ~(1 << victim)}
+                   for p in row["pots"]]
+    f.rows[i] = row
+    f.write()
+    out = assert_caught(run, capsys, "betting", row["hand_id"])
+    assert "folded column disagrees with the action log" in out
+
+
+def test_two_hands_decks_swapped(run: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    f = RunForger(run)
+    last = f.last_hands()
+    a = f.find(lambda r: len(r["board"]) == 5, last)
+    b = f.find(lambda r: len(r["board"]) == 5
+               and r["occupied"] == f.rows[a]["occupied"] and r is not f.rows[a],
+               [x for x in last if x != a])
+    da, db = deck_of(f.rows[a]), deck_of(f.rows[b])
+    f.rows[a], f.rows[b] = replay_with_deck(f.rows[a], db), replay_with_deck(f.rows[b], da)
+    f.write()
+    assert_caught(run, capsys, "deal", f.rows[a]["hand_id"], f.rows[b]["hand_id"])
+
+
+def test_a_fair_permutation_that_is_not_the_keys(run: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    f = RunForger(run)
+    i = f.last_hands()[3]
+    f.rows[i] = replay_with_deck(f.rows[i], np.random.default_rng(5).permutation(52))
+    f.write()
+    assert_caught(run, capsys, "deal", f.rows[i]["hand_id"])
+
+
+def test_pot_split_among_wrong_eligible_players_sums_preserved(
+        run: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    f = RunForger(run)
+    i = _showdown_hand(f)
+    row = dict(f.rows[i])
+    (w,) = winners(row)
+    other = next(s for s in live_seats(row) if s != w)
+    pot = row["pots"][0]
+    assert pot["eligible_mask"] & (1 << other)
+    row["pots"] = [{**pot, "winners_mask": (1 << w) | (1 << other)}]
+    move_won(row, w, other, row["won"][w] // 2)
+    f.rows[i] = row
+    f.write()
+    assert sum(row["won"]) + row["rake"] == sum(row["contributed"])
+    assert_caught(run, capsys, "payouts", row["hand_id"])
+
+
+def test_odd_chip_moved_in_a_tables_last_hand(run: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    f = RunForger(run)
+
+    def odd_split(r: dict) -> bool:
+        wins = sorted(winners(r))
+        return len(r["pots"]) == 1 and len(wins) == 2 and r["won"][wins[0]] != r["won"][wins[1]]
+    i = f.find(odd_split, f.last_hands())
+    row = dict(f.rows[i])
+    a, b = sorted(winners(row), key=lambda s: -row["won"][s])  # a holds the odd chip
+    move_won(row, a, b, 1)
+    f.rows[i] = row
+    f.write()
+    out = assert_caught(run, capsys, "payouts", row["hand_id"])
+    assert "won differs from the rebuilt payout" in out
