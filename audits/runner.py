@@ -75,11 +75,25 @@ def register(name: str, map_fn: MapFn, reduce_fn: ReduceFn = reduce_partials,
     REGISTRY[name] = AuditSpec(name, map_fn, reduce_fn, description, keys)
 
 
-register("deal", deal_map, description="deal integrity: decks, dealing order, no duplicates")
-register("chips", chips_map, description="chip conservation per hand, across hands, per table")
-register("rotation", rotation_map, description="button and blind rotation, first to act")
-register("payouts", payouts_map, description="side pots, winners, odd chips, rake, payouts")
-register("betting", betting_map, description="betting legality referee")
+# what each audit checks, against which primary facts (the key, the deck, the actions, the
+# starting stacks, the config): one line each, written into audit.json and shown by the report
+register("deal", deal_map, description=(
+    "each philox deck re-derived from its key (seed_key = manifest seed, table, hand) with the "
+    "audits' own Philox; hole cards, burns and board are that deck's cards in dealing order; "
+    "a simulated run must log every deck"))
+register("chips", chips_map, description=(
+    "from the starting stacks and the action log: contributed and returned per seat, stacks_end "
+    "= start - contributed + won, chips conserved per hand, carried from hand to hand and per "
+    "table"))
+register("rotation", rotation_map, description=(
+    "from the seats occupied and the previous hand: button, blinds (moving or dead button, "
+    "heads-up), first to act, the big blind once per orbit"))
+register("payouts", payouts_map, description=(
+    "from the contributions, the folds and every live hand's cards (cards speak): pots and "
+    "eligibility rebuilt, showdown order, ranks and mucks, winners, odd chips, rake, won"))
+register("betting", betting_map, description=(
+    "from the starting stacks and the config: every action replayed by the audits' referee "
+    "(order, sizes, reopening, caps, returns); folded = the seats the log folds"))
 
 
 def _load_optional() -> None:
@@ -195,7 +209,9 @@ class AuditReport:
             "inject": m.get("inject"), "fault_injected": self.fault_injected,
             "files": self.files, "hands": self.hands, "seconds": round(self.seconds, 3),
             "hands_per_second": round(self.hands / self.seconds) if self.seconds > 0 else None,
-            "runtime": self.runtime, "results": [r.to_dict() for r in self.results],
+            "runtime": self.runtime,
+            "results": [{**r.to_dict(), "checks": REGISTRY[r.name].description}
+                        if r.name in REGISTRY else r.to_dict() for r in self.results],
         }
 
 

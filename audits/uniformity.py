@@ -626,8 +626,9 @@ def _register() -> None:
 
     register(NAME, uniformity_map, reduce_battery,
              keys=KeyPass(key_partitions, restrict_keys, partition_keys, collision_counts),
-             description="deck uniformity battery (card/position, adjacency, collisions, "
-                         "starting hands, consecutive decks; Holm at alpha 0.01)")
+             description="from the decks alone: the uniformity battery (card/position, "
+                         "adjacency, duplicate and first-9 collisions, starting hands, "
+                         "consecutive decks, per-batch KS; Holm at alpha 0.01)")
 
 
 _register()

@@ -4,13 +4,19 @@ Schema (``CERTIFICATE_SCHEMA``, JSON Schema draft 2020-12; ``format`` = "holdem-
 ``version`` = 1):
 
 - ``verdict``: "PASS" iff every applicable audit passed, else "FAIL";
+- ``verdict_text``: the verdict in words, "PASS, LIMITED: ..." when ``limitations`` is not
+  empty (a PASS that does not vouch for everything never reads as a plain PASS);
+- ``limitations``: sentences naming what was NOT certified: the deal and shuffle of imported
+  hands without decks, decks that cannot be bound to a key (os-chacha20), audits not run or not
+  applicable;
 - ``fault_injected``: the fault name when the run was made with ``--inject`` (null otherwise);
 - ``run``: ``run_id``, ``fingerprint``, ``engine_version``, ``git_commit``, ``seed``,
   ``generator``, ``reproducible``, ``spec`` (the full config), ``hands``,
   ``hands_per_structure``, ``files`` (path, rows, sha256), ``created``, ``finished``;
 - ``audits``: one entry per audit and per statistical test: ``name``, ``passed``,
   ``applicable``, ``hands_checked``, ``failures``, ``statistic``, ``p_value``,
-  ``holm_adjusted_p`` (statistical tests), ``example_hand_ids``;
+  ``holm_adjusted_p`` (statistical tests), ``example_hand_ids``, ``checks`` (what the audit
+  checks against which primary facts, one line);
 - ``power``: the deck-uniformity power statement for the decks audited (``sentence`` and the
   figures behind it), or null;
 - ``coverage``: rule-path counts of the audited hands (from the run's manifest);
@@ -25,12 +31,14 @@ CERTIFICATE_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "title": "holdem certificate",
     "type": "object",
-    "required": ["format", "version", "verdict", "fault_injected", "run", "audits", "power",
-                 "coverage", "issued"],
+    "required": ["format", "version", "verdict", "verdict_text", "limitations",
+                 "fault_injected", "run", "audits", "power", "coverage", "issued"],
     "properties": {
         "format": {"const": "holdem-certificate"},
         "version": {"const": 1},
         "verdict": {"enum": ["PASS", "FAIL"]},
+        "verdict_text": {"type": "string"},
+        "limitations": {"type": "array", "items": {"type": "string"}},
         "fault_injected": {"type": ["string", "null"]},
         "run": {
             "type": "object",

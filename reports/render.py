@@ -72,6 +72,41 @@ def _test(u: dict[str, Any] | None, name: str) -> dict[str, Any] | None:
     return None
 
 
+def limitations(audit: dict[str, Any]) -> list[str]:
+    """What this certificate does not vouch for, in words (from audit.json): audits that were
+    not applicable or not run, and decks that could not be bound to a key."""
+    by_name = {r["name"]: r for r in audit.get("results", [])}
+    out: list[str] = []
+    deal = by_name.get("deal")
+    totals = (deal or {}).get("details", {}).get("totals", {})
+    if deal is None:
+        out.append("The deal was not audited (deal not among the audits run): nothing binds the "
+                   "cards to a deck or a key.")
+    elif not deal["applicable"]:
+        out.append(f"The deal and the shuffle were NOT certified: the {deal['hands_checked']:,} "
+                   "hands are imported hand histories without decks; only their known cards "
+                   "were checked (no card twice, none at an empty seat).")
+    if totals.get("unkeyed"):
+        out.append(f"{totals['unkeyed']:,} hands were dealt with os-chacha20, keyed from the "
+                   "operating system's entropy and not recorded by design: their decks cannot "
+                   "be bound to a key. Checked instead: each deck is a permutation of the 52 "
+                   "cards, every card dealt is the deck's card in dealing order, and the decks "
+                   "pass the uniformity battery.")
+    uni = by_name.get("uniformity")
+    if uni is None:
+        out.append("The shuffle's uniformity was not audited (uniformity not among the audits "
+                   "run).")
+    elif not uni["applicable"] and (deal is None or deal["applicable"]):
+        out.append("The shuffle's uniformity was not certified (no decks to test).")
+    for name in ("chips", "rotation", "payouts", "betting"):
+        r = by_name.get(name)
+        if r is None:
+            out.append(f"{name} was not audited (not among the audits run).")
+        elif not r["applicable"]:
+            out.append(f"{name} was not certified (not applicable to these hands).")
+    return out
+
+
 def build_certificate(audit: dict[str, Any], manifest: dict[str, Any]) -> dict[str, Any]:
     u = _uniformity(audit)
     entries = []
@@ -82,14 +117,19 @@ def build_certificate(audit: dict[str, Any], manifest: dict[str, Any]) -> dict[s
             "statistic": r["statistic"], "p_value": r["p_value"],
             "holm_adjusted_p": r.get("details", {}).get("holm_adjusted_p"),
             "example_hand_ids": [int(h) for h in r["example_hand_ids"]],
+            **({"checks": r["checks"]} if r.get("checks") else {}),
         })
     verdict = all(e["passed"] or not e["applicable"] for e in entries
                   if "." not in e["name"])
     per_structure = {k: v.get("hands", 0) for k, v in
                      manifest.get("counts", {}).get("per_structure", {}).items()}
+    limits = limitations(audit)
+    word = "PASS" if verdict else "FAIL"
     return {
         "format": "holdem-certificate", "version": 1,
-        "verdict": "PASS" if verdict else "FAIL",
+        "verdict": word,
+        "verdict_text": (f"{word}, LIMITED: " + " ".join(limits)) if limits else word,
+        "limitations": limits,
         "fault_injected": manifest.get("inject") or audit.get("inject"),
         "run": {
             "run_id": manifest.get("run_id", audit.get("run_id")),
@@ -118,19 +158,25 @@ def _fmt_p(p: float | None) -> str:
 
 
 def render_summary(cert: dict[str, Any]) -> str:
-    lines = [f"# Certification: **{cert['verdict']}**", ""]
+    lines = [f"# Certification: **{cert['verdict']}"
+             f"{' (LIMITED)' if cert.get('limitations') else ''}**", ""]
+    for text in cert.get("limitations", []):
+        lines.append(f"> NOT CERTIFIED: {text}")
+    if cert.get("limitations"):
+        lines.append("")
     if cert["fault_injected"]:
         lines += [f"> FAULT INJECTED: `{cert['fault_injected']}` (a deliberately broken engine)",
                   ""]
     run = cert["run"]
     lines += [f"{run['hands']:,} hands, run `{run['run_id']}`, engine {run['engine_version']} "
               f"at `{run['git_commit']}`, seed {run['seed']} ({run['generator']}).", "",
-              "| audit | verdict | hands | failures | p-value | Holm p |",
-              "|---|---|---|---|---|---|"]
+              "| audit | verdict | hands | failures | p-value | Holm p | checked against |",
+              "|---|---|---|---|---|---|---|"]
     for a in cert["audits"]:
         verdict = "n/a" if not a["applicable"] else ("PASS" if a["passed"] else "FAIL")
         lines.append(f"| {a['name']} | {verdict} | {a['hands_checked']:,} | {a['failures']:,} | "
-                     f"{_fmt_p(a['p_value'])} | {_fmt_p(a['holm_adjusted_p'])} |")
+                     f"{_fmt_p(a['p_value'])} | {_fmt_p(a['holm_adjusted_p'])} | "
+                     f"{a.get('checks', '')} |")
     if cert["power"]:
         lines += ["", cert["power"]["sentence"]]
     return "\n".join(lines) + "\n"
@@ -147,6 +193,8 @@ font-weight:700;letter-spacing:.5px}
 table{border-collapse:collapse;width:100%;font-size:14px;margin:8px 0}
 th,td{border-bottom:1px solid #e3e6eb;padding:5px 8px;text-align:left;vertical-align:top}
 th{background:#f4f6f9}td.num{text-align:right;font-variant-numeric:tabular-nums}
+.limits{background:#fdf2e0;border:1px solid #e0a040;padding:8px 14px;border-radius:6px;
+margin-top:10px}
 .pass{color:#1e8449;font-weight:600}.fail{color:#b03a2e;font-weight:700}.na{color:#7b8494}
 pre{background:#f7f8fa;border:1px solid #e3e6eb;padding:10px;font-size:12px;overflow-x:auto}
 .small{color:#5c6575;font-size:13px}svg{max-width:100%;height:auto}
@@ -191,7 +239,11 @@ def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str,
     run = cert["run"]
     parts = [f"<!doctype html><html lang=en><head><meta charset=utf-8>"
              f"<title>holdem certificate {cert['verdict']}</title><style>{CSS}</style></head>"
-             f"<body><div class='banner {cert['verdict']}'>{cert['verdict']}</div>"]
+             f"<body><div class='banner {cert['verdict']}'>{cert['verdict']}"
+             f"{' — LIMITED (see below)' if cert.get('limitations') else ''}</div>"]
+    if cert.get("limitations"):
+        parts.append("<div class=limits><b>Not certified by this report:</b><ul>" + "".join(
+            f"<li>{_e(t)}</li>" for t in cert["limitations"]) + "</ul></div>")
     if cert["fault_injected"]:
         parts.append(f"<div class=fault>FAULT INJECTED: {_e(cert['fault_injected'])} — this run"
                      " used a deliberately broken engine and must fail</div>")
@@ -222,7 +274,8 @@ def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str,
                      + "</table></details>")
     # audits
     parts.append("<h2>Audits</h2><table><tr><th>audit</th><th>verdict</th><th>hands</th>"
-                 "<th>failures</th><th>statistic</th><th>p-value</th><th>Holm p</th></tr>")
+                 "<th>failures</th><th>statistic</th><th>p-value</th><th>Holm p</th>"
+                 "<th>checked against</th></tr>")
     for a in cert["audits"]:
         cls, word = (("na", "n/a") if not a["applicable"] else
                      ("pass", "PASS") if a["passed"] else ("fail", "FAIL"))
@@ -231,7 +284,8 @@ def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str,
                      f"<td class=num>{a['hands_checked']:,}</td>"
                      f"<td class=num>{a['failures']:,}</td><td class=num>{stat}</td>"
                      f"<td class=num>{_fmt_p(a['p_value'])}</td>"
-                     f"<td class=num>{_fmt_p(a['holm_adjusted_p'])}</td></tr>")
+                     f"<td class=num>{_fmt_p(a['holm_adjusted_p'])}</td>"
+                     f"<td class=small>{_e(a.get('checks', ''))}</td></tr>")
     parts.append("</table>")
     for r in audit["results"]:
         viol = r.get("details", {}).get("violations") or []
