@@ -3,8 +3,13 @@ it catches each injected fault of the engine (``--inject``).
 
 Two parts:
 - the exact audits against the engine's own faults (this module: simulate with ``sim``, audit
-  with ``audits`` in this process): every fault must be caught in 100% of runs, and clean runs
-  must never fail an exact audit;
+  with ``audits`` in this process): every fault must be caught in 100% of the runs it fired in,
+  and clean runs must never fail an exact audit. A fault that fires in some hands only (1 hand of
+  50, 1 showdown of 20, 1 hand of 10,000) may not fire at all in a short run: the engine counts
+  the hands it changed (the manifest's ``counts.total.fault_fired``), and a run counts as a
+  detection only when the fault fired in it. Both are reported: the runs it fired in, and the
+  detections among them (plus any failure of the audit in a run it did not fire in, which would
+  be a false alarm);
 - the deck-uniformity battery against reference shuffles at stated deck counts, false alarms
   near alpha (``audits.calibrate``, which deals its own decks at millions a second).
 
@@ -27,53 +32,81 @@ EXACT_FAULTS = {
     "button-skips": "rotation",
     "bb-twice": "rotation",
     "short-allin-reopens": "betting",
+    "mucks-winner": "payouts",
+    "wrong-stream-position": "deal",
 }
 EXACT_AUDITS = ("deal", "chips", "rotation", "payouts", "betting")
 
 
-def _run(spec: Any, names: tuple[str, ...]) -> dict[str, bool]:
+def _run(spec: Any, names: tuple[str, ...]) -> tuple[dict[str, bool], int]:
+    """Simulate ``spec`` and audit it: ({audit: passed}, hands the injected fault fired in)."""
     from audits.runner import run_audits
     from cluster.simulate import run_simulate
 
     with tempfile.TemporaryDirectory() as tmp:
-        run_simulate(spec, tmp, workers=0, progress=False)
+        manifest = run_simulate(spec, tmp, workers=0, progress=False)
         report = run_audits(tmp, list(names), workers=0)
-    return {r.name: r.passed for r in report.results}
+    fired = int(manifest["counts"]["total"].get("fault_fired", 0))
+    return {r.name: r.passed for r in report.results}, fired
 
 
 def calibrate_exact(runs: int = 5, hands: int = 60_000, seed: int = 100,
-                    log: Any = print) -> dict[str, Any]:
+                    log: Any = print, faults: dict[str, str] | None = None) -> dict[str, Any]:
     """Detection rate of each engine fault by its audit, and false alarms of the exact audits
     on clean runs (same seeds), over ``runs`` runs of ``hands`` hands (cash, no-limit and
-    tournament alternately)."""
+    tournament alternately). ``faults``: fault -> audit (default ``EXACT_FAULTS``).
+
+    Per fault: ``fired`` runs (the fault changed at least one hand), ``caught`` among them,
+    ``hands_fired`` over all runs, and ``failed_unfired``: runs the fault did not fire in but
+    the audit failed (a false alarm; not a detection)."""
     from sim.runspec import RunSpec
 
+    faults = EXACT_FAULTS if faults is None else faults
     out: dict[str, Any] = {"runs": runs, "hands": hands, "faults": {}, "clean": {}}
     clean_fail = dict.fromkeys(EXACT_AUDITS, 0)
     for r in range(runs):
         fmt = "cash" if r % 2 == 0 else "tournament"
         spec = RunSpec(hands=hands, batch_size=hands, seed=seed + r, format=fmt)
-        for name, ok in _run(spec, EXACT_AUDITS).items():
+        passed, fired = _run(spec, EXACT_AUDITS)
+        if fired:
+            raise RuntimeError(f"a clean run reports fault_fired = {fired}")
+        for name, ok in passed.items():
             clean_fail[name] += not ok
     out["clean"] = {a: {"false_alarms": k, "runs": runs} for a, k in clean_fail.items()}
     log(f"clean runs: false alarms {clean_fail}")
-    for fault, audit in EXACT_FAULTS.items():
-        caught = 0
+    for fault, audit in faults.items():
+        fired_runs = caught = failed_unfired = hands_fired = 0
         for r in range(runs):
             fmt = "cash" if r % 2 == 0 else "tournament"
             spec = RunSpec(hands=hands, batch_size=hands, seed=seed + r, format=fmt, inject=fault)
-            caught += not _run(spec, (audit,))[audit]
-        out["faults"][fault] = {"audit": audit, "caught": caught, "runs": runs}
-        log(f"{fault}: caught by {audit} in {caught}/{runs} runs of {hands:,} hands")
+            passed, fired = _run(spec, (audit,))
+            hands_fired += fired
+            if fired:
+                fired_runs += 1
+                caught += not passed[audit]
+            else:
+                failed_unfired += not passed[audit]
+        out["faults"][fault] = {"audit": audit, "runs": runs, "fired": fired_runs,
+                                "caught": caught, "hands_fired": hands_fired,
+                                "failed_unfired": failed_unfired}
+        log(f"{fault}: fired in {fired_runs}/{runs} runs of {hands:,} hands ({hands_fired:,} "
+            f"hands), caught by {audit} in {caught}/{fired_runs} of them"
+            + (f"; {audit} failed in {failed_unfired} runs it did not fire in"
+               if failed_unfired else ""))
     return out
 
 
 def to_markdown(exact: dict[str, Any]) -> str:
     lines = [f"### Exact audits against the engine's faults ({exact['runs']} runs of "
              f"{exact['hands']:,} hands each, cash and tournament alternately)", "",
-             "| fault | audit | caught |", "|---|---|---|"]
+             "A run counts as a detection only when the fault fired in it (changed at least one "
+             "hand); *fired* is the runs it fired in, *caught* the detections among them.", "",
+             "| fault | audit | fired | caught | hands fired | failed, not fired |",
+             "|---|---|---|---|---:|---|"]
     for fault, r in exact["faults"].items():
-        lines.append(f"| {fault} | {r['audit']} | {r['caught']}/{r['runs']} |")
+        lines.append(f"| {fault} | {r['audit']} | {r['fired']}/{r['runs']} | "
+                     f"{r['caught']}/{r['fired']} | {r['hands_fired']:,} | "
+                     f"{r['failed_unfired']}/{r['runs'] - r['fired']} |")
     lines += ["", "| exact audit | false alarms on clean runs |", "|---|---|"]
     for a, r in exact["clean"].items():
         lines.append(f"| {a} | {r['false_alarms']}/{r['runs']} |")
@@ -81,15 +114,18 @@ def to_markdown(exact: dict[str, Any]) -> str:
 
 
 def run_calibration(out: str | Path, runs: int = 5, hands: int = 60_000,
-                    uniformity_runs: int = 200) -> Path:
-    """Both parts; returns the Markdown file."""
+                    uniformity_runs: int = 200, uniformity_big_runs: int = 3) -> Path:
+    """Both parts; returns the Markdown file. ``uniformity_runs``: runs of the uniformity
+    battery per deck count (fair decks, and each shuffle fault's deck counts below 1,000,000);
+    ``uniformity_big_runs``: runs per deck count of 1,000,000 or more."""
     from audits import calibrate as ucal
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     exact = calibrate_exact(runs=runs, hands=hands)
-    uni = ucal.calibrate(runs=uniformity_runs)
+    uni = ucal.calibrate(runs=uniformity_runs, fault_runs=uniformity_runs,
+                         big_runs=uniformity_big_runs)
     md = to_markdown(exact) + "\n" + ucal.to_markdown(uni)
     md += f"\nCalibration time: {time.perf_counter() - t0:.0f} s.\n"
     (out / "calibration.md").write_text(md)

@@ -206,7 +206,8 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
     from cluster.calibrate import run_calibration
 
     path = run_calibration(args.out, runs=args.runs, hands=args.hands,
-                           uniformity_runs=args.uniformity_runs)
+                           uniformity_runs=args.uniformity_runs,
+                           uniformity_big_runs=args.uniformity_big_runs)
     print(path.read_text())
     print(f"written: {path}")
     return 0
@@ -328,10 +329,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     ca = sub.add_parser("calibrate", help="false-alarm and detection rates of every audit")
     ca.add_argument("--out", default="runs/calibration")
-    ca.add_argument("--runs", type=int, default=5, help="runs per engine fault")
+    ca.add_argument("--runs", type=int, default=5,
+                    help="runs per engine fault (and clean runs for the false alarms)")
     ca.add_argument("--hands", type=int, default=60_000, help="hands per engine-fault run")
     ca.add_argument("--uniformity-runs", type=int, default=200,
-                    help="runs per deck count for the uniformity battery")
+                    help="runs per deck count for the uniformity battery: fair decks (false "
+                         "alarms) and every shuffle fault's deck counts below 1,000,000")
+    ca.add_argument("--uniformity-big-runs", type=int, default=3,
+                    help="runs per deck count of 1,000,000 or more for the uniformity battery")
     ca.set_defaults(func=_cmd_calibrate)
 
     rr = sub.add_parser("report", help="render report.html, certificate.json and summary.md")

@@ -46,7 +46,8 @@ Fields (JSON object, in this order):
     ``hands``, ``rows``, ``files``, ``bytes`` over the files listed.
 ``counts``
     how often rare rule paths were taken (``simulate_batch``'s counts), summed: ``total`` and
-    ``per_structure`` (label -> name -> count).
+    ``per_structure`` (label -> name -> count). ``fault_fired``: hands in which the ``--inject``
+    fault changed something (``sim.faults``; 0 for a clean run).
 ``files``
     one entry per batch file, in plan order: ``path`` (relative to the run folder),
     ``structure``, ``batch``, ``hands``, ``rows``, ``bytes``, ``sha256`` (of the file's bytes),

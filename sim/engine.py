@@ -61,6 +61,7 @@ from sim.layout import (
     DECK_,
     DECK_POS,
     FAULT,
+    FAULT_FIRED,
     FLOP_SEEN,
     FULL_LEVEL,
     FULL_RAISE,
@@ -143,6 +144,7 @@ F_ODD_CHIP = fault_code("odd-chip-wrong-seat")
 F_SIDE_POT_ELIGIBILITY = fault_code("side-pot-ignores-eligibility")
 F_CHIP_LOST = fault_code("chip-lost")
 F_SHORT_ALLIN_REOPENS = fault_code("short-allin-reopens")
+F_MUCKS_WINNER = fault_code("mucks-winner")
 
 
 def new_state() -> np.ndarray:
@@ -426,6 +428,9 @@ def apply(S, log, kind, amount):
         if amount > S[LG_ + LG_MAX_TO]:
             return RAISE_TOO_LARGE
     acted = S[ACTED_AT_ + s]
+    if kind == A_BET_RAISE and S[FAULT] == F_SHORT_ALLIN_REOPENS and acted >= 0 \
+            and cur - acted < S[FULL_RAISE]:
+        S[FAULT_FIRED] = 1  # a raise the clean engine would not have allowed
     if acted >= 0 and cur > acted and S[FULL_LEVEL] <= acted:
         # this seat faces only short all-ins since it acted (rule-path statistics)
         if cur - acted < S[FULL_RAISE]:
@@ -660,14 +665,49 @@ def _start_showdown(S, log):
     S[N_SHOW] = k
     S[SHOW_ORDER_POS] = 0
     if S[AUTO_SHOWDOWN] != 0:
+        victim = _muck_victim(S) if S[FAULT] == F_MUCKS_WINNER else -1
         for i in range(k):
             s = S[SHOW_ORDER_ + i]
             S[STRENGTH_ + s] = _strength(S, s)
-            _show_or_muck(S, log, s, _can_win(S, s, S[STRENGTH_ + s]))
+            if s == victim:
+                _show_or_muck(S, log, s, False)  # FAULT: a winning hand mucked
+                S[FAULT_FIRED] = 1
+            else:
+                _show_or_muck(S, log, s, _can_win(S, s, S[STRENGTH_ + s]))
         S[SHOW_ORDER_POS] = k
         _award(S, log)
     else:
         S[TO_ACT] = S[SHOW_ORDER_]
+
+
+@njit(cache=True, _nrt=False)
+def _muck_victim(S):
+    """The ``mucks-winner`` fault's victim: the first seat in showdown order whose hand wins or
+    ties a pot (the best hand among the pot's eligible live seats), provided every pot it is
+    eligible for has another live seat to take it; -1 if none. Only for ``--inject``."""
+    n = S[N_SEATS]
+    for i in range(S[N_SHOW]):
+        s = S[SHOW_ORDER_ + i]
+        bit = 1 << s
+        mine = _strength(S, s)
+        wins = False
+        alone = False
+        for p in range(S[N_POTS]):
+            elig = S[POT_ELIGIBLE_ + p]
+            if elig & bit == 0:
+                continue
+            if elig == bit:
+                alone = True
+                break
+            best = -1
+            for t in range(n):
+                if elig & (1 << t):
+                    best = max(best, _strength(S, t))
+            if mine == best:
+                wins = True
+        if wins and not alone:
+            return s
+    return -1
 
 
 @njit(cache=True, _nrt=False)
@@ -727,6 +767,39 @@ def _advance_showdown(S, log):
 
 
 @njit(cache=True, _nrt=False)
+def _pot_winners(S, elig, uncontested):
+    """Bitmask of the best hands among the seats of ``elig`` that showed (or are alone)."""
+    best = -1
+    winners = 0
+    for s in range(S[N_SEATS]):
+        if elig & (1 << s) == 0:
+            continue
+        if uncontested or S[SHOWN_ + s] == 1 or elig == (1 << s):
+            st = S[STRENGTH_ + s]
+            if winners == 0 or st > best:
+                best = st
+                winners = 1 << s
+            elif st == best:
+                winners |= 1 << s
+    return winners
+
+
+@njit(cache=True, _nrt=False)
+def _odd_chip_seats(S, winners, odd, step):
+    """Bitmask of the first ``odd`` seats of ``winners`` from the button, going clockwise
+    (``step`` 1) or counter-clockwise (-1)."""
+    n = S[N_SEATS]
+    s = S[BUTTON]
+    out = 0
+    for _ in range(n):
+        s = (s + step) % n
+        if winners & (1 << s) and odd > 0:
+            out |= 1 << s
+            odd -= 1
+    return out
+
+
+@njit(cache=True, _nrt=False)
 def _award(S, log):
     n = S[N_SEATS]
     fault = S[FAULT]
@@ -741,18 +814,10 @@ def _award(S, log):
                     elig |= 1 << s
             if elig == 0:
                 elig = S[POT_ELIGIBLE_ + p]
-        best = -1
-        winners = 0
-        for s in range(n):
-            if elig & (1 << s) == 0:
-                continue
-            if uncontested or S[SHOWN_ + s] == 1 or elig == (1 << s):
-                st = S[STRENGTH_ + s]
-                if winners == 0 or st > best:
-                    best = st
-                    winners = 1 << s
-                elif st == best:
-                    winners |= 1 << s
+        winners = _pot_winners(S, elig, uncontested)
+        if fault == F_SIDE_POT_ELIGIBILITY and p > 0 \
+                and winners != _pot_winners(S, S[POT_ELIGIBLE_ + p], uncontested):
+            S[FAULT_FIRED] = 1  # an ineligible hand took (a share of) the side pot
         S[POT_WINNERS_ + p] = winners
         k = 0
         for s in range(n):
@@ -764,6 +829,10 @@ def _award(S, log):
         odd = amt - share * k
         if fault == F_CHIP_LOST and p == 0:
             odd -= 1  # FAULT: one chip of the main pot vanishes
+            S[FAULT_FIRED] = 1
+        if fault == F_ODD_CHIP and odd > 0 \
+                and _odd_chip_seats(S, winners, odd, -1) != _odd_chip_seats(S, winners, odd, 1):
+            S[FAULT_FIRED] = 1  # the odd chips reach other seats than clockwise
         s = S[BUTTON]
         for _ in range(n):
             if fault == F_ODD_CHIP:

@@ -1,8 +1,8 @@
 """Deliberately broken engine variants, to prove the audits catch them (``--inject FAULT``).
 
 Never on by default; a run made with one records it in its manifest and in every row's
-``fault`` column. Codes are shared by the engine (payouts, betting), the shuffles (sim.rng) and
-the sessions (rotation):
+``fault`` column. Codes are shared by the engine (payouts, showdown, betting), the shuffles
+(sim.rng) and the sessions (rotation, the deck's stream position):
 
 | code | name | what breaks |
 |---|---|---|
@@ -16,6 +16,38 @@ the sessions (rotation):
 | 8 | button-skips | the button skips a seat in 1 hand of 50 |
 | 9 | bb-twice | the positions fail to move in 1 hand of 50 (a big blind posted twice) |
 | 10 | short-allin-reopens | a short all-in reopens the betting |
+| 11 | mucks-winner | a winning hand mucked at showdown, in 1 hand of 20 (below) |
+| 12 | wrong-stream-position | 1 deck of 50 shuffled from a wrong stream position |
+
+mucks-winner is planted in 1 hand of 20, drawn before the deal (so at 1 showdown in 20 of 2 or
+more live hands): the first hand in showdown order that wins or ties a pot, and is not alone in
+a pot it is eligible for, is mucked; the other hands are shown or mucked by the usual rule as if
+it were not there, and its pots go to the best of them; every column (shown, ranks, winners,
+won, stacks) tells that story and chips are conserved. wrong-stream-position shuffles 1 deck of
+50 one 64-bit word further into the hand's Philox deck stream: a fair permutation, dealt by the
+rules, but not the deck of its ``seed_key`` (which names the key the hand should come from);
+Philox only (with ``--generator os-chacha20`` it does nothing).
+
+``counts["fault_fired"]`` (``sim.batch.simulate_batch``, summed into the manifest's ``counts``)
+is the number of hands in which the injected fault changed something, 0 for a clean run:
+
+- shuffles (1-4) and wrong-stream-position: hands whose deck differs from the deck of their
+  ``seed_key`` (``sim.rng.hand_deck``); every hand for 1-4 with ``--generator os-chacha20``
+  (the faulty shuffle replaces the generator);
+- odd-chip-wrong-seat: hands with a pot whose odd chips reach other seats than clockwise;
+- side-pot-ignores-eligibility: hands with a side pot whose winners differ from the eligible
+  best hands;
+- chip-lost: hands where the chip vanished (the fault is planted in 1 hand of 10,000);
+- button-skips, bb-twice: hands whose button, small or big blind differ from what the clean
+  rules deal from the same table state;
+- short-allin-reopens: hands with a raise the clean rules forbid (a seat that faced only short
+  all-ins since it acted);
+- mucks-winner: hands where a winning hand was mucked (showdowns of 1 hand in 20 with a victim).
+
+The 1-in-N choices are drawn from the hand's table stream (purpose 2, after leaves and
+positions): they shift that hand's later table draws (its timeout), never a deck or the bots.
+mucks-winner acts on automatic showdowns (every simulated batch); a ``sim.hand.Hand`` with
+``auto_showdown=False`` ignores it.
 """
 
 from __future__ import annotations

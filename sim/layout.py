@@ -76,6 +76,7 @@ POT_AMOUNT_ = 250  # MAX_POTS pots
 POT_ELIGIBLE_ = 261  # bitmask of seats
 POT_WINNERS_ = 272  # bitmask of seats
 POT_RAKE_ = 283
+FAULT_FIRED = 294  # 1 once the injected fault changed something in this hand (sim.faults)
 LG_ = 300  # scratch: the legal-actions vector computed inside apply
 LG_VALID = 309  # scratch: SEQ + 1 when the LG_ block holds this state's legal actions
 LEVELS_ = 310  # scratch: contribution levels while building pots

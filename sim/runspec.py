@@ -20,6 +20,8 @@ FAULTS = (
     "odd-chip-wrong-seat", "side-pot-ignores-eligibility", "chip-lost",  # payouts
     "button-skips", "bb-twice",  # rotation
     "short-allin-reopens",  # betting
+    "mucks-winner",  # showdown
+    "wrong-stream-position",  # deal
 )
 
 

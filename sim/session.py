@@ -37,6 +37,7 @@ from sim.layout import (
     C_SHORT_REOPENED,
     CONTRIB_,
     DECK_,
+    FAULT_FIRED,
     HOLE_,
     LG_CAN_CHECK,
     LG_SIZE,
@@ -72,7 +73,7 @@ from sim.layout import (
     WON_,
 )
 from sim.policies import N_POLICIES, decide
-from sim.rng import below, faulty_shuffle, shuffle_deck, stream_init
+from sim.rng import below, faulty_shuffle, next_u64, shuffle_deck, stream_init
 
 SESSION_PURPOSE = 2
 COMPLETE = 5
@@ -166,19 +167,26 @@ C_SHORT_ALLINS = 14
 C_DEAD_BUTTON = 15
 C_TABLES = 16
 C_SPLIT_POTS = 17
-N_COUNTS = 18
+C_FAULT_FIRED = 18  # hands in which the injected fault changed something (0 for a clean run)
+N_COUNTS = 19
 COUNT_NAMES = (
     "hands", "showdowns", "side_pots_3_or_more", "split_pots_odd_chips",
     "short_all_in_not_reopened", "short_all_in_reopened", "fixed_limit_caps",
     "pot_limit_max_raises", "rake_cap_hit", "dead_small_blinds", "heads_up_transitions",
     "timeouts", "rebuys", "uncalled_returns", "short_all_ins", "dead_buttons", "tables",
-    "split_pots",
+    "split_pots", "fault_fired",
 )
 
 LEVEL_MULT = np.array([1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50, 60, 80, 100, 120,
                        150, 200, 250, 300, 400, 500, 600, 800, 1000], dtype=np.int64)
 ANTE_FROM_LEVEL = 4
 F_BUTTON_SKIPS, F_BB_TWICE = fault_code("button-skips"), fault_code("bb-twice")
+F_WRONG_STREAM = fault_code("wrong-stream-position")
+SHUFFLE_FAULTS = 4  # codes 1..4 replace the shuffle (sim.rng.faulty_shuffle)
+MUCKS_WINNER_ONE_IN = 20  # mucks-winner: planted in 1 hand of 20 (fires at its showdowns)
+WRONG_STREAM_ONE_IN = 50  # wrong-stream-position: 1 hand of 50
+CHIP_LOST_ONE_IN = 10_000
+ROTATION_ONE_IN = 50  # button-skips, bb-twice
 CONFIG_SIZE = engine.CONFIG_SIZE
 
 
@@ -254,18 +262,35 @@ def _cash_between_hands(TS, P, rs, rebuys, counts):
 
 @njit(cache=True, _nrt=False)
 def _positions(TS, P, first, counts, rs):
-    """(button, sb_seat, bb_seat) for the next hand; updates the table's position memory."""
+    """(button, sb_seat, bb_seat, fired) for the next hand; updates the table's position
+    memory. ``fired``: an injected rotation fault dealt other positions than the clean rules."""
     n = P[P_N_SEATS]
-    live = _count_occupied(TS, n)
-    if not first and (P[P_FAULT] == F_BUTTON_SKIPS or P[P_FAULT] == F_BB_TWICE) \
-            and below(rs, 50) == 0:
-        sb, bb = TS[T_SB_POS], TS[T_BB_POS]
-        if P[P_FAULT] == F_BB_TWICE and TS[T_STACK_ + bb] > 0 and TS[T_STACK_ + sb] > 0 \
-                and TS[T_STACK_ + TS[T_BUTTON]] > 0 and sb != bb:
-            return TS[T_BUTTON], sb, bb  # FAULT: nothing moves, the big blind posts twice
+    if first or (P[P_FAULT] != F_BUTTON_SKIPS and P[P_FAULT] != F_BB_TWICE) \
+            or below(rs, ROTATION_ONE_IN) != 0:
+        button, sb, bb = _moved_positions(TS, P, first, counts)
+        return button, sb, bb, False
+    # a faulty hand: first what the clean rules would deal (then forgotten), then the fault
+    b0, sb0, bb0 = TS[T_BUTTON], TS[T_SB_POS], TS[T_BB_POS]
+    c0, c1, c2 = counts[C_HU_TRANSITIONS], counts[C_DEAD_SB], counts[C_DEAD_BUTTON]
+    cb, csb, cbb = _moved_positions(TS, P, first, counts)
+    TS[T_BUTTON], TS[T_SB_POS], TS[T_BB_POS] = b0, sb0, bb0
+    counts[C_HU_TRANSITIONS], counts[C_DEAD_SB], counts[C_DEAD_BUTTON] = c0, c1, c2
+    if P[P_FAULT] == F_BB_TWICE and TS[T_STACK_ + bb0] > 0 and TS[T_STACK_ + sb0] > 0 \
+            and TS[T_STACK_ + b0] > 0 and sb0 != bb0:
+        button, sb, bb = b0, sb0, bb0  # FAULT: nothing moves, the big blind posts twice
+    else:
         if P[P_FAULT] == F_BUTTON_SKIPS:
             TS[T_BUTTON] = _next_occupied(TS, n, TS[T_BUTTON])  # FAULT: skip a seat
             TS[T_BB_POS] = _next_occupied(TS, n, TS[T_BB_POS])
+        button, sb, bb = _moved_positions(TS, P, first, counts)
+    return button, sb, bb, button != cb or sb != csb or bb != cbb
+
+
+@njit(cache=True, _nrt=False)
+def _moved_positions(TS, P, first, counts):
+    """The clean rules of ``_positions`` from the table's position memory."""
+    n = P[P_N_SEATS]
+    live = _count_occupied(TS, n)
     if P[P_FORMAT] == 0 or first:
         button = TS[T_BUTTON] if first else _next_occupied(TS, n, TS[T_BUTTON])
         if TS[T_STACK_ + button] == 0:
@@ -312,6 +337,7 @@ def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POT
     S = W[0]
     lg = W[1, :LG_SIZE]
     deck = W[2, :52]
+    fair = W[2, 52:104]  # injected shuffle faults: the deck the hand's key gives
     stacks = W[3, :MAX_SEATS]
     antes = W[4, :MAX_SEATS]
     rebuys = W[5, :MAX_SEATS]
@@ -352,7 +378,7 @@ def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POT
         stream_init(rs_tab, P[P_SEED], table_id, hand_no, SESSION_PURPOSE)
         if not first and not tournament:
             _cash_between_hands(TS, P, rs_tab, rebuys, counts)
-        button, sb, bb = _positions(TS, P, first, counts, rs_tab)
+        button, sb, bb, fired = _positions(TS, P, first, counts, rs_tab)
         TS[T_LIVE_PREV] = _count_occupied(TS, n)
         # blinds and antes of this hand
         level = hand_no // P[P_LEVEL_HANDS] if tournament else 0
@@ -372,18 +398,32 @@ def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POT
         stream_init(rs_deck, P[P_SEED], table_id, hand_no, 0)
         stream_init(rs_bot, P[P_SEED], table_id, hand_no, 1)
         fault = P[P_FAULT]
-        if 1 <= fault <= 4:
+        if 1 <= fault <= SHUFFLE_FAULTS:
             faulty_shuffle(rs_deck, deck, fault)
         elif P[P_GENERATOR] == 1:
             chacha_init(cs, chacha_key, table_id, hand_no)
             chacha_shuffle(cs, deck)
         else:
+            if fault == F_WRONG_STREAM and below(rs_tab, WRONG_STREAM_ONE_IN) == 0:
+                next_u64(rs_deck)  # FAULT: one 64-bit word of the deck stream skipped
             shuffle_deck(rs_deck, deck)
+        if 1 <= fault <= SHUFFLE_FAULTS and P[P_GENERATOR] == 1:
+            fired = True  # the faulty shuffle replaced the generator altogether
+        elif 1 <= fault <= SHUFFLE_FAULTS or (fault == F_WRONG_STREAM and P[P_GENERATOR] == 0):
+            # fired: the deck differs from the one its key (seed, table, hand) gives
+            stream_init(rs_deck, P[P_SEED], table_id, hand_no, 0)
+            shuffle_deck(rs_deck, fair)
+            for k in range(52):
+                if fair[k] != deck[k]:
+                    fired = True
         hcfg[CONFIG_SIZE] = 0
         if fault == engine.F_CHIP_LOST:
-            if below(rs_tab, 10000) == 0:
+            if below(rs_tab, CHIP_LOST_ONE_IN) == 0:
                 hcfg[CONFIG_SIZE] = fault
-        elif fault >= 5:
+        elif fault == engine.F_MUCKS_WINNER:
+            if below(rs_tab, MUCKS_WINNER_ONE_IN) == 0:
+                hcfg[CONFIG_SIZE] = fault
+        elif fault >= 5 and fault != F_WRONG_STREAM:
             hcfg[CONFIG_SIZE] = fault
         engine.start_hand(S, log, hcfg, stacks, antes, button, sb, bb, deck)
         # at most one timeout a hand: decision number `timeout_at`, which is below any given
@@ -481,6 +521,8 @@ def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POT
                 if (amt - rk) % nw != 0:
                     counts[C_ODD_CHIP_SPLITS] += 1
         counts[C_HANDS] += 1
+        if fired or S[FAULT_FIRED] != 0:
+            counts[C_FAULT_FIRED] += 1
         if nshow > 1:
             counts[C_SHOWDOWNS] += 1
         if npots >= 3:
