@@ -14,6 +14,7 @@ import pytest
 from audits.evaluator import eval7_many, evaluate
 from audits.io import ACTION_DTYPE, AuditInputError, read_batch
 from audits.runner import REGISTRY, format_table, run_audits, write_report
+from cluster.calibrate import EXACT_FAULTS
 from sim.batch import simulate_batch
 from sim.config import Structure
 from sim.runspec import RunSpec
@@ -150,15 +151,34 @@ def test_tampering_fails_naming_the_hand(tmp_path: Path, tamper: str, fmt: str) 
     assert hand_id in r.example_hand_ids, (r.example_hand_ids, r.details)
 
 
-@pytest.mark.parametrize(("fault", "audit_name"), [("odd-chip-wrong-seat", "payouts"),
-                                                   ("button-skips", "rotation"),
-                                                   ("bb-twice", "rotation"),
-                                                   ("short-allin-reopens", "betting")])
+_FIRED: dict[str | None, int] = {}
+
+
+def _fired(fault: str) -> int:
+    if fault not in _FIRED:
+        spec = RunSpec(hands=HANDS, batch_size=HANDS, structures=(Structure.NO_LIMIT,),
+                       format="cash", seed=7, inject=fault)
+        res = simulate_batch(spec, Structure.NO_LIMIT, 0)
+        _CACHE[("cash", Structure.NO_LIMIT, fault)] = res.table
+        _FIRED[fault] = res.counts["fault_fired"]
+    return _FIRED[fault]
+
+
+# every engine fault of `holdem calibrate` but chip-lost (1 hand in 10,000: calibrate runs it)
+FAULT_CASES = [(f, a) for f, a in EXACT_FAULTS.items() if f != "chip-lost"]
+
+
+@pytest.mark.parametrize(("fault", "audit_name"), FAULT_CASES, ids=[f for f, _ in FAULT_CASES])
 def test_injected_faults_fail(tmp_path: Path, fault: str, audit_name: str) -> None:
+    fired = _fired(fault)
+    assert fired > 0, f"{fault} never fired in {HANDS} hands"
     table = simulated("cash", Structure.NO_LIMIT, fault)
     r = audit(write_run(tmp_path, table, {"inject": fault,
                                           "fault_injected": f"FAULT INJECTED: {fault}"}))
     assert not r[audit_name].passed
+    if fault in ("mucks-winner", "wrong-stream-position"):
+        # faults only a check against primary facts can see: every hand they fired in is named
+        assert r[audit_name].failures == fired, (r[audit_name].failures, fired)
 
 
 def test_report_and_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
