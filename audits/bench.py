@@ -17,8 +17,11 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from audits import storage
 from audits.io import Batch, open_checked, read_batch, run_files
+from audits.keyed import check_keyed
 from audits.runner import REGISTRY, resolve
 from audits.storage import Location
 
@@ -35,6 +38,28 @@ def _batches(hands: int, run: Location) -> list[Location]:
         if n >= hands:
             break
     return files
+
+
+def _rederivation_rate(batches: list[Batch], repeats: int) -> float | None:
+    """Hands per second of the deal audit's key check alone (every deck against its key)."""
+    work = []
+    for b in batches:
+        values, off = b.var["seed_key"]
+        if b.deck is None or not len(values) or not (np.diff(off) == 3).all():
+            return None
+        keys = values.astype(np.uint64).reshape(b.n, 3)
+        work.append((b.deck, keys[:, 0].copy(), keys[:, 1].copy(), keys[:, 2].copy(),
+                     np.ones(b.n, np.bool_), np.zeros(b.n, np.int8)))
+    check_keyed(*work[0][:4], work[0][4][:1], work[0][5][:1])  # compile
+    times = []
+    for _ in range(repeats):
+        t0 = time.process_time()
+        for args in work:
+            check_keyed(*args)
+        times.append(time.process_time() - t0)
+    if any(w[5].any() for w in work):
+        raise RuntimeError("bench run: a deck is not its key's")
+    return sum(b.n for b in batches) / statistics.median(times)
 
 
 def run_audit_bench(hands: int, run: Location, *, names: Sequence[str] | None = None,
@@ -74,6 +99,9 @@ def run_audit_bench(hands: int, run: Location, *, names: Sequence[str] | None = 
                 spec.map(b)
             times.append(time.process_time() - t0)
         out["audits"][name] = n / statistics.median(times)
+    keyed = _rederivation_rate(batches, repeats)
+    if keyed:
+        out["deck_rederivation"] = keyed
     total = sum(n / v for v in out["audits"].values())
     out["all_audits"] = n / total if total > 0 else None
     out["read_and_all_audits"] = n / (total + n / out["read"]) if total > 0 else None
@@ -86,6 +114,9 @@ def run_audit_bench(hands: int, run: Location, *, names: Sequence[str] | None = 
               f"{len(PEER_COLUMNS)} columns ({', '.join(PEER_COLUMNS)}) of the same files")
         for name, v in out["audits"].items():
             print(f"  {name:<16} {v:>14,.0f} hands/s")
+            if name == "deal" and "deck_rederivation" in out:
+                print(f"  {'  of which keys':<16} {out['deck_rederivation']:>14,.0f} hands/s: "
+                      "each deck re-derived from its seed_key (audits.keyed) alone")
         if out["all_audits"]:
             print(f"  {'all audits':<16} {out['all_audits']:>14,.0f} hands/s (excluding read)")
             print(f"  {'read + all':<16} {out['read_and_all_audits']:>14,.0f} hands/s")

@@ -107,9 +107,12 @@ def _payout_kernel(occ, contrib, folded, won, hole, button, a_street, a_seat, a_
             # the order: from the river's last bettor or raiser if still live, else from the
             # first live seat left of the button, clockwise
             first = -1
-            for j in range(act_off[i], act_off[i + 1]):
-                if a_street[j] == 3 and (a_kind[j] == 9 or a_kind[j] == 10):
+            for j in range(act_off[i + 1] - 1, act_off[i] - 1, -1):  # the river's last bet
+                if a_street[j] < 3:
+                    break
+                if a_kind[j] == 9 or a_kind[j] == 10:
                     first = np.int64(a_seat[j])
+                    break
             if first < 0 or first >= k or not occ[i, first] or folded[i, first]:
                 first = -1
                 s = button[i]
