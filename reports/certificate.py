@@ -16,7 +16,9 @@ Schema (``CERTIFICATE_SCHEMA``, JSON Schema draft 2020-12; ``format`` = "holdem-
 - ``audits``: one entry per audit and per statistical test: ``name``, ``passed``,
   ``applicable``, ``hands_checked``, ``failures``, ``statistic``, ``p_value``,
   ``holm_adjusted_p`` (statistical tests), ``example_hand_ids``, ``checks`` (what the audit
-  checks against which primary facts, one line);
+  checks against which primary facts, one line), ``calibration`` (when ``holdem calibrate``'s
+  calibration.json is at hand: the faults it caught among the runs they fired in, its false
+  alarms);
 - ``power``: the deck-uniformity power statement for the decks audited (``sentence`` and the
   figures behind it), or null;
 - ``coverage``: rule-path counts of the audited hands (from the run's manifest);

@@ -72,6 +72,38 @@ def _test(u: dict[str, Any] | None, name: str) -> dict[str, Any] | None:
     return None
 
 
+def calibration_evidence(cal: dict[str, Any] | None) -> dict[str, str]:
+    """Per audit, one line of the evidence ``holdem calibrate`` measured (``calibration.json``):
+    each engine fault it must catch (detections among the runs the fault fired in) and its false
+    alarms on clean runs; for the uniformity battery its false-alarm rate and the smallest deck
+    count at which each shuffle fault was always detected."""
+    if not isinstance(cal, dict):
+        return {}
+    out: dict[str, list[str]] = {}
+    exact = cal.get("exact") or {}
+    for fault, r in (exact.get("faults") or {}).items():
+        if isinstance(r, dict) and "audit" in r:
+            out.setdefault(r["audit"], []).append(
+                f"{fault} caught in {r.get('caught', 0)}/{r.get('fired', 0)} runs it fired in")
+    for name, r in (exact.get("clean") or {}).items():
+        if isinstance(r, dict):
+            out.setdefault(name, []).append(
+                f"false alarms {r.get('false_alarms', 0)}/{r.get('runs', 0)} clean runs")
+    uni = cal.get("uniformity") or {}
+    clean = (uni.get("clean") or {}).get("battery")
+    if isinstance(clean, dict):
+        out.setdefault("uniformity", []).append(
+            f"false alarms {clean.get('count')}/{clean.get('runs')} fair runs of "
+            f"{(uni.get('clean') or {}).get('decks', 0):,} decks")
+    for fault, sizes in (uni.get("faults") or {}).items():
+        full = [int(n) for n, r in sizes.items()
+                if isinstance(r, dict) and (r.get("battery") or {}).get("rate") == 1.0]
+        if full:
+            out.setdefault("uniformity", []).append(
+                f"{fault} detected in every run from {min(full):,} decks")
+    return {name: "; ".join(lines) for name, lines in out.items()}
+
+
 def limitations(audit: dict[str, Any]) -> list[str]:
     """What this certificate does not vouch for, in words (from audit.json): audits that were
     not applicable or not run, and decks that could not be bound to a key."""
@@ -107,8 +139,10 @@ def limitations(audit: dict[str, Any]) -> list[str]:
     return out
 
 
-def build_certificate(audit: dict[str, Any], manifest: dict[str, Any]) -> dict[str, Any]:
+def build_certificate(audit: dict[str, Any], manifest: dict[str, Any],
+                      calibration: dict[str, Any] | None = None) -> dict[str, Any]:
     u = _uniformity(audit)
+    evidence = calibration_evidence(calibration)
     entries = []
     for r in _flat_results(audit):
         entries.append({
@@ -118,6 +152,7 @@ def build_certificate(audit: dict[str, Any], manifest: dict[str, Any]) -> dict[s
             "holm_adjusted_p": r.get("details", {}).get("holm_adjusted_p"),
             "example_hand_ids": [int(h) for h in r["example_hand_ids"]],
             **({"checks": r["checks"]} if r.get("checks") else {}),
+            **({"calibration": evidence[r["name"]]} if r["name"] in evidence else {}),
         })
     verdict = all(e["passed"] or not e["applicable"] for e in entries
                   if "." not in e["name"])
@@ -275,7 +310,7 @@ def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str,
     # audits
     parts.append("<h2>Audits</h2><table><tr><th>audit</th><th>verdict</th><th>hands</th>"
                  "<th>failures</th><th>statistic</th><th>p-value</th><th>Holm p</th>"
-                 "<th>checked against</th></tr>")
+                 "<th>checked against</th><th>calibration</th></tr>")
     for a in cert["audits"]:
         cls, word = (("na", "n/a") if not a["applicable"] else
                      ("pass", "PASS") if a["passed"] else ("fail", "FAIL"))
@@ -285,7 +320,8 @@ def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str,
                      f"<td class=num>{a['failures']:,}</td><td class=num>{stat}</td>"
                      f"<td class=num>{_fmt_p(a['p_value'])}</td>"
                      f"<td class=num>{_fmt_p(a['holm_adjusted_p'])}</td>"
-                     f"<td class=small>{_e(a.get('checks', ''))}</td></tr>")
+                     f"<td class=small>{_e(a.get('checks', ''))}</td>"
+                     f"<td class=small>{_e(a.get('calibration', 'not measured'))}</td></tr>")
     parts.append("</table>")
     for r in audit["results"]:
         viol = r.get("details", {}).get("violations") or []
@@ -350,10 +386,17 @@ def write_report(run: Location, histories: dict[int, str] | None = None,
     available)."""
     run = storage.as_location(run)
     cal = None
+    cal_json: dict[str, Any] | None = None
     if calibration is not None and Path(calibration).is_file():
         cal = (str(calibration), Path(calibration).read_text())
+        sibling = Path(calibration).with_suffix(".json")
+        if sibling.is_file():
+            try:
+                cal_json = json.loads(sibling.read_text())
+            except ValueError:
+                cal_json = None  # evidence is optional: a broken file is not shown
     audit, manifest = load_inputs(run)
-    cert = build_certificate(audit, manifest)
+    cert = build_certificate(audit, manifest, cal_json)
     out = {key: storage.join(run, name) for key, name in REPORT_FILES.items()}
     storage.write_atomic(out["certificate"], json.dumps(cert, indent=2))
     storage.write_atomic(out["summary"], render_summary(cert))

@@ -1,0 +1,65 @@
+"""The certificate says, per audit, what it checked against which facts, the calibration
+evidence beside it when there is some, and in words what it does not vouch for."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reports.render import build_certificate, calibration_evidence, render_summary
+
+
+def _audit(**over: Any) -> dict[str, Any]:
+    results = []
+    for name in ("deal", "chips", "rotation", "payouts", "betting", "uniformity"):
+        r = {"name": name, "passed": True, "applicable": True, "hands_checked": 10,
+             "failures": 0, "statistic": None, "p_value": None, "example_hand_ids": [],
+             "details": {}, "checks": f"{name} against facts"}
+        r.update(over.get(name, {}))
+        results.append(r)
+    return {"results": results, "hands": 10}
+
+
+def test_plain_pass_has_no_limitations() -> None:
+    cert = build_certificate(_audit(deal={"details": {"totals": {"keyed": 10}}}), {})
+    assert cert["verdict"] == cert["verdict_text"] == "PASS" and cert["limitations"] == []
+    assert cert["audits"][0]["checks"] == "deal against facts"
+    assert "(LIMITED)" not in render_summary(cert)
+
+
+def test_imported_hands_without_decks_read_as_limited() -> None:
+    cert = build_certificate(_audit(deal={"applicable": False},
+                                    uniformity={"applicable": False}), {})
+    assert cert["verdict"] == "PASS" and cert["verdict_text"].startswith("PASS, LIMITED")
+    assert any("deal and the shuffle were NOT certified" in t for t in cert["limitations"])
+    summary = render_summary(cert)
+    assert "**PASS (LIMITED)**" in summary and "NOT CERTIFIED" in summary
+
+
+def test_unkeyed_decks_are_named_with_what_was_checked_instead() -> None:
+    cert = build_certificate(_audit(deal={"details": {"totals": {"unkeyed": 7}}}), {})
+    (text,) = cert["limitations"]
+    assert "7 hands were dealt with os-chacha20" in text and "cannot be bound to a key" in text
+    assert "Checked instead" in text
+
+
+def test_audits_not_run_are_limitations() -> None:
+    audit = _audit()
+    audit["results"] = [r for r in audit["results"] if r["name"] != "payouts"]
+    cert = build_certificate(audit, {})
+    assert any(t.startswith("payouts was not audited") for t in cert["limitations"])
+
+
+def test_calibration_evidence_beside_each_audit() -> None:
+    cal = {"exact": {"faults": {"mucks-winner": {"audit": "payouts", "runs": 10, "fired": 9,
+                                                 "caught": 9}},
+                     "clean": {"payouts": {"false_alarms": 0, "runs": 10}}},
+           "uniformity": {"clean": {"decks": 20000, "battery": {"count": 6, "runs": 1000}},
+                          "faults": {"asf_off_by_one": {"250": {"battery": {"rate": 0.7}},
+                                                        "500": {"battery": {"rate": 1.0}}}}}}
+    ev = calibration_evidence(cal)
+    assert ev["payouts"] == ("mucks-winner caught in 9/9 runs it fired in; false alarms 0/10 "
+                             "clean runs")
+    assert "asf_off_by_one detected in every run from 500 decks" in ev["uniformity"]
+    cert = build_certificate(_audit(), {}, cal)
+    by = {a["name"]: a for a in cert["audits"]}
+    assert by["payouts"]["calibration"] == ev["payouts"] and "calibration" not in by["chips"]
