@@ -198,3 +198,31 @@ def test_odd_chip_moved_in_a_tables_last_hand(run: Path,
     f.write()
     out = assert_caught(run, capsys, "payouts", row["hand_id"])
     assert "won differs from the rebuilt payout" in out
+
+
+def test_os_chacha20_decks_are_unkeyed_and_the_certificate_says_so(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Decks from the operating system's entropy cannot be bound to a key: the deal audit
+    counts them as unkeyed (and still checks the rest), the certificate says so in words."""
+    import json
+
+    spec = RunSpec(hands=400, batch_size=400, generator="os-chacha20", seed=3)
+    root = tmp_path / "chacha"
+    run_simulate(spec, root, workers=0, progress=False)
+    assert main(["audit", str(root), "--workers", "0", "--quiet"]) == 0
+    deal = next(r for r in json.loads((root / "audit.json").read_text())["results"]
+                if r["name"] == "deal")
+    assert deal["details"]["totals"] == {"keyed": 0, "unkeyed": 400, "imported": 0}
+    assert main(["report", str(root)]) == 0
+    cert = json.loads((root / "certificate.json").read_text())
+    assert cert["verdict"] == "PASS" and cert["verdict_text"].startswith("PASS, LIMITED")
+    assert any("os-chacha20" in t and "cannot be bound to a key" in t
+               for t in cert["limitations"])
+    # relabelling philox rows as os-chacha20 to dodge the key check fails against the manifest
+    f = RunForger(root)
+    m = f.manifest
+    m["generator"] = "philox"
+    (root / "manifest.json").write_text(json.dumps(m))
+    capsys.readouterr()
+    code, out = audit_cli(root, capsys)
+    assert code == 1 and "generator column differs from the run's manifest" in out
