@@ -41,7 +41,7 @@ from typing import Any, TextIO
 from sim.cards import format_card, format_cards
 from sim.config import MAX_SEATS, TableConfig
 from sim.hand import Action, Hand, IllegalAction
-from sim.layout import Street
+from sim.layout import SeatStatus, Street
 from sim.phh import SUPPORTED_VARIANTS, PhhAction, PhhError, PhhHand, iter_phh_paths, load_phh
 
 __all__ = ["ReplayResult", "replay", "verify_paths"]
@@ -82,6 +82,21 @@ class ReplayResult:
 class _ReplayError(Exception):
     pass
 
+
+
+def _closed_check(hand: Hand, seat: int, dealt: int) -> bool:
+    """True for a check that PokerKit writes and our engine has no turn for: the seat is the
+    only one who could still bet, every other player in the hand is all-in with the bets
+    matched, so betting is closed and the engine has already moved on (a later street than the
+    file has dealt, or the showdown)."""
+    statuses = hand.statuses
+    if statuses[seat] != SeatStatus.ACTIVE:
+        return False
+    if any(st == SeatStatus.ACTIVE for s, st in enumerate(statuses) if s != seat):
+        return False
+    if not any(st == SeatStatus.ALL_IN for st in statuses):
+        return False
+    return hand.street >= Street.SHOWDOWN or len(hand.board) > dealt
 
 def _chips(v: Any, what: str) -> int:
     if isinstance(v, float):
@@ -205,6 +220,8 @@ def _play(phh: PhhHand) -> Hand:
             continue
         seat = int(a.actor)
         street = hand.street
+        if a.verb == "cc" and _closed_check(hand, seat, dealt):
+            continue  # PokerKit's check when betting is already closed: a no-op (README)
         if street >= Street.SHOWDOWN:
             over = "the hand is already over" if hand.is_complete else (
                 "betting is over (the engine is at showdown)")

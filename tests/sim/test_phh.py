@@ -147,6 +147,22 @@ def test_all_in_shows_before_the_board_with_side_pot() -> None:
     assert r.actual == [150, 0, 200]  # AA wins the main pot (150), KK the side pot (100)
 
 
+def test_pokerkit_check_after_betting_closed_is_a_no_op() -> None:
+    """PokerKit writes a check for the only player who could still bet once every other
+    player is all-in with the bets matched; betting is closed for the engine: a no-op."""
+    r = run(nt("[50, 100, 200]",
+               '"d dh p1 AsAh", "d dh p2 QsQh", "d dh p3 KsKh", "p3 cbr 6", "p1 cbr 50",'
+               '"p2 cbr 100", "p3 cc", "d db 2c7d9h", "p3 cc", "d db Tc", "p3 cc",'
+               '"d db 3s", "p3 cc", "p1 sm AsAh", "p2 sm QsQh", "p3 sm KsKh"',
+               extra="finishing_stacks = [150, 0, 200]"))
+    assert r.ok, r.error
+    # a check by a player who still faces a live opponent is not skipped: it is out of turn
+    r = run(nt("[200, 200, 200]",
+               '"d dh p1 AsAh", "d dh p2 QsQh", "d dh p3 KsKh", "p3 cc", "p1 cc", "p2 cc",'
+               '"d db 2c7d9h", "p3 cc"'))
+    assert not r.ok and "out of turn" in r.error
+
+
 def test_muck_and_unknown_cards() -> None:
     body = ('"d dh p1 7c2d", "d dh p2 ????", "d dh p3 9s9d", "p3 cc", "p1 cc", "p2 cc",'
             '"d db 2c7d9h", "p1 cbr 4", "p2 f", "p3 cc", "d db Tc", "p1 cc", "p3 cc",'
