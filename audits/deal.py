@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from audits.io import Batch, string_value
+from audits.io import Batch
 from audits.keyed import check_keyed
 from audits.result import Partial, partial_from_codes
 
@@ -163,16 +163,18 @@ def _known_cards_kernel(hole, occupied, dv, doff, codes, aux):
 
 def _generator_codes(b: Batch) -> tuple[np.ndarray, np.ndarray]:
     """Per row: the generator's kind (0 keyed, 1 unkeyed, 2 imported, -1 unknown) and the codes
-    of rows whose generator is unknown or differs from the manifest's."""
-    gen = string_value(b, "generator")
-    kind = np.full(b.n, -1, np.int8)
-    for value, code in ((KEYED, 0), (UNKEYED, 1), (IMPORTED, 2)):
-        kind[gen == value] = code
-    codes = np.where(kind < 0, 11, 0).astype(np.int32)
+    of rows whose generator is unknown (11) or differs from the manifest's (10). Decided once per
+    distinct value (the column is dictionary-encoded), then spread to the rows."""
+    values = b.cols["generator_values"]
     expected = b.context.get("generator")
-    if expected is not None:
-        codes[(codes == 0) & (gen != expected)] = 10
-    return kind, codes
+    kinds = {KEYED: 0, UNKEYED: 1, IMPORTED: 2}
+    kind_of = np.array([kinds.get(v, -1) for v in values] + [-1], np.int8)
+    code_of = np.array([11 if v not in kinds else 10 if expected is not None and v != expected
+                        else 0 for v in values] + [11], np.int32)
+    idx = b.cols["generator"]
+    if idx.dtype.kind == "f":  # nulls in the column (indices as floats, NaN): unknown
+        idx = np.where(np.isnan(idx), len(values), idx).astype(np.int64)
+    return kind_of[idx], code_of[idx]
 
 
 def _seed_key_codes(b: Batch, kind: np.ndarray, codes: np.ndarray, aux: np.ndarray
