@@ -239,11 +239,10 @@ def _check_folder(fs: pafs.FileSystem, base: str, label: str, spec: RunSpec,
         what = diff or f"fingerprint differs ({old.get('fingerprint')} vs {fp})"
         raise RunFolderError(f"run folder {label} was made with a different config: {what}")
 
-    from audits.runner import AUDIT_FILE
-    from reports import REPORT_FILES
+    from audits.integrity import PRODUCTS
 
     # what `holdem audit` and `holdem report` write there: certify reruns keep the run
-    products = {AUDIT_FILE, *REPORT_FILES.values()}
+    products = PRODUCTS
     expected = {batch_relpath(s, b): (s, b) for s, b in spec.plan()}
     found: list[str] = []
     stale = 0
