@@ -228,8 +228,10 @@ def _cmd_diff(args: argparse.Namespace) -> int:
             res = stat_diff(args.baseline, args.candidate, alpha=args.alpha)
             print(format_stat(res, verbose=args.verbose))
         else:
+            if args.recompute and args.trust_digests:
+                raise UsageError("--recompute and --trust-digests: choose one")
             res = diff_runs(args.baseline, args.candidate, first=args.first,
-                            recompute=args.recompute)
+                            recompute=args.recompute, trust_digests=args.trust_digests)
             print(format_diff(res))
     except NotComparable as e:
         raise UsageError(str(e)) from None
@@ -375,7 +377,11 @@ def build_parser() -> argparse.ArgumentParser:
     df.add_argument("candidate", help="run folder")
     df.add_argument("--first", type=int, default=10, help="differing hand_ids to list")
     df.add_argument("--recompute", action="store_true",
-                    help="hash every hand's content instead of reading stored digests")
+                    help="hash every hand's content without reading the stored digests")
+    df.add_argument("--trust-digests", action="store_true",
+                    help="read the stored digests of files whose bytes match their manifest "
+                         "instead of checking each against its hand's content (faster; a forged "
+                         "hand whose digest was left stale goes unseen)")
     df.add_argument("--stat", action="store_true",
                     help="compare distributions instead (win rates, pots, actions, rates)")
     df.add_argument("--alpha", type=float, default=0.01, help="--stat: family-wise level (Holm)")
