@@ -96,6 +96,9 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
                          progress=not args.quiet)
     except (RunFolderError, ConnectionError) as e:
         raise UsageError(str(e)) from None
+    except OSError as e:  # a write that failed later (disk full, folder removed)
+        raise UsageError(f"output {args.out}: {type(e).__name__}: "
+                         f"{str(e).splitlines()[0] if str(e) else ''} (rerun to resume)") from None
     except BatchFailed as e:
         print(f"holdem: {e} (rerun the command to resume)", file=sys.stderr)
         return 1

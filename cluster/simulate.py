@@ -407,13 +407,18 @@ def run_simulate(
         raise ValueError(f"--workers {workers}: expected >= 0")
     label = os.fspath(out)
     fs, base = resolve_out(out, filesystem)
-    manifest, _ = _check_folder(fs, base, label, spec, _stderr)
-    plan = spec.plan()
-    todo = [(s, b) for s, b in plan if batch_relpath(s, b) not in manifest.files]
-    reused = len(plan) - len(todo)
-    manifest.status = "running"
-    manifest.set_runtime("in-process" if workers == 0 else "not started", workers, None)
-    write_manifest(fs, base, manifest)
+    try:
+        manifest, _ = _check_folder(fs, base, label, spec, _stderr)
+        plan = spec.plan()
+        todo = [(s, b) for s, b in plan if batch_relpath(s, b) not in manifest.files]
+        reused = len(plan) - len(todo)
+        manifest.status = "running"
+        manifest.set_runtime("in-process" if workers == 0 else "not started", workers, None)
+        write_manifest(fs, base, manifest)
+    except OSError as e:  # an unwritable or unreachable output (pyarrow's errors are OSErrors)
+        first = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise RunFolderError(f"output {label}: cannot write the run folder there "
+                             f"({type(e).__name__}: {first})") from None
 
     total = spec.hands * len(spec.structures)
     done_hands = sum(r.hands for r in manifest.files.values())
