@@ -274,18 +274,23 @@ def folder_mismatch(root: Location, files: list[dict[str, Any]], manifest_sha256
 
 
 def check_inputs(inputs: Any, where: str) -> tuple[list[dict[str, Any]], str | None]:
-    """(files, manifest sha256) of an ``inputs`` record (audit.json's), checked: raises
-    ValueError naming the field."""
+    """(every file with its sha256: the audited ones, then the others found, the manifest's
+    sha256) of an ``inputs`` record (audit.json's), checked: raises ValueError naming the
+    field."""
     if not isinstance(inputs, dict) or not isinstance(inputs.get("files"), list):
         raise ValueError(f"{where}: expected an object with a list 'files' (written by an older "
                          "holdem? run `holdem audit` again)")
-    for i, f in enumerate(inputs["files"]):
-        if not (isinstance(f, dict) and isinstance(f.get("path"), str)
-                and isinstance(f.get("sha256"), str) and len(f["sha256"]) == 64
-                and ".." not in f["path"].split("/") and not f["path"].startswith("/")):
-            raise ValueError(f"{where}.files[{i}]: expected a relative 'path' and a 64-digit "
-                             "'sha256'")
+    unaudited = inputs.get("unaudited") or []
+    if not isinstance(unaudited, list):
+        raise ValueError(f"{where}.unaudited: expected a list")
+    for key, files in (("files", inputs["files"]), ("unaudited", unaudited)):
+        for i, f in enumerate(files):
+            if not (isinstance(f, dict) and isinstance(f.get("path"), str)
+                    and isinstance(f.get("sha256"), str) and len(f["sha256"]) == 64
+                    and ".." not in f["path"].split("/") and not f["path"].startswith("/")):
+                raise ValueError(f"{where}.{key}[{i}]: expected a relative 'path' and a "
+                                 "64-digit 'sha256'")
     m = inputs.get("manifest")
     if m is not None and not (isinstance(m, dict) and isinstance(m.get("sha256"), str)):
         raise ValueError(f"{where}.manifest: expected null or an object with a 'sha256'")
-    return inputs["files"], None if m is None else m["sha256"]
+    return inputs["files"] + unaudited, None if m is None else m["sha256"]

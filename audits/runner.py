@@ -24,7 +24,7 @@ from audits import storage
 from audits.betting import betting_map
 from audits.chips import chips_map
 from audits.deal import deal_map
-from audits.integrity import Binding, FileFacts, integrity_map, reduce_integrity
+from audits.integrity import Binding, FileFacts, integrity_map, is_product, reduce_integrity
 from audits.io import (
     AuditInputError,
     Batch,
@@ -188,7 +188,8 @@ class AuditReport:
     manifest: dict[str, Any] | None = None
     runtime: dict[str, Any] = field(default_factory=dict)
     # what was audited: {"manifest": {"path", "sha256"} | None, "files": [{"path", "sha256",
-    # "bytes", "rows"}]} (paths relative to the run folder)
+    # "bytes", "rows"}], "unaudited": [{"path", "sha256"}] (other files in the folder)} (paths
+    # relative to the run folder)
     inputs: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -359,14 +360,20 @@ def _bind(root: Location, manifest: dict[str, Any] | None,
         listing = storage.list_files(root)
         mpath = storage.join(root, "manifest.json")
         msha = storage.file_sha256(mpath)[0] if manifest is not None else None
+        present = set(listing)
+        missing = ([rel for rel in manifest_paths(manifest, mpath) if rel not in present]
+                   if manifest is not None else [])
+        facts = [FileFacts(storage.relative(root, p[0]), p[3][0], p[3][1], p[1]) for p in parts]
+        audited = {f.path for f in facts}
+        # files the audit did not read (the integrity audit names them), hashed all the same:
+        # the report certifies the folder as it was
+        others = [{"path": rel,
+                   "sha256": storage.file_sha256(storage.join(root, *rel.split("/")))[0]}
+                  for rel in listing if rel not in audited and not is_product(rel)]
     except (OSError, pa.ArrowException, storage.StorageError) as e:
         raise AuditInputError(f"{root}: cannot list or read it ({e})") from None
-    present = set(listing)
-    missing = ([rel for rel in manifest_paths(manifest, mpath) if rel not in present]
-               if manifest is not None else [])
-    facts = [FileFacts(storage.relative(root, p[0]), p[3][0], p[3][1], p[1]) for p in parts]
     inputs = {"manifest": {"path": "manifest.json", "sha256": msha} if msha else None,
-              "files": [f.to_dict() for f in facts]}
+              "files": [f.to_dict() for f in facts], "unaudited": others}
     return Binding(manifest, listing, missing, facts), inputs
 
 

@@ -83,6 +83,7 @@ def _certificate(run: storage.Location) -> tuple[bytes, dict[str, Any]]:
                                "\"holdem-certificate\" with a 'run' object)")
     try:
         check_inputs({"files": run_part.get("files"),
+                      "unaudited": run_part.get("unaudited_files"),
                       "manifest": ({"sha256": run_part["manifest_sha256"]}
                                    if run_part.get("manifest_sha256") else None)},
                      f"{path}: run")
@@ -133,8 +134,11 @@ def verify_run(run: str | os.PathLike[str], public_key: str | None = None) -> Ve
     if where:
         return Verdict(False, f"{storage.join(root, CERTIFICATE)}: field {where} disagrees with "
                               f"what {AUDIT_FILE} and manifest.json give")
-    why = folder_mismatch(root, cert["run"]["files"], cert["run"].get("manifest_sha256"),
-                          CERTIFICATE)
+    files, msha = check_inputs({"files": cert["run"]["files"],
+                                "unaudited": cert["run"].get("unaudited_files"),
+                                "manifest": {"sha256": cert["run"].get("manifest_sha256")}
+                                if cert["run"].get("manifest_sha256") else None}, "run")
+    why = folder_mismatch(root, files, msha, CERTIFICATE)
     if why:
         return Verdict(False, why)
     signed = ("signature valid" if public_key is not None

@@ -83,6 +83,8 @@ def build_certificate(audit: dict[str, Any], manifest: dict[str, Any],
             "hands": int(audit.get("hands", 0)), "hands_per_structure": per_structure,
             "files": [{"path": f["path"], "rows": f.get("rows"), "bytes": f.get("bytes"),
                        "sha256": f["sha256"]} for f in inputs.get("files", [])],
+            "unaudited_files": [{"path": f["path"], "sha256": f["sha256"]}
+                                for f in inputs.get("unaudited") or []],
             "manifest_sha256": (inputs.get("manifest") or {}).get("sha256"),
             "audit_sha256": audit_sha256,
             "created": manifest.get("created"), "finished": manifest.get("finished"),
