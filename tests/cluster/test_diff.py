@@ -187,6 +187,7 @@ def test_bench_prints_rate(capsys: pytest.CaptureFixture[str]) -> None:
     rate = run_diff_bench(20_000, repeats=1)
     out = capsys.readouterr().out
     assert rate > 0 and "peer: Arrow" in out and "two identical runs" in out
+    assert "--trust-digests (stored read)" in out and "sha256 of both sides' files" in out
 
 
 # ---------------------------------------------------------------- holdem diff
