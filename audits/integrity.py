@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from audits import storage
-from audits.io import Batch, string_value
+from audits.io import Batch
 from audits.result import MAX_EXAMPLES, AuditResult
 from audits.storage import Location
 
@@ -57,20 +57,26 @@ class IdRanges:
 
 
 def id_ranges(ids: np.ndarray) -> np.ndarray:
-    """Sorted ids as (m, 2) inclusive [lo, hi] ranges of consecutive values."""
-    ids = np.sort(np.asarray(ids, np.int64))
+    """Ids as (m, 2) inclusive [lo, hi] ranges of consecutive values, in increasing order."""
+    ids = np.asarray(ids, np.int64)
     if len(ids) == 0:
         return np.zeros((0, 2), np.int64)
-    breaks = np.flatnonzero(np.diff(ids) != 1) + 1
+    step = np.diff(ids)
+    if not (step > 0).all():  # a log is written in id order: sort only when it is not
+        ids = np.sort(ids)
+        step = np.diff(ids)
+    breaks = np.flatnonzero(step != 1) + 1
     starts = np.r_[0, breaks]
     ends = np.r_[breaks, len(ids)] - 1
     return np.stack([ids[starts], ids[ends]], axis=1)
 
 
 def integrity_map(b: Batch) -> IdRanges:
-    labels = string_value(b, "structure")
+    codes, labels = b.cols["structure"], b.cols["structure_values"]
     hid = b.cols["hand_id"]
-    return IdRanges(b.n, {str(s): id_ranges(hid[labels == s]) for s in np.unique(labels)})
+    if len(labels) == 1:  # one structure a file (as written): no mask
+        return IdRanges(b.n, {str(labels[0]): id_ranges(hid)})
+    return IdRanges(b.n, {str(s): id_ranges(hid[codes == c]) for c, s in enumerate(labels)})
 
 
 @dataclass
