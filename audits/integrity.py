@@ -110,11 +110,13 @@ def spec_fingerprint(spec: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def _merge(ranges: list[np.ndarray]) -> tuple[int, list[tuple[int, int]], list[tuple[int, int]]]:
-    """(distinct ids, duplicated id ranges, gaps) of a structure's ranges."""
+def _merge(ranges: list[np.ndarray]
+           ) -> tuple[list[tuple[int, int]], list[tuple[int, int]], int, int]:
+    """(the first duplicated id ranges, the first gaps, how many of each) of a structure's
+    ranges."""
     r = np.concatenate(ranges) if ranges else np.zeros((0, 2), np.int64)
     if len(r) == 0:
-        return 0, [], []
+        return [], [], 0, 0
     r = r[np.lexsort((r[:, 1], r[:, 0]))]
     lo, hi = r[:, 0], r[:, 1]
     reach = np.maximum.accumulate(hi)  # the highest id of the ranges up to each one
@@ -123,9 +125,7 @@ def _merge(ranges: list[np.ndarray]) -> tuple[int, list[tuple[int, int]], list[t
     gap_i = np.flatnonzero(lo[1:] > prev + 1) + 1
     dups = [(int(lo[i]), int(min(hi[i], reach[i - 1]))) for i in dup_i[:MAX_EXAMPLES]]
     gaps = [(int(reach[i - 1]) + 1, int(lo[i]) - 1) for i in gap_i[:MAX_EXAMPLES]]
-    overlap = np.minimum(hi[dup_i], prev[dup_i - 1]) - lo[dup_i] + 1
-    distinct = int((hi - lo + 1).sum() - overlap.sum())
-    return distinct, dups, gaps
+    return dups, gaps, len(dup_i), len(gap_i)
 
 
 Problem = tuple[int | None, str, str]  # (hand id or None, kind, one-line reason)
@@ -213,8 +213,10 @@ def reduce_integrity(name: str, partials: list[Any]) -> AuditResult:
     simulated = isinstance((m or {}).get("spec"), dict)
     problems: list[Problem] = []
     per_structure: dict[str, int] = {}
+    unshown = 0  # duplicate and gap ranges past the first few of a structure
     for label in sorted(by_label):
-        _, dups, gaps = _merge(by_label[label])
+        dups, gaps, n_dups, n_gaps = _merge(by_label[label])
+        unshown += n_dups - len(dups) + (n_gaps - len(gaps) if simulated else 0)
         per_structure[label] = sum(int((r[:, 1] - r[:, 0] + 1).sum()) for r in by_label[label])
         problems += [(a, "duplicate hand ids",
                       f"structure={label}: {_ids(a, b)} appear more than once") for a, b in dups]
@@ -230,6 +232,7 @@ def reduce_integrity(name: str, partials: list[Any]) -> AuditResult:
             details["note"] = (f"{what}: the files could not be bound to what the run declares "
                                "(sha256, rows, totals not checked)")
     else:
+        assert bind is not None  # a manifest comes with its binding
         applicable = True
         problems = _check_files(m, bind) + _check_totals(m, per_structure, hands) + problems
         if not simulated:
@@ -242,7 +245,7 @@ def reduce_integrity(name: str, partials: list[Any]) -> AuditResult:
     for _, kind, _ in problems:
         details["reasons"][kind] = details["reasons"].get(kind, 0) + 1
     return AuditResult(name=name, passed=not problems, hands_checked=hands,
-                       failures=len(problems),
+                       failures=len(problems) + unshown,
                        example_hand_ids=tuple(h for h, _, _ in shown if h is not None),
                        details=details, applicable=applicable)
 

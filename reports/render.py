@@ -223,6 +223,10 @@ def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str,
                      f"<td class=num>{_fmt_p(a['holm_adjusted_p'])}</td></tr>")
     parts.append("</table>")
     for r in audit["results"]:
+        note = r.get("details", {}).get("note")
+        if note and not r["applicable"]:
+            parts.append(f"<p class=small>{_e(r['name'])}: n/a: {_e(note)}</p>")
+    for r in audit["results"]:
         viol = r.get("details", {}).get("violations") or []
         if r["passed"] or not r["applicable"]:
             continue
