@@ -115,7 +115,15 @@ def test_garbage_file_dropped_from_the_manifest_fails(certified: Path, tmp_path:
             in _reasons(integrity))
     assert "FAILED" in out
     assert main(["report", str(run)]) == 0
-    assert json.loads((run / REPORT_FILES["certificate"]).read_text())["verdict"] == "FAIL"
+    cert = json.loads((run / REPORT_FILES["certificate"]).read_text())
+    assert cert["verdict"] == "FAIL"
+    assert [f["path"] for f in cert["run"]["unaudited_files"]] == [F1]
+    capsys.readouterr()
+    assert main(["verify", str(run)]) == 0  # the FAIL certificate speaks for these bytes
+    assert capsys.readouterr().out.startswith("VERIFIED: a FAIL certificate of 1,000 hands")
+    (run / F1).write_bytes(b"other garbage")
+    assert main(["verify", str(run)]) == 1
+    assert f"MISMATCH: {F1}: sha256 " in capsys.readouterr().out
 
 
 def test_unlisted_file_fails(certified: Path, tmp_path: Path,
