@@ -4,7 +4,9 @@ pyarrow may decode columns on several), so every figure is per core.
 
 Reading is split into pyarrow's Parquet decoding of the columns the audits read and the rest
 (numpy views, checks, unpacking the action records); as a peer measured on the same files,
-pyarrow decoding four columns (hand_id, button, deck, rake).
+pyarrow decoding four columns (hand_id, button, deck, rake). The sha256 of every file's bytes
+(one streaming pass, what ``holdem audit`` adds to bind the verdict to the bytes) is timed on the
+same files, with its share of read + all audits.
 
 The audits may not import the simulator, so the hands come from the caller: a run folder (the
 CLI simulates one, in the log's own encoding, as ``holdem audit`` reads it).
@@ -70,8 +72,12 @@ def run_audit_bench(hands: int, run: Location, *, names: Sequence[str] | None = 
     selected = resolve(names)
     files = _batches(hands, run)
     batches: list[Batch] = []
-    read_s, parquet_s, peer_s = [], [], []
+    read_s, parquet_s, peer_s, sha_s = [], [], [], []
     for r in range(repeats):
+        t0 = time.process_time()
+        for f in files:
+            storage.file_sha256(f)
+        sha_s.append(time.process_time() - t0)
         t0 = time.process_time()
         bs = [read_batch(f) for f in files]
         read_s.append(time.process_time() - t0)
@@ -105,6 +111,9 @@ def run_audit_bench(hands: int, run: Location, *, names: Sequence[str] | None = 
     total = sum(n / v for v in out["audits"].values())
     out["all_audits"] = n / total if total > 0 else None
     out["read_and_all_audits"] = n / (total + n / out["read"]) if total > 0 else None
+    out["sha256"] = n / statistics.median(sha_s) if statistics.median(sha_s) > 0 else None
+    out["sha256_bytes_per_second"] = (sum(storage.file_sha256(f)[1] for f in files)
+                                      / statistics.median(sha_s)) if out["sha256"] else None
     if show:
         print(f"audit bench: {n:,} hands, one process, median of {repeats}")
         print(f"  {'read + decode':<16} {out['read']:>14,.0f} hands/s, of which pyarrow's "
@@ -120,4 +129,11 @@ def run_audit_bench(hands: int, run: Location, *, names: Sequence[str] | None = 
         if out["all_audits"]:
             print(f"  {'all audits':<16} {out['all_audits']:>14,.0f} hands/s (excluding read)")
             print(f"  {'read + all':<16} {out['read_and_all_audits']:>14,.0f} hands/s")
+        if out["sha256"]:
+            extra = 1 / out["sha256"]
+            base = 1 / out["read_and_all_audits"] if out["read_and_all_audits"] else 0.0
+            print(f"  {'sha256 of files':<16} {out['sha256']:>14,.0f} hands/s "
+                  f"({out['sha256_bytes_per_second'] / 1e6:,.0f} MB/s; "
+                  f"{1e6 * extra:.3f} µs/hand"
+                  + (f", +{100 * extra / base:.2f}% on read + all audits)" if base else ")"))
     return out

@@ -84,19 +84,37 @@ def run_context(manifest: dict[str, Any] | None) -> dict[str, Any]:
             "seed": int(seed) if isinstance(seed, int) else None}
 
 
-def run_files(run: Location) -> list[Location]:
+def manifest_paths(m: dict[str, Any], where: Location) -> list[str]:
+    """The relative paths of the files a manifest lists (``files[].path``), checked: strings
+    inside the run folder (no absolute path, no ``..``)."""
+    out = []
+    for i, f in enumerate(m.get("files") or []):
+        rel = f.get("path") if isinstance(f, dict) else None
+        if (not isinstance(rel, str) or not rel or rel.startswith("/")
+                or ".." in rel.split("/") or "\\" in rel):
+            raise AuditInputError(f"{where}: files[{i}].path must be a relative path inside the "
+                                  f"run folder, found {rel!r}")
+        out.append(rel)
+    return out
+
+
+def run_files(run: Location, missing_ok: bool = False) -> list[Location]:
     """The batch files of a run folder, a local path or a URI (from the manifest when present,
-    else every ``structure=<label>/batch-<N>.parquet``)."""
+    else every ``structure=<label>/batch-<N>.parquet``). A file the manifest lists but the folder
+    lacks is an error, unless ``missing_ok`` (the integrity audit then names it) and some listed
+    file is present."""
     root = storage.as_location(run)
     try:
         if not storage.is_dir(root):
             raise AuditInputError(f"{root}: no such run folder")
         m = load_manifest(root)
         if m is not None and isinstance(m.get("files"), list) and m["files"]:
-            files = [storage.join(root, *str(f["path"]).split("/")) for f in m["files"]]
-            for f in files:
-                if not storage.is_file(f):
-                    raise AuditInputError(f"{f}: listed in manifest.json but missing")
+            files = [storage.join(root, *rel.split("/"))
+                     for rel in manifest_paths(m, storage.join(root, "manifest.json"))]
+            missing = [f for f in files if not storage.is_file(f)]
+            if missing and (not missing_ok or len(missing) == len(files)):
+                raise AuditInputError(f"{missing[0]}: listed in manifest.json but missing")
+            files = [f for f in files if f not in missing]
         else:
             files = storage.batch_files(root)
     except storage.StorageError as e:

@@ -18,11 +18,22 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+import pyarrow as pa
+
 from audits import storage
 from audits.betting import betting_map
 from audits.chips import chips_map
 from audits.deal import deal_map
-from audits.io import AuditInputError, Batch, iter_batches, load_manifest, run_context, run_files
+from audits.integrity import Binding, FileFacts, integrity_map, is_product, reduce_integrity
+from audits.io import (
+    AuditInputError,
+    Batch,
+    iter_batches,
+    load_manifest,
+    manifest_paths,
+    run_context,
+    run_files,
+)
 from audits.payouts import payouts_map
 from audits.result import AuditResult, reduce_partials
 from audits.rotation import rotation_map
@@ -75,6 +86,9 @@ def register(name: str, map_fn: MapFn, reduce_fn: ReduceFn = reduce_partials,
     REGISTRY[name] = AuditSpec(name, map_fn, reduce_fn, description, keys)
 
 
+register("integrity", integrity_map, reduce_integrity, description=(
+    "the files bound to the manifest: each file's sha256, bytes and rows, no file missing or "
+    "unlisted, the declared hand totals, hand ids unique and contiguous per structure"))
 # what each audit checks, against which primary facts (the key, the deck, the actions, the
 # starting stacks, the config): one line each, written into audit.json and shown by the report
 register("deal", deal_map, description=(
@@ -127,13 +141,20 @@ class ChunkPartials(list):
 
 
 def map_file(path: str, names: Sequence[str], partitions: dict[str, int] | None = None,
-             context: dict[str, Any] | None = None) -> tuple[str, int, dict[str, Any]]:
-    """Read one batch file once, in bounded chunks (cut between tables), and run every named
-    audit's map on each chunk. A file of one chunk gives one partial per audit; a larger file
-    gives a ``ChunkPartials`` list per audit. ``partitions[name] = P`` keeps only key partition
-    0 of P in that audit's partials (``KeyPass``). ``context``: the run's facts from its
-    manifest (``audits.io.run_context``), which the maps check rows against."""
+             context: dict[str, Any] | None = None
+             ) -> tuple[str, int, dict[str, Any], tuple[str, int]]:
+    """Hash one batch file (sha256 and size, one streaming pass), then read it once, in bounded
+    chunks (cut between tables), and run every named audit's map on each chunk. A file of one
+    chunk gives one partial per audit; a larger file gives a ``ChunkPartials`` list per audit.
+    ``partitions[name] = P`` keeps only key partition 0 of P in that audit's partials
+    (``KeyPass``). ``context``: the run's facts from its manifest (``audits.io.run_context``),
+    which the maps check rows against. Returns (path, hands, partials by audit, (sha256,
+    bytes))."""
     _load_optional()
+    try:
+        digest = storage.file_sha256(storage.as_location(path))
+    except (OSError, pa.ArrowException, storage.StorageError) as e:
+        raise AuditInputError(f"{path}: cannot read it ({e})") from None
     hands = 0
     out: dict[str, Any] = {}
     for b in iter_batches(path):
@@ -151,10 +172,10 @@ def map_file(path: str, names: Sequence[str], partitions: dict[str, int] | None 
             else:
                 out[name] = ChunkPartials([out[name], part])
         del b
-    return path, hands, out
+    return path, hands, out, digest
 
 
-def _partials(parts: list[tuple[str, int, dict[str, Any]]], name: str) -> list[Any]:
+def _partials(parts: list[tuple[str, int, dict[str, Any], Any]], name: str) -> list[Any]:
     flat: list[Any] = []
     for p in parts:
         v = p[2][name]
@@ -186,6 +207,10 @@ class AuditReport:
     seconds: float
     manifest: dict[str, Any] | None = None
     runtime: dict[str, Any] = field(default_factory=dict)
+    # what was audited: {"manifest": {"path", "sha256"} | None, "files": [{"path", "sha256",
+    # "bytes", "rows"}], "unaudited": [{"path", "sha256"}] (other files in the folder)} (paths
+    # relative to the run folder)
+    inputs: dict[str, Any] = field(default_factory=dict)
 
     @property
     def passed(self) -> bool:
@@ -209,7 +234,7 @@ class AuditReport:
             "inject": m.get("inject"), "fault_injected": self.fault_injected,
             "files": self.files, "hands": self.hands, "seconds": round(self.seconds, 3),
             "hands_per_second": round(self.hands / self.seconds) if self.seconds > 0 else None,
-            "runtime": self.runtime,
+            "runtime": self.runtime, "inputs": self.inputs,
             "results": [{**r.to_dict(), "checks": REGISTRY[r.name].description}
                         if r.name in REGISTRY else r.to_dict() for r in self.results],
         }
@@ -273,10 +298,13 @@ def run_audits(run: Location, names: Sequence[str] | None = None, *, workers: in
     ``key_memory`` bounds the bytes of per-hand keys an audit's reduce holds at once (default: a
     quarter of this machine's RAM); a larger run costs extra passes over one column, each file of
     which is reported to ``on_file`` too. ``hands``: the run's row count when the caller has
-    read it already (else the files' footers are read for it when a key memory applies)."""
+    read it already (else the files' footers are read for it when a key memory applies).
+    Every file is hashed (``AuditReport.inputs``) whichever audits run; the ``integrity`` audit
+    checks the hashes against the manifest (``holdem audit`` always runs it)."""
     selected = resolve(names)
-    files = run_files(run)
-    manifest = load_manifest(run)
+    root = storage.as_location(run)
+    files = run_files(root, missing_ok=True)
+    manifest = load_manifest(root)
     partitions = key_partitions(selected, files, key_memory, hands)
     t0 = time.perf_counter()
     started = False
@@ -313,7 +341,7 @@ def run_audits(run: Location, names: Sequence[str] | None = None, *, workers: in
         if on_file:
             on_file(f, hands_of.get(f, 0))
 
-    def _main_progress(f: str, res: tuple[str, int, dict[str, Any]]) -> None:
+    def _main_progress(f: str, res: tuple[str, int, dict[str, Any], Any]) -> None:
         hands_of[f] = res[1]
         if on_file:
             on_file(f, res[1])
@@ -333,12 +361,41 @@ def run_audits(run: Location, names: Sequence[str] | None = None, *, workers: in
             ray.shutdown()
     if partitions:
         runtime["key_partitions"] = partitions
+    binding, inputs = _bind(root, manifest, parts)
+    if "integrity" in selected:
+        extra.setdefault("integrity", []).append(binding)
     seconds = time.perf_counter() - t0
     results = [REGISTRY[name].reduce(name, _partials(parts, name) + extra.get(name, []))
                for name in selected]
     return AuditReport(run=str(run), results=results, files=len(files),
                        hands=sum(p[1] for p in parts),
-                       seconds=seconds, manifest=manifest, runtime=runtime)
+                       seconds=seconds, manifest=manifest, runtime=runtime, inputs=inputs)
+
+
+def _bind(root: Location, manifest: dict[str, Any] | None,
+          parts: list[tuple[str, int, dict[str, Any], tuple[str, int]]]
+          ) -> tuple[Binding, dict[str, Any]]:
+    """The integrity audit's view of the folder (its listing, the manifest's missing files, the
+    audited files' facts) and audit.json's record of the audited inputs."""
+    try:
+        listing = storage.list_files(root)
+        mpath = storage.join(root, "manifest.json")
+        msha = storage.file_sha256(mpath)[0] if manifest is not None else None
+        present = set(listing)
+        missing = ([rel for rel in manifest_paths(manifest, mpath) if rel not in present]
+                   if manifest is not None else [])
+        facts = [FileFacts(storage.relative(root, p[0]), p[3][0], p[3][1], p[1]) for p in parts]
+        audited = {f.path for f in facts}
+        # files the audit did not read (the integrity audit names them), hashed all the same:
+        # the report certifies the folder as it was
+        others = [{"path": rel,
+                   "sha256": storage.file_sha256(storage.join(root, *rel.split("/")))[0]}
+                  for rel in listing if rel not in audited and not is_product(rel)]
+    except (OSError, pa.ArrowException, storage.StorageError) as e:
+        raise AuditInputError(f"{root}: cannot list or read it ({e})") from None
+    inputs = {"manifest": {"path": "manifest.json", "sha256": msha} if msha else None,
+              "files": [f.to_dict() for f in facts], "unaudited": others}
+    return Binding(manifest, listing, missing, facts), inputs
 
 
 def write_report(report: AuditReport, path: Location | None = None) -> Location:
@@ -365,8 +422,11 @@ def format_table(report: AuditReport) -> str:
         lines.append(f"{r.name:<12} {verdict:<8} {r.hands_checked:>12,} {r.failures:>10,}  "
                      f"{p:<9} {ex}")
     for r in report.results:
+        if not r.applicable and r.details.get("note"):
+            lines.append(f"  {r.name}: n/a: {r.details['note']}")
         for v in r.details.get("violations", [])[:3] if not r.passed else []:
-            lines.append(f"  {r.name}: hand {v['hand_id']}: {v['reason']}")
+            where = "" if v["hand_id"] is None else f"hand {v['hand_id']}: "
+            lines.append(f"  {r.name}: {where}{v['reason']}")
     rate = f", {report.hands / report.seconds:,.0f} hands/s" if report.seconds > 0 else ""
     lines.append(f"{report.hands:,} hands in {report.files} files, {report.seconds:.2f} s{rate}: "
                  f"{'ALL PASS' if report.passed else 'FAILED'}")

@@ -11,6 +11,7 @@ delete: a reader sees the old object or the whole new one).
 
 from __future__ import annotations
 
+import hashlib
 import os
 import uuid
 from pathlib import Path
@@ -81,6 +82,40 @@ def read_text(location: Location) -> str:
     return read_bytes(location).decode()
 
 
+HASH_BLOCK = 1 << 22  # bytes read at a time while hashing (hashlib releases the GIL on these)
+
+
+def file_sha256(location: Location) -> tuple[str, int]:
+    """(sha256 hex digest, size in bytes) of a file, in one streaming pass."""
+    fs, path = split(location)
+    h = hashlib.sha256()
+    size = 0
+    with fs.open_input_stream(path) as f:
+        while True:
+            block = f.read(HASH_BLOCK)
+            if not block:
+                break
+            h.update(block)
+            size += len(block)
+    return h.hexdigest(), size
+
+
+def list_files(root: Location) -> list[str]:
+    """Every file under a folder, as paths relative to it ("a/b.parquet"), sorted."""
+    fs, base = split(root)
+    base = base.rstrip("/")
+    infos = fs.get_file_info(pafs.FileSelector(base, recursive=True, allow_not_found=True))
+    return sorted(i.path[len(base):].lstrip("/") for i in infos
+                  if i.type == pafs.FileType.File)
+
+
+def relative(root: Location, location: Location) -> str:
+    """``location`` as a path relative to the folder ``root`` ("a/b.parquet")."""
+    base = split(root)[1].rstrip("/")
+    path = split(location)[1]
+    return path[len(base):].lstrip("/") if path.startswith(base + "/") else path
+
+
 TMP_MARK = ".tmp-"  # temporary names: ".<final name>.tmp-<random>"
 
 
@@ -110,10 +145,7 @@ def write_atomic(location: Location, data: bytes | str) -> Location:
 
 def batch_files(run: Location) -> list[Location]:
     """The ``structure=<label>/batch-<N>.parquet`` files under a run folder, sorted."""
-    fs, base = split(run)
-    infos = fs.get_file_info(pafs.FileSelector(base, recursive=True, allow_not_found=True))
-    rels = sorted(i.path[len(base):].lstrip("/") for i in infos if i.type == pafs.FileType.File)
-    rels = [r for r in rels if r.count("/") == 1 and r.startswith("structure=")
+    rels = [r for r in list_files(run) if r.count("/") == 1 and r.startswith("structure=")
             and r.rpartition("/")[2].startswith("batch-") and r.endswith(".parquet")]
     return [join(run, *r.split("/")) for r in rels]
 

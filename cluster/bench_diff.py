@@ -7,8 +7,10 @@ Three figures, each the median of ``repeats`` (CPU seconds of this process, one 
   ``Table.equals`` over the same two tables, which reads every byte but only answers "all equal
   or not" (no per-hand verdict, no hand_id matching);
 - the command on disk (``diff_runs``, one thread) for two identical runs (byte-identical batch
-  files, only hand_id read), for the same hands in other bytes (the stored digest column read)
-  and with ``--recompute`` (every hand decoded and hashed).
+  files, only hand_id read), for the same hands in other bytes: by default (every hand decoded,
+  hashed and checked against its stored digest), with ``--trust-digests`` (the stored digest
+  column read), with ``--recompute`` (every hand decoded and hashed); and the sha256 of both
+  runs' files alone (what every mode pays to check the bytes against the manifests).
 
 Rates are hands per second per core, counting each matched hand once (both sides are hashed).
 """
@@ -26,6 +28,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from audits.storage import file_sha256
 from cluster.diff import _sorted, diff_runs, match_digests
 from sim.digest import content_columns, hand_digests
 
@@ -90,17 +93,26 @@ def run_diff_bench(hands: int = 2_000_000, repeats: int = 3,
         _reencode(tmp / "c")  # same hands, other bytes (as another pyarrow would write them)
         m = disk.hands
         figures = [
-            ("two identical runs (files matched by sha256, hand_id read)", "b", False),
-            ("same hands, other bytes (stored digests read)", "c", False),
-            ("--recompute (every hand decoded and hashed)", "c", True),
+            ("two identical runs (files matched by sha256, hand_id read)", "b", {}),
+            ("same hands, other bytes (default: digests checked)", "c", {}),
+            ("same hands, other bytes, --trust-digests (stored read)", "c",
+             {"trust_digests": True}),
+            ("--recompute (every hand decoded and hashed)", "c", {"recompute": True}),
         ]
         say(f"  holdem diff on disk, {m:,} hands per side, one thread:")
-        for label, other, recompute in figures:
-            def command(other: str = other, recompute: bool = recompute) -> None:
-                res = diff_runs(tmp / "a", tmp / other, recompute=recompute, threads=1)
+        for label, other, kw in figures:
+            def command(other: str = other, kw: dict[str, bool] = kw) -> None:
+                res = diff_runs(tmp / "a", tmp / other, threads=1, **kw)
                 if not res.identical:
                     raise AssertionError("two runs of one spec differ")
             say(f"    {label + ':':<62} {m / _cpu(command, repeats):>12,.0f} hands/s per core")
+
+        def sha_both() -> None:
+            for f in [*sorted((tmp / "a").rglob("*.parquet")),
+                      *sorted((tmp / "c").rglob("*.parquet"))]:
+                file_sha256(f)
+        label = "of which the sha256 of both sides' files:"
+        say(f"    {label:<62} {m / _cpu(sha_both, repeats):>12,.0f} hands/s per core")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return rate

@@ -45,11 +45,25 @@ def failing_histories(run: str | Path, results: list[dict[str, Any]]) -> dict[in
 DEFAULT_CALIBRATION = Path("runs/calibration/calibration.md")
 
 
-def report(run: str | Path, calibration: str | Path | None = DEFAULT_CALIBRATION
-           ) -> dict[str, str | Path]:
+def report(run: str | Path, calibration: str | Path | None = DEFAULT_CALIBRATION,
+           sign_key: str | Path | None = None) -> dict[str, str | Path]:
     """``holdem report RUN``: write report.html, certificate.json and summary.md (with the
-    calibration tables of ``holdem calibrate`` when that file exists)."""
+    calibration tables of ``holdem calibrate`` when that file exists). ``sign_key``: an Ed25519
+    private key (PEM) whose signature of certificate.json is written to certificate.sig; without
+    one, a signature left by an earlier report is removed (it would not match)."""
+    from audits import storage
+    from cluster.signing import load_private_key, sign
+    from reports import SIGNATURE_FILE
     from reports.render import load_inputs, write_report
 
+    key = load_private_key(sign_key) if sign_key is not None else None  # before writing
     audit, _ = load_inputs(run)
-    return write_report(run, failing_histories(run, audit["results"]), calibration)
+    paths = write_report(run, failing_histories(run, audit["results"]), calibration)
+    sig = storage.join(storage.as_location(run), SIGNATURE_FILE)
+    if key is not None:
+        storage.write_atomic(sig, sign(key, storage.read_bytes(paths["certificate"])))
+        paths["signature"] = sig
+    elif storage.is_file(sig):
+        fs, path = storage.split(sig)
+        fs.delete_file(path)
+    return paths

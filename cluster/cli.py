@@ -96,6 +96,9 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
                          progress=not args.quiet)
     except (RunFolderError, ConnectionError) as e:
         raise UsageError(str(e)) from None
+    except OSError as e:  # a write that failed later (disk full, folder removed)
+        raise UsageError(f"output {args.out}: {type(e).__name__}: "
+                         f"{str(e).splitlines()[0] if str(e) else ''} (rerun to resume)") from None
     except BatchFailed as e:
         print(f"holdem: {e} (rerun the command to resume)", file=sys.stderr)
         return 1
@@ -133,6 +136,8 @@ def _cmd_audit(args: argparse.Namespace) -> int:
                         if args.only else None)
     except ValueError as e:
         raise UsageError(str(e)) from None
+    if "integrity" not in names:  # the verdict is bound to the bytes whatever else runs
+        names.append("integrity")
     if args.workers is not None and args.workers < 0:
         raise UsageError(f"--workers {args.workers}: expected >= 0")
     if args.key_memory is not None and args.key_memory <= 0:
@@ -142,7 +147,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
         from audits.io import run_files
         from audits.runner import count_hands, key_partitions
 
-        files = run_files(args.run)
+        files = run_files(args.run, missing_ok=True)
         hands = count_hands(files)
         # every key partition past the first re-reads the files' decks: one more pass each
         passes = 1 + sum(p - 1 for p in key_partitions(names, files, key_memory, hands).values())
@@ -170,14 +175,41 @@ def _cmd_audit(args: argparse.Namespace) -> int:
 
 def _cmd_report(args: argparse.Namespace) -> int:
     from cluster.certify import DEFAULT_CALIBRATION, report
+    from cluster.signing import SigningKeyError
     from reports.render import ReportInputError
 
     try:
-        paths = report(args.run, getattr(args, "calibration", None) or DEFAULT_CALIBRATION)
-    except ReportInputError as e:
+        paths = report(args.run, getattr(args, "calibration", None) or DEFAULT_CALIBRATION,
+                       sign_key=getattr(args, "sign_key", None))
+    except (ReportInputError, SigningKeyError) as e:
         raise UsageError(str(e)) from None
-    for k in ("html", "certificate", "summary"):
-        print(f"{k}: {paths[k]}")
+    for k in ("html", "certificate", "summary", "signature"):
+        if k in paths:
+            print(f"{k}: {paths[k]}")
+    return 0
+
+
+def _cmd_verify(args: argparse.Namespace) -> int:
+    from cluster.signing import SigningKeyError
+    from cluster.verify import VerifyInputError, verify_run
+
+    try:
+        res = verify_run(args.run, args.public_key)
+    except (VerifyInputError, SigningKeyError) as e:
+        raise UsageError(str(e)) from None
+    print(res.message if res.ok else f"MISMATCH: {res.message}")
+    return res.exit_code
+
+
+def _cmd_keygen(args: argparse.Namespace) -> int:
+    from cluster.signing import SigningKeyError, key_id, keygen, load_public_key
+
+    try:
+        priv, pub = keygen(args.out)
+    except SigningKeyError as e:
+        raise UsageError(str(e)) from None
+    print(f"private key: {priv} (keep it secret)\npublic key:  {pub} (give it to whoever "
+          f"verifies; key {key_id(load_public_key(pub))})")
     return 0
 
 
@@ -188,13 +220,20 @@ def _cmd_certify(args: argparse.Namespace) -> int:
     from audits import storage
     from reports import REPORT_FILES
 
+    if args.sign_key is not None:  # an unusable key is refused before hours of simulation
+        from cluster.signing import SigningKeyError, load_private_key
+
+        try:
+            load_private_key(args.sign_key)
+        except SigningKeyError as e:
+            raise UsageError(str(e)) from None
     rc = _cmd_simulate(args)
     if rc == 2:
         return rc
     _cmd_audit(argparse.Namespace(run=args.out, only=None, workers=args.workers,
                                   address=args.address, quiet=args.quiet,
                                   key_memory=args.key_memory))
-    _cmd_report(argparse.Namespace(run=args.out))
+    _cmd_report(argparse.Namespace(run=args.out, sign_key=args.sign_key))
     run = storage.as_location(args.out)
     verdict = json.loads(storage.read_text(storage.join(run, REPORT_FILES["certificate"]))
                          )["verdict"]
@@ -227,8 +266,10 @@ def _cmd_diff(args: argparse.Namespace) -> int:
             res = stat_diff(args.baseline, args.candidate, alpha=args.alpha)
             print(format_stat(res, verbose=args.verbose))
         else:
+            if args.recompute and args.trust_digests:
+                raise UsageError("--recompute and --trust-digests: choose one")
             res = diff_runs(args.baseline, args.candidate, first=args.first,
-                            recompute=args.recompute)
+                            recompute=args.recompute, trust_digests=args.trust_digests)
             print(format_diff(res))
     except NotComparable as e:
         raise UsageError(str(e)) from None
@@ -286,6 +327,12 @@ def _add_key_memory(p: argparse.ArgumentParser) -> None:
                         "hash partitions, one extra pass over the deck column each")
 
 
+def _add_sign_key(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--sign-key", default=None, metavar="KEY",
+                   help="sign certificate.json with this Ed25519 private key (PEM; `holdem "
+                        "keygen`): the signature goes to certificate.sig")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="holdem",
@@ -325,6 +372,7 @@ def build_parser() -> argparse.ArgumentParser:
     ce = sub.add_parser("certify", help="simulate, audit and report in one command")
     _add_run_options(ce, 1_000_000, "all", "runs/certify")
     _add_key_memory(ce)
+    _add_sign_key(ce)
     ce.set_defaults(func=_cmd_certify)
 
     ca = sub.add_parser("calibrate", help="false-alarm and detection rates of every audit")
@@ -344,7 +392,21 @@ def build_parser() -> argparse.ArgumentParser:
     rr.add_argument("--calibration", default=None,
                     help="calibration.md of `holdem calibrate` to include (default: "
                          "runs/calibration/calibration.md when it exists)")
+    _add_sign_key(rr)
     rr.set_defaults(func=_cmd_report)
+
+    vf = sub.add_parser("verify", help="check a received run folder against its certificate "
+                                       "(exit 0 all match, 1 a mismatch, 2 bad input)")
+    vf.add_argument("run", help="run folder (path or URI) holding certificate.json")
+    vf.add_argument("--public-key", default=None, metavar="PUB",
+                    help="also check certificate.sig against this Ed25519 public key (PEM)")
+    vf.set_defaults(func=_cmd_verify)
+
+    kg = sub.add_parser("keygen", help="make an Ed25519 key pair to sign certificates")
+    kg.add_argument("--out", required=True, metavar="KEY",
+                    help="private key file to write (PEM, mode 0600); the public key goes to "
+                         "KEY.pub")
+    kg.set_defaults(func=_cmd_keygen)
 
     rp = sub.add_parser("replay", help="replay one logged hand of a run and print it")
     rp.add_argument("run", help="run folder (path or URI)")
@@ -378,7 +440,11 @@ def build_parser() -> argparse.ArgumentParser:
     df.add_argument("candidate", help="run folder")
     df.add_argument("--first", type=int, default=10, help="differing hand_ids to list")
     df.add_argument("--recompute", action="store_true",
-                    help="hash every hand's content instead of reading stored digests")
+                    help="hash every hand's content without reading the stored digests")
+    df.add_argument("--trust-digests", action="store_true",
+                    help="read the stored digests of files whose bytes match their manifest "
+                         "instead of checking each against its hand's content (faster; a forged "
+                         "hand whose digest was left stale goes unseen)")
     df.add_argument("--stat", action="store_true",
                     help="compare distributions instead (win rates, pots, actions, rates)")
     df.add_argument("--alpha", type=float, default=0.01, help="--stat: family-wise level (Holm)")

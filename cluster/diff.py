@@ -7,11 +7,14 @@ which cannot reproduce a deck). ``hands`` and ``structures`` may differ: hands p
 side only are reported as missing. Hands are matched by
 ``hand_id`` and compared by a per-hand content digest (``sim.digest``: every column but
 ``run_id``; ``fault`` is content). Which digest: a batch file recorded with the same sha256 in
-both manifests is byte-identical (only its ``hand_id`` column is read); otherwise the file's
-stored ``digest`` column is read, when the file's bytes match the sha256 its manifest recorded
-and both runs hash the same columns with this ``DIGEST_VERSION``; otherwise (a tampered or
-rewritten file, an older schema, different columns, ``--recompute``) every hand's content is
-decoded and hashed; a file whose bytes do not match its manifest's sha256 is named in a note.
+both manifests, whose bytes match it on both sides, is byte-identical (only its ``hand_id``
+column is read). Every other file's hands are hashed from their content, and (when both runs
+store a ``digest`` column of this ``DIGEST_VERSION`` over the same columns) checked against the
+stored digest: a hand whose stored digest is not the digest of its content (a forged hand with
+its digest left stale, or a forged digest) is a difference, named by file and hand_id. With
+``--trust-digests`` the stored digests of files whose bytes match their manifest's sha256 are
+read instead (the fast path, which believes them); ``--recompute`` hashes the content without
+reading them. A file whose bytes do not match its manifest's sha256 is named in a note.
 For the first differing hand both rows are fetched, compared field by field (cards, positions,
 actions one by one, then showdown, pots, payouts) to name the first thing that differs, and
 printed side by side as hand histories. Exit 0 identical, 1 different (or hands missing on one
@@ -142,8 +145,10 @@ class _Side:
 
     run: _Run
     parts: dict[str, tuple[np.ndarray, np.ndarray]]
-    how: dict[str, str]  # "same-bytes" (digests 0), "stored" or "content"
+    how: dict[str, str]  # "same-bytes" (digests 0), "stored", "verified" or "content"
     unverified: set[str] = field(default_factory=set)  # bytes differ from the manifest's sha256
+    stale: dict[str, np.ndarray] = field(default_factory=dict)  # rel -> hand_ids whose stored
+    # digest is not the digest of their content (verified mode)
 
 
 def _recorded_shas(run: _Run) -> dict[str, str]:
@@ -151,26 +156,40 @@ def _recorded_shas(run: _Run) -> dict[str, str]:
             if isinstance(f, dict) and f.get("path") and f.get("sha256")}
 
 
+_NO_STALE = np.zeros(0, dtype=np.int64)
+
+
 def _file_digests(run: _Run, rel: str, columns: list[str], same_bytes: bool, stored: bool,
-                  recorded: str | None) -> tuple[np.ndarray, np.ndarray, str, bool]:
-    """(hand_id, digest, how) of one batch file. The file's sha256 must match its manifest
-    record for its stored digests (or its byte identity with the other side) to be trusted;
-    otherwise (a tampered or rewritten file) its digests are computed from its content."""
+                  recorded: str | None, trust: bool = False
+                  ) -> tuple[np.ndarray, np.ndarray, str, bool, np.ndarray]:
+    """(hand_id, digest, how, bytes verified, stale hand_ids) of one batch file. The file's
+    sha256 must match its manifest record for its byte identity with the other side to count.
+    ``stored`` (both runs hash the same columns the same way): with ``trust``, the stored digest
+    column is read when the bytes verify (the fast path); otherwise every hand's content is
+    hashed and checked against its stored digest (a hand whose stored digest differs is stale:
+    ``how`` "verified"). Without ``stored`` the content is hashed ("content")."""
     data = _read(run, rel)
     verified = recorded is not None and hashlib.sha256(data).hexdigest() == recorded
     if verified and same_bytes:
         t = _table(run, rel, data, ["hand_id"])
         return (t["hand_id"].to_numpy(), np.zeros(t.num_rows, dtype=np.uint64), "same-bytes",
-                True)
-    if verified and stored:
+                True, _NO_STALE)
+    if verified and stored and trust:
         t = _table(run, rel, data, ["hand_id", "digest"])
-        return t["hand_id"].to_numpy(), t["digest"].to_numpy(), "stored", True
+        return t["hand_id"].to_numpy(), t["digest"].to_numpy(), "stored", True, _NO_STALE
+    if stored:
+        t = _table(run, rel, data, [*columns, "digest"])
+        dig = hand_digests(t, columns)
+        hid = t["hand_id"].to_numpy()
+        stale = hid[t["digest"].to_numpy() != dig]
+        return hid, dig, "verified", verified, stale
     t = _table(run, rel, data, columns)
-    return t["hand_id"].to_numpy(), hand_digests(t, columns), "content", verified
+    return t["hand_id"].to_numpy(), hand_digests(t, columns), "content", verified, _NO_STALE
 
 
 def _digest_side(run: _Run, columns: list[str], same_bytes: set[str], stored: bool,
-                 threads: int | None = None, only: set[str] | None = None) -> _Side:
+                 threads: int | None = None, only: set[str] | None = None,
+                 trust: bool = False) -> _Side:
     """Every batch file's digests (``only``: just those files), on a thread pool (file reads,
     Parquet decoding, sha256 and the digest kernels release the GIL)."""
     from concurrent.futures import ThreadPoolExecutor
@@ -178,8 +197,8 @@ def _digest_side(run: _Run, columns: list[str], same_bytes: set[str], stored: bo
     rec = _recorded_shas(run)
     rels = sorted(run.files if only is None else only)
 
-    def one(rel: str) -> tuple[np.ndarray, np.ndarray, str, bool]:
-        return _file_digests(run, rel, columns, rel in same_bytes, stored, rec.get(rel))
+    def one(rel: str) -> tuple[np.ndarray, np.ndarray, str, bool, np.ndarray]:
+        return _file_digests(run, rel, columns, rel in same_bytes, stored, rec.get(rel), trust)
 
     workers = threads if threads is not None else min(len(rels), os.cpu_count() or 1, 8)
     if workers <= 1:
@@ -189,7 +208,8 @@ def _digest_side(run: _Run, columns: list[str], same_bytes: set[str], stored: bo
             out = list(pool.map(one, rels))
     return _Side(run, {rel: (o[0], o[1]) for rel, o in zip(rels, out, strict=True)},
                  {rel: o[2] for rel, o in zip(rels, out, strict=True)},
-                 {rel for rel, o in zip(rels, out, strict=True) if not o[3]})
+                 {rel for rel, o in zip(rels, out, strict=True) if not o[3]},
+                 {rel: o[4] for rel, o in zip(rels, out, strict=True) if len(o[4])})
 
 
 def _ids_and_digests(side: _Side) -> tuple[np.ndarray, np.ndarray]:
@@ -201,21 +221,24 @@ def _ids_and_digests(side: _Side) -> tuple[np.ndarray, np.ndarray]:
 
 
 def digest_runs(a: _Run, b: _Run, columns: list[str], stored: bool,
-                threads: int | None = None) -> tuple[_Side, _Side]:
+                threads: int | None = None, trust: bool = False) -> tuple[_Side, _Side]:
     """Both sides' digests. Files recorded with the same sha256 on both sides, whose bytes
-    verify on both, are byte-identical: not decoded (digest 0 on both sides)."""
+    verify on both, are byte-identical: not decoded (digest 0 on both sides). ``trust``: read
+    the stored digests of the other files whose bytes verify, instead of checking them."""
     ra, rb = _recorded_shas(a), _recorded_shas(b)
     same = {rel for rel in set(a.files) & set(b.files) if ra.get(rel) and ra[rel] == rb.get(rel)}
-    sa = _digest_side(a, columns, same, stored, threads)
-    sb = _digest_side(b, columns, same, stored, threads)
+    sa = _digest_side(a, columns, same, stored, threads, trust=trust)
+    sb = _digest_side(b, columns, same, stored, threads, trust=trust)
     for side, other in ((sa, sb), (sb, sa)):  # identity held on one side only: hash it for real
         redo = {rel for rel, how in side.how.items()
                 if how == "same-bytes" and other.how.get(rel) != "same-bytes"}
         if redo:
-            fresh = _digest_side(side.run, columns, set(), stored, threads, only=redo)
+            fresh = _digest_side(side.run, columns, set(), stored, threads, only=redo,
+                                 trust=trust)
             side.parts.update(fresh.parts)
             side.how.update(fresh.how)
             side.unverified |= fresh.unverified
+            side.stale.update(fresh.stale)
     return sa, sb
 
 
@@ -316,11 +339,15 @@ class DiffResult:
     notes: list[str] = field(default_factory=list)
     first_divergence: str | None = None  # the named first difference of the first hand
     side_by_side: str | None = None
+    # hands whose stored digest is not the digest of their content: (run/file, hand_ids)
+    stale: list[tuple[str, list[int]]] = field(default_factory=list)
+    stale_count: int = 0
 
     @property
     def identical(self) -> bool:
         m = self.match
-        return m.differ == 0 and m.only_baseline == 0 and m.only_candidate == 0
+        return (m.differ == 0 and m.only_baseline == 0 and m.only_candidate == 0
+                and self.stale_count == 0)
 
     @property
     def exit_code(self) -> int:
@@ -329,9 +356,12 @@ class DiffResult:
 
 def diff_runs(baseline: str | os.PathLike[str], candidate: str | os.PathLike[str], *,
               first: int = 10, explain: bool = True, recompute: bool = False,
-              threads: int | None = None) -> DiffResult:
-    """Compare two run folders hand by hand (see the module docstring). ``recompute``: hash
-    every hand's content even where a verified stored digest exists. Raises NotComparable."""
+              threads: int | None = None, trust_digests: bool = False) -> DiffResult:
+    """Compare two run folders hand by hand (see the module docstring). By default every hand's
+    content is hashed and checked against its stored digest (a stale or forged digest is a
+    difference, named); ``trust_digests``: read the stored digests of files whose bytes match
+    their manifest instead; ``recompute``: hash the content without reading stored digests.
+    Raises NotComparable."""
     t0 = time.perf_counter()
     a = _open_run(baseline)
     b = _open_run(candidate)
@@ -362,15 +392,20 @@ def diff_runs(baseline: str | os.PathLike[str], candidate: str | os.PathLike[str
     stored = (not recompute and not notes and "digest" in sa.names and "digest" in sb.names
               and a.manifest.get("digest_version") == DIGEST_VERSION
               and b.manifest.get("digest_version") == DIGEST_VERSION)
-    side_a, side_b = digest_runs(a, b, columns, stored, threads)
+    side_a, side_b = digest_runs(a, b, columns, stored, threads, trust=trust_digests)
+    stale: list[tuple[str, list[int]]] = []
     for side in (side_a, side_b):
         notes += [f"{side.run.label}/{rel}: its bytes do not match the sha256 its manifest "
                   "records (hashed from its content)" for rel in sorted(side.unverified)]
+        stale += [(f"{side.run.label}/{rel}", [int(h) for h in side.stale[rel][:first]])
+                  for rel in sorted(side.stale)]
     ids_a, dig_a = _ids_and_digests(side_a)
     ids_b, dig_b = _ids_and_digests(side_b)
     m = match_digests(ids_a, dig_a, ids_b, dig_b, first)
     res = DiffResult(a.label, b.label, len(ids_a), len(ids_b), m, time.perf_counter() - t0,
-                     notes)
+                     notes, stale=stale,
+                     stale_count=sum(len(v) for side in (side_a, side_b)
+                                     for v in side.stale.values()))
     if explain and m.first_differ:
         res.first_divergence, res.side_by_side = explain_hand(a.label, b.label,
                                                               m.first_differ[0])
@@ -548,6 +583,10 @@ def format_diff(res: DiffResult) -> str:
     if res.identical:
         lines.append(f"IDENTICAL: {m.same:,} hands match ({res.seconds:.2f} s)")
         return "\n".join(lines)
+    if res.stale_count:
+        lines.append(f"STALE DIGESTS: {res.stale_count:,} hands store a digest that is not the "
+                     "digest of their content (stale or forged):")
+        lines += [f"  {where}: hand_ids {', '.join(map(str, ids))}" for where, ids in res.stale]
     lines.append(f"DIFFERENT: {m.differ:,} of {m.same + m.differ:,} common hands differ; "
                  f"{m.only_baseline:,} only in baseline, {m.only_candidate:,} only in candidate "
                  f"({res.seconds:.2f} s)")

@@ -33,16 +33,39 @@ def find_row(run: str | os.PathLike[str], hand_id: int,
              filesystem: pafs.FileSystem | None = None) -> dict[str, Any]:
     """The row of ``hand_id`` in the run folder ``run`` (a dataset filter; row-group statistics
     skip the files that cannot hold it)."""
+    import pyarrow as pa
     import pyarrow.dataset as ds
 
-    from cluster.simulate import run_dataset
+    from cluster.simulate import RunFolderError, run_dataset
 
-    table = run_dataset(run, filesystem).to_table(filter=ds.field("hand_id") == hand_id)
+    try:
+        table = run_dataset(run, filesystem).to_table(filter=ds.field("hand_id") == hand_id)
+    except (pa.ArrowException, OSError) as e:  # a truncated or corrupt batch file
+        raise RunFolderError(_unreadable(run, filesystem, e)) from None
     if table.num_rows == 0:
         raise HandNotFound(f"run {os.fspath(run)} has no hand {hand_id}")
     if table.num_rows > 1:
         raise ReplayMismatch(f"run {os.fspath(run)} holds hand {hand_id} {table.num_rows} times")
     return table.to_pylist()[0]
+
+
+def _unreadable(run: str | os.PathLike[str], filesystem: pafs.FileSystem | None,
+                error: Exception) -> str:
+    """One line naming the first batch file of ``run`` that does not open as Parquet."""
+    import pyarrow.parquet as pq
+
+    from cluster.simulate import run_files
+
+    fs, paths = run_files(run, filesystem)
+    for path in paths:
+        try:
+            with fs.open_input_file(path) as f:
+                pq.ParquetFile(f).schema_arrow  # noqa: B018 - reads the footer
+        except Exception as e:  # noqa: BLE001 - any failure names this file
+            first = str(e).splitlines()[0] if str(e) else type(e).__name__
+            return f"{path}: not a readable Parquet file ({first})"
+    first = str(error).splitlines()[0] if str(error) else type(error).__name__
+    return f"run {os.fspath(run)}: a batch file cannot be read ({first})"
 
 
 def hand_from_row(row: dict[str, Any]) -> Hand:

@@ -239,11 +239,10 @@ def _check_folder(fs: pafs.FileSystem, base: str, label: str, spec: RunSpec,
         what = diff or f"fingerprint differs ({old.get('fingerprint')} vs {fp})"
         raise RunFolderError(f"run folder {label} was made with a different config: {what}")
 
-    from audits.runner import AUDIT_FILE
-    from reports import REPORT_FILES
+    from audits.integrity import PRODUCTS
 
     # what `holdem audit` and `holdem report` write there: certify reruns keep the run
-    products = {AUDIT_FILE, *REPORT_FILES.values()}
+    products = PRODUCTS
     expected = {batch_relpath(s, b): (s, b) for s, b in spec.plan()}
     found: list[str] = []
     stale = 0
@@ -408,13 +407,18 @@ def run_simulate(
         raise ValueError(f"--workers {workers}: expected >= 0")
     label = os.fspath(out)
     fs, base = resolve_out(out, filesystem)
-    manifest, _ = _check_folder(fs, base, label, spec, _stderr)
-    plan = spec.plan()
-    todo = [(s, b) for s, b in plan if batch_relpath(s, b) not in manifest.files]
-    reused = len(plan) - len(todo)
-    manifest.status = "running"
-    manifest.set_runtime("in-process" if workers == 0 else "not started", workers, None)
-    write_manifest(fs, base, manifest)
+    try:
+        manifest, _ = _check_folder(fs, base, label, spec, _stderr)
+        plan = spec.plan()
+        todo = [(s, b) for s, b in plan if batch_relpath(s, b) not in manifest.files]
+        reused = len(plan) - len(todo)
+        manifest.status = "running"
+        manifest.set_runtime("in-process" if workers == 0 else "not started", workers, None)
+        write_manifest(fs, base, manifest)
+    except OSError as e:  # an unwritable or unreachable output (pyarrow's errors are OSErrors)
+        first = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise RunFolderError(f"output {label}: cannot write the run folder there "
+                             f"({type(e).__name__}: {first})") from None
 
     total = spec.hands * len(spec.structures)
     done_hands = sum(r.hands for r in manifest.files.values())

@@ -12,7 +12,11 @@ Schema (``CERTIFICATE_SCHEMA``, JSON Schema draft 2020-12; ``format`` = "holdem-
 - ``fault_injected``: the fault name when the run was made with ``--inject`` (null otherwise);
 - ``run``: ``run_id``, ``fingerprint``, ``engine_version``, ``git_commit``, ``seed``,
   ``generator``, ``reproducible``, ``spec`` (the full config), ``hands``,
-  ``hands_per_structure``, ``files`` (path, rows, sha256), ``created``, ``finished``;
+  ``hands_per_structure``, ``files`` (the audited files as audit.json records them: path,
+  rows, bytes, sha256 of the bytes audited), ``unaudited_files`` (path, sha256 of other files
+  the folder held, which the integrity audit names: a run with any FAILs), ``manifest_sha256``
+  (the manifest audited, null without one), ``audit_sha256`` (of the audit.json certified),
+  ``created``, ``finished``;
 - ``audits``: one entry per audit and per statistical test: ``name``, ``passed``,
   ``applicable``, ``hands_checked``, ``failures``, ``statistic``, ``p_value``,
   ``holm_adjusted_p`` (statistical tests), ``example_hand_ids``, ``checks`` (what the audit
@@ -51,7 +55,13 @@ CERTIFICATE_SCHEMA: dict[str, Any] = {
                 "files": {"type": "array", "items": {
                     "type": "object", "required": ["path", "sha256"],
                     "properties": {"path": {"type": "string"},
-                                   "sha256": {"type": ["string", "null"]}}}},
+                                   "rows": {"type": ["integer", "null"]},
+                                   "bytes": {"type": ["integer", "null"]},
+                                   "sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"}}}},
+                "unaudited_files": {"type": "array", "items": {
+                    "type": "object", "required": ["path", "sha256"]}},
+                "manifest_sha256": {"type": ["string", "null"]},
+                "audit_sha256": {"type": ["string", "null"]},
             },
         },
         "audits": {"type": "array", "minItems": 1, "items": {

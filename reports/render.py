@@ -19,29 +19,7 @@ from audits.runner import AUDIT_FILE
 from audits.storage import Location
 from reports import REPORT_FILES, plots
 from reports.certificate import CERTIFICATE_SCHEMA
-
-
-class ReportInputError(ValueError):
-    """The run folder lacks what a report needs (named in the message)."""
-
-
-def load_inputs(run: Location) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(audit.json, manifest.json) of a run folder, a local path or a URI."""
-    run = storage.as_location(run)
-    audit_path = storage.join(run, AUDIT_FILE)
-    try:
-        if not storage.is_file(audit_path):
-            raise ReportInputError(f"{audit_path}: missing; run `holdem audit {run}` first")
-        audit = json.loads(storage.read_text(audit_path))
-        manifest: dict[str, Any] = {}
-        mpath = storage.join(run, "manifest.json")
-        if storage.is_file(mpath):
-            manifest = json.loads(storage.read_text(mpath))
-    except json.JSONDecodeError as e:
-        raise ReportInputError(f"{audit_path}: not valid JSON ({e})") from e
-    except storage.StorageError as e:
-        raise ReportInputError(str(e)) from None
-    return audit, manifest
+from reports.inputs import ReportInputError, load_inputs
 
 
 def _flat_results(audit: dict[str, Any]) -> list[dict[str, Any]]:
@@ -140,7 +118,11 @@ def limitations(audit: dict[str, Any]) -> list[str]:
 
 
 def build_certificate(audit: dict[str, Any], manifest: dict[str, Any],
+                      audit_sha256: str | None = None,
                       calibration: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The certificate of an audit: its files are the bytes audit.json records as audited
+    (``inputs``), with the manifest's and audit.json's own sha256; ``calibration`` (the
+    calibration.json of ``holdem calibrate``) adds the evidence beside each audit."""
     u = _uniformity(audit)
     evidence = calibration_evidence(calibration)
     entries = []
@@ -156,6 +138,7 @@ def build_certificate(audit: dict[str, Any], manifest: dict[str, Any],
         })
     verdict = all(e["passed"] or not e["applicable"] for e in entries
                   if "." not in e["name"])
+    inputs = audit.get("inputs") or {}
     per_structure = {k: v.get("hands", 0) for k, v in
                      manifest.get("counts", {}).get("per_structure", {}).items()}
     limits = limitations(audit)
@@ -174,8 +157,12 @@ def build_certificate(audit: dict[str, Any], manifest: dict[str, Any],
             "seed": manifest.get("seed"), "generator": manifest.get("generator"),
             "reproducible": manifest.get("reproducible"), "spec": manifest.get("spec"),
             "hands": int(audit.get("hands", 0)), "hands_per_structure": per_structure,
-            "files": [{"path": f.get("path"), "rows": f.get("rows"), "sha256": f.get("sha256")}
-                      for f in manifest.get("files", [])],
+            "files": [{"path": f["path"], "rows": f.get("rows"), "bytes": f.get("bytes"),
+                       "sha256": f["sha256"]} for f in inputs.get("files", [])],
+            "unaudited_files": [{"path": f["path"], "sha256": f["sha256"]}
+                                for f in inputs.get("unaudited") or []],
+            "manifest_sha256": (inputs.get("manifest") or {}).get("sha256"),
+            "audit_sha256": audit_sha256,
             "created": manifest.get("created"), "finished": manifest.get("finished"),
             "timings": manifest.get("timings"),
         },
@@ -302,10 +289,13 @@ def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str,
     parts.append("<details><summary>Full configuration</summary><pre>"
                  + _e(json.dumps(spec, indent=2)) + "</pre></details>")
     if run["files"]:
-        parts.append("<details><summary>Dataset files and checksums</summary><table>"
+        parts.append("<details><summary>Audited files and their sha256</summary><table>"
                      "<tr><th>file</th><th>rows</th><th>sha256</th></tr>" + "".join(
                          f"<tr><td>{_e(f['path'])}</td><td class=num>{f['rows']}</td>"
                          f"<td><code>{_e(f['sha256'])}</code></td></tr>" for f in run["files"])
+                     + "".join(f"<tr><td>{name}</td><td></td><td><code>{_e(run.get(key))}</code>"
+                               "</td></tr>" for name, key in (("manifest.json", "manifest_sha256"),
+                                                              ("audit.json", "audit_sha256")))
                      + "</table></details>")
     # audits
     parts.append("<h2>Audits</h2><table><tr><th>audit</th><th>verdict</th><th>hands</th>"
@@ -324,12 +314,17 @@ def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str,
                      f"<td class=small>{_e(a.get('calibration', 'not measured'))}</td></tr>")
     parts.append("</table>")
     for r in audit["results"]:
+        note = r.get("details", {}).get("note")
+        if note and not r["applicable"]:
+            parts.append(f"<p class=small>{_e(r['name'])}: n/a: {_e(note)}</p>")
+    for r in audit["results"]:
         viol = r.get("details", {}).get("violations") or []
         if r["passed"] or not r["applicable"]:
             continue
         parts.append(f"<h3>{_e(r['name'])}: failing hands</h3><ul>")
         for v in viol:
-            parts.append(f"<li>hand {v['hand_id']}: {_e(v['reason'])}</li>")
+            where = "" if v.get("hand_id") is None else f"hand {v['hand_id']}: "
+            parts.append(f"<li>{_e(where)}{_e(v['reason'])}</li>")
         parts.append("</ul>")
         for h in r["example_hand_ids"]:
             if int(h) in histories:
@@ -396,7 +391,8 @@ def write_report(run: Location, histories: dict[int, str] | None = None,
             except ValueError:
                 cal_json = None  # evidence is optional: a broken file is not shown
     audit, manifest = load_inputs(run)
-    cert = build_certificate(audit, manifest, cal_json)
+    cert = build_certificate(audit, manifest,
+                             storage.file_sha256(storage.join(run, AUDIT_FILE))[0], cal_json)
     out = {key: storage.join(run, name) for key, name in REPORT_FILES.items()}
     storage.write_atomic(out["certificate"], json.dumps(cert, indent=2))
     storage.write_atomic(out["summary"], render_summary(cert))

@@ -190,7 +190,8 @@ def test_report_and_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert main(["audit", str(root), "--workers", "0", "--quiet", "--only", only]) == 0
     report = json.loads((root / "audit.json").read_text())
     assert report["passed"] and report["fingerprint"] == "abc"
-    assert {r["name"] for r in report["results"]} == set(EXACT)
+    assert {r["name"] for r in report["results"]} == {*EXACT, "integrity"}  # integrity: always
+    assert "could not be bound" in report["results"][-1]["details"]["note"]  # no files listed
     assert "ALL PASS" in capsys.readouterr().out
     bad, _ = tamper_won_swapped(simulated("cash", Structure.POT_LIMIT))
     root = write_run(tmp_path / "bad", bad, {"inject": "chip-lost",

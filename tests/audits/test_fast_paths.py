@@ -145,3 +145,4 @@ def test_audit_bench_splits_parquet_decoding_and_measures_the_peer(
     assert res["parquet_decode"] > 0 and res["peer_parquet_decode"] > 0
     assert "of which pyarrow's Parquet decoding" in out
     assert f"{len(PEER_COLUMNS)} columns ({', '.join(PEER_COLUMNS)})" in out
+    assert res["sha256"] > 0 and "sha256 of files" in out and "% on read + all audits" in out

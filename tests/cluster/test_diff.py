@@ -187,6 +187,7 @@ def test_bench_prints_rate(capsys: pytest.CaptureFixture[str]) -> None:
     rate = run_diff_bench(20_000, repeats=1)
     out = capsys.readouterr().out
     assert rate > 0 and "peer: Arrow" in out and "two identical runs" in out
+    assert "--trust-digests (stored read)" in out and "sha256 of both sides' files" in out
 
 
 # ---------------------------------------------------------------- holdem diff
@@ -243,10 +244,13 @@ def test_stored_digests_are_read_when_the_bytes_verify(runs: dict[str, Path],
     _restamp(tmp_path / "t", rel, t)  # the same rows in other bytes
     a, b = _open_run(runs["base"]), _open_run(tmp_path / "t")
     cols = content_columns(pq.read_schema(tmp_path / "t" / rel).names)
-    side_a, side_b = digest_runs(a, b, cols, stored=True)
+    side_a, side_b = digest_runs(a, b, cols, stored=True, trust=True)
     assert side_b.how[rel] == side_a.how[rel] == "stored" and not side_b.unverified
     assert {h for r, h in side_b.how.items() if r != rel} == {"same-bytes"}
+    side_a, side_b = digest_runs(a, b, cols, stored=True)  # the default: checked, not believed
+    assert side_b.how[rel] == side_a.how[rel] == "verified" and not side_b.stale
     assert diff_runs(runs["base"], tmp_path / "t").identical
+    assert diff_runs(runs["base"], tmp_path / "t", trust_digests=True).identical
     # a hand that really changed, with its digest and sha256 recorded: caught from the digest
     won = t["won"].to_pylist()
     won[7][0] += 1
@@ -256,6 +260,47 @@ def test_stored_digests_are_read_when_the_bytes_verify(runs: dict[str, Path],
     res = diff_runs(runs["base"], tmp_path / "t")
     assert res.match.first_differ == [int(t["hand_id"][7].as_py())] and not res.notes
     assert diff_runs(runs["base"], tmp_path / "t", recompute=True).match.differ == 1
+
+
+def _forge_undealt_cards(run: Path, rel: str, row: int) -> int:
+    """An attacker's card forgery: two undealt cards of one hand's deck trade places (nothing
+    dealt, played or paid changes, so no other column gives it away), the file rewritten with
+    the row's stored digest left as it was, the manifest's sha256 and bytes rewritten. Returns
+    the hand_id."""
+    f = run / rel
+    t = pq.read_table(f)
+    decks = t["deck"].to_pylist()
+    deck = bytearray(decks[row])
+    deck[50], deck[51] = deck[51], deck[50]  # 6-max: 20 cards at most are dealt or burnt
+    decks[row] = bytes(deck)
+    field = t.schema.field("deck")
+    t = t.set_column(t.schema.get_field_index("deck"), field, pa.array(decks, field.type))
+    pq.write_table(t, f, compression="zstd")
+    m = json.loads((run / "manifest.json").read_text())
+    for rec in m["files"]:
+        if rec["path"] == rel:
+            rec["sha256"] = hashlib.sha256(f.read_bytes()).hexdigest()
+            rec["bytes"] = f.stat().st_size
+    (run / "manifest.json").write_text(json.dumps(m, indent=2))
+    return int(t["hand_id"][row].as_py())
+
+
+def test_a_forged_card_with_a_stale_digest_is_named(runs: dict[str, Path], tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    shutil.copytree(runs["same"], tmp_path / "t")
+    rel = "structure=pot-limit/batch-00001.parquet"
+    hand_id = _forge_undealt_cards(tmp_path / "t", rel, 23)
+    assert main(["diff", str(runs["base"]), str(tmp_path / "t")]) == 1
+    out = capsys.readouterr().out
+    assert "STALE DIGESTS: 1 hands store a digest that is not the digest of their content" in out
+    assert f"t/{rel}: hand_ids {hand_id}\n" in out
+    assert f"first differing hand_ids: {hand_id}\n" in out
+    assert f"hand {hand_id}: first differing card: deck position 50:" in out
+    # the old fast path believes the stale digest: the forgery goes unseen
+    assert main(["diff", str(runs["base"]), str(tmp_path / "t"), "--trust-digests"]) == 0
+    assert "IDENTICAL" in capsys.readouterr().out
+    assert main(["diff", str(runs["base"]), str(tmp_path / "t"), "--trust-digests",
+                 "--recompute"]) == 2
 
 
 def test_a_row_that_does_not_rebuild_lists_fields(runs: dict[str, Path], tmp_path: Path,

@@ -70,10 +70,11 @@ def test_certify_audit_report_on_s3(s3: pafs.FileSystem, tmp_path: Path,
     assert not [k for k in keys if ".tmp" in k], keys  # nothing half-written stands
     cert = json.loads(storage.read_text(storage.join(uri, "certificate.json")))
     assert cert["verdict"] == "PASS"
+    assert main(["verify", uri]) == 0  # the certificate binds the bytes on S3 too
     assert main(["audit", uri, "--workers", "0", "--quiet", "--only", "chips,deal"]) == 0
     assert "ALL PASS" in capsys.readouterr().out
     hand = json.loads(storage.read_text(storage.join(uri, "audit.json")))["results"]
-    assert {r["name"] for r in hand} == {"chips", "deal"}
+    assert {r["name"] for r in hand} == {"chips", "deal", "integrity"}  # integrity: always
     # the same hands locally: diff reads both sides
     run_simulate(RunSpec(hands=2000, batch_size=1000, structures=("no-limit",), seed=4),
                  tmp_path / "local", workers=0, progress=False)

@@ -60,6 +60,6 @@ def test_calibration_evidence_beside_each_audit() -> None:
     assert ev["payouts"] == ("mucks-winner caught in 9/9 runs it fired in; false alarms 0/10 "
                              "clean runs")
     assert "asf_off_by_one detected in every run from 500 decks" in ev["uniformity"]
-    cert = build_certificate(_audit(), {}, cal)
+    cert = build_certificate(_audit(), {}, None, cal)
     by = {a["name"]: a for a in cert["audits"]}
     assert by["payouts"]["calibration"] == ev["payouts"] and "calibration" not in by["chips"]

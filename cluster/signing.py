@@ -1,0 +1,107 @@
+"""Ed25519 signatures of ``certificate.json`` (the ``cryptography`` library).
+
+Keys are PEM files, as OpenSSL writes them: the private key PKCS#8 (``openssl genpkey -algorithm
+ed25519 -out key.pem``), the public key SubjectPublicKeyInfo (``openssl pkey -in key.pem -pubout
+-out key.pub``); ``holdem keygen`` writes the same two files. The signature is the 64 raw bytes
+of Ed25519 over the exact bytes of certificate.json, in ``certificate.sig`` beside it, so that
+``openssl pkeyutl -verify -pubin -inkey key.pub -rawin -in certificate.json -sigfile
+certificate.sig`` checks it too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import Any
+
+
+class SigningKeyError(ValueError):
+    """An unusable key file (named in the message): exit 2."""
+
+
+def _read(path: str | Path, what: str) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except OSError as e:
+        raise SigningKeyError(f"{what} {path}: cannot read it ({e.strerror or e})") from None
+
+
+def load_private_key(path: str | Path) -> Any:
+    """An Ed25519 private key from a PEM file (PKCS#8, unencrypted)."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from cryptography.hazmat.primitives.serialization import load_pem_private_key
+
+    try:
+        key = load_pem_private_key(_read(path, "signing key"), password=None)
+    except (ValueError, TypeError) as e:
+        raise SigningKeyError(f"signing key {path}: not an unencrypted PEM private key "
+                        f"({str(e).splitlines()[0] if str(e) else type(e).__name__})") from None
+    if not isinstance(key, Ed25519PrivateKey):
+        raise SigningKeyError(f"signing key {path}: not an Ed25519 key ({type(key).__name__})")
+    return key
+
+
+def load_public_key(path: str | Path) -> Any:
+    """An Ed25519 public key from a PEM file (SubjectPublicKeyInfo)."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+    from cryptography.hazmat.primitives.serialization import load_pem_public_key
+
+    try:
+        key = load_pem_public_key(_read(path, "public key"))
+    except (ValueError, TypeError) as e:
+        raise SigningKeyError(f"public key {path}: not a PEM public key "
+                        f"({str(e).splitlines()[0] if str(e) else type(e).__name__})") from None
+    if not isinstance(key, Ed25519PublicKey):
+        raise SigningKeyError(f"public key {path}: not an Ed25519 key ({type(key).__name__})")
+    return key
+
+
+def key_id(public_key: Any) -> str:
+    """A short name of a public key: the first 16 hex digits of the sha256 of its raw bytes."""
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+    raw = public_key.public_bytes(Encoding.Raw, PublicFormat.Raw)
+    return hashlib.sha256(raw).hexdigest()[:16]
+
+
+def sign(private_key: Any, data: bytes) -> bytes:
+    return bytes(private_key.sign(data))
+
+
+def signature_valid(public_key: Any, data: bytes, signature: bytes) -> bool:
+    from cryptography.exceptions import InvalidSignature
+
+    try:
+        public_key.verify(signature, data)
+    except InvalidSignature:
+        return False
+    return True
+
+
+def keygen(out: str | Path) -> tuple[Path, Path]:
+    """Write a new key pair: ``out`` (the private key, PEM PKCS#8, mode 0600) and ``out.pub``
+    (the public key). Refuses to overwrite either."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from cryptography.hazmat.primitives.serialization import (
+        Encoding,
+        NoEncryption,
+        PrivateFormat,
+        PublicFormat,
+    )
+
+    priv, pub = Path(out), Path(f"{out}.pub")
+    for p in (priv, pub):
+        if p.exists():
+            raise SigningKeyError(f"{p}: already exists; choose another name")
+    key = Ed25519PrivateKey.generate()
+    pem = key.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption())
+    try:
+        fd = os.open(priv, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as f:
+            f.write(pem)
+        pub.write_bytes(key.public_key().public_bytes(Encoding.PEM,
+                                                      PublicFormat.SubjectPublicKeyInfo))
+    except OSError as e:
+        raise SigningKeyError(f"{out}: cannot write the key pair ({e.strerror or e})") from None
+    return priv, pub

@@ -1,0 +1,104 @@
+"""What ``holdem report`` and ``holdem verify`` read from a run folder: ``audit.json`` (checked
+field by field, so that a malformed file is one line naming the field, never a traceback),
+``manifest.json``, and whether the folder still holds the bytes audit.json records."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from audits import storage
+from audits.integrity import MANIFEST, check_inputs, folder_mismatch
+from audits.runner import AUDIT_FILE
+from audits.storage import Location
+
+
+class ReportInputError(ValueError):
+    """The run folder lacks what a report needs (named in the message)."""
+
+
+_RESULT_FIELDS: dict[str, tuple[type, ...]] = {
+    "name": (str,), "passed": (bool,), "applicable": (bool,), "hands_checked": (int,),
+    "failures": (int,), "example_hand_ids": (list,), "statistic": (int, float, type(None)),
+    "p_value": (int, float, type(None)),
+}
+
+
+def _check_result(r: Any, where: str) -> None:
+    if not isinstance(r, dict):
+        raise ReportInputError(f"{where}: expected an object")
+    for key, types in _RESULT_FIELDS.items():
+        v = r.get(key, ...)
+        if not isinstance(v, types) or (isinstance(v, bool) and bool not in types):
+            names = " or ".join("null" if t is type(None) else t.__name__ for t in types)
+            raise ReportInputError(f"{where}.{key}: expected {names}, found "
+                                   f"{'nothing' if v is ... else json.dumps(v)[:40]}")
+    if not all(isinstance(h, int) and not isinstance(h, bool) for h in r["example_hand_ids"]):
+        raise ReportInputError(f"{where}.example_hand_ids: expected a list of hand ids")
+    details = r.get("details", {})
+    if not isinstance(details, dict):
+        raise ReportInputError(f"{where}.details: expected an object")
+    for i, v in enumerate(details.get("violations") or []):
+        if not isinstance(v, dict) or "reason" not in v:
+            raise ReportInputError(f"{where}.details.violations[{i}]: expected an object with "
+                                   "a 'reason'")
+    if isinstance(details.get("tests"), list):
+        for i, t in enumerate(details["tests"]):
+            _check_result(t, f"{where}.details.tests[{i}]")
+
+
+def check_audit(audit: Any, path: Location) -> dict[str, Any]:
+    """audit.json checked: the fields the report and the certificate read, with their types."""
+    if not isinstance(audit, dict) or audit.get("format") != "holdem-audit":
+        raise ReportInputError(f"{path}: not an audit.json of holdem audit (expected an object "
+                               "with format \"holdem-audit\")")
+    for key, types in (("hands", (int,)), ("seconds", (int, float)), ("results", (list,))):
+        if not isinstance(audit.get(key), types) or isinstance(audit.get(key), bool):
+            raise ReportInputError(f"{path}: field {key!r}: expected "
+                                   f"{' or '.join(t.__name__ for t in types)}, found "
+                                   f"{json.dumps(audit.get(key))[:40]}")
+    if not audit["results"]:
+        raise ReportInputError(f"{path}: field 'results' is empty")
+    for i, r in enumerate(audit["results"]):
+        _check_result(r, f"{path}: results[{i}]")
+    try:
+        check_inputs(audit.get("inputs"), f"{path}: inputs")
+    except ValueError as e:
+        raise ReportInputError(str(e)) from None
+    return audit
+
+
+def _json(path: Location) -> Any:
+    try:
+        return json.loads(storage.read_bytes(path))
+    except (ValueError, UnicodeDecodeError) as e:
+        raise ReportInputError(f"{path}: not valid JSON ({e})") from None
+    except OSError as e:
+        raise ReportInputError(f"{path}: cannot read it ({e})") from None
+
+
+def load_inputs(run: Location, check_folder: bool = True
+                ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(audit.json, manifest.json) of a run folder, a local path or a URI. ``check_folder``:
+    refuse (ReportInputError) when the folder no longer holds the bytes audit.json records."""
+    run = storage.as_location(run)
+    audit_path = storage.join(run, AUDIT_FILE)
+    try:
+        if not storage.is_file(audit_path):
+            raise ReportInputError(f"{audit_path}: missing; run `holdem audit {run}` first")
+        audit = check_audit(_json(audit_path), audit_path)
+        manifest: dict[str, Any] = {}
+        mpath = storage.join(run, MANIFEST)
+        if storage.is_file(mpath):
+            manifest = _json(mpath)
+            if not isinstance(manifest, dict):
+                raise ReportInputError(f"{mpath}: not a JSON object")
+        if check_folder:
+            files, msha = check_inputs(audit["inputs"], "inputs")
+            why = folder_mismatch(run, files, msha, AUDIT_FILE)
+            if why:
+                raise ReportInputError(f"{run}: the folder no longer matches {AUDIT_FILE}: {why};"
+                                       f" run `holdem audit {run}` again")
+    except storage.StorageError as e:
+        raise ReportInputError(str(e)) from None
+    return audit, manifest

@@ -1,0 +1,335 @@
+"""The verdict bound to the bytes (issue #13): the integrity audit against files forged the way an
+attacker would (every column that could give the forgery away rewritten, row digests recomputed
+with ``sim.digest``, the manifest's sha256, bytes, rows and totals rewritten), ``holdem report``
+refusing a folder changed after the audit, and ``holdem verify`` with and without signatures."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import pytest
+
+from audits.integrity import PRODUCTS, id_ranges, reduce_integrity
+from audits.runner import AUDIT_FILE
+from cluster.cli import main
+from cluster.simulate import run_simulate
+from reports import REPORT_FILES, SIGNATURE_FILE
+from sim.digest import with_digests
+from sim.runspec import RunSpec
+
+F0 = "structure=no-limit/batch-00000.parquet"
+F1 = "structure=no-limit/batch-00001.parquet"
+HANDS = 2000  # two files of 1000
+
+
+@pytest.fixture(scope="module")
+def certified(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A two-file run, audited and reported (signed with a key made by holdem keygen)."""
+    root = tmp_path_factory.mktemp("integrity")
+    run = root / "run"
+    run_simulate(RunSpec(hands=HANDS, batch_size=HANDS // 2, structures=("no-limit",), seed=9),
+                 run, workers=0, progress=False)
+    assert main(["keygen", "--out", str(root / "key")]) == 0
+    assert main(["keygen", "--out", str(root / "other")]) == 0
+    assert main(["audit", str(run), "--workers", "0", "--quiet"]) == 0
+    assert main(["report", str(run), "--sign-key", str(root / "key")]) == 0
+    return run
+
+
+def _copy(src: Path, dst: Path) -> Path:
+    shutil.copytree(src, dst)
+    return dst
+
+
+def _manifest(run: Path) -> dict:
+    return json.loads((run / "manifest.json").read_text())
+
+
+def _write_manifest(run: Path, m: dict) -> None:
+    """The manifest rewritten with totals consistent with its file records."""
+    recs = m["files"]
+    m["totals"] = {"hands": sum(r["hands"] for r in recs), "rows": sum(r["rows"] for r in recs),
+                   "files": len(recs), "bytes": sum(r["bytes"] for r in recs)}
+    (run / "manifest.json").write_text(json.dumps(m, indent=2) + "\n")
+
+
+def _rewrite(run: Path, rel: str, table: pa.Table) -> None:
+    """Write ``table`` as ``rel`` with fresh row digests, and record it in the manifest (sha256,
+    bytes, rows, hands): what a careful forger leaves."""
+    table = with_digests(table.drop_columns(["digest"]))
+    f = run / rel
+    pq.write_table(table, f, compression="zstd")
+    m = _manifest(run)
+    for rec in m["files"]:
+        if rec["path"] == rel:
+            rec.update(sha256=hashlib.sha256(f.read_bytes()).hexdigest(), bytes=f.stat().st_size,
+                       rows=table.num_rows, hands=table.num_rows)
+    _write_manifest(run, m)
+
+
+def _audit(run: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict, str]:
+    rc = main(["audit", str(run), "--workers", "0", "--quiet"])
+    out = capsys.readouterr().out
+    audit = json.loads((run / AUDIT_FILE).read_text())
+    integrity = next(r for r in audit["results"] if r["name"] == "integrity")
+    return rc, integrity, out
+
+
+def _reasons(integrity: dict) -> list[str]:
+    return [v["reason"] for v in integrity["details"]["violations"]]
+
+
+def test_the_clean_run_passes_and_records_what_it_audited(certified: Path) -> None:
+    audit = json.loads((certified / AUDIT_FILE).read_text())
+    integrity = next(r for r in audit["results"] if r["name"] == "integrity")
+    assert integrity["passed"] and integrity["applicable"] and integrity["hands_checked"] == HANDS
+    files = {f["path"]: f for f in audit["inputs"]["files"]}
+    assert set(files) == {F0, F1}
+    for rel in (F0, F1):
+        assert files[rel]["sha256"] == hashlib.sha256((certified / rel).read_bytes()).hexdigest()
+    cert = json.loads((certified / REPORT_FILES["certificate"]).read_text())
+    assert cert["run"]["files"] == [{**f, "rows": f["rows"]} for f in audit["inputs"]["files"]]
+    assert cert["run"]["audit_sha256"] == hashlib.sha256(
+        (certified / AUDIT_FILE).read_bytes()).hexdigest()
+    assert cert["run"]["manifest_sha256"] == audit["inputs"]["manifest"]["sha256"] == (
+        hashlib.sha256((certified / "manifest.json").read_bytes()).hexdigest())
+
+
+def test_garbage_file_dropped_from_the_manifest_fails(certified: Path, tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    run = _copy(certified, tmp_path / "run")
+    (run / F1).write_bytes(b"\x00garbage" * 500)
+    m = _manifest(run)
+    m["files"] = [r for r in m["files"] if r["path"] != F1]
+    _write_manifest(run, m)  # totals now say 1 file of 1000 hands: only the spec disagrees
+    rc, integrity, out = _audit(run, capsys)
+    assert rc == 1 and not integrity["passed"]
+    assert f"{F1}: in the run folder but not listed in manifest.json" in _reasons(integrity)
+    assert ("structure=no-limit: 1,000 hands audited, the manifest's spec declares 2,000"
+            in _reasons(integrity))
+    assert "FAILED" in out
+    assert main(["report", str(run)]) == 0
+    cert = json.loads((run / REPORT_FILES["certificate"]).read_text())
+    assert cert["verdict"] == "FAIL"
+    assert [f["path"] for f in cert["run"]["unaudited_files"]] == [F1]
+    capsys.readouterr()
+    assert main(["verify", str(run)]) == 0  # the FAIL certificate speaks for these bytes
+    assert capsys.readouterr().out.startswith("VERIFIED: a FAIL certificate of 1,000 hands")
+    (run / F1).write_bytes(b"other garbage")
+    assert main(["verify", str(run)]) == 1
+    assert f"MISMATCH: {F1}: sha256 " in capsys.readouterr().out
+
+
+def test_unlisted_file_fails(certified: Path, tmp_path: Path,
+                             capsys: pytest.CaptureFixture[str]) -> None:
+    run = _copy(certified, tmp_path / "run")
+    shutil.copy(run / F0, run / "structure=no-limit" / "batch-00002.parquet")
+    rc, integrity, _ = _audit(run, capsys)
+    assert rc == 1
+    assert _reasons(integrity) == ["structure=no-limit/batch-00002.parquet: in the run folder but "
+                                   "not listed in manifest.json"]
+
+
+def test_missing_file_fails(certified: Path, tmp_path: Path,
+                            capsys: pytest.CaptureFixture[str]) -> None:
+    run = _copy(certified, tmp_path / "run")
+    (run / F1).unlink()
+    rc, integrity, _ = _audit(run, capsys)
+    assert rc == 1 and integrity["hands_checked"] == HANDS // 2
+    assert _reasons(integrity)[0] == f"{F1}: listed in manifest.json but missing"
+
+
+def test_file_bytes_not_the_manifests_fail(certified: Path, tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    run = _copy(certified, tmp_path / "run")
+    t = pq.read_table(run / F1)
+    pq.write_table(t, run / F1, compression="zstd", compression_level=7)  # same rows, new bytes
+    rc, integrity, _ = _audit(run, capsys)
+    assert rc == 1 and len(_reasons(integrity)) == 1
+    assert _reasons(integrity)[0].startswith(f"{F1}: sha256 ")
+    assert "differs from the manifest's" in _reasons(integrity)[0]
+
+
+def test_hand_total_short_fails(certified: Path, tmp_path: Path,
+                                capsys: pytest.CaptureFixture[str]) -> None:
+    run = _copy(certified, tmp_path / "run")
+    t = pq.read_table(run / F1)
+    _rewrite(run, F1, t.slice(0, t.num_rows - 100))  # the last 100 hands dropped, all recorded
+    rc, integrity, _ = _audit(run, capsys)
+    assert rc == 1
+    assert _reasons(integrity) == ["structure=no-limit: 1,900 hands audited, the manifest's "
+                                   "spec declares 2,000"]
+
+
+def test_gap_in_hand_ids_fails(certified: Path, tmp_path: Path,
+                               capsys: pytest.CaptureFixture[str]) -> None:
+    run = _copy(certified, tmp_path / "run")
+    t = pq.read_table(run / F1)
+    first = t["hand_id"][0].as_py()
+    shifted = pc.add(t["hand_id"], 10)  # the second file renumbered: 10 ids never logged
+    _rewrite(run, F1, t.set_column(t.schema.get_field_index("hand_id"), "hand_id", shifted))
+    rc, integrity, _ = _audit(run, capsys)
+    assert rc == 1
+    assert (f"structure=no-limit: hand ids {first}..{first + 9} (10) missing (a gap in the "
+            "stream)") in _reasons(integrity)
+    assert first in integrity["example_hand_ids"]
+
+
+def test_duplicate_hand_ids_fail(certified: Path, tmp_path: Path,
+                                 capsys: pytest.CaptureFixture[str]) -> None:
+    run = _copy(certified, tmp_path / "run")
+    t0 = pq.read_table(run / F0)  # the same hands logged twice, as the second file too
+    _rewrite(run, F1, t0)
+    rc, integrity, _ = _audit(run, capsys)
+    lo, hi = t0["hand_id"][0].as_py(), t0["hand_id"][-1].as_py()
+    assert rc == 1
+    assert (f"structure=no-limit: hand ids {lo}..{hi} (1,000) appear more than once"
+            in _reasons(integrity))
+    assert (f"structure=no-limit: hand ids {hi + 1}..{hi + 1000} (1,000) missing (a gap in the "
+            "stream)") not in _reasons(integrity)  # after the last id: a short total, not a gap
+
+
+def test_id_ranges_merge() -> None:
+    import numpy as np
+
+    from audits.integrity import IdRanges
+
+    parts = [IdRanges(5, {"x": id_ranges(np.array([4, 0, 1, 2, 2]))}),
+             IdRanges(3, {"x": id_ranges(np.array([7, 8, 9]))})]
+    res = reduce_integrity("integrity", parts)  # no manifest: duplicates only
+    assert res.failures == 1 and res.example_hand_ids == (2,)
+    assert "hand id 2 appear more than once" in res.details["violations"][0]["reason"]
+
+
+def test_file_changed_after_the_audit_is_refused(certified: Path, tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    run = _copy(certified, tmp_path / "run")
+    t = pq.read_table(run / F0)
+    won = t["won"].to_pylist()
+    won[3][0], won[3][1] = won[3][1], won[3][0]
+    field = t.schema.field("won")
+    _rewrite(run, F0, t.set_column(t.schema.get_field_index("won"), field,
+                                   pa.array(won, field.type)))
+    capsys.readouterr()
+    assert main(["report", str(run)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert "the folder no longer matches audit.json: manifest.json: sha256" in err
+    # the manifest left as it was: the batch file itself is named
+    shutil.copy(certified / "manifest.json", run / "manifest.json")
+    assert main(["report", str(run)]) == 2
+    err = capsys.readouterr().err
+    assert f"no longer matches audit.json: {F0}: sha256 " in err and "run `holdem audit" in err
+    assert main(["verify", str(run)]) == 1
+    assert f"MISMATCH: {F0}: sha256 " in capsys.readouterr().out
+    # a file added after the audit
+    run2 = _copy(certified, tmp_path / "run2")
+    (run2 / "structure=no-limit" / "notes.txt").write_text("x")
+    assert main(["report", str(run2)]) == 2
+    assert "structure=no-limit/notes.txt: in the run folder but not in audit.json" in (
+        capsys.readouterr().err)
+
+
+def test_verify_a_received_run(certified: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    key = certified.parent / "key.pub"
+    assert main(["verify", str(certified), "--public-key", str(key)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("VERIFIED: a PASS certificate of 2,000 hands")
+    assert "signature valid" in out
+    assert main(["verify", str(certified)]) == 0
+
+
+def test_edited_certificate_fails_verify(certified: Path, tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    run = _copy(certified, tmp_path / "run")
+    cert_path = run / REPORT_FILES["certificate"]
+    cert = json.loads(cert_path.read_text())
+    cert["run"]["hands"] = 4000  # a certificate that claims more hands than were audited
+    cert_path.write_text(json.dumps(cert, indent=2))
+    assert main(["verify", str(run)]) == 1
+    out = capsys.readouterr().out
+    assert "certificate.json: field run.hands disagrees with what audit.json" in out
+    assert main(["verify", str(run), "--public-key", str(certified.parent / "key.pub")]) == 1
+    assert "the signature does not verify" in capsys.readouterr().out
+    # audit.json and certificate edited together, consistently: only the signature catches it
+    audit = json.loads((run / AUDIT_FILE).read_text())
+    audit["hands"] = 4000
+    (run / AUDIT_FILE).write_text(json.dumps(audit, indent=2))
+    cert["run"]["audit_sha256"] = hashlib.sha256((run / AUDIT_FILE).read_bytes()).hexdigest()
+    cert_path.write_text(json.dumps(cert, indent=2))
+    assert main(["verify", str(run)]) == 0
+    capsys.readouterr()
+    assert main(["verify", str(run), "--public-key", str(certified.parent / "key.pub")]) == 1
+    assert f"{cert_path}: the signature does not verify" in capsys.readouterr().out
+
+
+def test_signed_by_another_key_fails(certified: Path, tmp_path: Path,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    run = _copy(certified, tmp_path / "run")
+    assert main(["report", str(run), "--sign-key", str(certified.parent / "other")]) == 0
+    capsys.readouterr()
+    assert main(["verify", str(run), "--public-key", str(certified.parent / "key.pub")]) == 1
+    assert "signed by another key" in capsys.readouterr().out
+    assert main(["verify", str(run), "--public-key", str(certified.parent / "other.pub")]) == 0
+    assert main(["report", str(run)]) == 0  # unsigned again: the stale signature is removed
+    assert not (run / SIGNATURE_FILE).exists()
+    capsys.readouterr()
+    assert main(["verify", str(run), "--public-key", str(certified.parent / "other.pub")]) == 1
+    assert "certificate.sig: missing: the certificate is not signed" in capsys.readouterr().out
+
+
+def test_verify_and_keys_bad_input(certified: Path, tmp_path: Path,
+                                   capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["verify", str(tmp_path / "absent")]) == 2
+    run = _copy(certified, tmp_path / "run")
+    (run / REPORT_FILES["certificate"]).write_text("{")
+    assert main(["verify", str(run)]) == 2
+    (tmp_path / "junk.pem").write_text("not a key")
+    assert main(["verify", str(certified), "--public-key", str(tmp_path / "junk.pem")]) == 2
+    assert main(["report", str(run), "--sign-key", str(tmp_path / "junk.pem")]) == 2
+    assert main(["keygen", "--out", str(certified.parent / "key")]) == 2  # never overwritten
+    err = [line for line in capsys.readouterr().err.splitlines() if line]
+    assert len(err) == 5 and all(line.startswith("holdem: error: ") for line in err)
+    assert "junk.pem: not a PEM public key" in err[2]
+
+
+def test_products_are_not_files_of_the_run() -> None:
+    assert {AUDIT_FILE, SIGNATURE_FILE, *REPORT_FILES.values()} <= PRODUCTS
+
+
+@pytest.mark.parametrize("text,phrase", [
+    ("[1", "not valid JSON"),
+    ('{"format": "holdem-audit", "hands": 3, "seconds": 1, "results": 7}',
+     "field 'results': expected list"),
+    ('{"format": "holdem-audit", "hands": 3, "seconds": 1, "results": [{"name": "x"}]}',
+     "results[0].passed: expected bool"),
+])
+def test_malformed_audit_json_is_one_line(certified: Path, tmp_path: Path, text: str,
+                                          phrase: str,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    run = _copy(certified, tmp_path / "run")
+    (run / AUDIT_FILE).write_text(text)
+    assert main(["report", str(run)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and phrase in err and "audit.json" in err
+
+
+def test_unwritable_output_and_truncated_parquet_are_one_line(
+        certified: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "a-file").write_text("")
+    assert main(["simulate", "--hands", "10", "--batch-size", "10", "--workers", "0", "--quiet",
+                 "--out", str(tmp_path / "a-file" / "run")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "cannot write the run folder there" in err
+    run = _copy(certified, tmp_path / "run")
+    data = (run / F1).read_bytes()
+    (run / F1).write_bytes(data[:len(data) // 2])
+    assert main(["replay", str(run), "--hand", "5"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and f"{F1}: not a readable Parquet file" in err
