@@ -96,6 +96,26 @@ def _ante(hand: Hand, phh: PhhHand) -> tuple[int, int]:
                            "big-blind ante")
 
 
+def showdown_and_pots(hand: Hand) -> tuple[list[int], list[bool], list[int],
+                                            list[dict[str, int]]]:
+    """The row's showdown columns (seats in order, shown, rank or -1) and pots of a finished
+    hand, as the log stores them."""
+    seats, shown, ranks = [], [], []
+    for r in hand.records:
+        if r.kind == EventKind.SHOW:
+            seats.append(r.seat)
+            shown.append(True)
+            ranks.append(int(r.to_street_total))
+        elif r.kind == EventKind.MUCK:
+            seats.append(r.seat)
+            shown.append(False)
+            ranks.append(-1)
+    pots = [{"amount": p.amount, "rake": p.rake,
+             "eligible_mask": sum(1 << s for s in p.eligible),
+             "winners_mask": sum(1 << s for s in p.winners)} for p in hand.pots]
+    return seats, shown, ranks, pots
+
+
 def hand_row(hand: Hand, phh: PhhHand, hand_id: int, run_id: str) -> dict[str, object]:
     """One replayed hand as a row (a dict of Python values in HAND_SCHEMA); raises
     NotRepresentable for antes the schema cannot describe."""
@@ -111,19 +131,7 @@ def hand_row(hand: Hand, phh: PhhHand, hand_id: int, run_id: str) -> dict[str, o
     packed = np.empty(len(recs), dtype=ACTION_DTYPE)
     for j, r in enumerate(recs):
         packed[j] = (int(r.street), r.seat, int(r.kind), r.to_street_total, r.added)
-    show_seats, show_shown, show_ranks = [], [], []
-    for r in hand.records:
-        if r.kind == EventKind.SHOW:
-            show_seats.append(r.seat)
-            show_shown.append(True)
-            show_ranks.append(int(r.to_street_total))
-        elif r.kind == EventKind.MUCK:
-            show_seats.append(r.seat)
-            show_shown.append(False)
-            show_ranks.append(-1)
-    pots = [{"amount": p.amount, "rake": p.rake,
-             "eligible_mask": sum(1 << s for s in p.eligible),
-             "winners_mask": sum(1 << s for s in p.winners)} for p in hand.pots]
+    show_seats, show_shown, show_ranks, pots = showdown_and_pots(hand)
     start = hand.starting_stacks
     return {
         "run_id": run_id, "hand_id": hand_id, "table_id": hand_id, "hand_no": 0,

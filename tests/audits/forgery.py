@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 
 from sim.digest import with_digests
 from sim.hand import Hand
-from sim.layout import EventKind
+from sim.phh_import import showdown_and_pots
 from sim.rows import hand_from_row
 
 Row = dict[str, Any]
@@ -98,19 +98,7 @@ def derived_columns(row: Row, hand: Hand, deck: np.ndarray) -> Row:
     hole: list[int] = []
     for s in range(k):
         hole.extend(hand.hole_cards(s) if row["occupied"][s] else (-1, -1))
-    seats, shown, ranks = [], [], []
-    for r in hand.records:
-        if r.kind == EventKind.SHOW:
-            seats.append(r.seat)
-            shown.append(True)
-            ranks.append(int(r.to_street_total))
-        elif r.kind == EventKind.MUCK:
-            seats.append(r.seat)
-            shown.append(False)
-            ranks.append(-1)
-    pots = [{"amount": p.amount, "rake": p.rake,
-             "eligible_mask": sum(1 << s for s in p.eligible),
-             "winners_mask": sum(1 << s for s in p.winners)} for p in hand.pots]
+    seats, shown, ranks, pots = showdown_and_pots(hand)
     return {"hole_cards": hole, "board": hand.board,
             "burns": _burns(row, deck, len(hand.board)), "stacks_end": hand.stacks,
             "contributed": hand.contributed, "returned": hand.returned, "won": hand.won,
