@@ -307,15 +307,16 @@ def logged_strength(score):
     """A score of this module written in the log's documented strength encoding (the
     ``showdown_ranks`` column; README "The hand log"): ``category << 20`` and the ranks of each
     group once, high group first, in 4-bit nibbles from bit 16 down, unused nibbles zero. This
-    module's score repeats a group's rank for each of its cards (a pair's rank twice), so equal
-    neighbouring nibbles are merged and the rest moved up."""
-    out = score & ~0xFFFFF
-    shift = 16
-    prev = -1
-    for q in range(4, -1, -1):
-        r = (score >> (4 * q)) & 0xF
-        if r != prev:
-            out |= r << shift
-            shift -= 4
-            prev = r
-    return out
+    module's score repeats a group's rank for each of its cards (a pair's rank twice: nibbles
+    ``a a k1 k2 k3``), so each category's repeated nibbles are dropped and the rest moved up."""
+    cat = score >> 20
+    top = score & 0xFFFFF0000  # category and the first group's rank
+    if cat == 1:  # pair: a a k1 k2 k3 -> a k1 k2 k3 0
+        return top | ((score & 0xFFF) << 4)
+    if cat == 2:  # two pair: h h l l k -> h l k 0 0
+        return top | ((score & 0xF00) << 4) | ((score & 0xF) << 8)
+    if cat == 3:  # trips: t t t k1 k2 -> t k1 k2 0 0
+        return top | ((score & 0xFF) << 8)
+    if cat == 6 or cat == 7:  # full house t t t p p, quads q q q q k -> t p / q k, 0 0 0
+        return top | ((score & 0xF) << 12)
+    return score  # high card, straight, flush, straight flush: one nibble a rank already

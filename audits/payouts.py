@@ -40,6 +40,17 @@ MESSAGES = {
 
 
 @njit(cache=True, _nrt=False)
+def _next_live(live, s, k):
+    """The first seat clockwise after s whose bit is set in ``live`` (-1 if none)."""
+    t = s
+    for _ in range(k):
+        t = t + 1 if t + 1 < k else 0
+        if (live >> t) & 1:
+            return t
+    return -1
+
+
+@njit(cache=True, _nrt=False)
 def _payout_kernel(occ, contrib, folded, won, hole, button, a_street, a_seat, a_kind, a_add,
                    act_off, sv, sshown, srank, soff, dv, doff, trim, rake_bps, rake_cap, nfnd,
                    rake_col, p_amt, p_rake, p_elig, p_win, p_off, speak, table, work, codes,
@@ -56,7 +67,7 @@ def _payout_kernel(occ, contrib, folded, won, hole, button, a_street, a_seat, a_
     pel = work[6]
     prk = work[7]
     mine = work[8]
-    spos = work[9]  # position of a seat in the showdown list, -1 if absent
+    best_shown = work[9]  # per pot: the best strength shown so far in the showdown
     for i in range(n):
         for s in range(k):
             ante[s] = 0
@@ -65,18 +76,19 @@ def _payout_kernel(occ, contrib, folded, won, hole, button, a_street, a_seat, a_
                 ante[a_seat[j]] += a_add[j]
         dead = 0
         nlive = 0
+        live = 0  # bit s: seat s is in the hand and did not fold
         for s in range(k):
             c[s] = contrib[i, s] - (0 if trim[i] else ante[s])
             if not trim[i]:
                 dead += ante[s]
             if occ[i, s] and not folded[i, s]:
                 nlive += 1
+                live |= 1 << s
         # the showdown: which hands are scored. Cards speak when the hand's deck is logged (a
         # simulated hand, its hole cards bound to the deck by the deal audit): every live hand
         # is scored, whatever the log says was shown; imported histories score shown hands.
         for s in range(k):
             shown[s] = 0
-            spos[s] = -1
         nb = doff[i + 1] - doff[i]
         d = doff[i]
         b0 = b1 = b2 = b3 = b4 = bkey = blanes = np.int64(0)
@@ -88,15 +100,16 @@ def _payout_kernel(occ, contrib, folded, won, hole, button, a_street, a_seat, a_
             codes[i] = 11
             aux[i] = -1
             continue
+        listed = 0
         for j in range(soff[i], soff[i + 1]):
             s = np.int64(sv[j])
-            if s < 0 or s >= k or spos[s] >= 0 or (speak and (folded[i, s] or not occ[i, s])):
+            if s < 0 or s >= k or (listed >> s) & 1 or (speak and not (live >> s) & 1):
                 codes[i] = 11 if speak else 10
                 aux[i] = s
                 break
-            spos[s] = j - soff[i]
+            listed |= 1 << s
             if sshown[j]:
-                if nb != 5 or folded[i, s] or not occ[i, s]:
+                if nb != 5 or not (live >> s) & 1:
                     codes[i] = 10
                     aux[i] = s
                     break
@@ -107,34 +120,25 @@ def _payout_kernel(occ, contrib, folded, won, hole, button, a_street, a_seat, a_
             # the order: from the river's last bettor or raiser if still live, else from the
             # first live seat left of the button, clockwise
             first = -1
-            for j in range(act_off[i + 1] - 1, act_off[i] - 1, -1):  # the river's last bet
-                if a_street[j] < 3:
-                    break
+            j = act_off[i + 1] - 1
+            while j >= act_off[i] and a_street[j] >= 3:  # the river's actions, last first
                 if a_kind[j] == 9 or a_kind[j] == 10:
                     first = np.int64(a_seat[j])
                     break
-            if first < 0 or first >= k or not occ[i, first] or folded[i, first]:
-                first = -1
-                s = button[i]
-                for _ in range(k):
-                    s = s + 1 if s + 1 < k else 0
-                    if occ[i, s] and not folded[i, s]:
-                        first = s
-                        break
+                j -= 1
+            if first < 0 or first >= k or not (live >> first) & 1:
+                first = _next_live(live, button[i], k)
             s = first
-            q = 0
-            for _ in range(k):
-                if occ[i, s] and not folded[i, s]:
-                    if spos[s] != q:
-                        codes[i] = 11
-                        aux[i] = s
-                        break
-                    q += 1
-                s = s + 1 if s + 1 < k else 0
+            for j in range(soff[i], soff[i + 1]):
+                if sv[j] != s:
+                    codes[i] = 11
+                    aux[i] = sv[j]
+                    break
+                s = _next_live(live, s, k)
             if codes[i]:
                 continue
         for s in range(k):
-            scored = shown[s] == 1 or (speak and nlive >= 2 and occ[i, s] and not folded[i, s])
+            scored = shown[s] == 1 or (speak and nlive >= 2 and (live >> s) & 1)
             if scored and nb == 5 and hole[i, 2 * s] >= 0 and hole[i, 2 * s + 1] >= 0:
                 strength[s] = eval_with_board(table, bkey, blanes, b0, b1, b2, b3, b4,
                                               np.int64(hole[i, 2 * s]),
@@ -237,23 +241,21 @@ def _payout_kernel(occ, contrib, folded, won, hole, button, a_street, a_seat, a_
             continue
         if speak:
             # a muck is legal only when, in every pot the seat could win, a hand shown before it
-            # is strictly better
+            # is strictly better: walk the showdown in order keeping each pot's best shown hand
+            for p in range(npots):
+                best_shown[p] = -1
             for j in range(soff[i], soff[i + 1]):
-                if sshown[j]:
-                    continue
                 m = np.int64(sv[j])
+                bit = 1 << m
                 for p in range(npots):
-                    if not pel[p] & (1 << m):
-                        continue
-                    beaten = False
-                    for t in range(k):
-                        if (pel[p] & (1 << t) and spos[t] >= 0 and spos[t] < spos[m]
-                                and sshown[soff[i] + spos[t]] and strength[t] > strength[m]):
-                            beaten = True
-                    if not beaten:
-                        codes[i] = 13
-                        aux[i] = m
-                        break
+                    if pel[p] & bit:
+                        if sshown[j]:
+                            if strength[m] > best_shown[p]:
+                                best_shown[p] = strength[m]
+                        elif best_shown[p] <= strength[m]:
+                            codes[i] = 13
+                            aux[i] = m
+                            break
                 if codes[i]:
                     break
             if codes[i]:
