@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from audits import paths as P
 from audits.io import Batch
 from audits.result import Partial, partial_from_codes
 
@@ -71,9 +72,10 @@ def _next(status, acted, bet, after, cur, n_active, k):
 @njit(cache=True, _nrt=False)
 def _referee(start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mode, trim, structure,
              min_bet, small_bet, big_bet, raise_cap, board_len, a_street, a_seat, a_kind, a_tot,
-             a_add, act_off, folded, work, codes, aux):
+             a_add, act_off, folded, work, codes, aux, paths):
     # compiled without NRT (no reference counting of the arrays in the hot loop): it may not
-    # allocate, so its per-seat state lives in the caller's ``work`` (6, k) array
+    # allocate, so its per-seat state lives in the caller's ``work`` (7, k) array. ``paths[i]``
+    # gets the rule paths (audits.paths bits) the hand took, as the referee saw them.
     n, k = occ.shape
     status = work[0]
     stack = work[1]
@@ -81,9 +83,11 @@ def _referee(start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mode, trim
     acted = work[3]
     contrib = work[4]
     antep = work[5]
+    acted_full = work[6]  # full raises of the street when the seat last acted
     for i in range(n):
         code = 0
         ax = 0
+        flags = 0
         n_active = 0
         n_live = 0
         for s in range(k):
@@ -117,9 +121,11 @@ def _referee(start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mode, trim
                 stack[s] -= amt
                 contrib[s] += amt
                 antep[s] += amt
+                flags |= 1 << P.ANTE
                 if stack[s] == 0:
                     status[s] = ALL_IN
                     n_active -= 1
+                    flags |= (1 << P.ANTE_ALL_IN) | (1 << P.ALL_IN)
         # blinds
         for which in range(2):
             if code:
@@ -136,12 +142,16 @@ def _referee(start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mode, trim
                 stack[s] -= amt
                 bet[s] += amt
                 contrib[s] += amt
+                if amt < due:
+                    flags |= 1 << P.SHORT_BLIND
                 if stack[s] == 0:
                     status[s] = ALL_IN
                     n_active -= 1
+                    flags |= 1 << P.ALL_IN
         if code:
             codes[i] = code
             aux[i] = ax
+            paths[i] = flags
             continue
         street = 0
         cur = 0
@@ -150,6 +160,10 @@ def _referee(start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mode, trim
         full_level = cur
         full_raise = small_bet[i] if fl else min_bet[i]
         n_raises = 0
+        voluntary = False  # a call, bet or raise pre-flop (no walk then)
+        raised = False  # a bet or raise pre-flop (the big blind's option is gone)
+        for s in range(k):
+            acted_full[s] = 0
         to_act = _next(status, acted, bet, bbs[i] if bbs[i] >= 0 else button[i], cur, n_active, k)
         closing = to_act < 0 or n_live <= 1
         done = False
@@ -175,6 +189,7 @@ def _referee(start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mode, trim
                             code, ax = 15, first
                             break
                         j += 1
+                        flags |= 1 << P.UNCALLED_RETURN
                         stack[first] += excess
                         bet[first] -= excess
                         contrib[first] -= excess
@@ -184,6 +199,10 @@ def _referee(start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mode, trim
                 for s in range(k):
                     bet[s] = 0
                     acted[s] = -1
+                    acted_full[s] = 0
+                if n_live <= 1 and street == 0 and not voluntary and bbs[i] >= 0 and (
+                        status[bbs[i]] == ACTIVE or status[bbs[i]] == ALL_IN):
+                    flags |= 1 << P.WALK
                 if n_live <= 1 or street == 3:
                     done = True
                     break
@@ -208,6 +227,13 @@ def _referee(start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mode, trim
                 break
             to_call = cur - bet[s]
             size = (small_bet[i] if street <= 1 else big_bet[i]) if fl else 0
+            if acted[s] >= 0 and cur > acted[s]:
+                # the bet rose since this seat acted: by less than a full raise (a short
+                # all-in: no re-raise), or by short all-ins adding up to one (reopened)
+                if cur - acted[s] < full_raise:
+                    flags |= 1 << P.SHORT_NOT_REOPENED
+                elif n_raises == acted_full[s]:
+                    flags |= 1 << P.SHORTS_REOPENED
             if kd == 6:
                 if to_call <= 0:
                     code, ax = 4, s
@@ -224,6 +250,7 @@ def _referee(start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mode, trim
                     code, ax = 13, s
                 else:
                     acted[s] = cur
+                    acted_full[s] = n_raises
             elif kd == 8:
                 amt = min(to_call, stack[s])
                 if to_call <= 0 or a_add[j] != amt:
@@ -237,7 +264,11 @@ def _referee(start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mode, trim
                     if stack[s] == 0:
                         status[s] = ALL_IN
                         n_active -= 1
+                        flags |= 1 << P.ALL_IN
                     acted[s] = cur
+                    acted_full[s] = n_raises
+                    if street == 0:
+                        voluntary = True
             elif kd == 9 or kd == 10:
                 amount = a_tot[j]
                 if (kd == 9) != (cur == 0):
@@ -275,6 +306,17 @@ def _referee(start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mode, trim
                 elif amount > min(hi, all_in_to):
                     code, ax = 12, amount
                 else:
+                    if street == 0:
+                        if s == bbs[i] and not raised:
+                            flags |= 1 << P.BB_OPTION_RAISE
+                        voluntary = True
+                        raised = True
+                    if not fl and kd == 10 and amount == lo:
+                        flags |= 1 << P.MIN_RAISE
+                    if pl and amount == hi and hi < all_in_to:
+                        flags |= 1 << P.PL_MAX
+                    if fl and cur > full_level and amount == lo:
+                        flags |= 1 << P.FL_COMPLETED
                     added = amount - bet[s]
                     increment = amount - cur
                     stack[s] -= added
@@ -283,14 +325,18 @@ def _referee(start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mode, trim
                     if stack[s] == 0:
                         status[s] = ALL_IN
                         n_active -= 1
+                        flags |= 1 << P.ALL_IN
                     full = amount >= full_level + size if fl else increment >= full_raise
                     if full:
                         if not fl:
                             full_raise = increment
                         full_level = amount
                         n_raises += 1
+                        if fl and n_raises >= raise_cap[i]:
+                            flags |= 1 << P.FL_CAP
                     cur = amount
                     acted[s] = amount
+                    acted_full[s] = n_raises
             else:
                 code, ax = 18, kd
             if code:
@@ -319,6 +365,7 @@ def _referee(start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mode, trim
                     break
         codes[i] = code
         aux[i] = ax
+        paths[i] = flags
 
 
 def _structure_codes(b: Batch) -> np.ndarray:
@@ -332,6 +379,7 @@ def _structure_codes(b: Batch) -> np.ndarray:
 def betting_map(b: Batch) -> Partial:
     codes = np.zeros(b.n, np.int32)
     aux = np.zeros(b.n, np.int64)
+    paths = np.zeros(b.n, np.int64)
     sc = b.seat
     _, doff = b.var["board"]
     c = b.cols
@@ -340,5 +388,6 @@ def betting_map(b: Batch) -> Partial:
              _structure_codes(b), c["min_bet"], c["small_bet"], c["big_bet"], c["raise_cap"],
              np.diff(doff), b.act["street"], b.act["seat"], b.act["kind"],
              b.act["to_street_total"], b.act["added"], b.act_off, sc["folded"],
-             np.zeros((6, b.k), np.int64), codes, aux)
+             np.zeros((7, b.k), np.int64), codes, aux, paths)
+    b.derived["betting_paths"] = paths  # the rule paths taken, for the coverage map
     return partial_from_codes(b.cols["hand_id"], codes, aux, MESSAGES)

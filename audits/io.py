@@ -41,7 +41,8 @@ EXPECTED: dict[str, pa.DataType] = {
     "deck": pa.binary(52), "hole_cards": _L(pa.int8()), "burns": _L(pa.int8()),
     "board": _L(pa.int8()), "stacks_start": _L(pa.int64()), "rebuys": _L(pa.int64()),
     "stacks_end": _L(pa.int64()), "contributed": _L(pa.int64()), "returned": _L(pa.int64()),
-    "won": _L(pa.int64()), "folded": _L(pa.bool_()), "rake": pa.int64(), "actions": pa.binary(),
+    "won": _L(pa.int64()), "folded": _L(pa.bool_()), "timed_out": _L(pa.bool_()),
+    "rake": pa.int64(), "actions": pa.binary(),
     "showdown_seats": _L(pa.int8()), "showdown_shown": _L(pa.bool_()),
     "showdown_ranks": _L(pa.int32()),
     "pots": _L(pa.struct([("amount", pa.int64()), ("rake", pa.int64()),
@@ -49,7 +50,7 @@ EXPECTED: dict[str, pa.DataType] = {
 }
 OPTIONAL = frozenset({"deck"})  # absent (or null) decks make the deal audit not applicable
 SEAT_COLUMNS = ("occupied", "stacks_start", "rebuys", "stacks_end", "contributed", "returned",
-                "won", "folded")
+                "won", "folded", "timed_out")
 VAR_COLUMNS = ("burns", "board", "showdown_seats", "showdown_shown", "showdown_ranks", "seed_key")
 
 
@@ -161,6 +162,7 @@ class Batch:
     pots: dict[str, np.ndarray]
     pot_off: np.ndarray
     context: dict[str, Any] = field(default_factory=dict)  # run facts (``run_context``)
+    derived: dict[str, np.ndarray] = field(default_factory=dict)  # per-hand results of maps
 
 
 def _list_parts(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:

@@ -17,7 +17,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from audits.evaluator import TABLE, board_parts, eval_with_board, logged_strength
+from audits import paths as P
+from audits.evaluator import TABLE, board_parts, eval_with_board, logged_strength, score5
 from audits.io import Batch
 from audits.result import Partial, partial_from_codes
 
@@ -54,9 +55,10 @@ def _next_live(live, s, k):
 def _payout_kernel(occ, contrib, folded, won, hole, button, a_street, a_seat, a_kind, a_add,
                    act_off, sv, sshown, srank, soff, dv, doff, trim, rake_bps, rake_cap, nfnd,
                    rake_col, p_amt, p_rake, p_elig, p_win, p_off, speak, table, work, codes,
-                   aux):
+                   aux, paths):
     # compiled without NRT (no reference counting in the hot loop): it may not allocate, so the
-    # per-seat state lives in the caller's ``work`` (10, k + 1) array
+    # per-seat state lives in the caller's ``work`` (10, k + 1) array. ``paths[i]`` gets the
+    # rule paths (audits.paths bits) the rebuilt hand took.
     n, k = occ.shape
     c = work[0]
     ante = work[1]
@@ -217,10 +219,37 @@ def _payout_kernel(occ, contrib, folded, won, hole, button, a_street, a_seat, a_
         for p in range(npots):
             total += pamt[p]
         rake = 0
+        flags = (1 << P.SHOWDOWN) if nlive >= 2 else (1 << P.UNCONTESTED)
+        if npots >= 2:
+            flags |= 1 << P.SIDE_POT
+        if npots >= 3:
+            flags |= 1 << P.SIDE_POTS_3PLUS
         if rake_bps[i] > 0 and (nb >= 3 or not nfnd[i]):
             rake = total * rake_bps[i] // 10000
-            if rake_cap[i] > 0 and rake > rake_cap[i]:
+            if rake_cap[i] > 0 and rake >= rake_cap[i]:
                 rake = rake_cap[i]
+                flags |= 1 << P.RAKE_CAPPED
+        elif rake_bps[i] > 0 and total > 0:
+            flags |= 1 << P.NO_FLOP_NO_DROP
+        if rake > 0:
+            flags |= 1 << P.RAKE
+        board = -1
+        if nlive >= 2 and nb == 5:
+            board = score5(b0, b1, b2, b3, b4)
+            top = -1
+            second = -1
+            for s in range(k):
+                if shown[s]:
+                    st = strength[s]
+                    if (st >> 20 == 4 or st >> 20 == 8) and (st >> 16) & 0xF == 3:
+                        flags |= 1 << P.WHEEL
+                    if st > top:
+                        second = top
+                        top = st
+                    elif st > second:
+                        second = st
+            if second >= 0 and top != second and top >> 16 == second >> 16:
+                flags |= 1 << P.KICKER  # same category and top rank: decided below it
         left = rake
         for p in range(npots):
             prk[p] = min(left, pamt[p])
@@ -281,6 +310,8 @@ def _payout_kernel(occ, contrib, folded, won, hole, button, a_street, a_seat, a_
                             winners = 1 << s
                         elif strength[s] == best:
                             winners |= 1 << s
+                if best >= 0 and nb == 5 and best == board:
+                    flags |= 1 << P.BOARD_PLAYS
             if winners == 0:
                 codes[i] = 9
                 aux[i] = p
@@ -302,6 +333,10 @@ def _payout_kernel(occ, contrib, folded, won, hole, button, a_street, a_seat, a_
             amt = pamt[p] - prk[p]
             share = amt // nw
             odd = amt - share * nw
+            if nw >= 2 and amt > 0:
+                flags |= 1 << P.SPLIT_POT
+                if odd > 0:
+                    flags |= 1 << P.ODD_CHIP
             s = button[i]
             for _ in range(k):
                 s = s + 1 if s + 1 < k else 0
@@ -310,6 +345,7 @@ def _payout_kernel(occ, contrib, folded, won, hole, button, a_street, a_seat, a_
                     if odd > 0:
                         mine[s] += 1
                         odd -= 1
+        paths[i] = flags
         if codes[i] == 9:
             continue
         for s in range(k):
@@ -325,6 +361,7 @@ def _payout_kernel(occ, contrib, folded, won, hole, button, a_street, a_seat, a_
 def payouts_map(b: Batch) -> Partial:
     codes = np.zeros(b.n, np.int32)
     aux = np.zeros(b.n, np.int64)
+    paths = np.zeros(b.n, np.int64)
     sc = b.seat
     sv, soff = b.var["showdown_seats"]
     sh, _ = b.var["showdown_shown"]
@@ -337,5 +374,6 @@ def payouts_map(b: Batch) -> Partial:
                    c["ante_trimming"], c["rake_bps"], c["rake_cap"], c["no_flop_no_drop"],
                    c["rake"], b.pots["amount"], b.pots["rake"], b.pots["eligible_mask"],
                    b.pots["winners_mask"], b.pot_off, b.deck is not None, TABLE,
-                   np.zeros((10, b.k + 1), np.int64), codes, aux)
+                   np.zeros((10, b.k + 1), np.int64), codes, aux, paths)
+    b.derived["payout_paths"] = paths  # the rule paths taken, for the coverage map
     return partial_from_codes(b.cols["hand_id"], codes, aux, MESSAGES)

@@ -23,6 +23,7 @@ import pyarrow as pa
 from audits import storage
 from audits.betting import betting_map
 from audits.chips import chips_map
+from audits.coverage import coverage_map, coverage_reduce
 from audits.deal import deal_map
 from audits.integrity import Binding, FileFacts, integrity_map, is_product, reduce_integrity
 from audits.io import (
@@ -108,6 +109,9 @@ register("payouts", payouts_map, description=(
 register("betting", betting_map, description=(
     "from the starting stacks and the config: every action replayed by the audits' referee "
     "(order, sizes, reopening, caps, returns); folded = the seats the log folds"))
+register("coverage", coverage_map, coverage_reduce, description=(
+    "the rule paths the betting referee and the payouts rebuild saw applied, and those the "
+    "columns show, counted per structure against documented minimums (audits.paths)"))
 
 
 def _load_optional() -> None:

@@ -25,7 +25,11 @@ Schema (``CERTIFICATE_SCHEMA``, JSON Schema draft 2020-12; ``format`` = "holdem-
   alarms);
 - ``power``: the deck-uniformity power statement for the decks audited (``sentence`` and the
   figures behind it), or null;
-- ``coverage``: rule-path counts of the audited hands (from the run's manifest);
+- ``verdict_reasons``: the audits whose failure makes a FAIL ("coverage" when a rule path stayed
+  below its minimum);
+- ``coverage``: rule-path counts of the audited hands, counted by the audits (the ``coverage``
+  audit): ``coverage[structure][path] = {"count", "minimum", "ok"}`` for every path that can
+  occur in that structure, and ``coverage[structure]["hands"]``;
 - ``issued``: UTC time the certificate was written.
 """
 

@@ -82,6 +82,15 @@ def calibration_evidence(cal: dict[str, Any] | None) -> dict[str, str]:
     return {name: "; ".join(lines) for name, lines in out.items()}
 
 
+def coverage_of(audit: dict[str, Any]) -> dict[str, Any]:
+    """``coverage[structure][path] = {count, minimum, ok}`` and ``coverage[structure]["hands"]``,
+    as the coverage audit counted them from the log (empty when it did not run)."""
+    for r in audit.get("results", []):
+        if r.get("name") == "coverage":
+            return (r.get("details") or {}).get("per_structure") or {}
+    return {}
+
+
 def limitations(audit: dict[str, Any]) -> list[str]:
     """What this certificate does not vouch for, in words (from audit.json): audits that were
     not applicable or not run, and decks that could not be bound to a key."""
@@ -114,6 +123,12 @@ def limitations(audit: dict[str, Any]) -> list[str]:
             out.append(f"{name} was not audited (not among the audits run).")
         elif not r["applicable"]:
             out.append(f"{name} was not certified (not applicable to these hands).")
+    cov = by_name.get("coverage")
+    if cov is None:
+        out.append("Rule-path coverage was not counted (coverage not among the audits run): "
+                   "nothing shows which rules the hands applied.")
+    elif cov["details"].get("note"):
+        out.append(f"Rule-path coverage: {cov['details']['note']}.")
     return out
 
 
@@ -143,10 +158,14 @@ def build_certificate(audit: dict[str, Any], manifest: dict[str, Any],
                      manifest.get("counts", {}).get("per_structure", {}).items()}
     limits = limitations(audit)
     word = "PASS" if verdict else "FAIL"
+    reasons = [e["name"] for e in entries if "." not in e["name"] and e["applicable"]
+               and not e["passed"]]
     return {
         "format": "holdem-certificate", "version": 1,
         "verdict": word,
-        "verdict_text": (f"{word}, LIMITED: " + " ".join(limits)) if limits else word,
+        "verdict_text": ((f"{word} ({', '.join(reasons)})" if reasons else word)
+                         + (", LIMITED: " + " ".join(limits) if limits else "")),
+        "verdict_reasons": reasons,
         "limitations": limits,
         "fault_injected": manifest.get("inject") or audit.get("inject"),
         "run": {
@@ -168,7 +187,7 @@ def build_certificate(audit: dict[str, Any], manifest: dict[str, Any],
         },
         "audits": entries,
         "power": (u or {}).get("details", {}).get("power"),
-        "coverage": manifest.get("counts", {}).get("total", {}),
+        "coverage": coverage_of(audit),
         "issued": datetime.now(UTC).isoformat(timespec="seconds"),
     }
 
@@ -201,6 +220,13 @@ def render_summary(cert: dict[str, Any]) -> str:
                      f"{a.get('checks', '')} |")
     if cert["power"]:
         lines += ["", cert["power"]["sentence"]]
+    cov = cert.get("coverage") or {}
+    if cov:
+        lines += ["", "Rule-path coverage (count / minimum; ✗ below):", ""]
+        for st in sorted(cov):
+            cells = [f"{k} {v['count']:,}/{v['minimum']:,}{'' if v['ok'] else ' ✗'}"
+                     for k, v in cov[st].items() if k != "hands"]
+            lines.append(f"- {st} ({cov[st]['hands']:,} hands): " + ", ".join(cells))
     return "\n".join(lines) + "\n"
 
 
@@ -252,6 +278,35 @@ def markdown_tables(md: str) -> str:
             out.append(f"<p class=small>{_e(line.strip())}</p>")
     flush()
     return "".join(out)
+
+
+def coverage_table(cov: dict[str, Any]) -> str:
+    """Coverage per structure: a row per path, a column per structure, the count with its
+    minimum beside it; zeros and shortfalls flagged."""
+    structures = sorted(cov)
+    names: list[str] = []
+    for st in structures:
+        names += [k for k in cov[st] if k != "hands" and k not in names]
+    head = "".join(f"<th>{_e(st)}<br><span class=small>{cov[st]['hands']:,} hands</span></th>"
+                   for st in structures)
+    rows = []
+    for name in names:
+        cells = []
+        for st in structures:
+            e = cov[st].get(name)
+            if e is None:
+                cells.append("<td class=na>cannot occur</td>")
+                continue
+            cls = "fail" if not e["ok"] or e["count"] == 0 else "num"
+            flag = " ✗ below minimum" if not e["ok"] else ""
+            cells.append(f"<td class={cls}>{e['count']:,} <span class=small>(min "
+                         f"{e['minimum']:,}){flag}</span></td>")
+        rows.append(f"<tr><th>{_e(name.replace('_', ' '))}</th>{''.join(cells)}</tr>")
+    return ("<h2>Rule-path coverage</h2><p class=small>How often the audited hands applied each "
+            "rule path, counted by the audits from the log, per structure, with the minimum the "
+            "certificate requires (it scales with the run; README, Coverage). A count below its "
+            "minimum fails the certificate with the reason coverage.</p>"
+            f"<table><tr><th>path</th>{head}</tr>{''.join(rows)}</table>")
 
 
 def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str, Any],
@@ -364,11 +419,7 @@ def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str,
     # coverage
     cov = cert["coverage"]
     if cov:
-        parts.append("<h2>Rule-path coverage</h2><p class=small>How often the audited hands "
-                     "took the rare paths the payout and betting audits must get right.</p>"
-                     "<table>" + "".join(f"<tr><th>{_e(k.replace('_', ' '))}</th>"
-                                         f"<td class=num>{v:,}</td></tr>"
-                                         for k, v in sorted(cov.items())) + "</table>")
+        parts.append(coverage_table(cov))
     parts.append(f"<p class=small>Issued {cert['issued']} by holdem. certificate.json holds "
                  "the same verdict for machines.</p></body></html>")
     return "".join(parts)

@@ -10,7 +10,7 @@ from reports.render import build_certificate, calibration_evidence, render_summa
 
 def _audit(**over: Any) -> dict[str, Any]:
     results = []
-    for name in ("deal", "chips", "rotation", "payouts", "betting", "uniformity"):
+    for name in ("deal", "chips", "rotation", "payouts", "betting", "coverage", "uniformity"):
         r = {"name": name, "passed": True, "applicable": True, "hands_checked": 10,
              "failures": 0, "statistic": None, "p_value": None, "example_hand_ids": [],
              "details": {}, "checks": f"{name} against facts"}
@@ -63,3 +63,18 @@ def test_calibration_evidence_beside_each_audit() -> None:
     cert = build_certificate(_audit(), {}, None, cal)
     by = {a["name"]: a for a in cert["audits"]}
     assert by["payouts"]["calibration"] == ev["payouts"] and "calibration" not in by["chips"]
+
+
+def test_coverage_shortfall_fails_with_the_reason_and_a_small_run_is_limited() -> None:
+    per = {"fixed-limit": {"hands": 200_000, "all_in": {"count": 0, "minimum": 20, "ok": False},
+                           "showdown": {"count": 9_000, "minimum": 20, "ok": True}}}
+    cert = build_certificate(_audit(coverage={"passed": False, "failures": 1, "details": {
+        "per_structure": per, "short": ["fixed-limit/all_in"]}}), {})
+    assert cert["verdict"] == "FAIL" and cert["verdict_reasons"] == ["coverage"]
+    assert cert["verdict_text"] == "FAIL (coverage)"
+    assert cert["coverage"]["fixed-limit"]["all_in"] == {"count": 0, "minimum": 20, "ok": False}
+    assert "all_in 0/20 ✗" in render_summary(cert)
+    small = build_certificate(_audit(coverage={"applicable": False, "details": {
+        "note": "too small to certify coverage: no-limit (fewer than 100,000 hands)"}}), {})
+    assert small["verdict"] == "PASS" and small["verdict_text"].startswith("PASS, LIMITED")
+    assert any("too small to certify coverage" in t for t in small["limitations"])

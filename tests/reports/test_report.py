@@ -53,18 +53,20 @@ def test_certificate_matches_the_audit_and_its_schema(clean: Path) -> None:
 def test_report_shows_every_audit_with_its_numbers_and_no_external_resource(clean: Path) -> None:
     page = (clean / "report.html").read_text()
     audit = json.loads((clean / "audit.json").read_text())
-    assert "<div class='banner PASS'>PASS</div>" in page
+    # 6,000 hands are too small to certify rule-path coverage: a PASS that says it is limited
+    assert "<div class='banner PASS'>PASS — LIMITED (see below)</div>" in page
+    assert "too small to certify coverage" in page
     for r in audit["results"]:
         assert f"<td>{r['name']}</td>" in page
         assert f"{r['hands_checked']:,}" in page
     for key in ("Provenance", "Card x position", "Starting-hand classes", "Power.",
-                "Rule-path coverage", "side pots 3 or more", "Chip conservation",
+                "Rule-path coverage", "side pots 3plus", "(min ", "Chip conservation",
                 "Blind rotation", "pots minus won minus rake"):
         assert key in page
     assert not re.search(r"""(src|href)=["']?(https?:)?//""", page)
     assert "<link" not in page and "<script" not in page
     summary = (clean / "summary.md").read_text()
-    assert summary.startswith("# Certification: **PASS**")
+    assert summary.startswith("# Certification: **PASS (LIMITED)**")
 
 
 def test_injected_fault_fails_and_shows_the_failing_hands(tmp_path: Path) -> None:

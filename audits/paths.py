@@ -1,0 +1,89 @@
+"""The rule paths a certificate must have seen applied, counted by the audits from the log.
+
+Each path is one bit of a per-hand flag word, set by the audit that knows it (the betting referee,
+the payouts rebuild, or the coverage map from plain columns); ``audits.coverage`` counts them per
+structure and compares each count with its minimum. One line of definition each (the README's
+coverage table is this table).
+
+A path's minimum scales with the run: ``max(1, ceil(per_million * hands / 1e6))`` hands of the
+structure; below ``SMALL_RUN`` hands of a structure the run is too small to certify coverage and
+the certificate says so instead of failing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+SMALL_RUN = 100_000  # hands of a structure below which coverage is not certified (too small)
+ALL = ("no-limit", "pot-limit", "fixed-limit")
+
+
+@dataclass(frozen=True)
+class Path:
+    name: str
+    bit: int
+    per_million: int  # the minimum rate, hands per million of the structure
+    definition: str
+    structures: tuple[str, ...] = ALL
+
+
+_COMMON, _RARE = 100, 5
+PATHS: tuple[Path, ...] = (
+    Path("uncontested", 0, _COMMON, "the hand ended with one player left (everybody else folded)"),
+    Path("walk", 1, _RARE, "everybody folded to the big blind pre-flop: no call, bet or raise"),
+    Path("showdown", 2, _COMMON, "two or more players reached the showdown"),
+    Path("split_pot", 3, _COMMON, "a pot was split between two or more winners"),
+    Path("odd_chip", 4, _RARE, "a split pot's chips did not divide evenly (odd chips dealt out)"),
+    Path("side_pot", 5, _COMMON, "two or more pots (a main pot and a side pot)"),
+    Path("side_pots_3plus", 6, _RARE, "three or more pots"),
+    Path("all_in", 7, _COMMON, "a player put his last chip in (blind, ante, bet, raise or call)"),
+    Path("short_all_in_not_reopened", 8, _RARE,
+         "a player who had acted faced a raise smaller than a full raise (a short all-in) and "
+         "could not re-raise"),
+    Path("short_all_ins_reopened", 9, _RARE,
+         "short all-ins that together made a full raise reopened the betting for a player who "
+         "had acted"),
+    Path("min_raise", 10, _COMMON, "a raise to exactly the minimum (the last full raise again)",
+         ("no-limit", "pot-limit")),
+    Path("uncalled_return", 11, _COMMON, "an uncalled bet was returned"),
+    Path("bb_option_raise", 12, _RARE, "the big blind raised on his option (nobody raised before)"),
+    Path("short_blind", 13, _RARE, "a blind posted all-in for less than its amount"),
+    Path("ante", 14, _COMMON, "antes were posted"),
+    Path("big_blind_ante", 15, _RARE, "the big blind posted the ante for the table"),
+    Path("ante_all_in", 16, _RARE, "an ante took a player's last chip"),
+    Path("dead_button", 17, _RARE, "the button was on an empty seat (dead button)"),
+    Path("dead_small_blind", 18, _RARE, "no small blind was posted (dead small blind)"),
+    Path("heads_up_transition", 19, _RARE,
+         "a table's first heads-up hand after a hand with three or more players"),
+    Path("elimination", 20, _RARE, "a tournament player lost his last chip"),
+    Path("rebuy", 21, _RARE, "chips were added to a seat between two hands of a cash table"),
+    Path("rake", 22, _COMMON, "rake was taken"),
+    Path("rake_capped", 23, _RARE, "the rake reached its cap"),
+    Path("no_flop_no_drop", 24, _RARE, "a raked game's hand ended before the flop: no rake"),
+    Path("timeout", 25, _RARE, "a player timed out (checked if free, else folded)"),
+    Path("wheel_straight", 26, _RARE, "a hand at showdown made A-2-3-4-5"),
+    Path("board_plays", 27, _RARE,
+         "a pot was won by the board itself (the best hand is the board)"),
+    Path("kicker_decides", 28, _RARE,
+         "the best two hands at showdown had the same category and top rank: a kicker decided"),
+    Path("fl_raise_cap", 29, _RARE, "a fixed-limit street reached its raise cap",
+         ("fixed-limit",)),
+    Path("fl_incomplete_completed", 30, _RARE,
+         "a fixed-limit raise completed an incomplete all-in bet or raise", ("fixed-limit",)),
+    Path("pl_max_raise", 31, _RARE, "a pot-limit bet or raise to exactly the pot-limit maximum",
+         ("pot-limit",)),
+)
+BIT = {p.name: p.bit for p in PATHS}
+N_PATHS = len(PATHS)
+
+# the bits as plain ints for the compiled kernels
+UNCONTESTED, WALK, SHOWDOWN, SPLIT_POT, ODD_CHIP, SIDE_POT, SIDE_POTS_3PLUS, ALL_IN = range(8)
+SHORT_NOT_REOPENED, SHORTS_REOPENED, MIN_RAISE, UNCALLED_RETURN, BB_OPTION_RAISE = range(8, 13)
+SHORT_BLIND, ANTE, BIG_BLIND_ANTE, ANTE_ALL_IN, DEAD_BUTTON, DEAD_SMALL_BLIND = range(13, 19)
+HEADS_UP_TRANSITION, ELIMINATION, REBUY, RAKE, RAKE_CAPPED, NO_FLOP_NO_DROP = range(19, 25)
+TIMEOUT, WHEEL, BOARD_PLAYS, KICKER, FL_CAP, FL_COMPLETED, PL_MAX = range(25, 32)
+
+
+def minimum(path: Path, hands: int) -> int:
+    """The count a run of ``hands`` hands of a structure must reach for ``path``."""
+    return max(1, -(-path.per_million * hands // 1_000_000))
