@@ -1,0 +1,129 @@
+"""Rule-path coverage is counted by the audits from the log: each path's count agrees with an
+independent count from the rows, every path appears where the population reaches it, and a run
+whose population cannot reach a path fails certification with the reason coverage and the path
+named."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+
+from audits import paths as P
+from audits.runner import run_audits
+from cluster.cli import main
+from cluster.simulate import run_simulate
+from sim.config import Structure
+from sim.runspec import RunSpec
+
+
+def test_bit_constants_are_the_table() -> None:
+    assert [p.bit for p in P.PATHS] == list(range(P.N_PATHS)) and P.N_PATHS <= 63
+    named = {"uncontested": P.UNCONTESTED, "walk": P.WALK, "showdown": P.SHOWDOWN,
+             "split_pot": P.SPLIT_POT, "odd_chip": P.ODD_CHIP, "side_pot": P.SIDE_POT,
+             "side_pots_3plus": P.SIDE_POTS_3PLUS, "all_in": P.ALL_IN,
+             "short_all_in_not_reopened": P.SHORT_NOT_REOPENED,
+             "short_all_ins_reopened": P.SHORTS_REOPENED, "min_raise": P.MIN_RAISE,
+             "uncalled_return": P.UNCALLED_RETURN, "bb_option_raise": P.BB_OPTION_RAISE,
+             "short_blind": P.SHORT_BLIND, "ante": P.ANTE, "big_blind_ante": P.BIG_BLIND_ANTE,
+             "ante_all_in": P.ANTE_ALL_IN, "dead_button": P.DEAD_BUTTON,
+             "dead_small_blind": P.DEAD_SMALL_BLIND,
+             "heads_up_transition": P.HEADS_UP_TRANSITION, "elimination": P.ELIMINATION,
+             "rebuy": P.REBUY, "rake": P.RAKE, "rake_capped": P.RAKE_CAPPED,
+             "no_flop_no_drop": P.NO_FLOP_NO_DROP, "timeout": P.TIMEOUT,
+             "wheel_straight": P.WHEEL, "board_plays": P.BOARD_PLAYS,
+             "kicker_decides": P.KICKER, "fl_raise_cap": P.FL_CAP,
+             "fl_incomplete_completed": P.FL_COMPLETED, "pl_max_raise": P.PL_MAX}
+    assert named == P.BIT
+
+
+def test_minimum_scales_with_the_run() -> None:
+    common = next(p for p in P.PATHS if p.name == "showdown")
+    assert P.minimum(common, 1) == 1 and P.minimum(common, 1_000_000) == common.per_million
+    assert P.minimum(common, 2_000_000) == 2 * common.per_million
+
+
+def _rows(run: Path) -> list[dict]:
+    return [r for f in sorted(run.glob("structure=*/*.parquet"))
+            for r in pq.read_table(f).to_pylist()]
+
+
+def _independent(rows: list[dict]) -> dict[str, int]:
+    """Counts of the paths a row shows directly, computed here from the rows."""
+    def live(r: dict) -> int:
+        return sum(o and not f for o, f in zip(r["occupied"], r["folded"], strict=True))
+    out = {
+        "showdown": sum(live(r) >= 2 for r in rows),
+        "uncontested": sum(live(r) == 1 for r in rows),
+        "side_pot": sum(len(r["pots"]) >= 2 for r in rows),
+        "side_pots_3plus": sum(len(r["pots"]) >= 3 for r in rows),
+        "split_pot": sum(any(bin(p["winners_mask"]).count("1") >= 2 and p["amount"] > p["rake"]
+                             for p in r["pots"]) for r in rows),
+        "rake": sum(r["rake"] > 0 for r in rows),
+        "dead_small_blind": sum(r["sb_seat"] < 0 for r in rows),
+        "dead_button": sum(not r["occupied"][r["button"]] for r in rows),
+        "ante": sum(any(rec[2] == 0 for rec in np.frombuffer(r["actions"], ACTIONS).tolist())
+                    for r in rows),
+        "uncalled_return": sum(any(rec[2] == 11 for rec in
+                                   np.frombuffer(r["actions"], ACTIONS).tolist()) for r in rows),
+        "timeout": sum(any(r["timed_out"]) for r in rows),
+        "all_in": sum(any(c == s and s > 0 for c, s in zip(
+            (a + b for a, b in zip(r["contributed"], r["returned"], strict=True)),
+            r["stacks_start"], strict=True)) for r in rows),
+    }
+    return out
+
+
+ACTIONS = np.dtype([("street", "i1"), ("seat", "i1"), ("kind", "i1"),
+                    ("to_street_total", "<i8"), ("added", "<i8")])
+
+
+@pytest.mark.parametrize("fmt", ["cash", "tournament"])
+def test_counts_agree_with_the_rows(tmp_path: Path, fmt: str) -> None:
+    spec = RunSpec(hands=8000, batch_size=4000, structures=tuple(Structure), seed=5, format=fmt)
+    run_simulate(spec, tmp_path / "run", workers=0, progress=False)
+    res = {r.name: r for r in run_audits(tmp_path / "run", workers=0).results}
+    cov = res["coverage"]
+    assert not cov.applicable and "too small to certify coverage" in cov.details["note"]
+    rows = _rows(tmp_path / "run")
+    for label in ("no-limit", "pot-limit", "fixed-limit"):
+        mine = [r for r in rows if r["structure"] == label]
+        entry = cov.details["per_structure"][label]
+        assert entry["hands"] == len(mine) == 8000
+        for name, count in _independent(mine).items():
+            assert entry[name]["count"] == count, (label, name)
+        # where the population reaches a path, it is counted
+        for name in ("walk", "odd_chip", "bb_option_raise", "wheel_straight", "board_plays",
+                     "kicker_decides", "timeout"):
+            assert entry[name]["count"] > 0, (label, name)
+        if fmt == "tournament":
+            for name in ("dead_button", "dead_small_blind", "heads_up_transition",
+                         "elimination", "ante", "big_blind_ante", "short_blind", "ante_all_in"):
+                assert entry[name]["count"] > 0, (label, name)
+        else:
+            for name in ("rebuy", "rake", "rake_capped", "no_flop_no_drop"):
+                assert entry[name]["count"] > 0, (label, name)
+    assert "fl_raise_cap" in cov.details["per_structure"]["fixed-limit"]
+    assert "fl_raise_cap" not in cov.details["per_structure"]["no-limit"]
+    assert "pl_max_raise" in cov.details["per_structure"]["pot-limit"]
+    assert "min_raise" not in cov.details["per_structure"]["fixed-limit"]
+
+
+def test_deep_fixed_limit_cash_fails_certification_on_coverage(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Fixed-limit cash with deep stacks only never puts a player all-in: its certificate
+    fails with the reason coverage, naming the paths."""
+    out = tmp_path / "fl"
+    code = main(["certify", "--hands", str(P.SMALL_RUN), "--structure", "fixed-limit",
+                 "--format", "cash", "--workers", "0", "--batch-size", "50000", "--quiet",
+                 "--out", str(out)])
+    text = capsys.readouterr().out
+    assert code == 1, text
+    assert "fixed-limit/all_in below its minimum" in text
+    cert = json.loads((out / "certificate.json").read_text())
+    assert cert["verdict"] == "FAIL" and cert["verdict_reasons"] == ["coverage"]
+    assert cert["coverage"]["fixed-limit"]["all_in"]["ok"] is False
+    assert cert["coverage"]["fixed-limit"]["hands"] == P.SMALL_RUN
