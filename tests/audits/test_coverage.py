@@ -127,3 +127,14 @@ def test_deep_fixed_limit_cash_fails_certification_on_coverage(
     assert cert["verdict"] == "FAIL" and cert["verdict_reasons"] == ["coverage"]
     assert cert["coverage"]["fixed-limit"]["all_in"]["ok"] is False
     assert cert["coverage"]["fixed-limit"]["hands"] == P.SMALL_RUN
+
+
+def test_readme_lists_every_path_with_its_minimum() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = readme.split("### Coverage: the rule paths", 1)[1].split("\n### ", 1)[0]
+    rows = {}
+    for line in section.splitlines():
+        if line.startswith("| `"):
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            rows[cells[0].strip("`")] = (int(cells[2]), cells[3])
+    assert rows == {p.name: (p.per_million, p.definition) for p in P.PATHS}
