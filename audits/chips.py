@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from audits.io import Batch, string_value
+from audits.io import Batch, string_is, table_order
 from audits.result import Partial, partial_from_codes
 
 MESSAGES = {
@@ -121,16 +121,11 @@ def _chips_kernel(occ, start, rebuys, end, contrib, returned, won, rake, a_seat,
                 aux[i] = chips_in - chips_out
 
 
-def table_order(b: Batch) -> np.ndarray:
-    """Row indices sorted by (table_id, hand_no)."""
-    return np.lexsort((b.cols["hand_no"], b.cols["table_id"])).astype(np.int64)
-
-
 def chips_map(b: Batch) -> Partial:
     codes = np.zeros(b.n, np.int32)
     aux = np.zeros(b.n, np.int64)
     sc = b.seat
-    tourn = string_value(b, "format") == "tournament"
+    tourn = string_is(b, "format", "tournament")
     _chips_kernel(sc["occupied"], sc["stacks_start"], sc["rebuys"], sc["stacks_end"],
                   sc["contributed"], sc["returned"], sc["won"], b.cols["rake"], b.act["seat"],
                   b.act["kind"], b.act["added"], b.act_off, b.cols["table_id"],

@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from numba import njit
 
 from audits import paths as P
-from audits.io import Batch, string_value
+from audits.io import Batch, string_is, table_order
 from audits.result import AuditResult
 
 NAME = "coverage"
@@ -31,49 +32,82 @@ class CoveragePartial:
     complete: bool = True  # every flagging audit ran on this batch
 
 
-def column_paths(b: Batch) -> np.ndarray:
-    """The paths plain columns show, as per-hand flag words."""
-    rows = np.arange(b.n)
-    occ = b.seat["occupied"]
-    c = b.cols
-    fmt = string_value(b, "format")
-    flags = np.zeros(b.n, np.int64)
-
-    def put(mask: np.ndarray, bit: int) -> None:
-        flags[mask] |= np.int64(1) << bit
-
-    put((c["ante_mode"] == 2) & (c["ante"] > 0), P.BIG_BLIND_ANTE)
-    put(~occ[rows, c["button"].astype(np.int64)], P.DEAD_BUTTON)
-    put(c["sb_seat"] < 0, P.DEAD_SMALL_BLIND)
-    put((fmt == "tournament") & (occ & (b.seat["stacks_end"] == 0)).any(axis=1), P.ELIMINATION)
-    put((fmt == "cash") & (c["hand_no"] > 0) & (b.seat["rebuys"] > 0).any(axis=1), P.REBUY)
-    put(b.seat["timed_out"].any(axis=1), P.TIMEOUT)
+@njit(cache=True, _nrt=False)
+def _count_paths(flags, struct, tourn, cash, occ, button, sb, ante_mode, ante, hand_no, rebuys,
+                 stacks_end, timed_out, table_id, order, counts):  # pragma: no cover - compiled
+    """Add the paths plain columns show to each hand's flags and count every set bit per
+    structure (``counts[structure code, bit]``), in one pass."""
+    n, k = occ.shape
+    for i in range(n):
+        f = flags[i]
+        if ante_mode[i] == 2 and ante[i] > 0:
+            f |= 1 << P.BIG_BLIND_ANTE
+        if not occ[i, button[i]]:
+            f |= 1 << P.DEAD_BUTTON
+        if sb[i] < 0:
+            f |= 1 << P.DEAD_SMALL_BLIND
+        players = 0
+        for s in range(k):
+            if occ[i, s]:
+                players += 1
+                if tourn[i] and stacks_end[i, s] == 0:
+                    f |= 1 << P.ELIMINATION
+                if cash[i] and hand_no[i] > 0 and rebuys[i, s] > 0:
+                    f |= 1 << P.REBUY
+            if timed_out[i, s]:
+                f |= 1 << P.TIMEOUT
+        flags[i] = f
     # a table's first heads-up hand after a hand with three or more players (a chunk holds
-    # every hand of its tables)
-    players = occ.sum(axis=1)
-    order = np.lexsort((c["hand_no"], c["table_id"]))
-    t, h, n = c["table_id"][order], c["hand_no"][order], players[order]
-    follows = np.r_[False, (t[1:] == t[:-1]) & (h[1:] == h[:-1] + 1)]
-    prev_players = np.r_[0, n[:-1]]
-    hu = np.zeros(b.n, np.bool_)
-    hu[order] = follows & (prev_players >= 3) & (n == 2)
-    put(hu, P.HEADS_UP_TRANSITION)
-    return flags
+    # every hand of its tables; ``order`` sorts them by table and hand number)
+    prev = -1
+    prev_players = 0
+    for q in range(n):
+        i = order[q]
+        players = 0
+        for s in range(k):
+            if occ[i, s]:
+                players += 1
+        if (prev >= 0 and table_id[prev] == table_id[i] and hand_no[prev] + 1 == hand_no[i]
+                and prev_players >= 3 and players == 2):
+            flags[i] |= 1 << P.HEADS_UP_TRANSITION
+        prev = i
+        prev_players = players
+    for i in range(n):
+        f = flags[i]
+        while f:
+            low = f & -f
+            bit = 0
+            while (low >> bit) != 1:
+                bit += 1
+            counts[struct[i], bit] += 1
+            f ^= low
 
 
 def coverage_map(b: Batch) -> CoveragePartial:
     part = CoveragePartial(complete=all(k in b.derived for k in NEEDS))
-    flags = column_paths(b)
+    flags = np.zeros(b.n, np.int64)
     for key in NEEDS:
         if key in b.derived:
             flags |= b.derived[key]
-    structure = string_value(b, "structure")
-    for label in np.unique(structure):
-        rows = structure == label
-        f = flags[rows]
-        part.counts[str(label)] = np.array(
-            [int(((f >> bit) & 1).sum()) for bit in range(P.N_PATHS)], np.int64)
-        part.hands[str(label)] = int(rows.sum())
+    labels = b.cols["structure_values"]
+    struct = b.cols["structure"]
+    if struct.dtype.kind == "f":  # a null structure: counted under "unknown"
+        labels = np.append(labels, "unknown")
+        struct = np.where(np.isnan(struct), len(labels) - 1, struct)
+    struct = struct.astype(np.int64)
+    counts = np.zeros((len(labels), P.N_PATHS), np.int64)
+    c = b.cols
+    s = b.seat
+    _count_paths(flags, struct, string_is(b, "format", "tournament"),
+                 string_is(b, "format", "cash"), s["occupied"], c["button"].astype(np.int64),
+                 c["sb_seat"], c["ante_mode"], c["ante"], c["hand_no"].astype(np.int64),
+                 s["rebuys"], s["stacks_end"], s["timed_out"], c["table_id"], table_order(b),
+                 counts)
+    hands = np.bincount(struct, minlength=len(labels))
+    for code, label in enumerate(labels):
+        if hands[code]:
+            part.counts[str(label)] = counts[code]
+            part.hands[str(label)] = int(hands[code])
     return part
 
 

@@ -376,6 +376,26 @@ def _decode(path: Location, t: pa.Table) -> Batch:
                  act=act, act_off=act_off, pots=pots, pot_off=poff - poff[0])
 
 
+def table_order(b: Batch) -> np.ndarray:
+    """Row indices sorted by (table_id, hand_no), computed once per batch (the audits that look
+    across the hands of a table share it)."""
+    order = b.derived.get("table_order")
+    if order is None:
+        order = np.lexsort((b.cols["hand_no"], b.cols["table_id"])).astype(np.int64)
+        b.derived["table_order"] = order
+    return order
+
+
+def string_is(b: Batch, name: str, value: str) -> np.ndarray:
+    """Per row: the string column ``name`` equals ``value`` (decided once per distinct value of
+    the dictionary-encoded column, not per row)."""
+    codes = b.cols[name]
+    per_value = np.append(b.cols[name + "_values"] == value, False)
+    if codes.dtype.kind == "f":  # nulls: NaN indices
+        codes = np.where(np.isnan(codes), len(per_value) - 1, codes).astype(np.int64)
+    return per_value[codes]
+
+
 def string_value(b: Batch, name: str) -> np.ndarray:
     """A string column as an object array of values per row."""
     return b.cols[name + "_values"][b.cols[name]]

@@ -21,8 +21,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from audits.chips import table_order
-from audits.io import Batch, string_value
+from audits.io import Batch, string_is, table_order
 from audits.result import Partial, partial_from_codes
 
 MESSAGES = {
@@ -162,7 +161,7 @@ def rotation_map(b: Batch) -> Partial:
     codes = np.zeros(b.n, np.int32)
     aux = np.zeros(b.n, np.int64)
     sc = b.seat
-    tourn = string_value(b, "format") == "tournament"
+    tourn = string_is(b, "format", "tournament")
     _rotation_kernel(sc["occupied"], sc["stacks_start"], b.cols["button"].astype(np.int64),
                      b.cols["sb_seat"].astype(np.int64), b.cols["bb_seat"].astype(np.int64),
                      b.cols["table_id"], b.cols["hand_no"].astype(np.int64), table_order(b),
