@@ -22,7 +22,7 @@ import numpy as np
 from numba import njit
 
 from audits.io import Batch
-from audits.keyed import check_keyed
+from audits.keyed import MAX_BLOCKS, keyed_deck_matches
 from audits.result import Partial, partial_from_codes
 
 KEYED, UNKEYED, IMPORTED = "philox", "os-chacha20", "phh"  # the generators a row may name
@@ -177,41 +177,58 @@ def _generator_codes(b: Batch) -> tuple[np.ndarray, np.ndarray]:
     return kind_of[idx], code_of[idx]
 
 
-def _seed_key_codes(b: Batch, kind: np.ndarray, codes: np.ndarray, aux: np.ndarray
-                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Check ``seed_key`` = [run seed, table_id, hand_no] on simulated rows (code 8, aux = the
-    entry); return the key's three words per row (zeros where absent)."""
+@njit(cache=True, _nrt=False)
+def _bind_keys(kind, skv, skoff, table_id, hand_no, seed, check_seed, deck, has_deck, codes,
+               aux, buf, stream, draws, work):  # pragma: no cover - compiled
+    """For each simulated row still passing: ``seed_key`` must be [run seed, table_id, hand_no]
+    (code 8, aux = the entry; 3 = not three words), and a philox row's deck must be its key's
+    (code 7). Returns the number of decks checked against their keys."""
+    keyed = 0
+    for i in range(kind.shape[0]):
+        if codes[i] != 0 or kind[i] < 0 or kind[i] > 1:
+            continue
+        lo = skoff[i]
+        if skoff[i + 1] - lo != 3:
+            codes[i] = 8
+            aux[i] = 3
+            continue
+        s0, s1, s2 = skv[lo], skv[lo + 1], skv[lo + 2]
+        if check_seed and s0 != seed:
+            codes[i] = 8
+            aux[i] = 0
+        elif s1 != np.uint64(table_id[i]):
+            codes[i] = 8
+            aux[i] = 1
+        elif s2 != np.uint64(hand_no[i]):
+            codes[i] = 8
+            aux[i] = 2
+        elif has_deck and kind[i] == 0:
+            keyed += 1
+            if not keyed_deck_matches(s0, s1, s2, deck[i], buf, stream, draws, work):
+                codes[i] = 7
+    return keyed
+
+
+def _check_keys(b: Batch, kind: np.ndarray, codes: np.ndarray, aux: np.ndarray) -> int:
     values, off = b.var["seed_key"]
-    values = values.astype(np.uint64, copy=False)
-    length = np.diff(off)
-    has = length == 3
-    idx = np.where(has, off[:-1], 0)
-    words = [np.where(has, values[idx + w] if len(values) else 0, 0).astype(np.uint64)
-             for w in range(3)]
-    sim = (kind == 0) | (kind == 1)
-    expected_seed = b.context.get("seed")
-    checks = [
-        (sim & ~has, 3),
-        (sim & has & (expected_seed is not None)
-         & (words[0] != np.uint64(expected_seed or 0)), 0),
-        (sim & has & (words[1] != b.cols["table_id"].astype(np.uint64)), 1),
-        (sim & has & (words[2] != b.cols["hand_no"].astype(np.uint64)), 2),
-    ]
-    for mask, entry in checks:
-        hit = mask & (codes == 0)
-        codes[hit] = 8
-        aux[hit] = entry
-    return words[0], words[1], words[2]
+    seed = b.context.get("seed")
+    buf = np.empty(4 * MAX_BLOCKS, np.uint64)
+    deck = b.deck if b.deck is not None else np.zeros((1, 52), np.int8)
+    return int(_bind_keys(kind, values.astype(np.uint64, copy=False), off,
+                          b.cols["table_id"], b.cols["hand_no"],
+                          np.uint64(seed if seed is not None else 0), seed is not None, deck,
+                          b.deck is not None, codes, aux, buf, buf.view(np.uint8),
+                          np.zeros(52, np.int64), np.empty(52, np.int64)))
 
 
 def deal_map(b: Batch) -> Partial:
     kind, codes = _generator_codes(b)
     aux = np.zeros(b.n, np.int64)
-    seeds, tables, hands = _seed_key_codes(b, kind, codes, aux)
     simulated = bool(b.context.get("simulated")) or bool((kind != 2).any())
     totals = {"keyed": 0, "unkeyed": int((kind == 1).sum()), "imported": int((kind == 2).sum())}
     if b.deck is None:
         dv, doff = b.var["board"]
+        _check_keys(b, kind, codes, aux)
         if simulated:
             # a simulated run's hands were dealt from decks: a log without them certifies nothing
             codes[codes == 0] = 9
@@ -237,12 +254,9 @@ def deal_map(b: Batch) -> Partial:
     take = (codes == 0) & (dealt != 0)
     codes[take] = dealt[take]
     aux[take] = daux[take]
-    # every philox deck against its key (a deck that is not a permutation failed above)
-    keyed = (kind == 0) & (codes == 0)
-    bad = np.zeros(b.n, np.int8)
-    check_keyed(b.deck, seeds, tables, hands, keyed, bad)
-    codes[bad != 0] = 7
-    totals["keyed"] = int(keyed.sum())
+    # the key of every simulated row, and every philox deck against its key (a deck that is
+    # not a permutation or not dealt in order failed above)
+    totals["keyed"] = _check_keys(b, kind, codes, aux)
     part = partial_from_codes(b.cols["hand_id"], codes, aux, MESSAGES)
     part.totals = totals
     return part
