@@ -235,9 +235,11 @@ def _cmd_certify(args: argparse.Namespace) -> int:
                                   key_memory=args.key_memory))
     _cmd_report(argparse.Namespace(run=args.out, sign_key=args.sign_key))
     run = storage.as_location(args.out)
-    verdict = json.loads(storage.read_text(storage.join(run, REPORT_FILES["certificate"]))
-                         )["verdict"]
+    cert = json.loads(storage.read_text(storage.join(run, REPORT_FILES["certificate"])))
+    verdict = cert["verdict"]
     print(f"verdict: {verdict}   report: {storage.join(run, REPORT_FILES['html'])}")
+    for text in cert.get("limitations", []):
+        print(f"  not certified: {text}")
     return 0 if verdict == "PASS" else 1
 
 
