@@ -137,7 +137,7 @@ class RunSpec:
         object.__setattr__(self, "players", players)
         for n, w in self.seat_mix():
             if not 2 <= n <= MAX_SEATS:
-                raise ValueError(f"--players: seat count {n}: expected 2..{MAX_SEATS}")
+                raise ValueError(f"--players {n}: expected 2..{MAX_SEATS} seats")
             if w < 0:
                 raise ValueError(f"--players: weight {w} of {n} seats: expected >= 0")
         if sum(w for _, w in self.seat_mix()) < 1:
@@ -216,6 +216,8 @@ class RunSpec:
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["structures"] = [s.label for s in self.structures]
+        if not isinstance(self.players, int):
+            d["players"] = [list(x) for x in self.players]  # as JSON gives it back
         return d
 
     def fingerprint(self) -> str:
