@@ -52,7 +52,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     elif args.what == "simulate":
         from cluster.bench_simulate import run_simulate_bench
 
-        run_simulate_bench(hands=hands, repeats=repeats)
+        run_simulate_bench(hands=hands, repeats=repeats, population=args.population)
     elif args.what == "scale":
         from cluster.bench_scale import run_scale_bench
 
@@ -411,6 +411,9 @@ def build_parser() -> argparse.ArgumentParser:
                    + "; simulate also runs 4x that)")
     b.add_argument("--repeats", type=int, default=None, help="repetitions (default: " + ", ".join(
         f"{k} {r}" for k, (_, r) in BENCH_DEFAULTS.items()) + ")")
+    b.add_argument("--population", default="default", choices=["default", "classic"],
+                   help="simulate: the population the run plays (default: the command line's "
+                        "mixed tables; classic: 6-seat cash tables of stress bots)")
     b.add_argument("--pokerkit-hands", type=int, default=300,
                    help="hands for the PokerKit peer (0 to skip)")
     b.set_defaults(func=_cmd_bench)

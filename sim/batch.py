@@ -133,11 +133,12 @@ class _Buffers:
     such as ``H_N_BURN`` say how many), so nothing needs clearing; ``_to_arrow`` copies what it
     keeps, so a returned table never aliases them."""
 
-    _cache: dict[tuple[int, int], _Buffers] = {}
+    _cache: dict[int, _Buffers] = {}
 
-    def __init__(self, n: int, k: int) -> None:
+    def __init__(self, n: int) -> None:
         self.H = np.empty((n, ss.H_SIZE), dtype=np.int64)
-        self.SE = np.empty((ss.SE_SIZE, n, k), dtype=np.int64)
+        self._se = np.empty(ss.SE_SIZE * n * MAX_SEATS, dtype=np.int64)
+        self.SE = self._se[:0].reshape(ss.SE_SIZE, 0, 0)
         self.DECK = np.empty((n, 52), dtype=np.int8)
         self.BOARD = np.empty((n, 5), dtype=np.int8)
         self.BURNS = np.empty((n, 3), dtype=np.int8)
@@ -147,11 +148,14 @@ class _Buffers:
 
     @classmethod
     def get(cls, n: int, k: int) -> _Buffers:
-        key = (n, k)
-        if key not in cls._cache:
-            cls._cache.clear()  # one shape at a time: a run's batches share theirs
-            cls._cache[key] = cls(n, k)
-        return cls._cache[key]
+        """The buffers for ``n`` hands at ``k`` seats (batches of a mixed population differ in
+        ``k`` only: the per-seat array is a contiguous view of one allocation for 10 seats)."""
+        if n not in cls._cache:
+            cls._cache.clear()  # one batch size at a time: a run's batches share theirs
+            cls._cache[n] = cls(n)
+        b = cls._cache[n]
+        b.SE = b._se[:ss.SE_SIZE * n * k].reshape(ss.SE_SIZE, n, k)
+        return b
 
 
 def simulate_batch(spec: RunSpec, structure: Structure, batch_index: int) -> BatchResult:
