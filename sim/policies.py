@@ -66,6 +66,7 @@ S_OPEN, S_LIMP, S_CALL, S_RERAISE, S_SHOVE, S_VALUE, S_BLUFF, S_FLOAT, S_PRICE =
 SHORT_BB = 12
 TINY_BB = 5  # a stack this short shoves wider (by TINY_WIDER score points)
 TINY_WIDER = 12
+DESPERATE_BB = 2  # a stack of two big blinds or less shoves any two cards
 # opening wider the fewer players are left to act (1: the small blind alone against the big
 # blind, 2: the button, 3: the cut-off): score points off the open and limp thresholds
 STEAL = np.array([0, 14, 8, 4], dtype=np.int64)
@@ -182,7 +183,8 @@ def styled(policy, rs, S, lg):
         score = preflop_score(S[HOLE_ + 2 * s], S[HOLE_ + 2 * s + 1])
         depth = S[STACK_ + s] + S[BET_ + s]
         if depth <= SHORT_BB * bb:  # short: shove or fold
-            if score >= st[S_SHOVE] - (TINY_WIDER if depth <= TINY_BB * bb else 0):
+            if depth <= DESPERATE_BB * bb or \
+                    score >= st[S_SHOVE] - (TINY_WIDER if depth <= TINY_BB * bb else 0):
                 if can_raise:
                     return A_BET_RAISE, lg[LG_MAX_TO]
                 return A_CHECK_CALL, 0
