@@ -46,8 +46,16 @@ def _timed_runs(spec: RunSpec, workers: int, repeats: int, tmp: Path) -> dict[st
             "peak_rss_mb": max(rss) if rss else None}
 
 
-def time_breakdown(batch_size: int, batches: int, structure: str = "no-limit"
-                   ) -> dict[str, float]:
+def _spec(population: str, **kw: Any) -> RunSpec:
+    """A bench spec of the ``population`` preset (``default``: the command line's mixed
+    population; ``classic``: ``RunSpec``'s own 6-seat cash tables of stress bots)."""
+    from sim.runspec import DEFAULT_POPULATION
+
+    return RunSpec(**kw, **(DEFAULT_POPULATION if population == "default" else {}))
+
+
+def time_breakdown(batch_size: int, batches: int, structure: str = "no-limit",
+                   population: str = "classic") -> dict[str, float]:
     """Median seconds per hand of each step of a batch, in this process (see the module doc)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -57,8 +65,8 @@ def time_breakdown(batch_size: int, batches: int, structure: str = "no-limit"
     from sim.config import Structure
 
     st = Structure.parse(structure)
-    spec = RunSpec(hands=batch_size * (batches + 1), batch_size=batch_size,
-                   structures=(structure,), seed=7)
+    spec = _spec(population, hands=batch_size * (batches + 1), batch_size=batch_size,
+                 structures=(structure,), seed=7)
     simulate_batch(spec, st, batches)  # warm: compiled code loaded, buffers allocated
     steps: dict[str, list[float]] = {"play": [], "arrow": [], "encode": [], "peer_encode": []}
     for b in range(batches):
@@ -80,7 +88,7 @@ def time_breakdown(batch_size: int, batches: int, structure: str = "no-limit"
 
 def run_simulate_bench(hands: int = 100_000, batch_size: int = 10_000, repeats: int = 3,
                        ray_workers: int = 2, structure: str = "no-limit",
-                       out: TextIO | None = None) -> dict[str, Any]:
+                       out: TextIO | None = None, population: str = "default") -> dict[str, Any]:
     """Run the benchmark, print a table to ``out`` (stdout) and return the figures."""
     import ray
 
@@ -90,13 +98,14 @@ def run_simulate_bench(hands: int = 100_000, batch_size: int = 10_000, repeats: 
     sizes = (hands, 4 * hands)
     rows: list[dict[str, Any]] = []
     tmp = Path(tempfile.mkdtemp(prefix="holdem-bench-sim-"))
-    warm = RunSpec(hands=min(batch_size, 2000), batch_size=batch_size, structures=(structure,),
-                   seed=99)
+    warm = _spec(population, hands=min(batch_size, 2000), batch_size=batch_size,
+                 structures=(structure,), seed=99)
     try:
         _timed_runs(warm, 0, 1, tmp)  # load the compiled engine in this process
-        split = time_breakdown(batch_size, max(5, hands // batch_size))
+        split = time_breakdown(batch_size, max(5, hands // batch_size), structure, population)
         for n in sizes:
-            spec = RunSpec(hands=n, batch_size=batch_size, structures=(structure,), seed=7)
+            spec = _spec(population, hands=n, batch_size=batch_size, structures=(structure,),
+                         seed=7)
             rows.append(_timed_runs(spec, 0, repeats, tmp))
         startup = []
         for n in sizes:  # a fresh Ray per size: its workers' peak RSS belongs to that size
@@ -105,9 +114,11 @@ def run_simulate_bench(hands: int = 100_000, batch_size: int = 10_000, repeats: 
             t0 = time.perf_counter()
             with ray_session(None, ray_workers):
                 startup.append(time.perf_counter() - t0)
-                _timed_runs(RunSpec(hands=2 * ray_workers * warm.hands, batch_size=warm.hands,
-                                    structures=(structure,), seed=98), ray_workers, 1, tmp)
-                spec = RunSpec(hands=n, batch_size=batch_size, structures=(structure,), seed=7)
+                _timed_runs(_spec(population, hands=2 * ray_workers * warm.hands,
+                                  batch_size=warm.hands, structures=(structure,), seed=98),
+                            ray_workers, 1, tmp)
+                spec = _spec(population, hands=n, batch_size=batch_size, structures=(structure,),
+                             seed=7)
                 rows.append(_timed_runs(spec, ray_workers, repeats, tmp))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -115,11 +126,12 @@ def run_simulate_bench(hands: int = 100_000, batch_size: int = 10_000, repeats: 
     base = {r["hands"]: r["hands_per_second"] for r in rows if r["workers"] == 0}
     for r in rows:
         r["speedup"] = r["hands_per_second"] / base[r["hands"]]
-    result = {"structure": structure, "batch_size": batch_size, "repeats": repeats,
+    result = {"structure": structure, "population": population, "batch_size": batch_size,
+              "repeats": repeats,
               "ray_startup_seconds": statistics.median(startup), "rows": rows,
               "breakdown_us_per_hand": {k: v * 1e6 for k, v in split.items()}}
-    print(f"holdem simulate end to end ({structure}, batch {batch_size:,} hands, zstd Parquet, "
-          f"median of {repeats})", file=out)
+    print(f"holdem simulate end to end ({structure}, {population} population, batch "
+          f"{batch_size:,} hands, zstd Parquet, median of {repeats})", file=out)
     print(f"{'hands':>10} {'mode':>16} {'hands/s':>10} {'wall s':>8} {'speed-up':>9} "
           f"{'peak RSS/worker MB':>19}", file=out)
     for r in rows:

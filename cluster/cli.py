@@ -52,7 +52,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     elif args.what == "simulate":
         from cluster.bench_simulate import run_simulate_bench
 
-        run_simulate_bench(hands=hands, repeats=repeats)
+        run_simulate_bench(hands=hands, repeats=repeats, population=args.population)
     elif args.what == "scale":
         from cluster.bench_scale import run_scale_bench
 
@@ -77,6 +77,36 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def population_options(args: argparse.Namespace) -> dict[str, object]:
+    """The ``RunSpec`` population fields of the run options: the ``--population`` preset
+    (``default``: ``sim.runspec.DEFAULT_POPULATION``; ``classic``: one 6-seat cash table of
+    100 big blinds with the classic stress bots, the population before issue 14) overridden
+    by the options given. Raises ValueError (one line) on a bad value."""
+    from sim.runspec import DEFAULT_POPULATION, parse_players, parse_stacks
+
+    pop: dict[str, object] = dict(DEFAULT_POPULATION) if args.population == "default" else {
+        "players": 6, "format": "cash", "buy_in_min_bb": None, "buy_in_bb": 100,
+        "leave_above_bb": 0, "tournament_stack_bb": None, "bots": "classic"}
+    if args.players is not None:
+        pop["players"] = parse_players(args.players)
+    if args.format is not None:
+        pop["format"] = args.format
+    if args.tournament_pct is not None:
+        pop["tournament_pct"] = args.tournament_pct
+    if args.stacks is not None:
+        lo, hi = parse_stacks(args.stacks)
+        pop["buy_in_min_bb"], pop["buy_in_bb"] = (None if lo == hi else lo), hi
+        if pop["leave_above_bb"]:  # the default leave threshold follows the maximum
+            pop["leave_above_bb"] = 3 * hi
+    if args.leave_above is not None:
+        pop["leave_above_bb"] = args.leave_above
+    if args.tournament_stack is not None:
+        pop["tournament_stack_bb"] = args.tournament_stack
+    if args.bots is not None:
+        pop["bots"] = args.bots
+    return pop
+
+
 def _cmd_simulate(args: argparse.Namespace) -> int:
     from cluster.simulate import BatchFailed, RunFolderError, run_simulate
     from sim.runspec import RunSpec
@@ -84,9 +114,9 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     structures = (("no-limit", "pot-limit", "fixed-limit") if args.structure == "all"
                   else (args.structure,))
     try:
-        spec = RunSpec(hands=args.hands, structures=structures, players=args.players,
-                       format=args.format, seed=args.seed, batch_size=args.batch_size,
-                       inject=args.inject, generator=args.generator)
+        spec = RunSpec(hands=args.hands, structures=structures, seed=args.seed,
+                       batch_size=args.batch_size, inject=args.inject, generator=args.generator,
+                       **population_options(args))
     except ValueError as e:
         raise UsageError(str(e)) from None
     if args.workers is not None and args.workers < 0:
@@ -303,8 +333,28 @@ def _add_run_options(p: argparse.ArgumentParser, hands: int | None, structure: s
                    help="hands per structure")
     p.add_argument("--structure", default=structure,
                    choices=["no-limit", "pot-limit", "fixed-limit", "all"])
-    p.add_argument("--players", type=int, default=6, help="seats per table, 2..10")
-    p.add_argument("--format", default="cash", choices=["cash", "tournament"])
+    p.add_argument("--population", default="default", choices=["default", "classic"],
+                   help="preset the options below start from: default = mixed tables of 2 to "
+                        "10 seats, cash and tournaments, buy-ins 20-250 big blinds, real bots; "
+                        "classic = 6-seat cash tables of 100 big blinds with stress bots")
+    p.add_argument("--players", default=None, metavar="SEATS",
+                   help="seats per table: 6, a range 2-10, or a mix with weights 2:1,6:3,9:2 "
+                        "(default: 2:2,3:1,4:1,5:1,6:5,7:1,8:2,9:4,10:1)")
+    p.add_argument("--format", default=None, choices=["cash", "tournament", "mixed"],
+                   help="table format (default mixed: tournaments in --tournament-pct of the "
+                        "batches)")
+    p.add_argument("--tournament-pct", type=int, default=None, metavar="PCT",
+                   help="mixed format: percent of tournament batches (default 40)")
+    p.add_argument("--stacks", default=None, metavar="MIN-MAX",
+                   help="cash buy-ins in big blinds: 100, or a range 20-250 (the default)")
+    p.add_argument("--leave-above", type=int, default=None, metavar="BB",
+                   help="cash: a player whose stack passes this many big blinds leaves and is "
+                        "replaced (default 750, 0 never)")
+    p.add_argument("--tournament-stack", type=int, default=None, metavar="BB",
+                   help="tournament starting stack in big blinds (default 60)")
+    p.add_argument("--bots", default=None, choices=["classic", "real"],
+                   help="real: fold-heavy styles with a few stress bots (default); classic: "
+                        "the stress bots alone")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--out", required=out is None, default=out,
                    help="run folder: a path or a URI (s3://, gs://, file://); rerun the command "
@@ -363,6 +413,9 @@ def build_parser() -> argparse.ArgumentParser:
                    + "; simulate also runs 4x that)")
     b.add_argument("--repeats", type=int, default=None, help="repetitions (default: " + ", ".join(
         f"{k} {r}" for k, (_, r) in BENCH_DEFAULTS.items()) + ")")
+    b.add_argument("--population", default="default", choices=["default", "classic"],
+                   help="simulate: the population the run plays (default: the command line's "
+                        "mixed tables; classic: 6-seat cash tables of stress bots)")
     b.add_argument("--pokerkit-hands", type=int, default=300,
                    help="hands for the PokerKit peer (0 to skip)")
     b.set_defaults(func=_cmd_bench)

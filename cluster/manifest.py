@@ -26,6 +26,13 @@ Fields (JSON object, in this order):
     every input of the run (``RunSpec.to_dict``): ``hands`` (per structure), ``structures``,
     ``players``, ``format``, ``seed``, ``batch_size``, blinds, stacks, rake, ``generator``,
     ``inject``, ...
+``population``
+    who sits at the tables (``RunSpec.population``): ``players`` (a seat count or
+    [[seats, weight], ...]), ``format`` (cash, tournament or mixed), ``tournament_pct``,
+    ``buy_in_min_bb``, ``buy_in_bb``, ``leave_above_bb``, ``tournament_stack_bb``, ``bots``,
+    ``hands_per_table``, ``level_hands``, ``leave_ppm``; and ``batches``: per structure label,
+    the [seat count, format] of every batch file in batch order (``RunSpec.batch_table``), with
+    ``hands`` per seat count and per format summed over the run.
 ``seed``, ``generator``, ``inject``
     copies from ``spec`` for the reader's convenience (``inject`` is null for a clean run).
 ``reproducible``
@@ -145,6 +152,23 @@ class FileRecord:
         return cls(**{k: v for k, v in d.items() if k in names})
 
 
+def population(spec: RunSpec) -> dict[str, Any]:
+    """The manifest's ``population`` section (see the module doc)."""
+    batches: dict[str, list[list[Any]]] = {}
+    by_seats: dict[str, int] = {}
+    by_format: dict[str, int] = {}
+    for s in spec.structures:
+        batches[s.label] = []
+        for b in range(spec.n_batches()):
+            seats, fmt = spec.batch_table(s, b)
+            batches[s.label].append([seats, fmt])
+            by_seats[str(seats)] = by_seats.get(str(seats), 0) + spec.batch_hands(b)
+            by_format[fmt] = by_format.get(fmt, 0) + spec.batch_hands(b)
+    return {**spec.population(), "batches": batches,
+            "hands_by_seats": dict(sorted(by_seats.items(), key=lambda kv: int(kv[0]))),
+            "hands_by_format": by_format}
+
+
 def sum_counts(records: Iterable[dict[str, int]]) -> dict[str, int]:
     total: dict[str, int] = {}
     for c in records:
@@ -240,6 +264,7 @@ class Manifest:
             "run_id": spec.fingerprint(),
             "fingerprint": spec.fingerprint(),
             "spec": spec.to_dict(),
+            "population": population(spec),
             "seed": spec.seed,
             "generator": spec.generator,
             "inject": spec.inject,
@@ -320,6 +345,7 @@ def is_temporary(name: str) -> bool:
 
 __all__ = [
     "COMPRESSION", "LAYOUT", "MANIFEST_NAME", "FileRecord", "Manifest", "ManifestError",
-    "engine_version", "git_commit", "is_temporary", "read_manifest", "spec_difference",
+    "engine_version", "git_commit", "is_temporary", "population", "read_manifest",
+    "spec_difference",
     "sum_counts", "write_atomic", "write_manifest",
 ]

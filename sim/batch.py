@@ -36,30 +36,39 @@ class BatchResult:
     play_seconds: float = 0.0  # of ``seconds``: the compiled engine and bots alone
 
 
-def table_config(spec: RunSpec, structure: Structure) -> TableConfig:
-    """The run's base table config for one structure (tournament levels scale the blinds)."""
+def table_config(spec: RunSpec, structure: Structure, batch_index: int = 0) -> TableConfig:
+    """The base table config of one batch (its seat count and format: ``spec.batch_table``;
+    tournament levels scale the blinds)."""
+    seats, fmt = spec.batch_table(structure, batch_index)
     return TableConfig(
-        n_seats=spec.players, structure=structure, small_blind=spec.small_blind,
-        big_blind=spec.big_blind, rake_bps=spec.rake_bps if spec.format == "cash" else 0,
-        rake_cap=spec.rake_cap_bb * spec.big_blind if spec.format == "cash" else 0,
+        n_seats=seats, structure=structure, small_blind=spec.small_blind,
+        big_blind=spec.big_blind, rake_bps=spec.rake_bps if fmt == "cash" else 0,
+        rake_cap=spec.rake_cap_bb * spec.big_blind if fmt == "cash" else 0,
         ante_trimming=False,
     )
 
 
 def _params(spec: RunSpec, structure: Structure, batch_index: int) -> np.ndarray:
+    seats, fmt = spec.batch_table(structure, batch_index)
+    bb = spec.big_blind
     P = np.zeros(ss.P_SIZE, dtype=np.int64)
-    P[ss.P_FORMAT] = 0 if spec.format == "cash" else 1
-    P[ss.P_N_SEATS] = spec.players
-    P[ss.P_BUY_IN] = spec.buy_in_bb * spec.big_blind
+    P[ss.P_FORMAT] = 0 if fmt == "cash" else 1
+    P[ss.P_N_SEATS] = seats
+    P[ss.P_BUY_IN] = spec.buy_in_bb * bb
+    P[ss.P_BUY_IN_MIN] = (spec.buy_in_bb if spec.buy_in_min_bb is None else spec.buy_in_min_bb) * bb
+    P[ss.P_TOURN_STACK] = (spec.buy_in_bb if spec.tournament_stack_bb is None
+                           else spec.tournament_stack_bb) * bb
+    P[ss.P_LEAVE_ABOVE] = spec.leave_above_bb * bb
+    P[ss.P_BOTS] = 0 if spec.bots == "classic" else 1
     P[ss.P_HANDS_PER_TABLE] = spec.hands_per_table
     P[ss.P_LEVEL_HANDS] = spec.level_hands
     P[ss.P_TIMEOUT_PPM] = spec.timeout_ppm
-    P[ss.P_LEAVE_PPM] = spec.leave_ppm if spec.format == "cash" else 0
+    P[ss.P_LEAVE_PPM] = spec.leave_ppm if fmt == "cash" else 0
     P[ss.P_SEED] = spec.seed
     P[ss.P_TABLE_BASE] = (int(structure) << STRUCT_SHIFT) | (batch_index << TABLE_BITS)
     P[ss.P_SB] = spec.small_blind
     P[ss.P_BB] = spec.big_blind
-    P[ss.P_RAKE_CAP] = table_config(spec, structure).rake_cap
+    P[ss.P_RAKE_CAP] = table_config(spec, structure, batch_index).rake_cap
     P[ss.P_FAULT] = fault_code(spec.inject)
     if spec.generator == "os-chacha20":
         P[ss.P_GENERATOR] = 1
@@ -124,11 +133,12 @@ class _Buffers:
     such as ``H_N_BURN`` say how many), so nothing needs clearing; ``_to_arrow`` copies what it
     keeps, so a returned table never aliases them."""
 
-    _cache: dict[tuple[int, int], _Buffers] = {}
+    _cache: dict[int, _Buffers] = {}
 
-    def __init__(self, n: int, k: int) -> None:
+    def __init__(self, n: int) -> None:
         self.H = np.empty((n, ss.H_SIZE), dtype=np.int64)
-        self.SE = np.empty((ss.SE_SIZE, n, k), dtype=np.int64)
+        self._se = np.empty(ss.SE_SIZE * n * MAX_SEATS, dtype=np.int64)
+        self.SE = self._se[:0].reshape(ss.SE_SIZE, 0, 0)
         self.DECK = np.empty((n, 52), dtype=np.int8)
         self.BOARD = np.empty((n, 5), dtype=np.int8)
         self.BURNS = np.empty((n, 3), dtype=np.int8)
@@ -138,19 +148,22 @@ class _Buffers:
 
     @classmethod
     def get(cls, n: int, k: int) -> _Buffers:
-        key = (n, k)
-        if key not in cls._cache:
-            cls._cache.clear()  # one shape at a time: a run's batches share theirs
-            cls._cache[key] = cls(n, k)
-        return cls._cache[key]
+        """The buffers for ``n`` hands at ``k`` seats (batches of a mixed population differ in
+        ``k`` only: the per-seat array is a contiguous view of one allocation for 10 seats)."""
+        if n not in cls._cache:
+            cls._cache.clear()  # one batch size at a time: a run's batches share theirs
+            cls._cache[n] = cls(n)
+        b = cls._cache[n]
+        b.SE = b._se[:ss.SE_SIZE * n * k].reshape(ss.SE_SIZE, n, k)
+        return b
 
 
 def simulate_batch(spec: RunSpec, structure: Structure, batch_index: int) -> BatchResult:
     """Play one batch and return its rows."""
     t0 = time.perf_counter()
     n = spec.batch_hands(batch_index)
-    k = spec.players
-    cfg = config_block(table_config(spec, structure))
+    k, _ = spec.batch_table(structure, batch_index)
+    cfg = config_block(table_config(spec, structure, batch_index))
     P = _params(spec, structure, batch_index)
     TS = np.zeros(ss.T_SIZE, dtype=np.int64)
     TS[ss.T_TABLE] = -1
@@ -175,7 +188,8 @@ def simulate_batch(spec: RunSpec, structure: Structure, batch_index: int) -> Bat
 def _to_arrow(spec: RunSpec, structure: Structure, batch_index: int, n: int, k: int,
               H: np.ndarray, SE: np.ndarray, DECK: np.ndarray, BOARD: np.ndarray,
               BURNS: np.ndarray, SHOW: np.ndarray, POTS: np.ndarray, ACT: np.ndarray) -> pa.Table:
-    base_cfg = table_config(spec, structure)
+    base_cfg = table_config(spec, structure, batch_index)
+    fmt = spec.batch_table(structure, batch_index)[1]
     HT = _pool_copy(H.T)  # one field a row: contiguous columns, a copy of the buffer
     table_base = (int(structure) << STRUCT_SHIFT) | (batch_index << TABLE_BITS)
     table_id = table_base + HT[ss.H_TABLE]
@@ -217,7 +231,7 @@ def _to_arrow(spec: RunSpec, structure: Structure, batch_index: int, n: int, k: 
         "table_id": pa.array(table_id),
         "hand_no": pa.array(HT[ss.H_HAND_NO].astype(np.int32)),
         "structure": const(structure.label, pa.string()),
-        "format": const(spec.format, pa.string()),
+        "format": const(fmt, pa.string()),
         "generator": const(spec.generator, pa.string()),
         "seed_key": _list(seed_key, pa.uint64()),
         "n_seats": const(k, pa.int8()),

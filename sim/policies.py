@@ -8,14 +8,26 @@ Policies: 0 random legal action (stress), 1 calling station, 2 tight-aggressive 
 strength, 3 maniac / shover. The mix is chosen to reach rare rule paths often: maniacs shove
 into calling stations with uneven stacks (side pots, short all-ins), random players make
 odd-sized raises, tight players fold to pressure (uncalled bets).
+
+The real population (``RunSpec.bots == "real"``) adds four styles that fold as real players do,
+one parameter row each (``STYLE``): 4 nit (plays ~8% of hands), 5 regular (~20%), 6 loose-
+aggressive (~35%), 7 recreational (limps and calls ~45%, rarely raises). Before the flop they
+open, call or 3-bet by a hand-score threshold and fold the rest; a short stack (12 big blinds
+or less) shoves or folds. After the flop they bet made hands, call by the price, bluff a set
+share of the time and fold the rest. ``draw_real_policy`` seats them with a few stress bots
+(random, calling station, maniac) among them, so all-ins and side pots still happen.
 """
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from sim.evaluator import evaluate7
 from sim.layout import (
+    BB_SEAT,
+    BET_,
+    BIG_BLIND,
     BOARD_,
     CONTRIB_,
     CUR_BET,
@@ -30,13 +42,37 @@ from sim.layout import (
     N_BOARD,
     N_SEATS,
     STACK_,
+    STATUS_,
 )
 from sim.rng import below
 
 A_FOLD, A_CHECK_CALL, A_BET_RAISE = 0, 1, 2
 P_RANDOM, P_STATION, P_TAG, P_MANIAC = 0, 1, 2, 3
-N_POLICIES = 4
-POLICY_NAMES = ("random", "calling-station", "tight-aggressive", "maniac")
+N_POLICIES = 4  # the classic bots
+P_NIT, P_REG, P_LAG, P_REC = 4, 5, 6, 7
+POLICY_NAMES = ("random", "calling-station", "tight-aggressive", "maniac", "nit", "regular",
+                "loose-aggressive", "recreational")
+# per style (row policy - P_NIT): open (raise first in) score, limp score (recreational), call a
+# raise score, re-raise score, short-stack shove score, percent value bets with one pair,
+# percent bluffs, percent calls of a bet with nothing, largest price of a call with one pair
+# (percent of the pot after calling)
+STYLE = np.array([
+    [50, 99, 54, 62, 45, 30, 5, 0, 30],    # nit
+    [39, 99, 46, 56, 39, 55, 20, 3, 40],   # regular
+    [32, 99, 40, 50, 32, 70, 40, 8, 45],   # loose-aggressive
+    [58, 28, 31, 62, 34, 25, 5, 30, 60],   # recreational
+], dtype=np.int64)
+S_OPEN, S_LIMP, S_CALL, S_RERAISE, S_SHOVE, S_VALUE, S_BLUFF, S_FLOAT, S_PRICE = range(9)
+SHORT_BB = 12
+TINY_BB = 5  # a stack this short shoves wider (by TINY_WIDER score points)
+TINY_WIDER = 12
+DESPERATE_BB = 2  # a stack of two big blinds or less shoves any two cards
+# opening wider the fewer players are left to act (1: the small blind alone against the big
+# blind, 2: the button, 3: the cut-off): score points off the open and limp thresholds
+STEAL = np.array([0, 14, 8, 4], dtype=np.int64)
+# real population: policy -> weight in percent (random, station, tag, maniac, nit, regular,
+# loose-aggressive, recreational)
+REAL_WEIGHTS = np.array([3, 4, 0, 4, 22, 35, 17, 15], dtype=np.int64)
 
 
 @njit(cache=True, _nrt=False)
@@ -103,8 +139,91 @@ def _sized_raise(lg, target):
 
 
 @njit(cache=True, _nrt=False)
+def draw_real_policy(rs):
+    """A seat's bot in the real population (``REAL_WEIGHTS``)."""
+    r = below(rs, 100)
+    for p in range(REAL_WEIGHTS.shape[0]):
+        if r < REAL_WEIGHTS[p]:
+            return p
+        r -= REAL_WEIGHTS[p]
+    return P_REG
+
+
+@njit(cache=True, _nrt=False)
+def _left_to_act(S, s):
+    """Players still in with chips who act after seat ``s`` before the flop (up to the big
+    blind)."""
+    n = S[N_SEATS]
+    bb = S[BB_SEAT]
+    c = 0
+    t = s
+    for _ in range(n):
+        if t == bb:
+            break
+        t = t + 1 if t + 1 < n else 0
+        if S[STATUS_ + t] == 1:
+            c += 1
+    return c
+
+
+@njit(cache=True, _nrt=False)
+def styled(policy, rs, S, lg):
+    """The real population's styles (``STYLE``)."""
+    st = STYLE[policy - P_NIT]
+    s = lg[LG_TO_ACT]
+    call = lg[LG_CALL]
+    can_raise = lg[LG_CAN_RAISE]
+    can_check = lg[LG_CAN_CHECK]
+    bb = S[BIG_BLIND]
+    cur = S[CUR_BET]
+    pot = 0
+    for t in range(S[N_SEATS]):
+        pot += S[CONTRIB_ + t]
+    if S[N_BOARD] == 0:
+        score = preflop_score(S[HOLE_ + 2 * s], S[HOLE_ + 2 * s + 1])
+        depth = S[STACK_ + s] + S[BET_ + s]
+        if depth <= SHORT_BB * bb:  # short: shove or fold
+            if depth <= DESPERATE_BB * bb or \
+                    score >= st[S_SHOVE] - (TINY_WIDER if depth <= TINY_BB * bb else 0):
+                if can_raise:
+                    return A_BET_RAISE, lg[LG_MAX_TO]
+                return A_CHECK_CALL, 0
+        elif cur <= bb:  # nobody has raised
+            steal = STEAL[min(_left_to_act(S, s), 4) % 4]
+            if score >= st[S_OPEN] - steal and can_raise:
+                return _sized_raise(lg, 3 * bb + pot // 3)
+            if score >= st[S_LIMP] - steal // 2:
+                return A_CHECK_CALL, 0
+        else:
+            if score >= st[S_RERAISE] and can_raise:
+                return _sized_raise(lg, 3 * cur)
+            if score >= st[S_CALL] and call * 5 <= S[STACK_ + s] + call:
+                return A_CHECK_CALL, 0
+        if can_check:
+            return A_CHECK_CALL, 0
+        return A_FOLD, 0
+    cat = _made_category(S, s)
+    r = below(rs, 100)
+    if cat >= 2:
+        if can_raise and r < 75:
+            return _sized_raise(lg, cur + (2 * pot) // 3)
+        return A_CHECK_CALL, 0
+    if can_check:
+        if can_raise and ((cat == 1 and r < st[S_VALUE]) or (cat == 0 and r < st[S_BLUFF])):
+            return _sized_raise(lg, cur + pot // 2)
+        return A_CHECK_CALL, 0
+    if cat == 1 and call * 100 <= st[S_PRICE] * (pot + call):
+        return A_CHECK_CALL, 0
+    if r < st[S_FLOAT]:
+        return A_CHECK_CALL, 0
+    return A_FOLD, 0
+
+
+@njit(cache=True, _nrt=False)
 def decide(policy, rs, S, lg):
     """The policy's action for the seat to act."""
+    if policy >= P_NIT:
+        return styled(policy, rs, S, lg)
     if policy == P_RANDOM:
         return random_legal(rs, lg)
     s = lg[LG_TO_ACT]

@@ -2,18 +2,87 @@
 
 A run is cut into batches of ``batch_size`` hands per structure. A batch's content depends only
 on (spec, structure, batch index), never on which worker plays it or how many there are.
+
+The population (who sits at the tables) is part of the spec: ``players`` (one seat count, or a
+mix of seat counts with weights), ``format`` (cash, tournament, or a mix with
+``tournament_pct`` % tournament batches), the cash buy-in range ``buy_in_min_bb`` ..
+``buy_in_bb``, ``leave_above_bb`` (a cash player whose stack runs past it leaves and is
+replaced), ``tournament_stack_bb`` and ``bots`` (``classic``: the four stress bots; ``real``:
+fold-heavy styles that play like real tables, with some stress bots among them). Every batch
+file holds one seat count and one format (``batch_table``), chosen by a fixed schedule of the
+batch index, so the output stays the same for any worker count. ``DEFAULT_POPULATION`` is the
+command line's default: mixed tables that reach every rule path (``RunSpec``'s own defaults stay
+the single 6-seat cash table of classic bots that the golden digests pin).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from sim.config import MAX_SEATS, Structure
 
 FORMATS = ("cash", "tournament")
+SPEC_FORMATS = (*FORMATS, "mixed")
+BOTS = ("classic", "real")
+# the command line's default population (mixed tables; see the module doc)
+DEFAULT_POPULATION: dict[str, Any] = {
+    "players": ((2, 2), (3, 1), (4, 1), (5, 1), (6, 5), (7, 1), (8, 2), (9, 4), (10, 1)),
+    "format": "mixed",
+    "tournament_pct": 40,
+    "buy_in_min_bb": 20,
+    "buy_in_bb": 250,
+    "leave_above_bb": 750,
+    "tournament_stack_bb": 60,
+    "bots": "real",
+}
+
+
+def parse_players(text: str | int) -> int | tuple[tuple[int, int], ...]:
+    """``6`` (one seat count), ``2-10`` (every count of a range, equal weights) or
+    ``2:1,6:3,9:2`` (seat counts with weights). Raises ValueError (one line)."""
+    t = str(text).strip().replace(" ", "")
+    try:
+        if t.isdigit():
+            return int(t)
+        if ":" not in t and t.count("-") == 1:
+            lo, hi = (int(x) for x in t.split("-"))
+            if lo > hi:
+                raise ValueError
+            return tuple((n, 1) for n in range(lo, hi + 1))
+        mix = []
+        for part in t.split(","):
+            n, _, w = part.partition(":")
+            mix.append((int(n), int(w) if w else 1))
+        return tuple(mix)
+    except ValueError:
+        raise ValueError(f"--players {text!r}: expected a seat count (6), a range (2-10) or a "
+                         f"mix of counts with weights (2:1,6:3,9:2)") from None
+
+
+def parse_stacks(text: str | int) -> tuple[int, int]:
+    """``100`` (every cash buy-in 100 big blinds) or ``20-250`` (min-max): (min, max)."""
+    t = str(text).strip().replace(" ", "")
+    try:
+        lo, _, hi = t.partition("-")
+        a, b = int(lo), int(hi) if hi else int(lo)
+        if not 1 <= a <= b:
+            raise ValueError
+        return a, b
+    except ValueError:
+        raise ValueError(f"--stacks {text!r}: expected a buy-in in big blinds (100) or a range "
+                         f"MIN-MAX with 1 <= MIN <= MAX (20-250)") from None
+
+
+def _coprime_stride(w: int) -> int:
+    """A stride near 0.618 w, coprime with w: a schedule that spreads over the whole mix."""
+    s = max(1, round(0.618 * w))
+    while math.gcd(s, w) != 1:
+        s += 1
+    return s
 GENERATORS = ("philox", "os-chacha20")
 FAULTS = (
     "naive-shuffle", "asf-shuffle", "mod8-shuffle", "seed32",  # shuffles
@@ -31,13 +100,18 @@ class RunSpec:
 
     hands: int
     structures: tuple[Structure, ...] = (Structure.NO_LIMIT,)
-    players: int = 6
-    format: str = "cash"
+    players: int | tuple[tuple[int, int], ...] = 6  # a seat count, or ((seats, weight), ...)
+    format: str = "cash"  # cash, tournament or mixed (by batch)
+    tournament_pct: int = 40  # mixed: the share of tournament batches, in percent
     seed: int = 1
     batch_size: int = 100_000
     small_blind: int = 1
     big_blind: int = 2
-    buy_in_bb: int = 100  # cash buy-in / tournament starting stack, in big blinds
+    buy_in_bb: int = 100  # cash (maximum) buy-in, in big blinds
+    buy_in_min_bb: int | None = None  # cash minimum buy-in (None: every buy-in is buy_in_bb)
+    leave_above_bb: int = 0  # cash: a player whose stack passes this leaves (0: never)
+    tournament_stack_bb: int | None = None  # tournament starting stack (None: buy_in_bb)
+    bots: str = "classic"  # classic (stress bots) or real (fold-heavy styles, some stress bots)
     hands_per_table: int = 1000  # cash tables are replaced after this many hands
     level_hands: int = 30  # tournament: hands per blind level
     rake_bps: int = 500
@@ -53,10 +127,36 @@ class RunSpec:
                            tuple(Structure.parse(s) for s in self.structures))
         if self.hands < 1:
             raise ValueError(f"--hands {self.hands}: expected at least 1")
-        if not 2 <= self.players <= MAX_SEATS:
-            raise ValueError(f"--players {self.players}: expected 2..{MAX_SEATS}")
-        if self.format not in FORMATS:
-            raise ValueError(f"--format {self.format!r}: expected one of {', '.join(FORMATS)}")
+        players = self.players
+        if isinstance(players, str):
+            players = parse_players(players)
+        if not isinstance(players, int):
+            players = tuple((int(n), int(w)) for n, w in players)
+            if len(players) == 1 and players[0][1] > 0:
+                players = players[0][0]
+        object.__setattr__(self, "players", players)
+        for n, w in self.seat_mix():
+            if not 2 <= n <= MAX_SEATS:
+                raise ValueError(f"--players {n}: expected 2..{MAX_SEATS} seats")
+            if w < 0:
+                raise ValueError(f"--players: weight {w} of {n} seats: expected >= 0")
+        if sum(w for _, w in self.seat_mix()) < 1:
+            raise ValueError("--players: the weights add up to 0")
+        if self.format not in SPEC_FORMATS:
+            raise ValueError(f"--format {self.format!r}: expected one of "
+                             f"{', '.join(SPEC_FORMATS)}")
+        if not 0 <= self.tournament_pct <= 100:
+            raise ValueError(f"--tournament-pct {self.tournament_pct}: expected 0..100")
+        if self.bots not in BOTS:
+            raise ValueError(f"--bots {self.bots!r}: expected one of {', '.join(BOTS)}")
+        lo = self.buy_in_min_bb if self.buy_in_min_bb is not None else self.buy_in_bb
+        if not 1 <= lo <= self.buy_in_bb:
+            raise ValueError(f"--stacks {lo}-{self.buy_in_bb}: expected 1 <= MIN <= MAX")
+        if self.leave_above_bb and self.leave_above_bb < self.buy_in_bb:
+            raise ValueError(f"--leave-above {self.leave_above_bb}: expected 0 (never) or at "
+                             f"least the maximum buy-in ({self.buy_in_bb})")
+        if self.tournament_stack_bb is not None and self.tournament_stack_bb < 1:
+            raise ValueError(f"--tournament-stack {self.tournament_stack_bb}: expected >= 1")
         if not 0 <= self.seed < 2**63:
             raise ValueError(f"--seed {self.seed}: expected 0 <= seed < 2**63")
         if self.batch_size < 1:
@@ -67,6 +167,36 @@ class RunSpec:
             raise ValueError(f"--inject {self.inject!r}: expected one of {', '.join(FAULTS)}")
         if not self.structures:
             raise ValueError("no structure given")
+
+    def seat_mix(self) -> tuple[tuple[int, int], ...]:
+        """((seat count, weight), ...) of the run's tables."""
+        return ((self.players, 1),) if isinstance(self.players, int) else self.players
+
+    @property
+    def max_seats(self) -> int:
+        return max(n for n, w in self.seat_mix() if w > 0)
+
+    def batch_table(self, structure: Structure, batch_index: int) -> tuple[int, str]:
+        """(seat count, format) of every table of one batch: a fixed schedule of the batch
+        index (offset by structure) that visits the seat mix and the format mix in their
+        proportions (a stride through the weighted list; tournaments every
+        ``100 / tournament_pct`` batches)."""
+        expanded = [n for n, w in sorted(self.seat_mix()) for _ in range(w)]
+        w = len(expanded)
+        j = batch_index + int(Structure.parse(structure))
+        seats = expanded[(w // 2 + j * _coprime_stride(w) + int(structure) * (w // 3)) % w]
+        if self.format != "mixed":
+            return seats, self.format
+        pct = self.tournament_pct
+        tourn = (j + 1) * pct // 100 != j * pct // 100
+        return seats, "tournament" if tourn else "cash"
+
+    def population(self) -> dict[str, Any]:
+        """The population fields of the spec (what the manifest shows as ``population``)."""
+        d = self.to_dict()
+        return {k: d[k] for k in ("players", "format", "tournament_pct", "buy_in_min_bb",
+                                  "buy_in_bb", "leave_above_bb", "tournament_stack_bb", "bots",
+                                  "hands_per_table", "level_hands", "leave_ppm")}
 
     @property
     def reproducible(self) -> bool:
@@ -86,6 +216,8 @@ class RunSpec:
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["structures"] = [s.label for s in self.structures]
+        if not isinstance(self.players, int):
+            d["players"] = [list(x) for x in self.players]  # as JSON gives it back
         return d
 
     def fingerprint(self) -> str:
@@ -96,4 +228,6 @@ class RunSpec:
     def from_dict(cls, d: dict[str, Any]) -> RunSpec:
         d = dict(d)
         d["structures"] = tuple(Structure.parse(s) for s in d["structures"])
+        if isinstance(d.get("players"), list):
+            d["players"] = tuple(tuple(x) for x in d["players"])
         return cls(**d)

@@ -66,7 +66,8 @@ FIELDS: list[tuple[str, pa.DataType, str]] = [
     ("burns", pa.list_(pa.int8()), "burned cards, in order"),
     ("board", pa.list_(pa.int8()), "board cards, in order"),
     ("policy", pa.list_(pa.int8()), "per seat bot: 0 random, 1 calling station, 2 tight-"
-                                     "aggressive, 3 maniac; -1 empty"),
+                                     "aggressive, 3 maniac, 4 nit, 5 regular, 6 loose-"
+                                     "aggressive, 7 recreational; -1 empty"),
     ("stacks_start", pa.list_(pa.int64()), "per seat chips at the start (after rebuys)"),
     ("rebuys", pa.list_(pa.int64()), "per seat chips added between the previous hand and this one"),
     ("stacks_end", pa.list_(pa.int64()), "per seat chips at the end"),

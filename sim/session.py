@@ -16,7 +16,17 @@ player every hand, the small blind is the previous big blind's seat (dead if tha
 out), the button is the previous small blind's seat (it may be empty); heads-up the button posts
 the small blind and nobody posts the big blind twice in a row. The table ends when one player
 is left and a new table starts.
+
+Real population (``P_BOTS`` 1, ``RunSpec.bots == "real"``): seats draw fold-heavy styles
+(``sim.policies``) with a few stress bots among them. Cash buy-ins are drawn between the minimum
+and the maximum (30% at the minimum, 40% at the maximum); a busted player rebuys or leaves; a
+player below the minimum buy-in tops up only now and then (10% of hands), so short stacks play
+on and post what they have; a player whose stack passes ``P_LEAVE_ABOVE`` leaves and is replaced
+(a heads-up table he would leave with one player ends instead). Tournament tables start with
+``P_TOURN_STACK``; half of them play antes from every player from level 3 (an eighth of the big
+blind), the other half a big-blind ante from level 4.
 """
+
 
 from __future__ import annotations
 
@@ -72,7 +82,7 @@ from sim.layout import (
     STRENGTH_,
     WON_,
 )
-from sim.policies import N_POLICIES, decide
+from sim.policies import N_POLICIES, decide, draw_real_policy
 from sim.rng import below, faulty_shuffle, next_u64, shuffle_deck, stream_init
 
 SESSION_PURPOSE = 2
@@ -96,7 +106,11 @@ P_RAKE_CAP = 11
 P_FAULT = 12  # injected fault code (sim.faults), 0 = clean
 P_GENERATOR = 13  # 0 Philox (reproducible), 1 ChaCha20 keyed from the OS (decks only)
 P_KEY_ = 14  # 8 words of the ChaCha20 key
-P_SIZE = 24
+P_BOTS = 22  # 0 classic stress bots, 1 the real population (styles, buy-in range, leaving)
+P_BUY_IN_MIN = 23  # cash minimum buy-in (real population)
+P_LEAVE_ABOVE = 24  # cash: a stack above this leaves (0: never; real population)
+P_TOURN_STACK = 25  # tournament starting stack
+P_SIZE = 32
 
 # --- TS: the current table ---
 T_TABLE = 0  # index of the table within the batch (-1 before the first)
@@ -105,6 +119,7 @@ T_BUTTON = 2
 T_SB_POS = 3  # tournament: last hand's small blind position (a seat, maybe empty)
 T_BB_POS = 4
 T_LIVE_PREV = 5  # players at the previous hand
+T_ANTE_KIND = 6  # tournament: 1 antes from every player from level 3, 2 big-blind ante from 4
 T_STACK_ = 10
 T_POLICY_ = 20
 T_AWAY_ = 30  # cash: hands until a new player takes the empty seat
@@ -168,18 +183,34 @@ C_DEAD_BUTTON = 15
 C_TABLES = 16
 C_SPLIT_POTS = 17
 C_FAULT_FIRED = 18  # hands in which the injected fault changed something (0 for a clean run)
-N_COUNTS = 19
+C_UNCONTESTED = 19  # hands won without a showdown
+C_WALKS = 20  # everyone folded to the big blind (no call, bet or raise)
+C_ALL_INS = 21  # hands with a player all-in
+C_SIDE_POTS = 22  # hands with 2 or more pots
+C_SHORT_BLINDS = 23  # blinds posted all-in for less than the blind
+C_ANTE_ALL_INS = 24  # antes posted all-in for less than the ante
+C_ELIMINATIONS = 25  # tournament players busted
+C_LEAVES_ABOVE = 26  # cash players who left with a stack above the leave threshold
+C_PREFLOP_FOLDS = 27  # player decisions before the flop that were folds
+C_PREFLOP_DECISIONS = 28  # player decisions before the flop (fold, check, call, bet, raise)
+C_ANTES = 29  # hands with antes
+N_COUNTS = 30
 COUNT_NAMES = (
     "hands", "showdowns", "side_pots_3_or_more", "split_pots_odd_chips",
     "short_all_in_not_reopened", "short_all_in_reopened", "fixed_limit_caps",
     "pot_limit_max_raises", "rake_cap_hit", "dead_small_blinds", "heads_up_transitions",
     "timeouts", "rebuys", "uncalled_returns", "short_all_ins", "dead_buttons", "tables",
-    "split_pots", "fault_fired",
+    "split_pots", "fault_fired", "uncontested", "walks", "all_ins", "side_pots",
+    "short_blinds", "ante_all_ins", "eliminations", "leaves_above_max", "preflop_folds",
+    "preflop_decisions", "ante_hands",
 )
 
 LEVEL_MULT = np.array([1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50, 60, 80, 100, 120,
                        150, 200, 250, 300, 400, 500, 600, 800, 1000], dtype=np.int64)
 ANTE_FROM_LEVEL = 4
+UNIFORM_ANTE_FROM_LEVEL = 3  # real population, ante kind 1: an eighth of the big blind
+TOPUP_PCT = 10  # real cash: per-hand chance that a player below the minimum buy-in tops up
+REBUY_PCT = 60  # real cash: a busted player rebuys (else he leaves and a new player comes)
 F_BUTTON_SKIPS, F_BB_TWICE = fault_code("button-skips"), fault_code("bb-twice")
 F_WRONG_STREAM = fault_code("wrong-stream-position")
 SHUFFLE_FAULTS = 4  # codes 1..4 replace the shuffle (sim.rng.faulty_shuffle)
@@ -216,17 +247,101 @@ def _count_occupied(TS, n):
 
 
 @njit(cache=True, _nrt=False)
+def _draw_policy(P, rs):
+    if P[P_BOTS] == 0:
+        return below(rs, N_POLICIES)
+    return draw_real_policy(rs)
+
+
+@njit(cache=True, _nrt=False)
+def _buy_in(P, rs):
+    """A cash buy-in: the fixed one (classic), else 30% the minimum, 40% the maximum, the rest
+    anywhere between."""
+    hi = P[P_BUY_IN]
+    lo = P[P_BUY_IN_MIN]
+    if P[P_BOTS] == 0 or lo >= hi:
+        return hi
+    r = below(rs, 100)
+    if r < 30:
+        return lo
+    if r < 70:
+        return hi
+    return lo + below(rs, hi - lo + 1)
+
+
+@njit(cache=True, _nrt=False)
 def _new_table(TS, P, rs):
     n = P[P_N_SEATS]
     TS[T_TABLE] += 1
     TS[T_HAND] = 0
     stream_init(rs, P[P_SEED], P[P_TABLE_BASE] + TS[T_TABLE], 0, SESSION_PURPOSE)
+    tournament = P[P_FORMAT] == 1
     for s in range(MAX_SEATS):
-        TS[T_STACK_ + s] = P[P_BUY_IN] if s < n else 0
-        TS[T_POLICY_ + s] = below(rs, N_POLICIES) if s < n else -1
+        if s < n:
+            TS[T_STACK_ + s] = P[P_TOURN_STACK] if tournament else _buy_in(P, rs)
+            TS[T_POLICY_ + s] = _draw_policy(P, rs)
+        else:
+            TS[T_STACK_ + s] = 0
+            TS[T_POLICY_ + s] = -1
         TS[T_AWAY_ + s] = 0
     TS[T_BUTTON] = below(rs, n)
     TS[T_LIVE_PREV] = n
+    TS[T_ANTE_KIND] = 2 if P[P_BOTS] == 0 else 1 + below(rs, 2)
+
+
+@njit(cache=True, _nrt=False)
+def _cash_must_end(TS, P):
+    """Real cash: a player past the leave threshold would leave a table of two."""
+    if P[P_LEAVE_ABOVE] <= 0 or _count_occupied(TS, P[P_N_SEATS]) > 2:
+        return False
+    for s in range(P[P_N_SEATS]):
+        if TS[T_STACK_ + s] > P[P_LEAVE_ABOVE]:
+            return True
+    return False
+
+
+@njit(cache=True, _nrt=False)
+def _cash_between_hands_real(TS, P, rs, rebuys, counts):
+    """``_cash_between_hands`` of the real population: drawn buy-ins, busted players rebuy or
+    leave, short stacks top up now and then, rich players leave."""
+    n = P[P_N_SEATS]
+    for s in range(n):
+        if TS[T_STACK_ + s] == 0 and TS[T_AWAY_ + s] > 0:
+            TS[T_AWAY_ + s] -= 1
+            if TS[T_AWAY_ + s] == 0:  # a new player sits down
+                TS[T_STACK_ + s] = _buy_in(P, rs)
+                TS[T_POLICY_ + s] = _draw_policy(P, rs)
+                rebuys[s] = TS[T_STACK_ + s]
+    for s in range(n):
+        st = TS[T_STACK_ + s]
+        if rebuys[s] != 0:
+            continue
+        if st > 0:
+            rich = P[P_LEAVE_ABOVE] > 0 and st > P[P_LEAVE_ABOVE]
+            if (rich or below(rs, 1_000_000) < P[P_LEAVE_PPM]) and _count_occupied(TS, n) > 2:
+                TS[T_STACK_ + s] = 0  # leaves with his chips
+                TS[T_AWAY_ + s] = 1 + below(rs, 20)
+                if rich:
+                    counts[C_LEAVES_ABOVE] += 1
+            elif st < P[P_BUY_IN_MIN] and below(rs, 100) < TOPUP_PCT:
+                b = _buy_in(P, rs)
+                if b > st:
+                    rebuys[s] = b - st
+                    TS[T_STACK_ + s] = b
+                    counts[C_REBUYS] += 1
+        elif TS[T_AWAY_ + s] == 0:  # busted at the last hand
+            if below(rs, 100) < REBUY_PCT or _count_occupied(TS, n) < 2:
+                rebuys[s] = _buy_in(P, rs)
+                TS[T_STACK_ + s] = rebuys[s]
+                counts[C_REBUYS] += 1
+            else:
+                TS[T_AWAY_ + s] = 1 + below(rs, 20)
+    if _count_occupied(TS, n) < 2:  # keep at least two players
+        for s in range(n):
+            if TS[T_STACK_ + s] == 0 and _count_occupied(TS, n) < 2:
+                TS[T_STACK_ + s] = _buy_in(P, rs)
+                TS[T_AWAY_ + s] = 0
+                rebuys[s] = TS[T_STACK_ + s]
 
 
 @njit(cache=True, _nrt=False)
@@ -362,7 +477,7 @@ def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POT
             if tournament:
                 end_table = _count_occupied(TS, n) < 2
             else:
-                end_table = TS[T_HAND] >= P[P_HANDS_PER_TABLE]
+                end_table = TS[T_HAND] >= P[P_HANDS_PER_TABLE] or _cash_must_end(TS, P)
         for s in range(n):
             rebuys[s] = 0
             timed_out[s] = 0
@@ -377,7 +492,10 @@ def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POT
         hand_no = TS[T_HAND]
         stream_init(rs_tab, P[P_SEED], table_id, hand_no, SESSION_PURPOSE)
         if not first and not tournament:
-            _cash_between_hands(TS, P, rs_tab, rebuys, counts)
+            if P[P_BOTS] == 0:
+                _cash_between_hands(TS, P, rs_tab, rebuys, counts)
+            else:
+                _cash_between_hands_real(TS, P, rs_tab, rebuys, counts)
         button, sb, bb, fired = _positions(TS, P, first, counts, rs_tab)
         TS[T_LIVE_PREV] = _count_occupied(TS, n)
         # blinds and antes of this hand
@@ -385,7 +503,15 @@ def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POT
         mult = LEVEL_MULT[min(level, LEVEL_MULT.shape[0] - 1)]
         bb_amt = P[P_BB] * mult
         sb_amt = max(1, (P[P_SB] * mult))
-        ante = bb_amt if tournament and level >= ANTE_FROM_LEVEL else 0
+        ante = 0
+        ante_mode = 0
+        if tournament:
+            if TS[T_ANTE_KIND] == 1 and level >= UNIFORM_ANTE_FROM_LEVEL:
+                ante = max(1, bb_amt // 8)
+                ante_mode = 1
+            elif TS[T_ANTE_KIND] == 2 and level >= ANTE_FROM_LEVEL:
+                ante = bb_amt
+                ante_mode = 2
         hcfg[SMALL_BLIND] = sb_amt
         hcfg[BIG_BLIND] = bb_amt
         hcfg[MIN_BET] = bb_amt
@@ -394,7 +520,7 @@ def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POT
         hcfg[RAKE_CAP] = P[P_RAKE_CAP]
         for s in range(n):
             stacks[s] = TS[T_STACK_ + s]
-            antes[s] = ante if s == bb else 0
+            antes[s] = ante if (s == bb and ante_mode == 2) or ante_mode == 1 else 0
         stream_init(rs_deck, P[P_SEED], table_id, hand_no, 0)
         stream_init(rs_bot, P[P_SEED], table_id, hand_no, 1)
         fault = P[P_FAULT]
@@ -451,7 +577,7 @@ def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POT
         H[i, H_SB_AMT] = sb_amt
         H[i, H_BB_AMT] = bb_amt
         H[i, H_ANTE] = ante
-        H[i, H_ANTE_MODE] = 2 if ante > 0 else 0
+        H[i, H_ANTE_MODE] = ante_mode
         H[i, H_LEVEL] = level
         H[i, H_RAKE] = S[RAKE]
         H[i, H_N_BOARD] = S[N_BOARD]
@@ -478,8 +604,20 @@ def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POT
             SE[SE_HOLE1, i, s] = S[HOLE_ + 2 * s + 1]
             TS[T_STACK_ + s] = S[STACK_ + s]
         nburn = 0
+        n_vol = 0
         for r in range(S[N_LOG]):
             kind = log[r, LOG_KIND]
+            if 8 <= kind <= 10:
+                n_vol += 1
+            if log[r, LOG_STREET] == 0 and 6 <= kind <= 10:
+                counts[C_PREFLOP_DECISIONS] += 1
+                if kind == 6:
+                    counts[C_PREFLOP_FOLDS] += 1
+            if kind == 0 and log[r, LOG_ADDED] < ante:
+                counts[C_ANTE_ALL_INS] += 1
+            elif (kind == 1 and log[r, LOG_ADDED] < sb_amt) \
+                    or (kind == 2 and log[r, LOG_ADDED] < bb_amt):
+                counts[C_SHORT_BLINDS] += 1
             if kind == E_BURN:
                 BURNS[i, nburn] = log[r, LOG_CARD]
                 nburn += 1
@@ -525,6 +663,22 @@ def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POT
             counts[C_FAULT_FIRED] += 1
         if nshow > 1:
             counts[C_SHOWDOWNS] += 1
+        else:
+            counts[C_UNCONTESTED] += 1
+            if S[N_BOARD] == 0 and n_vol == 0 and S[STATUS_ + bb] != 3:
+                counts[C_WALKS] += 1
+        if npots >= 2:
+            counts[C_SIDE_POTS] += 1
+        if ante > 0:
+            counts[C_ANTES] += 1
+        for s in range(n):
+            if S[STATUS_ + s] == 2:
+                counts[C_ALL_INS] += 1
+                break
+        if tournament:
+            for s in range(n):
+                if stacks[s] > 0 and S[STACK_ + s] == 0:
+                    counts[C_ELIMINATIONS] += 1
         if npots >= 3:
             counts[C_SIDE_POTS_3] += 1
         counts[C_SHORT_NOT_REOPENED_] += S[C_SHORT_NOT_REOPENED]

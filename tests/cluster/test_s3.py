@@ -17,7 +17,7 @@ import pytest
 from audits import storage
 from cluster.cli import main
 from cluster.simulate import run_simulate
-from sim.runspec import RunSpec
+from sim.runspec import DEFAULT_POPULATION, RunSpec
 
 moto_server = pytest.importorskip("moto.server", reason="moto[server] (a dev dependency) is "
                                                         "needed for a local S3 endpoint")
@@ -76,7 +76,8 @@ def test_certify_audit_report_on_s3(s3: pafs.FileSystem, tmp_path: Path,
     hand = json.loads(storage.read_text(storage.join(uri, "audit.json")))["results"]
     assert {r["name"] for r in hand} == {"chips", "deal", "integrity"}  # integrity: always
     # the same hands locally: diff reads both sides
-    run_simulate(RunSpec(hands=2000, batch_size=1000, structures=("no-limit",), seed=4),
+    run_simulate(RunSpec(hands=2000, batch_size=1000, structures=("no-limit",), seed=4,
+                         **DEFAULT_POPULATION),
                  tmp_path / "local", workers=0, progress=False)
     assert main(["diff", uri, str(tmp_path / "local")]) == 0
     assert main(["replay", uri, "--hand", "5"]) == 0

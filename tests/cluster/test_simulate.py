@@ -13,9 +13,11 @@ import pytest
 from cluster.cli import main
 from cluster.manifest import MANIFEST_NAME
 from cluster.simulate import RunFolderError, run_dataset, run_simulate
-from sim.runspec import RunSpec
+from sim.runspec import DEFAULT_POPULATION, RunSpec
 
-SPEC = RunSpec(hands=2500, batch_size=1000, structures=("no-limit", "fixed-limit"), seed=11)
+# the command line's default population (mixed seat counts and formats by batch)
+SPEC = RunSpec(hands=2500, batch_size=1000, structures=("no-limit", "fixed-limit"), seed=11,
+               **DEFAULT_POPULATION)
 CLI = ["simulate", "--hands", "2500", "--batch-size", "1000", "--seed", "11", "--quiet"]
 
 
@@ -136,7 +138,8 @@ def test_refuses_folder_of_another_config(baseline: tuple[Path, dict], tmp_path:
                    "field seed differs (11 vs 12)")
     assert _files(run) == before
     assert main([*CLI, "--players", "4", "--workers", "0", "--out", str(run)]) == 2
-    assert "field players differs (6 vs 4)" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "field players differs ([[2, 2], [3, 1]" in err and "vs 4)" in err
 
 
 def test_refuses_to_resume_with_an_engine_that_plays_differently(
