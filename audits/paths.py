@@ -40,9 +40,10 @@ PATHS: tuple[Path, ...] = (
     Path("short_all_in_not_reopened", 8, _RARE,
          "a player who had acted faced a raise smaller than a full raise (a short all-in) and "
          "could not re-raise"),
-    Path("short_all_ins_reopened", 9, _RARE,
+    Path("short_all_ins_reopened", 9, 1,
          "short all-ins that together made a full raise reopened the betting for a player who "
-         "had acted"),
+         "had acted (impossible in fixed-limit: an incomplete raise never moves the full level)",
+         ("no-limit", "pot-limit")),
     Path("min_raise", 10, _COMMON, "a raise to exactly the minimum (the last full raise again)",
          ("no-limit", "pot-limit")),
     Path("uncalled_return", 11, _COMMON, "an uncalled bet was returned"),
