@@ -114,11 +114,12 @@ def test_counts_agree_with_the_rows(tmp_path: Path, fmt: str) -> None:
 
 def test_deep_fixed_limit_cash_fails_certification_on_coverage(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Fixed-limit cash with deep stacks only never puts a player all-in: its certificate
+    """Fixed-limit cash with deep stacks only (the classic population: 100 big blinds, rebuys)
+    never puts a player all-in: its certificate
     fails with the reason coverage, naming the paths."""
     out = tmp_path / "fl"
     code = main(["certify", "--hands", str(P.SMALL_RUN), "--structure", "fixed-limit",
-                 "--format", "cash", "--workers", "0", "--batch-size", "50000", "--quiet",
+                 "--population", "classic", "--workers", "0", "--batch-size", "50000", "--quiet",
                  "--out", str(out)])
     text = capsys.readouterr().out
     assert code == 1, text
