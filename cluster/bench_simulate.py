@@ -46,7 +46,7 @@ def _timed_runs(spec: RunSpec, workers: int, repeats: int, tmp: Path) -> dict[st
             "peak_rss_mb": max(rss) if rss else None}
 
 
-def _spec(population: str, **kw: Any) -> RunSpec:
+def bench_spec(population: str, **kw: Any) -> RunSpec:
     """A bench spec of the ``population`` preset (``default``: the command line's mixed
     population; ``classic``: ``RunSpec``'s own 6-seat cash tables of stress bots)."""
     from sim.runspec import DEFAULT_POPULATION
@@ -65,7 +65,7 @@ def time_breakdown(batch_size: int, batches: int, structure: str = "no-limit",
     from sim.config import Structure
 
     st = Structure.parse(structure)
-    spec = _spec(population, hands=batch_size * (batches + 1), batch_size=batch_size,
+    spec = bench_spec(population, hands=batch_size * (batches + 1), batch_size=batch_size,
                  structures=(structure,), seed=7)
     simulate_batch(spec, st, batches)  # warm: compiled code loaded, buffers allocated
     steps: dict[str, list[float]] = {"play": [], "arrow": [], "encode": [], "peer_encode": []}
@@ -98,13 +98,13 @@ def run_simulate_bench(hands: int = 100_000, batch_size: int = 10_000, repeats: 
     sizes = (hands, 4 * hands)
     rows: list[dict[str, Any]] = []
     tmp = Path(tempfile.mkdtemp(prefix="holdem-bench-sim-"))
-    warm = _spec(population, hands=min(batch_size, 2000), batch_size=batch_size,
+    warm = bench_spec(population, hands=min(batch_size, 2000), batch_size=batch_size,
                  structures=(structure,), seed=99)
     try:
         _timed_runs(warm, 0, 1, tmp)  # load the compiled engine in this process
         split = time_breakdown(batch_size, max(5, hands // batch_size), structure, population)
         for n in sizes:
-            spec = _spec(population, hands=n, batch_size=batch_size, structures=(structure,),
+            spec = bench_spec(population, hands=n, batch_size=batch_size, structures=(structure,),
                          seed=7)
             rows.append(_timed_runs(spec, 0, repeats, tmp))
         startup = []
@@ -114,11 +114,11 @@ def run_simulate_bench(hands: int = 100_000, batch_size: int = 10_000, repeats: 
             t0 = time.perf_counter()
             with ray_session(None, ray_workers):
                 startup.append(time.perf_counter() - t0)
-                _timed_runs(_spec(population, hands=2 * ray_workers * warm.hands,
+                _timed_runs(bench_spec(population, hands=2 * ray_workers * warm.hands,
                                   batch_size=warm.hands, structures=(structure,), seed=98),
                             ray_workers, 1, tmp)
-                spec = _spec(population, hands=n, batch_size=batch_size, structures=(structure,),
-                             seed=7)
+                spec = bench_spec(population, hands=n, batch_size=batch_size,
+                                  structures=(structure,), seed=7)
                 rows.append(_timed_runs(spec, ray_workers, repeats, tmp))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

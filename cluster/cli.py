@@ -65,13 +65,17 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         import tempfile
 
         from audits.bench import run_audit_bench
+        from cluster.bench_simulate import bench_spec
         from cluster.simulate import run_simulate
-        from sim.runspec import RunSpec
 
+        if args.run is not None:  # an existing run folder (e.g. to compare two versions)
+            run_audit_bench(hands, args.run, repeats=repeats)
+            return 0
         # the audits may not import sim: the CLI deals the hands, into a real run folder (the
         # log's own Parquet encoding, as `holdem audit` reads it)
         with tempfile.TemporaryDirectory(prefix="holdem-bench-audit-") as tmp:
-            spec = RunSpec(hands=hands, batch_size=min(hands, 100_000), seed=1)
+            spec = bench_spec(args.population, hands=hands, batch_size=min(hands, 100_000),
+                              seed=1)
             run_simulate(spec, f"{tmp}/run", workers=0, progress=False)
             run_audit_bench(hands, f"{tmp}/run", repeats=repeats)
     return 0
@@ -414,8 +418,10 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--repeats", type=int, default=None, help="repetitions (default: " + ", ".join(
         f"{k} {r}" for k, (_, r) in BENCH_DEFAULTS.items()) + ")")
     b.add_argument("--population", default="default", choices=["default", "classic"],
-                   help="simulate: the population the run plays (default: the command line's "
-                        "mixed tables; classic: 6-seat cash tables of stress bots)")
+                   help="simulate, audit: the population the run plays (default: the command "
+                        "line's mixed tables; classic: 6-seat cash tables of stress bots)")
+    b.add_argument("--run", default=None,
+                   help="audit: time the audits on this run folder instead of a fresh one")
     b.add_argument("--pokerkit-hands", type=int, default=300,
                    help="hands for the PokerKit peer (0 to skip)")
     b.set_defaults(func=_cmd_bench)
