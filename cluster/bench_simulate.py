@@ -99,13 +99,13 @@ def run_simulate_bench(hands: int = 100_000, batch_size: int = 10_000, repeats: 
     rows: list[dict[str, Any]] = []
     tmp = Path(tempfile.mkdtemp(prefix="holdem-bench-sim-"))
     warm = bench_spec(population, hands=min(batch_size, 2000), batch_size=batch_size,
-                 structures=(structure,), seed=99)
+                      structures=(structure,), seed=99)
     try:
         _timed_runs(warm, 0, 1, tmp)  # load the compiled engine in this process
         split = time_breakdown(batch_size, max(5, hands // batch_size), structure, population)
         for n in sizes:
-            spec = bench_spec(population, hands=n, batch_size=batch_size, structures=(structure,),
-                         seed=7)
+            spec = bench_spec(population, hands=n, batch_size=batch_size,
+                              structures=(structure,), seed=7)
             rows.append(_timed_runs(spec, 0, repeats, tmp))
         startup = []
         for n in sizes:  # a fresh Ray per size: its workers' peak RSS belongs to that size
