@@ -66,7 +66,7 @@ def time_breakdown(batch_size: int, batches: int, structure: str = "no-limit",
 
     st = Structure.parse(structure)
     spec = bench_spec(population, hands=batch_size * (batches + 1), batch_size=batch_size,
-                 structures=(structure,), seed=7)
+                      structures=(structure,), seed=7)
     simulate_batch(spec, st, batches)  # warm: compiled code loaded, buffers allocated
     steps: dict[str, list[float]] = {"play": [], "arrow": [], "encode": [], "peer_encode": []}
     for b in range(batches):
@@ -115,7 +115,7 @@ def run_simulate_bench(hands: int = 100_000, batch_size: int = 10_000, repeats: 
             with ray_session(None, ray_workers):
                 startup.append(time.perf_counter() - t0)
                 _timed_runs(bench_spec(population, hands=2 * ray_workers * warm.hands,
-                                  batch_size=warm.hands, structures=(structure,), seed=98),
+                                       batch_size=warm.hands, structures=(structure,), seed=98),
                             ray_workers, 1, tmp)
                 spec = bench_spec(population, hands=n, batch_size=batch_size,
                                   structures=(structure,), seed=7)
