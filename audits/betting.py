@@ -311,7 +311,7 @@ def _referee(start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mode, trim
                             flags |= 1 << P.BB_OPTION_RAISE
                         voluntary = True
                         raised = True
-                    if not fl and kd == 10 and amount == lo:
+                    if not fl and kd == 10 and amount == lo and amount < all_in_to:
                         flags |= 1 << P.MIN_RAISE
                     if pl and amount == hi and hi < all_in_to:
                         flags |= 1 << P.PL_MAX

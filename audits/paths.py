@@ -44,7 +44,8 @@ PATHS: tuple[Path, ...] = (
          "short all-ins that together made a full raise reopened the betting for a player who "
          "had acted (impossible in fixed-limit: an incomplete raise never moves the full level)",
          ("no-limit", "pot-limit")),
-    Path("min_raise", 10, _COMMON, "a raise to exactly the minimum (the last full raise again)",
+    Path("min_raise", 10, _COMMON,
+         "a raise to exactly the minimum (the last full raise again), not all-in",
          ("no-limit", "pot-limit")),
     Path("uncalled_return", 11, _COMMON, "an uncalled bet was returned"),
     Path("bb_option_raise", 12, _RARE, "the big blind raised on his option (nobody raised before)"),
