@@ -188,3 +188,28 @@ def test_readme_lists_every_path_with_its_minimum() -> None:
             cells = [c.strip() for c in line.strip("|").split("|")]
             rows[cells[0].strip("`")] = (int(cells[2]), cells[3])
     assert rows == {p.name: (p.per_million, p.definition) for p in P.PATHS}
+
+
+def test_rare_betting_paths_are_reached_and_counted(tmp_path: Path) -> None:
+    """The rarest betting paths show up: in a classic-population run (stress bots, uneven
+    stacks) short all-ins that do and do not reopen the betting, pot-limit maximum raises,
+    minimum raises; in the default population's fixed-limit tables caps and completions."""
+    from sim.runspec import DEFAULT_POPULATION
+
+    spec = RunSpec(hands=40_000, batch_size=40_000, structures=("no-limit", "pot-limit"), seed=5)
+    run_simulate(spec, tmp_path / "run", workers=0, progress=False)
+    # fixed-limit all-ins need short stacks: the default population's
+    fl = RunSpec(hands=40_000, batch_size=20_000, structures=("fixed-limit",), seed=5,
+                 **DEFAULT_POPULATION)
+    run_simulate(fl, tmp_path / "fl", workers=0, progress=False)
+    cov = {}
+    for run in ("run", "fl"):
+        cov.update(next(r for r in run_audits(tmp_path / run, workers=0).results
+                        if r.name == "coverage").details["per_structure"])
+    for label in ("no-limit", "pot-limit"):
+        for name in ("short_all_ins_reopened", "short_all_in_not_reopened", "min_raise"):
+            assert cov[label][name]["count"] > 0, (label, name)
+    assert cov["pot-limit"]["pl_max_raise"]["count"] > 0
+    for name in ("fl_raise_cap", "fl_incomplete_completed", "short_all_in_not_reopened"):
+        assert cov["fixed-limit"][name]["count"] > 0, name
+    assert "short_all_ins_reopened" not in cov["fixed-limit"]  # cannot occur there
