@@ -61,6 +61,8 @@ def write_keys(path: storage.Location, partial: UniformityPartial) -> None:
     keys["hand_id"] = partial.hand_ids[order]
     buf = io.BytesIO()
     np.save(buf, keys, allow_pickle=False)
+    fs, where = storage.split(path)
+    fs.create_dir(where.rpartition("/")[0], recursive=True)
     storage.write_atomic(path, buf.getvalue())
 
 
@@ -169,3 +171,29 @@ def reduce_tally(tally: DeckTally, memory: int, keyed: bool) -> list[AuditResult
         if keyed else {"reason": "not applicable: decks not bound to a key (os-chacha20 keys "
                                  "are not recorded; decks from another system)"}))
     return results
+
+
+def audit_deck_file(path: storage.Location, sha256: str, seed: int | None,
+                    keys_path: storage.Location) -> BatchAudit:
+    """Audit one file of a deck-only log: its bytes must hash to ``sha256`` (the manifest's),
+    then ``audit_batch`` over its ``hand_id`` and ``deck`` columns."""
+    import hashlib
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from audits.decklog import DeckFileError
+
+    data = storage.read_bytes(path)
+    got = hashlib.sha256(data).hexdigest()
+    if got != sha256:
+        raise DeckFileError(f"{path}: sha256 {got[:16]}... does not match the manifest's "
+                            f"{sha256[:16]}... (the file changed after it was written)")
+    table = pq.read_table(pa.BufferReader(data), columns=["hand_id", "deck"])
+    col = table.column("deck").combine_chunks()
+    if not pa.types.is_fixed_size_binary(col.type) or col.type.byte_width != N or col.null_count:
+        raise DeckFileError(f"{path}: column deck: expected fixed_size_binary(52) without nulls")
+    n = len(col)
+    decks = np.frombuffer(col.buffers()[1], np.uint8)[col.offset * N:(col.offset + n) * N]
+    ids = table.column("hand_id").to_numpy()
+    return audit_batch(decks.reshape(n, N), ids, seed, keys_path)
