@@ -3,13 +3,13 @@ each deck from its key, and the collision tests over any number of decks in flat
 
 Map (one batch of decks, on a worker): ``audit_batch`` runs the battery's map
 (``audits.uniformity.map_decks``) and, for a keyed log, ``audits.keyed.check_keyed``; the
-batch's collision keys (first-9 key, 64-bit deck hash, deck number) are sorted by first-9 key and
+batch's collision keys (first-9 key, 64-bit deck hash, deck number) are grouped by their first two cards and
 spilled to a key file, so the partial sent back holds counts only (about 70 KB whatever the
 batch size).
 
 Reduce (the driver): the first-9 keys are split into ``P`` ranges (``P`` so that one range's keys
 fit ``memory`` bytes); each range is gathered from every key file (a binary search in each
-sorted file) and counted alone (``audits.uniformity.collision_counts``). Equal keys fall in the
+grouped file) and counted alone (``audits.uniformity.collision_counts``). Equal keys fall in the
 same range, so the counts add up: the driver holds one range at a time, flat in the run's size.
 """
 
@@ -37,7 +37,8 @@ from audits.uniformity import (
 )
 
 KEY_DTYPE = np.dtype([("first_k", "<i8"), ("deck_hash", "<u8"), ("hand_id", "<i8")])
-FIRST_K_SPACE = N ** FIRST_K  # first_k = sum of card_k * 52^(8 - k): below 52^9
+GROUP = N ** (FIRST_K - 2)  # first_k // GROUP = the first two cards (52 * first + second)
+GROUPS = N * N
 
 
 @dataclass
@@ -45,7 +46,7 @@ class BatchAudit:
     """What a worker sends back for one batch of decks."""
 
     partial: UniformityPartial  # counts; the collision keys are in ``keys``
-    keys: str  # the batch's key file (sorted by first_k)
+    keys: str  # the batch's key file (grouped by first two cards)
     decks: int = 0
     keyed_checked: int = 0
     keyed_failures: int = 0
@@ -53,9 +54,10 @@ class BatchAudit:
 
 
 def write_keys(path: storage.Location, partial: UniformityPartial) -> None:
-    """The partial's collision keys, sorted by first_k, as one .npy file (atomic)."""
+    """The partial's collision keys as one .npy file (atomic), grouped by their first two cards
+    (``first_k // 52^7``, a stable radix sort): a key range made of whole groups is one slice."""
     keys = np.empty(partial.first_k.size, KEY_DTYPE)
-    order = np.argsort(partial.first_k, kind="stable")
+    order = np.argsort((partial.first_k // GROUP).astype(np.int16), kind="stable")
     keys["first_k"] = partial.first_k[order]
     keys["deck_hash"] = partial.deck_hash[order]
     keys["hand_id"] = partial.hand_ids[order]
@@ -98,9 +100,11 @@ def audit_batch(decks: np.ndarray, hand_ids: np.ndarray, seed: int | None,
 
 
 def range_counts(key_files: list[storage.Location], part: int, parts: int) -> CollisionCounts:
-    """The collision tests over the first_k range ``part`` of ``parts`` of every key file."""
-    lo = FIRST_K_SPACE * part // parts
-    hi = FIRST_K_SPACE * (part + 1) // parts
+    """The collision tests over key range ``part`` of ``parts`` of every key file: the groups
+    (first two cards) ``GROUPS * part // parts`` up to the next range's. Each file is grouped
+    in ascending order, so a binary search at a group's first key finds its start."""
+    lo = GROUPS * part // parts * GROUP
+    hi = GROUPS * (part + 1) // parts * GROUP
     keys = []
     for path in key_files:
         k = read_keys(path)
@@ -146,7 +150,7 @@ def reduce_tally(tally: DeckTally, memory: int, keyed: bool) -> list[AuditResult
     """[uniformity (overall), its tests..., rederivation]: the battery with the collision keys
     reduced range by range within ``memory`` bytes, and the keyed re-derivation's result."""
     decks = tally.counts.decks
-    parts = key_partitions(decks, memory)
+    parts = min(GROUPS, key_partitions(decks, memory))
     counts = [range_counts(tally.key_files, r, parts) for r in range(parts)]
     # uniformity_reduce takes partition 0's keys in the partials and the counts of the other
     # partitions: here partition 0 is empty (the keys were spilled) and every range is a count

@@ -32,7 +32,7 @@ def _cmd_phh_import(args: argparse.Namespace) -> int:
 
 # benchmark -> (hands, repeats) by default
 BENCH_DEFAULTS = {"engine": (1_000_000, 5), "simulate": (100_000, 3), "scale": (200_000, 3),
-                  "audit": (200_000, 3), "diff": (2_000_000, 3)}
+                  "audit": (200_000, 3), "diff": (2_000_000, 3), "shuffle": (2_000_000, 3)}
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
@@ -57,6 +57,10 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         from cluster.bench_scale import run_scale_bench
 
         run_scale_bench(hands=hands, repeats=repeats)
+    elif args.what == "shuffle":
+        from cluster.bench_shuffle import run_shuffle_bench
+
+        run_shuffle_bench(decks=hands, repeats=repeats)
     elif args.what == "diff":
         from cluster.bench_diff import run_diff_bench
 
@@ -400,9 +404,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     b = sub.add_parser("bench", help="benchmarks (medians of repeated runs)")
     b.add_argument("what", choices=["engine", "evaluator", "simulate", "audit", "scale",
-                                        "diff"])
+                                        "diff", "shuffle"])
     b.add_argument("--hands", type=int, default=None,
-                   help="hands per repetition (default: " + ", ".join(
+                   help="hands (decks for shuffle) per repetition (default: " + ", ".join(
                        f"{k} {h:,}" for k, (h, _) in BENCH_DEFAULTS.items())
                    + "; simulate also runs 4x that)")
     b.add_argument("--repeats", type=int, default=None, help="repetitions (default: " + ", ".join(
