@@ -291,6 +291,21 @@ def _cmd_shuffle(args: argparse.Namespace) -> int:
     return 0 if cert["verdict"] == "PASS" else 1
 
 
+def _cmd_rng_test(args: argparse.Namespace) -> int:
+    from cluster.rngtest import rng_test
+
+    try:
+        tests = (None if args.tests is None
+                 else tuple(int(t) for t in args.tests.split(",") if t.strip()))
+    except ValueError:
+        raise UsageError(f"--tests {args.tests}: expected dieharder test numbers, e.g. 0,1,2"
+                         ) from None
+    cert = rng_test(args.generator, args.out, stream=args.stream, seed=args.seed, tests=tests,
+                    say=(lambda s: None) if args.quiet else print)
+    print(f"{cert['verdict_text']}\ncertificate: {args.out}/rng-certificate.json")
+    return 0 if cert["verdict"] == "PASS" else 1
+
+
 def _cmd_calibrate(args: argparse.Namespace) -> int:
     from cluster.calibrate import run_calibration
 
@@ -450,6 +465,21 @@ def build_parser() -> argparse.ArgumentParser:
     _add_key_memory(sh)
     sh.add_argument("--quiet", action="store_true", help="no progress output")
     sh.set_defaults(func=_cmd_shuffle)
+
+    rg_ = sub.add_parser("rng", help="the generator itself through a recognized battery")
+    rg_sub = rg_.add_subparsers(dest="rng_command", required=True)
+    rt = rg_sub.add_parser("test", help="stream the generator into dieharder (exit 0 PASS, 1 "
+                                        "FAIL or NOT RUN without dieharder)")
+    rt.add_argument("--generator", default="philox", choices=["philox", "os-chacha20"])
+    rt.add_argument("--stream", default="raw", choices=["raw", "draws"],
+                    help="raw: the head of each hand's deck stream; draws: the Fisher-Yates "
+                         "draws of power-of-two range, 15 bits a deck")
+    rt.add_argument("--tests", default=None,
+                    help="comma-separated dieharder test numbers (default: a minute's worth)")
+    rt.add_argument("--seed", type=int, default=1)
+    rt.add_argument("--out", default="runs/rng", help="folder for rng-certificate.json")
+    rt.add_argument("--quiet", action="store_true")
+    rt.set_defaults(func=_cmd_rng_test)
 
     ca = sub.add_parser("calibrate", help="false-alarm and detection rates of every audit")
     ca.add_argument("--out", default="runs/calibration")

@@ -17,7 +17,7 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
-from sim.chacha import CHACHA_SIZE, chacha_init, chacha_shuffle, os_key
+from sim.chacha import CHACHA_SIZE, chacha20_block, chacha_init, chacha_shuffle, os_key
 from sim.rng import DECK_PURPOSE, STREAM_SIZE, faulty_shuffle, stream_init
 
 HANDS_PER_TABLE = 1000  # deck d is hand d % 1000 of table d // 1000 (the game's cash table length)
@@ -174,3 +174,89 @@ def make_decks(generator: str, seed: int, start: int, n: int, inject: str | None
     if generator == "os-chacha20":
         return chacha_decks(os_key(), start, n, out)
     raise ValueError(f"generator {generator!r}: expected one of {', '.join(GENERATORS)}")
+
+
+# ---------------------------------------------------------------- raw output, for `holdem rng test`
+
+RAW_BLOCKS = 4  # blocks of each hand's deck stream in the raw output (a hand reads ~2.4)
+
+
+@njit(cache=True, _nrt=False)
+def _philox_raw(seed, start, hands, words):  # pragma: no cover - compiled
+    """The first RAW_BLOCKS blocks of the deck streams of hands start .. start + hands - 1."""
+    k0 = np.uint64(seed)
+    for i in range(hands):
+        d = start + i
+        _fill_blocks(words[i * 4 * RAW_BLOCKS:(i + 1) * 4 * RAW_BLOCKS], 0, RAW_BLOCKS, k0,
+                     np.uint64(d // HANDS_PER_TABLE), np.uint64(d % HANDS_PER_TABLE))
+
+
+@njit(cache=True, _nrt=False)
+def _chacha_raw(key, start, hands, out, cs):  # pragma: no cover - compiled
+    """The first 2 blocks (128 bytes, as 32-bit words) of the ChaCha20 streams of hands."""
+    for i in range(hands):
+        d = start + i
+        chacha_init(cs, key, d // HANDS_PER_TABLE, d % HANDS_PER_TABLE)
+        for b in range(2):
+            cs[11] += 1  # the block counter, as chacha_byte advances it
+            chacha20_block(cs)
+            for w in range(16):
+                out[i * 32 + b * 16 + w] = cs[12 + w]
+
+
+def raw_output(generator: str, seed: int, start: int, hands: int,
+               key: np.ndarray | None = None) -> bytes:
+    """128 bytes a hand: the head of each hand's deck stream, as the shuffle reads it (Philox
+    words little-endian; ChaCha20 words little-endian), hands start .. start + hands - 1."""
+    if generator == "philox":
+        words = np.empty(hands * 4 * RAW_BLOCKS, np.uint64)
+        _philox_raw(np.uint64(seed), np.int64(start), hands, words)
+        return words.astype("<u8").tobytes()
+    out = np.empty(hands * 32, np.int64)
+    _chacha_raw(np.asarray(os_key() if key is None else key, np.int64), np.int64(start), hands,
+                out, np.zeros(CHACHA_SIZE, np.int64))
+    return out.astype("<u4").tobytes()
+
+
+@njit(cache=True, _nrt=False)
+def _draw_bits(decks, pos, out):  # pragma: no cover - compiled
+    """Recover each deck's Fisher-Yates draws (the card ending at position i was drawn from
+    position r_i at step i) and pack the draws whose range is a power of two (i + 1 = 32, 16,
+    8, 4, 2: 5 + 4 + 3 + 2 + 1 = 15 uniform bits a deck) into 64-bit words. Returns words."""
+    acc = np.uint64(0)
+    nbits = 0
+    nw = 0
+    cur = pos[:52]  # scratch: the deck being rebuilt
+    where = pos[52:104]  # scratch: position of each card
+    for d in range(decks.shape[0]):
+        for k in range(52):
+            cur[k] = k
+            where[k] = k
+        for i in range(51, 0, -1):
+            c = np.int64(decks[d, i])
+            r = where[c]
+            t = cur[i]
+            cur[i] = c
+            cur[r] = t
+            where[t] = r
+            where[c] = i
+            n = i + 1
+            if n & (n - 1) == 0:
+                bits = 0
+                while (1 << bits) < n:
+                    bits += 1
+                acc |= np.uint64(r) << np.uint64(nbits)
+                nbits += bits
+                if nbits >= 64:
+                    out[nw] = acc
+                    nw += 1
+                    nbits -= 64
+                    acc = np.uint64(r) >> np.uint64(bits - nbits) if nbits else np.uint64(0)
+    return nw
+
+
+def draw_bits(decks: np.ndarray) -> bytes:
+    """The uniform bits of the Fisher-Yates draws of ``decks`` (see ``_draw_bits``)."""
+    out = np.empty(decks.shape[0] * 15 // 64 + 2, np.uint64)
+    nw = _draw_bits(np.ascontiguousarray(decks), np.empty(104, np.int64), out)
+    return out[:nw].astype("<u8").tobytes()
