@@ -3,9 +3,9 @@ each deck from its key, and the collision tests over any number of decks in flat
 
 Map (one batch of decks, on a worker): ``audit_batch`` runs the battery's map
 (``audits.uniformity.map_decks``) and, for a keyed log, ``audits.keyed.check_keyed``; the
-batch's collision keys (first-9 key, 64-bit deck hash, deck number) are grouped by their first two cards and
-spilled to a key file, so the partial sent back holds counts only (about 70 KB whatever the
-batch size).
+batch's collision keys (first-9 key, 64-bit deck hash, deck number) are grouped by their first
+two cards and spilled to a key file, so the partial sent back holds counts only (about 70 KB
+whatever the batch size).
 
 Reduce (the driver): the first-9 keys are split into ``P`` ranges (``P`` so that one range's keys
 fit ``memory`` bytes); each range is gathered from every key file (a binary search in each

@@ -82,8 +82,6 @@ class ShuffleSpec:
         return asdict(self)
 
     def fingerprint(self) -> str:
-        from sim.rng import __name__ as _  # noqa: F401 - the stream is part of the engine
-
         text = json.dumps({**self.to_dict(), "kind": "deck-only", "stream": 1}, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -302,12 +300,7 @@ def run_shuffle(spec: ShuffleSpec, out: str | os.PathLike[str], *, address: str 
                 workers: int | None = None, key_memory: int | None = None,
                 progress: bool = True) -> dict[str, Any]:
     """Shuffle, write (or not), audit and certify; returns the certificate."""
-    import contextlib
-
-    from audits.deckaudit import DeckTally, reduce_tally
-    from audits.runner import default_key_memory
-    from cluster.progress import Progress
-    from reports.shuffle import write_certificate
+    from audits.deckaudit import DeckTally
 
     base = storage.as_location(os.fspath(out))
     t0 = time.perf_counter()
@@ -316,14 +309,34 @@ def run_shuffle(spec: ShuffleSpec, out: str | os.PathLike[str], *, address: str 
     seed = spec.seed if spec.keyed else None
     tally = DeckTally()
     tasks: list[dict[str, Any]] = []
-    times: dict[str, float] = {}
-    last = [0.0]
+    times: dict[str, Any] = {}
 
-    def manifest(status: str) -> None:
+    def manifest(status: str, **extra: Any) -> None:
         _write_json(base, "manifest.json", _manifest(spec, files, status, {
-            "timings": {**times, "batches_reused": reused}}))
+            "timings": {**times, "batches_reused": reused}, **extra}))
 
     manifest("running")
+    try:
+        return _run(spec, base, workers, address, key_memory, progress, files, tasks, times,
+                    tally, seed, t0, manifest)
+    except BaseException as e:
+        manifest("failed", error=f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+        raise
+
+
+def _run(spec: ShuffleSpec, base: Location, workers: int | None, address: str | None,
+         key_memory: int | None, progress: bool, files: dict[int, dict[str, Any]],
+         tasks: list[dict[str, Any]], times: dict[str, Any], tally: Any, seed: int | None,
+         t0: float, manifest: Callable[..., None]) -> dict[str, Any]:
+    import contextlib
+
+    from audits.deckaudit import reduce_tally
+    from audits.runner import default_key_memory
+    from cluster.manifest import now
+    from cluster.progress import Progress
+    from reports.shuffle import write_certificate
+
+    last = [0.0]
     session: Any = contextlib.nullcontext()
     if workers != 0:
         from cluster.ray_runtime import ray_session
@@ -374,7 +387,7 @@ def run_shuffle(spec: ShuffleSpec, out: str | os.PathLike[str], *, address: str 
                   "driver_peak_rss_mb": _peak_rss_mb(),
                   "worker_peak_rss_mb": max((x.get("peak_rss_mb") or x.get("audit_peak_rss_mb")
                                              or 0) for x in tasks) if tasks else None})
-    manifest("complete")
+    manifest("complete", finished=now())
     m = json.loads(storage.read_bytes(storage.join(base, "manifest.json")))
     return write_certificate(base, results, m, kept=spec.keep_decks)
 
