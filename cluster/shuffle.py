@@ -18,7 +18,8 @@ memory and no deck is written (the certificate says so).
 
 Resume: running the same command again keeps every deck file whose sha256 matches the manifest
 and shuffles the rest; the audit always reads every file again (a certificate is of the bytes on
-disk now). A folder made with another spec, or holding files that are not the run's, is refused.
+disk now); with ``--keep-decks false`` a rerun starts over. A folder made with another spec,
+or holding files that are not the run's, is refused.
 """
 
 from __future__ import annotations
