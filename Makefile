@@ -15,6 +15,8 @@ venv: $(STAMP)
 
 run: venv
 	$(BIN)/holdem certify --hands 1000000 --structure all --seed 1 --out runs/main
+	# the shuffle alone, large enough to detect a 0.5% bias in one card/position cell (README)
+	$(BIN)/holdem shuffle --decks 75000000 --keep-decks false --seed 1 --out runs/shuffle
 
 lint: venv
 	$(BIN)/ruff check sim audits cluster reports tests
@@ -29,7 +31,7 @@ bench: venv
 	$(BIN)/holdem bench engine
 
 bench-all: venv
-	for b in engine evaluator simulate scale audit diff; do $(BIN)/holdem bench $$b || exit 1; done
+	for b in engine evaluator simulate scale audit diff shuffle; do $(BIN)/holdem bench $$b || exit 1; done
 
 clean-cache:
 	find sim audits cluster reports -name '*.nbi' -delete -o -name '*.nbc' -delete

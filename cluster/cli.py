@@ -32,7 +32,7 @@ def _cmd_phh_import(args: argparse.Namespace) -> int:
 
 # benchmark -> (hands, repeats) by default
 BENCH_DEFAULTS = {"engine": (1_000_000, 5), "simulate": (100_000, 3), "scale": (200_000, 3),
-                  "audit": (200_000, 3), "diff": (2_000_000, 3)}
+                  "audit": (200_000, 3), "diff": (2_000_000, 3), "shuffle": (2_000_000, 3)}
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
@@ -57,6 +57,10 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         from cluster.bench_scale import run_scale_bench
 
         run_scale_bench(hands=hands, repeats=repeats)
+    elif args.what == "shuffle":
+        from cluster.bench_shuffle import run_shuffle_bench
+
+        run_shuffle_bench(decks=hands, repeats=repeats)
     elif args.what == "diff":
         from cluster.bench_diff import run_diff_bench
 
@@ -277,6 +281,67 @@ def _cmd_certify(args: argparse.Namespace) -> int:
     return 0 if verdict == "PASS" else 1
 
 
+def _bool(text: str) -> bool:
+    if text.lower() in ("true", "yes", "1", "on"):
+        return True
+    if text.lower() in ("false", "no", "0", "off"):
+        return False
+    raise argparse.ArgumentTypeError(f"{text!r}: expected true or false")
+
+
+def _cmd_shuffle(args: argparse.Namespace) -> int:
+    """``holdem shuffle --decks N --out RUN`` or ``holdem shuffle audit FILE...``."""
+    from audits.decklog import DeckFileError
+    from cluster.shuffle import ShuffleRunError, ShuffleSpec, audit_files, run_shuffle
+
+    if args.key_memory is not None and args.key_memory <= 0:
+        raise UsageError(f"--key-memory {args.key_memory}: expected a size in MB > 0")
+    key_memory = None if args.key_memory is None else args.key_memory << 20
+    try:
+        if args.files:
+            if args.files[0] != "audit" or len(args.files) < 2:
+                raise UsageError("expected `holdem shuffle --decks N --out RUN` or `holdem "
+                                 "shuffle audit FILE...`")
+            cert = audit_files(args.files[1:], args.out or "runs/shuffle-audit",
+                               key_memory=key_memory, progress=not args.quiet)
+            out = args.out or "runs/shuffle-audit"
+        else:
+            if args.decks is None or args.out is None:
+                raise UsageError("holdem shuffle: --decks and --out are required")
+            if args.workers is not None and args.workers < 0:
+                raise UsageError(f"--workers {args.workers}: expected >= 0")
+            spec = ShuffleSpec(decks=args.decks, seed=args.seed, generator=args.generator,
+                               batch_size=args.batch_size, keep_decks=args.keep_decks,
+                               inject=args.inject)
+            cert = run_shuffle(spec, args.out, address=args.address, workers=args.workers,
+                               key_memory=key_memory, progress=not args.quiet)
+            out = args.out
+    except (ShuffleRunError, DeckFileError, ConnectionError) as e:
+        raise UsageError(str(e)) from None
+    t = cert.get("timings") or {}
+    print(f"{cert['decks']:,} decks in {t.get('wall_seconds', 0):,.1f} s: "
+          f"{cert['verdict_text']}")
+    if cert.get("power"):
+        print(cert["power"]["sentence"])
+    print(f"certificate: {out}/certificate.json   report: {out}/report.html")
+    return 0 if cert["verdict"] == "PASS" else 1
+
+
+def _cmd_rng_test(args: argparse.Namespace) -> int:
+    from cluster.rngtest import rng_test
+
+    try:
+        tests = (None if args.tests is None
+                 else tuple(int(t) for t in args.tests.split(",") if t.strip()))
+    except ValueError:
+        raise UsageError(f"--tests {args.tests}: expected dieharder test numbers, e.g. 0,1,2"
+                         ) from None
+    cert = rng_test(args.generator, args.out, stream=args.stream, seed=args.seed, tests=tests,
+                    say=(lambda s: None) if args.quiet else print)
+    print(f"{cert['verdict_text']}\ncertificate: {args.out}/rng-certificate.json")
+    return 0 if cert["verdict"] == "PASS" else 1
+
+
 def _cmd_calibrate(args: argparse.Namespace) -> int:
     from cluster.calibrate import run_calibration
 
@@ -410,9 +475,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     b = sub.add_parser("bench", help="benchmarks (medians of repeated runs)")
     b.add_argument("what", choices=["engine", "evaluator", "simulate", "audit", "scale",
-                                        "diff"])
+                                        "diff", "shuffle"])
     b.add_argument("--hands", type=int, default=None,
-                   help="hands per repetition (default: " + ", ".join(
+                   help="hands (decks for shuffle) per repetition (default: " + ", ".join(
                        f"{k} {h:,}" for k, (h, _) in BENCH_DEFAULTS.items())
                    + "; simulate also runs 4x that)")
     b.add_argument("--repeats", type=int, default=None, help="repetitions (default: " + ", ".join(
@@ -435,6 +500,47 @@ def build_parser() -> argparse.ArgumentParser:
     _add_key_memory(ce)
     _add_sign_key(ce)
     ce.set_defaults(func=_cmd_certify)
+
+    sh = sub.add_parser("shuffle", help="certify the shuffler alone on up to billions of decks"
+                        " (`holdem shuffle audit FILE...`: decks from another system); exit 0 "
+                        "PASS, 1 FAIL, 2 bad input")
+    sh.add_argument("files", nargs="*", metavar="audit FILE",
+                    help="`audit` then Parquet or CSV deck files (README, The shuffle "
+                         "certificate)")
+    sh.add_argument("--decks", type=int, default=None, help="decks to shuffle and certify")
+    sh.add_argument("--out", default=None, help="run folder (a path or a URI); rerun to resume")
+    sh.add_argument("--generator", default="philox", choices=["philox", "os-chacha20"])
+    sh.add_argument("--seed", type=int, default=1)
+    sh.add_argument("--batch-size", type=int, default=1_000_000, help="decks per batch file")
+    sh.add_argument("--keep-decks", type=_bool, default=True, metavar="true|false",
+                    help="write the deck-only log (52 B a deck); false: audit in the workers "
+                         "and keep nothing")
+    sh.add_argument("--inject", default=None, metavar="FAULT",
+                    choices=["naive-shuffle", "asf-shuffle", "mod8-shuffle", "seed32"],
+                    help="plant a shuffle fault (the certificate must then FAIL)")
+    sh.add_argument("--address", default=None,
+                    help="join the Ray cluster at this address (default: $RAY_ADDRESS, else an "
+                         "embedded local Ray)")
+    sh.add_argument("--workers", type=int, default=None,
+                    help="CPUs of the local Ray (default: all); 0 runs in this process")
+    _add_key_memory(sh)
+    sh.add_argument("--quiet", action="store_true", help="no progress output")
+    sh.set_defaults(func=_cmd_shuffle)
+
+    rg_ = sub.add_parser("rng", help="the generator itself through a recognized battery")
+    rg_sub = rg_.add_subparsers(dest="rng_command", required=True)
+    rt = rg_sub.add_parser("test", help="stream the generator into dieharder (exit 0 PASS, 1 "
+                                        "FAIL or NOT RUN without dieharder)")
+    rt.add_argument("--generator", default="philox", choices=["philox", "os-chacha20"])
+    rt.add_argument("--stream", default="raw", choices=["raw", "draws"],
+                    help="raw: the head of each hand's deck stream; draws: the Fisher-Yates "
+                         "draws of power-of-two range, 15 bits a deck")
+    rt.add_argument("--tests", default=None,
+                    help="comma-separated dieharder test numbers (default: a minute's worth)")
+    rt.add_argument("--seed", type=int, default=1)
+    rt.add_argument("--out", default="runs/rng", help="folder for rng-certificate.json")
+    rt.add_argument("--quiet", action="store_true")
+    rt.set_defaults(func=_cmd_rng_test)
 
     ca = sub.add_parser("calibrate", help="false-alarm and detection rates of every audit")
     ca.add_argument("--out", default="runs/calibration")

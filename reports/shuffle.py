@@ -1,0 +1,152 @@
+"""The shuffle certificate: ``certificate.json`` (``format: "holdem-shuffle-certificate"``) and a
+one-page ``report.html`` for ``holdem shuffle`` (our shuffler on its own) and ``holdem shuffle
+audit`` (another system's decks). Formats what the audits computed; recomputes nothing.
+
+Fields of certificate.json: ``verdict`` (PASS / FAIL), ``verdict_text``, ``verdict_reasons``,
+``limitations`` (what it does not vouch for, in words), ``fault_injected``, ``source`` (what was
+certified: ``kind`` "holdem shuffle" or "decks from another system", generator, seed, run id,
+``decks_kept``, the files with their sha256), ``decks``, ``tests`` (the battery's overall result,
+each test and the re-derivation: name, passed, applicable, decks, statistic, p_value,
+holm_adjusted_p, example deck numbers), ``power`` (the power statement for the decks audited),
+``timings``, ``issued``.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+from audits import storage
+from audits.result import AuditResult
+from audits.storage import Location
+
+CERT_FORMAT = "holdem-shuffle-certificate"
+
+
+def _entry(r: AuditResult) -> dict[str, Any]:
+    return {"name": r.name, "passed": bool(r.passed), "applicable": bool(r.applicable),
+            "decks": int(r.hands_checked), "failures": int(r.failures),
+            "statistic": r.statistic, "p_value": r.p_value,
+            "holm_adjusted_p": r.details.get("holm_adjusted_p"),
+            "example_deck_ids": [int(h) for h in r.example_hand_ids],
+            "details": {k: v for k, v in r.details.items() if k != "residuals"}}
+
+
+def build_certificate(results: list[AuditResult], source: dict[str, Any],
+                      timings: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The certificate of a decks-only audit (``audits.deckaudit.reduce_tally``'s results)."""
+    by = {r.name: r for r in results}
+    uni, red = by["uniformity"], by.get("rederivation")
+    limits = []
+    if not source.get("decks_kept", True):
+        limits.append("The decks were not kept (--keep-decks false): the battery ran on them in "
+                      "the workers as they were shuffled; there is no deck file to re-audit.")
+    if red is None or not red.applicable:
+        why = ("os-chacha20 keys come from the operating system and are not recorded"
+               if source.get("generator") == "os-chacha20" else "the decks come from another "
+               "system, with no key to derive them from")
+        limits.append(f"The decks were not bound to keys ({why}): the certificate is of their "
+                      "distribution only.")
+    if not uni.applicable:
+        limits.append("No decks were audited.")
+    reasons = [r.name for r in (uni, red) if r is not None and r.applicable and not r.passed]
+    if not uni.applicable:
+        reasons.append("no decks")
+    word = "FAIL" if reasons else "PASS"
+    failed_tests = uni.details.get("failed_tests") or []
+    text = word + (f" ({', '.join(reasons + [f'uniformity.{t}' for t in failed_tests])})"
+                   if reasons else "")
+    z = next((r.details.get("residuals") for r in results
+              if r.name == "uniformity.card_position"), None)
+    return {
+        "format": CERT_FORMAT, "version": 1, "verdict": word, "verdict_text": text,
+        "verdict_reasons": reasons, "limitations": limits,
+        "fault_injected": source.get("inject"),
+        "source": source, "decks": int(uni.hands_checked),
+        "tests": [_entry(r) for r in results],
+        "power": uni.details.get("power"),
+        "card_position_residuals": z,
+        "timings": timings or {},
+        "issued": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+
+
+def _fmt_p(p: float | None) -> str:
+    if p is None:
+        return ""
+    return f"{p:.3g}" if p >= 1e-4 else f"{p:.1e}"
+
+
+def render_html(cert: dict[str, Any]) -> str:
+    """report.html: the verdict, what was certified, the power statement, every test."""
+    from reports import plots
+    from reports.render import CSS, _e
+
+    src = cert["source"]
+    parts = [f"<!doctype html><html lang=en><head><meta charset=utf-8><title>shuffle "
+             f"certificate {cert['verdict']}</title><style>{CSS}</style></head><body>"
+             f"<div class='banner {cert['verdict']}'>Shuffle certificate: {_e(cert['verdict'])}"
+             "</div>"]
+    if cert["limitations"]:
+        parts.append("<div class=limits><b>Not certified:</b><ul>" + "".join(
+            f"<li>{_e(t)}</li>" for t in cert["limitations"]) + "</ul></div>")
+    if cert.get("fault_injected"):
+        parts.append(f"<div class=fault>FAULT INJECTED: {_e(cert['fault_injected'])} — a "
+                     "deliberately broken shuffle; it must fail</div>")
+    rows = [("what", src.get("kind")), ("decks audited", f"{cert['decks']:,}"),
+            ("generator / seed", f"{src.get('generator')} / {src.get('seed')}"),
+            ("decks kept on disk", "yes" if src.get("decks_kept") else "no"),
+            ("run id / commit", f"{src.get('run_id')} / {src.get('git_commit')}")]
+    t = cert.get("timings") or {}
+    if t.get("wall_seconds"):
+        rows.append(("wall time", f"{t['wall_seconds']:,.1f} s "
+                                  f"({t.get('decks_per_second', 0):,.0f} decks/s)"))
+    parts.append("<h2>What was certified</h2><table>" + "".join(
+        f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in rows) + "</table>")
+    if cert.get("power"):
+        parts.append(f"<h2>Power</h2><p>{_e(cert['power']['sentence'])}</p>")
+    parts.append("<h2>Tests</h2><table><tr><th>test</th><th>verdict</th><th>decks</th>"
+                 "<th>statistic</th><th>p-value</th><th>Holm p</th><th>examples</th></tr>")
+    for e in cert["tests"]:
+        cls, word = (("na", "n/a") if not e["applicable"] else
+                     ("pass", "PASS") if e["passed"] else ("fail", "FAIL"))
+        stat = "" if e["statistic"] is None else f"{e['statistic']:.4g}"
+        parts.append(f"<tr><td>{_e(e['name'])}</td><td class={cls}>{word}</td>"
+                     f"<td class=num>{e['decks']:,}</td><td class=num>{stat}</td>"
+                     f"<td class=num>{_fmt_p(e['p_value'])}</td>"
+                     f"<td class=num>{_fmt_p(e['holm_adjusted_p'])}</td>"
+                     f"<td>{_e(', '.join(map(str, e['example_deck_ids'][:5])))}</td></tr>")
+    parts.append("</table>")
+    if cert.get("card_position_residuals"):
+        parts.append("<h2>Card × position residuals</h2>"
+                     + plots.residual_heatmap(cert["card_position_residuals"]))
+    files = src.get("files") or []
+    if files:
+        parts.append("<details><summary>Files and their sha256</summary><table>" + "".join(
+            f"<tr><td>{_e(f['path'])}</td><td class=num>{f.get('decks', '')}</td>"
+            f"<td><code>{_e(f['sha256'])}</code></td></tr>" for f in files[:2000])
+            + "</table></details>")
+    parts.append(f"<p class=small>Issued {_e(cert['issued'])}.</p></body></html>")
+    return "".join(parts)
+
+
+def write_files(out: Location, cert: dict[str, Any]) -> dict[str, Any]:
+    """certificate.json and report.html into the folder ``out`` (each written atomically)."""
+    out = storage.as_location(out)
+    storage.write_atomic(storage.join(out, "certificate.json"), json.dumps(cert, indent=2) + "\n")
+    storage.write_atomic(storage.join(out, "report.html"), render_html(cert))
+    return cert
+
+
+def write_certificate(base: Location, results: list[AuditResult], manifest: dict[str, Any],
+                      kept: bool) -> dict[str, Any]:
+    """The certificate of a ``holdem shuffle`` run folder."""
+    source = {"kind": "holdem shuffle (the game's own shuffle and streams)",
+              "generator": manifest.get("generator"), "seed": manifest.get("seed"),
+              "inject": manifest.get("inject"), "run_id": manifest.get("run_id"),
+              "git_commit": manifest.get("git_commit"), "decks_kept": kept,
+              "deck_key": manifest.get("deck_key"),
+              "files": [{"path": f["path"], "decks": f["decks"], "sha256": f["sha256"]}
+                        for f in manifest.get("files", [])] if kept else []}
+    return write_files(base, build_certificate(results, source, manifest.get("timings")))

@@ -1,0 +1,82 @@
+"""``holdem rng test``: the generator's raw output and its Fisher-Yates draws through dieharder;
+without dieharder the certificate says the battery was not run."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from audits.keyed import stream_words
+from cluster import rngtest
+from cluster.cli import main
+from sim.deckgen import draw_bits, philox_decks, raw_output
+
+SAMPLE = """#=============================================================================#
+        test_name   |ntup| tsamples |psamples|  p-value |Assessment
+#=============================================================================#
+   diehard_birthdays|   0|       100|     100|0.48506867|  PASSED
+         diehard_runs|   0|    100000|     100|0.00000000|  FAILED
+"""
+
+
+def test_raw_output_is_each_hands_deck_stream() -> None:
+    raw = np.frombuffer(raw_output("philox", 3, 999, 2), "<u8")
+    w = np.empty(16, np.uint64)
+    stream_words(3, 0, 999, w)
+    assert (raw[:16] == w).all()
+    stream_words(3, 1, 0, w)
+    assert (raw[16:] == w).all()
+
+
+def test_draw_bits_are_the_power_of_two_draws() -> None:
+    # the identity deck: every draw r_i = i, so the 15 bits are 31, 15, 7, 3, 1 (all ones)
+    bits = np.unpackbits(np.frombuffer(draw_bits(np.tile(np.arange(52, dtype=np.uint8),
+                                                         (64, 1))), np.uint8))
+    assert bits.size == 64 * 15 and bits.all()
+    fair = np.unpackbits(np.frombuffer(draw_bits(philox_decks(1, 0, 50_000)), np.uint8))
+    assert abs(fair.mean() - 0.5) < 0.003
+
+
+def test_parse_output() -> None:
+    rows = rngtest.parse_output(SAMPLE)
+    assert [(r["name"], r["p_value"], r["assessment"]) for r in rows] == [
+        ("diehard_birthdays", 0.48506867, "PASSED"), ("diehard_runs", 0.0, "FAILED")]
+
+
+def test_without_dieharder_the_battery_was_not_run(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(rngtest, "dieharder_path", lambda: None)
+    assert main(["rng", "test", "--out", str(tmp_path), "--quiet"]) == 1
+    cert = json.loads((tmp_path / "rng-certificate.json").read_text())
+    assert cert["verdict"] == "NOT RUN" and cert["battery"]["run"] is False
+    assert "not run" in cert["verdict_text"] and "PASS" not in cert["verdict_text"]
+
+
+@pytest.mark.skipif(shutil.which("dieharder") is None,
+                    reason="dieharder is not installed (apt-get install dieharder; .ci/run does)")
+@pytest.mark.parametrize("generator,stream", [
+    ("philox", "raw"), ("os-chacha20", "raw"),
+    pytest.param("philox", "draws", marks=pytest.mark.slow)])  # 40M decks: about a minute
+def test_dieharder_runs_and_names_tests(tmp_path: Path, generator: str, stream: str) -> None:
+    assert main(["rng", "test", "--generator", generator, "--stream", stream, "--tests",
+                 "100,15", "--out", str(tmp_path), "--quiet"]) == 0
+    cert = json.loads((tmp_path / "rng-certificate.json").read_text())
+    b = cert["battery"]
+    assert b["run"] and b["name"] == "dieharder" and b["version"].startswith("3.")
+    assert [t["name"] for t in b["tests"]] == ["sts_monobit", "diehard_runs", "diehard_runs"]
+    assert all(0 <= t["p_value"] <= 1 for t in b["tests"])
+
+
+@pytest.mark.skipif(shutil.which("dieharder") is None, reason="dieharder is not installed")
+def test_dieharder_fails_a_biased_stream(monkeypatch: pytest.MonkeyPatch) -> None:
+    def biased(*_: object) -> object:
+        rng = np.random.default_rng(0)
+        while True:
+            yield (rng.random(1 << 20) < 0.52).astype(np.uint8).tobytes()  # bytes 0/1
+
+    rows, _ = rngtest.run_one(shutil.which("dieharder") or "", 100, biased, 120)
+    assert rows and rows[0]["assessment"] == "FAILED"
