@@ -230,6 +230,8 @@ class AuditReport:
         return text[len("FAULT INJECTED:"):].strip() if text.startswith("FAULT INJECTED:") else text
 
     def to_dict(self) -> dict[str, Any]:
+        from sim.provenance import provenance
+
         m = self.manifest or {}
         return {
             "format": "holdem-audit", "version": 1, "run": self.run,
@@ -241,6 +243,7 @@ class AuditReport:
             "runtime": self.runtime, "inputs": self.inputs,
             "results": [{**r.to_dict(), "checks": REGISTRY[r.name].description}
                         if r.name in REGISTRY else r.to_dict() for r in self.results],
+            "provenance": provenance(),  # the audit code, library versions, command line
         }
 
 

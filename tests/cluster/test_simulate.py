@@ -65,6 +65,17 @@ def test_layout_and_manifest(baseline: tuple[Path, dict]) -> None:
     assert total == {k: sum(p[k] for p in m["counts"]["per_structure"].values()) for k in total}
     assert m["timings"]["batches_simulated"] == 6 and m["timings"]["hands_per_second"] > 0
     assert isinstance(m["schema_version"], int) and m["engine_version"] and m["git_commit"]
+    # provenance: the checkout's commit, the libraries, the command line of this process
+    prov = m["provenance"]
+    assert prov["code"]["identified_by"] == "git" and len(m["git_commit"]) == 40
+    assert prov["code"]["git_commit"] == m["git_commit"]
+    assert m["git_dirty"] in (True, False)
+    import numba
+    import numpy
+    assert prov["versions"]["numba"] == numba.__version__
+    assert prov["versions"]["numpy"] == numpy.__version__
+    assert set(prov["versions"]) >= {"holdem", "python", "pyarrow", "ray"}
+    assert prov["command"] and isinstance(prov["command"], list)
     # the files are zstd Parquet with the hand schema; hand ids are unique in the run
     table = run_dataset(run).to_table()
     assert table.num_rows == 5000
