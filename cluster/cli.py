@@ -314,7 +314,8 @@ def _add_run_options(p: argparse.ArgumentParser, hands: int | None, structure: s
                         "embedded local Ray)")
     p.add_argument("--workers", type=int, default=None,
                    help="CPUs of the local Ray (default: all), or the most tasks at once on a "
-                        "cluster; 0 runs in this process without Ray")
+                        "cluster (default there: 4,096 queued, so that an autoscaler grows "
+                        "it); 0 runs in this process without Ray")
     p.add_argument("--batch-size", type=int, default=100_000, help="hands per batch file")
     p.add_argument("--inject", default=None, metavar="FAULT",
                    help="plant a fault (the log must then fail certification)")
