@@ -326,7 +326,8 @@ def _add_run_options(p: argparse.ArgumentParser, hands: int | None, structure: s
 def _add_key_memory(p: argparse.ArgumentParser) -> None:
     p.add_argument("--key-memory", type=int, default=None, metavar="MB",
                    help="driver memory for the collision tests' per-deck keys (34 B a deck; "
-                        "default: a quarter of this machine's RAM); a larger run is reduced in "
+                        "default: a quarter of this machine's RAM or container memory limit); "
+                        "a larger run is reduced in "
                         "hash partitions, one extra pass over the deck column each")
 
 
