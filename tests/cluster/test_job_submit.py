@@ -74,6 +74,15 @@ def _wait(what: str, cond: Callable[[], Any], timeout: float = TIMEOUT) -> Any:
     raise TimeoutError(f"timed out waiting for {what}")
 
 
+def _psutil() -> Any:
+    """psutil, which Ray ships (ray/thirdparty_files, on sys.path once ray is imported)."""
+    import importlib
+
+    import ray  # noqa: F401
+
+    return importlib.import_module("psutil")
+
+
 def _get_json(url: str) -> Any:
     try:
         with urllib.request.urlopen(url, timeout=10) as r:
@@ -135,8 +144,7 @@ class LocalCluster:
         return ((d.get("data") or {}).get("result") or {}).get("result") or []
 
     def worker_raylet(self) -> int:
-        import psutil
-
+        psutil = _psutil()
         kids = psutil.Process(self.procs["worker"].pid).children(recursive=True)
         return next(p.pid for p in kids if p.name() == "raylet")
 
@@ -151,9 +159,8 @@ class LocalCluster:
     def stop(self) -> None:
         """Stop exactly this cluster's processes: each ``ray start --block`` and every process
         under it (raylet, GCS, dashboard, agents, workers, the job's driver)."""
-        import psutil
-
-        mine: list[psutil.Process] = []
+        psutil = _psutil()
+        mine: list[Any] = []
         for p in self.procs.values():
             try:
                 mine += [psutil.Process(p.pid), *psutil.Process(p.pid).children(recursive=True)]
