@@ -263,7 +263,7 @@ class AuditReport:
         return text[len("FAULT INJECTED:"):].strip() if text.startswith("FAULT INJECTED:") else text
 
     def to_dict(self) -> dict[str, Any]:
-        from sim.provenance import provenance
+        from audits.provenance import provenance
 
         m = self.manifest or {}
         return {

@@ -39,8 +39,8 @@ Fields (JSON object, in this order):
 ``engine_version``
     version of the ``holdem`` package that simulated the hands.
 ``git_commit``
-    the commit of the code that ran (``sim.provenance.code_identity``): ``git rev-parse HEAD``
-    from a checkout, else the commit stamped into ``sim/build_info.json`` when the loaded
+    the commit of the code that ran (``audits.provenance.code_identity``): ``git rev-parse HEAD``
+    from a checkout, else the commit stamped into ``audits/build_info.json`` when the loaded
     sources still hash to it (a cluster: no ``.git`` is shipped), else ``"unknown"``.
 ``git_dirty``
     true when the packages differed from that commit (null when unknown).
@@ -66,7 +66,7 @@ Fields (JSON object, in this order):
     ``"existing"`` an already-initialised Ray, or the cluster address), ``workers``, ``cpus``,
     ``python``, ``pyarrow``, ``ray_version``, ``platform``.
 ``provenance``
-    of the last invocation (``sim.provenance.provenance``): ``code`` (``git_commit``,
+    of the last invocation (``audits.provenance.provenance``): ``code`` (``git_commit``,
     ``git_dirty``, ``identified_by``: ``"git"``, ``"build_info"`` or why neither named it,
     ``sources_sha256`` per package), ``versions`` (holdem, python, numba, numpy, pyarrow, scipy,
     ray) and ``command`` (the process's ``sys.argv``).
@@ -117,8 +117,8 @@ def engine_version() -> str:
 
 
 def git_commit() -> str:
-    """The commit of the loaded code (``sim.provenance.code_identity``), else "unknown"."""
-    from sim.provenance import code_identity
+    """The commit of the loaded code (``audits.provenance.code_identity``), else "unknown"."""
+    from audits.provenance import code_identity
 
     return str(code_identity()["git_commit"])
 
@@ -183,7 +183,7 @@ class Manifest:
         self.timings: dict[str, Any] = {}
         self.runtime: dict[str, Any] = {}
         self._order = {f"{s.label}/{b}": i for i, (s, b) in enumerate(spec.plan())}
-        from sim.provenance import code_identity, provenance
+        from audits.provenance import code_identity, provenance
 
         self._git = git_commit()
         self._dirty = code_identity()["git_dirty"]

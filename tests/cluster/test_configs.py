@@ -101,7 +101,7 @@ def test_launcher_config_pins_ray_installs_project_and_uses_token_auth(name):
     # the synced code names its commit (no .git on the nodes): checked right after the install
     cmds = c["setup_commands"]
     install = next(i for i, cmd in enumerate(cmds) if "pip install" in cmd)
-    assert "python -m sim.provenance --check" in cmds[install + 1:]
+    assert "python -m audits.provenance --check" in cmds[install + 1:]
     assert ".git" in c["rsync_exclude"] and not c["rsync_filter"]  # build_info.json is synced
     assert ".venv" in c["rsync_exclude"]
     # one token for every node: the token file is synced and Ray starts in token mode
@@ -305,8 +305,8 @@ def test_dockerfile_pins_ray_and_installs_the_project():
     assert '"ray[default]==${RAY_VERSION}" .' in install  # the project (pins ray) + Ray's extra
     assert "ray.__version__ != '${RAY_VERSION}'" in text  # the build fails on another Ray
     assert "latest" not in text
-    # the image names its commit: the stamp (sim/build_info.json) is checked at build time
-    assert "python -m sim.provenance --check" in text
+    # the image names its commit: the stamp (audits/build_info.json) is checked at build time
+    assert "python -m audits.provenance --check" in text
     assert re.search(r"^USER ray$", text, re.M)
 
 

@@ -6,7 +6,7 @@ path on one machine" section does it.
 - ``test_certify_through_ray_job_submit``: the job succeeds; its run folder holds exactly the
   batch files an in-process run of the same command makes (byte for byte), and a PASS
   certificate that ``holdem verify`` accepts and that names this checkout's commit (stamped by
-  ``python -m sim.provenance``: the uploaded code has no ``.git``).
+  ``python -m audits.provenance``: the uploaded code has no ``.git``).
 - ``test_job_survives_the_worker_node_dying``: the worker node's raylet is SIGKILLed while it
   runs a batch task; the job still succeeds, with the same files, and Ray's task table shows
   the retry.
@@ -200,14 +200,14 @@ def local_cluster() -> Iterator[LocalCluster]:
 
 @pytest.fixture(scope="module")
 def stamped() -> dict[str, Any]:
-    """``python -m sim.provenance`` at the repository root, as the README says to before
+    """``python -m audits.provenance`` at the repository root, as the README says to before
     submitting: what the certificate must then name."""
-    r = subprocess.run([sys.executable, "-m", "sim.provenance"], cwd=ROOT, capture_output=True,
+    r = subprocess.run([sys.executable, "-m", "audits.provenance"], cwd=ROOT, capture_output=True,
                        text=True, timeout=120, check=False)
     if r.returncode == 2:
         pytest.skip(f"not a git checkout: {r.stderr.strip()}")
     assert r.returncode == 0, r.stderr
-    return json.loads((ROOT / "sim" / "build_info.json").read_text())
+    return json.loads((ROOT / "audits" / "build_info.json").read_text())
 
 
 @pytest.fixture(scope="module")

@@ -5,9 +5,9 @@ From a git checkout that is ``git rev-parse HEAD`` plus a dirty flag. On a clust
 arrives without ``.git`` (the launcher's rsync and the runtime env's upload exclude it, the
 image copies only the packages), so the commit is written down where ``.git`` still exists:
 
-``python -m sim.provenance``
+``python -m audits.provenance``
     run at the repository root before ``docker build``, ``ray up`` or ``ray job submit``: writes
-    ``sim/build_info.json`` (git-ignored; shipped with the packages, installed as package data)
+    ``audits/build_info.json`` (git-ignored; shipped with the packages, installed as package data)
     with the commit, the dirty flag and the sha256 of every package's Python sources.
     ``--check`` prints what a run would record here and exits 1 when the code cannot be named.
 
@@ -91,13 +91,13 @@ def git_state(directory: Path) -> tuple[str, bool] | None:
     status = _git(Path(top), "status", "--porcelain", "--", *PACKAGES, "pyproject.toml")
     if status is None:
         return None
-    stamp = f"sim/{STAMP_NAME}"
+    stamp = f"audits/{STAMP_NAME}"
     changed = [ln for ln in status.splitlines() if ln.strip() and not ln.endswith(stamp)]
     return head, bool(changed)
 
 
 def stamp_path() -> Path | None:
-    d = package_dir("sim")
+    d = package_dir("audits")
     return d / STAMP_NAME if d else None
 
 
@@ -117,21 +117,21 @@ def code_identity() -> dict[str, Any]:
     """``git_commit``, ``git_dirty`` (None when unknown), ``identified_by`` (``"git"``,
     ``"build_info"`` or why neither could name it) and ``sources_sha256`` of the loaded code."""
     sources = sources_sha256()
-    here = package_dir("sim")
+    here = package_dir("audits")
     live = git_state(here) if here else None
     if live is not None:
         return {"git_commit": live[0], "git_dirty": live[1], "identified_by": "git",
                 "sources_sha256": sources}
     stamp = read_stamp()
     if stamp is None:
-        why = (f"no git checkout and no sim/{STAMP_NAME} (run `python -m sim.provenance` at "
+        why = (f"no git checkout and no audits/{STAMP_NAME} (run `python -m audits.provenance` at "
                "the repository root before building or submitting)")
         return {"git_commit": UNKNOWN, "git_dirty": None, "identified_by": why,
                 "sources_sha256": sources}
     if stamp.get("sources_sha256") != sources:
         stale = sorted(k for k in PACKAGES
                        if (stamp.get("sources_sha256") or {}).get(k) != sources[k])
-        why = (f"sim/{STAMP_NAME} names commit {str(stamp.get('git_commit'))[:12]} but the "
+        why = (f"audits/{STAMP_NAME} names commit {str(stamp.get('git_commit'))[:12]} but the "
                f"loaded {', '.join(stale)} differ from it (stale stamp)")
         return {"git_commit": UNKNOWN, "git_dirty": None, "identified_by": why,
                 "sources_sha256": sources}
@@ -184,9 +184,9 @@ def _project_version(root: Path) -> str:
 
 
 def write_stamp() -> tuple[Path, dict[str, Any]]:
-    """Write ``sim/build_info.json`` for the checkout the packages are loaded from. Raises
+    """Write ``audits/build_info.json`` for the checkout the packages are loaded from. Raises
     ``ValueError`` (one line) outside a git checkout."""
-    here = package_dir("sim")
+    here = package_dir("audits")
     live = git_state(here) if here else None
     if here is None or live is None:
         raise ValueError(f"{here or 'sim'}: not in a git checkout: nothing to stamp")
@@ -202,8 +202,8 @@ def write_stamp() -> tuple[Path, dict[str, Any]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m sim.provenance", description=(
-        f"write sim/{STAMP_NAME} (the commit of this checkout, for runs made where .git is "
+    p = argparse.ArgumentParser(prog="python -m audits.provenance", description=(
+        f"write audits/{STAMP_NAME} (the commit of this checkout, for runs made where .git is "
         "not shipped), or with --check print what a run records here"))
     p.add_argument("--check", action="store_true",
                    help="print the code identity; exit 1 when it names no commit")

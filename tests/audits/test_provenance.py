@@ -1,4 +1,4 @@
-"""sim.provenance: the commit of the code where no .git is shipped (a cluster), and when a stamp
+"""audits.provenance: the commit of the code where no .git is shipped (a cluster), and when a stamp
 may not be believed."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from sim.provenance import PACKAGES, STAMP_NAME, code_identity, package_sha256
+from audits.provenance import PACKAGES, STAMP_NAME, code_identity, package_sha256
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -28,7 +28,7 @@ def _copy(tmp: Path) -> Path:
 
 def _check(where: Path) -> tuple[int, str]:
     env = {**os.environ, "PYTHONPATH": str(where)}
-    r = subprocess.run([sys.executable, "-m", "sim.provenance", "--check"], cwd=where, env=env,
+    r = subprocess.run([sys.executable, "-m", "audits.provenance", "--check"], cwd=where, env=env,
                        capture_output=True, text=True, timeout=120, check=False)
     return r.returncode, r.stdout + r.stderr
 
@@ -50,11 +50,11 @@ def test_a_stamp_names_the_commit_only_while_the_code_matches_it(tmp_path):
     if code_identity()["identified_by"] != "git":
         pytest.skip("not run from a git checkout")
     shipped = _copy(tmp_path)
-    stamp = shipped / "sim" / STAMP_NAME
+    stamp = shipped / "audits" / STAMP_NAME
     stamp.unlink(missing_ok=True)  # a stamp of the checkout itself may have been copied
     rc, out = _check(shipped)
-    assert rc == 1 and "code: unknown" in out and "python -m sim.provenance" in out
-    # the stamp as `python -m sim.provenance` writes it at the checkout (not touching the
+    assert rc == 1 and "code: unknown" in out and "python -m audits.provenance" in out
+    # the stamp as `python -m audits.provenance` writes it at the checkout (not touching the
     # checkout's own file: the same function, pointed at the copy's sources)
     d = {"format": "holdem-build-info", "git_commit": _git_head(), "git_dirty": False,
          "version": "0.1.0",
@@ -72,7 +72,7 @@ def test_a_stamp_names_the_commit_only_while_the_code_matches_it(tmp_path):
 def test_stamp_outside_a_checkout_is_one_line_exit_2(tmp_path):
     shipped = _copy(tmp_path)
     env = {**os.environ, "PYTHONPATH": str(shipped)}
-    r = subprocess.run([sys.executable, "-m", "sim.provenance"], cwd=shipped, env=env,
+    r = subprocess.run([sys.executable, "-m", "audits.provenance"], cwd=shipped, env=env,
                        capture_output=True, text=True, timeout=120, check=False)
     assert r.returncode == 2
     assert r.stderr.count("\n") == 1 and "not in a git checkout" in r.stderr
