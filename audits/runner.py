@@ -68,12 +68,45 @@ class AuditSpec:
     keys: KeyPass | None = None
 
 
-def default_key_memory() -> int:
-    """The driver memory the key reduces may use: a quarter of this machine's RAM."""
+def cgroup_memory_limit(proc_cgroup: str = "/proc/self/cgroup",
+                        root: str = "/sys/fs/cgroup") -> int | None:
+    """The memory limit of this process's container (cgroup v2 ``memory.max`` or v1
+    ``memory.limit_in_bytes``, of its own cgroup or the namespace root), None when unlimited or
+    unknown. A Kubernetes pod's ``limits.memory`` is this limit, whatever the host's RAM."""
     try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 4
+        with open(proc_cgroup) as f:
+            lines = f.read().splitlines()
+    except OSError:
+        lines = []
+    candidates = [f"{root}/memory.max", f"{root}/memory/memory.limit_in_bytes"]
+    for line in lines:
+        _, controllers, path = (line.split(":", 2) + ["", ""])[:3]
+        path = path.rstrip("/")
+        if controllers == "" and path:
+            candidates.append(f"{root}{path}/memory.max")
+        elif "memory" in controllers.split(",") and path:
+            candidates.append(f"{root}/memory{path}/memory.limit_in_bytes")
+    limits = []
+    for c in candidates:
+        try:
+            with open(c) as f:
+                text = f.read().strip()
+        except OSError:
+            continue
+        if text.isdigit() and 0 < int(text) < 1 << 60:  # "max" / ~2^63: no limit
+            limits.append(int(text))
+    return min(limits) if limits else None
+
+
+def default_key_memory() -> int:
+    """The driver memory the key reduces may use: a quarter of the memory this process may
+    use (the machine's RAM, or the container's cgroup limit when that is lower)."""
+    try:
+        ram = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError, AttributeError):
-        return 1 << 30
+        ram = 4 << 30
+    limit = cgroup_memory_limit()
+    return min(ram, limit) // 4 if limit else ram // 4
 
 
 AUDIT_FILE = "audit.json"  # what ``write_report`` writes into the run folder
@@ -230,6 +263,8 @@ class AuditReport:
         return text[len("FAULT INJECTED:"):].strip() if text.startswith("FAULT INJECTED:") else text
 
     def to_dict(self) -> dict[str, Any]:
+        from audits.provenance import provenance
+
         m = self.manifest or {}
         return {
             "format": "holdem-audit", "version": 1, "run": self.run,
@@ -241,6 +276,7 @@ class AuditReport:
             "runtime": self.runtime, "inputs": self.inputs,
             "results": [{**r.to_dict(), "checks": REGISTRY[r.name].description}
                         if r.name in REGISTRY else r.to_dict() for r in self.results],
+            "provenance": provenance(),  # the audit code, library versions, command line
         }
 
 
@@ -300,9 +336,10 @@ def run_audits(run: Location, names: Sequence[str] | None = None, *, workers: in
     per file (Ray must be initialised by the caller, e.g. ``cluster.ray_runtime.ray_session``, or
     an embedded local Ray is started here). ``on_file(path, hands)`` reports progress.
     ``key_memory`` bounds the bytes of per-hand keys an audit's reduce holds at once (default: a
-    quarter of this machine's RAM); a larger run costs extra passes over one column, each file of
-    which is reported to ``on_file`` too. ``hands``: the run's row count when the caller has
-    read it already (else the files' footers are read for it when a key memory applies).
+    quarter of this machine's RAM, or of its container's memory limit when lower); a larger run
+    costs extra passes over one column, each file of which is reported to ``on_file`` too.
+    ``hands``: the run's row count when the caller has read it already (else the files' footers
+    are read for it when a key memory applies).
     Every file is hashed (``AuditReport.inputs``) whichever audits run; the ``integrity`` audit
     checks the hashes against the manifest (``holdem audit`` always runs it)."""
     selected = resolve(names)

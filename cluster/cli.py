@@ -433,7 +433,8 @@ def _add_run_options(p: argparse.ArgumentParser, hands: int | None, structure: s
                         "embedded local Ray)")
     p.add_argument("--workers", type=int, default=None,
                    help="CPUs of the local Ray (default: all), or the most tasks at once on a "
-                        "cluster; 0 runs in this process without Ray")
+                        "cluster (default there: 4,096 queued, so that an autoscaler grows "
+                        "it); 0 runs in this process without Ray")
     p.add_argument("--batch-size", type=int, default=100_000, help="hands per batch file")
     p.add_argument("--inject", default=None, metavar="FAULT",
                    help="plant a fault (the log must then fail certification)")
@@ -444,7 +445,8 @@ def _add_run_options(p: argparse.ArgumentParser, hands: int | None, structure: s
 def _add_key_memory(p: argparse.ArgumentParser) -> None:
     p.add_argument("--key-memory", type=int, default=None, metavar="MB",
                    help="driver memory for the collision tests' per-deck keys (34 B a deck; "
-                        "default: a quarter of this machine's RAM); a larger run is reduced in "
+                        "default: a quarter of this machine's RAM or container memory limit); "
+                        "a larger run is reduced in "
                         "hash partitions, one extra pass over the deck column each")
 
 

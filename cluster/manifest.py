@@ -46,7 +46,11 @@ Fields (JSON object, in this order):
 ``engine_version``
     version of the ``holdem`` package that simulated the hands.
 ``git_commit``
-    ``git rev-parse HEAD`` of the source tree, ``"unknown"`` when not run from a checkout.
+    the commit of the code that ran (``audits.provenance.code_identity``): ``git rev-parse HEAD``
+    from a checkout, else the commit stamped into ``audits/build_info.json`` when the loaded
+    sources still hash to it (a cluster: no ``.git`` is shipped), else ``"unknown"``.
+``git_dirty``
+    true when the packages differed from that commit (null when unknown).
 ``layout``, ``compression``
     ``"structure=<label>/batch-<index:05d>.parquet"`` and ``"zstd"``.
 ``totals``
@@ -68,6 +72,11 @@ Fields (JSON object, in this order):
     of the last invocation: ``ray`` (``"in-process"`` without Ray, ``"local"`` embedded Ray,
     ``"existing"`` an already-initialised Ray, or the cluster address), ``workers``, ``cpus``,
     ``python``, ``pyarrow``, ``ray_version``, ``platform``.
+``provenance``
+    of the last invocation (``audits.provenance.provenance``): ``code`` (``git_commit``,
+    ``git_dirty``, ``identified_by``: ``"git"``, ``"build_info"`` or why neither named it,
+    ``sources_sha256`` per package), ``versions`` (holdem, python, numba, numpy, pyarrow, scipy,
+    ray) and ``command`` (the process's ``sys.argv``).
 ``created``, ``updated``, ``finished``
     UTC ISO-8601 times: the folder's first run, this write, completion (null until complete).
 ``error``
@@ -79,12 +88,10 @@ from __future__ import annotations
 import json
 import platform
 import statistics
-import subprocess
 import sys
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import pyarrow.fs as pafs
@@ -117,15 +124,10 @@ def engine_version() -> str:
 
 
 def git_commit() -> str:
-    """``git rev-parse HEAD`` of the tree this package was loaded from, else "unknown"."""
-    here = Path(__file__).resolve().parent
-    try:
-        r = subprocess.run(["git", "-C", str(here), "rev-parse", "HEAD"], capture_output=True,
-                           text=True, timeout=10, check=False)
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-    out = r.stdout.strip()
-    return out if r.returncode == 0 and len(out) == 40 else "unknown"
+    """The commit of the loaded code (``audits.provenance.code_identity``), else "unknown"."""
+    from audits.provenance import code_identity
+
+    return str(code_identity()["git_commit"])
 
 
 @dataclass
@@ -205,7 +207,11 @@ class Manifest:
         self.timings: dict[str, Any] = {}
         self.runtime: dict[str, Any] = {}
         self._order = {f"{s.label}/{b}": i for i, (s, b) in enumerate(spec.plan())}
+        from audits.provenance import code_identity, provenance
+
         self._git = git_commit()
+        self._dirty = code_identity()["git_dirty"]
+        self.provenance = provenance()
 
     def add(self, rec: FileRecord) -> None:
         self.files[rec.path] = rec
@@ -279,6 +285,7 @@ class Manifest:
             "digest_version": DIGEST_VERSION,
             "engine_version": engine_version(),
             "git_commit": self._git,
+            "git_dirty": self._dirty,
             "layout": LAYOUT,
             "compression": COMPRESSION,
             "totals": {
@@ -292,6 +299,7 @@ class Manifest:
             "files": [r.to_dict() for r in recs],
             "timings": self.timings,
             "runtime": self.runtime,
+            "provenance": self.provenance,
             "created": self.created,
             "updated": now(),
             "finished": self.finished,

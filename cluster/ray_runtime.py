@@ -43,6 +43,37 @@ def cluster_cpus() -> int:
     return max(1, int(ray.cluster_resources().get("CPU", 1)))
 
 
+def cpus_present() -> int:
+    """CPUs of the nodes alive now (0 on an autoscaling cluster that has no worker yet)."""
+    import ray
+
+    return int(ray.cluster_resources().get("CPU", 0))
+
+
+# Tasks kept queued on a cluster when ``--workers`` is not given. An autoscaler grows a cluster
+# for the tasks that wait for a CPU, so the queue must not be sized from the CPUs present at the
+# start (none, on a cluster that starts with no workers): 4,096 covers the configs' largest
+# clusters (aws.yaml 120 x 32 = 3,840 CPUs, raycluster.yaml 400 x 8 = 3,200) with every CPU busy;
+# a pending task costs the driver a few hundred bytes.
+CLUSTER_WINDOW = 4096
+
+
+def in_flight_window(session: RaySession, workers: int | None) -> int:
+    """How many batch tasks to keep submitted at once.
+
+    - an embedded local Ray (fixed size, no autoscaler): 2 per CPU, every CPU busy and the next
+      task queued;
+    - a cluster or an existing Ray with ``--workers N``: N (the user's cap);
+    - a cluster without ``--workers``: ``max(2 x CPUs present, CLUSTER_WINDOW)``, enough
+      pending demand for an autoscaler to grow the cluster to its maximum.
+    """
+    if session.where == "local":
+        return 2 * session.cpus
+    if workers:
+        return workers
+    return max(2 * session.cpus, CLUSTER_WINDOW)
+
+
 @contextmanager
 def ray_session(address: str | None = None, workers: int | None = None) -> Iterator[RaySession]:
     """Connect to (or start) Ray for the ``with`` block; see the module docstring."""

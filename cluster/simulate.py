@@ -68,6 +68,7 @@ META_COUNTS = b"holdem.counts"
 _BATCH_NAME = re.compile(r"batch-(\d{5,})\.parquet")
 MANIFEST_EVERY_SECONDS = 1.0  # at most one manifest rewrite per second (plus the final one)
 TASK_RETRIES = 3
+CPU_LOOK_SECONDS = 10.0  # how often the driver looks at the cluster's CPUs (progress notes)
 
 
 class RunFolderError(ValueError):
@@ -381,6 +382,10 @@ def run_dataset(out: str | os.PathLike[str], filesystem: pafs.FileSystem | None 
 # ---------------------------------------------------------------- the driver
 
 
+def _quiet(text: str) -> None:
+    """``--quiet``: no progress notes."""
+
+
 def _stderr(text: str) -> None:
     print(f"holdem: {text}", file=sys.stderr, flush=True)
 
@@ -447,7 +452,8 @@ def run_simulate(
                 for s, b in todo:
                     finished(write_batch(spec, s, b, fs, base))
             else:
-                _run_on_ray(spec, todo, fs, base, address, workers, manifest, finished)
+                _run_on_ray(spec, todo, fs, base, address, workers, manifest, finished,
+                            bar.note if progress else _quiet)
         except BaseException as e:
             manifest.status = "failed" if isinstance(e, Exception) else "running"
             if isinstance(e, Exception):
@@ -467,17 +473,20 @@ def run_simulate(
 
 def _run_on_ray(spec: RunSpec, todo: list[tuple[Structure, int]], fs: pafs.FileSystem,
                 base: str, address: str | None, workers: int | None, manifest: Manifest,
-                finished: Callable[[dict[str, Any]], None]) -> None:
+                finished: Callable[[dict[str, Any]], None],
+                say: Callable[[str], None]) -> None:
     import ray
 
-    from cluster.ray_runtime import ray_session
+    from cluster.ray_runtime import cpus_present, in_flight_window, ray_session
 
     with ray_session(address, workers) as session:
         manifest.set_runtime(session.where, workers, session.cpus)
-        if workers and not session.started:
-            in_flight = workers  # an existing Ray: ``workers`` caps the tasks running at once
-        else:
-            in_flight = 2 * session.cpus  # keep every CPU busy, and the next task queued
+        in_flight = in_flight_window(session, workers)
+        cpus = cpus_present()
+        say(f"holdem: {len(todo)} batch tasks, up to {min(in_flight, len(todo))} queued on Ray "
+            f"at once; {cpus} CPUs present"
+            + ("" if session.where == "local" else " (an autoscaler adds nodes for the queue)"))
+        next_look = time.monotonic() + CPU_LOOK_SECONDS
         task = ray.remote(max_retries=TASK_RETRIES, retry_exceptions=True)(write_batch)
         spec_ref = ray.put(spec)
         fs_ref = ray.put(fs)
@@ -492,6 +501,13 @@ def _run_on_ray(spec: RunSpec, todo: list[tuple[Structure, int]], fs: pafs.FileS
                     batch_of[ref] = batch_relpath(s, b)
                     pending.append(ref)
                 ready, pending = ray.wait(pending, num_returns=1)
+                if time.monotonic() >= next_look:  # the cluster grew or shrank: say so
+                    next_look = time.monotonic() + CPU_LOOK_SECONDS
+                    now_cpus = cpus_present()
+                    if now_cpus != cpus:
+                        say(f"holdem: {now_cpus} CPUs present (were {cpus}); {len(pending)} "
+                            f"tasks queued or running, {len(queue)} more to submit")
+                        cpus = now_cpus
                 for ref in ready:
                     try:
                         result = ray.get(ref)

@@ -30,6 +30,10 @@ Schema (``CERTIFICATE_SCHEMA``, JSON Schema draft 2020-12; ``format`` = "holdem-
 - ``coverage``: rule-path counts of the audited hands, counted by the audits (the ``coverage``
   audit): ``coverage[structure][path] = {"count", "minimum", "ok"}`` for every path that can
   occur in that structure, and ``coverage[structure]["hands"]``;
+- ``provenance``: ``simulate`` (manifest.json's ``provenance``) and ``audit`` (audit.json's):
+  each ``code`` (``git_commit``, ``git_dirty``, ``identified_by``, ``sources_sha256``),
+  ``versions`` (holdem, python, numba, numpy, pyarrow, scipy, ray) and ``command``, or null
+  when the file has none (``audits.provenance``);
 - ``issued``: UTC time the certificate was written.
 """
 

@@ -188,6 +188,8 @@ def build_certificate(audit: dict[str, Any], manifest: dict[str, Any],
         "audits": entries,
         "power": (u or {}).get("details", {}).get("power"),
         "coverage": coverage_of(audit),
+        # which code, libraries and command made the hands and the audit (audits.provenance)
+        "provenance": {"simulate": manifest.get("provenance"), "audit": audit.get("provenance")},
         "issued": datetime.now(UTC).isoformat(timespec="seconds"),
     }
 

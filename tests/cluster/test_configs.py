@@ -11,7 +11,8 @@
   are checked by hand; the RayJob's entrypoint is parsed by the ``holdem`` command's own parser.
 - Dockerfile: never built here (no Docker); the lines that pin and install are checked.
 - runtime_env.yaml: read as ``ray job submit --runtime-env`` reads it and validated by
-  ``ray.runtime_env.RuntimeEnv``; its pip pins must equal pyproject.toml's.
+  ``ray.runtime_env.RuntimeEnv``; it ships the code and installs nothing (the nodes' own
+  environment runs the job). ``tests/cluster/test_job_submit.py`` submits a real job with it.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = ROOT / "cluster" / "configs"
 LAUNCHER = ("aws.yaml", "onprem.yaml")
-KUBERAY = ("raycluster.yaml", "rayjob.yaml")
+KUBERAY = ("raycluster.yaml", "rayjob.yaml", "rayjob-smoke.yaml")
 PEAK_RSS_GB_PER_TASK = 0.66  # measured: 100,000-hand batch, simulate + Parquet (README)
 
 
@@ -97,6 +98,11 @@ def test_launcher_config_pins_ray_installs_project_and_uses_token_auth(name):
     assert project, "file_mounts must sync the repository to the nodes"
     assert any("pip install" in cmd and project[0] in cmd for cmd in c["setup_commands"])
     assert any(f"'{RAY_VERSION}'" in cmd for cmd in c["setup_commands"])
+    # the synced code names its commit (no .git on the nodes): checked right after the install
+    cmds = c["setup_commands"]
+    install = next(i for i, cmd in enumerate(cmds) if "pip install" in cmd)
+    assert "python -m audits.provenance --check" in cmds[install + 1:]
+    assert ".git" in c["rsync_exclude"] and not c["rsync_filter"]  # build_info.json is synced
     assert ".venv" in c["rsync_exclude"]
     # one token for every node: the token file is synced and Ray starts in token mode
     assert any(local == "~/.ray/auth_token" and remote.endswith("/.ray/auth_token")
@@ -115,6 +121,11 @@ def test_aws_head_runs_no_tasks_and_workers_fit_their_tasks():
     # c7i.8xlarge: 32 vCPUs, 64 GiB (stated in the README's plan)
     worker = next(t for n, t in types.items() if n != c["head_node_type"])
     assert worker["node_config"]["InstanceType"] == "c7i.8xlarge"
+    # every node writes to S3 (workers: the batch files), so every node type has a profile;
+    # Ray's default would give one to the head only
+    assert types[c["head_node_type"]]["node_config"]["IamInstanceProfile"] == {
+        "Name": "holdem-ray-head"}
+    assert worker["node_config"]["IamInstanceProfile"] == {"Name": "holdem-ray-worker"}
     object_store = int(re.search(r"--object-store-memory=(\d+)",
                                  " ".join(c["worker_start_ray_commands"])).group(1))
     assert 32 * PEAK_RSS_GB_PER_TASK * 1e9 + object_store < 64 * 2**30
@@ -150,6 +161,9 @@ def test_aws_bootstrap_against_a_mocked_aws(monkeypatch, tmp_path):
     with moto.mock_aws():
         import boto3
 
+        iam = boto3.client("iam")
+        for name in ("holdem-ray-head", "holdem-ray-worker"):  # what the README creates
+            iam.create_instance_profile(InstanceProfileName=name)
         boto3.client("ec2", region_name="us-east-1").create_key_pair(KeyName="holdem-test")
         for t in c["available_node_types"].values():
             t["node_config"]["KeyName"] = "holdem-test"
@@ -162,7 +176,9 @@ def test_aws_bootstrap_against_a_mocked_aws(monkeypatch, tmp_path):
                   ec2.describe_security_groups()["SecurityGroups"]}
         profiles = [p["InstanceProfileName"] for p in
                     boto3.client("iam").list_instance_profiles()["InstanceProfiles"]]
-    assert "ray-autoscaler-v1" in profiles
+    # the configured profiles are used as they are: Ray creates no default one for the head
+    assert "ray-autoscaler-v1" not in profiles
+    assert {"holdem-ray-head", "holdem-ray-worker"} <= set(profiles)
     wanted = set(c["provider"]["availability_zone"].split(","))
     for name, t in out["available_node_types"].items():
         nc = t["node_config"]
@@ -228,23 +244,49 @@ def test_raycluster_manifest():
     _check_cluster_spec(m["spec"], "raycluster.yaml")
 
 
-def test_rayjob_manifest_runs_holdem_on_shared_storage():
+@pytest.mark.parametrize(("name", "least", "most"), [
+    ("rayjob.yaml", 1_000_000_000, 1_100_000_000),  # the billion of the README's plan
+    ("rayjob-smoke.yaml", 1_000_000, 10_000_000),  # a few million, before the big one
+])
+def test_rayjob_certifies_on_shared_storage(name, least, most):
     from ray.runtime_env import RuntimeEnv
 
     from cluster.cli import build_parser
 
-    m = _load("rayjob.yaml")
+    m = _load(name)
     assert m["apiVersion"] == "ray.io/v1" and m["kind"] == "RayJob"
     assert m["metadata"]["name"]
     spec = m["spec"]
-    _check_cluster_spec(spec["rayClusterSpec"], "rayjob.yaml")
+    _check_cluster_spec(spec["rayClusterSpec"], name)
     assert spec["shutdownAfterJobFinishes"] is True
     argv = shlex.split(spec["entrypoint"])
-    assert argv[0] == "holdem" and argv[1] in ("simulate", "certify")
+    # certify: simulate + audit + report, the certificate written into the run folder
+    assert argv[:2] == ["holdem", "certify"]
     args = build_parser().parse_args(argv[1:])  # the options are real options of the command
     assert args.out.startswith("s3://"), "workers write their files: output must be shared"
-    assert args.hands >= 100_000_000
+    structures = 3 if args.structure == "all" else len(args.structure.split(","))
+    assert least <= args.hands * structures <= most
+    # no --workers: the default queue (cluster.ray_runtime.CLUSTER_WINDOW) must not depend on
+    # the pods up when the job starts
+    assert args.workers is None
     RuntimeEnv(**yaml.safe_load(spec["runtimeEnvYAML"]))
+
+
+def test_the_smoke_job_is_the_big_job_smaller():
+    big, smoke = _load("rayjob.yaml")["spec"], _load("rayjob-smoke.yaml")["spec"]
+    for key in ("runtimeEnvYAML", "submissionMode"):
+        assert big[key] == smoke[key], key
+    b, s = big["rayClusterSpec"], smoke["rayClusterSpec"]
+    assert b["headGroupSpec"] == s["headGroupSpec"]
+    for gb, gs in zip(b["workerGroupSpecs"], s["workerGroupSpecs"], strict=True):
+        assert gb["template"] == gs["template"]  # same image, service account, pod size
+    from cluster.cli import build_parser
+
+    a, c = (vars(build_parser().parse_args(shlex.split(s["entrypoint"])[1:]))
+            for s in (big, smoke))
+    assert a["out"] != c["out"] and a["hands"] > c["hands"]
+    assert {k: v for k, v in a.items() if k not in ("hands", "out")} == {
+        k: v for k, v in c.items() if k not in ("hands", "out")}
 
 
 # ---------------------------------------------------------------- Dockerfile
@@ -263,13 +305,15 @@ def test_dockerfile_pins_ray_and_installs_the_project():
     assert '"ray[default]==${RAY_VERSION}" .' in install  # the project (pins ray) + Ray's extra
     assert "ray.__version__ != '${RAY_VERSION}'" in text  # the build fails on another Ray
     assert "latest" not in text
+    # the image names its commit: the stamp (audits/build_info.json) is checked at build time
+    assert "python -m audits.provenance --check" in text
     assert re.search(r"^USER ray$", text, re.M)
 
 
 # ---------------------------------------------------------------- runtime env
 
 
-def test_runtime_env_parses_and_pins_the_package(monkeypatch):
+def test_runtime_env_ships_the_code_and_uses_the_nodes_environment(monkeypatch):
     from ray.dashboard.modules.dashboard_sdk import parse_runtime_env_args
     from ray.runtime_env import RuntimeEnv
 
@@ -282,14 +326,11 @@ def test_runtime_env_parses_and_pins_the_package(monkeypatch):
     assert set(env["py_modules"]) == include
     for name in env["py_modules"]:
         assert (ROOT / name / "__init__.py").is_file(), name
-    # the dependencies: exactly pyproject's pins, less ray (the cluster's own, 2.60.0)
-    pip = {}
-    for pkg in env["pip"]["packages"]:
-        name, sep, version = pkg.partition("==")
-        assert sep, f"runtime_env pip {pkg!r} is not pinned with =="
-        pip[name.lower()] = version
-    expected = {k: v for k, v in _pins().items() if k != "ray"}
-    assert pip == expected
+    # no per-job virtualenv: the nodes' installed environment (image / setup_commands) runs the
+    # job (a pip or uv field made Ray 2.60 fail in its own serialization setup, and costs
+    # every node minutes of installs: see the file's comments)
+    assert not {"pip", "uv", "conda", "container", "image_uri"} & set(env)
+    assert env["env_vars"]["NUMBA_NUM_THREADS"] == "1"
 
 
 def test_readme_names_existing_configs():

@@ -67,6 +67,17 @@ def test_layout_and_manifest(baseline: tuple[Path, dict]) -> None:
     assert total == {k: sum(p[k] for p in m["counts"]["per_structure"].values()) for k in total}
     assert m["timings"]["batches_simulated"] == 6 and m["timings"]["hands_per_second"] > 0
     assert isinstance(m["schema_version"], int) and m["engine_version"] and m["git_commit"]
+    # provenance: the checkout's commit, the libraries, the command line of this process
+    prov = m["provenance"]
+    assert prov["code"]["identified_by"] == "git" and len(m["git_commit"]) == 40
+    assert prov["code"]["git_commit"] == m["git_commit"]
+    assert m["git_dirty"] in (True, False)
+    import numba
+    import numpy
+    assert prov["versions"]["numba"] == numba.__version__
+    assert prov["versions"]["numpy"] == numpy.__version__
+    assert set(prov["versions"]) >= {"holdem", "python", "pyarrow", "ray"}
+    assert prov["command"] and isinstance(prov["command"], list)
     # the files are zstd Parquet with the hand schema; hand ids are unique in the run
     table = run_dataset(run).to_table()
     assert table.num_rows == 5000
@@ -333,3 +344,29 @@ def test_refuses_to_resume_a_log_without_digests(tmp_path: Path,
     assert main([*CLI, "--workers", "0", "--out", str(run)]) == 2
     assert "batch-00002.parquet has no digest column" in capsys.readouterr().err
     assert not (run / "structure=no-limit/batch-00000.parquet").exists()
+
+
+def test_in_flight_window_grows_an_autoscaling_cluster() -> None:
+    """Without --workers a cluster gets a queue deep enough for its autoscaler (not 2 x the
+    CPUs present at the start: none, on a cluster that starts with no workers); --workers caps
+    it; an embedded local Ray keeps 2 per CPU."""
+    from cluster.ray_runtime import CLUSTER_WINDOW, RaySession, in_flight_window
+
+    cluster = RaySession("10.0.0.1:6379", 1, started=True)  # 0 CPUs present: cluster_cpus -> 1
+    assert in_flight_window(cluster, None) == CLUSTER_WINDOW >= 3_840  # aws.yaml's max CPUs
+    assert in_flight_window(RaySession("10.0.0.1:6379", 4000, True), None) == 8000
+    assert in_flight_window(cluster, 1600) == 1600
+    assert in_flight_window(RaySession("existing", 2, False), None) == CLUSTER_WINDOW
+    assert in_flight_window(RaySession("existing", 2, False), 3) == 3
+    assert in_flight_window(RaySession("local", 2, True), None) == 4
+    assert in_flight_window(RaySession("local", 2, True), 2) == 4
+
+
+def test_progress_says_what_is_queued_and_the_cpus_present(
+        ray_local: None, baseline: tuple[Path, dict], tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    run_simulate(SPEC, tmp_path / "run", progress=True)
+    err = capsys.readouterr().err
+    assert "holdem: 6 batch tasks, up to 6 queued on Ray at once; 2 CPUs present" in err
+    run_simulate(SPEC, tmp_path / "run2", workers=1, progress=True)
+    assert "up to 1 queued on Ray at once" in capsys.readouterr().err
