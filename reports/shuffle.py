@@ -72,16 +72,10 @@ def build_certificate(results: list[AuditResult], source: dict[str, Any],
     }
 
 
-def _fmt_p(p: float | None) -> str:
-    if p is None:
-        return ""
-    return f"{p:.3g}" if p >= 1e-4 else f"{p:.1e}"
-
-
 def render_html(cert: dict[str, Any]) -> str:
     """report.html: the verdict, what was certified, the power statement, every test."""
     from reports import plots
-    from reports.render import CSS, _e
+    from reports.render import CSS, _e, _fmt_p
 
     src = cert["source"]
     parts = [f"<!doctype html><html lang=en><head><meta charset=utf-8><title>shuffle "
