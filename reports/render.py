@@ -91,6 +91,18 @@ def coverage_of(audit: dict[str, Any]) -> dict[str, Any]:
     return {}
 
 
+# what no audit checks, whatever the run (README, "Every column, and what checks it"): printed
+# on every certificate so that a plain PASS is never read as vouching for it
+NOT_CHECKED = (
+    "Each hand's configuration (blinds, antes, bet sizes, rake rate and cap, no-flop-no-drop) is "
+    "taken as logged: the chips are checked against the configuration the hand logs, not "
+    "against the run's spec.",
+    "Which hands sit at which table is checked for numbering (tables of a batch numbered from "
+    "0, hands of a table from 0, in order), not re-derived from the run's table plan: a hand's "
+    "deck is bound to the key of the table and hand number it logs.",
+)
+
+
 def limitations(audit: dict[str, Any]) -> list[str]:
     """What this certificate does not vouch for, in words (from audit.json): audits that were
     not applicable or not run, and decks that could not be bound to a key."""
@@ -123,6 +135,14 @@ def limitations(audit: dict[str, Any]) -> list[str]:
             out.append(f"{name} was not audited (not among the audits run).")
         elif not r["applicable"]:
             out.append(f"{name} was not certified (not applicable to these hands).")
+    integ = by_name.get("integrity")
+    if integ is None:
+        out.append("The files were not bound to a manifest (integrity not among the audits run): "
+                   "nothing shows that every hand of the run was audited.")
+    elif not integ["applicable"]:
+        out.append("The files could not be bound to a manifest (integrity not applicable: "
+                   f"{integ.get('details', {}).get('note', 'no manifest.json')}): hands or files "
+                   "could be missing, and hands need not share the run's seed.")
     cov = by_name.get("coverage")
     if cov is None:
         out.append("Rule-path coverage was not counted (coverage not among the audits run): "
@@ -167,6 +187,7 @@ def build_certificate(audit: dict[str, Any], manifest: dict[str, Any],
                          + (", LIMITED: " + " ".join(limits) if limits else "")),
         "verdict_reasons": reasons,
         "limitations": limits,
+        "not_checked": list(NOT_CHECKED),
         "fault_injected": manifest.get("inject") or audit.get("inject"),
         "run": {
             "run_id": manifest.get("run_id", audit.get("run_id")),
@@ -206,6 +227,10 @@ def render_summary(cert: dict[str, Any]) -> str:
     for text in cert.get("limitations", []):
         lines.append(f"> NOT CERTIFIED: {text}")
     if cert.get("limitations"):
+        lines.append("")
+    for text in cert.get("not_checked", []):
+        lines.append(f"> Not checked by any audit: {text}")
+    if cert.get("not_checked"):
         lines.append("")
     if cert["fault_injected"]:
         lines += [f"> FAULT INJECTED: `{cert['fault_injected']}` (a deliberately broken engine)",
@@ -323,6 +348,10 @@ def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str,
     if cert.get("limitations"):
         parts.append("<div class=limits><b>Not certified by this report:</b><ul>" + "".join(
             f"<li>{_e(t)}</li>" for t in cert["limitations"]) + "</ul></div>")
+    if cert.get("not_checked"):
+        parts.append("<p class=small><b>Not checked by any audit, in any run:</b></p><ul "
+                     "class=small>" + "".join(f"<li>{_e(t)}</li>" for t in cert["not_checked"])
+                     + "</ul>")
     if cert["fault_injected"]:
         parts.append(f"<div class=fault>FAULT INJECTED: {_e(cert['fault_injected'])} — this run"
                      " used a deliberately broken engine and must fail</div>")

@@ -10,7 +10,8 @@ from reports.render import build_certificate, calibration_evidence, render_summa
 
 def _audit(**over: Any) -> dict[str, Any]:
     results = []
-    for name in ("deal", "chips", "rotation", "payouts", "betting", "coverage", "uniformity"):
+    for name in ("integrity", "deal", "chips", "rotation", "payouts", "betting", "coverage",
+                 "uniformity"):
         r = {"name": name, "passed": True, "applicable": True, "hands_checked": 10,
              "failures": 0, "statistic": None, "p_value": None, "example_hand_ids": [],
              "details": {}, "checks": f"{name} against facts"}
@@ -22,7 +23,7 @@ def _audit(**over: Any) -> dict[str, Any]:
 def test_plain_pass_has_no_limitations() -> None:
     cert = build_certificate(_audit(deal={"details": {"totals": {"keyed": 10}}}), {})
     assert cert["verdict"] == cert["verdict_text"] == "PASS" and cert["limitations"] == []
-    assert cert["audits"][0]["checks"] == "deal against facts"
+    assert cert["audits"][1]["checks"] == "deal against facts"
     assert "(LIMITED)" not in render_summary(cert)
 
 
@@ -78,3 +79,13 @@ def test_coverage_shortfall_fails_with_the_reason_and_a_small_run_is_limited() -
         "note": "too small to certify coverage: no-limit (fewer than 100,000 hands)"}}), {})
     assert small["verdict"] == "PASS" and small["verdict_text"].startswith("PASS, LIMITED")
     assert any("too small to certify coverage" in t for t in small["limitations"])
+
+
+def test_unbound_files_and_what_no_audit_checks_are_said() -> None:
+    cert = build_certificate(_audit(integrity={"applicable": False, "details": {
+        "note": "no manifest.json: the files could not be bound"}}), {})
+    assert cert["verdict_text"].startswith("PASS, LIMITED")
+    assert any("could not be bound to a manifest" in t for t in cert["limitations"])
+    plain = build_certificate(_audit(), {})
+    assert plain["verdict_text"] == "PASS" and len(plain["not_checked"]) == 2
+    assert "Not checked by any audit" in render_summary(plain)
