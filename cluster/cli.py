@@ -356,6 +356,13 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
 def _cmd_demo(args: argparse.Namespace) -> int:
     from sim.demo import run_demo
 
+    if not 2 <= args.players <= 10:
+        raise UsageError(f"--players {args.players}: expected 2..10 seats")
+    if args.hands < 1:
+        raise UsageError(f"--hands {args.hands}: expected at least 1")
+    if not 0 <= args.seed < 2**63:
+        raise UsageError(f"--seed {args.seed}: expected 0 <= seed < 2**63")
+
     return run_demo(hands=args.hands, seed=args.seed, players=args.players)
 
 
