@@ -18,10 +18,12 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 from numba import njit
 
-from audits.io import Batch
+from audits.io import Batch, string_is, table_order
 from audits.keyed import MAX_BLOCKS, keyed_deck_matches
 from audits.result import Partial, partial_from_codes
 
@@ -39,7 +41,14 @@ MESSAGES = {
     9: "no deck logged in a simulated run (only imported hand histories may lack decks)",
     10: "generator column differs from the run's manifest",
     11: "unknown generator (expected philox, os-chacha20 or phh)",
+    12: "table_id is not structure << 40 | batch << 20 | table (part {aux} differs: 0 the "
+        "structure, 1 the batch)",
+    13: "the hand numbers of its table do not run 0, 1, 2, ... in order",
+    14: "the table numbers of its batch are not consecutive",
+    15: "a tournament table's first hand does not start every player with the same stack "
+        "(seat {aux})",
 }
+
 KEY_FIELDS = ("seed", "table_id", "hand_no")
 
 
@@ -209,6 +218,63 @@ def _bind_keys(kind, skv, skoff, table_id, hand_no, seed, check_seed, deck, has_
     return keyed
 
 
+@njit(cache=True, _nrt=False)
+def _numbering(order, table_id, hand_id, hand_no, batch, tourn, occ, start, kind, codes,
+               aux):  # pragma: no cover - compiled
+    """The layout the key depends on (README, the hand log): table_id = structure << 40 |
+    batch << 20 | table, its structure the hand_id's and its batch the file's (``batch`` < 0:
+    unknown); each table's hands numbered 0, 1, 2, ... (a chunk holds whole tables); the tables
+    of a batch numbered consecutively; a tournament table starting every player level. So a
+    hand cannot be given another key than its place in the run's numbering."""
+    k = occ.shape[1]
+    prev_t = np.int64(-1)
+    expect = 0
+    for q in range(order.shape[0]):
+        i = order[q]
+        t = np.int64(table_id[i])
+        if t != prev_t:
+            if (prev_t >= 0 and (prev_t >> 20) == (t >> 20)
+                    and (t & 0xFFFFF) != (prev_t & 0xFFFFF) + 1 and codes[i] == 0
+                    and (kind[i] == 0 or kind[i] == 1)):
+                codes[i] = 14
+            prev_t = t
+            expect = 0
+        if kind[i] != 0 and kind[i] != 1:
+            expect = hand_no[i] + 1
+            continue
+        if codes[i] == 0:
+            if (t >> 40) != (np.int64(hand_id[i]) >> 40):
+                codes[i] = 12
+                aux[i] = 0
+            elif batch >= 0 and ((t >> 20) & 0xFFFFF) != batch:
+                codes[i] = 12
+                aux[i] = 1
+            elif hand_no[i] != expect:
+                codes[i] = 13
+            elif tourn[i] and hand_no[i] == 0:
+                first = -1
+                for s in range(k):
+                    if occ[i, s]:
+                        if first < 0:
+                            first = start[i, s]
+                        elif start[i, s] != first:
+                            codes[i] = 15
+                            aux[i] = s
+                            break
+        expect = hand_no[i] + 1
+
+
+_BATCH = re.compile(r"batch-(\d+)\.parquet$")
+
+
+def _check_numbering(b: Batch, kind: np.ndarray, codes: np.ndarray, aux: np.ndarray) -> None:
+    m = _BATCH.search(str(b.path))
+    _numbering(table_order(b), b.cols["table_id"], b.cols["hand_id"],
+               b.cols["hand_no"].astype(np.int64), int(m.group(1)) if m else -1,
+               string_is(b, "format", "tournament"), b.seat["occupied"],
+               b.seat["stacks_start"], kind, codes, aux)
+
+
 def _check_keys(b: Batch, kind: np.ndarray, codes: np.ndarray, aux: np.ndarray) -> int:
     values, off = b.var["seed_key"]
     seed = b.context.get("seed")
@@ -226,6 +292,7 @@ def deal_map(b: Batch) -> Partial:
     aux = np.zeros(b.n, np.int64)
     simulated = bool(b.context.get("simulated")) or bool((kind != 2).any())
     totals = {"keyed": 0, "unkeyed": int((kind == 1).sum()), "imported": int((kind == 2).sum())}
+    _check_numbering(b, kind, codes, aux)
     if b.deck is None:
         dv, doff = b.var["board"]
         _check_keys(b, kind, codes, aux)
