@@ -227,6 +227,12 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _batches_arg(text: str) -> str:
+    if text == "all" or (text.isdigit() and int(text) >= 1):
+        return text
+    raise argparse.ArgumentTypeError(f"{text!r}: expected a number of batch files >= 1 or 'all'")
+
+
 def _cmd_verify(args: argparse.Namespace) -> int:
     from cluster.signing import SigningKeyError
     from cluster.verify import VerifyInputError, verify_run
@@ -236,7 +242,16 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     except (VerifyInputError, SigningKeyError) as e:
         raise UsageError(str(e)) from None
     print(res.message if res.ok else f"MISMATCH: {res.message}")
-    return res.exit_code
+    if not res.ok or args.reproduce is None:
+        return res.exit_code
+    from cluster.reproduce import ReproduceInputError, reproduce_run
+
+    try:
+        rep = reproduce_run(args.run, None if args.reproduce == "all" else int(args.reproduce))
+    except ReproduceInputError as e:
+        raise UsageError(str(e)) from None
+    print(rep.message if rep.ok else f"MISMATCH: {rep.message}")
+    return 0 if rep.ok else 1
 
 
 def _cmd_keygen(args: argparse.Namespace) -> int:
@@ -576,6 +591,10 @@ def build_parser() -> argparse.ArgumentParser:
     vf.add_argument("run", help="run folder (path or URI) holding certificate.json")
     vf.add_argument("--public-key", default=None, metavar="PUB",
                     help="also check certificate.sig against this Ed25519 public key (PEM)")
+    vf.add_argument("--reproduce", nargs="?", const="all", default=None, metavar="N",
+                    type=_batches_arg,
+                    help="also re-simulate the batch files from the run's spec (all, or a "
+                         "sample of N) and compare every hand (philox runs)")
     vf.set_defaults(func=_cmd_verify)
 
     kg = sub.add_parser("keygen", help="make an Ed25519 key pair to sign certificates")
