@@ -130,6 +130,7 @@ def verify_run(run: str | os.PathLike[str], public_key: str | None = None) -> Ve
         raise VerifyInputError(str(e)) from None
     expected = build_certificate(audit, manifest, sha)
     expected["issued"] = cert.get("issued")
+    expected["documents"] = cert.get("documents")  # checked against the files below
     # the calibration evidence beside each audit comes from `holdem calibrate`'s file, not from
     # this run: informational, carried over (a signature covers it like every other field)
     for mine, theirs in zip(expected["audits"], cert.get("audits") or [], strict=False):
@@ -147,6 +148,19 @@ def verify_run(run: str | os.PathLike[str], public_key: str | None = None) -> Ve
     why = folder_mismatch(root, files, msha, CERTIFICATE)
     if why:
         return Verdict(False, why)
+    docs = cert.get("documents")
+    if not isinstance(docs, dict) or not docs:
+        return Verdict(False, f"{storage.join(root, CERTIFICATE)}: records no sha256 of the "
+                              "report pages (summary.md, report.html)")
+    for name, sha in docs.items():
+        path = storage.join(root, name)
+        try:
+            got = storage.file_sha256(path)[0] if storage.is_file(path) else None
+        except storage.StorageError as e:
+            raise VerifyInputError(str(e)) from None
+        if got != sha:
+            return Verdict(False, f"{path}: {'missing' if got is None else 'edited'}: its "
+                                  "sha256 is not the one the certificate records")
     signed = ("signature valid" if public_key is not None
               else "signature not checked (no --public-key)")
     return Verdict(True, f"VERIFIED: a {cert.get('verdict')} certificate of "

@@ -25,6 +25,8 @@ Schema (``CERTIFICATE_SCHEMA``, JSON Schema draft 2020-12; ``format`` = "holdem-
   alarms);
 - ``power``: the deck-uniformity power statement for the decks audited (``sentence`` and the
   figures behind it), or null;
+- ``documents``: the sha256 of ``summary.md`` and ``report.html`` as written with it (what a
+  person reads is covered by ``holdem verify`` and the signature);
 - ``not_checked``: what no audit checks in any run (the per-hand configuration, the table plan),
   printed on every certificate;
 - ``verdict_reasons``: the audits whose failure makes a FAIL ("coverage" when a rule path stayed

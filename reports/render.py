@@ -8,6 +8,7 @@ passed in by the caller (``histories``), since reports/ does not run the engine.
 
 from __future__ import annotations
 
+import hashlib
 import html
 import json
 from datetime import UTC, datetime
@@ -477,9 +478,15 @@ def write_report(run: Location, histories: dict[int, str] | None = None,
     cert = build_certificate(audit, manifest,
                              storage.file_sha256(storage.join(run, AUDIT_FILE))[0], cal_json)
     out = {key: storage.join(run, name) for key, name in REPORT_FILES.items()}
+    # the pages a person reads are written first and their sha256 recorded in the certificate,
+    # so that `holdem verify` (and a signature) covers them too
+    docs = {"summary": render_summary(cert),
+            "html": render_html(cert, audit, manifest, histories, cal)}
+    for key, text in docs.items():
+        storage.write_atomic(out[key], text)
+    cert["documents"] = {REPORT_FILES[key]: hashlib.sha256(text.encode()).hexdigest()
+                         for key, text in docs.items()}
     storage.write_atomic(out["certificate"], json.dumps(cert, indent=2))
-    storage.write_atomic(out["summary"], render_summary(cert))
-    storage.write_atomic(out["html"], render_html(cert, audit, manifest, histories, cal))
     return out
 
 

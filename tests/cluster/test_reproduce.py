@@ -59,3 +59,26 @@ def test_a_run_that_cannot_be_reproduced_is_one_line(tmp_path: Path,
     assert main(["verify", str(out), "--reproduce"]) == 2
     err = capsys.readouterr().err
     assert "os-chacha20 is not reproducible" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("edit", ["summary-edited", "html-deleted", "html-swapped"])
+def test_the_pages_a_person_reads_are_covered(certified: Path, tmp_path: Path, edit: str,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """summary.md and report.html are bound to the certificate: editing, deleting or swapping
+    them (e.g. a PASS page beside a FAIL certificate) fails verify, naming the file."""
+    run = tmp_path / "run"
+    shutil.copytree(certified, run)
+    if edit == "summary-edited":
+        (run / "summary.md").write_text((run / "summary.md").read_text().replace("FAIL", "PASS")
+                                        + "\n")
+        name = "summary.md"
+    elif edit == "html-deleted":
+        (run / "report.html").unlink()
+        name = "report.html"
+    else:
+        (run / "report.html").write_text("<html>PASS</html>")
+        name = "report.html"
+    capsys.readouterr()
+    assert main(["verify", str(run)]) == 1
+    out = capsys.readouterr().out
+    assert f"{name}:" in out and "sha256 is not the one the certificate records" in out
