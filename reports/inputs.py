@@ -47,6 +47,10 @@ def _check_result(r: Any, where: str) -> None:
             _check_result(t, f"{where}.details.tests[{i}]")
 
 
+# the exact audits check every hand of the run
+EXACT_OVER_ALL = ("integrity", "deal", "chips", "rotation", "payouts", "betting")
+
+
 def check_audit(audit: Any, path: Location) -> dict[str, Any]:
     """audit.json checked: the fields the report and the certificate read, with their types."""
     if not isinstance(audit, dict) or audit.get("format") != "holdem-audit":
@@ -65,6 +69,18 @@ def check_audit(audit: Any, path: Location) -> dict[str, Any]:
         check_inputs(audit.get("inputs"), f"{path}: inputs")
     except ValueError as e:
         raise ReportInputError(str(e)) from None
+    # the counts must agree with the files it records (a hand total claimed beside other files)
+    rows = [f.get("rows") for f in audit["inputs"]["files"]]
+    if all(isinstance(r, int) for r in rows) and sum(rows) != audit["hands"]:
+        raise ReportInputError(f"{path}: field 'hands' is {audit['hands']:,} but the files it "
+                               f"records as audited hold {sum(rows):,} rows")
+    for i, r in enumerate(audit["results"]):
+        if r["name"] in EXACT_OVER_ALL and r["applicable"] and r["hands_checked"] != audit["hands"]:
+            raise ReportInputError(f"{path}: results[{i}] ({r['name']}) checked "
+                                   f"{r['hands_checked']:,} hands of {audit['hands']:,}")
+        if r["passed"] != (r["failures"] == 0) and "." not in r["name"] and r["p_value"] is None:
+            raise ReportInputError(f"{path}: results[{i}] ({r['name']}) says passed="
+                                   f"{r['passed']} with {r['failures']:,} failures")
     return audit
 
 

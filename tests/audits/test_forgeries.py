@@ -209,7 +209,9 @@ def test_os_chacha20_decks_are_unkeyed_and_the_certificate_says_so(
     spec = RunSpec(hands=400, batch_size=400, generator="os-chacha20", seed=3)
     root = tmp_path / "chacha"
     run_simulate(spec, root, workers=0, progress=False)
-    assert main(["audit", str(root), "--workers", "0", "--quiet"]) == 0
+    # fresh entropy: the uniformity battery may fail such a run at alpha; not what is tested
+    assert main(["audit", str(root), "--workers", "0", "--quiet", "--only",
+                 "deal,chips,rotation,payouts,betting,coverage"]) == 0
     deal = next(r for r in json.loads((root / "audit.json").read_text())["results"]
                 if r["name"] == "deal")
     assert deal["details"]["totals"] == {"keyed": 0, "unkeyed": 400, "imported": 0}

@@ -257,9 +257,22 @@ def test_edited_certificate_fails_verify(certified: Path, tmp_path: Path,
     assert "certificate.json: field run.hands disagrees with what audit.json" in out
     assert main(["verify", str(run), "--public-key", str(certified.parent / "key.pub")]) == 1
     assert "the signature does not verify" in capsys.readouterr().out
-    # audit.json and certificate edited together, consistently: only the signature catches it
+    # audit.json and certificate edited together: a hand total its own inputs contradict is
+    # refused, naming the field
     audit = json.loads((run / AUDIT_FILE).read_text())
     audit["hands"] = 4000
+    (run / AUDIT_FILE).write_text(json.dumps(audit, indent=2))
+    cert["run"]["audit_sha256"] = hashlib.sha256((run / AUDIT_FILE).read_bytes()).hexdigest()
+    cert_path.write_text(json.dumps(cert, indent=2))
+    capsys.readouterr()
+    assert main(["verify", str(run)]) == 2
+    assert "field 'hands' is 4,000 but the files it records" in capsys.readouterr().err
+    # a consistent edit that contradicts nothing (a p-value): only the signature catches it
+    cert = json.loads((certified / REPORT_FILES["certificate"]).read_text())
+    audit = json.loads((certified / AUDIT_FILE).read_text())
+    uni = next(r for r in audit["results"] if r["name"] == "uniformity")
+    uni["p_value"] = 0.5
+    next(a for a in cert["audits"] if a["name"] == "uniformity")["p_value"] = 0.5
     (run / AUDIT_FILE).write_text(json.dumps(audit, indent=2))
     cert["run"]["audit_sha256"] = hashlib.sha256((run / AUDIT_FILE).read_bytes()).hexdigest()
     cert_path.write_text(json.dumps(cert, indent=2))

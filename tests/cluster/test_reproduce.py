@@ -53,8 +53,9 @@ def test_a_hand_moved_to_a_new_table_is_named(certified: Path, tmp_path: Path,
 def test_a_run_that_cannot_be_reproduced_is_one_line(tmp_path: Path,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "chacha"
+    # fresh entropy: the uniformity battery may (at alpha) fail such a run; not what is tested
     assert main(["certify", "--hands", "2000", "--structure", "no-limit", "--generator",
-                 "os-chacha20", "--workers", "0", "--quiet", "--out", str(out)]) == 0
+                 "os-chacha20", "--workers", "0", "--quiet", "--out", str(out)]) in (0, 1)
     capsys.readouterr()
     assert main(["verify", str(out), "--reproduce"]) == 2
     err = capsys.readouterr().err
