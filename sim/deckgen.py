@@ -40,7 +40,9 @@ MAX_BLOCKS = 64  # 2,048 bytes: a fair hand needs about 2.4 blocks (P(> 64 block
 
 @intrinsic
 def _mul_hi_lo(typingctx, a, b):
-    """(high, low) words of the 128-bit product of two uint64, one native multiply."""
+    """(high, low) words of the 128-bit product of two uint64, one native multiply. (The
+    audits keep their own copy in audits/keyed.py on purpose: they never import sim, and the
+    decks made here are checked against the engine's own shuffle, sim.rng.hand_deck.)"""
     sig = types.UniTuple(types.uint64, 2)(types.uint64, types.uint64)
 
     def codegen(context, builder, signature, args):
