@@ -83,10 +83,15 @@ def hand_from_row(row: dict[str, Any]) -> Hand:
 def replay_hand(run: str | os.PathLike[str], hand_id: int, *, phh: bool = False,
                 filesystem: pafs.FileSystem | None = None) -> str:
     """The history text (or PHH text) of one hand of a run, after checking that it replays."""
+    from cluster.simulate import RunFolderError
     from sim.history import format_hand
     from sim.phh import hand_to_phh
 
     row = find_row(run, hand_id, filesystem)
+    actions = row.get("actions")
+    if not isinstance(actions, bytes) or len(actions) % 19:
+        raise RunFolderError(f"run {os.fspath(run)}: hand {hand_id}: column 'actions' is not "
+                             f"whole 19-byte records ({len(actions or b'')} bytes)")
     hand = hand_from_row(row)
     if phh:
         try:

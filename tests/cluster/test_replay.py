@@ -122,3 +122,18 @@ def test_a_tampered_row_does_not_replay(runs: dict[str, Path], tmp_path: Path,
     assert main(["replay", str(run), "--hand", str(rows[0]["hand_id"])]) == 1
     err = capsys.readouterr().err
     assert "does not replay" in err and f"hand {rows[0]['hand_id']}" in err and "stacks" in err
+
+
+def test_a_malformed_action_log_is_a_one_line_input_error(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run = tmp_path / "run"
+    run_simulate(RunSpec(hands=50, batch_size=50, seed=4), run, workers=0, progress=False)
+    path = next(run.rglob("*.parquet"))
+    table = pq.read_table(path)
+    rows = table.to_pylist()
+    rows[0]["actions"] = rows[0]["actions"][:-3]  # not whole 19-byte records
+    pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), path)
+    assert main(["replay", str(run), "--hand", str(rows[0]["hand_id"])]) == 2
+    err = capsys.readouterr().err
+    assert f"hand {rows[0]['hand_id']}: column 'actions' is not whole 19-byte records" in err
+    assert len(err.strip().splitlines()) == 1
