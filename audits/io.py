@@ -394,8 +394,3 @@ def string_is(b: Batch, name: str, value: str) -> np.ndarray:
     if codes.dtype.kind == "f":  # nulls: NaN indices
         codes = np.where(np.isnan(codes), len(per_value) - 1, codes).astype(np.int64)
     return per_value[codes]
-
-
-def string_value(b: Batch, name: str) -> np.ndarray:
-    """A string column as an object array of values per row."""
-    return b.cols[name + "_values"][b.cols[name]]

@@ -223,6 +223,13 @@ def _fmt_p(p: float | None) -> str:
     return f"{p:.3g}" if p >= 1e-4 else f"{p:.1e}"
 
 
+def verdict_cell(entry: dict[str, Any]) -> tuple[str, str]:
+    """(CSS class, word) of one audit or test result: n/a, PASS or FAIL."""
+    if not entry["applicable"]:
+        return "na", "n/a"
+    return ("pass", "PASS") if entry["passed"] else ("fail", "FAIL")
+
+
 def render_summary(cert: dict[str, Any]) -> str:
     lines = [f"# Certification: **{cert['verdict']}"
              f"{' (LIMITED)' if cert.get('limitations') else ''}**", ""]
@@ -243,7 +250,7 @@ def render_summary(cert: dict[str, Any]) -> str:
               "| audit | verdict | hands | failures | p-value | Holm p | checked against |",
               "|---|---|---|---|---|---|---|"]
     for a in cert["audits"]:
-        verdict = "n/a" if not a["applicable"] else ("PASS" if a["passed"] else "FAIL")
+        verdict = verdict_cell(a)[1]
         lines.append(f"| {a['name']} | {verdict} | {a['hands_checked']:,} | {a['failures']:,} | "
                      f"{_fmt_p(a['p_value'])} | {_fmt_p(a['holm_adjusted_p'])} | "
                      f"{a.get('checks', '')} |")
@@ -390,8 +397,7 @@ def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str,
                  "<th>failures</th><th>statistic</th><th>p-value</th><th>Holm p</th>"
                  "<th>checked against</th><th>calibration</th></tr>")
     for a in cert["audits"]:
-        cls, word = (("na", "n/a") if not a["applicable"] else
-                     ("pass", "PASS") if a["passed"] else ("fail", "FAIL"))
+        cls, word = verdict_cell(a)
         stat = "" if a["statistic"] is None else f"{a['statistic']:.4g}"
         parts.append(f"<tr><td>{_e(a['name'])}</td><td class={cls}>{word}</td>"
                      f"<td class=num>{a['hands_checked']:,}</td>"

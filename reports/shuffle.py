@@ -75,7 +75,7 @@ def build_certificate(results: list[AuditResult], source: dict[str, Any],
 def render_html(cert: dict[str, Any]) -> str:
     """report.html: the verdict, what was certified, the power statement, every test."""
     from reports import plots
-    from reports.render import CSS, _e, _fmt_p
+    from reports.render import CSS, _e, _fmt_p, verdict_cell
 
     src = cert["source"]
     parts = [f"<!doctype html><html lang=en><head><meta charset=utf-8><title>shuffle "
@@ -103,8 +103,7 @@ def render_html(cert: dict[str, Any]) -> str:
     parts.append("<h2>Tests</h2><table><tr><th>test</th><th>verdict</th><th>decks</th>"
                  "<th>statistic</th><th>p-value</th><th>Holm p</th><th>examples</th></tr>")
     for e in cert["tests"]:
-        cls, word = (("na", "n/a") if not e["applicable"] else
-                     ("pass", "PASS") if e["passed"] else ("fail", "FAIL"))
+        cls, word = verdict_cell(e)
         stat = "" if e["statistic"] is None else f"{e['statistic']:.4g}"
         parts.append(f"<tr><td>{_e(e['name'])}</td><td class={cls}>{word}</td>"
                      f"<td class=num>{e['decks']:,}</td><td class=num>{stat}</td>"
