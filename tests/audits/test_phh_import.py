@@ -76,7 +76,7 @@ def imported(tmp_path: Path) -> Path:
 
 
 def _audit(run: Path) -> dict:
-    return {r.name: r for r in run_audits(run, EXACT + ["uniformity"], workers=0).results}
+    return {r.name: r for r in run_audits(run, EXACT + ["uniformity"]).results}
 
 
 def test_imported_hands_pass_the_exact_audits(imported: Path) -> None:

@@ -25,7 +25,7 @@ def _certify(tmp: Path, inject: str | None = None) -> Path:
     spec = RunSpec(hands=6000, batch_size=3000, structures=("no-limit", "fixed-limit"), seed=3,
                    inject=inject)
     run_simulate(spec, str(out), workers=0, progress=False)
-    write_report(run_audits(out, workers=0))
+    write_report(run_audits(out))
     report(out)
     return out
 

@@ -1,10 +1,10 @@
-"""Fault injection on one machine, for ``tests/cluster/test_fault_tolerance.py`` (no production
-code uses this module).
+"""Fault injection on one machine, for ``tests/cluster/test_fault_tolerance.py`` (a test harness:
+no production code uses this module).
 
 Every scenario runs in processes of its own, so that no Ray state leaks into pytest (or into the
 session Ray of ``tests/cluster/conftest.py``) and a crash cannot take the test process with it:
 
-``python -m cluster.faulttest scenario --fault F --phase P --dir DIR [--run RUN]``
+``python -m tests.cluster.faulttest scenario --fault F --phase P --dir DIR [--run RUN]``
     Starts a local multi-node Ray (``ray.cluster_utils.Cluster``: a head with no CPUs, so the
     tasks run only on two worker nodes of 1 CPU each; no dashboard, no usage stats, no auth),
     runs a driver (below) against it, injects fault F while the tasks run and writes a JSON
@@ -19,16 +19,19 @@ session Ray of ``tests/cluster/conftest.py``) and a crash cannot take the test p
     - ``driver``: SIGKILL the driver once some but not all tasks have finished (for simulate:
       once a batch file has landed), then run the same command again.
 
-``python -m cluster.faulttest drive --markers DIR --delay S -- HOLDEM-ARGS...``
+``python -m tests.cluster.faulttest drive --markers DIR --delay S -- HOLDEM-ARGS...``
     The real ``holdem`` command (``cluster.cli.main``) with one change, made in this driver
     process only: the bodies of the Ray tasks, ``cluster.simulate.write_batch`` and
     ``audits.runner.map_file``, are wrapped by ``slowed``. Both drivers look these module globals
-    up when they build their remote function, so patching the global is enough; the wrapped
+    up when they fan them out (``cluster.fanout``), so patching the global is enough; the wrapped
     function is pickled by value and shipped to the workers with the task like any other. The
     wrapper writes a marker file (pid, node id, task, "start") into DIR, sleeps S seconds, does
     the real work, writes a "done" marker and sleeps S/2 seconds more before returning: the
     tasks become slow enough to be killed at a known point, and their results are unchanged.
     Production code holds no test hook.
+
+Every process of a scenario (the cluster's, the drivers, the workers) finds this module as
+``tests.cluster.faulttest`` through ``PYTHONPATH`` (the repository root is put first).
 """
 
 from __future__ import annotations
@@ -51,7 +54,18 @@ SIM_ARGS = ["simulate", "--hands", "40000", "--batch-size", "10000", "--structur
 SIM_BATCHES = 4
 DELAY = 1.5  # seconds a task sleeps before its work (and half of it after)
 TIMEOUT = 90.0  # seconds any one wait may take
-ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
+ROOT = Path(__file__).resolve().parents[2]  # the repository: ``tests`` is a package there
+MODULE = "tests.cluster.faulttest"
+
+
+def _env(env: dict[str, str]) -> dict[str, str]:
+    """``env`` for a process of a scenario: a local Ray's settings (``cluster.ray_runtime``), no
+    cluster address inherited, this repository first on ``PYTHONPATH``."""
+    from cluster.ray_runtime import LOCAL_ENV
+
+    out = {k: v for k, v in env.items() if k != "RAY_ADDRESS"} | LOCAL_ENV
+    out["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
+    return out
 
 
 # ---------------------------------------------------------------- markers and the task wrapper
@@ -145,7 +159,7 @@ def scenario(fault: str, phase: str, work: Path, run: Path | None = None,
     import ray._common.utils
     from ray.cluster_utils import Cluster
 
-    os.environ.update(ENV)
+    os.environ.update(_env(dict(os.environ)))  # the nodes' workers inherit it
     os.environ.pop("RAY_ADDRESS", None)
     markers = work / "markers"
     markers.mkdir(parents=True)
@@ -169,7 +183,7 @@ def scenario(fault: str, phase: str, work: Path, run: Path | None = None,
         nodes = [cluster.add_node(num_cpus=1) for _ in range(2)]
         cluster.wait_for_nodes()
         report["cluster_seconds"] = round(time.monotonic() - t0, 2)
-        cmd = [sys.executable, "-m", "cluster.faulttest", "drive", "--markers", str(markers),
+        cmd = [sys.executable, "-m", MODULE, "drive", "--markers", str(markers),
                "--delay", str(delay), "--", *args]
 
         def start(i: int) -> subprocess.Popen[bytes]:
@@ -244,8 +258,8 @@ def run_scenario(fault: str, phase: str, work: Path, run: Path | None = None,
                  timeout: float = 240.0) -> dict[str, Any]:
     """``scenario`` in a fresh Python process (what the tests call); returns its report."""
     work.mkdir(parents=True, exist_ok=True)
-    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"} | ENV
-    cmd = [sys.executable, "-m", "cluster.faulttest", "scenario", "--fault", fault,
+    env = _env(dict(os.environ))
+    cmd = [sys.executable, "-m", MODULE, "scenario", "--fault", fault,
            "--phase", phase, "--dir", str(work)]
     if run is not None:
         cmd += ["--run", str(run)]
@@ -258,7 +272,7 @@ def run_scenario(fault: str, phase: str, work: Path, run: Path | None = None,
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m cluster.faulttest")
+    p = argparse.ArgumentParser(prog=f"python -m {MODULE}")
     sub = p.add_subparsers(dest="cmd", required=True)
     d = sub.add_parser("drive", help="holdem with slowed Ray task bodies")
     d.add_argument("--markers", required=True)
