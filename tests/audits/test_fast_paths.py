@@ -137,7 +137,7 @@ def test_audits_agree_chunked_or_whole(run_dir: Path, monkeypatch: pytest.Monkey
 
 def test_audit_bench_splits_parquet_decoding_and_measures_the_peer(
         run_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from audits.bench import PEER_COLUMNS, run_audit_bench
+    from cluster.bench.audit import PEER_COLUMNS, run_audit_bench
 
     res = run_audit_bench(10_000, run_dir, names=["chips"], repeats=1)
     out = capsys.readouterr().out

@@ -152,7 +152,7 @@ def test_os_chacha20_decks_are_fresh_permutations() -> None:
 
 
 def test_bench_breakdown_times_each_step_of_a_batch() -> None:
-    from cluster.bench_simulate import time_breakdown
+    from cluster.bench.simulate import time_breakdown
 
     split = time_breakdown(500, 2)
     assert set(split) == {"play", "arrow", "encode", "peer_encode"}

@@ -26,7 +26,7 @@ HANDS = 10_000
 CHUNK = 1_000
 PLAYERS = 6
 FORMATS = ("cash", "tournament")
-DEFAULT_PATH = Path(__file__).resolve().parents[1] / "tests" / "golden" / "digests.json"
+DEFAULT_PATH = Path(__file__).resolve().parents[2] / "tests" / "golden" / "digests.json"
 
 
 def case_digests(structure: str, fmt: str, *, hands: int = HANDS, chunk: int = CHUNK,
