@@ -20,18 +20,40 @@ class UsageError(Exception):
 
 
 def _cmd_phh_verify(args: argparse.Namespace) -> int:
-    from sim.phh_verify import verify_paths
+    import json
 
-    return verify_paths(args.paths, as_json=args.json, max_failures=args.show)
+    from cluster.phh_verify import format_summary, format_unreadable, verify_paths
+    from sim.phh_verify import ReplayResult
+
+    def json_line(r: ReplayResult, unreadable_file: bool) -> None:
+        print(json.dumps(r.to_json() | ({"hand": None} if unreadable_file else {})))
+
+    def progress(hands: int, seconds: float) -> None:
+        print(f"phh verify: {hands} hands replayed ({seconds:.1f} s)...", file=sys.stderr,
+              flush=True)
+
+    try:
+        v = verify_paths(args.paths, on_result=json_line if args.json else None,
+                         on_progress=progress)
+    except FileNotFoundError as e:
+        print(f"phh verify: {e}", file=sys.stderr)
+        return 2
+    if v.hands == 0:
+        print(format_unreadable(v, args.show), file=sys.stderr)
+    elif not args.json:
+        print(format_summary(v, args.show))
+    return v.exit_code
 
 
 def _cmd_phh_import(args: argparse.Namespace) -> int:
-    from cluster.phh_import import run_import
+    from cluster.phh_import import format_import, import_phh
 
     try:
-        return run_import(args.paths, args.out)
+        res = import_phh(args.paths, args.out)
     except FileNotFoundError as e:
         raise UsageError(str(e)) from None
+    print(format_import(res))
+    return res.exit_code
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
@@ -336,7 +358,7 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    from sim.demo import run_demo
+    from sim.demo import demo_histories
 
     if not 2 <= args.players <= 10:
         raise UsageError(f"--players {args.players}: expected 2..10 seats")
@@ -345,7 +367,10 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     if not 0 <= args.seed < 2**63:
         raise UsageError(f"--seed {args.seed}: expected 0 <= seed < 2**63")
 
-    return run_demo(hands=args.hands, seed=args.seed, players=args.players)
+    for text in demo_histories(hands=args.hands, seed=args.seed, players=args.players):
+        print(text)
+        print()
+    return 0
 
 
 def _cmd_diff(args: argparse.Namespace) -> int:
@@ -381,9 +406,24 @@ def _cmd_regress(args: argparse.Namespace) -> int:
 
 
 def _cmd_golden(args: argparse.Namespace) -> int:
-    from cluster.regression.golden import DEFAULT_PATH, run_golden
+    from cluster.regression.golden import (
+        DEFAULT_PATH,
+        check_golden,
+        format_check,
+        format_update,
+        update_golden,
+    )
 
-    return run_golden(args.update, args.file or DEFAULT_PATH)
+    path = args.file or DEFAULT_PATH
+    try:
+        if args.update:
+            print(format_update(path, update_golden(path)))
+            return 0
+        changes = check_golden(path)
+    except ValueError as e:  # not a golden digests file (or not JSON)
+        raise UsageError(str(e).splitlines()[0]) from None
+    print(format_check(path, changes))
+    return 1 if changes else 0
 
 
 def _add_run_options(p: argparse.ArgumentParser, hands: int | None, structure: str,

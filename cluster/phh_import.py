@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -30,7 +30,7 @@ from sim.phh import PhhError, PhhHand, iter_phh_paths, load_phh
 from sim.phh_import import import_hands
 from sim.schema import SCHEMA_VERSION
 
-__all__ = ["run_import"]
+__all__ = ["PhhImport", "format_import", "import_phh"]
 
 
 def _encode(table: pa.Table) -> bytes:
@@ -46,11 +46,38 @@ def _write(path: Path, data: bytes) -> None:
     tmp.replace(path)
 
 
-def run_import(paths: list[str], out: str | Path, stream: TextIO | None = None) -> int:
-    """Import, write the run folder, print a summary. Exit 0 if at least one hand was imported,
-    2 when a path is missing or nothing could be imported. Raises FileNotFoundError for a
-    missing path."""
-    stream = sys.stdout if stream is None else stream
+@dataclass(frozen=True)
+class PhhImport:
+    """What ``import_phh`` did."""
+
+    root: Path  # the run folder written
+    files: int  # PHH files read
+    imported: int  # hands imported
+    unsupported: int
+    failed: int  # hands (and unreadable files) that could not be imported
+    skipped: list[str]  # one line each: unreadable files, unsupported or failed hands
+    odd_chip: list[str]  # hands whose half chips were replaced by our odd chip
+    seconds: float
+
+    @property
+    def exit_code(self) -> int:
+        """0 at least one hand imported, 2 none."""
+        return 0 if self.imported else 2
+
+
+def format_import(res: PhhImport) -> str:
+    """The skipped and odd-chip hands, one line each, then the summary line."""
+    lines = [f"skipped: {line}" for line in res.skipped]
+    lines += [f"odd chip: {line}" for line in res.odd_chip]
+    lines.append(f"{res.files} files, {res.imported} hands imported, {res.unsupported} "
+                 f"unsupported, {res.failed} failed, {len(res.odd_chip)} with the file's half "
+                 f"chips replaced by our odd chip; {res.seconds:.1f} s -> {res.root}")
+    return "\n".join(lines)
+
+
+def import_phh(paths: list[str], out: str | Path) -> PhhImport:
+    """Import the hands of PHH files and folders and write the run folder ``out`` (its
+    manifest only when a hand was imported). Raises FileNotFoundError for a missing path."""
     t0 = time.perf_counter()
     for p in paths:
         if not Path(p).exists():
@@ -98,11 +125,6 @@ def run_import(paths: list[str], out: str | Path, stream: TextIO | None = None) 
     }
     if res.imported:
         _write(root / "manifest.json", (json.dumps(manifest, indent=2) + "\n").encode())
-    for line in bad_files + res.skipped:
-        print(f"skipped: {line}", file=stream)
-    for line in res.odd_chip:
-        print(f"odd chip: {line}", file=stream)
-    print(f"{len(files)} files, {res.imported} hands imported, {res.unsupported} unsupported, "
-          f"{res.failed + len(bad_files)} failed, {len(res.odd_chip)} with the file's half chips "
-          f"replaced by our odd chip; {time.perf_counter() - t0:.1f} s -> {root}", file=stream)
-    return 0 if res.imported else 2
+    return PhhImport(root, len(files), res.imported, res.unsupported,
+                     res.failed + len(bad_files), bad_files + res.skipped, list(res.odd_chip),
+                     time.perf_counter() - t0)
