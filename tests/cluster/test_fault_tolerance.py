@@ -2,8 +2,9 @@
 during ``holdem simulate`` and during ``holdem audit`` on a local multi-node Ray cluster.
 
 Each scenario runs in its own processes (``tests/cluster/faulttest.py``: the cluster owner, the
-drivers), so it neither uses nor disturbs the session Ray of conftest.py. The references are made here
-without Ray: the same ``holdem simulate`` command with ``--workers 0`` and the audits in-process.
+drivers), so it neither uses nor disturbs the session Ray of conftest.py. The references are
+made here without Ray: the same ``holdem simulate`` command with ``--workers 0`` and the audits
+in-process.
 After every fault the run must complete with exactly the planned files, each byte-identical to
 the reference (sha256 and table), no temporary or extra file, and the same audit results.
 """
