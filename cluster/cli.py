@@ -57,13 +57,14 @@ def _cmd_phh_import(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
+    from audits.io import AuditInputError
     from cluster.bench.runner import run_bench
 
     try:
         return run_bench(args.what, hands=args.hands, repeats=args.repeats,
                          population=args.population, run=args.run,
                          pokerkit_hands=args.pokerkit_hands)
-    except ValueError as e:
+    except (ValueError, AuditInputError) as e:  # a bad size, an unreadable --run folder
         raise UsageError(str(e)) from None
 
 

@@ -31,6 +31,13 @@ def test_bench_audit_simulates_its_own_run(capsys: pytest.CaptureFixture[str]) -
     assert "read + all" in out
 
 
+def test_bench_audit_of_a_missing_run_is_a_one_line_error(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "audit", "--run", str(tmp_path / "missing")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("holdem: error: ") and "missing" in err and len(err.splitlines()) == 1
+
+
 def test_runner_knows_every_benchmark() -> None:
     assert set(BENCH_DEFAULTS) | {"evaluator"} == set(BENCHMARKS)
     with pytest.raises(ValueError, match="unknown benchmark 'nope'"):
