@@ -22,12 +22,23 @@ def _cmd_phh_verify(args: argparse.Namespace) -> int:
 
 
 def _cmd_phh_import(args: argparse.Namespace) -> int:
+    from audits.runfolder import RunFolderError
     from cluster.phh_import import run_import
 
     try:
         return run_import(args.paths, args.out)
-    except FileNotFoundError as e:
+    except (FileNotFoundError, RunFolderError) as e:
         raise UsageError(str(e)) from None
+
+
+def _cmd_migrate(args: argparse.Namespace) -> int:
+    from audits.runfolder import RunFolderError, migrate
+
+    try:
+        migrate(args.run, say=print)
+    except (RunFolderError, OSError) as e:
+        raise UsageError(str(e).splitlines()[0] if str(e) else type(e).__name__) from None
+    return 0
 
 
 # benchmark -> (hands, repeats) by default
@@ -608,6 +619,11 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--hand", type=int, required=True, help="hand_id")
     rp.add_argument("--phh", action="store_true", help="print PHH instead of a history")
     rp.set_defaults(func=_cmd_replay)
+
+    mg = sub.add_parser("migrate", help="convert a run folder of the old layout "
+                                        "(structure=<label>/...) to RUN/log/<label>/...")
+    mg.add_argument("run", help="run folder (path or URI)")
+    mg.set_defaults(func=_cmd_migrate)
 
     au = sub.add_parser("audit", help="certify a run folder: deal, chips, rotation, payouts, "
                                       "betting (exit 0 all pass, 1 a failure, 2 bad input)")

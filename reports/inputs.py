@@ -9,6 +9,7 @@ from typing import Any
 
 from audits import storage
 from audits.integrity import MANIFEST, check_inputs, folder_mismatch
+from audits.runfolder import RunFolderError
 from audits.runner import AUDIT_FILE
 from audits.storage import Location
 
@@ -115,6 +116,6 @@ def load_inputs(run: Location, check_folder: bool = True
             if why:
                 raise ReportInputError(f"{run}: the folder no longer matches {AUDIT_FILE}: {why};"
                                        f" run `holdem audit {run}` again")
-    except storage.StorageError as e:
+    except (storage.StorageError, RunFolderError) as e:
         raise ReportInputError(str(e)) from None
     return audit, manifest
