@@ -9,7 +9,7 @@ from typing import Any
 
 from audits import storage
 from audits.integrity import MANIFEST, check_inputs, folder_mismatch
-from audits.runfolder import RunFolderError
+from audits.runfolder import RunFolder, RunFolderError
 from audits.runner import AUDIT_FILE
 from audits.storage import Location
 
@@ -101,6 +101,7 @@ def load_inputs(run: Location, check_folder: bool = True
     run = storage.as_location(run)
     audit_path = storage.join(run, AUDIT_FILE)
     try:
+        RunFolder.open(run).check_layout()
         if not storage.is_file(audit_path):
             raise ReportInputError(f"{audit_path}: missing; run `holdem audit {run}` first")
         audit = check_audit(_json(audit_path), audit_path)
