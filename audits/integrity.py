@@ -4,7 +4,7 @@ Checked, each failure naming the file (or the hand ids):
 
 - every batch file's sha256, size and row count against its manifest record; a file the
   manifest lists that the folder lacks; a file in the folder the manifest does not list (only
-  the run's own products, ``PRODUCTS``, and the temporary names of an interrupted atomic write
+  the run's own products, ``PRODUCTS`` and ``PRODUCT_FOLDERS``, and the temporary names of an interrupted atomic write
   are not files of the run);
 - the hand totals the manifest declares: per structure ``spec.hands`` (a ``holdem simulate``
   run, whose ``fingerprint`` must also be the digest of its ``spec``), ``hands`` of an imported
@@ -39,12 +39,16 @@ MANIFEST = "manifest.json"
 PRODUCTS = frozenset({MANIFEST, "audit.json", "report.html", "certificate.json", "summary.md",
                       "certificate.sig"})
 TMP_MARK = ".tmp-"  # audits.storage.TMP_MARK: ".<final name>.tmp-<random>"
+# folders of derived products: `holdem export`'s tidy tables (made from the batch files, never
+# read by an audit)
+PRODUCT_FOLDERS = ("tables/",)
 
 
 def is_product(rel: str) -> bool:
     """A run's own product or a temporary name of an atomic write (not a file of the run)."""
     name = rel.rpartition("/")[2]
-    return rel in PRODUCTS or (name.startswith(".") and TMP_MARK in name)
+    return (rel in PRODUCTS or rel.startswith(PRODUCT_FOLDERS)
+            or (name.startswith(".") and TMP_MARK in name))
 
 
 @dataclass
