@@ -39,11 +39,11 @@ def run_export_bench(hands: int = 200_000, repeats: int = 3,
     from audits.io import run_files
     from cluster.simulate import run_simulate
     from sim.config import Structure
-    from sim.runspec import RunSpec
+    from sim.runspec import DEFAULT_POPULATION, RunSpec
 
     with tempfile.TemporaryDirectory(prefix="holdem-bench-export-") as tmp:
         spec = RunSpec(hands=hands, batch_size=min(hands, 100_000),
-                       structures=(Structure.NO_LIMIT,))
+                       structures=(Structure.NO_LIMIT,), **DEFAULT_POPULATION)
         run_simulate(spec, f"{tmp}/run", workers=0, progress=False)
         logs = [read_log(str(f)) for f in run_files(f"{tmp}/run")]
         build_tables(logs[0].slice(0, 100))  # compile (or load the cache) outside the timing
