@@ -84,7 +84,11 @@ CODE_TABLES: dict[str, list[tuple[str, str, str]]] = {
               enumerate(zip(SUITS, ("clubs", "diamonds", "hearts", "spades"), strict=True))],
     "ranks": [(str(i), r, "") for i, r in enumerate(RANKS)],
     "actions": [(str(int(k)), label, doc) for k, (label, doc) in ACTION_LABELS.items()],
-    "streets": [(str(int(s)), s.name.lower(), "") for s in Street if s <= Street.SHOWDOWN],
+    "streets": [(str(int(s)), s.name.lower(), doc) for s, doc in zip(
+        [s for s in Street if s <= Street.SHOWDOWN],
+        ("before the flop: blinds, antes, hole cards", "three board cards", "the fourth card",
+         "the fifth card", "two or more players show down (street_reached only)"),
+        strict=True)],
     "hand categories": [(str(int(c)), name, f"strength >> {CATEGORY_SHIFT} = {int(c)}")
                         for c, name in zip(HandCategory, CATEGORY_NAMES, strict=True)],
     "policies": [(str(i), name, "") for i, name in enumerate(POLICY_NAMES)],
@@ -202,7 +206,8 @@ _RETURN_CODE = ACTION_NAMES.index("return")
 
 
 @njit(cache=True, _nrt=False)
-def _hands_kernel(n_seats, so, contrib, bo, board, sho, pot_off, winners_mask, pot, n_pots, street, showdown, board_off, board_bytes, w_off, w_vals,
+def _hands_kernel(n_seats, so, contrib, bo, board, sho, pot_off, winners_mask, pot, n_pots,
+                  street, showdown, board_off, board_bytes, w_off, w_vals,
                   rank_chars, suit_chars):  # pragma: no cover - compiled
     m = 0
     w = 0
@@ -564,3 +569,41 @@ def build_tables(log: pa.Table | pa.RecordBatch) -> dict[str, pa.Table]:
         "eligible": _seat_lists(e_off, e_val[:ne]), "winners": _seat_lists(wo, wv[:nw]),
     })
     return {"hands": hands, "seats": seats, "actions": actions, "pots": pots}
+
+
+# ---------------------------------------------------------------- documentation (README)
+
+def describe_codes() -> str:
+    """Every code table as Markdown (the README's "Codes" section is this text)."""
+    suits = " | ".join(f"{i} {s} ({n})" for i, s, n in CODE_TABLES["suits"])
+    out = ["**cards** (`card = rank * 4 + suit`; the log stores the int, the export the name)",
+           "", f"| rank \\ suit | {suits} |", "|---|" + "---|" * 4]
+    for r, name, _ in CODE_TABLES["ranks"]:
+        cells = [f"`{int(r) * 4 + s}` {name}{SUITS[s]}" for s in range(4)]
+        out.append(f"| {r} {name} | " + " | ".join(cells) + " |")
+    titles = {
+        "actions": "actions (log: `actions` record `kind` = `sim.layout.EventKind`; export: "
+                   "`actions.action`)",
+        "streets": "streets (log: record `street`; export: `actions.street`, "
+                   "`hands.street_reached`)",
+        "hand categories": "hand categories (log: `showdown_ranks` >> 20, `sim.evaluator`; "
+                           "export: `seats.hand_category`)",
+        "policies": "policies (log: `policy`, `sim.policies`; export: `seats.policy`)",
+        "positions": "positions (export: `seats.position`; from the log's `button`, `sb_seat`, "
+                     "`bb_seat` and the occupied seats)",
+    }
+    for name, title in titles.items():
+        out += ["", f"**{title}**", "", "| code | name | meaning |", "|---|---|---|"]
+        out += [f"| {code} | `{label}` | {doc} |" for code, label, doc in CODE_TABLES[name]]
+    return "\n".join(out)
+
+
+def describe_tables() -> str:
+    """The four export tables as Markdown (the README's column tables are this text)."""
+    out: list[str] = []
+    for table, fields in TABLE_FIELDS.items():
+        out += [f"**`{table}`**", "", "| column | type | unit or codes | meaning |",
+                "|---|---|---|---|"]
+        out += [f"| `{name}` | `{typ}` | {unit} | {doc} |" for name, typ, unit, doc in fields]
+        out.append("")
+    return "\n".join(out).rstrip()
