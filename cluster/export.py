@@ -111,7 +111,7 @@ def export_file(run: str, src: str, out: str) -> dict[str, Any]:
     rows = {}
     for t in TABLE_NAMES:
         fs.create_dir(f"{base}/{t}", recursive=True)
-        storage.put_atomic(fs, f"{base}/{t}/{name}", encode_table(tables[t]))  # type: ignore[arg-type]
+        storage.put_atomic(fs, f"{base}/{t}/{name}", encode_table(tables[t]).to_pybytes())
         rows[t] = tables[t].num_rows
     return {"part": name, "hands": log.num_rows, "rows": rows}
 
