@@ -4,8 +4,8 @@ Checked, each failure naming the file (or the hand ids):
 
 - every batch file's sha256, size and row count against its manifest record; a file the
   manifest lists that the folder lacks; a file in the folder the manifest does not list (only
-  the run's own products, ``PRODUCTS``, and the temporary names of an interrupted atomic write
-  are not files of the run);
+  the run's own products, ``PRODUCTS`` and ``PRODUCT_FOLDERS``, and the temporary names of an
+  interrupted atomic write are not files of the run);
 - the hand totals the manifest declares: per structure ``spec.hands`` (a ``holdem simulate``
   run, whose ``fingerprint`` must also be the digest of its ``spec``), ``hands`` of an imported
   PHH run, and ``totals``;

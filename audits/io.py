@@ -38,7 +38,8 @@ EXPECTED: dict[str, pa.DataType] = {
     "ante_mode": pa.int8(), "ante_trimming": pa.bool_(), "min_bet": pa.int64(),
     "small_bet": pa.int64(), "big_bet": pa.int64(), "raise_cap": pa.int8(),
     "rake_bps": pa.int32(), "rake_cap": pa.int64(), "no_flop_no_drop": pa.bool_(),
-    "deck": pa.binary(52), "hole_cards": _L(pa.int8()), "burns": _L(pa.int8()),
+    "deck": pa.binary(52), "player_ids": _L(pa.int64()), "hole_cards": _L(pa.int8()),
+    "burns": _L(pa.int8()),
     "board": _L(pa.int8()), "stacks_start": _L(pa.int64()), "rebuys": _L(pa.int64()),
     "stacks_end": _L(pa.int64()), "contributed": _L(pa.int64()), "returned": _L(pa.int64()),
     "won": _L(pa.int64()), "folded": _L(pa.bool_()), "timed_out": _L(pa.bool_()),
@@ -48,7 +49,10 @@ EXPECTED: dict[str, pa.DataType] = {
     "pots": _L(pa.struct([("amount", pa.int64()), ("rake", pa.int64()),
                           ("eligible_mask", pa.uint16()), ("winners_mask", pa.uint16())])),
 }
-OPTIONAL = frozenset({"deck"})  # absent (or null) decks make the deal audit not applicable
+# absent (or null) decks make the deal audit not applicable; player_ids (schema 3) is not
+# audited (a label), checked for its type when present so older runs still audit
+OPTIONAL = frozenset({"deck", "player_ids"})
+UNAUDITED = frozenset({"player_ids"})  # type-checked, never read by an audit
 SEAT_COLUMNS = ("occupied", "stacks_start", "rebuys", "stacks_end", "contributed", "returned",
                 "won", "folded", "timed_out")
 VAR_COLUMNS = ("burns", "board", "showdown_seats", "showdown_shown", "showdown_ranks", "seed_key")
@@ -214,7 +218,7 @@ def _open(path: Location) -> tuple[pq.ParquetFile, list[str]]:
         raise AuditInputError(f"{path}: not a readable Parquet file ({type(e).__name__}: "
                               f"{str(e).splitlines()[0] if str(e) else ''})") from None
     check_schema(schema, path)
-    return pf, [c for c in EXPECTED if schema.get_field_index(c) >= 0]
+    return pf, [c for c in EXPECTED if schema.get_field_index(c) >= 0 and c not in UNAUDITED]
 
 
 CHUNK_ROWS = 131_072  # rows decoded at a time (more only when one table's hands need more)

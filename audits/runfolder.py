@@ -42,6 +42,7 @@ from audits.storage import TMP_MARK, Location, StorageError, file_sha256
 
 __all__ = [
     "AUDIT_FILE", "DECK_LABEL", "LAYOUT", "LOG_DIR", "MANIFEST", "MANIFEST_FORMATS", "PRODUCTS",
+    "PRODUCT_FOLDERS",
     "ManifestError", "OldLayoutError", "RunFolder", "RunFolderError", "SpecDifference",
     "batch_index", "batch_relpath", "deck_relpath", "file_sha256", "is_product", "is_temporary",
     "list_batch_files", "migrate", "parse_batch_relpath", "read_manifest", "sha256_bytes",
@@ -57,6 +58,9 @@ AUDIT_FILE = "audit.json"
 # signature of `holdem report --sign-key`; reports.REPORT_FILES, a test ties them)
 PRODUCTS = frozenset({MANIFEST, AUDIT_FILE, "report.html", "certificate.json", "summary.md",
                       "certificate.sig"})
+# folders of derived products: `holdem export`'s tidy tables (made from the log, never read by an
+# audit)
+PRODUCT_FOLDERS = ("tables/",)
 # the manifests a run folder may hold: simulate's, the PHH importer's, the shuffle command's
 MANIFEST_FORMATS = frozenset({"holdem-simulate-run", "holdem-phh-import", "holdem-shuffle-run"})
 
@@ -112,8 +116,9 @@ def is_temporary(name: str) -> bool:
 
 
 def is_product(rel: str) -> bool:
-    """A run's own JSON/HTML product or a temporary name (not a file of the log)."""
-    return rel in PRODUCTS or is_temporary(rel)
+    """A run's own JSON/HTML product, a file of a derived-product folder (``PRODUCT_FOLDERS``) or
+    a temporary name (not a file of the log)."""
+    return rel in PRODUCTS or rel.startswith(PRODUCT_FOLDERS) or is_temporary(rel)
 
 
 def old_layout_message(label: str, old_dir: str) -> str:
