@@ -1,22 +1,24 @@
 """``holdem phh import PATH... --out RUN``: PHH hand histories -> a run folder the audits read.
 
-Layout (as ``holdem simulate`` writes, see ``cluster/simulate.py``)::
+Layout (as ``holdem simulate`` writes, through ``audits.runfolder``; RUN a local path or a
+URI)::
 
-    RUN/structure=<label>/batch-<index:05d>.parquet   rows of sim.schema.HAND_SCHEMA (zstd)
-    RUN/manifest.json
+    RUN/log/<label>/batch-<index:05d>.parquet   rows of sim.schema.HAND_SCHEMA (zstd)
+    RUN/manifest.json                           format "holdem-phh-import"
 
 The audits read one ``n_seats`` per file, so a structure's hands are split into one batch file
 per table size (batch 0 = the smallest size present, and so on). Conversion choices are in
-``sim/phh_import.py``. The manifest says ``"source": "phh"`` and ``"spec": null`` (nothing to
-re-simulate), lists every source file with the rows imported from it and its sha256, each batch
-file (path, structure, batch, hands, rows, bytes, sha256) and the skipped hands, one line each.
-An existing RUN folder's batch files are replaced.
+``sim/phh_import.py``. The manifest says ``"format": "holdem-phh-import"``, ``"source": "phh"``
+and ``"spec": null`` (nothing to re-simulate: ``holdem audit`` and ``holdem diff`` read it,
+``holdem verify --reproduce`` cannot), lists every source file with the rows imported from it
+and its sha256, each batch file (path, structure, batch, hands, rows, bytes, sha256) and the
+skipped hands, one line each.
+An existing RUN folder's batch files are replaced (one of the old layout is refused).
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,12 +27,16 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from audits.runfolder import RunFolder, batch_relpath, sha256_bytes
 from sim.digest import DIGEST_VERSION
 from sim.phh import PhhError, PhhHand, iter_phh_paths, load_phh
 from sim.phh_import import import_hands
 from sim.schema import SCHEMA_VERSION
 
-__all__ = ["PhhImport", "format_import", "import_phh"]
+__all__ = ["MANIFEST_FORMAT", "PhhImport", "format_import", "import_phh"]
+
+MANIFEST_FORMAT = "holdem-phh-import"
+MANIFEST_VERSION = 1
 
 
 def _encode(table: pa.Table) -> bytes:
@@ -39,18 +45,11 @@ def _encode(table: pa.Table) -> bytes:
     return sink.getvalue().to_pybytes()
 
 
-def _write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(data)
-    tmp.replace(path)
-
-
 @dataclass(frozen=True)
 class PhhImport:
     """What ``import_phh`` did."""
 
-    root: Path  # the run folder written
+    root: str  # the run folder written (its label: a path or a URI)
     files: int  # PHH files read
     imported: int  # hands imported
     unsupported: int
@@ -76,8 +75,10 @@ def format_import(res: PhhImport) -> str:
 
 
 def import_phh(paths: list[str], out: str | Path) -> PhhImport:
-    """Import the hands of PHH files and folders and write the run folder ``out`` (its
-    manifest only when a hand was imported). Raises FileNotFoundError for a missing path."""
+    """Import the hands of PHH files and folders and write the run folder ``out`` (a local
+    path or a URI; its manifest only when a hand was imported). Raises FileNotFoundError for a
+    missing path, ``audits.runfolder.RunFolderError`` for an unusable output folder (e.g. one
+    of the old layout)."""
     t0 = time.perf_counter()
     for p in paths:
         if not Path(p).exists():
@@ -96,23 +97,25 @@ def import_phh(paths: list[str], out: str | Path) -> PhhImport:
     res = import_hands(hands)
     for s in sources:
         s["rows"] = res.per_source.get(s["path"], 0)
-    root = Path(out)
-    for old in root.glob("structure=*/batch-*.parquet"):
-        old.unlink()
+    folder = RunFolder.open(out)
+    root = folder.label
+    if folder.exists():
+        for old in folder.batch_relpaths():
+            folder.delete(old)
     records = []
     batch_of: dict[str, int] = {}
     for (label, _k), table in res.tables.items():
         b = batch_of.get(label, 0)
         batch_of[label] = b + 1
-        rel = f"structure={label}/batch-{b:05d}.parquet"
+        rel = batch_relpath(label, b)
         data = _encode(table)
-        _write(root / rel, data)
+        folder.write(rel, data)
         records.append({"path": rel, "structure": label, "batch": b, "hands": table.num_rows,
-                        "rows": table.num_rows, "bytes": len(data),
-                        "sha256": hashlib.sha256(data).hexdigest()})
+                        "rows": table.num_rows, "bytes": len(data), "sha256": sha256_bytes(data)})
     run_id = (res.tables and next(iter(res.tables.values())).column("run_id")[0].as_py()) or None
     manifest = {
-        "source": "phh", "run_id": run_id, "fingerprint": run_id, "spec": None,
+        "format": MANIFEST_FORMAT, "manifest_version": MANIFEST_VERSION, "source": "phh",
+        "run_id": run_id, "fingerprint": run_id, "spec": None,
         "structures": sorted(batch_of), "hands": res.imported,
         "sources": sources, "files": records,
         "skipped": bad_files + res.skipped, "unsupported": res.unsupported,
@@ -124,7 +127,7 @@ def import_phh(paths: list[str], out: str | Path) -> PhhImport:
         "inject": None, "schema_version": SCHEMA_VERSION, "digest_version": DIGEST_VERSION,
     }
     if res.imported:
-        _write(root / "manifest.json", (json.dumps(manifest, indent=2) + "\n").encode())
-    return PhhImport(root, len(files), res.imported, res.unsupported,
+        folder.write_manifest(manifest)
+    return PhhImport(str(root), len(files), res.imported, res.unsupported,
                      res.failed + len(bad_files), bad_files + res.skipped, list(res.odd_chip),
                      time.perf_counter() - t0)
