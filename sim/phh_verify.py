@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sim.cards import format_card, format_cards
@@ -271,10 +271,10 @@ def _play(phh: PhhHand) -> Hand:
     if len(got) != len(board):
         raise _ReplayError(f"the engine dealt {len(got)} board cards ({format_cards(got)}), the "
                            f"file {len(board)} ({format_cards(board)})")
-    for k, (c, e) in enumerate(zip(board, got, strict=True)):
-        if c >= 0 and c != e:
-            raise _ReplayError(f"board card {k + 1}: the engine dealt {format_card(e)}, the file "
-                               f"{format_card(c)}")
+    for k, (c, dealt) in enumerate(zip(board, got, strict=True)):
+        if c >= 0 and c != dealt:
+            raise _ReplayError(f"board card {k + 1}: the engine dealt {format_card(dealt)}, the "
+                               f"file {format_card(c)}")
         if c < 0 and at_showdown:
             raise _ReplayError(f"board card {k + 1} is unknown but the hand reaches a showdown")
     return hand
@@ -285,16 +285,15 @@ def replay(phh: PhhHand, index: int = 0) -> ReplayResult:
 
     Never raises for a bad or unsupported hand: the result carries the error."""
     expected = list(phh.finishing_stacks) if phh.finishing_stacks is not None else None
-    base = {"source": phh.source, "key": phh.key, "index": index, "variant": phh.variant,
-            "expected": expected}
+    base = ReplayResult(source=phh.source, key=phh.key, index=index, variant=phh.variant,
+                        ok=False, expected=expected, actual=None, error=None)
     reason = phh.unsupported_reason
     if reason is not None:
-        return ReplayResult(ok=False, actual=None, error=reason, unsupported=True, **base)
+        return replace(base, error=reason, unsupported=True)
     try:
         hand = _play(phh)
     except _ReplayError as e:
-        return ReplayResult(ok=False, actual=None, error=f"{phh.where}: {e}", **base)
+        return replace(base, error=f"{phh.where}: {e}")
     actual = hand.stacks
-    ok = expected is None or actual == expected
-    return ReplayResult(ok=ok, actual=actual, error=None, hand=hand, **base)
+    return replace(base, ok=expected is None or actual == expected, actual=actual, hand=hand)
 
