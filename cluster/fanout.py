@@ -65,7 +65,7 @@ def fan_out(
     session: RaySession | None,
     window: int | None = None,
     retries: int = TASK_RETRIES,
-    retry_errors: bool = True,
+    retry_errors: bool | tuple[type[BaseException], ...] = True,
     name: Callable[[tuple[Any, ...]], str] = _call_name,
     label: str = "",
     passthrough: tuple[type[BaseException], ...] = (),
@@ -76,7 +76,8 @@ def fan_out(
 
     ``session``: the Ray to run on (``cluster.ray_runtime.ray_session``), None for this process.
     ``window``: the most tasks in flight (default: 2 per CPU of the session, at least 1).
-    ``retries``: Ray's ``max_retries``; ``retry_errors`` also retries the tasks that raised.
+    ``retries``: Ray's ``max_retries``; ``retry_errors`` also retries the tasks that raised
+    (True: any exception; a tuple: those types only).
     ``name(call)``: how ``TaskFailed`` names a failed call. ``label``: the tasks' kind in the
     notes ("batch": "6 batch tasks, up to 6 queued on Ray at once; 2 CPUs present").
     ``passthrough``: exception types re-raised as the task raised them.
@@ -118,7 +119,8 @@ def _shared(calls: Sequence[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
 
 
 def _on_ray(fn: Callable[..., T], calls: Sequence[tuple[Any, ...]], session: RaySession,
-            window: int | None, retries: int, retry_errors: bool,
+            window: int | None, retries: int,
+            retry_errors: bool | tuple[type[BaseException], ...],
             name: Callable[[tuple[Any, ...]], str], label: str,
             passthrough: tuple[type[BaseException], ...],
             on_done: Callable[[int, T], None] | None,
@@ -136,7 +138,8 @@ def _on_ray(fn: Callable[..., T], calls: Sequence[tuple[Any, ...]], session: Ray
             "CPUs present"
             + ("" if session.where == "local" else " (an autoscaler adds nodes for the queue)"))
     next_look = time.monotonic() + CPU_LOOK_SECONDS
-    task = ray.remote(max_retries=retries, retry_exceptions=retry_errors)(fn)
+    task = ray.remote(max_retries=retries, retry_exceptions=retry_errors
+                      if isinstance(retry_errors, bool) else list(retry_errors))(fn)
     args = _shared(calls)
     submitted = 0
     pending: list[Any] = []
@@ -190,7 +193,8 @@ def _cancel(refs: list[Any]) -> None:
         _, refs = ray.wait(refs, num_returns=len(refs), timeout=CANCEL_WAIT_SECONDS)
 
 
-def _get(ref: Any, call: tuple[Any, ...], retries: int, retry_errors: bool,
+def _get(ref: Any, call: tuple[Any, ...], retries: int,
+         retry_errors: bool | tuple[type[BaseException], ...],
          name: Callable[[tuple[Any, ...]], str],
          passthrough: tuple[type[BaseException], ...]) -> Any:
     import ray
@@ -205,7 +209,9 @@ def _get(ref: Any, call: tuple[Any, ...], retries: int, retry_errors: bool,
                 raise cause from None
             # a Ray error made a subclass of the cause's type without the cause: its last line
             raise kept(_one_line(e).split(f"{kept.__name__}: ", 1)[-1]) from None
-        raised = isinstance(e, ray.exceptions.RayTaskError)
-        after = "" if raised and not retry_errors else f" after {retries} retries"
+        raised = isinstance(e, ray.exceptions.RayTaskError)  # else a worker or node lost
+        retried = (not raised or retry_errors is True
+                   or (isinstance(retry_errors, tuple) and isinstance(cause, retry_errors)))
+        after = f" after {retries} retries" if retried else ""
         raise TaskFailed(f"{name(call)} failed{after}: {type(cause).__name__}: "
                          f"{_one_line(cause)}") from e

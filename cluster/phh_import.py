@@ -1,36 +1,42 @@
 """``holdem phh import PATH... --out RUN``: PHH hand histories -> a run folder the audits read.
 
-Layout (as ``holdem simulate`` writes, see ``cluster/simulate.py``)::
+Layout (as ``holdem simulate`` writes, through ``audits.runfolder``; RUN a local path or a
+URI)::
 
-    RUN/structure=<label>/batch-<index:05d>.parquet   rows of sim.schema.HAND_SCHEMA (zstd)
-    RUN/manifest.json
+    RUN/log/<label>/batch-<index:05d>.parquet   rows of sim.schema.HAND_SCHEMA (zstd)
+    RUN/manifest.json                           format "holdem-phh-import"
 
 The audits read one ``n_seats`` per file, so a structure's hands are split into one batch file
 per table size (batch 0 = the smallest size present, and so on). Conversion choices are in
-``sim/phh_import.py``. The manifest says ``"source": "phh"`` and ``"spec": null`` (nothing to
-re-simulate), lists every source file with the rows imported from it and its sha256, each batch
-file (path, structure, batch, hands, rows, bytes, sha256) and the skipped hands, one line each.
-An existing RUN folder's batch files are replaced.
+``sim/phh_import.py``. The manifest says ``"format": "holdem-phh-import"``, ``"source": "phh"``
+and ``"spec": null`` (nothing to re-simulate: ``holdem audit`` and ``holdem diff`` read it,
+``holdem verify --reproduce`` cannot), lists every source file with the rows imported from it
+and its sha256, each batch file (path, structure, batch, hands, rows, bytes, sha256) and the
+skipped hands, one line each.
+An existing RUN folder's batch files are replaced (one of the old layout is refused).
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
-import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from audits.runfolder import RunFolder, batch_relpath, sha256_bytes
 from sim.digest import DIGEST_VERSION
 from sim.phh import PhhError, PhhHand, iter_phh_paths, load_phh
 from sim.phh_import import import_hands
 from sim.schema import SCHEMA_VERSION
 
-__all__ = ["run_import"]
+__all__ = ["MANIFEST_FORMAT", "PhhImport", "format_import", "import_phh"]
+
+MANIFEST_FORMAT = "holdem-phh-import"
+MANIFEST_VERSION = 1
 
 
 def _encode(table: pa.Table) -> bytes:
@@ -39,18 +45,40 @@ def _encode(table: pa.Table) -> bytes:
     return sink.getvalue().to_pybytes()
 
 
-def _write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(data)
-    tmp.replace(path)
+@dataclass(frozen=True)
+class PhhImport:
+    """What ``import_phh`` did."""
+
+    root: str  # the run folder written (its label: a path or a URI)
+    files: int  # PHH files read
+    imported: int  # hands imported
+    unsupported: int
+    failed: int  # hands (and unreadable files) that could not be imported
+    skipped: list[str]  # one line each: unreadable files, unsupported or failed hands
+    odd_chip: list[str]  # hands whose half chips were replaced by our odd chip
+    seconds: float
+
+    @property
+    def exit_code(self) -> int:
+        """0 at least one hand imported, 2 none."""
+        return 0 if self.imported else 2
 
 
-def run_import(paths: list[str], out: str | Path, stream: TextIO | None = None) -> int:
-    """Import, write the run folder, print a summary. Exit 0 if at least one hand was imported,
-    2 when a path is missing or nothing could be imported. Raises FileNotFoundError for a
-    missing path."""
-    stream = sys.stdout if stream is None else stream
+def format_import(res: PhhImport) -> str:
+    """The skipped and odd-chip hands, one line each, then the summary line."""
+    lines = [f"skipped: {line}" for line in res.skipped]
+    lines += [f"odd chip: {line}" for line in res.odd_chip]
+    lines.append(f"{res.files} files, {res.imported} hands imported, {res.unsupported} "
+                 f"unsupported, {res.failed} failed, {len(res.odd_chip)} with the file's half "
+                 f"chips replaced by our odd chip; {res.seconds:.1f} s -> {res.root}")
+    return "\n".join(lines)
+
+
+def import_phh(paths: list[str], out: str | Path) -> PhhImport:
+    """Import the hands of PHH files and folders and write the run folder ``out`` (a local
+    path or a URI; its manifest only when a hand was imported). Raises FileNotFoundError for a
+    missing path, ``audits.runfolder.RunFolderError`` for an unusable output folder (e.g. one
+    of the old layout)."""
     t0 = time.perf_counter()
     for p in paths:
         if not Path(p).exists():
@@ -69,23 +97,25 @@ def run_import(paths: list[str], out: str | Path, stream: TextIO | None = None) 
     res = import_hands(hands)
     for s in sources:
         s["rows"] = res.per_source.get(s["path"], 0)
-    root = Path(out)
-    for old in root.glob("structure=*/batch-*.parquet"):
-        old.unlink()
+    folder = RunFolder.open(out)
+    root = folder.label
+    if folder.exists():
+        for old in folder.batch_relpaths():
+            folder.delete(old)
     records = []
     batch_of: dict[str, int] = {}
     for (label, _k), table in res.tables.items():
         b = batch_of.get(label, 0)
         batch_of[label] = b + 1
-        rel = f"structure={label}/batch-{b:05d}.parquet"
+        rel = batch_relpath(label, b)
         data = _encode(table)
-        _write(root / rel, data)
+        folder.write(rel, data)
         records.append({"path": rel, "structure": label, "batch": b, "hands": table.num_rows,
-                        "rows": table.num_rows, "bytes": len(data),
-                        "sha256": hashlib.sha256(data).hexdigest()})
+                        "rows": table.num_rows, "bytes": len(data), "sha256": sha256_bytes(data)})
     run_id = (res.tables and next(iter(res.tables.values())).column("run_id")[0].as_py()) or None
     manifest = {
-        "source": "phh", "run_id": run_id, "fingerprint": run_id, "spec": None,
+        "format": MANIFEST_FORMAT, "manifest_version": MANIFEST_VERSION, "source": "phh",
+        "run_id": run_id, "fingerprint": run_id, "spec": None,
         "structures": sorted(batch_of), "hands": res.imported,
         "sources": sources, "files": records,
         "skipped": bad_files + res.skipped, "unsupported": res.unsupported,
@@ -97,12 +127,7 @@ def run_import(paths: list[str], out: str | Path, stream: TextIO | None = None) 
         "inject": None, "schema_version": SCHEMA_VERSION, "digest_version": DIGEST_VERSION,
     }
     if res.imported:
-        _write(root / "manifest.json", (json.dumps(manifest, indent=2) + "\n").encode())
-    for line in bad_files + res.skipped:
-        print(f"skipped: {line}", file=stream)
-    for line in res.odd_chip:
-        print(f"odd chip: {line}", file=stream)
-    print(f"{len(files)} files, {res.imported} hands imported, {res.unsupported} unsupported, "
-          f"{res.failed + len(bad_files)} failed, {len(res.odd_chip)} with the file's half chips "
-          f"replaced by our odd chip; {time.perf_counter() - t0:.1f} s -> {root}", file=stream)
-    return 0 if res.imported else 2
+        folder.write_manifest(manifest)
+    return PhhImport(str(root), len(files), res.imported, res.unsupported,
+                     res.failed + len(bad_files), bad_files + res.skipped, list(res.odd_chip),
+                     time.perf_counter() - t0)

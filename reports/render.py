@@ -11,11 +11,13 @@ from __future__ import annotations
 import hashlib
 import html
 import json
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from audits import storage
+from audits.runfolder import RunFolder
 from audits.runner import AUDIT_FILE
 from audits.storage import Location
 from reports import REPORT_FILES, plots
@@ -464,11 +466,30 @@ def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str,
     return "".join(parts)
 
 
+@dataclass(frozen=True)
+class WrittenReport:
+    """What ``write_report`` wrote: the files (``html``, ``certificate``, ``summary``; and
+    ``signature`` once signed) and the certificate itself, whose verdict is the run's."""
+
+    paths: dict[str, Location]
+    certificate: dict[str, Any]
+
+    @property
+    def verdict(self) -> str:
+        """``PASS`` or ``FAIL``, as certificate.json says."""
+        return str(self.certificate["verdict"])
+
+    @property
+    def limitations(self) -> list[str]:
+        """What the certificate does not vouch for, in words."""
+        return list(self.certificate.get("limitations", []))
+
+
 def write_report(run: Location, histories: dict[int, str] | None = None,
-                 calibration: str | Path | None = None) -> dict[str, Location]:
+                 calibration: str | Path | None = None) -> WrittenReport:
     """Write report.html, certificate.json and summary.md into the run folder (a local path or
     a URI); ``calibration`` is a ``calibration.md`` of ``holdem calibrate`` to include (when
-    available)."""
+    available). Returns the paths written and the certificate (its verdict)."""
     run = storage.as_location(run)
     cal = None
     cal_json: dict[str, Any] | None = None
@@ -481,20 +502,20 @@ def write_report(run: Location, histories: dict[int, str] | None = None,
             except ValueError:
                 cal_json = None  # evidence is optional: a broken file is not shown
     audit, manifest = load_inputs(run)
-    cert = build_certificate(audit, manifest,
-                             storage.file_sha256(storage.join(run, AUDIT_FILE))[0], cal_json)
-    out = {key: storage.join(run, name) for key, name in REPORT_FILES.items()}
+    folder = RunFolder.open(run)
+    cert = build_certificate(audit, manifest, folder.sha256(AUDIT_FILE)[0], cal_json)
+    out = {key: folder.location(name) for key, name in REPORT_FILES.items()}
     # the pages a person reads are written first and their sha256 recorded in the certificate,
     # so that `holdem verify` (and a signature) covers them too
     docs = {"summary": render_summary(cert),
             "html": render_html(cert, audit, manifest, histories, cal)}
     for key, text in docs.items():
-        storage.write_atomic(out[key], text)
+        folder.write(REPORT_FILES[key], text)
     cert["documents"] = {REPORT_FILES[key]: hashlib.sha256(text.encode()).hexdigest()
                          for key, text in docs.items()}
-    storage.write_atomic(out["certificate"], json.dumps(cert, indent=2))
-    return out
+    folder.write(REPORT_FILES["certificate"], json.dumps(cert, indent=2))
+    return WrittenReport(out, cert)
 
 
-__all__ = ["CERTIFICATE_SCHEMA", "ReportInputError", "build_certificate", "load_inputs",
-           "render_html", "render_summary", "write_report"]
+__all__ = ["CERTIFICATE_SCHEMA", "ReportInputError", "WrittenReport", "build_certificate",
+           "load_inputs", "render_html", "render_summary", "write_report"]

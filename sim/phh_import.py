@@ -34,6 +34,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 import pyarrow as pa
@@ -142,7 +143,8 @@ def hand_row(hand: Hand, phh: PhhHand, hand_id: int, run_id: str) -> dict[str, o
         "min_bet": cfg.min_bet, "small_bet": cfg.small_bet, "big_bet": cfg.big_bet,
         "raise_cap": cfg.raise_cap, "rake_bps": cfg.rake_bps, "rake_cap": cfg.rake_cap,
         "no_flop_no_drop": cfg.no_flop_no_drop, "level": 0, "deck": None, "hole_cards": hole,
-        "burns": [], "board": hand.board, "policy": [-1] * k, "stacks_start": start,
+        "burns": [], "board": hand.board, "policy": [-1] * k,
+        "player_ids": [16 * hand_id + s for s in range(k)], "stacks_start": start,
         "rebuys": list(start), "stacks_end": hand.stacks, "contributed": hand.contributed,
         "returned": hand.returned, "won": hand.won, "folded": hand.folded,
         "timed_out": [False] * k, "rake": hand.rake, "actions": packed.tobytes(),
@@ -189,6 +191,7 @@ def import_hands(hands: Iterable[PhhHand]) -> ImportResult:
             res.odd_chip.append(f"{phh.where} hand {r.label}: file {r.expected}, ours {r.actual}")
         res.imported += 1
         res.per_source[phh.source] = res.per_source.get(phh.source, 0) + 1
-        groups.setdefault((str(row["structure"]), int(row["n_seats"])), []).append(row)
+        n_seats = cast(int, row["n_seats"])  # hand_row writes Python ints
+        groups.setdefault((str(row["structure"]), n_seats), []).append(row)
     res.tables = {key: rows_to_table(rows) for key, rows in sorted(groups.items())}
     return res
