@@ -80,5 +80,5 @@ def test_an_unreadable_file_on_ray_is_one_line_exit_2(ray_local: None, tmp_path:
     assert main(["audit", str(root), "--quiet"]) == 2
     err = capsys.readouterr().err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
-    assert err.startswith("holdem: error: ") and "structure=fixed-limit" in err
+    assert err.startswith("holdem: error: ") and "fixed-limit/batch-00000.parquet" in err
     assert "column 'rake' is int32, expected int64" in err
