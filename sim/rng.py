@@ -27,9 +27,15 @@ import numpy as np
 from numba import njit
 
 from sim.faults import F_ASF_SHUFFLE, F_MOD8_SHUFFLE, F_NAIVE_SHUFFLE, F_SEED32
+from sim.layout import Blocks
 
-STREAM_SIZE = 11
-_CTR, _KEY, _BUF, _POS = 0, 4, 6, 10
+_RS = Blocks("stream")
+_CTR = _RS.take("_CTR", 4)  # Philox counter
+_KEY = _RS.take("_KEY", 2)
+_BUF = _RS.take("_BUF", 4)  # the current output block
+_POS = _RS.take("_POS")  # next unread byte of the block (32: none left)
+STREAM_SIZE = _RS.size
+LAYOUTS = (_RS,)  # tests/sim/test_layout.py
 DECK_PURPOSE = 0  # the deck's shuffle
 POLICY_PURPOSE = 1  # the bots' decisions
 TABLE_PURPOSE = 2  # the table's own events (sim.session)

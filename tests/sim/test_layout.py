@@ -8,6 +8,7 @@ from types import ModuleType
 import numpy as np
 import pytest
 
+from sim import chacha, rng
 from sim import layout as L
 from sim import session as ss
 from sim.chacha import CHACHA_SIZE
@@ -34,9 +35,12 @@ def layout_errors(blocks: Blocks, module: ModuleType | None) -> list[str]:
     return errors
 
 
-@pytest.mark.parametrize("blocks", [*L.LAYOUTS, *ss.LAYOUTS], ids=lambda b: b.name)
+MODULES = (L, ss, rng, chacha)  # every module that declares a layout
+
+
+@pytest.mark.parametrize("blocks", [b for m in MODULES for b in m.LAYOUTS], ids=lambda b: b.name)
 def test_blocks_disjoint_and_inside_size(blocks: Blocks) -> None:
-    module = L if blocks in L.LAYOUTS else ss
+    module = next(m for m in MODULES if blocks in m.LAYOUTS)
     # the counters' pieces are named as in the manifest, not after their C_* constants
     assert layout_errors(blocks, None if blocks.name == "counts" else module) == []
     assert sum(size for _, _, size in blocks.pieces) == blocks.size
