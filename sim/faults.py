@@ -44,8 +44,10 @@ is the number of hands in which the injected fault changed something, 0 for a cl
   all-ins since it acted);
 - mucks-winner: hands where a winning hand was mucked (showdowns of 1 hand in 20 with a victim).
 
-The 1-in-N choices are drawn from the hand's table stream (purpose 2, after leaves and
-positions): they shift that hand's later table draws (its timeout), never a deck or the bots.
+The 1-in-N choices are drawn from the hand's table stream (``sim.rng.TABLE_PURPOSE``, after
+leaves and positions): they shift that hand's later table draws (its timeout), never a deck or
+the bots. Which part acts on a code is named next to the codes below (``is_shuffle_fault``,
+``is_rotation_fault``, ``is_engine_fault``; wrong-stream-position is the session's own).
 mucks-winner acts on automatic showdowns (every simulated batch); a ``sim.hand.Hand`` with
 ``auto_showdown=False`` ignores it.
 """
