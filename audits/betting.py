@@ -24,6 +24,7 @@ from numba import njit
 from audits import paths as P
 from audits.io import Batch
 from audits.result import Partial, partial_from_codes
+from audits.spec import AuditSpec
 
 MESSAGES = {
     1: "wrong posting: ante/blind of seat {aux} not min(due, stack) in order",
@@ -391,3 +392,8 @@ def betting_map(b: Batch) -> Partial:
              np.zeros((7, b.k), np.int64), codes, aux, paths)
     b.derived["betting_paths"] = paths  # the rule paths taken, for the coverage map
     return partial_from_codes(b.cols["hand_id"], codes, aux, MESSAGES)
+
+
+SPEC = AuditSpec("betting", betting_map, description=(
+    "from the starting stacks and the config: every action replayed by the audits' referee "
+    "(order, sizes, reopening, caps, returns); folded = the seats the log folds"))

@@ -26,6 +26,7 @@ from numba import njit
 from audits.io import Batch, string_is, table_order
 from audits.keyed import MAX_BLOCKS, keyed_deck_matches
 from audits.result import Partial, partial_from_codes
+from audits.spec import AuditSpec
 
 KEYED, UNKEYED, IMPORTED = "philox", "os-chacha20", "phh"  # the generators a row may name
 
@@ -327,3 +328,9 @@ def deal_map(b: Batch) -> Partial:
     part = partial_from_codes(b.cols["hand_id"], codes, aux, MESSAGES)
     part.totals = totals
     return part
+
+
+SPEC = AuditSpec("deal", deal_map, description=(
+    "each philox deck re-derived from its key (seed_key = manifest seed, table, hand) with the "
+    "audits' own Philox; hole cards, burns and board are that deck's cards in dealing order; "
+    "a simulated run must log every deck"))

@@ -21,6 +21,7 @@ from audits import paths as P
 from audits.evaluator import TABLE, board_parts, eval_with_board, logged_strength, score5
 from audits.io import Batch
 from audits.result import Partial, partial_from_codes
+from audits.spec import AuditSpec
 
 MESSAGES = {
     1: "payout mismatch: seat {aux} won differs from the rebuilt payout",
@@ -377,3 +378,8 @@ def payouts_map(b: Batch) -> Partial:
                    np.zeros((10, b.k + 1), np.int64), codes, aux, paths)
     b.derived["payout_paths"] = paths  # the rule paths taken, for the coverage map
     return partial_from_codes(b.cols["hand_id"], codes, aux, MESSAGES)
+
+
+SPEC = AuditSpec("payouts", payouts_map, description=(
+    "from the contributions, the folds and every live hand's cards (cards speak): pots and "
+    "eligibility rebuilt, showdown order, ranks and mucks, winners, odd chips, rake, won"))
