@@ -170,7 +170,7 @@ def _list_parts(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     the values and offsets buffers, never per-row Python objects)."""
     offsets = arr.offsets.to_numpy()
     values = arr.flatten().to_numpy(zero_copy_only=False)
-    return values, np.subtract(offsets, offsets[0], dtype=np.int64)
+    return values, (offsets - offsets[0]).astype(np.int64)
 
 
 @njit(cache=True, _nrt=False)
@@ -220,9 +220,6 @@ def _open(path: Location) -> tuple[pq.ParquetFile, list[str]]:
 
 
 CHUNK_ROWS = 131_072  # rows decoded at a time (more only when one table's hands need more)
-# pyarrow decodes on one thread: the audits run one process per core (a Ray task per file),
-# where decoding threads only compete with the other processes (and cost about 7% more CPU)
-USE_THREADS = False
 
 
 def _cut_points(table_id: np.ndarray) -> np.ndarray:
@@ -259,8 +256,7 @@ def iter_batches(path: Location, chunk_rows: int | None = None) -> Iterator[Batc
         pending: list[pa.RecordBatch] = []
         have = 0
         start = 0  # file row of pending[0]
-        for rb in pf.iter_batches(batch_size=min(chunk_rows, 65_536), columns=columns,
-                                  use_threads=USE_THREADS):
+        for rb in pf.iter_batches(batch_size=min(chunk_rows, 65_536), columns=columns):
             pending.append(rb)
             have += rb.num_rows
             if have < chunk_rows:
@@ -285,7 +281,7 @@ def iter_batches(path: Location, chunk_rows: int | None = None) -> Iterator[Batc
 
 def _read_all(pf: pq.ParquetFile, path: Location, columns: list[str]) -> pa.Table:
     try:
-        return pf.read(columns=columns, use_threads=USE_THREADS).combine_chunks()
+        return pf.read(columns=columns).combine_chunks()
     except Exception as e:
         raise AuditInputError(f"{path}: corrupt ({type(e).__name__}: {e})") from None
 
@@ -349,14 +345,13 @@ def _decode(path: Location, t: pa.Table) -> Batch:
             continue
         cols[name] = col(name).to_numpy(zero_copy_only=False)
     seat: dict[str, np.ndarray] = {}
-    per_seat = np.arange(0, (n + 1) * k, k, dtype=np.int64)  # the offsets of k entries a row
     for name in SEAT_COLUMNS:
         values, off = _list_parts(col(name))
-        if not np.array_equal(off, per_seat):
+        if not np.array_equal(off, np.arange(n + 1) * k):
             raise AuditInputError(f"{path}: column {name!r} must have n_seats={k} entries a row")
         seat[name] = values.reshape(n, k)
     hv, hoff = _list_parts(col("hole_cards"))
-    if not np.array_equal(hoff, 2 * per_seat):
+    if not np.array_equal(hoff, np.arange(n + 1) * 2 * k):
         raise AuditInputError(f"{path}: column 'hole_cards' must have 2 * n_seats entries a row")
     hole = hv.astype(np.int8, copy=False).reshape(n, 2 * k)
     var = {name: _list_parts(col(name)) for name in VAR_COLUMNS}
