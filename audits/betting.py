@@ -248,6 +248,56 @@ def _raise_bounds(work, s, cur, to_call, full_level, full_raise, size, fl, pl, k
 
 
 @njit(cache=True, _nrt=False, inline="always")
+def _close_street(work, trim, a_kind, a_seat, a_add, j, end, n_active, k):
+    """The end of a betting round: the uncalled chips returned (``_street_return``), the
+    street's bets and actions cleared. Returns (code, seat, j, n_active, paths)."""
+    code, ax, j, r, x = _street_return(work, trim, a_kind, a_seat, a_add, j, end, k)
+    if code:
+        return code, ax, j, n_active, 0
+    flags = 0
+    if x > 0:
+        flags = 1 << P.UNCALLED_RETURN
+        work[STACK, r] += x
+        work[BET_, r] -= x
+        work[CONTRIB, r] -= x
+        if work[STATUS, r] == ALL_IN:
+            work[STATUS, r] = ACTIVE
+            n_active += 1
+    for s in range(k):
+        work[BET_, s] = 0
+        work[ACTED, s] = -1
+        work[ACTED_FULL, s] = 0
+    return 0, 0, j, n_active, flags
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _bet_or_raise(work, s, kd, amount, added, cur, full_level, full_raise, n_raises, cap, size,
+                  fl, pl, k):
+    """Whether seat s may bet or raise to ``amount`` (``_raise_refused``, then the size within
+    ``_raise_bounds`` or all-in), and the sizing paths it takes. Returns (code, seat or amount,
+    paths)."""
+    to_call = cur - work[BET_, s]
+    code = _raise_refused(work, s, kd, amount, added, cur, to_call, full_raise, n_raises, cap,
+                          fl, k)
+    if code:
+        return code, s, 0
+    lo, hi, all_in_to = _raise_bounds(work, s, cur, to_call, full_level, full_raise, size, fl,
+                                      pl, k)
+    if amount < min(lo, all_in_to):
+        return 11, amount, 0
+    if amount > min(hi, all_in_to):
+        return 12, amount, 0
+    flags = 0
+    if not fl and kd == RAISE and amount == lo and amount < all_in_to:
+        flags |= 1 << P.MIN_RAISE
+    if pl and amount == hi and hi < all_in_to:
+        flags |= 1 << P.PL_MAX
+    if fl and cur > full_level and amount == lo:
+        flags |= 1 << P.FL_COMPLETED
+    return 0, 0, flags
+
+
+@njit(cache=True, _nrt=False, inline="always")
 def _referee_hand(i, start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mode, trim,
                   structure, min_bet, small_bet, big_bet, raise_cap, board_len, a_street, a_seat,
                   a_kind, a_tot, a_add, act_off, folded, work):
@@ -286,21 +336,11 @@ def _referee_hand(i, start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mo
     closing = to_act < 0 or n_live <= 1
     while True:
         if closing:
-            code, ax, j, r, x = _street_return(work, trim[i], a_kind, a_seat, a_add, j, end, k)
+            code, ax, j, n_active, more = _close_street(work, trim[i], a_kind, a_seat, a_add, j,
+                                                        end, n_active, k)
+            flags |= more
             if code:
                 return code, ax, flags
-            if x > 0:
-                flags |= 1 << P.UNCALLED_RETURN
-                stack[r] += x
-                bet[r] -= x
-                work[CONTRIB, r] -= x
-                if status[r] == ALL_IN:
-                    status[r] = ACTIVE
-                    n_active += 1
-            for s in range(k):
-                bet[s] = 0
-                acted[s] = -1
-                acted_full[s] = 0
             if n_live <= 1 and street == 0 and not voluntary and bbs[i] >= 0 and (
                     status[bbs[i]] == ACTIVE or status[bbs[i]] == ALL_IN):
                 flags |= 1 << P.WALK
@@ -353,28 +393,17 @@ def _referee_hand(i, start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mo
             voluntary = voluntary or street == 0
         elif kd == BET or kd == RAISE:
             amount = a_tot[j]
-            code = _raise_refused(work, s, kd, amount, a_add[j], cur, to_call, full_raise,
-                                  n_raises, raise_cap[i], fl, k)
-            if code:
-                return code, s, flags
             size = (small_bet[i] if street <= 1 else big_bet[i]) if fl else 0
-            lo, hi, all_in_to = _raise_bounds(work, s, cur, to_call, full_level, full_raise,
-                                              size, fl, pl, k)
-            if amount < min(lo, all_in_to):
-                return 11, amount, flags
-            if amount > min(hi, all_in_to):
-                return 12, amount, flags
+            code, ax, more = _bet_or_raise(work, s, kd, amount, a_add[j], cur, full_level,
+                                           full_raise, n_raises, raise_cap[i], size, fl, pl, k)
+            flags |= more
+            if code:
+                return code, ax, flags
             if street == 0:
                 if s == bbs[i] and not raised:
                     flags |= 1 << P.BB_OPTION_RAISE
                 voluntary = True
                 raised = True
-            if not fl and kd == RAISE and amount == lo and amount < all_in_to:
-                flags |= 1 << P.MIN_RAISE
-            if pl and amount == hi and hi < all_in_to:
-                flags |= 1 << P.PL_MAX
-            if fl and cur > full_level and amount == lo:
-                flags |= 1 << P.FL_COMPLETED
             if _put(work, s, amount - bet[s], True):
                 n_active -= 1
                 flags |= 1 << P.ALL_IN
