@@ -178,7 +178,8 @@ def _street_return(work, trim, a_kind, a_seat, a_add, j, end, k):
     (nobody called them). When some do, the next record must give chips back to one seat, out of
     its bet on this street, leaving it level with the highest other contribution or with
     nothing of this street's bet standing (the logged return is applied, then the property is
-    checked again; a return is never recomputed). Returns (code, seat, j, returned to, chips)."""
+    checked again; a return is never recomputed). Returns (code, the seat whose chips stood, j,
+    returned to, chips)."""
     seat, alone, _ = _highest(work, trim, k, -1, 0)
     if not alone or work[BET_, seat] <= 0:
         return 0, 0, j, -1, 0  # every chip bet on this street was matched: nothing returned
@@ -191,7 +192,7 @@ def _street_return(work, trim, a_kind, a_seat, a_add, j, end, k):
     after, alone, level = _highest(work, trim, k, r, x)
     mine = work[CONTRIB, r] - (0 if trim else work[ANTE_PAID, r]) - x
     if mine < level or (alone and work[BET_, after] - (x if after == r else 0) > 0):
-        return 15, r, j, -1, 0  # returned below another's contribution, or chips still stand
+        return 15, seat, j, -1, 0  # returned below another's contribution, or chips still stand
     return 0, 0, j + 1, r, x
 
 
