@@ -31,7 +31,7 @@ bench: venv
 	$(BIN)/holdem bench engine
 
 bench-all: venv
-	for b in engine evaluator simulate scale audit diff shuffle; do $(BIN)/holdem bench $$b || exit 1; done
+	for b in engine evaluator simulate scale audit diff shuffle export; do $(BIN)/holdem bench $$b || exit 1; done
 
 clean-cache:
 	find sim audits cluster reports -name '*.nbi' -delete -o -name '*.nbc' -delete

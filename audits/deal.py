@@ -18,14 +18,13 @@
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 from numba import njit
 
 from audits.io import Batch, string_is, table_order
 from audits.keyed import MAX_BLOCKS, keyed_deck_matches
 from audits.result import Partial, partial_from_codes
+from audits.runfolder import batch_index
 from audits.spec import AuditSpec
 
 KEYED, UNKEYED, IMPORTED = "philox", "os-chacha20", "phh"  # the generators a row may name
@@ -264,13 +263,10 @@ def _numbering(order, table_id, hand_id, hand_no, batch, tourn, occ, start, kind
         expect = hand_no[i] + 1
 
 
-_BATCH = re.compile(r"batch-(\d+)\.parquet$")
-
-
 def _check_numbering(b: Batch, kind: np.ndarray, codes: np.ndarray, aux: np.ndarray) -> None:
-    m = _BATCH.search(str(b.path))
+    index = batch_index(b.path)
     _numbering(table_order(b), b.cols["table_id"], b.cols["hand_id"],
-               b.cols["hand_no"].astype(np.int64), int(m.group(1)) if m else -1,
+               b.cols["hand_no"].astype(np.int64), -1 if index is None else index,
                string_is(b, "format", "tournament"), b.seat["occupied"],
                b.seat["stacks_start"], kind, codes, aux)
 

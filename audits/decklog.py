@@ -5,7 +5,7 @@ Card codes: ``card = rank * 4 + suit``, rank 0..12 = 2, 3, ..., T, J, Q, K, A an
 c, d, h, s; so ``2c`` = 0, ``2d`` = 1, ``As`` = 51. Position k of a row is the k-th card of the
 deck (position 0 is dealt first).
 
-The deck-only log (one Parquet file per batch, ``decks/batch-<index:05d>.parquet``): columns
+The deck-only log (one Parquet file per batch, ``log/decks/batch-<index:05d>.parquet``): columns
 ``hand_id`` (int64, the deck's number d in the run) and ``deck`` (fixed_size_binary(52), byte k =
 card code at position k). With the ``philox`` generator deck d is the deck of the hand key
 ``seed_key = [seed, d // 1000, d % 1000]`` (seed from the manifest): the audits re-derive it

@@ -4,8 +4,8 @@ Checked, each failure naming the file (or the hand ids):
 
 - every batch file's sha256, size and row count against its manifest record; a file the
   manifest lists that the folder lacks; a file in the folder the manifest does not list (only
-  the run's own products, ``PRODUCTS``, and the temporary names of an interrupted atomic write
-  are not files of the run);
+  the run's own products, ``PRODUCTS`` and ``PRODUCT_FOLDERS``, and the temporary names of an
+  interrupted atomic write are not files of the run);
 - the hand totals the manifest declares: per structure ``spec.hands`` (a ``holdem simulate``
   run, whose ``fingerprint`` must also be the digest of its ``spec``), ``hands`` of an imported
   PHH run, and ``totals``;
@@ -28,24 +28,15 @@ from typing import Any
 
 import numpy as np
 
-from audits import storage
+from audits import runfolder
 from audits.io import Batch
 from audits.result import MAX_EXAMPLES, AuditResult
 from audits.spec import AuditSpec
 from audits.storage import Location
 
-MANIFEST = "manifest.json"
-# what holdem writes into a run folder besides its batch files (audits.runner.AUDIT_FILE,
-# reports.REPORT_FILES and the signature of `holdem report --sign-key`; a test ties them)
-PRODUCTS = frozenset({MANIFEST, "audit.json", "report.html", "certificate.json", "summary.md",
-                      "certificate.sig"})
-TMP_MARK = ".tmp-"  # audits.storage.TMP_MARK: ".<final name>.tmp-<random>"
-
-
-def is_product(rel: str) -> bool:
-    """A run's own product or a temporary name of an atomic write (not a file of the run)."""
-    name = rel.rpartition("/")[2]
-    return rel in PRODUCTS or (name.startswith(".") and TMP_MARK in name)
+MANIFEST = runfolder.MANIFEST
+PRODUCTS = runfolder.PRODUCTS  # what holdem writes into a run folder besides its log
+is_product = runfolder.is_product
 
 
 @dataclass
@@ -257,7 +248,9 @@ def folder_mismatch(root: Location, files: list[dict[str, Any]], manifest_sha256
     or certificate.json) records (``files``: path and sha256 of each audited file;
     ``manifest_sha256``: None when audited without a manifest), as one phrase; None when every
     byte matches and the folder holds no other file (besides the run's products)."""
-    listing = storage.list_files(root)
+    folder = runfolder.RunFolder.open(root)
+    listing = folder.listing()
+    folder.check_layout(listing)
     present = set(listing)
     if manifest_sha256 is None:
         if MANIFEST in present:
@@ -265,7 +258,7 @@ def folder_mismatch(root: Location, files: list[dict[str, Any]], manifest_sha256
     elif MANIFEST not in present:
         return f"{MANIFEST}: missing ({against} records sha256 {manifest_sha256[:16]}...)"
     else:
-        sha = storage.file_sha256(storage.join(root, MANIFEST))[0]
+        sha = folder.sha256(MANIFEST)[0]
         if sha != manifest_sha256:
             return (f"{MANIFEST}: sha256 {sha[:16]}... differs from the "
                     f"{manifest_sha256[:16]}... {against} records")
@@ -273,7 +266,7 @@ def folder_mismatch(root: Location, files: list[dict[str, Any]], manifest_sha256
         rel, want = f["path"], f["sha256"]
         if rel not in present:
             return f"{rel}: missing ({against} records sha256 {want[:16]}...)"
-        sha = storage.file_sha256(storage.join(root, *rel.split("/")))[0]
+        sha = folder.sha256(rel)[0]
         if sha != want:
             return f"{rel}: sha256 {sha[:16]}... differs from the {want[:16]}... {against} records"
     recorded = {f["path"] for f in files}

@@ -1,8 +1,9 @@
 """Reading a run folder for the audits: the file list, a schema check, and each batch file as
 numpy columns (no per-hand Python objects).
 
-A run folder holds ``manifest.json`` (optional here) and ``structure=<label>/batch-<NNNNN>.parquet``
-files. Every problem with the input raises ``AuditInputError`` naming the file.
+A run folder (``audits.runfolder``) holds ``manifest.json`` (optional here) and
+``log/<label>/batch-<NNNNN>.parquet`` files. Every problem with the input raises
+``AuditInputError`` naming the file.
 
 Encodings (declared here, independently of the simulator): cards 0..51 = rank * 4 + suit;
 ``deck`` is 52 int8 bytes; ``actions`` is packed 19-byte little-endian records.
@@ -10,7 +11,6 @@ Encodings (declared here, independently of the simulator): cards 0..51 = rank * 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +21,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from numba import njit
 
-from audits import storage
+from audits import runfolder, storage
 from audits.storage import Location
 
 ACTION_DTYPE = np.dtype([("street", "i1"), ("seat", "i1"), ("kind", "i1"),
@@ -38,7 +38,8 @@ EXPECTED: dict[str, pa.DataType] = {
     "ante_mode": pa.int8(), "ante_trimming": pa.bool_(), "min_bet": pa.int64(),
     "small_bet": pa.int64(), "big_bet": pa.int64(), "raise_cap": pa.int8(),
     "rake_bps": pa.int32(), "rake_cap": pa.int64(), "no_flop_no_drop": pa.bool_(),
-    "deck": pa.binary(52), "hole_cards": _L(pa.int8()), "burns": _L(pa.int8()),
+    "deck": pa.binary(52), "player_ids": _L(pa.int64()), "hole_cards": _L(pa.int8()),
+    "burns": _L(pa.int8()),
     "board": _L(pa.int8()), "stacks_start": _L(pa.int64()), "rebuys": _L(pa.int64()),
     "stacks_end": _L(pa.int64()), "contributed": _L(pa.int64()), "returned": _L(pa.int64()),
     "won": _L(pa.int64()), "folded": _L(pa.bool_()), "timed_out": _L(pa.bool_()),
@@ -48,7 +49,10 @@ EXPECTED: dict[str, pa.DataType] = {
     "pots": _L(pa.struct([("amount", pa.int64()), ("rake", pa.int64()),
                           ("eligible_mask", pa.uint16()), ("winners_mask", pa.uint16())])),
 }
-OPTIONAL = frozenset({"deck"})  # absent (or null) decks make the deal audit not applicable
+# absent (or null) decks make the deal audit not applicable; player_ids (schema 3) is not
+# audited (a label), checked for its type when present so older runs still audit
+OPTIONAL = frozenset({"deck", "player_ids"})
+UNAUDITED = frozenset({"player_ids"})  # type-checked, never read by an audit
 SEAT_COLUMNS = ("occupied", "stacks_start", "rebuys", "stacks_end", "contributed", "returned",
                 "won", "folded", "timed_out")
 VAR_COLUMNS = ("burns", "board", "showdown_seats", "showdown_shown", "showdown_ranks", "seed_key")
@@ -60,16 +64,10 @@ class AuditInputError(Exception):
 
 def load_manifest(run: Location) -> dict[str, Any] | None:
     """The run's manifest.json, or None when absent."""
-    path = storage.join(storage.as_location(run), "manifest.json")
     try:
-        if not storage.is_file(path):
-            return None
-        m = json.loads(storage.read_text(path))
-    except (OSError, ValueError, pa.ArrowException) as e:
-        raise AuditInputError(f"{path}: not a readable JSON manifest ({e})") from None
-    if not isinstance(m, dict):
-        raise AuditInputError(f"{path}: not a JSON object")
-    return m
+        return runfolder.read_manifest(storage.as_location(run))
+    except (OSError, pa.ArrowException, runfolder.RunFolderError, storage.StorageError) as e:
+        raise AuditInputError(str(e)) from None
 
 
 def run_context(manifest: dict[str, Any] | None) -> dict[str, Any]:
@@ -101,27 +99,31 @@ def manifest_paths(m: dict[str, Any], where: Location) -> list[str]:
 
 def run_files(run: Location, missing_ok: bool = False) -> list[Location]:
     """The batch files of a run folder, a local path or a URI (from the manifest when present,
-    else every ``structure=<label>/batch-<N>.parquet``). A file the manifest lists but the folder
+    else every ``log/<label>/batch-<N>.parquet``). A file the manifest lists but the folder
     lacks is an error, unless ``missing_ok`` (the integrity audit then names it) and some listed
-    file is present."""
+    file is present. A folder of the old layout is refused (``runfolder.OldLayoutError``)."""
     root = storage.as_location(run)
     try:
-        if not storage.is_dir(root):
+        folder = runfolder.RunFolder.open(root)
+        if not folder.exists():
             raise AuditInputError(f"{root}: no such run folder")
-        m = load_manifest(root)
+        listing = folder.listing()
+        batches = folder.batch_relpaths(listing)
+        m = folder.read_manifest()
         if m is not None and isinstance(m.get("files"), list) and m["files"]:
-            files = [storage.join(root, *rel.split("/"))
-                     for rel in manifest_paths(m, storage.join(root, "manifest.json"))]
-            missing = [f for f in files if not storage.is_file(f)]
-            if missing and (not missing_ok or len(missing) == len(files)):
-                raise AuditInputError(f"{missing[0]}: listed in manifest.json but missing")
-            files = [f for f in files if f not in missing]
+            rels = manifest_paths(m, folder.location(runfolder.MANIFEST))
+            present = set(listing)
+            missing = [rel for rel in rels if rel not in present]
+            if missing and (not missing_ok or len(missing) == len(rels)):
+                raise AuditInputError(f"{folder.location(missing[0])}: listed in manifest.json "
+                                      "but missing")
+            files = [folder.location(rel) for rel in rels if rel in present]
         else:
-            files = storage.batch_files(root)
-    except storage.StorageError as e:
+            files = [folder.location(rel) for rel in batches]
+    except (storage.StorageError, runfolder.RunFolderError) as e:
         raise AuditInputError(str(e)) from None
     if not files:
-        raise AuditInputError(f"{root}: no batch files (structure=<label>/batch-<N>.parquet)")
+        raise AuditInputError(f"{root}: no batch files ({runfolder.LAYOUT})")
     return files
 
 
@@ -216,7 +218,7 @@ def _open(path: Location) -> tuple[pq.ParquetFile, list[str]]:
         raise AuditInputError(f"{path}: not a readable Parquet file ({type(e).__name__}: "
                               f"{str(e).splitlines()[0] if str(e) else ''})") from None
     check_schema(schema, path)
-    return pf, [c for c in EXPECTED if schema.get_field_index(c) >= 0]
+    return pf, [c for c in EXPECTED if schema.get_field_index(c) >= 0 and c not in UNAUDITED]
 
 
 CHUNK_ROWS = 131_072  # rows decoded at a time (more only when one table's hands need more)

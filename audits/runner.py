@@ -15,7 +15,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from audits import storage
+from audits import runfolder, storage
 from audits.integrity import Binding, FileFacts, is_product
 from audits.io import (
     AuditInputError,
@@ -73,7 +73,9 @@ def default_key_memory() -> int:
     return min(ram, limit) // 4 if limit else ram // 4
 
 
-AUDIT_FILE = "audit.json"  # what ``write_report`` writes into the run folder
+AUDIT_FILE = runfolder.AUDIT_FILE  # what ``write_report`` writes into the run folder
+
+
 class ChunkPartials(list):
     """The partials of one audit over the chunks of one large file (each a separate partial for
     the reduce, like the partials of separate files)."""
@@ -320,9 +322,10 @@ def _bind(root: Location, manifest: dict[str, Any] | None,
     """The integrity audit's view of the folder (its listing, the manifest's missing files, the
     audited files' facts) and audit.json's record of the audited inputs."""
     try:
-        listing = storage.list_files(root)
-        mpath = storage.join(root, "manifest.json")
-        msha = storage.file_sha256(mpath)[0] if manifest is not None else None
+        folder = runfolder.RunFolder.open(root)
+        listing = folder.listing()
+        mpath = folder.location(runfolder.MANIFEST)
+        msha = folder.sha256(runfolder.MANIFEST)[0] if manifest is not None else None
         present = set(listing)
         missing = ([rel for rel in manifest_paths(manifest, mpath) if rel not in present]
                    if manifest is not None else [])
@@ -330,10 +333,9 @@ def _bind(root: Location, manifest: dict[str, Any] | None,
         audited = {f.path for f in facts}
         # files the audit did not read (the integrity audit names them), hashed all the same:
         # the report certifies the folder as it was
-        others = [{"path": rel,
-                   "sha256": storage.file_sha256(storage.join(root, *rel.split("/")))[0]}
+        others = [{"path": rel, "sha256": folder.sha256(rel)[0]}
                   for rel in listing if rel not in audited and not is_product(rel)]
-    except (OSError, pa.ArrowException, storage.StorageError) as e:
+    except (OSError, pa.ArrowException, storage.StorageError, runfolder.RunFolderError) as e:
         raise AuditInputError(f"{root}: cannot list or read it ({e})") from None
     inputs = {"manifest": {"path": "manifest.json", "sha256": msha} if msha else None,
               "files": [f.to_dict() for f in facts], "unaudited": others}
@@ -342,9 +344,10 @@ def _bind(root: Location, manifest: dict[str, Any] | None,
 
 def write_report(report: AuditReport, path: Location | None = None) -> Location:
     """Write ``audit.json`` (into the run folder, local or a URI, by default)."""
-    out = (storage.as_location(path) if path is not None
-           else storage.join(storage.as_location(report.run), AUDIT_FILE))
-    return storage.write_atomic(out, json.dumps(report.to_dict(), indent=2, default=str) + "\n")
+    text = json.dumps(report.to_dict(), indent=2, default=str) + "\n"
+    if path is not None:
+        return storage.write_atomic(storage.as_location(path), text)
+    return runfolder.write_file(storage.as_location(report.run), AUDIT_FILE, text)
 
 
 def format_table(report: AuditReport) -> str:

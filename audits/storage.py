@@ -1,7 +1,8 @@
-"""Where a run folder lives: a local path or any pyarrow filesystem URI (``s3://``, ``gs://``,
-``hdfs://``, ``file://``; query options such as ``?endpoint_override=...`` are kept on every
-path made from the run's URI). A cluster's workers write to shared storage, so the audits and
-the report read and write there too.
+"""The filesystem layer under ``audits.runfolder`` (which owns the run folder's names, listing
+and manifest). Where a run folder lives: a local path or any pyarrow filesystem URI (``s3://``,
+``gs://``, ``hdfs://``, ``file://``; query options such as ``?endpoint_override=...`` are kept
+on every path made from the run's URI). A cluster's workers write to shared storage, so the
+audits and the report read and write there too.
 
 Local paths stay ``pathlib.Path`` objects (messages name them as before); a location given as
 a URI stays a string. Writes go to a temporary name in the same folder, then are renamed, so no
@@ -87,7 +88,11 @@ HASH_BLOCK = 1 << 22  # bytes read at a time while hashing (hashlib releases the
 
 def file_sha256(location: Location) -> tuple[str, int]:
     """(sha256 hex digest, size in bytes) of a file, in one streaming pass."""
-    fs, path = split(location)
+    return stream_sha256(*split(location))
+
+
+def stream_sha256(fs: pafs.FileSystem, path: str) -> tuple[str, int]:
+    """``file_sha256`` of a path inside a pyarrow filesystem."""
     h = hashlib.sha256()
     size = 0
     with fs.open_input_stream(path) as f:
@@ -141,13 +146,6 @@ def write_atomic(location: Location, data: bytes | str) -> Location:
     fs, path = split(location)
     put_atomic(fs, path, data.encode() if isinstance(data, str) else data)
     return location
-
-
-def batch_files(run: Location) -> list[Location]:
-    """The ``structure=<label>/batch-<N>.parquet`` files under a run folder, sorted."""
-    rels = [r for r in list_files(run) if r.count("/") == 1 and r.startswith("structure=")
-            and r.rpartition("/")[2].startswith("batch-") and r.endswith(".parquet")]
-    return [join(run, *r.split("/")) for r in rels]
 
 
 def open_parquet(location: Location) -> pq.ParquetFile:

@@ -28,7 +28,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from audits.storage import file_sha256
+from audits.runfolder import file_sha256, list_batch_files
 from cluster.diff import _sorted, diff_runs, match_digests
 from sim.digest import content_columns, hand_digests
 
@@ -108,8 +108,7 @@ def run_diff_bench(hands: int = 2_000_000, repeats: int = 3,
             say(f"    {label + ':':<62} {m / _cpu(command, repeats):>12,.0f} hands/s per core")
 
         def sha_both() -> None:
-            for f in [*sorted((tmp / "a").rglob("*.parquet")),
-                      *sorted((tmp / "c").rglob("*.parquet"))]:
+            for f in [*list_batch_files(tmp / "a"), *list_batch_files(tmp / "c")]:
                 file_sha256(f)
         label = "of which the sha256 of both sides' files:"
         say(f"    {label:<62} {m / _cpu(sha_both, repeats):>12,.0f} hands/s per core")
@@ -121,15 +120,15 @@ def run_diff_bench(hands: int = 2_000_000, repeats: int = 3,
 def _reencode(run: Path) -> None:
     """Rewrite every batch file of ``run`` with another zstd level and record the new sha256s
     in its manifest: the same rows in other bytes."""
-    import hashlib
-    import json
+    from audits.runfolder import RunFolder, sha256_bytes
 
-    mpath = run / "manifest.json"
-    manifest = json.loads(mpath.read_text())
+    folder = RunFolder.open(run)
+    manifest = folder.read_manifest() or {"files": []}
     for rec in manifest["files"]:
-        path = run / rec["path"]
-        table = pq.read_table(path)
-        pq.write_table(table, path, compression="zstd", compression_level=5)
-        data = path.read_bytes()
-        rec["sha256"], rec["bytes"] = hashlib.sha256(data).hexdigest(), len(data)
-    mpath.write_text(json.dumps(manifest, indent=2) + "\n")
+        table = pq.read_table(pa.BufferReader(folder.read_bytes(rec["path"])))
+        sink = pa.BufferOutputStream()
+        pq.write_table(table, sink, compression="zstd", compression_level=5)
+        data = sink.getvalue().to_pybytes()
+        folder.write(rec["path"], data)
+        rec["sha256"], rec["bytes"] = sha256_bytes(data), len(data)
+    folder.write_manifest(manifest)

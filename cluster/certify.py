@@ -52,6 +52,7 @@ def report(run: str | Path, calibration: str | Path | None = DEFAULT_CALIBRATION
     private key (PEM) whose signature of certificate.json is written to certificate.sig; without
     one, a signature left by an earlier report is removed (it would not match)."""
     from audits import storage
+    from audits.runfolder import RunFolder
     from cluster.signing import load_private_key, sign
     from reports import SIGNATURE_FILE
     from reports.render import load_inputs, write_report
@@ -59,11 +60,11 @@ def report(run: str | Path, calibration: str | Path | None = DEFAULT_CALIBRATION
     key = load_private_key(sign_key) if sign_key is not None else None  # before writing
     audit, _ = load_inputs(run)
     paths = write_report(run, failing_histories(run, audit["results"]), calibration)
-    sig = storage.join(storage.as_location(run), SIGNATURE_FILE)
+    folder = RunFolder.open(storage.as_location(run))
+    sig = folder.location(SIGNATURE_FILE)
     if key is not None:
-        storage.write_atomic(sig, sign(key, storage.read_bytes(paths["certificate"])))
+        folder.write(SIGNATURE_FILE, sign(key, storage.read_bytes(paths["certificate"])))
         paths["signature"] = sig
     elif storage.is_file(sig):
-        fs, path = storage.split(sig)
-        fs.delete_file(path)
+        folder.delete(SIGNATURE_FILE)
     return paths

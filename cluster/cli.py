@@ -22,17 +22,29 @@ def _cmd_phh_verify(args: argparse.Namespace) -> int:
 
 
 def _cmd_phh_import(args: argparse.Namespace) -> int:
+    from audits.runfolder import RunFolderError
     from cluster.phh_import import run_import
 
     try:
         return run_import(args.paths, args.out)
-    except FileNotFoundError as e:
+    except (FileNotFoundError, RunFolderError) as e:
         raise UsageError(str(e)) from None
+
+
+def _cmd_migrate(args: argparse.Namespace) -> int:
+    from audits.runfolder import RunFolderError, migrate
+
+    try:
+        migrate(args.run, say=print)
+    except (RunFolderError, OSError) as e:
+        raise UsageError(str(e).splitlines()[0] if str(e) else type(e).__name__) from None
+    return 0
 
 
 # benchmark -> (hands, repeats) by default
 BENCH_DEFAULTS = {"engine": (1_000_000, 5), "simulate": (100_000, 3), "scale": (200_000, 3),
-                  "audit": (200_000, 3), "diff": (2_000_000, 3), "shuffle": (2_000_000, 3)}
+                  "audit": (200_000, 3), "diff": (2_000_000, 3), "shuffle": (2_000_000, 3),
+                  "export": (200_000, 3)}
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
@@ -65,6 +77,10 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         from cluster.bench_diff import run_diff_bench
 
         run_diff_bench(hands=hands, repeats=repeats)
+    elif args.what == "export":
+        from cluster.bench_export import run_export_bench
+
+        run_export_bench(hands=hands, repeats=repeats)
     else:
         import tempfile
 
@@ -209,6 +225,31 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     print(format_table(report))
     print(f"results: {out}")
     return 0 if report.passed else 1
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from audits.io import AuditInputError
+    from cluster.export import ExportInputError, run_export
+    from cluster.progress import Progress
+
+    if args.workers is not None and args.workers < 0:
+        raise UsageError(f"--workers {args.workers}: expected >= 0")
+    try:
+        from audits.io import run_files
+        from audits.runner import count_hands
+
+        total = count_hands(run_files(args.run))
+        with Progress(total, enabled=not args.quiet, desc="export") as bar:
+            res = run_export(args.run, args.out, workers=args.workers, address=args.address,
+                             on_file=bar.update)
+    except (ExportInputError, AuditInputError, ConnectionError) as e:
+        raise UsageError(str(e)) from None
+    print(f"exported {res.hands:,} hands from {res.files} batch files in {res.seconds:.1f} s: "
+          + ", ".join(f"{t} {n:,} rows" for t, n in res.rows.items()))
+    if res.removed:
+        print(f"removed {len(res.removed)} parts of an earlier export: {res.removed[0]} ...")
+    print(f"tables: {res.out}")
+    return 0
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
@@ -499,7 +540,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     b = sub.add_parser("bench", help="benchmarks (medians of repeated runs)")
     b.add_argument("what", choices=["engine", "evaluator", "simulate", "audit", "scale",
-                                        "diff", "shuffle"])
+                                        "diff", "shuffle", "export"])
     b.add_argument("--hands", type=int, default=None,
                    help="hands (decks for shuffle) per repetition (default: " + ", ".join(
                        f"{k} {h:,}" for k, (h, _) in BENCH_DEFAULTS.items())
@@ -609,6 +650,11 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--phh", action="store_true", help="print PHH instead of a history")
     rp.set_defaults(func=_cmd_replay)
 
+    mg = sub.add_parser("migrate", help="convert a run folder of the old layout "
+                                        "(structure=<label>/...) to RUN/log/<label>/...")
+    mg.add_argument("run", help="run folder (path or URI)")
+    mg.set_defaults(func=_cmd_migrate)
+
     au = sub.add_parser("audit", help="certify a run folder: deal, chips, rotation, payouts, "
                                       "betting (exit 0 all pass, 1 a failure, 2 bad input)")
     au.add_argument("run", help="run folder")
@@ -622,6 +668,19 @@ def build_parser() -> argparse.ArgumentParser:
     _add_key_memory(au)
     au.add_argument("--quiet", action="store_true", help="no progress output")
     au.set_defaults(func=_cmd_audit)
+
+    ex = sub.add_parser("export", help="the run's hands as four tidy Parquet tables (hands, "
+                                       "seats, actions, pots) with readable codes")
+    ex.add_argument("run", help="run folder (path or URI)")
+    ex.add_argument("--out", default=None, help="output folder (default: RUN/tables)")
+    ex.add_argument("--workers", type=int, default=None,
+                    help="CPUs of the local Ray (default: all), or the most tasks at once on a "
+                         "cluster; 0 runs in this process without Ray")
+    ex.add_argument("--address", default=None,
+                    help="join the Ray cluster at this address (default: $RAY_ADDRESS, else an "
+                         "embedded local Ray)")
+    ex.add_argument("--quiet", action="store_true", help="no progress output")
+    ex.set_defaults(func=_cmd_export)
 
     d = sub.add_parser("demo", help="play a few seeded hands and print them")
     d.add_argument("--hands", type=int, default=3)

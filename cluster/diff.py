@@ -76,20 +76,24 @@ class _Run:
 
 
 def _open_run(run: str | os.PathLike[str]) -> _Run:
-    from cluster.manifest import ManifestError, read_manifest
-    from cluster.simulate import RunFolderError, resolve_out, run_files
+    from audits.runfolder import RunFolder, RunFolderError
+    from cluster.manifest import MANIFEST_FORMAT
+    from cluster.phh_import import MANIFEST_FORMAT as PHH_FORMAT
 
     label = os.fspath(run)
     try:
-        fs, base = resolve_out(run)
-        _, paths = run_files(run)
-        manifest = read_manifest(fs, base, label)
-    except (RunFolderError, ManifestError) as e:
+        folder = RunFolder.open(run)
+        folder.require()
+        rels = folder.batch_relpaths()
+        if not rels:
+            raise RunFolderError(f"run folder {label} holds no batch files")
+        manifest = folder.read_manifest({MANIFEST_FORMAT, PHH_FORMAT})
+    except RunFolderError as e:
         raise NotComparable(str(e)) from None
     if manifest is None:
         raise NotComparable(f"run folder {label} has no manifest.json")
-    files = {p[len(base):].lstrip("/"): p for p in paths}
-    return _Run(label, fs, base, manifest, files)
+    files = {rel: folder.path(rel) for rel in rels}
+    return _Run(label, folder.fs, folder.base, manifest, files)
 
 
 def _read(run: _Run, rel: str) -> bytes:
@@ -123,20 +127,16 @@ def spec_mismatch(a: dict[str, Any], b: dict[str, Any]) -> str | None:
     that one spec lacks (an older RunSpec) is compared with today's default."""
     import dataclasses
 
+    from audits.runfolder import spec_difference
     from sim.runspec import RunSpec
 
     defaults = {f.name: (f.default if f.default is not dataclasses.MISSING
                          else f.default_factory() if f.default_factory is not dataclasses.MISSING
                          else "<absent>")
                 for f in dataclasses.fields(RunSpec)}
-    for k in sorted(set(a) | set(b)):
-        if k in COVERAGE_FIELDS:
-            continue
-        va = a.get(k, defaults.get(k, "<absent>"))
-        vb = b.get(k, defaults.get(k, "<absent>"))
-        if va != vb:
-            return f"{k} differs (baseline {json.dumps(va)}, candidate {json.dumps(vb)})"
-    return None
+    d = spec_difference(a, b, ignore=COVERAGE_FIELDS, defaults=defaults)
+    return (None if d is None
+            else f"{d.field} differs (baseline {json.dumps(d.a)}, candidate {json.dumps(d.b)})")
 
 
 @dataclass

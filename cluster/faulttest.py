@@ -45,6 +45,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from audits.runfolder import RunFolder, batch_relpath
+
 # The run every simulate scenario makes: 4 batches, two per worker node.
 SIM_ARGS = ["simulate", "--hands", "40000", "--batch-size", "10000", "--structure", "no-limit",
             "--seed", "17", "--quiet"]
@@ -58,8 +60,8 @@ ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
 
 
 def _task_label(kind: str, args: tuple[Any, ...]) -> str:
-    if kind == "simulate":  # write_batch(spec, structure, batch_index, fs, base)
-        return f"structure={args[1].label}/batch-{int(args[2]):05d}"
+    if kind == "simulate":  # write_batch(spec, structure, batch_index, folder)
+        return batch_relpath(args[1].label, int(args[2])).removesuffix(".parquet")
     path = Path(str(args[0]))  # map_file(path, names)
     return f"{path.parent.name}/{path.stem}"
 
@@ -130,7 +132,7 @@ def _wait(what: str, cond: Callable[[], Any], proc: subprocess.Popen[bytes] | No
 
 
 def _landed(run: Path) -> list[str]:
-    return sorted(str(p.relative_to(run)) for p in run.glob("structure=*/batch-*.parquet"))
+    return RunFolder.open(run).batch_relpaths()
 
 
 def _tail(path: Path, lines: int = 15) -> str:

@@ -1,6 +1,8 @@
 """``manifest.json``: what a ``holdem simulate`` run folder holds and how it was made.
 
-The manifest is rewritten atomically (temporary file, then rename) as batches finish, so a killed
+This module builds the manifest from a ``RunSpec``; reading and writing it (the JSON level,
+atomically: temporary file, then rename) is ``audits.runfolder``'s. It is rewritten as batches
+finish, so a killed
 run leaves a manifest that lists every batch already on disk; the next run of the same command
 checks those files against their checksums and simulates only the rest.
 
@@ -52,7 +54,7 @@ Fields (JSON object, in this order):
 ``git_dirty``
     true when the packages differed from that commit (null when unknown).
 ``layout``, ``compression``
-    ``"structure=<label>/batch-<index:05d>.parquet"`` and ``"zstd"``.
+    ``"log/<label>/batch-<index:05d>.parquet"`` (``audits.runfolder.LAYOUT``) and ``"zstd"``.
 ``totals``
     ``hands``, ``rows``, ``files``, ``bytes`` over the files listed.
 ``counts``
@@ -94,20 +96,13 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-import pyarrow.fs as pafs
-
-from audits.storage import TMP_MARK, put_atomic
+from audits.runfolder import LAYOUT, ManifestError, RunFolder, spec_difference
+from audits.runfolder import MANIFEST as MANIFEST_NAME
 from sim.runspec import RunSpec
 
-MANIFEST_NAME = "manifest.json"
 MANIFEST_FORMAT = "holdem-simulate-run"
 MANIFEST_VERSION = 1
-LAYOUT = "structure=<label>/batch-<index:05d>.parquet"
 COMPRESSION = "zstd"
-
-
-class ManifestError(ValueError):
-    """An unreadable manifest or one from another program/version (one line, exit 2)."""
 
 
 def now() -> str:
@@ -179,14 +174,12 @@ def sum_counts(records: Iterable[dict[str, int]]) -> dict[str, int]:
     return dict(sorted(total.items()))
 
 
-def spec_difference(old: dict[str, Any], new: dict[str, Any]) -> str | None:
-    """The first field that differs between two ``RunSpec.to_dict()`` results, as
-    ``"field Y differs (A vs B)"`` (A the folder's, B the new one), or None."""
-    for k in sorted(set(old) | set(new)):
-        a, b = old.get(k, "<absent>"), new.get(k, "<absent>")
-        if a != b:
-            return f"field {k} differs ({_short(a)} vs {_short(b)})"
-    return None
+def describe_difference(old: dict[str, Any], new: dict[str, Any]) -> str | None:
+    """The first field that differs between two ``RunSpec.to_dict()`` results
+    (``audits.runfolder.spec_difference``), as ``"field Y differs (A vs B)"`` (A the folder's,
+    B the new one), or None."""
+    d = spec_difference(old, new)
+    return None if d is None else f"field {d.field} differs ({_short(d.a)} vs {_short(d.b)})"
 
 
 def _short(v: Any) -> str:
@@ -316,44 +309,29 @@ class Manifest:
         return m
 
 
-def read_manifest(fs: pafs.FileSystem, base: str, label: str) -> dict[str, Any] | None:
-    """The manifest of the run folder ``base`` (``label`` names it in errors), or None."""
-    path = f"{base}/{MANIFEST_NAME}"
-    if fs.get_file_info(path).type != pafs.FileType.File:
-        return None
+def read_manifest(folder: RunFolder) -> dict[str, Any] | None:
+    """The simulate manifest of a run folder, or None (``ManifestError`` for an unreadable one,
+    another program's, or another version)."""
     try:
-        with fs.open_input_stream(path) as f:
-            d = json.loads(f.read().decode("utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ManifestError(f"run folder {label}: {MANIFEST_NAME} is not readable JSON ({e}); "
-                            "remove it to rebuild it from the batch files") from None
-    if not isinstance(d, dict) or d.get("format") != MANIFEST_FORMAT:
-        raise ManifestError(f"run folder {label}: {MANIFEST_NAME} is not a holdem simulate "
-                            "manifest")
-    if d.get("manifest_version") != MANIFEST_VERSION:
-        raise ManifestError(f"run folder {label}: manifest version {d.get('manifest_version')} "
-                            f"is not supported (expected {MANIFEST_VERSION})")
+        d = folder.read_manifest({MANIFEST_FORMAT})
+    except ManifestError as e:
+        if "not readable JSON" in str(e):
+            raise ManifestError(f"{e}; remove it to rebuild it from the batch files") from None
+        raise
+    if d is not None and d.get("manifest_version") != MANIFEST_VERSION:
+        raise ManifestError(f"run folder {folder.label}: manifest version "
+                            f"{d.get('manifest_version')} is not supported (expected "
+                            f"{MANIFEST_VERSION})")
     return d
 
 
-write_atomic = put_atomic  # one writer for the run folder (audits/storage.py)
-
-
-def write_manifest(fs: pafs.FileSystem, base: str, manifest: Manifest) -> dict[str, Any]:
-    d = manifest.to_dict()
-    write_atomic(fs, f"{base}/{MANIFEST_NAME}",
-                 (json.dumps(d, indent=2) + "\n").encode("utf-8"))
-    return d
-
-
-def is_temporary(name: str) -> bool:
-    """A temporary name of ``write_atomic`` (stale if found when a run starts)."""
-    return name.startswith(".") and TMP_MARK in name
+def write_manifest(folder: RunFolder, manifest: Manifest) -> dict[str, Any]:
+    """Write the manifest through the run folder's owner (atomically); returns it."""
+    return folder.write_manifest(manifest.to_dict())
 
 
 __all__ = [
     "COMPRESSION", "LAYOUT", "MANIFEST_NAME", "FileRecord", "Manifest", "ManifestError",
-    "engine_version", "git_commit", "is_temporary", "population", "read_manifest",
-    "spec_difference",
-    "sum_counts", "write_atomic", "write_manifest",
+    "describe_difference", "engine_version", "git_commit", "population", "read_manifest",
+    "sum_counts", "write_manifest",
 ]

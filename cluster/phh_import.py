@@ -1,22 +1,24 @@
 """``holdem phh import PATH... --out RUN``: PHH hand histories -> a run folder the audits read.
 
-Layout (as ``holdem simulate`` writes, see ``cluster/simulate.py``)::
+Layout (as ``holdem simulate`` writes, through ``audits.runfolder``; RUN a local path or a
+URI)::
 
-    RUN/structure=<label>/batch-<index:05d>.parquet   rows of sim.schema.HAND_SCHEMA (zstd)
-    RUN/manifest.json
+    RUN/log/<label>/batch-<index:05d>.parquet   rows of sim.schema.HAND_SCHEMA (zstd)
+    RUN/manifest.json                           format "holdem-phh-import"
 
 The audits read one ``n_seats`` per file, so a structure's hands are split into one batch file
 per table size (batch 0 = the smallest size present, and so on). Conversion choices are in
-``sim/phh_import.py``. The manifest says ``"source": "phh"`` and ``"spec": null`` (nothing to
-re-simulate), lists every source file with the rows imported from it and its sha256, each batch
-file (path, structure, batch, hands, rows, bytes, sha256) and the skipped hands, one line each.
-An existing RUN folder's batch files are replaced.
+``sim/phh_import.py``. The manifest says ``"format": "holdem-phh-import"``, ``"source": "phh"``
+and ``"spec": null`` (nothing to re-simulate: ``holdem audit`` and ``holdem diff`` read it,
+``holdem verify --reproduce`` cannot), lists every source file with the rows imported from it
+and its sha256, each batch file (path, structure, batch, hands, rows, bytes, sha256) and the
+skipped hands, one line each.
+An existing RUN folder's batch files are replaced (one of the old layout is refused).
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import sys
 import time
 from pathlib import Path
@@ -25,12 +27,16 @@ from typing import Any, TextIO
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from audits.runfolder import RunFolder, batch_relpath, sha256_bytes
 from sim.digest import DIGEST_VERSION
 from sim.phh import PhhError, PhhHand, iter_phh_paths, load_phh
 from sim.phh_import import import_hands
 from sim.schema import SCHEMA_VERSION
 
-__all__ = ["run_import"]
+__all__ = ["MANIFEST_FORMAT", "run_import"]
+
+MANIFEST_FORMAT = "holdem-phh-import"
+MANIFEST_VERSION = 1
 
 
 def _encode(table: pa.Table) -> bytes:
@@ -39,17 +45,11 @@ def _encode(table: pa.Table) -> bytes:
     return sink.getvalue().to_pybytes()
 
 
-def _write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(data)
-    tmp.replace(path)
-
-
 def run_import(paths: list[str], out: str | Path, stream: TextIO | None = None) -> int:
-    """Import, write the run folder, print a summary. Exit 0 if at least one hand was imported,
-    2 when a path is missing or nothing could be imported. Raises FileNotFoundError for a
-    missing path."""
+    """Import, write the run folder (a local path or a URI), print a summary. Exit 0 if at
+    least one hand was imported, 2 when a path is missing or nothing could be imported. Raises
+    FileNotFoundError for a missing path, ``audits.runfolder.RunFolderError`` for an unusable
+    output folder (e.g. one of the old layout)."""
     stream = sys.stdout if stream is None else stream
     t0 = time.perf_counter()
     for p in paths:
@@ -69,23 +69,25 @@ def run_import(paths: list[str], out: str | Path, stream: TextIO | None = None) 
     res = import_hands(hands)
     for s in sources:
         s["rows"] = res.per_source.get(s["path"], 0)
-    root = Path(out)
-    for old in root.glob("structure=*/batch-*.parquet"):
-        old.unlink()
+    folder = RunFolder.open(out)
+    root = folder.label
+    if folder.exists():
+        for old in folder.batch_relpaths():
+            folder.delete(old)
     records = []
     batch_of: dict[str, int] = {}
     for (label, _k), table in res.tables.items():
         b = batch_of.get(label, 0)
         batch_of[label] = b + 1
-        rel = f"structure={label}/batch-{b:05d}.parquet"
+        rel = batch_relpath(label, b)
         data = _encode(table)
-        _write(root / rel, data)
+        folder.write(rel, data)
         records.append({"path": rel, "structure": label, "batch": b, "hands": table.num_rows,
-                        "rows": table.num_rows, "bytes": len(data),
-                        "sha256": hashlib.sha256(data).hexdigest()})
+                        "rows": table.num_rows, "bytes": len(data), "sha256": sha256_bytes(data)})
     run_id = (res.tables and next(iter(res.tables.values())).column("run_id")[0].as_py()) or None
     manifest = {
-        "source": "phh", "run_id": run_id, "fingerprint": run_id, "spec": None,
+        "format": MANIFEST_FORMAT, "manifest_version": MANIFEST_VERSION, "source": "phh",
+        "run_id": run_id, "fingerprint": run_id, "spec": None,
         "structures": sorted(batch_of), "hands": res.imported,
         "sources": sources, "files": records,
         "skipped": bad_files + res.skipped, "unsupported": res.unsupported,
@@ -97,7 +99,7 @@ def run_import(paths: list[str], out: str | Path, stream: TextIO | None = None) 
         "inject": None, "schema_version": SCHEMA_VERSION, "digest_version": DIGEST_VERSION,
     }
     if res.imported:
-        _write(root / "manifest.json", (json.dumps(manifest, indent=2) + "\n").encode())
+        folder.write_manifest(manifest)
     for line in bad_files + res.skipped:
         print(f"skipped: {line}", file=stream)
     for line in res.odd_chip:

@@ -22,6 +22,7 @@ import numpy as np
 
 from audits import storage
 from audits.io import AuditInputError, load_manifest
+from audits.runfolder import MANIFEST, RunFolder, RunFolderError
 
 
 class ReproduceInputError(ValueError):
@@ -67,10 +68,12 @@ def reproduce_run(run: str, batches: int | None = None, *, sample_seed: int = 0,
 
     root = storage.as_location(run)
     try:
+        folder = RunFolder.open(root)
+        folder.check_layout()
         manifest = load_manifest(root)
-    except AuditInputError as e:
+    except (AuditInputError, RunFolderError) as e:
         raise ReproduceInputError(str(e)) from None
-    where = str(storage.join(root, "manifest.json"))
+    where = str(folder.location(MANIFEST))
     if manifest is None:
         raise ReproduceInputError(f"{where}: missing (nothing to re-simulate from)")
     spec = _spec(manifest, where)
@@ -80,7 +83,7 @@ def reproduce_run(run: str, batches: int | None = None, *, sample_seed: int = 0,
     done = hands = 0
     for rec in records:
         rel = str(rec.get("path"))
-        path = storage.join(root, *rel.split("/"))
+        path = folder.location(rel)
         try:
             stored = storage.open_parquet(path).read()
             again = simulate_batch(spec, Structure.parse(str(rec["structure"])),

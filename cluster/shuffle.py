@@ -2,9 +2,9 @@
 
 A run folder (a local path or a URI, as for ``holdem simulate``)::
 
-    RUN/manifest.json                      format "holdem-shuffle-run": spec, files, timings
-    RUN/decks/batch-<index:05d>.parquet    the deck-only log (``--keep-decks true``):
-                                           hand_id int64, deck fixed_size_binary(52)
+    RUN/manifest.json                         format "holdem-shuffle-run": spec, files, timings
+    RUN/log/decks/batch-<index:05d>.parquet   the deck-only log (``--keep-decks true``):
+                                              hand_id int64, deck fixed_size_binary(52)
     RUN/certificate.json, RUN/report.html  the shuffle certificate (reports.shuffle)
 
 Deck ``d`` is the game's deck of hand key ``(seed, d // 1000, d % 1000)`` (``sim.deckgen``).
@@ -13,8 +13,10 @@ temporary name, then renames it; the manifest records each file's sha256 as it l
 file is audited by a second task that checks its bytes against the manifest and runs the
 uniformity battery and the keyed re-derivation on them (``audits.deckaudit``); the collision
 keys are spilled to ``RUN/.keys/`` (removed at the end) and reduced on the driver range by range
-within ``--key-memory``. With ``--keep-decks false`` one task per batch shuffles and audits in
-memory and no deck is written (the certificate says so).
+within ``--key-memory``. Names, listing, manifest I/O and atomic writes: ``audits.runfolder`` (a
+folder of the old layout, ``RUN/decks/...``, is refused: ``holdem migrate RUN``). With
+``--keep-decks false`` one task per batch shuffles and audits in memory and no deck is written
+(the certificate says so).
 
 Resume: running the same command again keeps every deck file whose sha256 matches the manifest
 and shuffles the rest; the audit always reads every file again (a certificate is of the bytes on
@@ -33,16 +35,17 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
-from audits import storage
+from audits import runfolder, storage
+from audits.runfolder import RunFolder, RunFolderError
 from audits.storage import Location
 
 MANIFEST_FORMAT = "holdem-shuffle-run"
 MANIFEST_VERSION = 1
-DECK_DIR = "decks"
 KEY_DIR = ".keys"
-PRODUCTS = ("manifest.json", "certificate.json", "report.html")
+PRODUCTS = (runfolder.MANIFEST, "certificate.json", "report.html")
 TASK_RETRIES = 3
 META_RUN_ID = b"holdem.run_id"
 META_BATCH = b"holdem.batch"
@@ -97,8 +100,7 @@ class ShuffleSpec:
                 for b, a in enumerate(range(0, self.decks, self.batch_size))]
 
 
-def deck_relpath(batch: int) -> str:
-    return f"{DECK_DIR}/batch-{batch:05d}.parquet"
+deck_relpath = runfolder.deck_relpath
 
 
 def _peak_rss_mb() -> float | None:
@@ -138,11 +140,9 @@ def write_deck_batch(spec: ShuffleSpec, batch: int, start: int, n: int,
     decks = make_decks(spec.generator, spec.seed, start, n, spec.inject)
     data = encode_decks(decks, start, spec, batch)
     rel = deck_relpath(batch)
-    fs, path = storage.split(storage.join(base, *rel.split("/")))
-    fs.create_dir(path.rpartition("/")[0], recursive=True)
-    storage.put_atomic(fs, path, data)
+    RunFolder.open(base).write(rel, data)
     return {"path": rel, "batch": batch, "start": start, "decks": n, "bytes": len(data),
-            "sha256": hashlib.sha256(data).hexdigest(),
+            "sha256": runfolder.sha256_bytes(data),
             "seconds": round(time.perf_counter() - t0, 4), "peak_rss_mb": _peak_rss_mb()}
 
 
@@ -152,7 +152,7 @@ def audit_file_task(base: Location, rec: dict[str, Any], seed: int | None) -> An
 
     t0 = time.perf_counter()
     keys = storage.join(base, KEY_DIR, f"batch-{rec['batch']:05d}.npy")
-    out = audit_deck_file(storage.join(base, *rec["path"].split("/")), rec["sha256"], seed, keys)
+    out = audit_deck_file(RunFolder.open(base).location(rec["path"]), rec["sha256"], seed, keys)
     return out, {"batch": rec["batch"], "seconds": round(time.perf_counter() - t0, 4),
                  "peak_rss_mb": _peak_rss_mb()}
 
@@ -193,65 +193,57 @@ def _manifest(spec: ShuffleSpec, files: dict[int, dict[str, Any]], status: str,
         "keep_decks": spec.keep_decks, "reproducible": spec.keyed,
         "deck_key": "deck d is the deck of seed_key [seed, d // 1000, d % 1000]",
         "engine_version": engine_version(), "git_commit": git_commit(),
-        "layout": f"{DECK_DIR}/batch-<index:05d>.parquet" if spec.keep_decks else None,
+        "layout": deck_relpath(0).replace("00000", "<index:05d>") if spec.keep_decks else None,
         "totals": {"decks": sum(r["decks"] for r in recs), "files": len(recs),
                    "bytes": sum(r["bytes"] for r in recs)},
         "files": recs, **extra, "updated": now(),
     }
 
 
-def _write_json(base: Location, name: str, d: dict[str, Any]) -> None:
-    storage.write_atomic(storage.join(base, name), json.dumps(d, indent=2) + "\n")
-
-
 def _check_folder(spec: ShuffleSpec, base: Location, say: Callable[[str], None]
                   ) -> dict[int, dict[str, Any]]:
     """The deck files already there that need no work (sha256 as the manifest says)."""
+    folder = RunFolder.open(base)
     try:
-        if storage.is_file(base):
+        if folder.kind() == pafs.FileType.File:
             raise ShuffleRunError(f"output {base} is a file, not a run folder")
-        if not storage.is_dir(base):
-            fs, path = storage.split(base)
-            fs.create_dir(path, recursive=True)
+        if not folder.exists():
+            folder.fs.create_dir(folder.base, recursive=True)
             return {}
-        mpath = storage.join(base, "manifest.json")
-        old: dict[str, Any] = {}
-        if storage.is_file(mpath):
-            try:
-                old = json.loads(storage.read_bytes(mpath))
-            except ValueError as e:
-                raise ShuffleRunError(f"{mpath}: not readable JSON ({e})") from None
-            if not isinstance(old, dict) or old.get("format") != MANIFEST_FORMAT:
-                raise ShuffleRunError(f"{mpath}: not a holdem shuffle manifest; choose another "
-                                      "--out")
-            if old.get("fingerprint") != spec.fingerprint():
-                from cluster.manifest import spec_difference
+        listing = folder.listing()
+        folder.check_layout(listing)
+        mpath = folder.location(runfolder.MANIFEST)
+        try:
+            old = folder.read_manifest({MANIFEST_FORMAT}) or {}
+        except runfolder.ManifestError as e:
+            raise ShuffleRunError(f"{mpath}: not a holdem shuffle manifest ({e}); choose "
+                                  "another --out") from None
+        if old and old.get("fingerprint") != spec.fingerprint():
+            from cluster.manifest import describe_difference
 
-                why = spec_difference(old.get("spec") or {}, spec.to_dict())
-                raise ShuffleRunError(f"run folder {base} was made with a different config: "
-                                      f"{why}")
+            why = describe_difference(old.get("spec") or {}, spec.to_dict())
+            raise ShuffleRunError(f"run folder {base} was made with a different config: "
+                                  f"{why}")
         expected = {deck_relpath(b): b for b, _, _ in spec.plan()} if spec.keep_decks else {}
         recorded = {f["path"]: f for f in old.get("files", []) if isinstance(f, dict)}
-        fs, root = storage.split(base)
         kept: dict[int, dict[str, Any]] = {}
-        for rel in storage.list_files(base):
-            name = rel.rpartition("/")[2]
+        for rel in listing:
             if rel in PRODUCTS:
                 continue
-            if name.startswith(".") and storage.TMP_MARK in name or rel.startswith(KEY_DIR + "/"):
-                fs.delete_file(f"{root}/{rel}")  # a killed run's leftovers
+            if runfolder.is_temporary(rel) or rel.startswith(KEY_DIR + "/"):
+                folder.delete(rel)  # a killed run's leftovers
                 continue
             if rel not in expected:
                 raise ShuffleRunError(f"run folder {base}: unexpected file {rel} (not a file of "
                                       "this run); move it away or choose another --out")
-            sha, _ = storage.file_sha256(storage.join(base, *rel.split("/")))
+            sha, _ = folder.sha256(rel)
             rec = recorded.get(rel)
             if rec is not None and rec.get("sha256") == sha:
                 kept[expected[rel]] = rec
             else:
                 say(f"{rel}: not as the manifest records it; shuffling it again")
         return kept
-    except storage.StorageError as e:
+    except (storage.StorageError, RunFolderError) as e:
         raise ShuffleRunError(str(e)) from None
 
 
@@ -313,7 +305,7 @@ def run_shuffle(spec: ShuffleSpec, out: str | os.PathLike[str], *, address: str 
     times: dict[str, Any] = {}
 
     def manifest(status: str, **extra: Any) -> None:
-        _write_json(base, "manifest.json", _manifest(spec, files, status, {
+        RunFolder.open(base).write_manifest(_manifest(spec, files, status, {
             "timings": {**times, "batches_reused": reused}, **extra}))
 
     manifest("running")
@@ -389,7 +381,7 @@ def _run(spec: ShuffleSpec, base: Location, workers: int | None, address: str | 
                   "worker_peak_rss_mb": max((x.get("peak_rss_mb") or x.get("audit_peak_rss_mb")
                                              or 0) for x in tasks) if tasks else None})
     manifest("complete", finished=now())
-    m = json.loads(storage.read_bytes(storage.join(base, "manifest.json")))
+    m = RunFolder.open(base).read_manifest({MANIFEST_FORMAT}) or {}
     return write_certificate(base, results, m, kept=spec.keep_decks)
 
 

@@ -4,7 +4,11 @@ Layout of a run folder (a local path or any pyarrow filesystem URI: ``s3://``, `
 ``file://``)::
 
     OUT/manifest.json                                  (cluster.manifest)
-    OUT/structure=<label>/batch-<index:05d>.parquet    one file per batch, zstd, one row per hand
+    OUT/log/<label>/batch-<index:05d>.parquet          one file per batch, zstd, one row per hand
+
+(names, listing, manifest I/O and atomic writes: ``audits.runfolder``; ``OUT/log`` reads as one
+Parquet dataset in pandas, polars and DuckDB). A folder of the old layout
+(``structure=<label>/...``) is refused with a one-line pointer to ``holdem migrate``.
 
 Each batch is one Ray task: ``sim.batch.simulate_batch`` for (spec, structure, batch index),
 encoded to Parquet in memory, written under a temporary name in the destination folder and then
@@ -29,10 +33,8 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import hashlib
 import json
 import os
-import re
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -42,17 +44,16 @@ import pyarrow as pa
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
+from audits import runfolder
+from audits.runfolder import RunFolder, RunFolderError, is_temporary, sha256_bytes
 from cluster.manifest import (
     COMPRESSION,
     MANIFEST_NAME,
     FileRecord,
     Manifest,
-    ManifestError,
-    is_temporary,
+    describe_difference,
     now,
     read_manifest,
-    spec_difference,
-    write_atomic,
     write_manifest,
 )
 from cluster.progress import Progress
@@ -65,14 +66,9 @@ META_STRUCTURE = b"holdem.structure"
 META_BATCH = b"holdem.batch"
 META_COUNTS = b"holdem.counts"
 
-_BATCH_NAME = re.compile(r"batch-(\d{5,})\.parquet")
 MANIFEST_EVERY_SECONDS = 1.0  # at most one manifest rewrite per second (plus the final one)
 TASK_RETRIES = 3
 CPU_LOOK_SECONDS = 10.0  # how often the driver looks at the cluster's CPUs (progress notes)
-
-
-class RunFolderError(ValueError):
-    """The run folder cannot be used for this spec (one line; the CLI exits 2)."""
 
 
 class BatchFailed(RuntimeError):
@@ -80,24 +76,16 @@ class BatchFailed(RuntimeError):
 
 
 def batch_relpath(structure: Structure, batch_index: int) -> str:
-    """Path of a batch file relative to the run folder."""
-    return f"structure={structure.label}/batch-{batch_index:05d}.parquet"
+    """Path of a batch file relative to the run folder (``audits.runfolder.batch_relpath``)."""
+    return runfolder.batch_relpath(structure.label, batch_index)
 
 
 def resolve_out(out: str | os.PathLike[str],
                 filesystem: pafs.FileSystem | None = None) -> tuple[pafs.FileSystem, str]:
     """(filesystem, path) of a run folder given as a local path or a URI (or a path inside an
     explicit pyarrow ``filesystem``)."""
-    text = os.fspath(out)
-    if filesystem is not None:
-        return filesystem, text.rstrip("/") or "/"
-    if "://" in text:
-        try:
-            fs, path = pafs.FileSystem.from_uri(text)
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError, ValueError) as e:
-            raise RunFolderError(f"output {text}: {e}") from None
-        return fs, path.rstrip("/") or "/"
-    return pafs.LocalFileSystem(), os.path.abspath(text)
+    folder = RunFolder.open(out, filesystem)
+    return folder.fs, folder.base
 
 
 # ---------------------------------------------------------------- the batch task
@@ -183,7 +171,7 @@ _FROZEN = False
 
 
 def write_batch(spec: RunSpec, structure: Structure, batch_index: int,
-                fs: pafs.FileSystem, base: str) -> dict[str, Any]:
+                folder: RunFolder) -> dict[str, Any]:
     """Simulate one batch and write its file (the body of the Ray task). Returns the file's
     ``FileRecord`` as a dict."""
     from sim.batch import simulate_batch
@@ -203,11 +191,10 @@ def write_batch(spec: RunSpec, structure: Structure, batch_index: int,
         counts = {str(k): int(v) for k, v in sorted(res.counts.items())}
         data = encode_batch(table, spec, structure, batch_index, counts)
     rel = batch_relpath(structure, batch_index)
-    fs.create_dir(f"{base}/{rel.rpartition('/')[0]}", recursive=True)
-    write_atomic(fs, f"{base}/{rel}", data)
+    folder.write(rel, data)
     return FileRecord(
         path=rel, structure=structure.label, batch=batch_index, hands=res.hands,
-        rows=table.num_rows, bytes=len(data), sha256=hashlib.sha256(data).hexdigest(),
+        rows=table.num_rows, bytes=len(data), sha256=sha256_bytes(data),
         counts=counts, seconds=round(time.perf_counter() - t0, 4), peak_rss_mb=_peak_rss_mb(),
     ).to_dict()
 
@@ -215,46 +202,36 @@ def write_batch(spec: RunSpec, structure: Structure, batch_index: int,
 # ---------------------------------------------------------------- checking the run folder
 
 
-def _read_bytes(fs: pafs.FileSystem, path: str) -> bytes:
-    with fs.open_input_stream(path) as f:
-        return f.read()
-
-
-def _check_folder(fs: pafs.FileSystem, base: str, label: str, spec: RunSpec,
+def _check_folder(folder: RunFolder, spec: RunSpec,
                   say: Callable[[str], None]) -> tuple[Manifest, int]:
     """Verify what the run folder already holds. Returns the manifest to continue (its files:
     the batches that need no work) and the number of stale temporary files removed."""
-    info = fs.get_file_info(base)
-    if info.type == pafs.FileType.File:
+    label = folder.label
+    kind = folder.kind()
+    if kind == pafs.FileType.File:
         raise RunFolderError(f"output {label} is a file, not a run folder")
-    if info.type == pafs.FileType.NotFound:
-        fs.create_dir(base, recursive=True)
+    if kind == pafs.FileType.NotFound:
+        folder.fs.create_dir(folder.base, recursive=True)
         return Manifest(spec), 0
-    try:
-        old = read_manifest(fs, base, label)
-    except ManifestError as e:
-        raise RunFolderError(str(e)) from None
+    listing = folder.listing()
+    folder.check_layout(listing)
+    old = read_manifest(folder)
     fp = spec.fingerprint()
     if old is not None and old.get("fingerprint") != fp:
-        diff = spec_difference(old.get("spec") or {}, spec.to_dict())
+        diff = describe_difference(old.get("spec") or {}, spec.to_dict())
         what = diff or f"fingerprint differs ({old.get('fingerprint')} vs {fp})"
         raise RunFolderError(f"run folder {label} was made with a different config: {what}")
 
-    from audits.integrity import PRODUCTS
-
     # what `holdem audit` and `holdem report` write there: certify reruns keep the run
-    products = PRODUCTS
+    products = runfolder.PRODUCTS
     expected = {batch_relpath(s, b): (s, b) for s, b in spec.plan()}
     found: list[str] = []
     stale = 0
-    for entry in fs.get_file_info(pafs.FileSelector(base, recursive=True)):
-        if entry.type != pafs.FileType.File:
-            continue
-        rel = entry.path[len(base):].lstrip("/")
+    for rel in listing:
         if rel == MANIFEST_NAME or rel in products:
             continue
-        if is_temporary(entry.base_name):
-            fs.delete_file(entry.path)
+        if is_temporary(rel):
+            folder.delete(rel)
             stale += 1
             continue
         if rel not in expected:
@@ -269,8 +246,8 @@ def _check_folder(fs: pafs.FileSystem, base: str, label: str, spec: RunSpec,
     recorded = {f["path"]: f for f in (old or {}).get("files", []) if "path" in f}
     for rel in found:
         structure, batch = expected[rel]
-        data = _read_bytes(fs, f"{base}/{rel}")
-        sha = hashlib.sha256(data).hexdigest()
+        data = folder.read_bytes(rel)
+        sha = sha256_bytes(data)
         rec = recorded.get(rel)
         if rec is not None:
             if rec.get("sha256") == sha:
@@ -282,12 +259,12 @@ def _check_folder(fs: pafs.FileSystem, base: str, label: str, spec: RunSpec,
         if recovered is not None:
             manifest.add(recovered)
     if manifest.files and len(manifest.files) < len(expected):  # kept batches and new ones
-        _check_same_engine(fs, base, label, spec, manifest, made_by)
+        _check_same_engine(folder, spec, manifest, made_by)
     return manifest, stale
 
 
-def _check_same_engine(fs: pafs.FileSystem, base: str, label: str, spec: RunSpec,
-                       manifest: Manifest, made_by: str) -> None:
+def _check_same_engine(folder: RunFolder, spec: RunSpec, manifest: Manifest,
+                       made_by: str) -> None:
     """Refuse to resume a run with an engine that plays its hands differently: the kept batch
     with the fewest hands is simulated again here and its per-hand digests compared with the
     file's (content, not bytes: another pyarrow may encode the same hands differently). A run
@@ -298,7 +275,8 @@ def _check_same_engine(fs: pafs.FileSystem, base: str, label: str, spec: RunSpec
 
     rec = min(manifest.files.values(), key=lambda r: (r.hands, r.path))
     st = Structure.parse(rec.structure)
-    with fs.open_input_file(f"{base}/{rec.path}") as f:
+    label = folder.label
+    with folder.fs.open_input_file(folder.path(rec.path)) as f:
         pf = pq.ParquetFile(f)
         if "digest" not in pf.schema_arrow.names:
             raise RunFolderError(f"run folder {label}: {rec.path} has no digest column (a log "
@@ -355,20 +333,14 @@ def _recover(data: bytes, sha: str, rel: str, spec: RunSpec, structure: Structur
 
 def run_files(out: str | os.PathLike[str],
               filesystem: pafs.FileSystem | None = None) -> tuple[pafs.FileSystem, list[str]]:
-    """(filesystem, paths) of the batch files of a run folder, in path order. (Read a run with
-    ``run_dataset``: ``pyarrow.parquet.read_table(OUT)`` also tries to read manifest.json.)"""
-    label = os.fspath(out)
-    fs, base = resolve_out(out, filesystem)
-    if fs.get_file_info(base).type != pafs.FileType.Directory:
-        raise RunFolderError(f"run folder {label} does not exist")
-    paths = sorted(
-        e.path for e in fs.get_file_info(pafs.FileSelector(base, recursive=True))
-        if e.type == pafs.FileType.File and _BATCH_NAME.fullmatch(e.base_name)
-        and e.path[len(base):].lstrip("/").startswith("structure=")
-    )
-    if not paths:
-        raise RunFolderError(f"run folder {label} holds no batch files")
-    return fs, paths
+    """(filesystem, paths) of the batch files of a run folder, in path order
+    (``audits.runfolder``; ``OldLayoutError`` for a folder of the old layout)."""
+    folder = RunFolder.open(out, filesystem)
+    folder.require()
+    rels = folder.batch_relpaths()
+    if not rels:
+        raise RunFolderError(f"run folder {folder.label} holds no batch files")
+    return folder.fs, [folder.path(rel) for rel in rels]
 
 
 def run_dataset(out: str | os.PathLike[str], filesystem: pafs.FileSystem | None = None) -> Any:
@@ -411,15 +383,15 @@ def run_simulate(
     if workers is not None and workers < 0:
         raise ValueError(f"--workers {workers}: expected >= 0")
     label = os.fspath(out)
-    fs, base = resolve_out(out, filesystem)
+    folder = RunFolder.open(out, filesystem)
     try:
-        manifest, _ = _check_folder(fs, base, label, spec, _stderr)
+        manifest, _ = _check_folder(folder, spec, _stderr)
         plan = spec.plan()
         todo = [(s, b) for s, b in plan if batch_relpath(s, b) not in manifest.files]
         reused = len(plan) - len(todo)
         manifest.status = "running"
         manifest.set_runtime("in-process" if workers == 0 else "not started", workers, None)
-        write_manifest(fs, base, manifest)
+        write_manifest(folder, manifest)
     except OSError as e:  # an unwritable or unreachable output (pyarrow's errors are OSErrors)
         first = str(e).splitlines()[0] if str(e) else type(e).__name__
         raise RunFolderError(f"output {label}: cannot write the run folder there "
@@ -442,7 +414,7 @@ def run_simulate(
             simulated.append(rec)
             bar.update(rec.hands)
             if time.monotonic() - last_write >= MANIFEST_EVERY_SECONDS:
-                write_manifest(fs, base, manifest)
+                write_manifest(folder, manifest)
                 last_write = time.monotonic()
 
         try:
@@ -450,16 +422,16 @@ def run_simulate(
                 pass
             elif workers == 0:
                 for s, b in todo:
-                    finished(write_batch(spec, s, b, fs, base))
+                    finished(write_batch(spec, s, b, folder))
             else:
-                _run_on_ray(spec, todo, fs, base, address, workers, manifest, finished,
+                _run_on_ray(spec, todo, folder, address, workers, manifest, finished,
                             bar.note if progress else _quiet)
         except BaseException as e:
             manifest.status = "failed" if isinstance(e, Exception) else "running"
             if isinstance(e, Exception):
                 manifest.error = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
             manifest.set_timings(time.perf_counter() - t0, simulated, reused)
-            write_manifest(fs, base, manifest)
+            write_manifest(folder, manifest)
             raise
 
     missing = [batch_relpath(s, b) for s, b in plan if batch_relpath(s, b) not in manifest.files]
@@ -468,11 +440,11 @@ def run_simulate(
     manifest.status = "complete"
     manifest.finished = manifest.finished or now()
     manifest.set_timings(time.perf_counter() - t0, simulated, reused)
-    return write_manifest(fs, base, manifest)
+    return write_manifest(folder, manifest)
 
 
-def _run_on_ray(spec: RunSpec, todo: list[tuple[Structure, int]], fs: pafs.FileSystem,
-                base: str, address: str | None, workers: int | None, manifest: Manifest,
+def _run_on_ray(spec: RunSpec, todo: list[tuple[Structure, int]], folder: RunFolder,
+                address: str | None, workers: int | None, manifest: Manifest,
                 finished: Callable[[dict[str, Any]], None],
                 say: Callable[[str], None]) -> None:
     import ray
@@ -489,7 +461,7 @@ def _run_on_ray(spec: RunSpec, todo: list[tuple[Structure, int]], fs: pafs.FileS
         next_look = time.monotonic() + CPU_LOOK_SECONDS
         task = ray.remote(max_retries=TASK_RETRIES, retry_exceptions=True)(write_batch)
         spec_ref = ray.put(spec)
-        fs_ref = ray.put(fs)
+        folder_ref = ray.put(folder)
         queue = list(reversed(todo))
         pending: list[Any] = []
         batch_of: dict[Any, str] = {}
@@ -497,7 +469,7 @@ def _run_on_ray(spec: RunSpec, todo: list[tuple[Structure, int]], fs: pafs.FileS
             while queue or pending:
                 while queue and len(pending) < in_flight:
                     s, b = queue.pop()
-                    ref = task.remote(spec_ref, s, b, fs_ref, base)
+                    ref = task.remote(spec_ref, s, b, folder_ref)
                     batch_of[ref] = batch_relpath(s, b)
                     pending.append(ref)
                 ready, pending = ray.wait(pending, num_returns=1)

@@ -19,6 +19,7 @@ from typing import Any
 
 from audits import storage
 from audits.integrity import check_inputs, folder_mismatch
+from audits.runfolder import RunFolder, RunFolderError
 from audits.runner import AUDIT_FILE
 from reports import REPORT_FILES, SIGNATURE_FILE
 from reports.inputs import ReportInputError, load_inputs
@@ -110,6 +111,10 @@ def verify_run(run: str | os.PathLike[str], public_key: str | None = None) -> Ve
     """Check a received run folder against its certificate (see the module docstring).
     Raises VerifyInputError (or signing.SigningKeyError) on unusable input."""
     root = storage.as_location(os.fspath(run))
+    try:
+        RunFolder.open(root).check_layout()
+    except RunFolderError as e:
+        raise VerifyInputError(str(e)) from None
     data, cert = _certificate(root)
     if public_key is not None:
         bad = _signature(root, data, public_key)

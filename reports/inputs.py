@@ -9,6 +9,7 @@ from typing import Any
 
 from audits import storage
 from audits.integrity import MANIFEST, check_inputs, folder_mismatch
+from audits.runfolder import RunFolder, RunFolderError
 from audits.runner import AUDIT_FILE
 from audits.storage import Location
 
@@ -100,6 +101,7 @@ def load_inputs(run: Location, check_folder: bool = True
     run = storage.as_location(run)
     audit_path = storage.join(run, AUDIT_FILE)
     try:
+        RunFolder.open(run).check_layout()
         if not storage.is_file(audit_path):
             raise ReportInputError(f"{audit_path}: missing; run `holdem audit {run}` first")
         audit = check_audit(_json(audit_path), audit_path)
@@ -115,6 +117,6 @@ def load_inputs(run: Location, check_folder: bool = True
             if why:
                 raise ReportInputError(f"{run}: the folder no longer matches {AUDIT_FILE}: {why};"
                                        f" run `holdem audit {run}` again")
-    except storage.StorageError as e:
+    except (storage.StorageError, RunFolderError) as e:
         raise ReportInputError(str(e)) from None
     return audit, manifest

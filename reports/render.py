@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from audits import storage
+from audits.runfolder import RunFolder
 from audits.runner import AUDIT_FILE
 from audits.storage import Location
 from reports import REPORT_FILES, plots
@@ -481,18 +482,18 @@ def write_report(run: Location, histories: dict[int, str] | None = None,
             except ValueError:
                 cal_json = None  # evidence is optional: a broken file is not shown
     audit, manifest = load_inputs(run)
-    cert = build_certificate(audit, manifest,
-                             storage.file_sha256(storage.join(run, AUDIT_FILE))[0], cal_json)
-    out = {key: storage.join(run, name) for key, name in REPORT_FILES.items()}
+    folder = RunFolder.open(run)
+    cert = build_certificate(audit, manifest, folder.sha256(AUDIT_FILE)[0], cal_json)
+    out = {key: folder.location(name) for key, name in REPORT_FILES.items()}
     # the pages a person reads are written first and their sha256 recorded in the certificate,
     # so that `holdem verify` (and a signature) covers them too
     docs = {"summary": render_summary(cert),
             "html": render_html(cert, audit, manifest, histories, cal)}
     for key, text in docs.items():
-        storage.write_atomic(out[key], text)
+        folder.write(REPORT_FILES[key], text)
     cert["documents"] = {REPORT_FILES[key]: hashlib.sha256(text.encode()).hexdigest()
                          for key, text in docs.items()}
-    storage.write_atomic(out["certificate"], json.dumps(cert, indent=2))
+    folder.write(REPORT_FILES["certificate"], json.dumps(cert, indent=2))
     return out
 
 

@@ -17,8 +17,8 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
-from audits import storage
 from audits.result import AuditResult
+from audits.runfolder import RunFolder
 from audits.storage import Location
 
 CERT_FORMAT = "holdem-shuffle-certificate"
@@ -126,9 +126,9 @@ def render_html(cert: dict[str, Any]) -> str:
 
 def write_files(out: Location, cert: dict[str, Any]) -> dict[str, Any]:
     """certificate.json and report.html into the folder ``out`` (each written atomically)."""
-    out = storage.as_location(out)
-    storage.write_atomic(storage.join(out, "certificate.json"), json.dumps(cert, indent=2) + "\n")
-    storage.write_atomic(storage.join(out, "report.html"), render_html(cert))
+    folder = RunFolder.open(out)
+    folder.write("certificate.json", json.dumps(cert, indent=2) + "\n")
+    folder.write("report.html", render_html(cert))
     return cert
 
 

@@ -185,6 +185,15 @@ def simulate_batch(spec: RunSpec, structure: Structure, batch_index: int) -> Bat
                        n, time.perf_counter() - t0, t_play)
 
 
+def _player_ids(tags: np.ndarray, first_hand_id: int) -> np.ndarray:
+    """Run-wide player ids from the session's per-batch tags (``16 * i + seat``, -1 for an
+    empty seat): ``16 * hand_id + seat`` of the hand the player first played, -1 stays."""
+    out = _pool_empty(tags.shape, np.int64)
+    np.add(tags, 16 * first_hand_id, out=out)
+    out[tags < 0] = -1
+    return out
+
+
 def _to_arrow(spec: RunSpec, structure: Structure, batch_index: int, n: int, k: int,
               H: np.ndarray, SE: np.ndarray, DECK: np.ndarray, BOARD: np.ndarray,
               BURNS: np.ndarray, SHOW: np.ndarray, POTS: np.ndarray, ACT: np.ndarray) -> pa.Table:
@@ -258,6 +267,7 @@ def _to_arrow(spec: RunSpec, structure: Structure, batch_index: int, n: int, k: 
         "burns": var_list(BURNS, HT[ss.H_N_BURN], pa.int8()),
         "board": var_list(BOARD, HT[ss.H_N_BOARD], pa.int8()),
         "policy": seat_list(ss.SE_POLICY, pa.int8()),
+        "player_ids": _list(_player_ids(SE[ss.SE_PLAYER], hand_id[0] if n else 0), pa.int64()),
         "stacks_start": seat_list(ss.SE_START, pa.int64()),
         "rebuys": seat_list(ss.SE_REBUY, pa.int64()),
         "stacks_end": seat_list(ss.SE_END, pa.int64()),

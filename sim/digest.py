@@ -3,8 +3,12 @@
 ``hand_digests(table)`` returns one ``uint64`` per row. Two rows have the same digest iff (up to
 64-bit collisions) every *content* column holds the same value: every column of the hand schema
 except ``run_id`` (the spec fingerprint names the run, not the hand: a new ``RunSpec`` field or
-another ``hands`` count changes it while every hand stays the same) and ``digest`` (the stored
-value of this very function: ``with_digests`` appends it when a table is made). ``fault`` is
+another ``hands`` count changes it while every hand stays the same), ``digest`` (the stored
+value of this very function: ``with_digests`` appends it when a table is made) and
+``player_ids`` (a label the session derives from the table's seat history — a new id exactly
+where a seat was empty in the table's previous hand — which the digested ``occupied`` and
+``table_id`` of the table's hands already determine; ``tests/sim/test_batch.py`` checks that
+rule). ``fault`` is
 content: it says which engine dealt the hand, and a hand dealt by a broken engine is a different
 hand.
 
@@ -33,7 +37,7 @@ import numpy as np
 import pyarrow as pa
 
 DIGEST_VERSION = 1
-EXCLUDED_COLUMNS = ("run_id", "digest")
+EXCLUDED_COLUMNS = ("run_id", "digest", "player_ids")
 
 _P1 = np.uint64(0x9E3779B185EBCA87)
 _P2 = np.uint64(0xC2B2AE3D27D4EB4F)
@@ -193,7 +197,7 @@ def _column_key(index: int) -> np.uint64:
 
 
 def content_columns(names: Sequence[str]) -> list[str]:
-    """The columns a digest covers, in the given (schema) order: all but ``run_id``."""
+    """The columns a digest covers, in the given (schema) order: all but ``EXCLUDED_COLUMNS``."""
     return [c for c in names if c not in EXCLUDED_COLUMNS]
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-SCHEMA_VERSION = 2  # 2: + digest
+SCHEMA_VERSION = 3  # 2: + digest; 3: + player_ids
 
 # ``actions`` is a packed little-endian record array per hand (fast to write and to audit):
 ACTION_DTYPE = np.dtype([
@@ -68,6 +68,12 @@ FIELDS: list[tuple[str, pa.DataType, str]] = [
     ("policy", pa.list_(pa.int8()), "per seat bot: 0 random, 1 calling station, 2 tight-"
                                      "aggressive, 3 maniac, 4 nit, 5 regular, 6 loose-"
                                      "aggressive, 7 recreational; -1 empty"),
+    ("player_ids", pa.list_(pa.int64()),
+     "per seat the player's id, unique in the run and the same for all his hands: 16 * hand_id "
+     "of the first hand he played + his seat (players never change seats or tables); a busted "
+     "cash player who rebuys keeps his id, a new player in an emptied seat gets a new one; -1 "
+     "empty. Not in the digest: it is a label derived from the table's seat history (a new id "
+     "exactly where a seat was empty in the table's previous hand, or at its first hand)"),
     ("stacks_start", pa.list_(pa.int64()), "per seat chips at the start (after rebuys)"),
     ("rebuys", pa.list_(pa.int64()), "per seat chips added between the previous hand and this one"),
     ("stacks_end", pa.list_(pa.int64()), "per seat chips at the end"),

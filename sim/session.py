@@ -123,7 +123,8 @@ T_ANTE_KIND = 6  # tournament: 1 antes from every player from level 3, 2 big-bli
 T_STACK_ = 10
 T_POLICY_ = 20
 T_AWAY_ = 30  # cash: hands until a new player takes the empty seat
-T_SIZE = 40
+T_PLAYER_ = 40  # the seat's player: 16 * (index in the batch of his first hand) + seat; -1 none
+T_SIZE = 50
 
 # --- per-hand scalar outputs H[i, :] ---
 H_TABLE = 0
@@ -161,7 +162,8 @@ SE_FOLDED = 8
 SE_TIMEOUT = 9
 SE_HOLE0 = 10
 SE_HOLE1 = 11
-SE_SIZE = 12
+SE_PLAYER = 12  # T_PLAYER_ of the seat's player (sim.batch makes it the run-wide player id)
+SE_SIZE = 13
 
 # --- rule-path counters ---
 C_HANDS = 0
@@ -376,6 +378,18 @@ def _cash_between_hands(TS, P, rs, rebuys, counts):
 
 
 @njit(cache=True, _nrt=False)
+def _seat_players(TS, n, i):
+    """Player identity after a cash table's leaves and arrivals before hand ``i``: a seat left
+    empty (its player gone) forgets him; a player in a seat that had none is new, tagged
+    ``16 * i + seat``. A busted player who rebuys keeps his tag (he never left the seat)."""
+    for s in range(n):
+        if TS[T_STACK_ + s] == 0 and TS[T_AWAY_ + s] > 0:
+            TS[T_PLAYER_ + s] = -1
+        elif TS[T_STACK_ + s] > 0 and TS[T_PLAYER_ + s] < 0:
+            TS[T_PLAYER_ + s] = 16 * i + s
+
+
+@njit(cache=True, _nrt=False)
 def _positions(TS, P, first, counts, rs):
     """(button, sb_seat, bb_seat, fired) for the next hand; updates the table's position
     memory. ``fired``: an injected rotation fault dealt other positions than the clean rules."""
@@ -488,6 +502,8 @@ def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POT
             first = True
             for s in range(n):
                 rebuys[s] = TS[T_STACK_ + s]
+            for s in range(MAX_SEATS):
+                TS[T_PLAYER_ + s] = 16 * i + s if s < n else -1
         table_id = P[P_TABLE_BASE] + TS[T_TABLE]
         hand_no = TS[T_HAND]
         stream_init(rs_tab, P[P_SEED], table_id, hand_no, SESSION_PURPOSE)
@@ -496,6 +512,7 @@ def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POT
                 _cash_between_hands(TS, P, rs_tab, rebuys, counts)
             else:
                 _cash_between_hands_real(TS, P, rs_tab, rebuys, counts)
+            _seat_players(TS, n, i)
         button, sb, bb, fired = _positions(TS, P, first, counts, rs_tab)
         TS[T_LIVE_PREV] = _count_occupied(TS, n)
         # blinds and antes of this hand
@@ -602,6 +619,7 @@ def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POT
             SE[SE_TIMEOUT, i, s] = timed_out[s]
             SE[SE_HOLE0, i, s] = S[HOLE_ + 2 * s]
             SE[SE_HOLE1, i, s] = S[HOLE_ + 2 * s + 1]
+            SE[SE_PLAYER, i, s] = TS[T_PLAYER_ + s] if stacks[s] > 0 else -1
             TS[T_STACK_ + s] = S[STACK_ + s]
         nburn = 0
         n_vol = 0

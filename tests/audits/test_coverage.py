@@ -13,6 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from audits import paths as P
+from audits.runfolder import list_batch_files
 from audits.runner import run_audits
 from cluster.cli import main
 from cluster.simulate import run_simulate
@@ -47,7 +48,7 @@ def test_minimum_scales_with_the_run() -> None:
 
 
 def _rows(run: Path) -> list[dict]:
-    return [r for f in sorted(run.glob("structure=*/*.parquet"))
+    return [r for f in list_batch_files(run)
             for r in pq.read_table(f).to_pylist()]
 
 

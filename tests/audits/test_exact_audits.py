@@ -13,6 +13,7 @@ import pytest
 
 from audits.evaluator import eval7_many, evaluate
 from audits.io import ACTION_DTYPE, AuditInputError, read_batch
+from audits.runfolder import batch_relpath
 from audits.runner import REGISTRY, format_table, run_audits, write_report
 from cluster.calibrate import EXACT_FAULTS
 from sim.batch import simulate_batch
@@ -34,9 +35,9 @@ def simulated(fmt: str, structure: Structure, inject: str | None = None) -> pa.T
 
 
 def write_run(root: Path, table: pa.Table, manifest: dict | None = None) -> Path:
-    d = root / f"structure={table.column('structure')[0].as_py()}"
-    d.mkdir(parents=True, exist_ok=True)
-    pq.write_table(table, d / "batch-00000.parquet")
+    path = root / batch_relpath(table.column("structure")[0].as_py(), 0)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(table, path)
     if manifest is not None:
         (root / "manifest.json").write_text(json.dumps(manifest))
     return root
@@ -207,18 +208,18 @@ def test_unusable_input_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[s
 
     with pytest.raises(AuditInputError, match="no such run folder"):
         run_audits(tmp_path / "absent", workers=0)
-    corrupt = tmp_path / "corrupt" / "structure=no-limit"
-    corrupt.mkdir(parents=True)
-    (corrupt / "batch-00000.parquet").write_bytes(b"not parquet at all")
+    corrupt = tmp_path / "corrupt" / batch_relpath("no-limit", 0)
+    corrupt.parent.mkdir(parents=True)
+    corrupt.write_bytes(b"not parquet at all")
     with pytest.raises(AuditInputError, match="batch-00000.parquet: not a readable Parquet"):
         run_audits(tmp_path / "corrupt", workers=0)
     assert main(["audit", str(tmp_path / "corrupt"), "--workers", "0", "--quiet"]) == 2
     assert "batch-00000.parquet" in capsys.readouterr().err
-    foreign = tmp_path / "foreign" / "structure=no-limit"
-    foreign.mkdir(parents=True)
-    pq.write_table(pa.table({"x": [1, 2]}), foreign / "batch-00000.parquet")
+    foreign = tmp_path / "foreign" / batch_relpath("no-limit", 0)
+    foreign.parent.mkdir(parents=True)
+    pq.write_table(pa.table({"x": [1, 2]}), foreign)
     with pytest.raises(AuditInputError, match=r"schema mismatch: \d+ of \d+ columns missing"):
-        read_batch(foreign / "batch-00000.parquet")
+        read_batch(foreign)
     t = simulated("cash", Structure.NO_LIMIT)
     idx = t.schema.get_field_index("rake")
     wrong = t.set_column(idx, "rake", t.column("rake").cast(pa.int32()))
@@ -226,7 +227,7 @@ def test_unusable_input_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[s
         run_audits(write_run(tmp_path / "wrongtype", wrong), workers=0)
     root = tmp_path / "listed"
     root.mkdir()
-    (root / "manifest.json").write_text(json.dumps({"files": [{"path": "structure=x/b.parquet"}]}))
+    (root / "manifest.json").write_text(json.dumps({"files": [{"path": batch_relpath("x", 0)}]}))
     with pytest.raises(AuditInputError, match="listed in manifest.json but missing"):
         run_audits(root, workers=0)
 

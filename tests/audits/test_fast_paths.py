@@ -14,6 +14,7 @@ import pytest
 
 from audits import io
 from audits.evaluator import N_RANK_MULTISETS, eval7_brute_many, eval7_many
+from audits.runfolder import batch_relpath, list_batch_files
 from audits.runner import run_audits
 from sim.batch import simulate_batch
 from sim.config import Structure
@@ -83,14 +84,14 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
                    hands_per_table=300)
     table = simulate_batch(spec, Structure.POT_LIMIT, 0).table
     root = tmp_path_factory.mktemp("chunked")
-    d = root / "structure=pot-limit"
-    d.mkdir()
-    pq.write_table(table, d / "batch-00000.parquet", row_group_size=1500)
+    path = root / batch_relpath("pot-limit", 0)
+    path.parent.mkdir(parents=True)
+    pq.write_table(table, path, row_group_size=1500)
     return root
 
 
 def test_chunked_reading_equals_whole_file(run_dir: Path) -> None:
-    path = next(run_dir.glob("*/*.parquet"))
+    path = list_batch_files(run_dir)[0]
     whole = io.read_batch(path)
     chunks = list(io.iter_batches(path, chunk_rows=700))
     assert len(chunks) > 3 and sum(b.n for b in chunks) == whole.n
@@ -120,7 +121,7 @@ def test_audits_agree_chunked_or_whole(run_dir: Path, monkeypatch: pytest.Monkey
     assert [(r.name, r.hands_checked, r.failures) for r in whole.results] == \
         [(r.name, r.hands_checked, r.failures) for r in chunked.results]
     # a tampered hand is still found when reading in chunks
-    path = next(run_dir.glob("*/*.parquet"))
+    path = list_batch_files(run_dir)[0]
     t = pq.read_table(path)
     won = t.column("won").to_pylist()
     row = next(i for i, w in enumerate(won) if i > 2000 and len(set(w)) >= 2)

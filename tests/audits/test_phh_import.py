@@ -148,3 +148,34 @@ def test_known_card_twice_fails_the_deal_audit(imported: Path) -> None:
     res = _audit(imported)
     assert res["deal"].applicable and not res["deal"].passed
     assert t.column("hand_id")[0].as_py() in res["deal"].example_hand_ids
+
+
+def test_imported_run_reads_in_diff_and_audit(imported: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    from audits.runfolder import RunFolder, parse_batch_relpath
+    from cluster.cli import main
+
+    m = json.loads((imported / "manifest.json").read_text())
+    assert m["format"] == "holdem-phh-import" and m["manifest_version"] == 1
+    folder = RunFolder.open(imported)
+    assert [f["path"] for f in m["files"]] == folder.batch_relpaths()
+    assert all(parse_batch_relpath(f["path"]) == (f["structure"], f["batch"])
+               for f in m["files"])
+    capsys.readouterr()
+    assert main(["diff", str(imported), str(imported)]) == 0
+    assert "IDENTICAL: 3 hands match" in capsys.readouterr().out
+    assert main(["audit", str(imported), "--workers", "0", "--quiet",
+                 "--only", ",".join(EXACT)]) == 0
+    audit = json.loads((imported / "audit.json").read_text())
+    integrity = next(r for r in audit["results"] if r["name"] == "integrity")
+    assert integrity["passed"] and integrity["applicable"]  # bound to the importer's manifest
+
+
+def test_import_to_a_uri(tmp_path: Path) -> None:
+    src = tmp_path / "h.phh"
+    src.write_text(HANDS["headsup.phh"])
+    out = io.StringIO()
+    assert run_import([str(src)], f"file://{tmp_path}/uri-run", stream=out) == 0
+    m = json.loads((tmp_path / "uri-run" / "manifest.json").read_text())
+    assert [f["path"] for f in m["files"]] == ["log/no-limit/batch-00000.parquet"]
+    assert run_audits(f"file://{tmp_path}/uri-run", EXACT, workers=0).passed

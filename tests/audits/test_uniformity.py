@@ -17,6 +17,7 @@ import pytest
 from audits import shuffles
 from audits import uniformity as u
 from audits.calibrate import calibrate, run_once, write_table
+from audits.runfolder import batch_relpath, list_batch_files
 
 
 def _rng(seed: int) -> np.random.Generator:
@@ -273,8 +274,8 @@ def test_runner_runs_the_battery_on_a_run_folder(tmp_path) -> None:
     from sim.runspec import RunSpec
 
     spec = RunSpec(hands=6_000, batch_size=1_000)
-    folder = tmp_path / "structure=no-limit"
-    folder.mkdir()
+    folder = (tmp_path / batch_relpath("no-limit", 0)).parent
+    folder.mkdir(parents=True)
     for b in range(6):
         table = simulate_batch(spec, Structure.NO_LIMIT, b).table
         pq.write_table(table, folder / f"batch-{b:05d}.parquet")
@@ -297,7 +298,7 @@ def _run_with_decks(root, decks: np.ndarray, batch: int = 1_000):
 
     n = len(decks)
     spec = RunSpec(hands=n, batch_size=batch)
-    folder = root / "structure=no-limit"
+    folder = (root / batch_relpath("no-limit", 0)).parent
     folder.mkdir(parents=True)
     for b in range(n // batch):
         table = simulate_batch(spec, Structure.NO_LIMIT, b).table
@@ -362,7 +363,7 @@ def test_a_partly_null_deck_column_is_unusable_input(tmp_path) -> None:
     from audits.runner import run_audits
 
     root = _run_with_decks(tmp_path / "run", shuffles.fair_fisher_yates(1_000, _rng(21)))
-    path = next(root.glob("*/*.parquet"))
+    path = list_batch_files(root)[0]
     t = pq.read_table(path)
     decks = t.column("deck").to_pylist()
     decks[7] = None

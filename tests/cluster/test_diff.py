@@ -15,6 +15,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from audits.runfolder import batch_relpath
 from cluster.bench_diff import run_diff_bench
 from cluster.cli import main
 from cluster.diff import (
@@ -61,7 +62,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 def _tamper(src: Path, dst: Path, what: str) -> int:
     """Copy the run ``src`` to ``dst`` and change one value of one hand; returns its hand_id."""
     shutil.copytree(src, dst)
-    f = dst / "structure=pot-limit" / "batch-00001.parquet"
+    f = dst / batch_relpath("pot-limit", 1)
     t = pq.read_table(f)
     i = 17
     col = {"payout": "won", "action": "actions", "card": "deck"}[what]
@@ -239,7 +240,7 @@ def _restamp(run: Path, rel: str, table: pa.Table) -> None:
 def test_stored_digests_are_read_when_the_bytes_verify(runs: dict[str, Path],
                                                        tmp_path: Path) -> None:
     shutil.copytree(runs["same"], tmp_path / "t")
-    rel = "structure=no-limit/batch-00002.parquet"
+    rel = batch_relpath("no-limit", 2)
     t = pq.read_table(tmp_path / "t" / rel)
     _restamp(tmp_path / "t", rel, t)  # the same rows in other bytes
     a, b = _open_run(runs["base"]), _open_run(tmp_path / "t")
@@ -288,7 +289,7 @@ def _forge_undealt_cards(run: Path, rel: str, row: int) -> int:
 def test_a_forged_card_with_a_stale_digest_is_named(runs: dict[str, Path], tmp_path: Path,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
     shutil.copytree(runs["same"], tmp_path / "t")
-    rel = "structure=pot-limit/batch-00001.parquet"
+    rel = batch_relpath("pot-limit", 1)
     hand_id = _forge_undealt_cards(tmp_path / "t", rel, 23)
     assert main(["diff", str(runs["base"]), str(tmp_path / "t")]) == 1
     out = capsys.readouterr().out
@@ -306,7 +307,7 @@ def test_a_forged_card_with_a_stale_digest_is_named(runs: dict[str, Path], tmp_p
 def test_a_row_that_does_not_rebuild_lists_fields(runs: dict[str, Path], tmp_path: Path,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
     shutil.copytree(runs["same"], tmp_path / "t")
-    f = tmp_path / "t" / "structure=fixed-limit" / "batch-00002.parquet"
+    f = tmp_path / "t" / batch_relpath("fixed-limit", 2)
     t = pq.read_table(f)
     values = t["actions"].to_pylist()
     values[5] = values[5][:-3]  # no longer whole 19-byte records
@@ -334,7 +335,7 @@ def test_missing_and_corrupt_input(runs: dict[str, Path], tmp_path: Path,
     assert main(["diff", str(runs["base"]), str(tmp_path / "nope")]) == 2
     assert "does not exist" in capsys.readouterr().err
     shutil.copytree(runs["same"], tmp_path / "bad")
-    (tmp_path / "bad" / "structure=no-limit" / "batch-00000.parquet").write_bytes(b"junk")
+    (tmp_path / "bad" / batch_relpath("no-limit", 0)).write_bytes(b"junk")
     assert main(["diff", str(runs["base"]), str(tmp_path / "bad")]) == 2
     err = capsys.readouterr().err
     assert "batch-00000.parquet" in err and len(err.strip().splitlines()) == 1

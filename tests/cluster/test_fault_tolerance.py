@@ -19,13 +19,14 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 
+from audits.runfolder import batch_relpath
 from audits.runner import run_audits
 from cluster.cli import main
 from cluster.faulttest import SIM_ARGS, SIM_BATCHES, run_scenario
 
 pytestmark = pytest.mark.slow
 
-PLANNED = [f"structure=no-limit/batch-{b:05d}.parquet" for b in range(SIM_BATCHES)]
+PLANNED = [batch_relpath("no-limit", b) for b in range(SIM_BATCHES)]
 
 
 def _all_files(run: Path) -> list[str]:

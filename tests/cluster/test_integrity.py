@@ -16,6 +16,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from audits.integrity import PRODUCTS, id_ranges, reduce_integrity
+from audits.runfolder import batch_relpath
 from audits.runner import AUDIT_FILE
 from cluster.cli import main
 from cluster.simulate import run_simulate
@@ -23,8 +24,8 @@ from reports import REPORT_FILES, SIGNATURE_FILE
 from sim.digest import with_digests
 from sim.runspec import RunSpec
 
-F0 = "structure=no-limit/batch-00000.parquet"
-F1 = "structure=no-limit/batch-00001.parquet"
+F0 = batch_relpath("no-limit", 0)
+F1 = batch_relpath("no-limit", 1)
 HANDS = 2000  # two files of 1000
 
 
@@ -129,10 +130,10 @@ def test_garbage_file_dropped_from_the_manifest_fails(certified: Path, tmp_path:
 def test_unlisted_file_fails(certified: Path, tmp_path: Path,
                              capsys: pytest.CaptureFixture[str]) -> None:
     run = _copy(certified, tmp_path / "run")
-    shutil.copy(run / F0, run / "structure=no-limit" / "batch-00002.parquet")
+    shutil.copy(run / F0, run / batch_relpath("no-limit", 2))
     rc, integrity, _ = _audit(run, capsys)
     assert rc == 1
-    assert _reasons(integrity) == ["structure=no-limit/batch-00002.parquet: in the run folder but "
+    assert _reasons(integrity) == [f"{batch_relpath('no-limit', 2)}: in the run folder but "
                                    "not listed in manifest.json"]
 
 
@@ -230,9 +231,9 @@ def test_file_changed_after_the_audit_is_refused(certified: Path, tmp_path: Path
     assert f"MISMATCH: {F0}: sha256 " in capsys.readouterr().out
     # a file added after the audit
     run2 = _copy(certified, tmp_path / "run2")
-    (run2 / "structure=no-limit" / "notes.txt").write_text("x")
+    (run2 / "log" / "no-limit" / "notes.txt").write_text("x")
     assert main(["report", str(run2)]) == 2
-    assert "structure=no-limit/notes.txt: in the run folder but not in audit.json" in (
+    assert "log/no-limit/notes.txt: in the run folder but not in audit.json" in (
         capsys.readouterr().err)
 
 

@@ -36,6 +36,7 @@ from typing import Any
 
 import pytest
 
+from audits.runfolder import RunFolder
 from cluster.cli import main
 
 pytestmark = pytest.mark.slow
@@ -234,7 +235,7 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 
 def _batches(run: Path) -> dict[str, str]:
     return {str(p.relative_to(run)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(run.glob("structure=*/batch-*.parquet"))}
+            for p in (run / rel for rel in RunFolder.open(run).batch_relpaths())}
 
 
 def _finish(proc: subprocess.Popen[str]) -> str:

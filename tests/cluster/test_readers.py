@@ -1,5 +1,7 @@
-"""A run folder reads in the tools people use: pyarrow, DuckDB, polars and pandas see the same
-hands and the same totals as the log's own reader."""
+"""A run folder's log (``RUN/log``, ``audits.runfolder``) reads in the tools people use, with
+the one-liners the README gives and no other argument: pyarrow, DuckDB, polars and pandas see the
+same hands and the same totals (a dictionary-encoded string column, list columns) as the log's
+own reader, with the run's JSON files beside the log."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import pyarrow.compute as pc
 import pyarrow.dataset as ds
 import pytest
 
+from audits.runfolder import LOG_DIR
 from cluster.simulate import run_dataset, run_simulate
 from sim.runspec import RunSpec
 
@@ -18,6 +21,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("readers") / "run"
     run_simulate(RunSpec(hands=3000, batch_size=1000, structures=("no-limit", "fixed-limit"),
                          seed=9, format="tournament"), out, workers=0, progress=False)
+    (out / "audit.json").write_text("{}")  # the run's JSON files stay beside the log
     return out
 
 
@@ -34,28 +38,30 @@ def truth(run: Path) -> dict[str, tuple[int, int, int]]:
 
 
 def test_pyarrow_dataset(run: Path, truth: dict[str, tuple[int, int, int]]) -> None:
-    t = ds.dataset(run, format="parquet", exclude_invalid_files=True).to_table(
-        columns=["structure", "hand_id"])
+    t = ds.dataset(run / LOG_DIR, format="parquet").to_table(columns=["structure", "hand_id"])
     assert t.num_rows == sum(v[0] for v in truth.values())
 
 
 def test_duckdb(run: Path, truth: dict[str, tuple[int, int, int]]) -> None:
     duckdb = pytest.importorskip("duckdb", reason="duckdb is a dev dependency")
-    rows = duckdb.sql(f"select structure, count(*), sum(rake), sum(list_sum(won)) "
-                      f"from read_parquet('{run}/*/*.parquet') group by 1 order by 1").fetchall()
+    rows = duckdb.sql(f"select structure, count(*), sum(rake), sum(list_sum(won)) from "
+                      f"read_parquet('{run}/log/**/*.parquet', hive_partitioning=true) "
+                      "group by 1 order by 1").fetchall()
     assert {r[0]: (r[1], r[2], r[3]) for r in rows} == truth
 
 
 def test_polars(run: Path, truth: dict[str, tuple[int, int, int]]) -> None:
     pl = pytest.importorskip("polars", reason="polars is a dev dependency")
-    df = (pl.scan_parquet(f"{run}/*/*.parquet").group_by("structure")
+    df = (pl.scan_parquet(f"{run}/log/**/*.parquet").group_by("structure")
           .agg(pl.len(), pl.col("rake").sum(), pl.col("won").list.sum().sum()).collect())
     assert {r[0]: (r[1], r[2], r[3]) for r in df.rows()} == truth
 
 
 def test_pandas(run: Path, truth: dict[str, tuple[int, int, int]]) -> None:
     pd = pytest.importorskip("pandas", reason="pandas is a dev dependency")
+    df = pd.read_parquet(run / LOG_DIR)
+    assert len(df) == sum(v[0] for v in truth.values())
     for s, (hands, rake, won) in truth.items():
-        df = pd.read_parquet(run / f"structure={s}")
-        assert (len(df), int(df["rake"].sum()), int(sum(sum(w) for w in df["won"]))) == (
+        part = df[df["structure"] == s]
+        assert (len(part), int(part["rake"].sum()), int(sum(sum(w) for w in part["won"]))) == (
             hands, rake, won)

@@ -9,6 +9,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
+from audits.runfolder import list_batch_files
 from cluster.cli import main
 from cluster.replay import ReplayMismatch, hand_from_row
 from cluster.simulate import run_dataset, run_simulate
@@ -114,7 +115,7 @@ def test_a_tampered_row_does_not_replay(runs: dict[str, Path], tmp_path: Path,
     # through the command: a run whose file was rewritten with one chip moved
     run = tmp_path / "run"
     run_simulate(RunSpec(hands=50, batch_size=50, seed=4), run, workers=0, progress=False)
-    path = next(run.rglob("*.parquet"))
+    path = list_batch_files(run)[0]
     table = pq.read_table(path)
     rows = table.to_pylist()
     rows[0]["stacks_end"][0] += 1
@@ -128,7 +129,7 @@ def test_a_malformed_action_log_is_a_one_line_input_error(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run = tmp_path / "run"
     run_simulate(RunSpec(hands=50, batch_size=50, seed=4), run, workers=0, progress=False)
-    path = next(run.rglob("*.parquet"))
+    path = list_batch_files(run)[0]
     table = pq.read_table(path)
     rows = table.to_pylist()
     rows[0]["actions"] = rows[0]["actions"][:-3]  # not whole 19-byte records

@@ -15,6 +15,7 @@ import pyarrow.fs as pafs
 import pytest
 
 from audits import storage
+from audits.runfolder import batch_relpath
 from cluster.cli import main
 from cluster.simulate import run_simulate
 from sim.runspec import DEFAULT_POPULATION, RunSpec
@@ -64,8 +65,8 @@ def test_certify_audit_report_on_s3(s3: pafs.FileSystem, tmp_path: Path,
     assert f"verdict: PASS   report: {uri}/report.html" in out
     keys = _keys(s3, "certify")
     for name in ("manifest.json", "audit.json", "certificate.json", "report.html", "summary.md",
-                 "structure=no-limit/batch-00000.parquet",
-                 "structure=no-limit/batch-00001.parquet"):
+                 batch_relpath("no-limit", 0),
+                 batch_relpath("no-limit", 1)):
         assert name in keys
     assert not [k for k in keys if ".tmp" in k], keys  # nothing half-written stands
     cert = json.loads(storage.read_text(storage.join(uri, "certificate.json")))
@@ -109,7 +110,7 @@ def test_a_corrupt_object_is_named(s3: pafs.FileSystem,
                                    capsys: pytest.CaptureFixture[str]) -> None:
     uri = f"s3://{BUCKET}/corrupt"
     run_simulate(RunSpec(**SPEC), uri, workers=0, progress=False)  # type: ignore[arg-type]
-    rel = "structure=fixed-limit/batch-00001.parquet"
+    rel = batch_relpath("fixed-limit", 1)
     with s3.open_output_stream(f"{BUCKET}/corrupt/{rel}") as f:
         f.write(b"PAR1 not really")
     assert main(["audit", uri, "--workers", "0", "--quiet"]) == 2

@@ -12,6 +12,7 @@ import pytest
 
 from audits import shuffles
 from audits.decklog import write_csv
+from audits.runfolder import RunFolder, deck_relpath
 from cluster.cli import main
 from cluster.shuffle import ShuffleSpec, run_shuffle
 from sim.rng import hand_deck
@@ -29,7 +30,7 @@ def _tests(cert: dict) -> dict:
 
 def _files(run: Path) -> dict[str, str]:
     return {str(p.relative_to(run)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted((run / "decks").glob("*.parquet"))}
+            for p in (run / rel for rel in RunFolder.open(run).batch_relpaths())}
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +48,7 @@ def test_deck_log_is_the_game_decks_and_certified(baseline: Path) -> None:
     assert [f["decks"] for f in m["files"]] == [10_000, 10_000, 5_000]
     for f in m["files"]:
         assert hashlib.sha256((baseline / f["path"]).read_bytes()).hexdigest() == f["sha256"]
-    t = pq.read_table(baseline / "decks/batch-00001.parquet")
+    t = pq.read_table(baseline / deck_relpath(1))
     assert t.schema.names == ["hand_id", "deck"]
     for row in (0, 999, 5_432):
         d = t.column("hand_id")[row].as_py()
@@ -75,10 +76,10 @@ def test_resume_keeps_good_files_and_redoes_the_rest(baseline: Path, tmp_path: P
 
     run = tmp_path / "run"
     shutil.copytree(baseline, run)
-    (run / "decks/batch-00000.parquet").unlink()
-    p = run / "decks/batch-00002.parquet"
+    (run / deck_relpath(0)).unlink()
+    p = run / deck_relpath(2)
     p.write_bytes(p.read_bytes()[:-1] + b"x")
-    (run / "decks/.batch-00001.parquet.tmp-abc").write_bytes(b"half")
+    (run / "log/decks/.batch-00001.parquet.tmp-abc").write_bytes(b"half")
     assert main([*CLI, "--out", str(run), "--workers", "0"]) == 0
     assert "batch-00002.parquet: not as the manifest records it" in capsys.readouterr().out
     assert _files(run) == _files(baseline)

@@ -10,6 +10,7 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 import pytest
 
+from audits.runfolder import batch_relpath
 from cluster.cli import main
 from cluster.manifest import MANIFEST_NAME
 from cluster.simulate import RunFolderError, run_dataset, run_simulate
@@ -45,7 +46,7 @@ def baseline(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
 def test_layout_and_manifest(baseline: tuple[Path, dict]) -> None:
     run, m = baseline
     assert m["status"] == "complete" and m["finished"]
-    assert sorted(_files(run)) == [f"structure={s}/batch-{b:05d}.parquet"
+    assert sorted(_files(run)) == [batch_relpath(s, b)
                                    for s in ("fixed-limit", "no-limit") for b in range(3)]
     assert m["fingerprint"] == SPEC.fingerprint() == m["run_id"]
     assert RunSpec.from_dict(m["spec"]) == SPEC
@@ -109,8 +110,8 @@ def test_resume_after_killed_run(ray_local: None, baseline: tuple[Path, dict],
     # a kill before the manifest recorded the last batches: no manifest, a missing batch, a
     # half-written temporary file
     (run / MANIFEST_NAME).unlink()
-    (run / "structure=no-limit/batch-00001.parquet").unlink()
-    stale = run / "structure=no-limit/.batch-00001.parquet.tmp-0123456789ab"
+    (run / batch_relpath("no-limit", 1)).unlink()
+    stale = run / "log/no-limit/.batch-00001.parquet.tmp-0123456789ab"
     stale.write_bytes(b"PAR1 half a file")
     m = run_simulate(SPEC, run, workers=2, progress=False)
     assert m["status"] == "complete"
@@ -131,7 +132,7 @@ def test_resume_with_manifest_redoes_only_missing(baseline: tuple[Path, dict],
                                                   tmp_path: Path) -> None:
     run = tmp_path / "run"
     run_simulate(SPEC, run, workers=0, progress=False)
-    (run / "structure=fixed-limit/batch-00002.parquet").unlink()
+    (run / batch_relpath("fixed-limit", 2)).unlink()
     m = run_simulate(SPEC, run, workers=0, progress=False)
     assert m["timings"]["batches_simulated"] == 1
     assert _files(run) == _files(baseline[0])
@@ -165,7 +166,7 @@ def test_refuses_to_resume_with_an_engine_that_plays_differently(
 
     run = tmp_path / "run"
     assert main([*CLI, "--workers", "0", "--out", str(run)]) == 0
-    (run / "structure=no-limit/batch-00000.parquet").unlink()  # a run to resume
+    (run / batch_relpath("no-limit", 0)).unlink()  # a run to resume
     before = _files(run)
     capsys.readouterr()
     real = sim.batch.simulate_batch
@@ -183,7 +184,7 @@ def test_refuses_to_resume_with_an_engine_that_plays_differently(
     assert main([*CLI, "--workers", "0", "--out", str(run)]) == 2
     err = capsys.readouterr().err
     # the kept batch with the fewest hands is the one replayed
-    assert "this engine does not play structure=no-limit/batch-00002.parquet" in err
+    assert f"this engine does not play {batch_relpath('no-limit', 2)}" in err
     assert "resuming would mix" in err
     hand = int(err.split("(hand ")[1].split(" ")[0])
     assert hand % 1000 == 499  # the last hand of the smallest kept batch (500 hands)
@@ -194,16 +195,16 @@ def test_refuses_to_resume_with_an_engine_that_plays_differently(
 
 def test_foreign_file_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run = tmp_path / "run"
-    (run / "structure=no-limit").mkdir(parents=True)
-    (run / "structure=no-limit/notes.txt").write_text("mine")
+    (run / "log/no-limit").mkdir(parents=True)
+    (run / "log/no-limit/notes.txt").write_text("mine")
     assert main([*CLI, "--workers", "0", "--out", str(run)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "structure=no-limit/notes.txt" in err[0]
+    assert len(err) == 1 and "log/no-limit/notes.txt" in err[0]
     # a batch of a structure (or index) outside the plan is foreign too
-    (run / "structure=no-limit/notes.txt").unlink()
-    (run / "structure=pot-limit").mkdir()
-    (run / "structure=pot-limit/batch-00000.parquet").write_bytes(b"x")
-    with pytest.raises(RunFolderError, match="structure=pot-limit/batch-00000.parquet"):
+    (run / "log/no-limit/notes.txt").unlink()
+    (run / "log/pot-limit").mkdir()
+    (run / batch_relpath("pot-limit", 0)).write_bytes(b"x")
+    with pytest.raises(RunFolderError, match=batch_relpath("pot-limit", 0)):
         run_simulate(SPEC, run, workers=0, progress=False)
 
 
@@ -225,13 +226,13 @@ def test_corrupt_batch_is_named_and_simulated_again(
     run_simulate(SPEC, run, workers=0, progress=False)
     if not with_manifest:
         (run / MANIFEST_NAME).unlink()
-    victim = run / "structure=fixed-limit/batch-00001.parquet"
+    victim = run / batch_relpath("fixed-limit", 1)
     good = victim.read_bytes()
     victim.write_bytes(good[: len(good) // 2])  # truncated, as by a disk problem
     capsys.readouterr()
     m = run_simulate(SPEC, run, workers=0, progress=False)
     err = capsys.readouterr().err
-    assert "structure=fixed-limit/batch-00001.parquet" in err and "simulating it again" in err
+    assert batch_relpath("fixed-limit", 1) in err and "simulating it again" in err
     assert victim.read_bytes() == good
     assert m["timings"]["batches_simulated"] == 1
     assert _files(run) == _files(baseline[0])
@@ -262,7 +263,7 @@ def test_failed_batch_leaves_no_partial_file(tmp_path: Path,
         run_simulate(SPEC, run, workers=0, progress=False)
     m = _manifest(run)
     assert m["status"] == "failed" and "worker lost" in m["error"]
-    assert [f["path"] for f in m["files"]] == ["structure=no-limit/batch-00000.parquet"]
+    assert [f["path"] for f in m["files"]] == [batch_relpath("no-limit", 0)]
     assert sorted(p.name for p in run.rglob("*") if p.is_file()) == [
         "batch-00000.parquet", MANIFEST_NAME]  # no temporary file, no partial batch
     monkeypatch.setattr(sim.batch, "simulate_batch", real)
@@ -318,7 +319,7 @@ def test_cli_rejects_bad_options(tmp_path: Path, capsys: pytest.CaptureFixture[s
 
 def test_parquet_metadata_names_the_batch(baseline: tuple[Path, dict]) -> None:
     run, m = baseline
-    meta = pq.read_schema(run / "structure=no-limit/batch-00002.parquet").metadata
+    meta = pq.read_schema(run / batch_relpath("no-limit", 2)).metadata
     assert meta[b"holdem.run_id"] == SPEC.fingerprint().encode()
     assert meta[b"holdem.structure"] == b"no-limit" and meta[b"holdem.batch"] == b"2"
     assert json.loads(meta[b"holdem.counts"]) == m["files"][2]["counts"]
@@ -332,18 +333,18 @@ def test_refuses_to_resume_a_log_without_digests(tmp_path: Path,
     """A run folder of an older log schema (no digest column) is not resumed into this one."""
     run = tmp_path / "run"
     assert main([*CLI, "--workers", "0", "--out", str(run)]) == 0
-    old = run / "structure=no-limit/batch-00002.parquet"
+    old = run / batch_relpath("no-limit", 2)
     pq.write_table(pq.read_table(old).drop_columns(["digest"]), old)
     m = _manifest(run)
     for f in m["files"]:
         if f["path"].endswith("batch-00002.parquet"):
             f["sha256"] = _sha(old)
     (run / MANIFEST_NAME).write_text(json.dumps(m))
-    (run / "structure=no-limit/batch-00000.parquet").unlink()
+    (run / batch_relpath("no-limit", 0)).unlink()
     capsys.readouterr()
     assert main([*CLI, "--workers", "0", "--out", str(run)]) == 2
     assert "batch-00002.parquet has no digest column" in capsys.readouterr().err
-    assert not (run / "structure=no-limit/batch-00000.parquet").exists()
+    assert not (run / batch_relpath("no-limit", 0)).exists()
 
 
 def test_in_flight_window_grows_an_autoscaling_cluster() -> None:

@@ -25,6 +25,7 @@ PINNED = [
     ("rake_bps", "int32"), ("rake_cap", "int64"), ("no_flop_no_drop", "bool"),
     ("level", "int16"), ("deck", "fixed_size_binary[52]"), ("hole_cards", "list<item: int8>"),
     ("burns", "list<item: int8>"), ("board", "list<item: int8>"), ("policy", "list<item: int8>"),
+    ("player_ids", "list<item: int64>"),
     ("stacks_start", "list<item: int64>"), ("rebuys", "list<item: int64>"),
     ("stacks_end", "list<item: int64>"), ("contributed", "list<item: int64>"),
     ("returned", "list<item: int64>"), ("won", "list<item: int64>"),
@@ -89,6 +90,45 @@ def test_chips_are_conserved_and_carried(batch: tuple[RunSpec, pa.Table]) -> Non
                 elif r["occupied"][s]:
                     assert r["stacks_start"][s] == r["rebuys"][s]  # a new player's buy-in
         prev_by_table[r["table_id"]] = r
+
+
+def _check_player_ids(rows: list[dict]) -> int:
+    """The documented rule: a new id (16 * hand_id + seat) exactly at a table's first hand or
+    where the seat was empty in the table's previous hand, else the previous hand's id; -1 for
+    an empty seat. Returns how many players sat down after a table's first hand."""
+    prev_by_table: dict[int, dict] = {}
+    owner: dict[int, tuple[int, int]] = {}
+    arrivals = 0
+    for r in rows:
+        prev = prev_by_table.get(r["table_id"])
+        for s in range(r["n_seats"]):
+            pid = r["player_ids"][s]
+            if not r["occupied"][s]:
+                assert pid == -1
+            elif prev is None or not prev["occupied"][s]:
+                assert pid == 16 * r["hand_id"] + s, (r["hand_id"], s)
+                assert owner.setdefault(pid, (r["table_id"], s)) == (r["table_id"], s)
+                arrivals += prev is not None
+            else:
+                assert pid == prev["player_ids"][s]
+        prev_by_table[r["table_id"]] = r
+    return arrivals
+
+
+def test_player_ids_follow_the_seat_history(batch: tuple[RunSpec, pa.Table]) -> None:
+    _check_player_ids(batch[1].to_pylist())
+
+
+def test_new_players_get_new_ids_and_rebuyers_keep_theirs() -> None:
+    spec = RunSpec(hands=6000, seed=5, batch_size=6000, format="cash", players=6,
+                   leave_ppm=20_000)
+    rows = simulate_batch(spec, Structure.NO_LIMIT, 0).table.to_pylist()
+    assert _check_player_ids(rows) > 20
+    rebuys_kept = sum(1 for a, b in zip(rows, rows[1:], strict=False)
+                      if a["table_id"] == b["table_id"]
+                      for s in range(6) if a["occupied"][s] and a["stacks_end"][s] == 0
+                      and b["occupied"][s] and b["player_ids"][s] == a["player_ids"][s])
+    assert rebuys_kept > 0
 
 
 def test_every_logged_hand_replays_through_the_engine(batch: tuple[RunSpec, pa.Table]) -> None:

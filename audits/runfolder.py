@@ -1,0 +1,386 @@
+"""The run folder, owned in one place: its file names, the listing of its batch files, its
+manifest (the JSON level), its atomic writes and sha256, spec comparison, and the conversion of
+an old-layout folder. ``holdem simulate``, ``phh import``, ``audit``, ``diff``, ``replay``,
+``report``, ``verify`` and ``shuffle`` all go through it; ``audits.storage`` is the filesystem
+layer underneath (local paths and pyarrow URIs, atomic put, streaming sha256).
+
+Layout (a local path or any pyarrow filesystem URI)::
+
+    RUN/manifest.json                                  what the run holds, how it was made
+    RUN/audit.json                                     holdem audit
+    RUN/report.html, certificate.json, summary.md,     holdem report (and --sign-key)
+        certificate.sig
+    RUN/log/<structure label>/batch-<index:05d>.parquet   the hand log: one file per batch
+    RUN/log/decks/batch-<index:05d>.parquet            a ``holdem shuffle`` run's deck log
+
+``RUN/log`` is a Parquet dataset on its own, and the run's JSON and HTML files stay beside it:
+``pandas.read_parquet("RUN/log")``, ``polars.scan_parquet("RUN/log/**/*.parquet")`` and DuckDB's
+``read_parquet('RUN/log/**/*.parquet', hive_partitioning=true)`` read it with no other argument.
+The structure folders are plain names (``no-limit``, not ``structure=no-limit``): no reader
+derives a partition column from them, so nothing conflicts with the files' own ``structure``
+column, and every file stays self-contained.
+
+The old layout (``RUN/structure=<label>/batch-<N>.parquet``, before issue 15) is refused by every
+command with one line (``OldLayoutError``); ``holdem migrate RUN`` (``migrate``) converts it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections.abc import Callable, Container, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.fs as pafs
+
+from audits import storage
+from audits.storage import TMP_MARK, Location, StorageError, file_sha256
+
+__all__ = [
+    "AUDIT_FILE", "DECK_LABEL", "LAYOUT", "LOG_DIR", "MANIFEST", "MANIFEST_FORMATS", "PRODUCTS",
+    "PRODUCT_FOLDERS",
+    "ManifestError", "OldLayoutError", "RunFolder", "RunFolderError", "SpecDifference",
+    "batch_index", "batch_relpath", "deck_relpath", "file_sha256", "is_product", "is_temporary",
+    "list_batch_files", "migrate", "parse_batch_relpath", "read_manifest", "sha256_bytes",
+    "spec_difference", "write_file", "write_manifest",
+]
+
+LOG_DIR = "log"
+LAYOUT = f"{LOG_DIR}/<label>/batch-<index:05d>.parquet"
+DECK_LABEL = "decks"  # a shuffle run's deck log: log/decks/batch-<index:05d>.parquet
+MANIFEST = "manifest.json"
+AUDIT_FILE = "audit.json"
+# what holdem writes into a run folder besides its log (holdem audit, holdem report and the
+# signature of `holdem report --sign-key`; reports.REPORT_FILES, a test ties them)
+PRODUCTS = frozenset({MANIFEST, AUDIT_FILE, "report.html", "certificate.json", "summary.md",
+                      "certificate.sig"})
+# folders of derived products: `holdem export`'s tidy tables (made from the log, never read by an
+# audit)
+PRODUCT_FOLDERS = ("tables/",)
+# the manifests a run folder may hold: simulate's, the PHH importer's, the shuffle command's
+MANIFEST_FORMATS = frozenset({"holdem-simulate-run", "holdem-phh-import", "holdem-shuffle-run"})
+
+_NAME = re.compile(r"batch-(\d+)\.parquet")
+# the old layout (before issue 15): structure=<label>/batch-<N>.parquet, a shuffle's decks/...
+_OLD = re.compile(r"(structure=([^/]+)|decks)/batch-\d+\.parquet")
+
+
+class RunFolderError(ValueError):
+    """A run folder that cannot be used (one line naming it; the CLI exits 2)."""
+
+
+class OldLayoutError(RunFolderError):
+    """A run folder of the old layout (``structure=<label>/...``): convert it first."""
+
+
+class ManifestError(RunFolderError):
+    """An unreadable manifest, or one another program wrote (one line, exit 2)."""
+
+
+# ---------------------------------------------------------------- names
+
+
+def batch_relpath(label: str, index: int) -> str:
+    """``log/<label>/batch-<index:05d>.parquet``: a batch file, relative to the run folder."""
+    return f"{LOG_DIR}/{label}/batch-{int(index):05d}.parquet"
+
+
+def deck_relpath(index: int) -> str:
+    """A shuffle run's deck file, relative to the run folder."""
+    return batch_relpath(DECK_LABEL, index)
+
+
+def parse_batch_relpath(rel: str) -> tuple[str, int] | None:
+    """(label, index) of a batch file's relative path, None for any other path."""
+    parts = rel.split("/")
+    if len(parts) != 3 or parts[0] != LOG_DIR or not parts[1] or parts[1].startswith("."):
+        return None
+    m = _NAME.fullmatch(parts[2])
+    return (parts[1], int(m.group(1))) if m else None
+
+
+def batch_index(path: Location | str) -> int | None:
+    """The batch number a batch file's name carries (``.../batch-00012.parquet`` -> 12)."""
+    m = _NAME.fullmatch(str(path).replace("\\", "/").rpartition("/")[2].partition("?")[0])
+    return int(m.group(1)) if m else None
+
+
+def is_temporary(name: str) -> bool:
+    """A temporary name of an atomic write (``.<final name>.tmp-<random>``)."""
+    name = name.rpartition("/")[2]
+    return name.startswith(".") and TMP_MARK in name
+
+
+def is_product(rel: str) -> bool:
+    """A run's own JSON/HTML product, a file of a derived-product folder (``PRODUCT_FOLDERS``) or
+    a temporary name (not a file of the log)."""
+    return rel in PRODUCTS or rel.startswith(PRODUCT_FOLDERS) or is_temporary(rel)
+
+
+def old_layout_message(label: str, old_dir: str) -> str:
+    """The one line every command says about a folder of the old layout."""
+    return (f"{label} uses the old layout ({old_dir}/...); convert it with "
+            f"`holdem migrate {label}`")
+
+
+# ---------------------------------------------------------------- spec comparison
+
+
+@dataclass(frozen=True)
+class SpecDifference:
+    """The first spec field two runs disagree on, with both values (``"<absent>"`` if absent)."""
+
+    field: str
+    a: Any
+    b: Any
+
+
+def spec_difference(a: Mapping[str, Any], b: Mapping[str, Any], *,
+                    ignore: Container[str] = (),
+                    defaults: Mapping[str, Any] | None = None) -> SpecDifference | None:
+    """The first field (in name order) whose value differs between two spec dicts, skipping
+    ``ignore``; a field one side lacks is compared with ``defaults`` (else ``"<absent>"``)."""
+    defaults = defaults or {}
+    for k in sorted(set(a) | set(b)):
+        if k in ignore:
+            continue
+        va = a.get(k, defaults.get(k, "<absent>"))
+        vb = b.get(k, defaults.get(k, "<absent>"))
+        if va != vb:
+            return SpecDifference(k, va, vb)
+    return None
+
+
+# ---------------------------------------------------------------- the folder
+
+
+def sha256_bytes(data: bytes | memoryview | pa.Buffer) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+@dataclass(frozen=True)
+class RunFolder:
+    """One run folder: ``root`` as given (messages name it), its filesystem and path there."""
+
+    root: Location
+    fs: pafs.FileSystem
+    base: str
+
+    @classmethod
+    def open(cls, run: Location | os.PathLike[str],
+             filesystem: pafs.FileSystem | None = None) -> RunFolder:
+        """A local path or URI (or a path inside an explicit pyarrow ``filesystem``)."""
+        if filesystem is not None:
+            text = os.fspath(run)
+            return cls(text, filesystem, text.rstrip("/") or "/")
+        root = storage.as_location(os.fspath(run) if not isinstance(run, str) else run)
+        try:
+            fs, base = storage.split(root)
+        except StorageError as e:
+            raise RunFolderError(str(e)) from None
+        return cls(root, fs, base.rstrip("/") or "/")
+
+    @property
+    def label(self) -> str:
+        return str(self.root)
+
+    def location(self, rel: str) -> Location:
+        """A file of the folder as a location (a Path, or a URI keeping its query)."""
+        if isinstance(self.root, str) and not storage.is_uri(self.root):
+            return f"{self.base}/{rel}"  # inside an explicit filesystem
+        return storage.join(self.root, *rel.split("/"))
+
+    def path(self, rel: str) -> str:
+        """A file of the folder as a path inside ``fs``."""
+        return f"{self.base}/{rel}"
+
+    def relative(self, path: str) -> str:
+        return path[len(self.base):].lstrip("/")
+
+    def kind(self) -> pafs.FileType:
+        try:
+            return self.fs.get_file_info(self.base).type
+        except (pa.ArrowException, OSError) as e:
+            raise RunFolderError(f"{self.label}: cannot reach it ({e})") from None
+
+    def exists(self) -> bool:
+        return self.kind() == pafs.FileType.Directory
+
+    def require(self) -> None:
+        """Raise RunFolderError unless the folder exists."""
+        if not self.exists():
+            raise RunFolderError(f"run folder {self.label} does not exist")
+
+    def listing(self) -> list[str]:
+        """Every file under the folder, relative to it, sorted."""
+        try:
+            infos = self.fs.get_file_info(pafs.FileSelector(self.base, recursive=True,
+                                                            allow_not_found=True))
+        except (pa.ArrowException, OSError) as e:
+            raise RunFolderError(f"{self.label}: cannot list it ({e})") from None
+        return sorted(self.relative(i.path) for i in infos if i.type == pafs.FileType.File)
+
+    def check_layout(self, listing: list[str] | None = None) -> None:
+        """Raise OldLayoutError when the folder holds batch files of the old layout."""
+        for rel in self.listing() if listing is None else listing:
+            m = _OLD.fullmatch(rel)
+            if m:
+                raise OldLayoutError(old_layout_message(self.label, m.group(1)))
+
+    def batch_relpaths(self, listing: list[str] | None = None,
+                       labels: Container[str] | None = None) -> list[str]:
+        """The batch files (``log/<label>/batch-<N>.parquet``, relative), sorted; the labels
+        ``labels`` only when given. Raises OldLayoutError for an old-layout folder."""
+        listing = self.listing() if listing is None else listing
+        self.check_layout(listing)
+        out = []
+        for rel in listing:
+            parsed = parse_batch_relpath(rel)
+            if parsed and (labels is None or parsed[0] in labels):
+                out.append(rel)
+        return out
+
+    def read_bytes(self, rel: str) -> bytes:
+        with self.fs.open_input_stream(self.path(rel)) as f:
+            return f.read()
+
+    def sha256(self, rel: str) -> tuple[str, int]:
+        """(sha256 hex digest, size) of a file of the folder, in one streaming pass."""
+        return storage.stream_sha256(self.fs, self.path(rel))
+
+    def write(self, rel: str, data: bytes | str | pa.Buffer) -> None:
+        """Write a file of the folder atomically (temporary name, then rename), making its
+        parent folders."""
+        folder = rel.rpartition("/")[0]
+        self.fs.create_dir(self.path(folder) if folder else self.base, recursive=True)
+        storage.put_atomic(self.fs, self.path(rel), data.encode() if isinstance(data, str)
+                           else data)
+
+    def delete(self, rel: str) -> None:
+        self.fs.delete_file(self.path(rel))
+
+    def read_manifest(self, formats: Container[str] | None = None) -> dict[str, Any] | None:
+        """The folder's manifest.json as a JSON object, None when absent. ``formats``: the
+        ``format`` values accepted (any when None). Raises ManifestError."""
+        if self.fs.get_file_info(self.path(MANIFEST)).type != pafs.FileType.File:
+            return None
+        try:
+            d = json.loads(self.read_bytes(MANIFEST).decode("utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError, pa.ArrowException) as e:
+            raise ManifestError(f"run folder {self.label}: {MANIFEST} is not readable JSON "
+                                f"({e})") from None
+        if not isinstance(d, dict):
+            raise ManifestError(f"run folder {self.label}: {MANIFEST} is not a JSON object")
+        if formats is not None and d.get("format") not in formats:
+            raise ManifestError(f"run folder {self.label}: {MANIFEST} has format "
+                                f"{d.get('format')!r}, expected "
+                                + " or ".join(sorted(str(f) for f in formats)))
+        return d
+
+    def write_manifest(self, d: dict[str, Any]) -> dict[str, Any]:
+        """Write manifest.json atomically (indented JSON); returns ``d``."""
+        self.write(MANIFEST, json.dumps(d, indent=2) + "\n")
+        return d
+
+
+# ---------------------------------------------------------------- shortcuts by location
+
+
+def list_batch_files(run: Location) -> list[Location]:
+    """The batch files of a run folder as locations, sorted (OldLayoutError for an old one)."""
+    folder = RunFolder.open(run)
+    return [folder.location(rel) for rel in folder.batch_relpaths()]
+
+
+def read_manifest(run: Location, formats: Container[str] | None = None
+                  ) -> dict[str, Any] | None:
+    return RunFolder.open(run).read_manifest(formats)
+
+
+def write_manifest(run: Location, d: dict[str, Any]) -> dict[str, Any]:
+    return RunFolder.open(run).write_manifest(d)
+
+
+def write_file(run: Location, rel: str, data: bytes | str) -> Location:
+    """Write one file of a run folder atomically; returns its location."""
+    folder = RunFolder.open(run)
+    folder.write(rel, data)
+    return folder.location(rel)
+
+
+# ---------------------------------------------------------------- converting an old folder
+
+
+def _new_path(rel: str) -> str | None:
+    m = _OLD.fullmatch(rel)
+    if not m:
+        return None
+    return batch_relpath(m.group(2) or DECK_LABEL, batch_index(rel) or 0)
+
+
+def migrate(run: Location | os.PathLike[str],
+            say: Callable[[str], None] | None = None) -> int:
+    """Convert an old-layout run folder: every ``structure=<label>/batch-<N>.parquet`` moves to
+    ``log/<label>/batch-<N>.parquet`` (a shuffle run's ``decks/batch-<N>.parquet`` to
+    ``log/decks/...``) (the bytes do not change, so every sha256 and size stays
+    valid) and the manifest's paths (and ``layout``) are rewritten, atomically, after the moves.
+    Running it again after an interruption finishes the job. Returns the files moved; raises
+    RunFolderError (one line) on anything unexpected, before moving anything."""
+    folder = RunFolder.open(run)
+    folder.require()
+    listing = folder.listing()
+    moves: list[tuple[str, str]] = []
+    for rel in listing:
+        if is_product(rel):
+            continue
+        new = _new_path(rel)
+        if new is not None:
+            if new in listing:
+                raise RunFolderError(f"{folder.location(rel)}: {new} exists as well; "
+                                     "remove one of them")
+            moves.append((rel, new))
+        elif parse_batch_relpath(rel) is None:
+            raise RunFolderError(f"{folder.location(rel)}: not a file of a run folder; move it "
+                                 "away and run `holdem migrate` again")
+    manifest = folder.read_manifest()
+    if manifest is not None:
+        files = manifest.get("files")
+        if not isinstance(files, list):
+            raise RunFolderError(f"{folder.location(MANIFEST)}: no 'files' list to rewrite")
+        for i, f in enumerate(files):
+            rel = f.get("path") if isinstance(f, dict) else None
+            if not isinstance(rel, str) or (_new_path(rel) is None
+                                            and parse_batch_relpath(rel) is None):
+                raise RunFolderError(f"{folder.location(MANIFEST)}: files[{i}].path {rel!r} is "
+                                     "not a batch file of either layout")
+    if not moves and (manifest is None or all(
+            _new_path(f["path"]) is None for f in manifest["files"])):
+        raise RunFolderError(f"{folder.label}: no files of the old layout "
+                             "(structure=<label>/batch-<N>.parquet); nothing to convert")
+    for rel, new in moves:
+        folder.fs.create_dir(folder.path(new.rpartition("/")[0]), recursive=True)
+        folder.fs.move(folder.path(rel), folder.path(new))
+    for old_dir in sorted({rel.partition("/")[0] for rel, _ in moves}):
+        try:
+            info = folder.fs.get_file_info(pafs.FileSelector(folder.path(old_dir),
+                                                             allow_not_found=True))
+            if not info:
+                folder.fs.delete_dir(folder.path(old_dir))
+        except (pa.ArrowException, OSError):
+            pass  # an object store has no folders to remove
+    if manifest is not None:
+        for f in manifest["files"]:
+            f["path"] = _new_path(f["path"]) or f["path"]
+        if "layout" in manifest:
+            manifest["layout"] = LAYOUT
+        folder.write_manifest(manifest)
+    if say is not None:
+        stale = [p for p in ("audit.json", "certificate.json") if p in listing]
+        say(f"{folder.label}: {len(moves)} batch files moved to {LOG_DIR}/<label>/"
+            + (f"; {' and '.join(stale)} record the old paths: run `holdem audit` and "
+               "`holdem report` again" if stale else ""))
+    return len(moves)

@@ -1,0 +1,125 @@
+"""``audits.runfolder``: the one owner of the run folder's names, listing, manifest and writes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from audits import runfolder as rf
+
+
+def test_names_round_trip() -> None:
+    rel = rf.batch_relpath("no-limit", 12)
+    assert rel == "log/no-limit/batch-00012.parquet"
+    assert rf.parse_batch_relpath(rel) == ("no-limit", 12)
+    assert rf.batch_index(f"/x/y/{rel}") == 12 and rf.batch_index("s3://b/run/" + rel) == 12
+    assert rf.deck_relpath(3) == "log/decks/batch-00003.parquet"
+    for other in ("structure=no-limit/batch-00000.parquet", "log/batch-00000.parquet",
+                  "log/no-limit/.batch-00000.parquet.tmp-abc", "log/no-limit/notes.txt",
+                  "manifest.json", "log/a/b/batch-00000.parquet"):
+        assert rf.parse_batch_relpath(other) is None, other
+    assert rf.batch_index("notes.txt") is None
+    assert rf.is_temporary("log/no-limit/.batch-00000.parquet.tmp-0123")
+    assert rf.is_product("audit.json") and not rf.is_product(rel)
+
+
+def test_spec_difference() -> None:
+    assert rf.spec_difference({"a": 1, "b": 2}, {"b": 2, "a": 1}) is None
+    d = rf.spec_difference({"a": 1, "b": 2, "c": 3}, {"a": 1, "b": 5, "c": 4})
+    assert (d.field, d.a, d.b) == ("b", 2, 5)  # the first field in name order
+    assert rf.spec_difference({"a": 1}, {"a": 2}, ignore={"a"}) is None
+    # a field one side lacks is compared with the default when one is given
+    assert rf.spec_difference({"a": 1}, {}, defaults={"a": 1}) is None
+    d = rf.spec_difference({"a": 1}, {})
+    assert (d.field, d.a, d.b) == ("a", 1, "<absent>")
+
+
+def test_listing_manifest_and_atomic_write(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    folder = rf.RunFolder.open(run)
+    assert not folder.exists()
+    for rel in (rf.batch_relpath("pot-limit", 1), rf.batch_relpath("no-limit", 0)):
+        folder.write(rel, b"PAR1")
+    folder.write("log/no-limit/.batch-00001.parquet.tmp-0123", b"half")  # not a batch file
+    assert folder.batch_relpaths() == [rf.batch_relpath("no-limit", 0),
+                                       rf.batch_relpath("pot-limit", 1)]
+    assert rf.list_batch_files(run) == [run / "log/no-limit/batch-00000.parquet",
+                                        run / "log/pot-limit/batch-00001.parquet"]
+    assert folder.read_manifest() is None
+    rf.write_manifest(run, {"format": "holdem-simulate-run", "files": []})
+    assert rf.read_manifest(run, {"holdem-simulate-run"})["files"] == []
+    with pytest.raises(rf.ManifestError, match="has format 'holdem-simulate-run', expected x"):
+        rf.read_manifest(run, {"x"})
+    (run / "manifest.json").write_text("{broken")
+    with pytest.raises(rf.ManifestError, match="manifest.json is not readable JSON"):
+        rf.read_manifest(run)
+    assert folder.sha256(rf.batch_relpath("no-limit", 0)) == (rf.sha256_bytes(b"PAR1"), 4)
+    assert not [p for p in run.rglob("*") if p.is_file() and ".tmp-" in p.name
+                and "half" not in p.read_text(errors="replace")]
+
+
+def _old_folder(root: Path) -> Path:
+    """A run folder of the old layout, with a manifest listing its files."""
+    files = []
+    for label, b in (("no-limit", 0), ("no-limit", 1), ("pot-limit", 0)):
+        p = root / f"structure={label}" / f"batch-{b:05d}.parquet"
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(f"{label}{b}".encode())
+        files.append({"path": f"structure={label}/batch-{b:05d}.parquet", "bytes": 10,
+                      "sha256": rf.sha256_bytes(p.read_bytes())})
+    (root / "manifest.json").write_text(json.dumps({
+        "format": "holdem-simulate-run", "layout": "structure=<label>/batch-<index:05d>.parquet",
+        "files": files}))
+    return root
+
+
+def test_old_layout_is_named_and_migrated(tmp_path: Path) -> None:
+    run = _old_folder(tmp_path / "run")
+    with pytest.raises(rf.OldLayoutError) as e:
+        rf.list_batch_files(run)
+    assert str(e.value) == (f"{run} uses the old layout (structure=no-limit/...); convert it "
+                            f"with `holdem migrate {run}`")
+    said: list[str] = []
+    assert rf.migrate(run, say=said.append) == 3
+    assert len(said) == 1 and "3 batch files moved" in said[0]
+    m = json.loads((run / "manifest.json").read_text())
+    assert m["layout"] == rf.LAYOUT
+    assert [f["path"] for f in m["files"]] == [rf.batch_relpath("no-limit", 0),
+                                              rf.batch_relpath("no-limit", 1),
+                                              rf.batch_relpath("pot-limit", 0)]
+    for f in m["files"]:  # the bytes did not change: every recorded sha256 still holds
+        assert rf.sha256_bytes((run / f["path"]).read_bytes()) == f["sha256"]
+    assert sorted(p.name for p in run.iterdir()) == ["log", "manifest.json"]
+    with pytest.raises(rf.RunFolderError, match="nothing to convert"):
+        rf.migrate(run)
+
+
+def test_migrate_refuses_unexpected_files_before_moving(tmp_path: Path) -> None:
+    run = _old_folder(tmp_path / "run")
+    (run / "structure=no-limit" / "notes.txt").write_text("mine")
+    before = sorted(str(p) for p in run.rglob("*"))
+    with pytest.raises(rf.RunFolderError, match="notes.txt: not a file of a run folder"):
+        rf.migrate(run)
+    assert sorted(str(p) for p in run.rglob("*")) == before
+    (run / "structure=no-limit" / "notes.txt").unlink()
+    before = sorted(str(p) for p in run.rglob("*"))
+    m = json.loads((run / "manifest.json").read_text())
+    m["files"][0]["path"] = "elsewhere/x.parquet"
+    (run / "manifest.json").write_text(json.dumps(m))
+    with pytest.raises(rf.RunFolderError, match=r"files\[0\]\.path 'elsewhere/x.parquet'"):
+        rf.migrate(run)
+    assert sorted(str(p) for p in run.rglob("*")) == before
+    with pytest.raises(rf.RunFolderError, match="does not exist"):
+        rf.migrate(tmp_path / "absent")
+
+
+def test_shuffle_decks_of_the_old_layout(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    (run / "decks").mkdir(parents=True)
+    (run / "decks" / "batch-00000.parquet").write_bytes(b"d")
+    with pytest.raises(rf.OldLayoutError, match=r"old layout \(decks/\.\.\.\)"):
+        rf.RunFolder.open(run).check_layout()
+    assert rf.migrate(run) == 1
+    assert (run / rf.deck_relpath(0)).read_bytes() == b"d"
