@@ -30,7 +30,7 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Callable, Container, Mapping
+from collections.abc import Callable, Collection, Container, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -263,7 +263,7 @@ class RunFolder:
     def delete(self, rel: str) -> None:
         self.fs.delete_file(self.path(rel))
 
-    def read_manifest(self, formats: Container[str] | None = None) -> dict[str, Any] | None:
+    def read_manifest(self, formats: Collection[str] | None = None) -> dict[str, Any] | None:
         """The folder's manifest.json as a JSON object, None when absent. ``formats``: the
         ``format`` values accepted (any when None). Raises ManifestError."""
         if self.fs.get_file_info(self.path(MANIFEST)).type != pafs.FileType.File:
@@ -296,7 +296,7 @@ def list_batch_files(run: Location) -> list[Location]:
     return [folder.location(rel) for rel in folder.batch_relpaths()]
 
 
-def read_manifest(run: Location, formats: Container[str] | None = None
+def read_manifest(run: Location, formats: Collection[str] | None = None
                   ) -> dict[str, Any] | None:
     return RunFolder.open(run).read_manifest(formats)
 
@@ -352,10 +352,10 @@ def migrate(run: Location | os.PathLike[str],
         if not isinstance(files, list):
             raise RunFolderError(f"{folder.location(MANIFEST)}: no 'files' list to rewrite")
         for i, f in enumerate(files):
-            rel = f.get("path") if isinstance(f, dict) else None
-            if not isinstance(rel, str) or (_new_path(rel) is None
-                                            and parse_batch_relpath(rel) is None):
-                raise RunFolderError(f"{folder.location(MANIFEST)}: files[{i}].path {rel!r} is "
+            listed = f.get("path") if isinstance(f, dict) else None
+            if not isinstance(listed, str) or (_new_path(listed) is None
+                                               and parse_batch_relpath(listed) is None):
+                raise RunFolderError(f"{folder.location(MANIFEST)}: files[{i}].path {listed!r} is "
                                      "not a batch file of either layout")
     if not moves and (manifest is None or all(
             _new_path(f["path"]) is None for f in manifest["files"])):

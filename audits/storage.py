@@ -34,7 +34,9 @@ def is_uri(location: Location | os.PathLike[str]) -> bool:
 
 def as_location(location: Location | os.PathLike[str]) -> Location:
     """A URI string stays a string; anything else becomes a Path."""
-    return location if is_uri(location) else Path(location)  # type: ignore[arg-type]
+    if isinstance(location, str) and is_uri(location):
+        return location
+    return Path(location)
 
 
 def split(location: Location) -> tuple[pafs.FileSystem, str]:

@@ -1,10 +1,20 @@
-"""``holdem certify``: simulate, audit and report in one command; and the replays of failing
-hands that the report shows (the engine runs here, in cluster/, never in reports/)."""
+"""``holdem certify``: simulate, audit and report (and sign) a run folder, as one function,
+``certify``, that returns its verdict: callable from the command line, from Python and from a
+Ray job alike. Also ``holdem report``'s function, ``report``, with the replays of failing hands
+that the report shows (the engine runs here, in cluster/, never in reports/)."""
 
 from __future__ import annotations
 
+import os
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from audits.runner import AuditReport
+    from audits.storage import Location
+    from reports.render import WrittenReport
+    from sim.runspec import RunSpec
 
 MAX_REPLAYS = 12
 
@@ -46,11 +56,13 @@ DEFAULT_CALIBRATION = Path("runs/calibration/calibration.md")
 
 
 def report(run: str | Path, calibration: str | Path | None = DEFAULT_CALIBRATION,
-           sign_key: str | Path | None = None) -> dict[str, str | Path]:
+           sign_key: str | Path | None = None) -> WrittenReport:
     """``holdem report RUN``: write report.html, certificate.json and summary.md (with the
     calibration tables of ``holdem calibrate`` when that file exists). ``sign_key``: an Ed25519
     private key (PEM) whose signature of certificate.json is written to certificate.sig; without
-    one, a signature left by an earlier report is removed (it would not match)."""
+    one, a signature left by an earlier report is removed (it would not match). Returns the
+    paths written (``signature`` among them when signed) and the certificate (its verdict).
+    Raises ReportInputError, SigningKeyError."""
     from audits import storage
     from audits.runfolder import RunFolder
     from cluster.signing import load_private_key, sign
@@ -59,12 +71,100 @@ def report(run: str | Path, calibration: str | Path | None = DEFAULT_CALIBRATION
 
     key = load_private_key(sign_key) if sign_key is not None else None  # before writing
     audit, _ = load_inputs(run)
-    paths = write_report(run, failing_histories(run, audit["results"]), calibration)
+    written = write_report(run, failing_histories(run, audit["results"]), calibration)
     folder = RunFolder.open(storage.as_location(run))
     sig = folder.location(SIGNATURE_FILE)
     if key is not None:
-        folder.write(SIGNATURE_FILE, sign(key, storage.read_bytes(paths["certificate"])))
-        paths["signature"] = sig
+        folder.write(SIGNATURE_FILE, sign(key, storage.read_bytes(written.paths["certificate"])))
+        written.paths["signature"] = sig
     elif storage.is_file(sig):
         folder.delete(SIGNATURE_FILE)
-    return paths
+    return written
+
+
+@dataclass(frozen=True)
+class CertifyResult:
+    """The outcome of ``certify``: the run's manifest, its audit, its report and the verdict."""
+
+    out: str  # the run folder (a path or a URI)
+    manifest: dict[str, Any] | None  # what simulate wrote (None when a batch failed)
+    simulate_failure: str | None  # a batch that failed after its retries: the run is incomplete
+    audit: AuditReport
+    audit_path: Location  # audit.json
+    report: WrittenReport  # report.html, certificate.json, summary.md (certificate.sig)
+
+    @property
+    def verdict(self) -> str:
+        """``PASS`` or ``FAIL``: the verdict certificate.json was written with."""
+        return self.report.verdict
+
+    @property
+    def exit_code(self) -> int:
+        """0 PASS, 1 FAIL."""
+        return 0 if self.verdict == "PASS" else 1
+
+
+def audit_step(run: str | os.PathLike[str], *, workers: int | None = None,
+               address: str | None = None, key_memory: int | None = None,
+               progress: bool = True) -> tuple[AuditReport, Location]:
+    """Every audit over the run folder, as ``holdem audit RUN`` runs them (``workers=0`` in this
+    process, else on Ray); writes audit.json. Returns (the report, audit.json's location).
+    ``key_memory`` in bytes. Raises AuditInputError, ConnectionError."""
+    from audits.io import run_files
+    from audits.runner import count_hands, key_partitions, resolve, run_audits, write_report
+    from cluster.progress import Progress
+
+    names = resolve(None)
+    if "integrity" not in names:  # the verdict is bound to the bytes whatever else runs
+        names.append("integrity")
+    files = run_files(run, missing_ok=True)
+    hands = count_hands(files)
+    # every key partition past the first re-reads the files' decks: one more pass each
+    passes = 1 + sum(p - 1 for p in key_partitions(names, files, key_memory, hands).values())
+    with Progress(hands * passes, enabled=progress, desc="audit") as bar:
+        def on_file(path: str, n: int) -> None:
+            bar.update(n)
+
+        if workers == 0:
+            result = run_audits(run, names, workers=0, on_file=on_file, key_memory=key_memory,
+                                hands=hands)
+        else:
+            from cluster.ray_runtime import ray_session
+
+            with ray_session(address, workers):
+                result = run_audits(run, names, workers=-1, on_file=on_file,
+                                    max_in_flight=workers or None, key_memory=key_memory,
+                                    hands=hands)
+    return result, write_report(result)
+
+
+def certify(spec: RunSpec, out: str | os.PathLike[str], *, address: str | None = None,
+            workers: int | None = None, key_memory: int | None = None,
+            sign_key: str | Path | None = None,
+            calibration: str | Path | None = DEFAULT_CALIBRATION,
+            progress: bool = True) -> CertifyResult:
+    """``holdem certify``: simulate ``spec`` into ``out`` (resuming what is there), audit it,
+    write the report (signed with ``sign_key`` when given) and return the verdict.
+
+    ``workers=0`` runs everything in this process; otherwise on Ray (the cluster at ``address``,
+    or an embedded local Ray). ``key_memory``: bytes for the collision tests' keys. An unusable
+    ``sign_key`` is refused before any simulation. A batch that fails after its retries does not
+    stop the flow: the incomplete run is audited and reported (the integrity audit fails it),
+    and ``simulate_failure`` says which batch. Raises SigningKeyError, RunFolderError,
+    ConnectionError, OSError, AuditInputError, ReportInputError."""
+    from cluster.simulate import BatchFailed, run_simulate
+
+    if sign_key is not None:  # an unusable key is refused before hours of simulation
+        from cluster.signing import load_private_key
+
+        load_private_key(sign_key)
+    manifest: dict[str, Any] | None = None
+    failure: str | None = None
+    try:
+        manifest = run_simulate(spec, out, address=address, workers=workers, progress=progress)
+    except BatchFailed as e:
+        failure = str(e)
+    audited, audit_path = audit_step(out, workers=workers, address=address,
+                                     key_memory=key_memory, progress=progress)
+    written = report(out, calibration, sign_key=sign_key)
+    return CertifyResult(os.fspath(out), manifest, failure, audited, audit_path, written)

@@ -8,7 +8,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sim.runspec import RunSpec
 
 
 class UsageError(Exception):
@@ -16,19 +20,41 @@ class UsageError(Exception):
 
 
 def _cmd_phh_verify(args: argparse.Namespace) -> int:
-    from sim.phh_verify import verify_paths
+    import json
 
-    return verify_paths(args.paths, as_json=args.json, max_failures=args.show)
+    from cluster.phh_verify import format_summary, format_unreadable, verify_paths
+    from sim.phh_verify import ReplayResult
+
+    def json_line(r: ReplayResult, unreadable_file: bool) -> None:
+        print(json.dumps(r.to_json() | ({"hand": None} if unreadable_file else {})))
+
+    def progress(hands: int, seconds: float) -> None:
+        print(f"phh verify: {hands} hands replayed ({seconds:.1f} s)...", file=sys.stderr,
+              flush=True)
+
+    try:
+        v = verify_paths(args.paths, on_result=json_line if args.json else None,
+                         on_progress=progress)
+    except FileNotFoundError as e:
+        print(f"phh verify: {e}", file=sys.stderr)
+        return 2
+    if v.hands == 0:
+        print(format_unreadable(v, args.show), file=sys.stderr)
+    elif not args.json:
+        print(format_summary(v, args.show))
+    return v.exit_code
 
 
 def _cmd_phh_import(args: argparse.Namespace) -> int:
     from audits.runfolder import RunFolderError
-    from cluster.phh_import import run_import
+    from cluster.phh_import import format_import, import_phh
 
     try:
-        return run_import(args.paths, args.out)
+        res = import_phh(args.paths, args.out)
     except (FileNotFoundError, RunFolderError) as e:
         raise UsageError(str(e)) from None
+    print(format_import(res))
+    return res.exit_code
 
 
 def _cmd_migrate(args: argparse.Namespace) -> int:
@@ -41,108 +67,62 @@ def _cmd_migrate(args: argparse.Namespace) -> int:
     return 0
 
 
-# benchmark -> (hands, repeats) by default
-BENCH_DEFAULTS = {"engine": (1_000_000, 5), "simulate": (100_000, 3), "scale": (200_000, 3),
-                  "audit": (200_000, 3), "diff": (2_000_000, 3), "shuffle": (2_000_000, 3),
-                  "export": (200_000, 3)}
-
-
 def _cmd_bench(args: argparse.Namespace) -> int:
-    if args.what == "evaluator":
-        from sim.bench_evaluator import main as evaluator_main
+    from audits.io import AuditInputError
+    from cluster.bench.runner import run_bench
 
-        return evaluator_main()
-    if args.what not in BENCH_DEFAULTS:
-        raise UsageError(f"unknown benchmark {args.what!r}")
-    hands, repeats = BENCH_DEFAULTS[args.what]
-    hands = hands if args.hands is None else args.hands
-    repeats = repeats if args.repeats is None else args.repeats
-    if args.what == "engine":
-        from sim.bench import run_engine_bench
-
-        run_engine_bench(hands=hands, repeats=repeats, pokerkit_hands=args.pokerkit_hands)
-    elif args.what == "simulate":
-        from cluster.bench_simulate import run_simulate_bench
-
-        run_simulate_bench(hands=hands, repeats=repeats, population=args.population)
-    elif args.what == "scale":
-        from cluster.bench_scale import run_scale_bench
-
-        run_scale_bench(hands=hands, repeats=repeats)
-    elif args.what == "shuffle":
-        from cluster.bench_shuffle import run_shuffle_bench
-
-        run_shuffle_bench(decks=hands, repeats=repeats)
-    elif args.what == "diff":
-        from cluster.bench_diff import run_diff_bench
-
-        run_diff_bench(hands=hands, repeats=repeats)
-    elif args.what == "export":
-        from cluster.bench_export import run_export_bench
-
-        run_export_bench(hands=hands, repeats=repeats)
-    else:
-        import tempfile
-
-        from audits.bench import run_audit_bench
-        from cluster.bench_simulate import bench_spec
-        from cluster.simulate import run_simulate
-
-        if args.run is not None:  # an existing run folder (e.g. to compare two versions)
-            run_audit_bench(hands, args.run, repeats=repeats)
-            return 0
-        # the audits may not import sim: the CLI deals the hands, into a real run folder (the
-        # log's own Parquet encoding, as `holdem audit` reads it)
-        with tempfile.TemporaryDirectory(prefix="holdem-bench-audit-") as tmp:
-            spec = bench_spec(args.population, hands=hands, batch_size=min(hands, 100_000),
-                              seed=1)
-            run_simulate(spec, f"{tmp}/run", workers=0, progress=False)
-            run_audit_bench(hands, f"{tmp}/run", repeats=repeats)
-    return 0
+    try:
+        return run_bench(args.what, hands=args.hands, repeats=args.repeats,
+                         population=args.population, run=args.run,
+                         pokerkit_hands=args.pokerkit_hands)
+    except (ValueError, AuditInputError) as e:  # a bad size, an unreadable --run folder
+        raise UsageError(str(e)) from None
 
 
 def population_options(args: argparse.Namespace) -> dict[str, object]:
-    """The ``RunSpec`` population fields of the run options: the ``--population`` preset
-    (``default``: ``sim.runspec.DEFAULT_POPULATION``; ``classic``: one 6-seat cash table of
-    100 big blinds with the classic stress bots, the population before issue 14) overridden
-    by the options given. Raises ValueError (one line) on a bad value."""
-    from sim.runspec import DEFAULT_POPULATION, parse_players, parse_stacks
+    """The ``RunSpec`` population fields of the run options (``sim.runspec.population_fields``
+    of ``--population`` and the options given). Raises ValueError (one line) on a bad value."""
+    from sim.runspec import population_fields
 
-    pop: dict[str, object] = dict(DEFAULT_POPULATION) if args.population == "default" else {
-        "players": 6, "format": "cash", "buy_in_min_bb": None, "buy_in_bb": 100,
-        "leave_above_bb": 0, "tournament_stack_bb": None, "bots": "classic"}
-    if args.players is not None:
-        pop["players"] = parse_players(args.players)
-    if args.format is not None:
-        pop["format"] = args.format
-    if args.tournament_pct is not None:
-        pop["tournament_pct"] = args.tournament_pct
-    if args.stacks is not None:
-        lo, hi = parse_stacks(args.stacks)
-        pop["buy_in_min_bb"], pop["buy_in_bb"] = (None if lo == hi else lo), hi
-        if pop["leave_above_bb"]:  # the default leave threshold follows the maximum
-            pop["leave_above_bb"] = 3 * hi
-    if args.leave_above is not None:
-        pop["leave_above_bb"] = args.leave_above
-    if args.tournament_stack is not None:
-        pop["tournament_stack_bb"] = args.tournament_stack
-    if args.bots is not None:
-        pop["bots"] = args.bots
-    return pop
+    return population_fields(args.population, players=args.players, format=args.format,
+                             tournament_pct=args.tournament_pct, stacks=args.stacks,
+                             leave_above=args.leave_above,
+                             tournament_stack=args.tournament_stack, bots=args.bots)
 
 
-def _cmd_simulate(args: argparse.Namespace) -> int:
-    from cluster.simulate import BatchFailed, RunFolderError, run_simulate
+def _run_spec(args: argparse.Namespace) -> RunSpec:
+    """The ``RunSpec`` of the run options (simulate and certify share them)."""
     from sim.runspec import RunSpec
 
     structures = (("no-limit", "pot-limit", "fixed-limit") if args.structure == "all"
                   else (args.structure,))
     try:
-        spec = RunSpec(hands=args.hands, structures=structures, seed=args.seed,
+        return RunSpec(hands=args.hands, structures=structures, seed=args.seed,
                        batch_size=args.batch_size, inject=args.inject, generator=args.generator,
                        **population_options(args))
     except ValueError as e:
         raise UsageError(str(e)) from None
+
+
+def _output_error(out: str, e: OSError) -> UsageError:
+    """A write that failed later (disk full, folder removed), as one line."""
+    return UsageError(f"output {out}: {type(e).__name__}: "
+                      f"{str(e).splitlines()[0] if str(e) else ''} (rerun to resume)")
+
+
+def _print_simulated(m: dict[str, Any], out: str) -> None:
+    t = m["timings"]
+    rate = f", {t['hands_per_second']:,.0f} hands/s" if t.get("hands_per_second") else ""
+    print(f"{m['totals']['hands']:,} hands in {m['totals']['files']} files "
+          f"({t['batches_reused']} reused){rate}: {out}")
+    if m.get("fault_injected"):
+        print(m["fault_injected"], file=sys.stderr)
+
+
+def _cmd_simulate(args: argparse.Namespace) -> int:
+    from cluster.simulate import BatchFailed, RunFolderError, run_simulate
+
+    spec = _run_spec(args)
     if args.workers is not None and args.workers < 0:
         raise UsageError(f"--workers {args.workers}: expected >= 0")
     try:
@@ -150,18 +130,12 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
                          progress=not args.quiet)
     except (RunFolderError, ConnectionError) as e:
         raise UsageError(str(e)) from None
-    except OSError as e:  # a write that failed later (disk full, folder removed)
-        raise UsageError(f"output {args.out}: {type(e).__name__}: "
-                         f"{str(e).splitlines()[0] if str(e) else ''} (rerun to resume)") from None
+    except OSError as e:
+        raise _output_error(args.out, e) from None
     except BatchFailed as e:
         print(f"holdem: {e} (rerun the command to resume)", file=sys.stderr)
         return 1
-    t = m["timings"]
-    rate = f", {t['hands_per_second']:,.0f} hands/s" if t.get("hands_per_second") else ""
-    print(f"{m['totals']['hands']:,} hands in {m['totals']['files']} files "
-          f"({t['batches_reused']} reused){rate}: {args.out}")
-    if m.get("fault_injected"):
-        print(m["fault_injected"], file=sys.stderr)
+    _print_simulated(m, args.out)
     return 0
 
 
@@ -258,14 +232,18 @@ def _cmd_report(args: argparse.Namespace) -> int:
     from reports.render import ReportInputError
 
     try:
-        paths = report(args.run, getattr(args, "calibration", None) or DEFAULT_CALIBRATION,
-                       sign_key=getattr(args, "sign_key", None))
+        written = report(args.run, args.calibration or DEFAULT_CALIBRATION,
+                         sign_key=args.sign_key)
     except (ReportInputError, SigningKeyError) as e:
         raise UsageError(str(e)) from None
+    _print_report_paths(written.paths)
+    return 0
+
+
+def _print_report_paths(paths: Mapping[str, object]) -> None:
     for k in ("html", "certificate", "summary", "signature"):
         if k in paths:
             print(f"{k}: {paths[k]}")
-    return 0
 
 
 def _batches_arg(text: str) -> str:
@@ -309,32 +287,39 @@ def _cmd_keygen(args: argparse.Namespace) -> int:
 
 def _cmd_certify(args: argparse.Namespace) -> int:
     """simulate, then audit, then report: the three commands in a row on the same folder."""
-    import json
+    from audits.io import AuditInputError
+    from audits.runner import format_table
+    from cluster.certify import certify
+    from cluster.signing import SigningKeyError
+    from cluster.simulate import RunFolderError
+    from reports.render import ReportInputError
 
-    from audits import storage
-    from reports import REPORT_FILES
-
-    if args.sign_key is not None:  # an unusable key is refused before hours of simulation
-        from cluster.signing import SigningKeyError, load_private_key
-
-        try:
-            load_private_key(args.sign_key)
-        except SigningKeyError as e:
-            raise UsageError(str(e)) from None
-    rc = _cmd_simulate(args)
-    if rc == 2:
-        return rc
-    _cmd_audit(argparse.Namespace(run=args.out, only=None, workers=args.workers,
-                                  address=args.address, quiet=args.quiet,
-                                  key_memory=args.key_memory))
-    _cmd_report(argparse.Namespace(run=args.out, sign_key=args.sign_key))
-    run = storage.as_location(args.out)
-    cert = json.loads(storage.read_text(storage.join(run, REPORT_FILES["certificate"])))
-    verdict = cert["verdict"]
-    print(f"verdict: {verdict}   report: {storage.join(run, REPORT_FILES['html'])}")
-    for text in cert.get("limitations", []):
+    spec = _run_spec(args)
+    if args.workers is not None and args.workers < 0:
+        raise UsageError(f"--workers {args.workers}: expected >= 0")
+    if args.key_memory is not None and args.key_memory <= 0:
+        raise UsageError(f"--key-memory {args.key_memory}: expected a size in MB > 0")
+    try:
+        res = certify(spec, args.out, address=args.address, workers=args.workers,
+                      key_memory=None if args.key_memory is None else args.key_memory << 20,
+                      sign_key=args.sign_key, progress=not args.quiet)
+    except (SigningKeyError, RunFolderError, ConnectionError, AuditInputError,
+            ReportInputError) as e:
+        raise UsageError(str(e)) from None
+    except OSError as e:
+        raise _output_error(args.out, e) from None
+    if res.simulate_failure is not None:
+        print(f"holdem: {res.simulate_failure} (rerun the command to resume)", file=sys.stderr)
+    else:
+        assert res.manifest is not None
+        _print_simulated(res.manifest, args.out)
+    print(format_table(res.audit))
+    print(f"results: {res.audit_path}")
+    _print_report_paths(res.report.paths)
+    print(f"verdict: {res.verdict}   report: {res.report.paths['html']}")
+    for text in res.report.limitations:
         print(f"  not certified: {text}")
-    return 0 if verdict == "PASS" else 1
+    return res.exit_code
 
 
 def _bool(text: str) -> bool:
@@ -410,7 +395,7 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    from sim.demo import run_demo
+    from sim.demo import demo_histories
 
     if not 2 <= args.players <= 10:
         raise UsageError(f"--players {args.players}: expected 2..10 seats")
@@ -419,11 +404,16 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     if not 0 <= args.seed < 2**63:
         raise UsageError(f"--seed {args.seed}: expected 0 <= seed < 2**63")
 
-    return run_demo(hands=args.hands, seed=args.seed, players=args.players)
+    for text in demo_histories(hands=args.hands, seed=args.seed, players=args.players):
+        print(text)
+        print()
+    return 0
 
 
 def _cmd_diff(args: argparse.Namespace) -> int:
-    from cluster.diff import NotComparable, diff_runs, format_diff, format_stat, stat_diff
+    from cluster.regression.digest_diff import diff_runs, format_diff
+    from cluster.regression.runs import NotComparable
+    from cluster.regression.stat_diff import format_stat, stat_diff
 
     try:
         if args.stat:
@@ -441,7 +431,7 @@ def _cmd_diff(args: argparse.Namespace) -> int:
 
 
 def _cmd_regress(args: argparse.Namespace) -> int:
-    from cluster.regress import RegressError, run_regress
+    from cluster.regression.regress import RegressError, run_regress
 
     try:
         return run_regress(args.baseline, hands=args.hands, structures=args.structures,
@@ -453,9 +443,24 @@ def _cmd_regress(args: argparse.Namespace) -> int:
 
 
 def _cmd_golden(args: argparse.Namespace) -> int:
-    from cluster.golden import DEFAULT_PATH, run_golden
+    from cluster.regression.golden import (
+        DEFAULT_PATH,
+        check_golden,
+        format_check,
+        format_update,
+        update_golden,
+    )
 
-    return run_golden(args.update, args.file or DEFAULT_PATH)
+    path = args.file or DEFAULT_PATH
+    try:
+        if args.update:
+            print(format_update(path, update_golden(path)))
+            return 0
+        changes = check_golden(path)
+    except ValueError as e:  # not a golden digests file (or not JSON)
+        raise UsageError(str(e).splitlines()[0]) from None
+    print(format_check(path, changes))
+    return 1 if changes else 0
 
 
 def _add_run_options(p: argparse.ArgumentParser, hands: int | None, structure: str,
@@ -538,9 +543,10 @@ def build_parser() -> argparse.ArgumentParser:
     im.add_argument("--out", required=True, help="the run folder to write")
     im.set_defaults(func=_cmd_phh_import)
 
+    from cluster.bench.runner import BENCH_DEFAULTS, BENCHMARKS
+
     b = sub.add_parser("bench", help="benchmarks (medians of repeated runs)")
-    b.add_argument("what", choices=["engine", "evaluator", "simulate", "audit", "scale",
-                                        "diff", "shuffle", "export"])
+    b.add_argument("what", choices=list(BENCHMARKS))
     b.add_argument("--hands", type=int, default=None,
                    help="hands (decks for shuffle) per repetition (default: " + ", ".join(
                        f"{k} {h:,}" for k, (h, _) in BENCH_DEFAULTS.items())

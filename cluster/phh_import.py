@@ -19,10 +19,10 @@ An existing RUN folder's batch files are replaced (one of the old layout is refu
 from __future__ import annotations
 
 import hashlib
-import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -33,7 +33,7 @@ from sim.phh import PhhError, PhhHand, iter_phh_paths, load_phh
 from sim.phh_import import import_hands
 from sim.schema import SCHEMA_VERSION
 
-__all__ = ["MANIFEST_FORMAT", "run_import"]
+__all__ = ["MANIFEST_FORMAT", "PhhImport", "format_import", "import_phh"]
 
 MANIFEST_FORMAT = "holdem-phh-import"
 MANIFEST_VERSION = 1
@@ -45,12 +45,40 @@ def _encode(table: pa.Table) -> bytes:
     return sink.getvalue().to_pybytes()
 
 
-def run_import(paths: list[str], out: str | Path, stream: TextIO | None = None) -> int:
-    """Import, write the run folder (a local path or a URI), print a summary. Exit 0 if at
-    least one hand was imported, 2 when a path is missing or nothing could be imported. Raises
-    FileNotFoundError for a missing path, ``audits.runfolder.RunFolderError`` for an unusable
-    output folder (e.g. one of the old layout)."""
-    stream = sys.stdout if stream is None else stream
+@dataclass(frozen=True)
+class PhhImport:
+    """What ``import_phh`` did."""
+
+    root: str  # the run folder written (its label: a path or a URI)
+    files: int  # PHH files read
+    imported: int  # hands imported
+    unsupported: int
+    failed: int  # hands (and unreadable files) that could not be imported
+    skipped: list[str]  # one line each: unreadable files, unsupported or failed hands
+    odd_chip: list[str]  # hands whose half chips were replaced by our odd chip
+    seconds: float
+
+    @property
+    def exit_code(self) -> int:
+        """0 at least one hand imported, 2 none."""
+        return 0 if self.imported else 2
+
+
+def format_import(res: PhhImport) -> str:
+    """The skipped and odd-chip hands, one line each, then the summary line."""
+    lines = [f"skipped: {line}" for line in res.skipped]
+    lines += [f"odd chip: {line}" for line in res.odd_chip]
+    lines.append(f"{res.files} files, {res.imported} hands imported, {res.unsupported} "
+                 f"unsupported, {res.failed} failed, {len(res.odd_chip)} with the file's half "
+                 f"chips replaced by our odd chip; {res.seconds:.1f} s -> {res.root}")
+    return "\n".join(lines)
+
+
+def import_phh(paths: list[str], out: str | Path) -> PhhImport:
+    """Import the hands of PHH files and folders and write the run folder ``out`` (a local
+    path or a URI; its manifest only when a hand was imported). Raises FileNotFoundError for a
+    missing path, ``audits.runfolder.RunFolderError`` for an unusable output folder (e.g. one
+    of the old layout)."""
     t0 = time.perf_counter()
     for p in paths:
         if not Path(p).exists():
@@ -100,11 +128,6 @@ def run_import(paths: list[str], out: str | Path, stream: TextIO | None = None) 
     }
     if res.imported:
         folder.write_manifest(manifest)
-    for line in bad_files + res.skipped:
-        print(f"skipped: {line}", file=stream)
-    for line in res.odd_chip:
-        print(f"odd chip: {line}", file=stream)
-    print(f"{len(files)} files, {res.imported} hands imported, {res.unsupported} unsupported, "
-          f"{res.failed + len(bad_files)} failed, {len(res.odd_chip)} with the file's half chips "
-          f"replaced by our odd chip; {time.perf_counter() - t0:.1f} s -> {root}", file=stream)
-    return 0 if res.imported else 2
+    return PhhImport(str(root), len(files), res.imported, res.unsupported,
+                     res.failed + len(bad_files), bad_files + res.skipped, list(res.odd_chip),
+                     time.perf_counter() - t0)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import html
 import json
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -465,11 +466,30 @@ def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str,
     return "".join(parts)
 
 
+@dataclass(frozen=True)
+class WrittenReport:
+    """What ``write_report`` wrote: the files (``html``, ``certificate``, ``summary``; and
+    ``signature`` once signed) and the certificate itself, whose verdict is the run's."""
+
+    paths: dict[str, Location]
+    certificate: dict[str, Any]
+
+    @property
+    def verdict(self) -> str:
+        """``PASS`` or ``FAIL``, as certificate.json says."""
+        return str(self.certificate["verdict"])
+
+    @property
+    def limitations(self) -> list[str]:
+        """What the certificate does not vouch for, in words."""
+        return list(self.certificate.get("limitations", []))
+
+
 def write_report(run: Location, histories: dict[int, str] | None = None,
-                 calibration: str | Path | None = None) -> dict[str, Location]:
+                 calibration: str | Path | None = None) -> WrittenReport:
     """Write report.html, certificate.json and summary.md into the run folder (a local path or
     a URI); ``calibration`` is a ``calibration.md`` of ``holdem calibrate`` to include (when
-    available)."""
+    available). Returns the paths written and the certificate (its verdict)."""
     run = storage.as_location(run)
     cal = None
     cal_json: dict[str, Any] | None = None
@@ -494,8 +514,8 @@ def write_report(run: Location, histories: dict[int, str] | None = None,
     cert["documents"] = {REPORT_FILES[key]: hashlib.sha256(text.encode()).hexdigest()
                          for key, text in docs.items()}
     folder.write(REPORT_FILES["certificate"], json.dumps(cert, indent=2))
-    return out
+    return WrittenReport(out, cert)
 
 
-__all__ = ["CERTIFICATE_SCHEMA", "ReportInputError", "build_certificate", "load_inputs",
-           "render_html", "render_summary", "write_report"]
+__all__ = ["CERTIFICATE_SCHEMA", "ReportInputError", "WrittenReport", "build_certificate",
+           "load_inputs", "render_html", "render_summary", "write_report"]

@@ -24,14 +24,16 @@ def play_random(hand: Hand, rnd: random.Random) -> Hand:
     return hand
 
 
-def run_demo(hands: int = 3, seed: int = 1, players: int = 6) -> int:
+def demo_histories(hands: int = 3, seed: int = 1, players: int = 6) -> list[str]:
+    """``hands`` seeded hands at one table of ``players`` seats (200 chips each, a busted
+    player rebuys), as readable histories."""
     cfg = TableConfig(n_seats=players, small_blind=1, big_blind=2)
     rnd = random.Random(seed)
     stacks = [200] * players
+    out = []
     for h in range(hands):
         hand = Hand(cfg, stacks, button=h % players, deck=hand_deck(seed, 0, h), hand_id=h)
         play_random(hand, rnd)
-        print(format_hand(hand))
-        print()
+        out.append(format_hand(hand))
         stacks = [s if s > 0 else 200 for s in hand.stacks]
-    return 0
+    return out

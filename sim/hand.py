@@ -170,7 +170,7 @@ class Hand:
         button: int = 0,
         sb_seat: int | None = None,
         bb_seat: int | None = None,
-        deck: Sequence[int] | None = None,
+        deck: Sequence[int] | np.ndarray | None = None,
         antes: Sequence[int] | None = None,
         hand_id: int = 0,
         auto_showdown: bool = True,

@@ -478,9 +478,10 @@ def hand_to_phh(
         lines.append(f"players = {_toml_value(list(players))}")
     stacks = hand.stacks
     lines.append(f"finishing_stacks = {_toml_value([stacks[s] for s in order])}")
-    for k, v in (extra or {}).items():
-        if k in _CORE_FIELDS:
-            raise ValueError(f"hand_to_phh: extra field {k!r} is written by hand_to_phh itself")
-        name = k if re.fullmatch(r"[A-Za-z0-9_-]+", k) else json.dumps(k, ensure_ascii=False)
+    for key, v in (extra or {}).items():
+        if key in _CORE_FIELDS:
+            raise ValueError(f"hand_to_phh: extra field {key!r} is written by hand_to_phh itself")
+        name = (key if re.fullmatch(r"[A-Za-z0-9_-]+", key)
+                else json.dumps(key, ensure_ascii=False))
         lines.append(f"{name} = {_toml_value(v)}")
     return "\n".join(lines) + "\n"

@@ -34,6 +34,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 import pyarrow as pa
@@ -190,6 +191,7 @@ def import_hands(hands: Iterable[PhhHand]) -> ImportResult:
             res.odd_chip.append(f"{phh.where} hand {r.label}: file {r.expected}, ours {r.actual}")
         res.imported += 1
         res.per_source[phh.source] = res.per_source.get(phh.source, 0) + 1
-        groups.setdefault((str(row["structure"]), int(row["n_seats"])), []).append(row)
+        n_seats = cast(int, row["n_seats"])  # hand_row writes Python ints
+        groups.setdefault((str(row["structure"]), n_seats), []).append(row)
     res.tables = {key: rows_to_table(rows) for key, rows in sorted(groups.items())}
     return res

@@ -19,32 +19,26 @@ every other seat shows (cards speak: a hand that reaches showdown without ``sm``
 cards), and a seat that must show with unknown cards is an error. At the end the engine's board
 must equal the file's ``d db`` cards.
 
-Verdict (``verify_paths``): a hand is ok iff it replays without error and, when the file has
-``finishing_stacks``, our stacks equal them. Hands of other games (or with straddles) are
-*unsupported*: they are listed apart, their JSON line says ``"ok": false`` with an error starting
-``unsupported``, and they do not change the exit code. Exit 0 iff every supported hand is ok,
-1 otherwise, 2 when a path does not exist or no hand could be read.
+Verdict of one hand (``ReplayResult.ok``): it replays without error and, when the file has
+``finishing_stacks``, our stacks equal them; hands of other games (or with straddles) are
+``unsupported``. ``holdem phh verify`` (``cluster/phh_verify.py``) replays files and folders and
+tallies the verdicts.
 """
 
 from __future__ import annotations
 
-import json
 import re
-import sys
-import time
-from collections import Counter, defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, TextIO
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from sim.cards import format_card, format_cards
 from sim.config import MAX_SEATS, TableConfig
 from sim.hand import Action, Hand, IllegalAction
 from sim.layout import SeatStatus, Street
-from sim.phh import SUPPORTED_VARIANTS, PhhAction, PhhError, PhhHand, iter_phh_paths, load_phh
+from sim.phh import SUPPORTED_VARIANTS, PhhAction, PhhHand
 
-__all__ = ["ReplayResult", "replay", "verify_paths"]
+__all__ = ["FOLD_CHECK_FREE", "ReplayResult", "replay"]
 
 _BOARD_AT_STREET = (0, 3, 4, 5)  # board cards dealt by the start of PREFLOP..RIVER
 FOLD_CHECK_FREE = "fold while checking is free"
@@ -277,10 +271,10 @@ def _play(phh: PhhHand) -> Hand:
     if len(got) != len(board):
         raise _ReplayError(f"the engine dealt {len(got)} board cards ({format_cards(got)}), the "
                            f"file {len(board)} ({format_cards(board)})")
-    for k, (c, e) in enumerate(zip(board, got, strict=True)):
-        if c >= 0 and c != e:
-            raise _ReplayError(f"board card {k + 1}: the engine dealt {format_card(e)}, the file "
-                               f"{format_card(c)}")
+    for k, (c, dealt) in enumerate(zip(board, got, strict=True)):
+        if c >= 0 and c != dealt:
+            raise _ReplayError(f"board card {k + 1}: the engine dealt {format_card(dealt)}, the "
+                               f"file {format_card(c)}")
         if c < 0 and at_showdown:
             raise _ReplayError(f"board card {k + 1} is unknown but the hand reaches a showdown")
     return hand
@@ -291,129 +285,15 @@ def replay(phh: PhhHand, index: int = 0) -> ReplayResult:
 
     Never raises for a bad or unsupported hand: the result carries the error."""
     expected = list(phh.finishing_stacks) if phh.finishing_stacks is not None else None
-    base = {"source": phh.source, "key": phh.key, "index": index, "variant": phh.variant,
-            "expected": expected}
+    base = ReplayResult(source=phh.source, key=phh.key, index=index, variant=phh.variant,
+                        ok=False, expected=expected, actual=None, error=None)
     reason = phh.unsupported_reason
     if reason is not None:
-        return ReplayResult(ok=False, actual=None, error=reason, unsupported=True, **base)
+        return replace(base, error=reason, unsupported=True)
     try:
         hand = _play(phh)
     except _ReplayError as e:
-        return ReplayResult(ok=False, actual=None, error=f"{phh.where}: {e}", **base)
+        return replace(base, error=f"{phh.where}: {e}")
     actual = hand.stacks
-    ok = expected is None or actual == expected
-    return ReplayResult(ok=ok, actual=actual, error=None, hand=hand, **base)
+    return replace(base, ok=expected is None or actual == expected, actual=actual, hand=hand)
 
-
-def _fractional_note(r: ReplayResult) -> str:
-    exp = r.expected or []
-    if any(isinstance(v, float) for v in exp) and r.actual is not None and sum(exp) == sum(
-            r.actual):
-        diff = [a - e for a, e in zip(r.actual, exp, strict=True)]
-        if max(abs(d) for d in diff) < 1:
-            return " (the file splits an odd chip into fractions; same total)"
-    return ""
-
-
-def verify_paths(
-    paths: Iterable[str | Path],
-    as_json: bool = False,
-    max_failures: int = 10,
-    *,
-    out: TextIO | None = None,
-    err: TextIO | None = None,
-) -> int:
-    """Replay every hand of the given files and folders; print a summary (or JSON lines).
-
-    Returns the exit code: 0 iff every supported hand is ok, 1 otherwise, 2 if a path does not
-    exist or no hand could be read. Unsupported hands do not change the exit code."""
-    out = out or sys.stdout
-    err = err or sys.stderr
-    paths = list(paths)
-    missing = [str(p) for p in paths if not Path(p).exists()]
-    if missing:
-        print(f"phh verify: no such file or folder: {', '.join(missing)}", file=err)
-        return 2
-    t0 = time.perf_counter()
-    files = list(iter_phh_paths(paths))
-    n_hands = 0
-    load_errors: list[ReplayResult] = []
-    by_variant: dict[str, Counter[str]] = defaultdict(Counter)
-    unsupported: Counter[str] = Counter()
-    failures: list[ReplayResult] = []
-    fold_free: list[str] = []
-    for f in files:
-        try:
-            hands = load_phh(f)
-        except (PhhError, OSError) as e:
-            r = ReplayResult(source=str(f), key=None, index=0, variant="?", ok=False,
-                             expected=None, actual=None, error=str(e))
-            load_errors.append(r)
-            failures.append(r)
-            if as_json:
-                print(json.dumps(r.to_json() | {"hand": None}), file=out)
-            continue
-        for i, h in enumerate(hands):
-            r = replay(h, i)
-            n_hands += 1
-            if r.unsupported:
-                unsupported[r.variant if r.variant not in SUPPORTED_VARIANTS else
-                            f"{r.variant} (straddles)"] += 1
-            elif r.ok:
-                by_variant[r.variant]["ok"] += 1
-            else:
-                by_variant[r.variant]["mismatched" if r.error is None else "errors"] += 1
-                failures.append(r)
-                if r.error is not None and FOLD_CHECK_FREE in r.error:
-                    fold_free.append(r.error)
-            if as_json:
-                print(json.dumps(r.to_json()), file=out)
-            if n_hands % 2000 == 0:
-                print(f"phh verify: {n_hands} hands replayed "
-                      f"({time.perf_counter() - t0:.1f} s)...", file=err, flush=True)
-    elapsed = time.perf_counter() - t0
-    if n_hands == 0:
-        print(f"phh verify: no hand could be read ({len(files)} files, "
-              f"{len(load_errors)} unreadable)", file=err)
-        for r in load_errors[:max_failures]:
-            print(f"  {r.error}", file=err)
-        return 2
-    if not as_json:
-        _print_summary(out, len(files), n_hands, elapsed, by_variant, unsupported, load_errors,
-                       failures, fold_free, max_failures)
-    return 0 if not failures else 1
-
-
-def _print_summary(out: TextIO, n_files: int, n_hands: int, elapsed: float,
-                   by_variant: dict[str, Counter[str]], unsupported: Counter[str],
-                   load_errors: list[ReplayResult], failures: list[ReplayResult],
-                   fold_free: list[str], max_failures: int) -> None:
-    supported = sum(sum(c.values()) for c in by_variant.values())
-    ok = sum(c["ok"] for c in by_variant.values())
-    mism = sum(c["mismatched"] for c in by_variant.values())
-    errs = sum(c["errors"] for c in by_variant.values()) + len(load_errors)
-    print(f"phh verify: {n_hands} hands in {n_files} files, {elapsed:.1f} s", file=out)
-    print(f"  supported hands: {supported}: ok {ok}, mismatched {mism}, errors {errs}", file=out)
-    for v in sorted(by_variant):
-        c = by_variant[v]
-        print(f"    {v}: ok {c['ok']}, mismatched {c['mismatched']}, errors {c['errors']}",
-              file=out)
-    if load_errors:
-        print(f"    unreadable files: {len(load_errors)}", file=out)
-    if unsupported:
-        parts = ", ".join(f"{v} {k}" for v, k in sorted(unsupported.items()))
-        print(f"  unsupported (not counted): {sum(unsupported.values())}: {parts}", file=out)
-    if fold_free:
-        print(f"  folds while checking was free (rejected by the engine): {len(fold_free)}",
-              file=out)
-    if failures and max_failures > 0:
-        print(f"  first failures ({min(max_failures, len(failures))} of {len(failures)}):",
-              file=out)
-        for r in failures[:max_failures]:
-            if r.error is not None:
-                print(f"    {r.error}", file=out)
-            else:
-                where = r.source if r.key is None else f"{r.source} [{r.key}]"
-                print(f"    {where}: finishing stacks: expected {r.expected}, got {r.actual}"
-                      f"{_fractional_note(r)}", file=out)
-    print("OK" if not failures else "FAILED", file=out)

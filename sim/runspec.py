@@ -77,6 +77,43 @@ def parse_stacks(text: str | int) -> tuple[int, int]:
                          f"MIN-MAX with 1 <= MIN <= MAX (20-250)") from None
 
 
+# ``--population classic``: one 6-seat cash table of 100 big blinds with the classic stress
+# bots, the population before issue 14 (``RunSpec``'s own defaults)
+CLASSIC_POPULATION: dict[str, Any] = {
+    "players": 6, "format": "cash", "buy_in_min_bb": None, "buy_in_bb": 100,
+    "leave_above_bb": 0, "tournament_stack_bb": None, "bots": "classic"}
+
+
+def population_fields(preset: str = "default", *, players: str | None = None,
+                      format: str | None = None, tournament_pct: int | None = None,
+                      stacks: str | None = None, leave_above: int | None = None,
+                      tournament_stack: int | None = None,
+                      bots: str | None = None) -> dict[str, Any]:
+    """The ``RunSpec`` population fields of a preset (``default``: ``DEFAULT_POPULATION``;
+    ``classic``: ``CLASSIC_POPULATION``) overridden by the values given (the command line's
+    population options: ``players`` as ``parse_players`` reads it, ``stacks`` as
+    ``parse_stacks``; a range of stacks sets the default leave threshold to 3x its maximum).
+    Raises ValueError (one line) on a bad value."""
+    pop: dict[str, Any] = dict(DEFAULT_POPULATION if preset == "default" else CLASSIC_POPULATION)
+    if players is not None:
+        pop["players"] = parse_players(players)
+    if format is not None:
+        pop["format"] = format
+    if tournament_pct is not None:
+        pop["tournament_pct"] = tournament_pct
+    if stacks is not None:
+        lo, hi = parse_stacks(stacks)
+        pop["buy_in_min_bb"], pop["buy_in_bb"] = (None if lo == hi else lo), hi
+        if pop["leave_above_bb"]:  # the default leave threshold follows the maximum
+            pop["leave_above_bb"] = 3 * hi
+    if leave_above is not None:
+        pop["leave_above_bb"] = leave_above
+    if tournament_stack is not None:
+        pop["tournament_stack_bb"] = tournament_stack
+    if bots is not None:
+        pop["bots"] = bots
+    return pop
+
 def _coprime_stride(w: int) -> int:
     """A stride near 0.618 w, coprime with w: a schedule that spreads over the whole mix."""
     s = max(1, round(0.618 * w))

@@ -134,16 +134,3 @@ def test_audits_agree_chunked_or_whole(run_dir: Path, monkeypatch: pytest.Monkey
     res = {r.name: r for r in run_audits(run_dir, ["payouts", "chips"], workers=0).results}
     assert not res["payouts"].passed
     assert t.column("hand_id")[row].as_py() in res["payouts"].example_hand_ids
-
-
-def test_audit_bench_splits_parquet_decoding_and_measures_the_peer(
-        run_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from audits.bench import PEER_COLUMNS, run_audit_bench
-
-    res = run_audit_bench(10_000, run_dir, names=["chips"], repeats=1)
-    out = capsys.readouterr().out
-    assert res["hands"] > 0 and set(res["audits"]) == {"chips"}
-    assert res["parquet_decode"] > 0 and res["peer_parquet_decode"] > 0
-    assert "of which pyarrow's Parquet decoding" in out
-    assert f"{len(PEER_COLUMNS)} columns ({', '.join(PEER_COLUMNS)})" in out
-    assert res["sha256"] > 0 and "sha256 of files" in out and "% on read + all audits" in out

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 
@@ -11,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from audits.runner import run_audits
-from cluster.phh_import import run_import
+from cluster.phh_import import format_import, import_phh
 
 EXACT = ["deal", "chips", "rotation", "payouts", "betting"]
 
@@ -68,10 +67,11 @@ def imported(tmp_path: Path) -> Path:
     for name, text in HANDS.items():
         (src / name).write_text(text)
     run = tmp_path / "run"
-    out = io.StringIO()
-    assert run_import([str(src)], run, stream=out) == 0
-    assert "3 hands imported" in out.getvalue()
-    assert "stud.phh" in out.getvalue()  # skipped, one line
+    res = import_phh([str(src)], run)
+    assert res.exit_code == 0 and res.imported == 3
+    text = format_import(res)
+    assert "3 hands imported" in text
+    assert "stud.phh" in text  # skipped, one line
     return run
 
 
@@ -119,9 +119,8 @@ SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "phh"
 def test_import_and_audit_shared_phh(tmp_path: Path) -> None:
     if not SHARED.is_dir():
         pytest.skip(f"{SHARED}: the shared PHH data set is absent")
-    out = io.StringIO()
     run = tmp_path / "run"
-    assert run_import([str(SHARED)], run, stream=out) == 0
+    assert import_phh([str(SHARED)], run).exit_code == 0
     m = json.loads((run / "manifest.json").read_text())
     # every NT/FT hand imports (the 8 half-chip Pluribus hands with our odd-chip stacks)
     assert m["failed"] == 0, m["skipped"][:5]
@@ -174,8 +173,7 @@ def test_imported_run_reads_in_diff_and_audit(imported: Path,
 def test_import_to_a_uri(tmp_path: Path) -> None:
     src = tmp_path / "h.phh"
     src.write_text(HANDS["headsup.phh"])
-    out = io.StringIO()
-    assert run_import([str(src)], f"file://{tmp_path}/uri-run", stream=out) == 0
+    assert import_phh([str(src)], f"file://{tmp_path}/uri-run").exit_code == 0
     m = json.loads((tmp_path / "uri-run" / "manifest.json").read_text())
     assert [f["path"] for f in m["files"]] == ["log/no-limit/batch-00000.parquet"]
     assert run_audits(f"file://{tmp_path}/uri-run", EXACT, workers=0).passed

@@ -16,18 +16,12 @@ import pyarrow.parquet as pq
 import pytest
 
 from audits.runfolder import batch_relpath
-from cluster.bench_diff import run_diff_bench
+from cluster.bench.diff import run_diff_bench
 from cluster.cli import main
-from cluster.diff import (
-    NotComparable,
-    _open_run,
-    compare_rows,
-    diff_runs,
-    digest_runs,
-    match_digests,
-    spec_mismatch,
-    stat_diff,
-)
+from cluster.regression.digest_diff import diff_runs, digest_runs, match_digests
+from cluster.regression.divergence import compare_rows
+from cluster.regression.runs import NotComparable, open_run, spec_mismatch
+from cluster.regression.stat_diff import stat_diff
 from cluster.simulate import run_dataset, run_simulate
 from sim.batch import simulate_batch
 from sim.config import Structure
@@ -243,7 +237,7 @@ def test_stored_digests_are_read_when_the_bytes_verify(runs: dict[str, Path],
     rel = batch_relpath("no-limit", 2)
     t = pq.read_table(tmp_path / "t" / rel)
     _restamp(tmp_path / "t", rel, t)  # the same rows in other bytes
-    a, b = _open_run(runs["base"]), _open_run(tmp_path / "t")
+    a, b = open_run(runs["base"]), open_run(tmp_path / "t")
     cols = content_columns(pq.read_schema(tmp_path / "t" / rel).names)
     side_a, side_b = digest_runs(a, b, cols, stored=True, trust=True)
     assert side_b.how[rel] == side_a.how[rel] == "stored" and not side_b.unverified

@@ -1,9 +1,10 @@
 """Fault tolerance on one machine (issue 7 §3): a worker killed, a node removed, the driver killed,
 during ``holdem simulate`` and during ``holdem audit`` on a local multi-node Ray cluster.
 
-Each scenario runs in its own processes (``cluster.faulttest``: the cluster owner, the drivers),
-so it neither uses nor disturbs the session Ray of conftest.py. The references are made here
-without Ray: the same ``holdem simulate`` command with ``--workers 0`` and the audits in-process.
+Each scenario runs in its own processes (``tests/cluster/faulttest.py``: the cluster owner, the
+drivers), so it neither uses nor disturbs the session Ray of conftest.py. The references are
+made here without Ray: the same ``holdem simulate`` command with ``--workers 0`` and the audits
+in-process.
 After every fault the run must complete with exactly the planned files, each byte-identical to
 the reference (sha256 and table), no temporary or extra file, and the same audit results.
 """
@@ -22,7 +23,7 @@ import pytest
 from audits.runfolder import batch_relpath
 from audits.runner import run_audits
 from cluster.cli import main
-from cluster.faulttest import SIM_ARGS, SIM_BATCHES, run_scenario
+from tests.cluster.faulttest import SIM_ARGS, SIM_BATCHES, run_scenario
 
 pytestmark = pytest.mark.slow
 

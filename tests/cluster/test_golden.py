@@ -7,7 +7,7 @@ import copy
 from pathlib import Path
 
 from cluster.cli import main
-from cluster.golden import (
+from cluster.regression.golden import (
     CHUNK,
     DEFAULT_PATH,
     HANDS,

@@ -13,9 +13,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from audits.runner import run_audits, write_report
-from cluster.certify import report
-from cluster.simulate import run_simulate
+from cluster.certify import certify, report
 from reports.certificate import CERTIFICATE_SCHEMA
 from sim.runspec import RunSpec
 
@@ -24,9 +22,14 @@ def _certify(tmp: Path, inject: str | None = None) -> Path:
     out = tmp / ("faulty" if inject else "clean")
     spec = RunSpec(hands=6000, batch_size=3000, structures=("no-limit", "fixed-limit"), seed=3,
                    inject=inject)
-    run_simulate(spec, str(out), workers=0, progress=False)
-    write_report(run_audits(out, workers=0))
-    report(out)
+    res = certify(spec, str(out), workers=0, progress=False)
+    # the verdict returned is the one certificate.json was written with
+    cert = json.loads((out / "certificate.json").read_text())
+    assert (res.verdict, res.exit_code) == (cert["verdict"], 0 if cert["verdict"] == "PASS" else 1)
+    assert res.report.limitations == cert["limitations"]
+    assert res.audit.passed == (inject is None) and Path(res.audit_path) == out / "audit.json"
+    assert res.manifest is not None and res.manifest["totals"]["hands"] == 12_000
+    assert Path(res.report.paths["certificate"]) == out / "certificate.json"
     return out
 
 
@@ -67,6 +70,16 @@ def test_report_shows_every_audit_with_its_numbers_and_no_external_resource(clea
     assert "<link" not in page and "<script" not in page
     summary = (clean / "summary.md").read_text()
     assert summary.startswith("# Certification: **PASS (LIMITED)**")
+
+
+def test_report_returns_the_verdict_it_wrote_and_signs(clean: Path, tmp_path: Path) -> None:
+    from cluster.signing import keygen
+
+    priv, _ = keygen(tmp_path / "key")
+    written = report(clean, sign_key=priv)
+    assert written.verdict == json.loads((clean / "certificate.json").read_text())["verdict"]
+    assert Path(written.paths["signature"]) == clean / "certificate.sig"
+    assert "signature" not in report(clean).paths and not (clean / "certificate.sig").exists()
 
 
 def test_injected_fault_fails_and_shows_the_failing_hands(tmp_path: Path) -> None:

@@ -189,11 +189,3 @@ def test_os_chacha20_decks_are_fresh_permutations() -> None:
         assert sorted(np.frombuffer(value, np.int8).tolist()) == list(range(52))
     for row in a.slice(0, 100).to_pylist():
         hand_from_row(row)
-
-
-def test_bench_breakdown_times_each_step_of_a_batch() -> None:
-    from cluster.bench_simulate import time_breakdown
-
-    split = time_breakdown(500, 2)
-    assert set(split) == {"play", "arrow", "encode", "peer_encode"}
-    assert all(v > 0 for v in split.values())

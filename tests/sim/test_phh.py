@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import io
-import json
 import random
 from pathlib import Path
 
@@ -21,7 +19,7 @@ from sim.phh import (
     loads_phh,
     parse_action,
 )
-from sim.phh_verify import FOLD_CHECK_FREE, ReplayResult, replay, verify_paths
+from sim.phh_verify import FOLD_CHECK_FREE, ReplayResult, replay
 
 SHARED_PHH = Path(__file__).resolve().parents[2].parent / "shared" / "phh"
 
@@ -362,34 +360,6 @@ def test_hand_to_phh_heads_up_order() -> None:
     assert "antes = [0, 1]" in text  # reverse-assigned: antes[1] is p1's
     assert "finishing_stacks = [51, 79]" in text
     assert replay(one(text)).ok
-
-
-# ------------------------------------------------------------------ verify_paths
-
-
-def test_verify_paths_json_and_exit_codes(tmp_path: Path) -> None:
-    good = nt("[100, 100, 100]", '"p3 f", "p1 f"', extra="finishing_stacks = [99, 101, 100]")
-    (tmp_path / "1.phh").write_text(good)
-    (tmp_path / "2.phh").write_text(good.replace("[99, 101, 100]", "[100, 100, 100]"))
-    (tmp_path / "3.phh").write_text('variant = "FB"\nantes = [0, 0]\nstarting_stacks = [1, 1]\n'
-                                    'actions = []\n')
-    (tmp_path / "4.phhs").write_text(f"[x]\n{good}\n")
-    out, err = io.StringIO(), io.StringIO()
-    assert verify_paths([tmp_path], as_json=True, out=out, err=err) == 1
-    rows = [json.loads(line) for line in out.getvalue().splitlines()]
-    assert [r["hand"] for r in rows] == [0, 0, 0, "x"]
-    assert set(rows[0]) == {"source", "hand", "ok", "expected", "actual", "error"}
-    assert rows[0]["ok"] and rows[0]["actual"] == [99, 101, 100]
-    assert not rows[1]["ok"] and rows[1]["error"] is None and rows[1]["expected"] == [100] * 3
-    assert not rows[2]["ok"] and rows[2]["error"] == "unsupported variant FB"
-    (tmp_path / "2.phh").unlink()
-    out = io.StringIO()
-    assert verify_paths([tmp_path], out=out, err=err) == 0  # unsupported hands do not count
-    assert "unsupported (not counted): 1: FB 1" in out.getvalue()
-    assert verify_paths([tmp_path / "missing"], out=out, err=err) == 2
-    empty = tmp_path / "empty"
-    empty.mkdir()
-    assert verify_paths([empty], out=out, err=err) == 2
 
 
 # ------------------------------------------------------------------ the real hands

@@ -1,10 +1,10 @@
-"""Fault injection on one machine, for ``tests/cluster/test_fault_tolerance.py`` (no production
-code uses this module).
+"""Fault injection on one machine, for ``tests/cluster/test_fault_tolerance.py`` (a test harness:
+no production code uses this module).
 
 Every scenario runs in processes of its own, so that no Ray state leaks into pytest (or into the
 session Ray of ``tests/cluster/conftest.py``) and a crash cannot take the test process with it:
 
-``python -m cluster.faulttest scenario --fault F --phase P --dir DIR [--run RUN]``
+``python -m tests.cluster.faulttest scenario --fault F --phase P --dir DIR [--run RUN]``
     Starts a local multi-node Ray (``ray.cluster_utils.Cluster``: a head with no CPUs, so the
     tasks run only on two worker nodes of 1 CPU each; no dashboard, no usage stats, no auth),
     runs a driver (below) against it, injects fault F while the tasks run and writes a JSON
@@ -19,7 +19,7 @@ session Ray of ``tests/cluster/conftest.py``) and a crash cannot take the test p
     - ``driver``: SIGKILL the driver once some but not all tasks have finished (for simulate:
       once a batch file has landed), then run the same command again.
 
-``python -m cluster.faulttest drive --markers DIR --delay S -- HOLDEM-ARGS...``
+``python -m tests.cluster.faulttest drive --markers DIR --delay S -- HOLDEM-ARGS...``
     The real ``holdem`` command (``cluster.cli.main``) with one change, made in this driver
     process only: the bodies of the Ray tasks, ``cluster.simulate.write_batch`` and
     ``audits.runner.map_file``, are wrapped by ``slowed``. Both drivers look these module globals
@@ -53,6 +53,7 @@ SIM_ARGS = ["simulate", "--hands", "40000", "--batch-size", "10000", "--structur
 SIM_BATCHES = 4
 DELAY = 1.5  # seconds a task sleeps before its work (and half of it after)
 TIMEOUT = 90.0  # seconds any one wait may take
+REPO_ROOT = Path(__file__).resolve().parents[2]
 ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
 
 
@@ -171,8 +172,8 @@ def scenario(fault: str, phase: str, work: Path, run: Path | None = None,
         nodes = [cluster.add_node(num_cpus=1) for _ in range(2)]
         cluster.wait_for_nodes()
         report["cluster_seconds"] = round(time.monotonic() - t0, 2)
-        cmd = [sys.executable, "-m", "cluster.faulttest", "drive", "--markers", str(markers),
-               "--delay", str(delay), "--", *args]
+        cmd = [sys.executable, "-m", "tests.cluster.faulttest", "drive", "--markers",
+               str(markers), "--delay", str(delay), "--", *args]
 
         def start(i: int) -> subprocess.Popen[bytes]:
             """The first driver joins with --address; a rerun joins through RAY_ADDRESS, as
@@ -247,7 +248,10 @@ def run_scenario(fault: str, phase: str, work: Path, run: Path | None = None,
     """``scenario`` in a fresh Python process (what the tests call); returns its report."""
     work.mkdir(parents=True, exist_ok=True)
     env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"} | ENV
-    cmd = [sys.executable, "-m", "cluster.faulttest", "scenario", "--fault", fault,
+    # this module lives in tests/, which is not installed: its processes find it from the root
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO_ROOT), env.get("PYTHONPATH"))
+                                        if p)
+    cmd = [sys.executable, "-m", "tests.cluster.faulttest", "scenario", "--fault", fault,
            "--phase", phase, "--dir", str(work)]
     if run is not None:
         cmd += ["--run", str(run)]
@@ -260,7 +264,7 @@ def run_scenario(fault: str, phase: str, work: Path, run: Path | None = None,
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m cluster.faulttest")
+    p = argparse.ArgumentParser(prog="python -m tests.cluster.faulttest")
     sub = p.add_subparsers(dest="cmd", required=True)
     d = sub.add_parser("drive", help="holdem with slowed Ray task bodies")
     d.add_argument("--markers", required=True)

@@ -8,13 +8,18 @@ pyarrow decoding four columns (hand_id, button, deck, rake). The sha256 of every
 (one streaming pass, what ``holdem audit`` adds to bind the verdict to the bytes) is timed on the
 same files, with its share of read + all audits.
 
-The audits may not import the simulator, so the hands come from the caller: a run folder (the
-CLI simulates one, in the log's own encoding, as ``holdem audit`` reads it).
+The hands: ``--run RUN`` times an existing run folder (e.g. to compare two versions on the same
+files); otherwise the benchmark's first, untimed step simulates one (``holdem simulate
+--workers 0`` of the ``--population`` preset, seed 1, batches of up to 100,000 hands) into a
+temporary folder, in the log's own encoding, as ``holdem audit`` reads it. The timed code is
+the audits' own (``audits.io``, ``audits.runner``'s registry, ``audits.keyed``): this module
+lives in cluster/ because it also drives the simulator, which the audits may not import.
 """
 
 from __future__ import annotations
 
 import statistics
+import tempfile
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -31,6 +36,16 @@ from audits.storage import Location
 PREREQUISITES = {"coverage": ("payouts", "betting")}
 # the peer of both benchmarks (`holdem bench simulate` encodes them): a four-column log
 PEER_COLUMNS = ("hand_id", "button", "deck", "rake")
+
+
+def simulate_bench_run(out: str, hands: int, population: str = "default") -> None:
+    """The benchmark's own run folder: ``hands`` no-limit hands of the ``population`` preset
+    (seed 1, batches of up to 100,000 hands), simulated in this process."""
+    from cluster.bench.simulate import bench_spec
+    from cluster.simulate import run_simulate
+
+    spec = bench_spec(population, hands=hands, batch_size=min(hands, 100_000), seed=1)
+    run_simulate(spec, out, workers=0, progress=False)
 
 
 def _batches(hands: int, run: Location) -> list[Location]:
@@ -66,11 +81,18 @@ def _rederivation_rate(batches: list[Batch], repeats: int) -> float | None:
     return sum(b.n for b in batches) / statistics.median(times)
 
 
-def run_audit_bench(hands: int, run: Location, *, names: Sequence[str] | None = None,
-                    repeats: int = 3, show: bool = True) -> dict[str, Any]:
+def run_audit_bench(hands: int, run: Location | None = None, *, population: str = "default",
+                    names: Sequence[str] | None = None, repeats: int = 3,
+                    show: bool = True) -> dict[str, Any]:
     """Time reading and every audit's map over the first ``hands`` hands of the run folder
-    ``run`` (median of ``repeats``), in this process (one core). Returns {"hands", "read",
-    "audits": {name: hands_per_second}, "all_audits", "read_and_all_audits"}."""
+    ``run`` (median of ``repeats``), in this process (one core); without ``run``, over a run of
+    ``hands`` hands of the ``population`` preset simulated first (untimed) into a temporary
+    folder. Returns {"hands", "read", "audits": {name: hands_per_second}, "all_audits",
+    "read_and_all_audits", ...}."""
+    if run is None:
+        with tempfile.TemporaryDirectory(prefix="holdem-bench-audit-") as tmp:
+            simulate_bench_run(f"{tmp}/run", hands, population)
+            return run_audit_bench(hands, f"{tmp}/run", names=names, repeats=repeats, show=show)
     selected = resolve(names)
     files = _batches(hands, run)
     batches: list[Batch] = []

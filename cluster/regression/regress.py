@@ -6,7 +6,8 @@ hands as the engine at git ``REF``?
    process, into temporary run folders: the baseline with ``PYTHONPATH=TMP/baseline`` and this
    venv's interpreter, the candidate with ``PYTHONPATH=<this working tree>``. The child checks
    that it imported ``sim`` and ``cluster`` from the intended tree.
-3. ``cluster.diff.diff_runs`` compares them hand by hand (exit 0 identical, 1 different).
+3. ``cluster.regression.digest_diff.diff_runs`` compares them hand by hand (exit 0 identical,
+   1 different).
 4. The worktree and the run folders are removed (``--keep`` keeps the run folders).
 
 The candidate is the CURRENT working tree, uncommitted changes included (the report says when
@@ -32,9 +33,10 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from cluster.diff import EXIT_NOT_COMPARABLE, NotComparable, diff_runs, format_diff
+from cluster.regression.digest_diff import diff_runs, format_diff
+from cluster.regression.runs import EXIT_NOT_COMPARABLE, NotComparable
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 ALL_STRUCTURES = ("no-limit", "pot-limit", "fixed-limit")
 
 

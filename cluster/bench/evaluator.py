@@ -1,4 +1,5 @@
-"""Benchmark of :mod:`sim.evaluator`: random-hand throughput and the full 7-card enumeration."""
+"""``holdem bench evaluator``: the speed of :mod:`sim.evaluator`: random-hand throughput and the
+full 7-card enumeration."""
 
 from __future__ import annotations
 
@@ -86,7 +87,7 @@ def run_evaluator_bench(
     return result
 
 
-def main() -> int:
+def print_evaluator_bench() -> int:
     """Print the evaluator benchmark; exit code 1 if the category counts are wrong."""
     res = run_evaluator_bench()
     print(
@@ -103,6 +104,3 @@ def main() -> int:
         print(f"  {name:<16} {count:>12,}{mark}")
     return 0 if res["ok"] else 1
 
-
-if __name__ == "__main__":
-    raise SystemExit(main())

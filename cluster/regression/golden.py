@@ -26,7 +26,7 @@ HANDS = 10_000
 CHUNK = 1_000
 PLAYERS = 6
 FORMATS = ("cash", "tournament")
-DEFAULT_PATH = Path(__file__).resolve().parents[1] / "tests" / "golden" / "digests.json"
+DEFAULT_PATH = Path(__file__).resolve().parents[2] / "tests" / "golden" / "digests.json"
 
 
 def case_digests(structure: str, fmt: str, *, hands: int = HANDS, chunk: int = CHUNK,
@@ -65,7 +65,10 @@ def load_golden(path: str | Path = DEFAULT_PATH) -> dict[str, Any] | None:
     p = Path(path)
     if not p.exists():
         return None
-    d = json.loads(p.read_text())
+    try:
+        d = json.loads(p.read_text())
+    except ValueError as e:
+        raise ValueError(f"{p}: not JSON ({e})") from None
     if not isinstance(d, dict) or d.get("format") != FORMAT:
         raise ValueError(f"{p}: not a golden digests file")
     return d
@@ -128,27 +131,23 @@ def update_golden(path: str | Path = DEFAULT_PATH) -> list[str]:
     return changes
 
 
-def run_golden(update: bool, path: str | Path = DEFAULT_PATH) -> int:
-    """``holdem golden [--update]``: 0 unchanged (or updated), 1 changed."""
-    if update:
-        changes = update_golden(path)
-        if changes:
-            print(f"updated {path}:")
-            print("\n".join(f"  {c}" for c in changes))
-            print("commit it with the reason the engine's behaviour changed")
-        else:
-            print(f"{path}: unchanged")
-        return 0
-    changes = check_golden(path)
+def format_check(path: str | Path, changes: list[str]) -> str:
+    """``holdem golden``'s report of ``check_golden``'s changes (exit 0 when empty, else 1)."""
     if not changes:
-        print(f"{path}: the engine reproduces every golden digest")
-        return 0
-    print(f"{path}: the engine's behaviour changed:")
-    print("\n".join(f"  {c}" for c in changes))
-    print("if intended: holdem golden --update, and give the reason in the commit message")
-    return 1
+        return f"{path}: the engine reproduces every golden digest"
+    return "\n".join([f"{path}: the engine's behaviour changed:", *(f"  {c}" for c in changes),
+                      "if intended: holdem golden --update, and give the reason in the commit "
+                      "message"])
+
+
+def format_update(path: str | Path, changes: list[str]) -> str:
+    """``holdem golden --update``'s report of ``update_golden``'s changes."""
+    if not changes:
+        return f"{path}: unchanged"
+    return "\n".join([f"updated {path}:", *(f"  {c}" for c in changes),
+                      "commit it with the reason the engine's behaviour changed"])
 
 
 __all__ = ["CHUNK", "DEFAULT_PATH", "HANDS", "SEED", "case_digests", "check_golden",
-           "compare_golden", "compute_golden", "dumps", "load_golden", "run_golden",
-           "update_golden"]
+           "compare_golden", "compute_golden", "dumps", "format_check", "format_update",
+           "load_golden", "update_golden"]

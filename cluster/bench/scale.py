@@ -103,6 +103,3 @@ def run_scale_bench(hands: int = 200_000, batch_size: int | None = None, repeats
     print(f"Ray start-up and warm-up excluded (start-up {startup:.1f} s)", file=out)
     return result
 
-
-if __name__ == "__main__":  # pragma: no cover - `python -m cluster.bench_scale [HANDS]`
-    run_scale_bench(int(sys.argv[1]) if len(sys.argv) > 1 else 200_000)

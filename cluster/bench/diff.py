@@ -29,7 +29,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from audits.runfolder import file_sha256, list_batch_files
-from cluster.diff import _sorted, diff_runs, match_digests
+from cluster.regression.digest_diff import diff_runs, match_digests, sorted_by_hand_id
 from sim.digest import content_columns, hand_digests
 
 
@@ -65,8 +65,8 @@ def run_diff_bench(hands: int = 2_000_000, repeats: int = 3,
     def digest_match() -> None:
         da = np.concatenate([hand_digests(t, cols) for _ in range(reps)])
         db = np.concatenate([hand_digests(t2, cols) for _ in range(reps)])
-        ia, da = _sorted("a", ids, da)
-        ib, db = _sorted("b", ids.copy(), db)
+        ia, da = sorted_by_hand_id("a", ids, da)
+        ib, db = sorted_by_hand_id("b", ids.copy(), db)
         match_digests(ia, da, ib, db)
 
     def arrow_equals() -> None:

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from audits.bench import PEER_COLUMNS
+from cluster.bench.audit import PEER_COLUMNS
 from sim.runspec import RunSpec
 
 

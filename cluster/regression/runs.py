@@ -1,0 +1,105 @@
+"""Reading two run folders for comparison: the shared ground of the hand diff
+(:mod:`cluster.regression.digest_diff`) and the statistical diff
+(:mod:`cluster.regression.stat_diff`). A run folder that cannot be read, or two whose specs
+disagree, is :class:`NotComparable` (exit 2)."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.fs as pafs
+import pyarrow.parquet as pq
+
+EXIT_SAME = 0
+EXIT_DIFFERENT = 1
+EXIT_NOT_COMPARABLE = 2
+
+# spec fields that decide which hands a run holds, not what they are
+COVERAGE_FIELDS = ("hands", "structures")
+
+
+class NotComparable(ValueError):
+    """The runs cannot be compared (different config, missing or corrupt input): exit 2."""
+
+
+
+
+
+@dataclass
+class ComparedRun:
+    """One run folder opened for comparison: its manifest and its batch files."""
+
+    label: str
+    fs: pafs.FileSystem
+    base: str
+    manifest: dict[str, Any]
+    files: dict[str, str]  # relative path -> full path
+
+
+def open_run(run: str | os.PathLike[str]) -> ComparedRun:
+    from audits.runfolder import RunFolder, RunFolderError
+    from cluster.manifest import MANIFEST_FORMAT
+    from cluster.phh_import import MANIFEST_FORMAT as PHH_FORMAT
+
+    label = os.fspath(run)
+    try:
+        folder = RunFolder.open(run)
+        folder.require()
+        rels = folder.batch_relpaths()
+        if not rels:
+            raise RunFolderError(f"run folder {label} holds no batch files")
+        manifest = folder.read_manifest({MANIFEST_FORMAT, PHH_FORMAT})
+    except RunFolderError as e:
+        raise NotComparable(str(e)) from None
+    if manifest is None:
+        raise NotComparable(f"run folder {label} has no manifest.json")
+    files = {rel: folder.path(rel) for rel in rels}
+    return ComparedRun(label, folder.fs, folder.base, manifest, files)
+
+
+def read_file(run: ComparedRun, rel: str) -> bytes:
+    try:
+        with run.fs.open_input_stream(run.files[rel]) as f:
+            return f.read()
+    except OSError as e:
+        raise NotComparable(f"{run.label}/{rel}: cannot read ({e})") from None
+
+
+def read_table(run: ComparedRun, rel: str, data: bytes, columns: list[str] | None) -> pa.Table:
+    try:
+        return pq.read_table(pa.BufferReader(data), columns=columns)
+    except (pa.ArrowException, OSError, ValueError) as e:
+        first = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise NotComparable(f"{run.label}/{rel}: not a readable Parquet file ({first})") from None
+
+
+def read_schema(run: ComparedRun) -> pa.Schema:
+    rel = next(iter(sorted(run.files)))
+    try:
+        with run.fs.open_input_file(run.files[rel]) as f:
+            return pq.read_schema(f)
+    except (pa.ArrowException, OSError, ValueError) as e:
+        first = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise NotComparable(f"{run.label}/{rel}: not a readable Parquet file ({first})") from None
+
+
+def spec_mismatch(a: dict[str, Any], b: dict[str, Any]) -> str | None:
+    """The first spec field (not a coverage field) that differs, as one phrase, or None. A field
+    that one spec lacks (an older RunSpec) is compared with today's default."""
+    import dataclasses
+
+    from audits.runfolder import spec_difference
+    from sim.runspec import RunSpec
+
+    defaults = {f.name: (f.default if f.default is not dataclasses.MISSING
+                         else f.default_factory() if f.default_factory is not dataclasses.MISSING
+                         else "<absent>")
+                for f in dataclasses.fields(RunSpec)}
+    d = spec_difference(a, b, ignore=COVERAGE_FIELDS, defaults=defaults)
+    return (None if d is None
+            else f"{d.field} differs (baseline {json.dumps(d.a)}, candidate {json.dumps(d.b)})")
+

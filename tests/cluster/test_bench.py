@@ -1,0 +1,52 @@
+"""The benchmarks (cluster/bench): one runner, and figures that measure what they say."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cluster.bench.audit import PEER_COLUMNS, run_audit_bench, simulate_bench_run
+from cluster.bench.runner import BENCH_DEFAULTS, BENCHMARKS, run_bench
+from cluster.cli import main
+
+
+def test_audit_bench_splits_parquet_decoding_and_measures_the_peer(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    simulate_bench_run(str(tmp_path / "run"), 3000, "classic")
+    res = run_audit_bench(3000, tmp_path / "run", names=["chips"], repeats=1)
+    out = capsys.readouterr().out
+    assert res["hands"] == 3000 and set(res["audits"]) == {"chips"}
+    assert res["parquet_decode"] > 0 and res["peer_parquet_decode"] > 0
+    assert "of which pyarrow's Parquet decoding" in out
+    assert f"{len(PEER_COLUMNS)} columns ({', '.join(PEER_COLUMNS)})" in out
+    assert res["sha256"] > 0 and "sha256 of files" in out and "% on read + all audits" in out
+
+
+def test_bench_audit_simulates_its_own_run(capsys: pytest.CaptureFixture[str]) -> None:
+    """Without --run the benchmark's first step deals the hands it times (not the CLI)."""
+    assert main(["bench", "audit", "--hands", "2000", "--repeats", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "audit bench: 2,000 hands, one process, median of 1" in out
+    assert "read + all" in out
+
+
+def test_bench_audit_of_a_missing_run_is_a_one_line_error(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "audit", "--run", str(tmp_path / "missing")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("holdem: error: ") and "missing" in err and len(err.splitlines()) == 1
+
+
+def test_runner_knows_every_benchmark() -> None:
+    assert set(BENCH_DEFAULTS) | {"evaluator"} == set(BENCHMARKS)
+    with pytest.raises(ValueError, match="unknown benchmark 'nope'"):
+        run_bench("nope")
+
+
+def test_bench_breakdown_times_each_step_of_a_batch() -> None:
+    from cluster.bench.simulate import time_breakdown
+
+    split = time_breakdown(500, 2)
+    assert set(split) == {"play", "arrow", "encode", "peer_encode"}
+    assert all(v > 0 for v in split.values())
