@@ -22,8 +22,9 @@ import numpy as np
 from numba import njit
 
 from audits import paths as P
-from audits.io import Batch
+from audits.io import ANTE, BET, CALL, CHECK, FOLD, RAISE, RETURN, SMALL_BLIND, Batch
 from audits.result import Partial, partial_from_codes
+from audits.spec import AuditSpec
 
 MESSAGES = {
     1: "wrong posting: ante/blind of seat {aux} not min(due, stack) in order",
@@ -48,9 +49,14 @@ MESSAGES = {
 }
 
 ACTIVE, ALL_IN, FOLDED = 1, 2, 3
+# the referee's per-seat state: rows of the caller's ``work`` (7, k) array
+STATUS, STACK, BET_, ACTED, CONTRIB, ANTE_PAID, ACTED_FULL = range(7)
+# The referee is compiled without NRT (no reference counting of the arrays in the hot loop): no
+# helper may allocate; each returns the scalars it changes. The helpers are inlined into the
+# referee (numba ``inline="always"``): called, they made it twice as slow.
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _needs(status, acted, bet, s, cur, n_active):
     if status[s] != ACTIVE or acted[s] == cur:
         return False
@@ -59,7 +65,7 @@ def _needs(status, acted, bet, s, cur, n_active):
     return True
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _next(status, acted, bet, after, cur, n_active, k):
     s = after
     for _ in range(k):
@@ -69,303 +75,388 @@ def _next(status, acted, bet, after, cur, n_active, k):
     return -1
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def _seat_players(work, start, occ, i, k):
+    """Reset the seats for hand i; returns the players dealt in (occupied, with chips)."""
+    n_active = 0
+    for s in range(k):
+        work[STACK, s] = start[i, s]
+        work[BET_, s] = 0
+        work[ACTED, s] = -1
+        work[CONTRIB, s] = 0
+        work[ANTE_PAID, s] = 0
+        work[ACTED_FULL, s] = 0
+        work[STATUS, s] = ACTIVE if (occ[i, s] and start[i, s] > 0) else 0
+        if work[STATUS, s] == ACTIVE:
+            n_active += 1
+    return n_active
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _put(work, s, amount, on_street):
+    """Seat s puts ``amount`` in (on this street's bet unless an ante); True when that was its
+    last chip (the seat is then all-in)."""
+    work[STACK, s] -= amount
+    work[CONTRIB, s] += amount
+    if on_street:
+        work[BET_, s] += amount
+    else:
+        work[ANTE_PAID, s] += amount
+    if work[STACK, s] == 0:
+        work[STATUS, s] = ALL_IN
+        return True
+    return False
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _post_antes(work, i, button, bbs, ante, ante_mode, a_street, a_seat, a_kind, a_add, j, end,
+                n_active, k):
+    """The antes, clockwise from the seat left of the button, each min(due, stack). Returns
+    (code, seat, j, n_active, flags)."""
+    flags = 0
+    s = button[i]
+    for _ in range(k):
+        s = s + 1 if s + 1 < k else 0
+        due = ante[i] if ante_mode[i] == 1 or (ante_mode[i] == 2 and s == bbs[i]) else 0
+        if work[STATUS, s] != ACTIVE or due <= 0:
+            continue
+        amt = min(due, work[STACK, s])
+        if j >= end or a_kind[j] != ANTE or a_seat[j] != s or a_add[j] != amt or a_street[j] != 0:
+            return 1, s, j, n_active, flags
+        j += 1
+        flags |= 1 << P.ANTE
+        if _put(work, s, amt, False):
+            n_active -= 1
+            flags |= (1 << P.ANTE_ALL_IN) | (1 << P.ALL_IN)
+    return 0, 0, j, n_active, flags
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _post_blinds(work, i, sbs, bbs, sb_amt, bb_amt, a_street, a_seat, a_kind, a_tot, a_add, j,
+                 end, n_active):
+    """The small then the big blind, each min(due, stack). Returns (code, seat, j, n_active,
+    flags)."""
+    flags = 0
+    for which in range(2):
+        s = sbs[i] if which == 0 else bbs[i]
+        due = sb_amt[i] if which == 0 else bb_amt[i]
+        if s < 0 or work[STATUS, s] != ACTIVE:
+            continue
+        amt = min(due, work[STACK, s])
+        if (j >= end or a_kind[j] != SMALL_BLIND + which or a_seat[j] != s or a_add[j] != amt
+                or a_tot[j] != amt or a_street[j] != 0):
+            return 1, s, j, n_active, flags
+        j += 1
+        if amt < due:
+            flags |= 1 << P.SHORT_BLIND
+        if _put(work, s, amt, True):
+            n_active -= 1
+            flags |= 1 << P.ALL_IN
+    return 0, 0, j, n_active, flags
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _highest(work, trim, k, r, x):
+    """With ``x`` chips given back to seat r: the seat of the highest contribution that counts
+    for matching (antes count only when trimmed), whether nobody else reached it, and its
+    level."""
+    level = -1
+    seat = -1
+    alone = False
+    for s in range(k):
+        c = work[CONTRIB, s] - (0 if trim else work[ANTE_PAID, s]) - (x if s == r else 0)
+        if c > level:
+            level, seat, alone = c, s, True
+        elif c == level:
+            alone = False
+    return seat, alone, level
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _street_return(work, trim, a_kind, a_seat, a_add, j, end, k):
+    """The close of a street: no chips bet on it may stand above every other seat's contribution
+    (nobody called them). When some do, the next record must give chips back to one seat, out of
+    its bet on this street, leaving it level with the highest other contribution or with
+    nothing of this street's bet standing (the logged return is applied, then the property is
+    checked again; a return is never recomputed). Returns (code, the seat whose chips stood, j,
+    returned to, chips)."""
+    seat, alone, _ = _highest(work, trim, k, -1, 0)
+    if not alone or work[BET_, seat] <= 0:
+        return 0, 0, j, -1, 0  # every chip bet on this street was matched: nothing returned
+    if j >= end or a_kind[j] != RETURN:
+        return 15, seat, j, -1, 0
+    r = np.int64(a_seat[j])
+    x = a_add[j]
+    if r < 0 or r >= k or x <= 0 or x > work[BET_, r]:
+        return 15, seat, j, -1, 0
+    after, alone, level = _highest(work, trim, k, r, x)
+    mine = work[CONTRIB, r] - (0 if trim else work[ANTE_PAID, r]) - x
+    if mine < level or (alone and work[BET_, after] - (x if after == r else 0) > 0):
+        return 15, seat, j, -1, 0  # returned below another's contribution, or chips still stand
+    return 0, 0, j + 1, r, x
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _reopen_flags(work, s, cur, full_raise, n_raises):
+    """The paths of seat s facing a bet that rose since it acted: by less than a full raise (a
+    short all-in: no re-raise), or by short all-ins adding up to one (reopened)."""
+    acted = work[ACTED, s]
+    if acted < 0 or cur <= acted:
+        return 0
+    if cur - acted < full_raise:
+        return 1 << P.SHORT_NOT_REOPENED
+    if n_raises == work[ACTED_FULL, s]:
+        return 1 << P.SHORTS_REOPENED
+    return 0
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _raise_refused(work, s, kd, amount, added, cur, to_call, full_raise, n_raises, cap, fl, k):
+    """Why seat s may not bet or raise at all here (0 if it may)."""
+    if (kd == BET) != (cur == 0):
+        return 7
+    if added != amount - work[BET_, s]:
+        return 13
+    if fl and n_raises >= cap:
+        return 9
+    acted = work[ACTED, s]
+    if acted >= 0 and cur - acted < full_raise:
+        return 8
+    if work[STACK, s] <= to_call:
+        return 10
+    for t in range(k):  # somebody else must be able to call it
+        if t != s and work[STATUS, t] == ACTIVE and work[STACK, t] + work[BET_, t] > cur:
+            return 0
+    return 10
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _raise_bounds(work, s, cur, to_call, full_level, full_raise, size, fl, pl, k):
+    """The smallest and largest legal bet/raise-to of seat s (before its all-in cap), and its
+    all-in total: fixed-limit one level up; else at least a full raise, at most the pot after
+    the call plus the call (pot-limit) or everything."""
+    all_in_to = work[BET_, s] + work[STACK, s]
+    if fl:
+        lo = full_level + size
+        return lo, lo, all_in_to
+    lo = cur + full_raise
+    if not pl:
+        return lo, all_in_to, all_in_to
+    pot = 0
+    for t in range(k):
+        pot += work[CONTRIB, t]
+    return lo, max(cur + pot + to_call, lo), all_in_to
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _close_street(work, trim, a_kind, a_seat, a_add, j, end, n_active, k):
+    """The end of a betting round: the uncalled chips returned (``_street_return``), the
+    street's bets and actions cleared. Returns (code, seat, j, n_active, paths)."""
+    code, ax, j, r, x = _street_return(work, trim, a_kind, a_seat, a_add, j, end, k)
+    if code:
+        return code, ax, j, n_active, 0
+    flags = 0
+    if x > 0:
+        flags = 1 << P.UNCALLED_RETURN
+        work[STACK, r] += x
+        work[BET_, r] -= x
+        work[CONTRIB, r] -= x
+        if work[STATUS, r] == ALL_IN:
+            work[STATUS, r] = ACTIVE
+            n_active += 1
+    for s in range(k):
+        work[BET_, s] = 0
+        work[ACTED, s] = -1
+        work[ACTED_FULL, s] = 0
+    return 0, 0, j, n_active, flags
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _bet_or_raise(work, s, kd, amount, added, cur, full_level, full_raise, n_raises, cap, size,
+                  fl, pl, k):
+    """Whether seat s may bet or raise to ``amount`` (``_raise_refused``, then the size within
+    ``_raise_bounds`` or all-in), and the sizing paths it takes. Returns (code, seat or amount,
+    paths)."""
+    to_call = cur - work[BET_, s]
+    code = _raise_refused(work, s, kd, amount, added, cur, to_call, full_raise, n_raises, cap,
+                          fl, k)
+    if code:
+        return code, s, 0
+    lo, hi, all_in_to = _raise_bounds(work, s, cur, to_call, full_level, full_raise, size, fl,
+                                      pl, k)
+    if amount < min(lo, all_in_to):
+        return 11, amount, 0
+    if amount > min(hi, all_in_to):
+        return 12, amount, 0
+    flags = 0
+    if not fl and kd == RAISE and amount == lo and amount < all_in_to:
+        flags |= 1 << P.MIN_RAISE
+    if pl and amount == hi and hi < all_in_to:
+        flags |= 1 << P.PL_MAX
+    if fl and cur > full_level and amount == lo:
+        flags |= 1 << P.FL_COMPLETED
+    return 0, 0, flags
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _referee_hand(i, start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mode, trim,
+                  structure, min_bet, small_bet, big_bet, raise_cap, board_len, a_street, a_seat,
+                  a_kind, a_tot, a_add, act_off, folded, work):
+    """Replay hand i; returns (code, seat or amount, rule paths)."""
+    k = occ.shape[1]
+    status = work[STATUS]
+    stack = work[STACK]
+    bet = work[BET_]
+    acted = work[ACTED]
+    acted_full = work[ACTED_FULL]  # full raises of the street when the seat last acted
+    n_active = _seat_players(work, start, occ, i, k)
+    n_live = n_active
+    j = act_off[i]
+    end = act_off[i + 1]
+    fl = structure[i] == 2
+    pl = structure[i] == 1
+    code, ax, j, n_active, flags = _post_antes(work, i, button, bbs, ante, ante_mode, a_street,
+                                               a_seat, a_kind, a_add, j, end, n_active, k)
+    if code:
+        return code, ax, flags
+    code, ax, j, n_active, more = _post_blinds(work, i, sbs, bbs, sb_amt, bb_amt, a_street,
+                                               a_seat, a_kind, a_tot, a_add, j, end, n_active)
+    flags |= more
+    if code:
+        return code, ax, flags
+    street = 0
+    cur = 0
+    for s in range(k):
+        cur = max(cur, bet[s])
+    full_level = cur
+    full_raise = small_bet[i] if fl else min_bet[i]
+    n_raises = 0
+    voluntary = False  # a call, bet or raise pre-flop (no walk then)
+    raised = False  # a bet or raise pre-flop (the big blind's option is gone)
+    to_act = _next(status, acted, bet, bbs[i] if bbs[i] >= 0 else button[i], cur, n_active, k)
+    closing = to_act < 0 or n_live <= 1
+    while True:
+        if closing:
+            code, ax, j, n_active, more = _close_street(work, trim[i], a_kind, a_seat, a_add, j,
+                                                        end, n_active, k)
+            flags |= more
+            if code:
+                return code, ax, flags
+            if n_live <= 1 and street == 0 and not voluntary and bbs[i] >= 0 and (
+                    status[bbs[i]] == ACTIVE or status[bbs[i]] == ALL_IN):
+                flags |= 1 << P.WALK
+            if n_live <= 1 or street == 3:
+                break
+            street += 1
+            cur = 0
+            full_level = 0
+            full_raise = (small_bet[i] if street == 1 else big_bet[i]) if fl else min_bet[i]
+            n_raises = 0
+            to_act = _next(status, acted, bet, button[i], cur, n_active, k)
+            closing = to_act < 0
+            continue
+        s = to_act
+        if j >= end:
+            return 14, s, flags
+        kd = a_kind[j]
+        if a_seat[j] != s:
+            return 2, a_seat[j], flags
+        if a_street[j] != street:
+            return 3, s, flags
+        to_call = cur - bet[s]
+        flags |= _reopen_flags(work, s, cur, full_raise, n_raises)
+        if kd == FOLD:
+            if to_call <= 0:
+                return 4, s, flags
+            if a_add[j] != 0 or a_tot[j] != bet[s]:
+                return 13, s, flags
+            status[s] = FOLDED
+            n_active -= 1
+            n_live -= 1
+        elif kd == CHECK:
+            if to_call != 0:
+                return 5, s, flags
+            if a_add[j] != 0 or a_tot[j] != bet[s]:
+                return 13, s, flags
+            acted[s] = cur
+            acted_full[s] = n_raises
+        elif kd == CALL:
+            amt = min(to_call, stack[s])
+            if to_call <= 0 or a_add[j] != amt:
+                return 6, s, flags
+            if a_tot[j] != bet[s] + amt:
+                return 13, s, flags
+            if _put(work, s, amt, True):
+                n_active -= 1
+                flags |= 1 << P.ALL_IN
+            acted[s] = cur
+            acted_full[s] = n_raises
+            voluntary = voluntary or street == 0
+        elif kd == BET or kd == RAISE:
+            amount = a_tot[j]
+            size = (small_bet[i] if street <= 1 else big_bet[i]) if fl else 0
+            code, ax, more = _bet_or_raise(work, s, kd, amount, a_add[j], cur, full_level,
+                                           full_raise, n_raises, raise_cap[i], size, fl, pl, k)
+            flags |= more
+            if code:
+                return code, ax, flags
+            if street == 0:
+                if s == bbs[i] and not raised:
+                    flags |= 1 << P.BB_OPTION_RAISE
+                voluntary = True
+                raised = True
+            if _put(work, s, amount - bet[s], True):
+                n_active -= 1
+                flags |= 1 << P.ALL_IN
+            if amount >= full_level + size if fl else amount - cur >= full_raise:
+                if not fl:
+                    full_raise = amount - cur
+                full_level = amount
+                n_raises += 1
+                if fl and n_raises >= raise_cap[i]:
+                    flags |= 1 << P.FL_CAP
+            cur = amount
+            acted[s] = amount
+            acted_full[s] = n_raises
+        else:
+            return 18, kd, flags
+        j += 1
+        if n_live <= 1:
+            closing = True
+        else:
+            to_act = _next(status, acted, bet, s, cur, n_active, k)
+            closing = to_act < 0
+    code, ax = _hand_end(status, folded, i, street, board_len, a_kind, a_seat, j, end, k)
+    return code, ax, flags
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _hand_end(status, folded, i, street, board_len, a_kind, a_seat, j, end, k):
+    """After the last street: nothing but returns logged, the board of the streets played, and
+    a seat folded exactly when the action log folds it (never an empty seat)."""
+    while j < end:
+        if a_kind[j] != RETURN:
+            return 16, np.int64(a_seat[j])
+        j += 1
+    if board_len[i] != (0 if street == 0 else street + 2):
+        return 17, np.int64(board_len[i])
+    for s in range(k):
+        if (status[s] == FOLDED) != folded[i, s]:
+            return 19, s
+    return 0, 0
+
+
 @njit(cache=True, _nrt=False)
 def _referee(start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mode, trim, structure,
              min_bet, small_bet, big_bet, raise_cap, board_len, a_street, a_seat, a_kind, a_tot,
              a_add, act_off, folded, work, codes, aux, paths):
-    # compiled without NRT (no reference counting of the arrays in the hot loop): it may not
-    # allocate, so its per-seat state lives in the caller's ``work`` (7, k) array. ``paths[i]``
-    # gets the rule paths (audits.paths bits) the hand took, as the referee saw them.
-    n, k = occ.shape
-    status = work[0]
-    stack = work[1]
-    bet = work[2]
-    acted = work[3]
-    contrib = work[4]
-    antep = work[5]
-    acted_full = work[6]  # full raises of the street when the seat last acted
-    for i in range(n):
-        code = 0
-        ax = 0
-        flags = 0
-        n_active = 0
-        n_live = 0
-        for s in range(k):
-            stack[s] = start[i, s]
-            bet[s] = 0
-            acted[s] = -1
-            contrib[s] = 0
-            antep[s] = 0
-            status[s] = ACTIVE if (occ[i, s] and start[i, s] > 0) else 0
-            if status[s] == ACTIVE:
-                n_active += 1
-                n_live += 1
-        j = act_off[i]
-        end = act_off[i + 1]
-        fl = structure[i] == 2
-        pl = structure[i] == 1
-        # antes, clockwise from the seat left of the button
-        s = button[i]
-        for _ in range(k):
-            s = s + 1 if s + 1 < k else 0
-            due = 0
-            if ante_mode[i] == 1 or (ante_mode[i] == 2 and s == bbs[i]):
-                due = ante[i]
-            if status[s] == ACTIVE and due > 0:
-                amt = min(due, stack[s])
-                if (j >= end or a_kind[j] != 0 or a_seat[j] != s or a_add[j] != amt
-                        or a_street[j] != 0):
-                    code, ax = 1, s
-                    break
-                j += 1
-                stack[s] -= amt
-                contrib[s] += amt
-                antep[s] += amt
-                flags |= 1 << P.ANTE
-                if stack[s] == 0:
-                    status[s] = ALL_IN
-                    n_active -= 1
-                    flags |= (1 << P.ANTE_ALL_IN) | (1 << P.ALL_IN)
-        # blinds
-        for which in range(2):
-            if code:
-                break
-            s = sbs[i] if which == 0 else bbs[i]
-            due = sb_amt[i] if which == 0 else bb_amt[i]
-            if s >= 0 and status[s] == ACTIVE:
-                amt = min(due, stack[s])
-                if (j >= end or a_kind[j] != 1 + which or a_seat[j] != s or a_add[j] != amt
-                        or a_tot[j] != amt or a_street[j] != 0):
-                    code, ax = 1, s
-                    break
-                j += 1
-                stack[s] -= amt
-                bet[s] += amt
-                contrib[s] += amt
-                if amt < due:
-                    flags |= 1 << P.SHORT_BLIND
-                if stack[s] == 0:
-                    status[s] = ALL_IN
-                    n_active -= 1
-                    flags |= 1 << P.ALL_IN
-        if code:
-            codes[i] = code
-            aux[i] = ax
-            paths[i] = flags
-            continue
-        street = 0
-        cur = 0
-        for s in range(k):
-            cur = max(cur, bet[s])
-        full_level = cur
-        full_raise = small_bet[i] if fl else min_bet[i]
-        n_raises = 0
-        voluntary = False  # a call, bet or raise pre-flop (no walk then)
-        raised = False  # a bet or raise pre-flop (the big blind's option is gone)
-        for s in range(k):
-            acted_full[s] = 0
-        to_act = _next(status, acted, bet, bbs[i] if bbs[i] >= 0 else button[i], cur, n_active, k)
-        closing = to_act < 0 or n_live <= 1
-        done = False
-        while not done and code == 0:
-            if closing:
-                # return the uncalled part of the top bet
-                top = -1
-                first = -1
-                second = 0
-                for s in range(k):
-                    c = contrib[s] - (0 if trim[i] else antep[s])
-                    if c > top:
-                        second = max(second, top)
-                        top = c
-                        first = s
-                    elif c > second:
-                        second = c
-                if first >= 0:
-                    excess = min(top - second, bet[first])
-                    if excess > 0:
-                        if (j >= end or a_kind[j] != 11 or a_seat[j] != first
-                                or a_add[j] != excess):
-                            code, ax = 15, first
-                            break
-                        j += 1
-                        flags |= 1 << P.UNCALLED_RETURN
-                        stack[first] += excess
-                        bet[first] -= excess
-                        contrib[first] -= excess
-                        if status[first] == ALL_IN:
-                            status[first] = ACTIVE
-                            n_active += 1
-                for s in range(k):
-                    bet[s] = 0
-                    acted[s] = -1
-                    acted_full[s] = 0
-                if n_live <= 1 and street == 0 and not voluntary and bbs[i] >= 0 and (
-                        status[bbs[i]] == ACTIVE or status[bbs[i]] == ALL_IN):
-                    flags |= 1 << P.WALK
-                if n_live <= 1 or street == 3:
-                    done = True
-                    break
-                street += 1
-                cur = 0
-                full_level = 0
-                full_raise = (small_bet[i] if street == 1 else big_bet[i]) if fl else min_bet[i]
-                n_raises = 0
-                to_act = _next(status, acted, bet, button[i], cur, n_active, k)
-                closing = to_act < 0
-                continue
-            s = to_act
-            if j >= end:
-                code, ax = 14, s
-                break
-            kd = a_kind[j]
-            if a_seat[j] != s:
-                code, ax = 2, a_seat[j]
-                break
-            if a_street[j] != street:
-                code, ax = 3, s
-                break
-            to_call = cur - bet[s]
-            size = (small_bet[i] if street <= 1 else big_bet[i]) if fl else 0
-            if acted[s] >= 0 and cur > acted[s]:
-                # the bet rose since this seat acted: by less than a full raise (a short
-                # all-in: no re-raise), or by short all-ins adding up to one (reopened)
-                if cur - acted[s] < full_raise:
-                    flags |= 1 << P.SHORT_NOT_REOPENED
-                elif n_raises == acted_full[s]:
-                    flags |= 1 << P.SHORTS_REOPENED
-            if kd == 6:
-                if to_call <= 0:
-                    code, ax = 4, s
-                elif a_add[j] != 0 or a_tot[j] != bet[s]:
-                    code, ax = 13, s
-                else:
-                    status[s] = FOLDED
-                    n_active -= 1
-                    n_live -= 1
-            elif kd == 7:
-                if to_call != 0:
-                    code, ax = 5, s
-                elif a_add[j] != 0 or a_tot[j] != bet[s]:
-                    code, ax = 13, s
-                else:
-                    acted[s] = cur
-                    acted_full[s] = n_raises
-            elif kd == 8:
-                amt = min(to_call, stack[s])
-                if to_call <= 0 or a_add[j] != amt:
-                    code, ax = 6, s
-                elif a_tot[j] != bet[s] + amt:
-                    code, ax = 13, s
-                else:
-                    stack[s] -= amt
-                    bet[s] += amt
-                    contrib[s] += amt
-                    if stack[s] == 0:
-                        status[s] = ALL_IN
-                        n_active -= 1
-                        flags |= 1 << P.ALL_IN
-                    acted[s] = cur
-                    acted_full[s] = n_raises
-                    if street == 0:
-                        voluntary = True
-            elif kd == 9 or kd == 10:
-                amount = a_tot[j]
-                if (kd == 9) != (cur == 0):
-                    code, ax = 7, s
-                elif a_add[j] != amount - bet[s]:
-                    code, ax = 13, s
-                elif fl and n_raises >= raise_cap[i]:
-                    code, ax = 9, s
-                elif acted[s] >= 0 and cur - acted[s] < full_raise:
-                    code, ax = 8, s
-                else:
-                    other = False
-                    for t in range(k):
-                        if t != s and status[t] == ACTIVE and stack[t] + bet[t] > cur:
-                            other = True
-                    if stack[s] <= to_call or not other:
-                        code, ax = 10, s
-                if code:
-                    break
-                all_in_to = bet[s] + stack[s]
-                if fl:
-                    lo = full_level + size
-                    hi = lo
-                else:
-                    lo = cur + full_raise
-                    if pl:
-                        pot = 0
-                        for t in range(k):
-                            pot += contrib[t]
-                        hi = max(cur + pot + to_call, lo)
-                    else:
-                        hi = all_in_to
-                if amount < min(lo, all_in_to):
-                    code, ax = 11, amount
-                elif amount > min(hi, all_in_to):
-                    code, ax = 12, amount
-                else:
-                    if street == 0:
-                        if s == bbs[i] and not raised:
-                            flags |= 1 << P.BB_OPTION_RAISE
-                        voluntary = True
-                        raised = True
-                    if not fl and kd == 10 and amount == lo and amount < all_in_to:
-                        flags |= 1 << P.MIN_RAISE
-                    if pl and amount == hi and hi < all_in_to:
-                        flags |= 1 << P.PL_MAX
-                    if fl and cur > full_level and amount == lo:
-                        flags |= 1 << P.FL_COMPLETED
-                    added = amount - bet[s]
-                    increment = amount - cur
-                    stack[s] -= added
-                    bet[s] += added
-                    contrib[s] += added
-                    if stack[s] == 0:
-                        status[s] = ALL_IN
-                        n_active -= 1
-                        flags |= 1 << P.ALL_IN
-                    full = amount >= full_level + size if fl else increment >= full_raise
-                    if full:
-                        if not fl:
-                            full_raise = increment
-                        full_level = amount
-                        n_raises += 1
-                        if fl and n_raises >= raise_cap[i]:
-                            flags |= 1 << P.FL_CAP
-                    cur = amount
-                    acted[s] = amount
-                    acted_full[s] = n_raises
-            else:
-                code, ax = 18, kd
-            if code:
-                break
-            j += 1
-            if n_live <= 1:
-                closing = True
-            else:
-                to_act = _next(status, acted, bet, s, cur, n_active, k)
-                closing = to_act < 0
-        if code == 0:
-            while j < end:
-                if a_kind[j] != 11:
-                    code, ax = 16, a_seat[j]
-                    break
-                j += 1
-        if code == 0:
-            exp = 0 if street == 0 else street + 2
-            if board_len[i] != exp:
-                code, ax = 17, board_len[i]
-        if code == 0:
-            # a seat folded exactly when the action log folds it (never an empty seat)
-            for s in range(k):
-                if (status[s] == FOLDED) != folded[i, s]:
-                    code, ax = 19, s
-                    break
-        codes[i] = code
-        aux[i] = ax
-        paths[i] = flags
+    # the per-seat state lives in the caller's ``work`` (7, k) array; ``paths[i]`` gets the
+    # rule paths (audits.paths bits) the hand took, as the referee saw them
+    for i in range(occ.shape[0]):
+        codes[i], aux[i], paths[i] = _referee_hand(
+            i, start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mode, trim, structure,
+            min_bet, small_bet, big_bet, raise_cap, board_len, a_street, a_seat, a_kind, a_tot,
+            a_add, act_off, folded, work)
 
 
 def _structure_codes(b: Batch) -> np.ndarray:
@@ -391,3 +482,8 @@ def betting_map(b: Batch) -> Partial:
              np.zeros((7, b.k), np.int64), codes, aux, paths)
     b.derived["betting_paths"] = paths  # the rule paths taken, for the coverage map
     return partial_from_codes(b.cols["hand_id"], codes, aux, MESSAGES)
+
+
+SPEC = AuditSpec("betting", betting_map, description=(
+    "from the starting stacks and the config: every action replayed by the audits' referee "
+    "(order, sizes, reopening, caps, returns); folded = the seats the log folds"))

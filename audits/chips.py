@@ -16,6 +16,7 @@ from numba import njit
 
 from audits.io import Batch, string_is, table_order
 from audits.result import Partial, partial_from_codes
+from audits.spec import AuditSpec
 
 MESSAGES = {
     1: "chips not conserved: sum(stacks_start) != sum(stacks_end) + rake",
@@ -138,3 +139,9 @@ def chips_map(b: Batch) -> Partial:
                    "uncalled_returned": int(sc["returned"].sum()),
                    "pots_minus_won_minus_rake": put - won - rake}
     return part
+
+
+SPEC = AuditSpec("chips", chips_map, description=(
+    "from the starting stacks and the action log: contributed and returned per seat, stacks_end "
+    "= start - contributed + won, chips conserved per hand, carried from hand to hand and per "
+    "table"))

@@ -20,6 +20,7 @@ from numba import njit
 from audits import paths as P
 from audits.io import Batch, string_is, table_order
 from audits.result import AuditResult
+from audits.spec import AuditSpec
 
 NAME = "coverage"
 NEEDS = ("betting_paths", "payout_paths")  # the maps that flag paths: betting and payouts
@@ -154,3 +155,8 @@ def coverage_reduce(name: str, parts: list[CoveragePartial]) -> AuditResult:
     failures = len(short) if applicable else 0
     return AuditResult(name=name, passed=failures == 0, hands_checked=sum(hands.values()),
                        failures=failures, details=details, applicable=applicable)
+
+
+SPEC = AuditSpec("coverage", coverage_map, coverage_reduce, description=(
+    "the rule paths the betting referee and the payouts rebuild saw applied, and those the "
+    "columns show, counted per structure against documented minimums (audits.paths)"))

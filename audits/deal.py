@@ -25,6 +25,7 @@ from audits.io import Batch, string_is, table_order
 from audits.keyed import MAX_BLOCKS, keyed_deck_matches
 from audits.result import Partial, partial_from_codes
 from audits.runfolder import batch_index
+from audits.spec import AuditSpec
 
 KEYED, UNKEYED, IMPORTED = "philox", "os-chacha20", "phh"  # the generators a row may name
 
@@ -54,18 +55,17 @@ KEY_FIELDS = ("seed", "table_id", "hand_no")
 @njit(cache=True)
 def _deal_kernel(deck, hole, occupied, button, bv, boff, dv, doff, codes, aux):
     n, k = occupied.shape
-    seen = np.zeros(52, np.int64)
+    one = np.uint64(1)
     for i in range(n):
-        # permutation
-        seen[:] = 0
-        ok = True
+        # permutation: 52 cards, each in 0..51, every one of the 52 bits set (sets of cards are
+        # 64-bit masks, bit c = card c)
+        seen = np.uint64(0)
+        bad = False
         for j in range(52):
             c = deck[i, j]
-            if c < 0 or c > 51 or seen[c]:
-                ok = False
-                break
-            seen[c] = 1
-        if not ok:
+            bad |= c < 0 or c > 51
+            seen |= one << np.uint64(c & 63)
+        if bad or seen != (one << np.uint64(52)) - one:
             codes[i] = 1
             continue
         # hole cards
@@ -112,29 +112,29 @@ def _deal_kernel(deck, hole, occupied, button, bv, boff, dv, doff, codes, aux):
         if codes[i]:
             continue
         # no card twice among everything dealt (hole, burns, board)
-        seen[:] = 0
+        seen = np.uint64(0)
         for j in range(2 * k):
             c = hole[i, j]
             if c >= 0:
-                if c > 51 or seen[c]:
+                if c > 51 or (seen >> np.uint64(c)) & one:
                     codes[i] = 5
                     aux[i] = c
                     break
-                seen[c] = 1
+                seen |= one << np.uint64(c)
         for j in range(boff[i], boff[i + 1]):
             c = bv[j]
-            if c < 0 or c > 51 or seen[c]:
+            if c < 0 or c > 51 or (seen >> np.uint64(c)) & one:
                 codes[i] = 5
                 aux[i] = c
             else:
-                seen[c] = 1
+                seen |= one << np.uint64(c)
         for j in range(doff[i], doff[i + 1]):
             c = dv[j]
-            if c < 0 or c > 51 or seen[c]:
+            if c < 0 or c > 51 or (seen >> np.uint64(c)) & one:
                 codes[i] = 5
                 aux[i] = c
             else:
-                seen[c] = 1
+                seen |= one << np.uint64(c)
 
 
 @njit(cache=True)
@@ -323,3 +323,9 @@ def deal_map(b: Batch) -> Partial:
     part = partial_from_codes(b.cols["hand_id"], codes, aux, MESSAGES)
     part.totals = totals
     return part
+
+
+SPEC = AuditSpec("deal", deal_map, description=(
+    "each philox deck re-derived from its key (seed_key = manifest seed, table, hand) with the "
+    "audits' own Philox; hole cards, burns and board are that deck's cards in dealing order; "
+    "a simulated run must log every deck"))

@@ -31,6 +31,7 @@ import numpy as np
 from audits import runfolder
 from audits.io import Batch
 from audits.result import MAX_EXAMPLES, AuditResult
+from audits.spec import AuditSpec
 from audits.storage import Location
 
 MANIFEST = runfolder.MANIFEST
@@ -296,3 +297,8 @@ def check_inputs(inputs: Any, where: str) -> tuple[list[dict[str, Any]], str | N
     if m is not None and not (isinstance(m, dict) and isinstance(m.get("sha256"), str)):
         raise ValueError(f"{where}.manifest: expected null or an object with a 'sha256'")
     return inputs["files"] + unaudited, None if m is None else m["sha256"]
+
+
+SPEC = AuditSpec("integrity", integrity_map, reduce_integrity, description=(
+    "the files bound to the manifest: each file's sha256, bytes and rows, no file missing or "
+    "unlisted, the declared hand totals, hand ids unique and contiguous per structure"))

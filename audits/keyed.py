@@ -13,7 +13,8 @@ generator the deck of the hand with ``seed_key = [seed, table_id, hand_no]`` is
 This module is written from that text, not from the simulator (the audits never import ``sim``;
 a test checks the stream against numpy's own ``np.random.Philox``). It is a different
 computation from the engine's: the 128-bit products come from LLVM's ``i128`` multiply, the
-byte stream of a hand is generated whole, then the draws are read from it and *undone* on the
+byte stream of a hand is generated ahead of the draws (``FIRST_BLOCKS`` blocks, a longer stream
+for the rare deck that needs it), then the draws are read from it and *undone* on the
 logged deck (swaps applied in reverse order to the logged deck must give back ``0..51``), so no
 shuffled deck is ever built. A logged deck that is a fair permutation but not its key's fails.
 """
@@ -112,21 +113,65 @@ def _draws(stream, draws):  # pragma: no cover - compiled
     return pos
 
 
+FIRST_BLOCKS = 3  # 96 bytes: enough for the draws of all but about one deck in 7,000
+_PAD_WORDS = 7  # 56 zero bytes after them (a zero byte is always accepted: see _padded_draws)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _run(stream, draws, pos, i, lo, mask):  # pragma: no cover - compiled
+    """The draws of one bit length (i = ``2 * lo - 1`` .. ``lo``, or from 51), mask fixed."""
+    while i >= lo:
+        r = np.int64(stream[pos]) & mask
+        draws[i] = r
+        i -= np.int64(r <= i)
+        pos += 1
+    return pos, i
+
+
+@njit(cache=True, _nrt=False)
+def _padded_draws(stream, draws):  # pragma: no cover - compiled
+    """``_draws`` without a bounds check, for a stream of ``FIRST_BLOCKS`` blocks followed by
+    zero bytes: a zero byte is always accepted, so the draws end within 51 pad bytes. Returns
+    the bytes used; more than the stream's 32 * FIRST_BLOCKS means the draws read pad bytes
+    and are void (the caller derives again from a longer stream)."""
+    pos, i = _run(stream, draws, 0, 51, 32, 63)
+    pos, i = _run(stream, draws, pos, i, 16, 31)
+    pos, i = _run(stream, draws, pos, i, 8, 15)
+    pos, i = _run(stream, draws, pos, i, 4, 7)
+    pos, i = _run(stream, draws, pos, i, 2, 3)
+    pos, i = _run(stream, draws, pos, i, 1, 1)
+    return pos
+
+
+@njit(cache=True, _nrt=False)
+def keyed_draws(seed, table_id, hand_no, buf, stream, draws):  # pragma: no cover - compiled
+    """The key's Fisher-Yates draws into ``draws`` (draws[i] for i = 51..1); False when a
+    stream of ``MAX_BLOCKS`` blocks does not hold them. Scratch: ``buf`` (uint64,
+    4 * MAX_BLOCKS) and ``stream``, its uint8 view. The first ``FIRST_BLOCKS`` blocks are
+    followed by zero bytes and read without bounds checks; a longer stream is read checked."""
+    stream_words(seed, table_id, hand_no, buf[:4 * FIRST_BLOCKS])
+    for w in range(4 * FIRST_BLOCKS, 4 * FIRST_BLOCKS + _PAD_WORDS):
+        buf[w] = 0
+    if _padded_draws(stream, draws) <= 32 * FIRST_BLOCKS:
+        return True
+    blocks = 2 * FIRST_BLOCKS
+    while True:
+        stream_words(seed, table_id, hand_no, buf[:4 * blocks])
+        if _draws(stream[:32 * blocks], draws) >= 0:
+            return True
+        if blocks >= MAX_BLOCKS:
+            return False
+        blocks = min(MAX_BLOCKS, blocks * 2)
+
+
 @njit(cache=True, _nrt=False)
 def keyed_deck_matches(seed, table_id, hand_no, deck, buf, stream, draws, work):  # pragma: no cover
     """True when ``deck`` (52 card codes) is the deck of key (seed, table_id, hand_no): the
     swaps of the key's draws, undone on the logged deck from the first to the last, give back
     the cards in order. Scratch: ``buf`` (uint64, 4 * MAX_BLOCKS), ``stream`` (its uint8 view),
     ``draws`` and ``work`` (int64, 52)."""
-    used = -1
-    blocks = 3
-    while used < 0:
-        stream_words(seed, table_id, hand_no, buf[:4 * blocks])
-        used = _draws(stream[:32 * blocks], draws)
-        if used < 0:
-            if blocks >= MAX_BLOCKS:
-                return False
-            blocks = min(MAX_BLOCKS, blocks * 2)
+    if not keyed_draws(seed, table_id, hand_no, buf, stream, draws):
+        return False
     for j in range(52):
         work[j] = deck[j]
     # the shuffle applied swaps (51, d51), (50, d50), ..., (1, d1): undo them in reverse order
@@ -165,8 +210,7 @@ def derive_deck(seed, table_id, hand_no):  # pragma: no cover - compiled
     on the logged deck instead)."""
     buf = np.empty(4 * MAX_BLOCKS, np.uint64)
     draws = np.zeros(52, np.int64)
-    stream_words(seed, table_id, hand_no, buf)
-    _draws(buf.view(np.uint8), draws)
+    keyed_draws(seed, table_id, hand_no, buf, buf.view(np.uint8), draws)
     deck = np.arange(52)
     for i in range(51, 0, -1):
         r = draws[i]

@@ -19,8 +19,9 @@ from numba import njit
 
 from audits import paths as P
 from audits.evaluator import TABLE, board_parts, eval_with_board, logged_strength, score5
-from audits.io import Batch
+from audits.io import ANTE, BET, RAISE, Batch
 from audits.result import Partial, partial_from_codes
+from audits.spec import AuditSpec
 
 MESSAGES = {
     1: "payout mismatch: seat {aux} won differs from the rebuilt payout",
@@ -40,7 +41,16 @@ MESSAGES = {
 }
 
 
-@njit(cache=True, _nrt=False)
+# the rebuild's per-seat and per-pot state: rows of the caller's ``work`` (10, k + 1) array
+(LEVEL_OF, ANTE_PAID, STRENGTH, SHOWN, LEVELS, POT_AMOUNT, POT_ELIGIBLE, POT_RAKE, MINE,
+ BEST_SHOWN) = range(10)
+# The kernel is compiled without NRT (no reference counting in the hot loop): no helper may
+# allocate; each returns what it finds. The helpers are inlined into the kernel (numba
+# ``inline="always"``), as in the betting referee.
+_inline = njit(cache=True, _nrt=False, inline="always")
+
+
+@_inline
 def _next_live(live, s, k):
     """The first seat clockwise after s whose bit is set in ``live`` (-1 if none)."""
     t = s
@@ -51,46 +61,336 @@ def _next_live(live, s, k):
     return -1
 
 
+@_inline
+def _live_levels(work, i, occ, contrib, folded, trim, a_seat, a_kind, a_add, act_off, k):
+    """Each seat's contribution that counts for the pots (antes are dead money unless trimmed)
+    into ``work[LEVEL_OF]``; returns (live players, their seat bits, dead antes)."""
+    for s in range(k):
+        work[ANTE_PAID, s] = 0
+    for j in range(act_off[i], act_off[i + 1]):
+        if a_kind[j] == ANTE and 0 <= a_seat[j] < k:
+            work[ANTE_PAID, a_seat[j]] += a_add[j]
+    dead = 0
+    nlive = 0
+    live = 0  # bit s: seat s is in the hand and did not fold
+    for s in range(k):
+        work[LEVEL_OF, s] = contrib[i, s] - (0 if trim[i] else work[ANTE_PAID, s])
+        if not trim[i]:
+            dead += work[ANTE_PAID, s]
+        if occ[i, s] and not folded[i, s]:
+            nlive += 1
+            live |= 1 << s
+    return nlive, live, dead
+
+
+@_inline
+def _check_listing(work, i, speak, nlive, live, nb, sv, sshown, soff, k):
+    """The showdown columns list each seat once (cards speak: every live hand, when two or more
+    are live) and show cards only of live hands with a full board; marks them in
+    ``work[SHOWN]``. Returns (code, seat)."""
+    for s in range(k):
+        work[SHOWN, s] = 0
+    if speak and soff[i + 1] - soff[i] != (nlive if nlive >= 2 else 0):
+        return 11, -1
+    listed = 0
+    for j in range(soff[i], soff[i + 1]):
+        s = np.int64(sv[j])
+        if s < 0 or s >= k or (listed >> s) & 1 or (speak and not (live >> s) & 1):
+            return (11 if speak else 10), s
+        listed |= 1 << s
+        if sshown[j]:
+            if nb != 5 or not (live >> s) & 1:
+                return 10, s
+            work[SHOWN, s] = 1
+    return 0, 0
+
+
+@_inline
+def _check_showdown_order(i, live, button, a_street, a_seat, a_kind, act_off, sv, soff, k):
+    """The showdown order: from the river's last bettor or raiser if still live, else from the
+    first live seat left of the button, clockwise. Returns (code, seat)."""
+    first = -1
+    j = act_off[i + 1] - 1
+    while j >= act_off[i] and a_street[j] >= 3:  # the river's actions, last first
+        if a_kind[j] == BET or a_kind[j] == RAISE:
+            first = np.int64(a_seat[j])
+            break
+        j -= 1
+    if first < 0 or first >= k or not (live >> first) & 1:
+        first = _next_live(live, button[i], k)
+    s = first
+    for j in range(soff[i], soff[i + 1]):
+        if sv[j] != s:
+            return 11, np.int64(sv[j])
+        s = _next_live(live, s, k)
+    return 0, 0
+
+
+@_inline
+def _score_hands(work, i, speak, nlive, live, nb, hole, table, bkey, blanes, b0, b1, b2, b3, b4,
+                 k):
+    """The strength of every scored hand (shown, or cards speak: every live hand at a
+    showdown) into ``work[STRENGTH]``; a shown hand without its cards fails. Returns (code,
+    seat)."""
+    for s in range(k):
+        scored = work[SHOWN, s] == 1 or (speak and nlive >= 2 and (live >> s) & 1)
+        if scored and nb == 5 and hole[i, 2 * s] >= 0 and hole[i, 2 * s + 1] >= 0:
+            work[STRENGTH, s] = eval_with_board(table, bkey, blanes, b0, b1, b2, b3, b4,
+                                                np.int64(hole[i, 2 * s]),
+                                                np.int64(hole[i, 2 * s + 1]))
+            if speak:
+                work[SHOWN, s] = 1  # cards speak: scored for the awards below
+        elif work[SHOWN, s]:
+            return 10, s
+    return 0, 0
+
+
+@_inline
+def _check_ranks(work, i, speak, sv, sshown, srank, soff):
+    """Each logged rank is its hand's strength (-1 for a muck). Returns (code, seat)."""
+    for j in range(soff[i], soff[i + 1]):
+        s = np.int64(sv[j])
+        want = logged_strength(work[STRENGTH, s]) if sshown[j] else -1
+        if not sshown[j] and not speak:
+            want = srank[j]  # an imported muck may keep its cards unknown
+        if srank[j] != want:
+            return 12, s
+    return 0, 0
+
+
+@_inline
+def _build_pots(work, i, occ, folded, dead, k):
+    """The pots, from the levels (distinct live contributions, sorted): each layer between two
+    levels is a pot for the live players who reached it; a layer with a single contributor is
+    an uncalled bet that should have been returned. Returns (pots, code, seat)."""
+    levels = work[LEVELS]
+    c = work[LEVEL_OF]
+    nl = 0
+    for s in range(k):
+        if occ[i, s] and not folded[i, s]:
+            v = c[s]
+            dup = False
+            for q in range(nl):
+                if levels[q] == v:
+                    dup = True
+            if not dup:
+                q = nl
+                while q > 0 and levels[q - 1] > v:
+                    levels[q] = levels[q - 1]
+                    q -= 1
+                levels[q] = v
+                nl += 1
+    npots = 0
+    prev = 0
+    for q in range(nl):
+        lvl = levels[q]
+        amt = 0
+        contributors = 0
+        only = -1
+        elig = 0
+        for s in range(k):
+            amt += min(c[s], lvl) - min(c[s], prev)
+            if c[s] > prev:
+                contributors += 1
+                only = s
+            if occ[i, s] and not folded[i, s] and c[s] >= lvl:
+                elig |= 1 << s
+        if npots == 0:
+            amt += dead
+        if contributors == 1 and npots > 0 and amt > 0:
+            return npots, 8, only
+        if amt > 0 or (npots == 0 and q == nl - 1):
+            work[POT_AMOUNT, npots] = amt
+            work[POT_ELIGIBLE, npots] = elig
+            npots += 1
+        prev = lvl
+    extra = 0  # chips above every live level join the top pot
+    for s in range(k):
+        if c[s] > prev:
+            extra += c[s] - prev
+    if extra > 0 and npots > 0:
+        work[POT_AMOUNT, npots - 1] += extra
+    return npots, 0, 0
+
+
+@_inline
+def _take_rake(work, i, npots, nb, rake_bps, rake_cap, nfnd):
+    """The rake (floor(total * bps / 10000), capped; none without a flop under no flop no drop),
+    taken from the main pot first into ``work[POT_RAKE]``. Returns (rake, paths)."""
+    total = 0
+    for p in range(npots):
+        total += work[POT_AMOUNT, p]
+    rake = 0
+    flags = 0
+    if rake_bps[i] > 0 and (nb >= 3 or not nfnd[i]):
+        rake = total * rake_bps[i] // 10000
+        if rake_cap[i] > 0 and rake >= rake_cap[i]:
+            rake = rake_cap[i]
+            flags |= 1 << P.RAKE_CAPPED
+    elif rake_bps[i] > 0 and total > 0:
+        flags |= 1 << P.NO_FLOP_NO_DROP
+    if rake > 0:
+        flags |= 1 << P.RAKE
+    left = rake
+    for p in range(npots):
+        work[POT_RAKE, p] = min(left, work[POT_AMOUNT, p])
+        left -= work[POT_RAKE, p]
+    return rake, flags
+
+
+@_inline
+def _showdown_paths(work, k):
+    """The paths the shown hands take: a wheel; the best two of one category and top rank,
+    decided below it (a kicker)."""
+    flags = 0
+    top = -1
+    second = -1
+    for s in range(k):
+        if work[SHOWN, s]:
+            st = work[STRENGTH, s]
+            if (st >> 20 == 4 or st >> 20 == 8) and (st >> 16) & 0xF == 3:
+                flags |= 1 << P.WHEEL
+            if st > top:
+                second = top
+                top = st
+            elif st > second:
+                second = st
+    if second >= 0 and top != second and top >> 16 == second >> 16:
+        flags |= 1 << P.KICKER  # same category and top rank: decided below it
+    return flags
+
+
+@_inline
+def _check_mucks(work, i, npots, sv, sshown, soff):
+    """A muck is legal only when, in every pot the seat could win, a hand shown before it is
+    strictly better: the showdown walked in order keeping each pot's best shown hand. Returns
+    (code, seat)."""
+    for p in range(npots):
+        work[BEST_SHOWN, p] = -1
+    for j in range(soff[i], soff[i + 1]):
+        m = np.int64(sv[j])
+        bit = 1 << m
+        for p in range(npots):
+            if work[POT_ELIGIBLE, p] & bit:
+                if sshown[j]:
+                    if work[STRENGTH, m] > work[BEST_SHOWN, p]:
+                        work[BEST_SHOWN, p] = work[STRENGTH, m]
+                elif work[BEST_SHOWN, p] <= work[STRENGTH, m]:
+                    return 13, m
+    return 0, 0
+
+
+@_inline
+def _pot_winners(work, p, nb, board, k):
+    """The winners (seat bits) of pot p: its only eligible player, else the best scored hands
+    among the eligible; and whether the board plays."""
+    elig = work[POT_ELIGIBLE, p]
+    cnt = 0
+    for s in range(k):
+        if elig & (1 << s):
+            cnt += 1
+    if cnt == 1:
+        return elig, False
+    winners = 0
+    best = -1
+    for s in range(k):
+        if elig & (1 << s) and work[SHOWN, s]:
+            if work[STRENGTH, s] > best:
+                best = work[STRENGTH, s]
+                winners = 1 << s
+            elif work[STRENGTH, s] == best:
+                winners |= 1 << s
+    return winners, best >= 0 and nb == 5 and best == board
+
+
+@_inline
+def _award_layer(work, p, winners, button, k):
+    """Pot p after its rake, split equally among ``winners`` into ``work[MINE]``, the odd chips
+    one each to the first winners clockwise from the button. Returns its paths."""
+    nw = 0
+    for s in range(k):
+        if winners & (1 << s):
+            nw += 1
+    amt = work[POT_AMOUNT, p] - work[POT_RAKE, p]
+    share = amt // nw
+    odd = amt - share * nw
+    flags = 0
+    if nw >= 2 and amt > 0:
+        flags |= 1 << P.SPLIT_POT
+        if odd > 0:
+            flags |= 1 << P.ODD_CHIP
+    s = button
+    for _ in range(k):
+        s = s + 1 if s + 1 < k else 0
+        if winners & (1 << s):
+            work[MINE, s] += share
+            if odd > 0:
+                work[MINE, s] += 1
+                odd -= 1
+    return flags
+
+
+@_inline
+def _award(work, i, npots, nb, board, button, p_amt, p_rake, p_elig, p_win, p_off, k):
+    """Award every pot and compare it with the logged one (amount and rake, eligible, winners:
+    the first mismatch). Returns (code, pot, paths)."""
+    for s in range(k):
+        work[MINE, s] = 0
+    lo = p_off[i]
+    nlog = p_off[i + 1] - lo
+    code = 0
+    ax = 0
+    flags = 0
+    for p in range(npots):
+        winners, board_plays = _pot_winners(work, p, nb, board, k)
+        if board_plays:
+            flags |= 1 << P.BOARD_PLAYS
+        if winners == 0:
+            return 9, p, flags
+        if p < nlog and code == 0:
+            if work[POT_AMOUNT, p] != p_amt[lo + p] or work[POT_RAKE, p] != p_rake[lo + p]:
+                code, ax = 4, p
+            elif work[POT_ELIGIBLE, p] != p_elig[lo + p]:
+                code, ax = 5, p
+            elif winners != p_win[lo + p]:
+                code, ax = 6, p
+        flags |= _award_layer(work, p, winners, button[i], k)
+    return code, ax, flags
+
+
+@_inline
+def _paid_ineligible(i, p_elig, p_win, p_off):
+    """The first logged pot paid to a seat it does not list as eligible (-1 if none)."""
+    for p in range(p_off[i + 1] - p_off[i]):
+        if p_win[p_off[i] + p] & ~p_elig[p_off[i] + p]:
+            return p
+    return -1
+
+
+@_inline
+def _won_mismatch(work, won, i, k):
+    """The first seat whose logged ``won`` is not its rebuilt payout (-1 if none)."""
+    for s in range(k):
+        if work[MINE, s] != won[i, s]:
+            return s
+    return -1
+
+
 @njit(cache=True, _nrt=False)
 def _payout_kernel(occ, contrib, folded, won, hole, button, a_street, a_seat, a_kind, a_add,
                    act_off, sv, sshown, srank, soff, dv, doff, trim, rake_bps, rake_cap, nfnd,
                    rake_col, p_amt, p_rake, p_elig, p_win, p_off, speak, table, work, codes,
                    aux, paths):
-    # compiled without NRT (no reference counting in the hot loop): it may not allocate, so the
-    # per-seat state lives in the caller's ``work`` (10, k + 1) array. ``paths[i]`` gets the
-    # rule paths (audits.paths bits) the rebuilt hand took.
-    n, k = occ.shape
-    c = work[0]
-    ante = work[1]
-    strength = work[2]
-    shown = work[3]  # 0/1
-    levels = work[4]
-    pamt = work[5]
-    pel = work[6]
-    prk = work[7]
-    mine = work[8]
-    best_shown = work[9]  # per pot: the best strength shown so far in the showdown
-    for i in range(n):
-        for s in range(k):
-            ante[s] = 0
-        for j in range(act_off[i], act_off[i + 1]):
-            if a_kind[j] == 0 and 0 <= a_seat[j] < k:
-                ante[a_seat[j]] += a_add[j]
-        dead = 0
-        nlive = 0
-        live = 0  # bit s: seat s is in the hand and did not fold
-        for s in range(k):
-            c[s] = contrib[i, s] - (0 if trim[i] else ante[s])
-            if not trim[i]:
-                dead += ante[s]
-            if occ[i, s] and not folded[i, s]:
-                nlive += 1
-                live |= 1 << s
+    # rebuild each hand's showdown, pots, rake and payouts: codes[i], aux[i] (seat, pot or
+    # amount) and ``paths[i]``, the rule paths (audits.paths bits) the rebuilt hand took. The
+    # per-seat and per-pot state lives in the caller's ``work`` (10, k + 1) array.
+    k = occ.shape[1]
+    for i in range(occ.shape[0]):
+        nlive, live, dead = _live_levels(work, i, occ, contrib, folded, trim, a_seat, a_kind, a_add,
+                                         act_off, k)
         # the showdown: which hands are scored. Cards speak when the hand's deck is logged (a
         # simulated hand, its hole cards bound to the deck by the deal audit): every live hand
         # is scored, whatever the log says was shown; imported histories score shown hands.
-        for s in range(k):
-            shown[s] = 0
         nb = doff[i + 1] - doff[i]
         d = doff[i]
         b0 = b1 = b2 = b3 = b4 = bkey = blanes = np.int64(0)
@@ -98,264 +398,56 @@ def _payout_kernel(occ, contrib, folded, won, hole, button, a_street, a_seat, a_
             b0, b1, b2 = np.int64(dv[d]), np.int64(dv[d + 1]), np.int64(dv[d + 2])
             b3, b4 = np.int64(dv[d + 3]), np.int64(dv[d + 4])
             bkey, blanes = board_parts(b0, b1, b2, b3, b4)
-        if speak and soff[i + 1] - soff[i] != (nlive if nlive >= 2 else 0):
-            codes[i] = 11
-            aux[i] = -1
+        code, ax = _check_listing(work, i, speak, nlive, live, nb, sv, sshown, soff, k)
+        if code == 0 and speak and nlive >= 2:
+            code, ax = _check_showdown_order(i, live, button, a_street, a_seat, a_kind, act_off, sv,
+                                             soff, k)
+        if code == 0:
+            code, ax = _score_hands(work, i, speak, nlive, live, nb, hole, table, bkey, blanes, b0,
+                                    b1, b2, b3, b4, k)
+        if code == 0:
+            code, ax = _check_ranks(work, i, speak, sv, sshown, srank, soff)
+        if code:
+            codes[i], aux[i], paths[i] = code, ax, 0
             continue
-        listed = 0
-        for j in range(soff[i], soff[i + 1]):
-            s = np.int64(sv[j])
-            if s < 0 or s >= k or (listed >> s) & 1 or (speak and not (live >> s) & 1):
-                codes[i] = 11 if speak else 10
-                aux[i] = s
-                break
-            listed |= 1 << s
-            if sshown[j]:
-                if nb != 5 or not (live >> s) & 1:
-                    codes[i] = 10
-                    aux[i] = s
-                    break
-                shown[s] = 1
-        if codes[i]:
+        npots, code, ax = _build_pots(work, i, occ, folded, dead, k)
+        if code:
+            codes[i], aux[i], paths[i] = code, ax, 0
             continue
-        if speak and nlive >= 2:
-            # the order: from the river's last bettor or raiser if still live, else from the
-            # first live seat left of the button, clockwise
-            first = -1
-            j = act_off[i + 1] - 1
-            while j >= act_off[i] and a_street[j] >= 3:  # the river's actions, last first
-                if a_kind[j] == 9 or a_kind[j] == 10:
-                    first = np.int64(a_seat[j])
-                    break
-                j -= 1
-            if first < 0 or first >= k or not (live >> first) & 1:
-                first = _next_live(live, button[i], k)
-            s = first
-            for j in range(soff[i], soff[i + 1]):
-                if sv[j] != s:
-                    codes[i] = 11
-                    aux[i] = sv[j]
-                    break
-                s = _next_live(live, s, k)
-            if codes[i]:
-                continue
-        for s in range(k):
-            scored = shown[s] == 1 or (speak and nlive >= 2 and (live >> s) & 1)
-            if scored and nb == 5 and hole[i, 2 * s] >= 0 and hole[i, 2 * s + 1] >= 0:
-                strength[s] = eval_with_board(table, bkey, blanes, b0, b1, b2, b3, b4,
-                                              np.int64(hole[i, 2 * s]),
-                                              np.int64(hole[i, 2 * s + 1]))
-                if speak:
-                    shown[s] = 1  # cards speak: scored for the awards below
-            elif shown[s]:
-                codes[i] = 10
-                aux[i] = s
-                break
-        if codes[i]:
-            continue
-        # each logged rank is its hand's strength (-1 for a muck)
-        for j in range(soff[i], soff[i + 1]):
-            s = np.int64(sv[j])
-            want = logged_strength(strength[s]) if sshown[j] else -1
-            if not sshown[j] and not speak:
-                want = srank[j]  # an imported muck may keep its cards unknown
-            if srank[j] != want:
-                codes[i] = 12
-                aux[i] = s
-                break
-        if codes[i]:
-            continue
-        # levels: distinct live contributions, sorted
-        nl = 0
-        for s in range(k):
-            if occ[i, s] and not folded[i, s]:
-                v = c[s]
-                dup = False
-                for q in range(nl):
-                    if levels[q] == v:
-                        dup = True
-                if not dup:
-                    q = nl
-                    while q > 0 and levels[q - 1] > v:
-                        levels[q] = levels[q - 1]
-                        q -= 1
-                    levels[q] = v
-                    nl += 1
-        npots = 0
-        prev = 0
-        for q in range(nl):
-            lvl = levels[q]
-            amt = 0
-            contributors = 0
-            only = -1
-            elig = 0
-            for s in range(k):
-                amt += min(c[s], lvl) - min(c[s], prev)
-                if c[s] > prev:
-                    contributors += 1
-                    only = s
-                if occ[i, s] and not folded[i, s] and c[s] >= lvl:
-                    elig |= 1 << s
-            if npots == 0:
-                amt += dead
-            if contributors == 1 and npots > 0 and amt > 0:
-                codes[i] = 8
-                aux[i] = only
-                break
-            if amt > 0 or (npots == 0 and q == nl - 1):
-                pamt[npots] = amt
-                pel[npots] = elig
-                npots += 1
-            prev = lvl
-        if codes[i]:
-            continue
-        extra = 0
-        for s in range(k):
-            if c[s] > prev:
-                extra += c[s] - prev
-        if extra > 0 and npots > 0:
-            pamt[npots - 1] += extra
-        total = 0
-        for p in range(npots):
-            total += pamt[p]
-        rake = 0
-        flags = (1 << P.SHOWDOWN) if nlive >= 2 else (1 << P.UNCONTESTED)
+        rake, flags = _take_rake(work, i, npots, nb, rake_bps, rake_cap, nfnd)
+        flags |= (1 << P.SHOWDOWN) if nlive >= 2 else (1 << P.UNCONTESTED)
         if npots >= 2:
             flags |= 1 << P.SIDE_POT
         if npots >= 3:
             flags |= 1 << P.SIDE_POTS_3PLUS
-        if rake_bps[i] > 0 and (nb >= 3 or not nfnd[i]):
-            rake = total * rake_bps[i] // 10000
-            if rake_cap[i] > 0 and rake >= rake_cap[i]:
-                rake = rake_cap[i]
-                flags |= 1 << P.RAKE_CAPPED
-        elif rake_bps[i] > 0 and total > 0:
-            flags |= 1 << P.NO_FLOP_NO_DROP
-        if rake > 0:
-            flags |= 1 << P.RAKE
         board = -1
         if nlive >= 2 and nb == 5:
             board = score5(b0, b1, b2, b3, b4)
-            top = -1
-            second = -1
-            for s in range(k):
-                if shown[s]:
-                    st = strength[s]
-                    if (st >> 20 == 4 or st >> 20 == 8) and (st >> 16) & 0xF == 3:
-                        flags |= 1 << P.WHEEL
-                    if st > top:
-                        second = top
-                        top = st
-                    elif st > second:
-                        second = st
-            if second >= 0 and top != second and top >> 16 == second >> 16:
-                flags |= 1 << P.KICKER  # same category and top rank: decided below it
-        left = rake
-        for p in range(npots):
-            prk[p] = min(left, pamt[p])
-            left -= prk[p]
-        # compare logged pots
-        lo = p_off[i]
-        nlog = p_off[i + 1] - lo
-        for p in range(nlog):
-            if p_win[lo + p] & ~p_elig[lo + p]:
-                codes[i] = 7
-                aux[i] = p
-                break
-        if codes[i]:
+            flags |= _showdown_paths(work, k)
+        p = _paid_ineligible(i, p_elig, p_win, p_off)
+        if p >= 0:
+            codes[i], aux[i], paths[i] = 7, p, 0
             continue
         if rake != rake_col[i]:
-            codes[i] = 2
-            aux[i] = rake
+            codes[i], aux[i], paths[i] = 2, rake, 0
             continue
         if speak:
-            # a muck is legal only when, in every pot the seat could win, a hand shown before it
-            # is strictly better: walk the showdown in order keeping each pot's best shown hand
-            for p in range(npots):
-                best_shown[p] = -1
-            for j in range(soff[i], soff[i + 1]):
-                m = np.int64(sv[j])
-                bit = 1 << m
-                for p in range(npots):
-                    if pel[p] & bit:
-                        if sshown[j]:
-                            if strength[m] > best_shown[p]:
-                                best_shown[p] = strength[m]
-                        elif best_shown[p] <= strength[m]:
-                            codes[i] = 13
-                            aux[i] = m
-                            break
-                if codes[i]:
-                    break
-            if codes[i]:
+            code, ax = _check_mucks(work, i, npots, sv, sshown, soff)
+            if code:
+                codes[i], aux[i], paths[i] = code, ax, 0
                 continue
-        # award
-        for s in range(k):
-            mine[s] = 0
-        for p in range(npots):
-            elig = pel[p]
-            cnt = 0
-            for s in range(k):
-                if elig & (1 << s):
-                    cnt += 1
-            winners = 0
-            if cnt == 1:
-                winners = elig
-            else:
-                best = -1
-                for s in range(k):
-                    if elig & (1 << s) and shown[s]:
-                        if strength[s] > best:
-                            best = strength[s]
-                            winners = 1 << s
-                        elif strength[s] == best:
-                            winners |= 1 << s
-                if best >= 0 and nb == 5 and best == board:
-                    flags |= 1 << P.BOARD_PLAYS
-            if winners == 0:
-                codes[i] = 9
-                aux[i] = p
-                break
-            if p < nlog and codes[i] == 0:
-                if pamt[p] != p_amt[lo + p] or prk[p] != p_rake[lo + p]:
-                    codes[i] = 4
-                    aux[i] = p
-                elif elig != p_elig[lo + p]:
-                    codes[i] = 5
-                    aux[i] = p
-                elif winners != p_win[lo + p]:
-                    codes[i] = 6
-                    aux[i] = p
-            nw = 0
-            for s in range(k):
-                if winners & (1 << s):
-                    nw += 1
-            amt = pamt[p] - prk[p]
-            share = amt // nw
-            odd = amt - share * nw
-            if nw >= 2 and amt > 0:
-                flags |= 1 << P.SPLIT_POT
-                if odd > 0:
-                    flags |= 1 << P.ODD_CHIP
-            s = button[i]
-            for _ in range(k):
-                s = s + 1 if s + 1 < k else 0
-                if winners & (1 << s):
-                    mine[s] += share
-                    if odd > 0:
-                        mine[s] += 1
-                        odd -= 1
-        paths[i] = flags
-        if codes[i] == 9:
+        code, ax, more = _award(work, i, npots, nb, board, button, p_amt, p_rake, p_elig, p_win,
+                                p_off, k)
+        flags |= more
+        if code == 9:
+            codes[i], aux[i], paths[i] = code, ax, flags
             continue
-        for s in range(k):
-            if mine[s] != won[i, s]:
-                codes[i] = 1
-                aux[i] = s
-                break
-        if codes[i] == 0 and nlog != npots:
-            codes[i] = 3
-            aux[i] = npots
+        s = _won_mismatch(work, won, i, k)
+        if s >= 0:  # a payout mismatch outranks a pot's
+            code, ax = 1, s
+        elif code == 0 and p_off[i + 1] - p_off[i] != npots:
+            code, ax = 3, npots
+        codes[i], aux[i], paths[i] = code, ax, flags
 
 
 def payouts_map(b: Batch) -> Partial:
@@ -377,3 +469,8 @@ def payouts_map(b: Batch) -> Partial:
                    np.zeros((10, b.k + 1), np.int64), codes, aux, paths)
     b.derived["payout_paths"] = paths  # the rule paths taken, for the coverage map
     return partial_from_codes(b.cols["hand_id"], codes, aux, MESSAGES)
+
+
+SPEC = AuditSpec("payouts", payouts_map, description=(
+    "from the contributions, the folds and every live hand's cards (cards speak): pots and "
+    "eligibility rebuilt, showdown order, ranks and mucks, winners, odd chips, rake, won"))

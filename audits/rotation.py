@@ -23,6 +23,7 @@ from numba import njit
 
 from audits.io import Batch, string_is, table_order
 from audits.result import Partial, partial_from_codes
+from audits.spec import AuditSpec
 
 MESSAGES = {
     1: "blinds misplaced: cash blinds are not the occupied seats left of the button {aux}",
@@ -190,3 +191,8 @@ def rotation_sample(b: Batch) -> list[dict[str, Any]]:
                     "bb": int(b.cols["bb_seat"][i]),
                     "occupied": [bool(x) for x in b.seat["occupied"][i]]})
     return out
+
+
+SPEC = AuditSpec("rotation", rotation_map, description=(
+    "from the seats occupied and the previous hand: button, blinds (moving or dead button, "
+    "heads-up), first to act, the big blind once per orbit"))

@@ -1,16 +1,11 @@
-"""Running audits over a run folder: a registry of audits (name -> map over a batch, reduce over
-the partials), a map over the batch files (in this process; ``cluster.audit`` fans it out over
-Ray, one task per file, through ``run_audits(map_files=...)``), the reduce, and the
-``audit.json`` report.
-
-Registering another audit: ``register(name, map_fn, reduce_fn, description)``; ``map_fn(batch)``
-returns any picklable partial, ``reduce_fn(name, partials)`` returns an ``AuditResult``. Modules in
-``OPTIONAL_MODULES`` are imported when present so that they can register themselves.
+"""Running audits over a run folder: the registered audits (``audits.registry``: name -> map
+over a batch, reduce over the partials), a map over the batch files (in this process;
+``cluster.audit`` fans it out over Ray, one task per file, through
+``run_audits(map_files=...)``), the reduce, and the ``audit.json`` report.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import time
@@ -22,55 +17,25 @@ from typing import Any
 import pyarrow as pa
 
 from audits import runfolder, storage
-from audits.betting import betting_map
-from audits.chips import chips_map
-from audits.coverage import coverage_map, coverage_reduce
-from audits.deal import deal_map
-from audits.integrity import Binding, FileFacts, integrity_map, is_product, reduce_integrity
+from audits.integrity import Binding, FileFacts, is_product
 from audits.io import (
     AuditInputError,
-    Batch,
     iter_batches,
     load_manifest,
     manifest_paths,
     run_context,
     run_files,
 )
-from audits.payouts import payouts_map
-from audits.result import AuditResult, reduce_partials
-from audits.rotation import rotation_map
+from audits.registry import REGISTRY, resolve
+from audits.registry import available as available  # the registry's, for callers
+from audits.registry import register as register
+from audits.result import AuditResult
 from audits.storage import Location
 
-MapFn = Callable[[Batch], Any]
-ReduceFn = Callable[[str, list[Any]], AuditResult]
 # map_files(fn, files, args, on_done): fn(file, *args) for every file, the results in file order
 # (whatever order they were computed in), on_done(file, result) as each one ends
 MapFiles = Callable[[Callable[..., Any], Sequence[str], tuple[Any, ...],
                      Callable[[str, Any], None]], list[Any]]
-
-
-@dataclass(frozen=True)
-class KeyPass:
-    """For an audit whose reduce needs one key of every hand at once (the uniformity battery's
-    collision tests, 24 B a deck): when a run's keys exceed the driver's key memory, they are
-    hash-partitioned. The main map keeps partition 0's keys (``restrict(partial, 0, P)``), then
-    each of partitions 1..P-1 is one pass over the files (``keys(file, p, P)``, mapped like
-    ``map_file``) whose keys are reduced at once (``reduce(keys) -> partial``) and handed, with the
-    map's partials, to the audit's reduce. The driver never holds more than one partition."""
-
-    partitions: Callable[[int, int], int]  # (hands, memory bytes) -> P
-    restrict: Callable[[Any, int, int], Any]
-    keys: Callable[[str, int, int], Any]
-    reduce: Callable[[list[Any]], Any]
-
-
-@dataclass(frozen=True)
-class AuditSpec:
-    name: str
-    map: MapFn
-    reduce: ReduceFn
-    description: str = ""
-    keys: KeyPass | None = None
 
 
 def cgroup_memory_limit(proc_cgroup: str = "/proc/self/cgroup",
@@ -115,66 +80,6 @@ def default_key_memory() -> int:
 
 
 AUDIT_FILE = runfolder.AUDIT_FILE  # what ``write_report`` writes into the run folder
-REGISTRY: dict[str, AuditSpec] = {}
-OPTIONAL_MODULES = ("audits.uniformity",)
-
-
-def register(name: str, map_fn: MapFn, reduce_fn: ReduceFn = reduce_partials,
-             description: str = "", keys: KeyPass | None = None) -> None:
-    """Add (or replace) an audit in the registry."""
-    REGISTRY[name] = AuditSpec(name, map_fn, reduce_fn, description, keys)
-
-
-register("integrity", integrity_map, reduce_integrity, description=(
-    "the files bound to the manifest: each file's sha256, bytes and rows, no file missing or "
-    "unlisted, the declared hand totals, hand ids unique and contiguous per structure"))
-# what each audit checks, against which primary facts (the key, the deck, the actions, the
-# starting stacks, the config): one line each, written into audit.json and shown by the report
-register("deal", deal_map, description=(
-    "each philox deck re-derived from its key (seed_key = manifest seed, table, hand) with the "
-    "audits' own Philox; hole cards, burns and board are that deck's cards in dealing order; "
-    "a simulated run must log every deck"))
-register("chips", chips_map, description=(
-    "from the starting stacks and the action log: contributed and returned per seat, stacks_end "
-    "= start - contributed + won, chips conserved per hand, carried from hand to hand and per "
-    "table"))
-register("rotation", rotation_map, description=(
-    "from the seats occupied and the previous hand: button, blinds (moving or dead button, "
-    "heads-up), first to act, the big blind once per orbit"))
-register("payouts", payouts_map, description=(
-    "from the contributions, the folds and every live hand's cards (cards speak): pots and "
-    "eligibility rebuilt, showdown order, ranks and mucks, winners, odd chips, rake, won"))
-register("betting", betting_map, description=(
-    "from the starting stacks and the config: every action replayed by the audits' referee "
-    "(order, sizes, reopening, caps, returns); folded = the seats the log folds"))
-register("coverage", coverage_map, coverage_reduce, description=(
-    "the rule paths the betting referee and the payouts rebuild saw applied, and those the "
-    "columns show, counted per structure against documented minimums (audits.paths)"))
-
-
-def _load_optional() -> None:
-    for mod in OPTIONAL_MODULES:
-        try:
-            importlib.import_module(mod)
-        except ModuleNotFoundError as e:
-            if e.name != mod:
-                raise
-
-
-def available() -> list[str]:
-    _load_optional()
-    return list(REGISTRY)
-
-
-def resolve(names: Sequence[str] | None) -> list[str]:
-    """Validate audit names (None = all); raises ValueError naming unknown ones."""
-    known = available()
-    if not names:
-        return known
-    bad = [n for n in names if n not in REGISTRY]
-    if bad:
-        raise ValueError(f"unknown audit(s) {', '.join(bad)}: expected some of {', '.join(known)}")
-    return list(dict.fromkeys(names))
 
 
 class ChunkPartials(list):
@@ -192,7 +97,6 @@ def map_file(path: str, names: Sequence[str], partitions: dict[str, int] | None 
     (``KeyPass``). ``context``: the run's facts from its manifest (``audits.io.run_context``),
     which the maps check rows against. Returns (path, hands, partials by audit, (sha256,
     bytes))."""
-    _load_optional()
     try:
         digest = storage.file_sha256(storage.as_location(path))
     except (OSError, pa.ArrowException, storage.StorageError) as e:

@@ -53,6 +53,7 @@ from numba import njit
 
 from audits import stats
 from audits.result import MAX_EXAMPLES, AuditResult
+from audits.spec import AuditSpec, KeyPass
 
 NAME = "uniformity"
 ALPHA = 0.01
@@ -621,14 +622,9 @@ def reduce_battery(name: str, parts: list[UniformityPartial]) -> AuditResult:
                        applicable=overall.applicable)
 
 
-def _register() -> None:
-    from audits.runner import KeyPass, register
-
-    register(NAME, uniformity_map, reduce_battery,
-             keys=KeyPass(key_partitions, restrict_keys, partition_keys, collision_counts),
-             description="from the decks alone: the uniformity battery (card/position, "
-                         "adjacency, duplicate and first-9 collisions, starting hands, "
-                         "consecutive decks, per-batch KS; Holm at alpha 0.01)")
-
-
-_register()
+SPEC = AuditSpec(
+    NAME, uniformity_map, reduce_battery,
+    keys=KeyPass(key_partitions, restrict_keys, partition_keys, collision_counts),
+    description="from the decks alone: the uniformity battery (card/position, adjacency, "
+                "duplicate and first-9 collisions, starting hands, consecutive decks, "
+                "per-batch KS; Holm at alpha 0.01)")

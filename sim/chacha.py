@@ -13,8 +13,16 @@ import secrets
 import numpy as np
 from numba import njit
 
-CHACHA_SIZE = 29
-_KEY, _NONCE, _CTR, _OUT, _POS = 0, 8, 11, 12, 28
+from sim.layout import Blocks
+
+_CS = Blocks("chacha")
+_KEY = _CS.take("_KEY", 8)
+_NONCE = _CS.take("_NONCE", 3)
+_CTR = _CS.take("_CTR")  # block counter
+_OUT = _CS.take("_OUT", 16)  # output block
+_POS = _CS.take("_POS")  # next unread byte of the output block
+CHACHA_SIZE = _CS.size
+LAYOUTS = (_CS,)  # tests/sim/test_layout.py
 _M32 = 0xFFFFFFFF
 _CONST = (0x61707865, 0x3320646E, 0x79622D32, 0x6B206574)
 

@@ -7,7 +7,7 @@ the same ``shuffle_deck`` on the same Philox stream; a test checks it). With ``o
 256-bit key is drawn from the operating system for each batch and not recorded, as in the game.
 
 Decks are written as bytes (card codes 0..51, ``card = rank * 4 + suit``) into an (n, 52)
-uint8 array. ``faulty_decks`` plants the shuffle faults of ``sim.faults`` (1-4) instead.
+uint8 array. ``faulty_decks`` plants the shuffle faults of ``sim.faults`` instead.
 """
 
 from __future__ import annotations
@@ -18,12 +18,13 @@ from numba import njit, types
 from numba.extending import intrinsic
 
 from sim.chacha import CHACHA_SIZE, chacha20_block, chacha_init, chacha_shuffle, os_key
+from sim.faults import SHUFFLE_FAULT_CODES, fault_name
 from sim.rng import DECK_PURPOSE, STREAM_SIZE, faulty_shuffle, stream_init
 
 HANDS_PER_TABLE = 1000  # deck d is hand d % 1000 of table d // 1000 (the game's cash table length)
 GENERATORS = ("philox", "os-chacha20")
 # fault name (``holdem shuffle --inject``) -> sim.rng.faulty_shuffle kind
-SHUFFLE_FAULTS = {"naive-shuffle": 1, "asf-shuffle": 2, "mod8-shuffle": 3, "seed32": 4}
+SHUFFLE_FAULTS = {fault_name(code): code for code in SHUFFLE_FAULT_CODES}
 
 
 def hand_key(deck_index: int) -> tuple[int, int]:

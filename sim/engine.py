@@ -37,8 +37,56 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from sim.codes import (
+    A_BET_RAISE,
+    A_CHECK_CALL,
+    A_FOLD,
+    A_MUCK,
+    A_SHOW,
+    BAD_KIND,
+    CANNOT_FOLD,
+    CANNOT_MUCK,
+    CANNOT_RAISE,
+    COMPLETE,
+    E_ANTE,
+    E_BB,
+    E_BET,
+    E_BURN,
+    E_CALL,
+    E_CHECK,
+    E_DEAL_BOARD,
+    E_DEAL_HOLE,
+    E_FOLD,
+    E_MUCK,
+    E_RAISE,
+    E_RAKE,
+    E_RETURN,
+    E_SB,
+    E_SHOW,
+    E_WIN,
+    FIXED_LIMIT,
+    FLOP,
+    HAND_OVER,
+    NOT_BETTING,
+    NOT_SHOWDOWN,
+    OK,
+    POT_LIMIT,
+    RAISE_TOO_LARGE,
+    RAISE_TOO_SMALL,
+    RIVER,
+    S_ACTIVE,
+    S_ALL_IN,
+    S_FOLDED,
+    SHOWDOWN,
+)
 from sim.evaluator import evaluate7
-from sim.faults import fault_code
+from sim.faults import (
+    F_CHIP_LOST,
+    F_MUCKS_WINNER,
+    F_ODD_CHIP,
+    F_SHORT_ALLIN_REOPENS,
+    F_SIDE_POT_ELIGIBILITY,
+)
 from sim.layout import (
     ACTED_AT_,
     ANTE_DUE_,
@@ -56,10 +104,12 @@ from sim.layout import (
     C_SHORT_ALLIN,
     C_SHORT_NOT_REOPENED,
     C_SHORT_REOPENED,
+    CONFIG_SIZE,
     CONTRIB_,
     CUR_BET,
     DECK_,
     DECK_POS,
+    DEFAULT_LOG_ROWS,
     FAULT,
     FAULT_FIRED,
     FLOP_SEEN,
@@ -82,11 +132,13 @@ from sim.layout import (
     LG_VALID,
     LOG_ADDED,
     LOG_CARD,
+    LOG_COLS,
     LOG_KIND,
     LOG_POT,
     LOG_SEAT,
     LOG_SEQ,
     LOG_STREET,
+    LOG_STRENGTH,
     LOG_TO,
     MAX_SEATS,
     MIN_BET,
@@ -126,39 +178,19 @@ from sim.layout import (
     WON_,
 )
 
-# enum values as plain ints for the compiled code (see sim.layout for the IntEnums)
-S_EMPTY, S_ACTIVE, S_ALL_IN, S_FOLDED = 0, 1, 2, 3
-PREFLOP, FLOP, TURN, RIVER, SHOWDOWN, COMPLETE = 0, 1, 2, 3, 4, 5
-NO_LIMIT, POT_LIMIT, FIXED_LIMIT = 0, 1, 2
-A_FOLD, A_CHECK_CALL, A_BET_RAISE, A_SHOW, A_MUCK = 0, 1, 2, 3, 4
-E_ANTE, E_SB, E_BB, E_DEAL_HOLE, E_BURN, E_DEAL_BOARD = 0, 1, 2, 3, 4, 5
-E_FOLD, E_CHECK, E_CALL, E_BET, E_RAISE = 6, 7, 8, 9, 10
-E_RETURN, E_SHOW, E_MUCK, E_WIN, E_RAKE = 11, 12, 13, 14, 15
-OK, HAND_OVER, NOT_BETTING, NOT_SHOWDOWN, CANNOT_FOLD = 0, 1, 2, 3, 4
-CANNOT_RAISE, RAISE_TOO_SMALL, RAISE_TOO_LARGE, BAD_KIND, LOG_FULL, CANNOT_MUCK = 5, 6, 7, 8, 9, 10
-
-CONFIG_SIZE = 13  # S[0:13] is the config block (N_SEATS .. AUTO_SHOWDOWN)
-CONFIG_BLOCK = 14  # the block handed to start_hand: config + the injected fault code
-# injected faults the engine knows (sim.faults); never set for a clean run
-F_ODD_CHIP = fault_code("odd-chip-wrong-seat")
-F_SIDE_POT_ELIGIBILITY = fault_code("side-pot-ignores-eligibility")
-F_CHIP_LOST = fault_code("chip-lost")
-F_SHORT_ALLIN_REOPENS = fault_code("short-allin-reopens")
-F_MUCKS_WINNER = fault_code("mucks-winner")
-
 
 def new_state() -> np.ndarray:
     """A fresh state array."""
     return np.zeros(STATE_SIZE, dtype=np.int64)
 
 
-def new_log(rows: int = 1024) -> np.ndarray:
+def new_log(rows: int = DEFAULT_LOG_ROWS) -> np.ndarray:
     """A fresh record log."""
-    return np.zeros((rows, 8), dtype=np.int64)
+    return np.zeros((rows, LOG_COLS), dtype=np.int64)
 
 
 @njit(cache=True, _nrt=False)
-def _record(S, log, seat, kind, to, added, card, pot):
+def _record_row(S, log, seat, kind, to, added, card, pot, strength):
     n = S[N_LOG]
     if n < log.shape[0]:
         log[n, LOG_SEQ] = S[SEQ]
@@ -169,8 +201,15 @@ def _record(S, log, seat, kind, to, added, card, pot):
         log[n, LOG_ADDED] = added
         log[n, LOG_CARD] = card
         log[n, LOG_POT] = pot
+        log[n, LOG_STRENGTH] = strength
         S[N_LOG] = n + 1
     S[SEQ] += 1
+
+
+@njit(cache=True, _nrt=False)
+def _record(S, log, seat, kind, to, added, card, pot):
+    """A log row of an event that shows no hand (strength -1)."""
+    _record_row(S, log, seat, kind, to, added, card, pot, -1)
 
 
 @njit(cache=True, _nrt=False)
@@ -750,7 +789,7 @@ def _show_or_muck(S, log, s, show):
         if S[STRENGTH_ + s] < 0:
             S[STRENGTH_ + s] = _strength(S, s)
         S[SHOWN_ + s] = 1
-        _record(S, log, s, E_SHOW, S[STRENGTH_ + s], 0, -1, -1)
+        _record_row(S, log, s, E_SHOW, 0, 0, -1, -1, S[STRENGTH_ + s])
     else:
         S[SHOWN_ + s] = 0
         _record(S, log, s, E_MUCK, 0, 0, -1, -1)

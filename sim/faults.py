@@ -44,13 +44,17 @@ is the number of hands in which the injected fault changed something, 0 for a cl
   all-ins since it acted);
 - mucks-winner: hands where a winning hand was mucked (showdowns of 1 hand in 20 with a victim).
 
-The 1-in-N choices are drawn from the hand's table stream (purpose 2, after leaves and
-positions): they shift that hand's later table draws (its timeout), never a deck or the bots.
+The 1-in-N choices are drawn from the hand's table stream (``sim.rng.TABLE_PURPOSE``, after
+leaves and positions): they shift that hand's later table draws (its timeout), never a deck or
+the bots. Which part acts on a code is named next to the codes below (``is_shuffle_fault``,
+``is_rotation_fault``, ``is_engine_fault``; wrong-stream-position is the session's own).
 mucks-winner acts on automatic showdowns (every simulated batch); a ``sim.hand.Hand`` with
 ``auto_showdown=False`` ignores it.
 """
 
 from __future__ import annotations
+
+from numba import njit
 
 from sim.runspec import FAULTS
 
@@ -62,3 +66,53 @@ def fault_code(name: str | None) -> int:
     if name is None:
         return NONE
     return FAULTS.index(name) + 1
+
+
+def fault_name(code: int) -> str | None:
+    """The name of a fault code (None for 0): the inverse of ``fault_code``."""
+    if code == NONE:
+        return None
+    return FAULTS[code - 1]
+
+
+# the codes of the table above, by name (plain ints: the compiled code compares against them)
+F_NAIVE_SHUFFLE = fault_code("naive-shuffle")
+F_ASF_SHUFFLE = fault_code("asf-shuffle")
+F_MOD8_SHUFFLE = fault_code("mod8-shuffle")
+F_SEED32 = fault_code("seed32")
+F_ODD_CHIP = fault_code("odd-chip-wrong-seat")
+F_SIDE_POT_ELIGIBILITY = fault_code("side-pot-ignores-eligibility")
+F_CHIP_LOST = fault_code("chip-lost")
+F_BUTTON_SKIPS = fault_code("button-skips")
+F_BB_TWICE = fault_code("bb-twice")
+F_SHORT_ALLIN_REOPENS = fault_code("short-allin-reopens")
+F_MUCKS_WINNER = fault_code("mucks-winner")
+F_WRONG_STREAM = fault_code("wrong-stream-position")
+
+
+# the faults that replace the shuffle (sim.rng.faulty_shuffle)
+SHUFFLE_FAULT_CODES = (F_NAIVE_SHUFFLE, F_ASF_SHUFFLE, F_MOD8_SHUFFLE, F_SEED32)
+# the faults that move the button or the blinds wrongly (sim.session)
+ROTATION_FAULT_CODES = (F_BUTTON_SKIPS, F_BB_TWICE)
+# the faults the hand's engine acts on (sim.engine, handed in with the config block)
+ENGINE_FAULT_CODES = (F_ODD_CHIP, F_SIDE_POT_ELIGIBILITY, F_CHIP_LOST, F_SHORT_ALLIN_REOPENS,
+                      F_MUCKS_WINNER)
+
+
+@njit(cache=True, _nrt=False)
+def is_shuffle_fault(code):
+    """``code`` replaces the shuffle: naive, ASF, mod8 or seed32 (``SHUFFLE_FAULT_CODES``)."""
+    return code in SHUFFLE_FAULT_CODES
+
+
+@njit(cache=True, _nrt=False)
+def is_rotation_fault(code):
+    """``code`` moves the button or the blinds wrongly: button-skips, bb-twice."""
+    return code in ROTATION_FAULT_CODES
+
+
+@njit(cache=True, _nrt=False)
+def is_engine_fault(code):
+    """The hand's engine acts on ``code``: odd-chip-wrong-seat, side-pot-ignores-eligibility,
+    chip-lost, short-allin-reopens, mucks-winner (``ENGINE_FAULT_CODES``)."""
+    return code in ENGINE_FAULT_CODES

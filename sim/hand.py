@@ -67,10 +67,11 @@ class Record:
     street: Street
     seat: int  # -1 for table events (burn, board, rake)
     kind: EventKind
-    to_street_total: int  # the seat's street total after the event (SHOW: hand strength)
+    to_street_total: int  # the seat's street total after the event, in chips (0 if none)
     added: int  # chips moved: into the pot (antes, blinds, bets) or to the seat (returns, wins)
     card: int = -1  # dealt or burned card, -1 if none
     pot: int = -1  # pot index of a WIN, -1 otherwise
+    strength: int = -1  # a SHOW's hand strength (sim.evaluator encoding), -1 otherwise
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,8 +115,8 @@ class Pot:
 def config_block(config: TableConfig, auto_showdown: bool = True, fault: int = 0) -> np.ndarray:
     """The config as the int64 block the compiled core copies into its state (``fault``: an
     injected fault code from sim.faults, 0 for the clean engine)."""
-    cfg = np.zeros(engine.CONFIG_BLOCK, dtype=np.int64)
-    cfg[engine.CONFIG_SIZE] = fault
+    cfg = np.zeros(L.CONFIG_BLOCK, dtype=np.int64)
+    cfg[L.CONFIG_SIZE] = fault
     cfg[L.N_SEATS] = config.n_seats
     cfg[L.STRUCTURE] = int(config.structure)
     cfg[L.SMALL_BLIND] = config.small_blind
@@ -276,7 +277,8 @@ class Hand:
         return tuple(
             Record(self.hand_id, int(r[L.LOG_SEQ]), Street(int(r[L.LOG_STREET])),
                    int(r[L.LOG_SEAT]), EventKind(int(r[L.LOG_KIND])), int(r[L.LOG_TO]),
-                   int(r[L.LOG_ADDED]), int(r[L.LOG_CARD]), int(r[L.LOG_POT]))
+                   int(r[L.LOG_ADDED]), int(r[L.LOG_CARD]), int(r[L.LOG_POT]),
+                   int(r[L.LOG_STRENGTH]))
             for r in rows
         )
 

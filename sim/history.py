@@ -81,7 +81,7 @@ def _event_text(hand: Hand, r: Record) -> str:
         return f"uncalled {r.added} returned to {who}"
     if k == EventKind.SHOW:
         return (f"{who} shows [{format_cards(hand.hole_cards(r.seat), ' ')}] "
-                f"({describe(r.to_street_total)})")
+                f"({describe(r.strength)})")
     if k == EventKind.MUCK:
         return f"{who} mucks"
     if k == EventKind.WIN:

@@ -2,6 +2,11 @@
 
 Scalars live at fixed indices; per-seat values live in blocks of ``MAX_SEATS`` slots starting at
 the ``*_`` offsets (``S[STACK_ + seat]``). Nothing here holds logic; ``sim.engine`` does.
+
+Offsets are not typed by hand: each layout is one ordered declaration of (name, size) pieces
+(``Blocks.take``), so two blocks cannot overlap and the size is the sum of the pieces. The
+offsets stay plain module-level ints computed at import, which numba freezes into the compiled
+code as constants (tests/sim/test_layout.py checks every layout, ``sim.session``'s too).
 """
 
 from __future__ import annotations
@@ -11,88 +16,139 @@ from enum import IntEnum
 MAX_SEATS = 10
 MAX_POTS = MAX_SEATS + 1
 
+
+class Blocks:
+    """One flat int64 array's layout, declared piece by piece: ``take(name, size)`` returns the
+    next free offset, so the pieces are disjoint and ``size`` is where the next one would go."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.pieces: list[tuple[str, int, int]] = []  # (name, offset, size), in order
+        self.size = 0
+
+    def take(self, name: str, size: int = 1) -> int:
+        """The offset of a new piece of ``size`` slots (1 for a scalar) named ``name``."""
+        if size < 1:
+            raise ValueError(f"{self.name}.{name}: size {size} < 1")
+        if any(name == p[0] for p in self.pieces):
+            raise ValueError(f"{self.name}.{name}: declared twice")
+        offset = self.size
+        self.pieces.append((name, offset, size))
+        self.size += size
+        return offset
+
+
+_S = Blocks("state")
 # --- configuration, copied in at the start of a hand ---
-N_SEATS = 0
-STRUCTURE = 1
-SMALL_BLIND = 2
-BIG_BLIND = 3
-ANTE_TRIM = 4
-SMALL_BET = 5
-BIG_BET = 6
-RAISE_CAP = 7
-MIN_BET = 8
-RAKE_BPS = 9
-RAKE_CAP = 10
-NO_FLOP_NO_DROP = 11
-AUTO_SHOWDOWN = 12
+N_SEATS = _S.take("N_SEATS")
+STRUCTURE = _S.take("STRUCTURE")
+SMALL_BLIND = _S.take("SMALL_BLIND")
+BIG_BLIND = _S.take("BIG_BLIND")
+ANTE_TRIM = _S.take("ANTE_TRIM")
+SMALL_BET = _S.take("SMALL_BET")
+BIG_BET = _S.take("BIG_BET")
+RAISE_CAP = _S.take("RAISE_CAP")
+MIN_BET = _S.take("MIN_BET")
+RAKE_BPS = _S.take("RAKE_BPS")
+RAKE_CAP = _S.take("RAKE_CAP")
+NO_FLOP_NO_DROP = _S.take("NO_FLOP_NO_DROP")
+AUTO_SHOWDOWN = _S.take("AUTO_SHOWDOWN")
+CONFIG_SIZE = _S.size  # S[0:CONFIG_SIZE] is the config block (N_SEATS .. AUTO_SHOWDOWN)
+CONFIG_BLOCK = CONFIG_SIZE + 1  # the block handed to start_hand: config + the injected fault code
 # --- positions ---
-BUTTON = 13
-SB_SEAT = 14
-BB_SEAT = 15
+BUTTON = _S.take("BUTTON")
+SB_SEAT = _S.take("SB_SEAT")
+BB_SEAT = _S.take("BB_SEAT")
 # --- progress ---
-STREET = 16  # Street value
-TO_ACT = 17  # seat to act (betting or showdown), -1 when none
-CUR_BET = 18  # highest street total on this street
-FULL_RAISE = 19  # size of the last full bet or raise on this street (minimum raise increment)
-FULL_LEVEL = 20  # street total reached by the last full bet or raise (fixed-limit completion)
-N_RAISES = 21  # full bets and raises on this street (fixed-limit cap)
-LAST_AGGR = 22  # seat of the last bet or raise on this street, -1 if none
-DECK_POS = 23  # next card of the deck to deal
-N_BOARD = 24
-N_LOG = 25  # rows written to the record log
-RAKE = 26
-N_POTS = 27
-SHOW_ORDER_POS = 28  # next index into SHOW_ORDER_
-N_SHOW = 29  # number of seats in SHOW_ORDER_
-SEQ = 30  # sequence number of the next record
-FLOP_SEEN = 31
-N_ACTIVE = 32  # seats with status ACTIVE
-N_LIVE = 33  # seats ACTIVE or ALL_IN
+STREET = _S.take("STREET")  # Street value
+TO_ACT = _S.take("TO_ACT")  # seat to act (betting or showdown), -1 when none
+CUR_BET = _S.take("CUR_BET")  # highest street total on this street
+# size of the last full bet or raise on this street (minimum raise increment)
+FULL_RAISE = _S.take("FULL_RAISE")
+# street total reached by the last full bet or raise (fixed-limit completion)
+FULL_LEVEL = _S.take("FULL_LEVEL")
+N_RAISES = _S.take("N_RAISES")  # full bets and raises on this street (fixed-limit cap)
+LAST_AGGR = _S.take("LAST_AGGR")  # seat of the last bet or raise on this street, -1 if none
+DECK_POS = _S.take("DECK_POS")  # next card of the deck to deal
+N_BOARD = _S.take("N_BOARD")
+N_LOG = _S.take("N_LOG")  # rows written to the record log
+RAKE = _S.take("RAKE")
+N_POTS = _S.take("N_POTS")
+SHOW_ORDER_POS = _S.take("SHOW_ORDER_POS")  # next index into SHOW_ORDER_
+N_SHOW = _S.take("N_SHOW")  # number of seats in SHOW_ORDER_
+SEQ = _S.take("SEQ")  # sequence number of the next record
+FLOP_SEEN = _S.take("FLOP_SEEN")
+N_ACTIVE = _S.take("N_ACTIVE")  # seats with status ACTIVE
+N_LIVE = _S.take("N_LIVE")  # seats ACTIVE or ALL_IN
 # rule-path counters of this hand (for coverage statistics)
-C_SHORT_NOT_REOPENED = 34  # decisions where a seat that acted faced only short all-ins
-C_SHORT_REOPENED = 35  # decisions where short all-ins added up to a full raise
-C_PL_MAX = 36  # pot-limit raises to exactly the pot maximum
-C_FL_CAP = 37  # streets where the fixed-limit cap was reached
-C_SHORT_ALLIN = 38  # all-in bets or raises smaller than a full bet or raise
-FAULT = 39  # injected fault (sim.faults), 0 for the clean engine
+# decisions where a seat that acted faced only short all-ins
+C_SHORT_NOT_REOPENED = _S.take("C_SHORT_NOT_REOPENED")
+C_SHORT_REOPENED = _S.take("C_SHORT_REOPENED")  # decisions where short all-ins made a full raise
+C_PL_MAX = _S.take("C_PL_MAX")  # pot-limit raises to exactly the pot maximum
+C_FL_CAP = _S.take("C_FL_CAP")  # streets where the fixed-limit cap was reached
+C_SHORT_ALLIN = _S.take("C_SHORT_ALLIN")  # all-in bets or raises smaller than a full one
+FAULT = _S.take("FAULT")  # injected fault (sim.faults), 0 for the clean engine
+# 1 once the injected fault changed something in this hand (sim.faults)
+FAULT_FIRED = _S.take("FAULT_FIRED")
 # --- per-seat blocks ---
-STACK_ = 40  # chips behind
-START_ = 50  # stack at the start of the hand
-BET_ = 60  # this street's total
-CONTRIB_ = 70  # everything put in this hand (antes included), after returns
-ANTE_PAID_ = 80
-STATUS_ = 90  # SeatStatus
-ACTED_AT_ = 100  # CUR_BET when the seat last acted on this street, -1 if it has not
-HOLE_ = 110  # two cards per seat: HOLE_ + 2 * seat + k
-WON_ = 130
-RETURNED_ = 140  # uncalled chips given back
-SHOWN_ = 150  # -1 undecided, 0 mucked, 1 shown
-STRENGTH_ = 160  # evaluator strength of shown hands
-SHOW_ORDER_ = 170
-ANTE_DUE_ = 180
-BOARD_ = 190  # 5 cards
-DECK_ = 195  # 52 cards
-POT_AMOUNT_ = 250  # MAX_POTS pots
-POT_ELIGIBLE_ = 261  # bitmask of seats
-POT_WINNERS_ = 272  # bitmask of seats
-POT_RAKE_ = 283
-FAULT_FIRED = 294  # 1 once the injected fault changed something in this hand (sim.faults)
-LG_ = 300  # scratch: the legal-actions vector computed inside apply
-LG_VALID = 309  # scratch: SEQ + 1 when the LG_ block holds this state's legal actions
-LEVELS_ = 310  # scratch: contribution levels while building pots
-STATE_SIZE = 320
+STACK_ = _S.take("STACK_", MAX_SEATS)  # chips behind
+START_ = _S.take("START_", MAX_SEATS)  # stack at the start of the hand
+BET_ = _S.take("BET_", MAX_SEATS)  # this street's total
+CONTRIB_ = _S.take("CONTRIB_", MAX_SEATS)  # everything put in this hand (antes too), after returns
+ANTE_PAID_ = _S.take("ANTE_PAID_", MAX_SEATS)
+STATUS_ = _S.take("STATUS_", MAX_SEATS)  # SeatStatus
+# CUR_BET when the seat last acted on this street, -1 if it has not
+ACTED_AT_ = _S.take("ACTED_AT_", MAX_SEATS)
+HOLE_ = _S.take("HOLE_", 2 * MAX_SEATS)  # two cards per seat: HOLE_ + 2 * seat + k
+WON_ = _S.take("WON_", MAX_SEATS)
+RETURNED_ = _S.take("RETURNED_", MAX_SEATS)  # uncalled chips given back
+SHOWN_ = _S.take("SHOWN_", MAX_SEATS)  # -1 undecided, 0 mucked, 1 shown
+STRENGTH_ = _S.take("STRENGTH_", MAX_SEATS)  # evaluator strength of shown hands
+SHOW_ORDER_ = _S.take("SHOW_ORDER_", MAX_SEATS)
+ANTE_DUE_ = _S.take("ANTE_DUE_", MAX_SEATS)
+# --- cards ---
+BOARD_ = _S.take("BOARD_", 5)
+DECK_ = _S.take("DECK_", 52)
+# --- pots ---
+POT_AMOUNT_ = _S.take("POT_AMOUNT_", MAX_POTS)
+POT_ELIGIBLE_ = _S.take("POT_ELIGIBLE_", MAX_POTS)  # bitmask of seats
+POT_WINNERS_ = _S.take("POT_WINNERS_", MAX_POTS)  # bitmask of seats
+POT_RAKE_ = _S.take("POT_RAKE_", MAX_POTS)
+
+# --- legal-actions vector returned by the core ---
+_LG = Blocks("legal")
+LG_TO_ACT = _LG.take("LG_TO_ACT")
+LG_CAN_FOLD = _LG.take("LG_CAN_FOLD")
+LG_CAN_CHECK = _LG.take("LG_CAN_CHECK")
+LG_CALL = _LG.take("LG_CALL")
+LG_CAN_RAISE = _LG.take("LG_CAN_RAISE")
+LG_MIN_TO = _LG.take("LG_MIN_TO")
+LG_MAX_TO = _LG.take("LG_MAX_TO")
+LG_PHASE = _LG.take("LG_PHASE")  # Street value
+LG_CAN_MUCK = _LG.take("LG_CAN_MUCK")
+LG_SIZE = _LG.size
+
+# --- scratch blocks of the state ---
+LG_ = _S.take("LG_", LG_SIZE)  # the legal-actions vector computed inside apply
+LG_VALID = _S.take("LG_VALID")  # SEQ + 1 when the LG_ block holds this state's legal actions
+LEVELS_ = _S.take("LEVELS_", MAX_SEATS)  # contribution levels while building pots
+STATE_SIZE = _S.size
 
 # --- record log: one row per event, LOG_COLS int64 columns ---
-LOG_SEQ = 0
-LOG_STREET = 1
-LOG_SEAT = 2
-LOG_KIND = 3
-LOG_TO = 4  # street total after the event (bets), or the strength (show)
-LOG_ADDED = 5  # chips moved by the event (into the pot, or back to the seat)
-LOG_CARD = 6  # dealt card, or -1
-LOG_POT = 7  # pot index for awards, or -1
-LOG_COLS = 8
+_LOG = Blocks("log")
+LOG_SEQ = _LOG.take("LOG_SEQ")
+LOG_STREET = _LOG.take("LOG_STREET")
+LOG_SEAT = _LOG.take("LOG_SEAT")
+LOG_KIND = _LOG.take("LOG_KIND")
+LOG_TO = _LOG.take("LOG_TO")  # the seat's street total after the event (0 for table events)
+LOG_ADDED = _LOG.take("LOG_ADDED")  # chips moved by the event (into the pot, or back to the seat)
+LOG_CARD = _LOG.take("LOG_CARD")  # dealt card, or -1
+LOG_POT = _LOG.take("LOG_POT")  # pot index for awards, or -1
+LOG_STRENGTH = _LOG.take("LOG_STRENGTH")  # evaluator strength of a shown hand (SHOW), else -1
+LOG_COLS = _LOG.size
 DEFAULT_LOG_ROWS = 1024
+
+LAYOUTS = (_S, _LG, _LOG)  # every layout declared here (tests/sim/test_layout.py)
 
 
 class SeatStatus(IntEnum):
@@ -144,6 +200,9 @@ class EventKind(IntEnum):
 
 
 PLAYER_EVENTS = (EventKind.FOLD, EventKind.CHECK, EventKind.CALL, EventKind.BET, EventKind.RAISE)
+# the events a hand's ``actions`` column holds (sim.schema): posts, player actions, returns
+LOGGED_EVENTS = (EventKind.ANTE, EventKind.SMALL_BLIND, EventKind.BIG_BLIND, *PLAYER_EVENTS,
+                 EventKind.RETURN_UNCALLED)
 
 
 class Err(IntEnum):
@@ -162,14 +221,3 @@ class Err(IntEnum):
     CANNOT_MUCK = 10
 
 
-# legal-actions vector returned by the core
-LG_TO_ACT = 0
-LG_CAN_FOLD = 1
-LG_CAN_CHECK = 2
-LG_CALL = 3
-LG_CAN_RAISE = 4
-LG_MIN_TO = 5
-LG_MAX_TO = 6
-LG_PHASE = 7  # Street value
-LG_CAN_MUCK = 8
-LG_SIZE = 9

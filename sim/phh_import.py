@@ -41,16 +41,14 @@ import pyarrow as pa
 
 from sim.digest import with_digests
 from sim.hand import Hand
-from sim.layout import EventKind
+from sim.layout import LOGGED_EVENTS, EventKind
 from sim.phh import PhhHand
 from sim.phh_verify import replay
 from sim.schema import ACTION_DTYPE, HAND_SCHEMA
 
 __all__ = ["ImportResult", "hand_row", "import_hands"]
 
-_LOGGED = frozenset({EventKind.ANTE, EventKind.SMALL_BLIND, EventKind.BIG_BLIND, EventKind.FOLD,
-                     EventKind.CHECK, EventKind.CALL, EventKind.BET, EventKind.RAISE,
-                     EventKind.RETURN_UNCALLED})
+_LOGGED = frozenset(LOGGED_EVENTS)
 
 
 @dataclass
@@ -106,7 +104,7 @@ def showdown_and_pots(hand: Hand) -> tuple[list[int], list[bool], list[int],
         if r.kind == EventKind.SHOW:
             seats.append(r.seat)
             shown.append(True)
-            ranks.append(int(r.to_street_total))
+            ranks.append(r.strength)
         elif r.kind == EventKind.MUCK:
             seats.append(r.seat)
             shown.append(False)

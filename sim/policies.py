@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from sim.codes import A_BET_RAISE, A_CHECK_CALL, A_FOLD, S_ACTIVE
 from sim.evaluator import evaluate7
 from sim.layout import (
     BB_SEAT,
@@ -46,7 +47,6 @@ from sim.layout import (
 )
 from sim.rng import below
 
-A_FOLD, A_CHECK_CALL, A_BET_RAISE = 0, 1, 2
 P_RANDOM, P_STATION, P_TAG, P_MANIAC = 0, 1, 2, 3
 N_POLICIES = 4  # the classic bots
 P_NIT, P_REG, P_LAG, P_REC = 4, 5, 6, 7
@@ -161,7 +161,7 @@ def _left_to_act(S, s):
         if t == bb:
             break
         t = t + 1 if t + 1 < n else 0
-        if S[STATUS_ + t] == 1:
+        if S[STATUS_ + t] == S_ACTIVE:
             c += 1
     return c
 

@@ -5,7 +5,12 @@ numpy's ``np.random.Philox``), keyed by ``(run seed, table id)``; the hand numbe
 counter space. So any hand can be reproduced alone, in any order, on any worker:
 
     key     = (seed, table_id)
-    counter = (block, 0, hand_no, purpose)   purpose 0: the deck, 1: bot decisions
+    counter = (block, 0, hand_no, purpose)
+
+Purposes (one stream each per hand; every stream purpose is named here): ``DECK_PURPOSE`` (0)
+the deck, ``POLICY_PURPOSE`` (1) the bots' decisions, ``TABLE_PURPOSE`` (2) the table's own
+events in ``sim.session`` (seats, buy-ins, leaves, the first button, timeouts, the 1-in-N draws
+of injected faults).
 
 The stream for ``(seed, table, hand, purpose)`` equals numpy's
 ``Philox(key=[seed, table], counter=[0, 0, hand, purpose])`` raw output (a test checks it).
@@ -21,10 +26,19 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-STREAM_SIZE = 11
-_CTR, _KEY, _BUF, _POS = 0, 4, 6, 10
-DECK_PURPOSE = 0
-POLICY_PURPOSE = 1
+from sim.faults import F_ASF_SHUFFLE, F_MOD8_SHUFFLE, F_NAIVE_SHUFFLE, F_SEED32
+from sim.layout import Blocks
+
+_RS = Blocks("stream")
+_CTR = _RS.take("_CTR", 4)  # Philox counter
+_KEY = _RS.take("_KEY", 2)
+_BUF = _RS.take("_BUF", 4)  # the current output block
+_POS = _RS.take("_POS")  # next unread byte of the block (32: none left)
+STREAM_SIZE = _RS.size
+LAYOUTS = (_RS,)  # tests/sim/test_layout.py
+DECK_PURPOSE = 0  # the deck's shuffle
+POLICY_PURPOSE = 1  # the bots' decisions
+TABLE_PURPOSE = 2  # the table's own events (sim.session)
 
 _M0 = np.uint64(0xD2E7470EE14C6C93)
 _M1 = np.uint64(0xCA5A826395121157)
@@ -197,20 +211,20 @@ def shuffle_deck(rs, deck):
 
 @njit(cache=True, _nrt=False)
 def faulty_shuffle(rs, deck, kind):
-    """The deliberately broken shuffles of sim.faults (1 naive, 2 ASF, 3 8-bit modulo,
-    4 32-bit seed). Only for ``--inject``; never used by a clean run."""
+    """The deliberately broken shuffles of sim.faults (``kind``: a shuffle fault code, naive,
+    ASF, 8-bit modulo or 32-bit seed). Only for ``--inject``; never used by a clean run."""
     for k in range(52):
         deck[k] = k
-    if kind == 4:
+    if kind == F_SEED32:
         seed32 = next_u64(rs) & np.uint64(0xFFFFFFFF)
-        stream_init(rs, seed32, 0, 0, 0)
+        stream_init(rs, seed32, 0, 0, DECK_PURPOSE)
         shuffle_deck(rs, deck)
         return
-    lo = 1 if kind == 3 else 0
+    lo = 1 if kind == F_MOD8_SHUFFLE else 0
     for i in range(51, lo - 1, -1):
-        if kind == 1:
+        if kind == F_NAIVE_SHUFFLE:
             j = below(rs, 52)
-        elif kind == 2:
+        elif kind == F_ASF_SHUFFLE:
             j = below(rs, 51)
         else:
             j = next_byte(rs) % (i + 1)

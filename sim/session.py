@@ -3,8 +3,9 @@ levels, the moving button (cash) and the dead button (tournament).
 
 ``play_tables`` plays hands into preallocated columnar arrays (see ``sim.batch`` for their
 layout) and can stop early and resume (the table's state lives in ``TS``) when the action buffer
-fills up. Everything random comes from per-hand Philox streams keyed by (seed, table id):
-purpose 0 the deck, 1 the bots, 2 the table's own events (leaves, policies, first button).
+fills up. Everything random comes from per-hand Philox streams keyed by (seed, table id), one
+per purpose (``sim.rng``): the deck, the bots, and the table's own events (leaves, policies,
+first button).
 
 Cash: seats start full with the buy-in; between hands a player below half the buy-in tops up to
 it (a rebuy), a player may leave (the seat stays empty for 1-20 hands, then a new player sits
@@ -35,7 +36,36 @@ from numba import njit
 
 from sim import engine
 from sim.chacha import CHACHA_SIZE, chacha_init, chacha_shuffle
-from sim.faults import fault_code
+from sim.codes import (
+    A_CHECK_CALL,
+    A_FOLD,
+    ANTE_BIG_BLIND,
+    ANTE_NONE,
+    ANTE_UNIFORM,
+    COMPLETE,
+    E_ANTE,
+    E_BB,
+    E_BURN,
+    E_FOLD,
+    E_RETURN,
+    E_SB,
+    PREFLOP,
+    S_ALL_IN,
+    S_FOLDED,
+    is_logged_event,
+    is_player_event,
+    is_voluntary_put,
+)
+from sim.faults import (
+    F_BB_TWICE,
+    F_BUTTON_SKIPS,
+    F_CHIP_LOST,
+    F_MUCKS_WINNER,
+    F_WRONG_STREAM,
+    is_engine_fault,
+    is_rotation_fault,
+    is_shuffle_fault,
+)
 from sim.layout import (
     BIG_BET,
     BIG_BLIND,
@@ -45,8 +75,11 @@ from sim.layout import (
     C_SHORT_ALLIN,
     C_SHORT_NOT_REOPENED,
     C_SHORT_REOPENED,
+    CONFIG_BLOCK,
+    CONFIG_SIZE,
     CONTRIB_,
     DECK_,
+    DEFAULT_LOG_ROWS,
     FAULT_FIRED,
     HOLE_,
     LG_CAN_CHECK,
@@ -54,6 +87,7 @@ from sim.layout import (
     LG_TO_ACT,
     LOG_ADDED,
     LOG_CARD,
+    LOG_COLS,
     LOG_KIND,
     LOG_SEAT,
     LOG_STREET,
@@ -81,131 +115,149 @@ from sim.layout import (
     STREET,
     STRENGTH_,
     WON_,
+    Blocks,
 )
 from sim.policies import N_POLICIES, decide, draw_real_policy
-from sim.rng import below, faulty_shuffle, next_u64, shuffle_deck, stream_init
-
-SESSION_PURPOSE = 2
-COMPLETE = 5
-E_DEAL_HOLE, E_BURN, E_DEAL_BOARD = 3, 4, 5
-E_RETURN, E_SHOW, E_MUCK, E_WIN, E_RAKE = 11, 12, 13, 14, 15
+from sim.rng import (
+    DECK_PURPOSE,
+    POLICY_PURPOSE,
+    STREAM_SIZE,
+    TABLE_PURPOSE,
+    below,
+    faulty_shuffle,
+    next_u64,
+    shuffle_deck,
+    stream_init,
+)
 
 # --- P: run parameters ---
-P_FORMAT = 0  # 0 cash, 1 tournament
-P_N_SEATS = 1
-P_BUY_IN = 2
-P_HANDS_PER_TABLE = 3
-P_LEVEL_HANDS = 4
-P_TIMEOUT_PPM = 5
-P_LEAVE_PPM = 6
-P_SEED = 7
-P_TABLE_BASE = 8  # table ids of this batch are P_TABLE_BASE + k
-P_SB = 9
-P_BB = 10
-P_RAKE_CAP = 11
-P_FAULT = 12  # injected fault code (sim.faults), 0 = clean
-P_GENERATOR = 13  # 0 Philox (reproducible), 1 ChaCha20 keyed from the OS (decks only)
-P_KEY_ = 14  # 8 words of the ChaCha20 key
-P_BOTS = 22  # 0 classic stress bots, 1 the real population (styles, buy-in range, leaving)
-P_BUY_IN_MIN = 23  # cash minimum buy-in (real population)
-P_LEAVE_ABOVE = 24  # cash: a stack above this leaves (0: never; real population)
-P_TOURN_STACK = 25  # tournament starting stack
-P_SIZE = 32
+_P = Blocks("params")
+P_FORMAT = _P.take("P_FORMAT")  # 0 cash, 1 tournament
+P_N_SEATS = _P.take("P_N_SEATS")
+P_BUY_IN = _P.take("P_BUY_IN")
+P_HANDS_PER_TABLE = _P.take("P_HANDS_PER_TABLE")
+P_LEVEL_HANDS = _P.take("P_LEVEL_HANDS")
+P_TIMEOUT_PPM = _P.take("P_TIMEOUT_PPM")
+P_LEAVE_PPM = _P.take("P_LEAVE_PPM")
+P_SEED = _P.take("P_SEED")
+P_TABLE_BASE = _P.take("P_TABLE_BASE")  # table ids of this batch are P_TABLE_BASE + k
+P_SB = _P.take("P_SB")
+P_BB = _P.take("P_BB")
+P_RAKE_CAP = _P.take("P_RAKE_CAP")
+P_FAULT = _P.take("P_FAULT")  # injected fault code (sim.faults), 0 = clean
+# 0 Philox (reproducible), 1 ChaCha20 keyed from the OS (decks only)
+P_GENERATOR = _P.take("P_GENERATOR")
+P_KEY_ = _P.take("P_KEY_", 8)  # 8 words of the ChaCha20 key
+# 0 classic stress bots, 1 the real population (styles, buy-in range, leaving)
+P_BOTS = _P.take("P_BOTS")
+P_BUY_IN_MIN = _P.take("P_BUY_IN_MIN")  # cash minimum buy-in (real population)
+P_LEAVE_ABOVE = _P.take("P_LEAVE_ABOVE")  # cash: a stack above this leaves (0: never; real)
+P_TOURN_STACK = _P.take("P_TOURN_STACK")  # tournament starting stack
+P_SIZE = _P.size
 
 # --- TS: the current table ---
-T_TABLE = 0  # index of the table within the batch (-1 before the first)
-T_HAND = 1  # next hand number at this table
-T_BUTTON = 2
-T_SB_POS = 3  # tournament: last hand's small blind position (a seat, maybe empty)
-T_BB_POS = 4
-T_LIVE_PREV = 5  # players at the previous hand
-T_ANTE_KIND = 6  # tournament: 1 antes from every player from level 3, 2 big-blind ante from 4
-T_STACK_ = 10
-T_POLICY_ = 20
-T_AWAY_ = 30  # cash: hands until a new player takes the empty seat
-T_PLAYER_ = 40  # the seat's player: 16 * (index in the batch of his first hand) + seat; -1 none
-T_SIZE = 50
+_T = Blocks("table")
+T_TABLE = _T.take("T_TABLE")  # index of the table within the batch (-1 before the first)
+T_HAND = _T.take("T_HAND")  # next hand number at this table
+T_BUTTON = _T.take("T_BUTTON")
+# tournament: last hand's small blind position (a seat, maybe empty)
+T_SB_POS = _T.take("T_SB_POS")
+T_BB_POS = _T.take("T_BB_POS")
+T_LIVE_PREV = _T.take("T_LIVE_PREV")  # players at the previous hand
+# tournament: the AnteMode of the table's antes (UNIFORM from level 3, BIG_BLIND from level 4)
+T_ANTE_KIND = _T.take("T_ANTE_KIND")
+T_STACK_ = _T.take("T_STACK_", MAX_SEATS)
+T_POLICY_ = _T.take("T_POLICY_", MAX_SEATS)
+T_AWAY_ = _T.take("T_AWAY_", MAX_SEATS)  # cash: hands until a new player takes the empty seat
+# the seat's player: 16 * (index in the batch of his first hand) + seat; -1 none
+T_PLAYER_ = _T.take("T_PLAYER_", MAX_SEATS)
+T_SIZE = _T.size
 
 # --- per-hand scalar outputs H[i, :] ---
-H_TABLE = 0
-H_HAND_NO = 1
-H_BUTTON = 2
-H_SB = 3
-H_BB = 4
-H_SB_AMT = 5
-H_BB_AMT = 6
-H_ANTE = 7
-H_ANTE_MODE = 8
-H_LEVEL = 9
-H_RAKE = 10
-H_N_BOARD = 11
-H_N_BURN = 12
-H_N_POTS = 13
-H_N_SHOW = 14
-H_ACT_END = 15  # actions of hand i are ACT[H_ACT_END of i-1 : H_ACT_END of i]
-H_MIN_BET = 16
-H_SMALL_BET = 17
-H_BIG_BET = 18
-H_RAKE_CAP = 19
-H_SIZE = 20
+_H = Blocks("hand")
+H_TABLE = _H.take("H_TABLE")
+H_HAND_NO = _H.take("H_HAND_NO")
+H_BUTTON = _H.take("H_BUTTON")
+H_SB = _H.take("H_SB")
+H_BB = _H.take("H_BB")
+H_SB_AMT = _H.take("H_SB_AMT")
+H_BB_AMT = _H.take("H_BB_AMT")
+H_ANTE = _H.take("H_ANTE")
+H_ANTE_MODE = _H.take("H_ANTE_MODE")
+H_LEVEL = _H.take("H_LEVEL")
+H_RAKE = _H.take("H_RAKE")
+H_N_BOARD = _H.take("H_N_BOARD")
+H_N_BURN = _H.take("H_N_BURN")
+H_N_POTS = _H.take("H_N_POTS")
+H_N_SHOW = _H.take("H_N_SHOW")
+# actions of hand i are ACT[H_ACT_END of i-1 : H_ACT_END of i]
+H_ACT_END = _H.take("H_ACT_END")
+H_MIN_BET = _H.take("H_MIN_BET")
+H_SMALL_BET = _H.take("H_SMALL_BET")
+H_BIG_BET = _H.take("H_BIG_BET")
+H_RAKE_CAP = _H.take("H_RAKE_CAP")
+H_SIZE = _H.size
 
 # --- per-seat outputs SE[field, i, seat] ---
-SE_OCC = 0
-SE_POLICY = 1
-SE_START = 2
-SE_REBUY = 3
-SE_END = 4
-SE_CONTRIB = 5
-SE_RETURNED = 6
-SE_WON = 7
-SE_FOLDED = 8
-SE_TIMEOUT = 9
-SE_HOLE0 = 10
-SE_HOLE1 = 11
-SE_PLAYER = 12  # T_PLAYER_ of the seat's player (sim.batch makes it the run-wide player id)
-SE_SIZE = 13
+_SE = Blocks("seat")
+SE_OCC = _SE.take("SE_OCC")
+SE_POLICY = _SE.take("SE_POLICY")
+SE_START = _SE.take("SE_START")
+SE_REBUY = _SE.take("SE_REBUY")
+SE_END = _SE.take("SE_END")
+SE_CONTRIB = _SE.take("SE_CONTRIB")
+SE_RETURNED = _SE.take("SE_RETURNED")
+SE_WON = _SE.take("SE_WON")
+SE_FOLDED = _SE.take("SE_FOLDED")
+SE_TIMEOUT = _SE.take("SE_TIMEOUT")
+SE_HOLE0 = _SE.take("SE_HOLE0")
+SE_HOLE1 = _SE.take("SE_HOLE1")
+# T_PLAYER_ of the seat's player (sim.batch makes it the run-wide player id)
+SE_PLAYER = _SE.take("SE_PLAYER")
+SE_SIZE = _SE.size
 
-# --- rule-path counters ---
-C_HANDS = 0
-C_SHOWDOWNS = 1
-C_SIDE_POTS_3 = 2  # hands with 3 or more pots
-C_ODD_CHIP_SPLITS = 3  # split pots whose chips did not divide evenly
-C_SHORT_NOT_REOPENED_ = 4
-C_SHORT_REOPENED_ = 5
-C_FL_CAPS = 6
-C_PL_MAX_RAISES = 7
-C_RAKE_CAP_HIT = 8
-C_DEAD_SB = 9
-C_HU_TRANSITIONS = 10
-C_TIMEOUTS = 11
-C_REBUYS = 12
-C_UNCALLED = 13
-C_SHORT_ALLINS = 14
-C_DEAD_BUTTON = 15
-C_TABLES = 16
-C_SPLIT_POTS = 17
-C_FAULT_FIRED = 18  # hands in which the injected fault changed something (0 for a clean run)
-C_UNCONTESTED = 19  # hands won without a showdown
-C_WALKS = 20  # everyone folded to the big blind (no call, bet or raise)
-C_ALL_INS = 21  # hands with a player all-in
-C_SIDE_POTS = 22  # hands with 2 or more pots
-C_SHORT_BLINDS = 23  # blinds posted all-in for less than the blind
-C_ANTE_ALL_INS = 24  # antes posted all-in for less than the ante
-C_ELIMINATIONS = 25  # tournament players busted
-C_LEAVES_ABOVE = 26  # cash players who left with a stack above the leave threshold
-C_PREFLOP_FOLDS = 27  # player decisions before the flop that were folds
-C_PREFLOP_DECISIONS = 28  # player decisions before the flop (fold, check, call, bet, raise)
-C_ANTES = 29  # hands with antes
-N_COUNTS = 30
-COUNT_NAMES = (
-    "hands", "showdowns", "side_pots_3_or_more", "split_pots_odd_chips",
-    "short_all_in_not_reopened", "short_all_in_reopened", "fixed_limit_caps",
-    "pot_limit_max_raises", "rake_cap_hit", "dead_small_blinds", "heads_up_transitions",
-    "timeouts", "rebuys", "uncalled_returns", "short_all_ins", "dead_buttons", "tables",
-    "split_pots", "fault_fired", "uncontested", "walks", "all_ins", "side_pots",
-    "short_blinds", "ante_all_ins", "eliminations", "leaves_above_max", "preflop_folds",
-    "preflop_decisions", "ante_hands",
-)
+# --- rule-path counters: each piece is named as in the manifest's ``counts`` ---
+_C = Blocks("counts")
+C_HANDS = _C.take("hands")
+C_SHOWDOWNS = _C.take("showdowns")
+C_SIDE_POTS_3 = _C.take("side_pots_3_or_more")  # hands with 3 or more pots
+# split pots whose chips did not divide evenly
+C_ODD_CHIP_SPLITS = _C.take("split_pots_odd_chips")
+C_SHORT_NOT_REOPENED_ = _C.take("short_all_in_not_reopened")
+C_SHORT_REOPENED_ = _C.take("short_all_in_reopened")
+C_FL_CAPS = _C.take("fixed_limit_caps")
+C_PL_MAX_RAISES = _C.take("pot_limit_max_raises")
+C_RAKE_CAP_HIT = _C.take("rake_cap_hit")
+C_DEAD_SB = _C.take("dead_small_blinds")
+C_HU_TRANSITIONS = _C.take("heads_up_transitions")
+C_TIMEOUTS = _C.take("timeouts")
+C_REBUYS = _C.take("rebuys")
+C_UNCALLED = _C.take("uncalled_returns")
+C_SHORT_ALLINS = _C.take("short_all_ins")
+C_DEAD_BUTTON = _C.take("dead_buttons")
+C_TABLES = _C.take("tables")
+C_SPLIT_POTS = _C.take("split_pots")
+# hands in which the injected fault changed something (0 for a clean run)
+C_FAULT_FIRED = _C.take("fault_fired")
+C_UNCONTESTED = _C.take("uncontested")  # hands won without a showdown
+# everyone folded to the big blind (no call, bet or raise)
+C_WALKS = _C.take("walks")
+C_ALL_INS = _C.take("all_ins")  # hands with a player all-in
+C_SIDE_POTS = _C.take("side_pots")  # hands with 2 or more pots
+C_SHORT_BLINDS = _C.take("short_blinds")  # blinds posted all-in for less than the blind
+C_ANTE_ALL_INS = _C.take("ante_all_ins")  # antes posted all-in for less than the ante
+C_ELIMINATIONS = _C.take("eliminations")  # tournament players busted
+# cash players who left with a stack above the leave threshold
+C_LEAVES_ABOVE = _C.take("leaves_above_max")
+# player decisions before the flop that were folds
+C_PREFLOP_FOLDS = _C.take("preflop_folds")
+# player decisions before the flop (fold, check, call, bet, raise)
+C_PREFLOP_DECISIONS = _C.take("preflop_decisions")
+C_ANTES = _C.take("ante_hands")  # hands with antes
+N_COUNTS = _C.size
+COUNT_NAMES = tuple(name for name, _, _ in _C.pieces)
+
+LAYOUTS = (_P, _T, _H, _SE, _C)  # every layout declared here (tests/sim/test_layout.py)
 
 LEVEL_MULT = np.array([1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50, 60, 80, 100, 120,
                        150, 200, 250, 300, 400, 500, 600, 800, 1000], dtype=np.int64)
@@ -213,20 +265,21 @@ ANTE_FROM_LEVEL = 4
 UNIFORM_ANTE_FROM_LEVEL = 3  # real population, ante kind 1: an eighth of the big blind
 TOPUP_PCT = 10  # real cash: per-hand chance that a player below the minimum buy-in tops up
 REBUY_PCT = 60  # real cash: a busted player rebuys (else he leaves and a new player comes)
-F_BUTTON_SKIPS, F_BB_TWICE = fault_code("button-skips"), fault_code("bb-twice")
-F_WRONG_STREAM = fault_code("wrong-stream-position")
-SHUFFLE_FAULTS = 4  # codes 1..4 replace the shuffle (sim.rng.faulty_shuffle)
 MUCKS_WINNER_ONE_IN = 20  # mucks-winner: planted in 1 hand of 20 (fires at its showdowns)
 WRONG_STREAM_ONE_IN = 50  # wrong-stream-position: 1 hand of 50
 CHIP_LOST_ONE_IN = 10_000
 ROTATION_ONE_IN = 50  # button-skips, bb-twice
-CONFIG_SIZE = engine.CONFIG_SIZE
+MAX_HAND_ROWS = DEFAULT_LOG_ROWS  # log rows (and action records) a hand may use
+# a workspace row holds a state, the hand's deck and its fair twin, a config block or a ChaCha20
+# state (see play_tables)
+_W_WIDTH = max(STATE_SIZE, 2 * 52, CONFIG_BLOCK, CHACHA_SIZE)
 
 
 def new_workspace() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Scratch arrays for ``play_tables``: (W, log, rs)."""
-    return (np.zeros((9, STATE_SIZE), dtype=np.int64), np.zeros((1024, 8), dtype=np.int64),
-            np.zeros((3, 11), dtype=np.uint64))
+    return (np.zeros((9, _W_WIDTH), dtype=np.int64),
+            np.zeros((MAX_HAND_ROWS, LOG_COLS), dtype=np.int64),
+            np.zeros((3, STREAM_SIZE), dtype=np.uint64))
 
 
 @njit(cache=True, _nrt=False)
@@ -276,7 +329,7 @@ def _new_table(TS, P, rs):
     n = P[P_N_SEATS]
     TS[T_TABLE] += 1
     TS[T_HAND] = 0
-    stream_init(rs, P[P_SEED], P[P_TABLE_BASE] + TS[T_TABLE], 0, SESSION_PURPOSE)
+    stream_init(rs, P[P_SEED], P[P_TABLE_BASE] + TS[T_TABLE], 0, TABLE_PURPOSE)
     tournament = P[P_FORMAT] == 1
     for s in range(MAX_SEATS):
         if s < n:
@@ -288,7 +341,10 @@ def _new_table(TS, P, rs):
         TS[T_AWAY_ + s] = 0
     TS[T_BUTTON] = below(rs, n)
     TS[T_LIVE_PREV] = n
-    TS[T_ANTE_KIND] = 2 if P[P_BOTS] == 0 else 1 + below(rs, 2)
+    if P[P_BOTS] == 0:
+        TS[T_ANTE_KIND] = ANTE_BIG_BLIND
+    else:
+        TS[T_ANTE_KIND] = ANTE_UNIFORM if below(rs, 2) == 0 else ANTE_BIG_BLIND
 
 
 @njit(cache=True, _nrt=False)
@@ -394,8 +450,7 @@ def _positions(TS, P, first, counts, rs):
     """(button, sb_seat, bb_seat, fired) for the next hand; updates the table's position
     memory. ``fired``: an injected rotation fault dealt other positions than the clean rules."""
     n = P[P_N_SEATS]
-    if first or (P[P_FAULT] != F_BUTTON_SKIPS and P[P_FAULT] != F_BB_TWICE) \
-            or below(rs, ROTATION_ONE_IN) != 0:
+    if first or not is_rotation_fault(P[P_FAULT]) or below(rs, ROTATION_ONE_IN) != 0:
         button, sb, bb = _moved_positions(TS, P, first, counts)
         return button, sb, bb, False
     # a faulty hand: first what the clean rules would deal (then forgotten), then the fault
@@ -483,7 +538,7 @@ def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POT
     act_pos = H[start - 1, H_ACT_END] if start > 0 else 0
     i = start
     while i < n_hands:
-        if act_pos + 1024 > ACT.shape[0]:
+        if act_pos + MAX_HAND_ROWS > ACT.shape[0]:
             return i
         tournament = P[P_FORMAT] == 1
         end_table = TS[T_TABLE] < 0
@@ -506,7 +561,7 @@ def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POT
                 TS[T_PLAYER_ + s] = 16 * i + s if s < n else -1
         table_id = P[P_TABLE_BASE] + TS[T_TABLE]
         hand_no = TS[T_HAND]
-        stream_init(rs_tab, P[P_SEED], table_id, hand_no, SESSION_PURPOSE)
+        stream_init(rs_tab, P[P_SEED], table_id, hand_no, TABLE_PURPOSE)
         if not first and not tournament:
             if P[P_BOTS] == 0:
                 _cash_between_hands(TS, P, rs_tab, rebuys, counts)
@@ -521,14 +576,14 @@ def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POT
         bb_amt = P[P_BB] * mult
         sb_amt = max(1, (P[P_SB] * mult))
         ante = 0
-        ante_mode = 0
+        ante_mode = ANTE_NONE
         if tournament:
-            if TS[T_ANTE_KIND] == 1 and level >= UNIFORM_ANTE_FROM_LEVEL:
+            if TS[T_ANTE_KIND] == ANTE_UNIFORM and level >= UNIFORM_ANTE_FROM_LEVEL:
                 ante = max(1, bb_amt // 8)
-                ante_mode = 1
-            elif TS[T_ANTE_KIND] == 2 and level >= ANTE_FROM_LEVEL:
+                ante_mode = ANTE_UNIFORM
+            elif TS[T_ANTE_KIND] == ANTE_BIG_BLIND and level >= ANTE_FROM_LEVEL:
                 ante = bb_amt
-                ante_mode = 2
+                ante_mode = ANTE_BIG_BLIND
         hcfg[SMALL_BLIND] = sb_amt
         hcfg[BIG_BLIND] = bb_amt
         hcfg[MIN_BET] = bb_amt
@@ -537,11 +592,12 @@ def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POT
         hcfg[RAKE_CAP] = P[P_RAKE_CAP]
         for s in range(n):
             stacks[s] = TS[T_STACK_ + s]
-            antes[s] = ante if (s == bb and ante_mode == 2) or ante_mode == 1 else 0
-        stream_init(rs_deck, P[P_SEED], table_id, hand_no, 0)
-        stream_init(rs_bot, P[P_SEED], table_id, hand_no, 1)
+            antes[s] = ante if (s == bb and ante_mode == ANTE_BIG_BLIND) \
+                or ante_mode == ANTE_UNIFORM else 0
+        stream_init(rs_deck, P[P_SEED], table_id, hand_no, DECK_PURPOSE)
+        stream_init(rs_bot, P[P_SEED], table_id, hand_no, POLICY_PURPOSE)
         fault = P[P_FAULT]
-        if 1 <= fault <= SHUFFLE_FAULTS:
+        if is_shuffle_fault(fault):
             faulty_shuffle(rs_deck, deck, fault)
         elif P[P_GENERATOR] == 1:
             chacha_init(cs, chacha_key, table_id, hand_no)
@@ -550,23 +606,23 @@ def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POT
             if fault == F_WRONG_STREAM and below(rs_tab, WRONG_STREAM_ONE_IN) == 0:
                 next_u64(rs_deck)  # FAULT: one 64-bit word of the deck stream skipped
             shuffle_deck(rs_deck, deck)
-        if 1 <= fault <= SHUFFLE_FAULTS and P[P_GENERATOR] == 1:
+        if is_shuffle_fault(fault) and P[P_GENERATOR] == 1:
             fired = True  # the faulty shuffle replaced the generator altogether
-        elif 1 <= fault <= SHUFFLE_FAULTS or (fault == F_WRONG_STREAM and P[P_GENERATOR] == 0):
+        elif is_shuffle_fault(fault) or (fault == F_WRONG_STREAM and P[P_GENERATOR] == 0):
             # fired: the deck differs from the one its key (seed, table, hand) gives
-            stream_init(rs_deck, P[P_SEED], table_id, hand_no, 0)
+            stream_init(rs_deck, P[P_SEED], table_id, hand_no, DECK_PURPOSE)
             shuffle_deck(rs_deck, fair)
             for k in range(52):
                 if fair[k] != deck[k]:
                     fired = True
         hcfg[CONFIG_SIZE] = 0
-        if fault == engine.F_CHIP_LOST:
+        if fault == F_CHIP_LOST:
             if below(rs_tab, CHIP_LOST_ONE_IN) == 0:
                 hcfg[CONFIG_SIZE] = fault
-        elif fault == engine.F_MUCKS_WINNER:
+        elif fault == F_MUCKS_WINNER:
             if below(rs_tab, MUCKS_WINNER_ONE_IN) == 0:
                 hcfg[CONFIG_SIZE] = fault
-        elif fault >= 5 and fault != F_WRONG_STREAM:
+        elif is_engine_fault(fault):  # the engine's other faults act on every hand
             hcfg[CONFIG_SIZE] = fault
         engine.start_hand(S, log, hcfg, stacks, antes, button, sb, bb, deck)
         # at most one timeout a hand: decision number `timeout_at`, which is below any given
@@ -578,7 +634,7 @@ def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POT
             seat = lg[LG_TO_ACT]
             decision += 1
             if decision - 1 == timeout_at:
-                kind = 1 if lg[LG_CAN_CHECK] else 0
+                kind = A_CHECK_CALL if lg[LG_CAN_CHECK] else A_FOLD
                 amount = 0
                 timed_out[seat] = 1
                 counts[C_TIMEOUTS] += 1
@@ -615,7 +671,7 @@ def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POT
             SE[SE_CONTRIB, i, s] = S[CONTRIB_ + s]
             SE[SE_RETURNED, i, s] = S[RETURNED_ + s]
             SE[SE_WON, i, s] = S[WON_ + s]
-            SE[SE_FOLDED, i, s] = 1 if S[STATUS_ + s] == 3 else 0
+            SE[SE_FOLDED, i, s] = 1 if S[STATUS_ + s] == S_FOLDED else 0
             SE[SE_TIMEOUT, i, s] = timed_out[s]
             SE[SE_HOLE0, i, s] = S[HOLE_ + 2 * s]
             SE[SE_HOLE1, i, s] = S[HOLE_ + 2 * s + 1]
@@ -625,23 +681,23 @@ def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POT
         n_vol = 0
         for r in range(S[N_LOG]):
             kind = log[r, LOG_KIND]
-            if 8 <= kind <= 10:
+            if is_voluntary_put(kind):
                 n_vol += 1
-            if log[r, LOG_STREET] == 0 and 6 <= kind <= 10:
+            if log[r, LOG_STREET] == PREFLOP and is_player_event(kind):
                 counts[C_PREFLOP_DECISIONS] += 1
-                if kind == 6:
+                if kind == E_FOLD:
                     counts[C_PREFLOP_FOLDS] += 1
-            if kind == 0 and log[r, LOG_ADDED] < ante:
+            if kind == E_ANTE and log[r, LOG_ADDED] < ante:
                 counts[C_ANTE_ALL_INS] += 1
-            elif (kind == 1 and log[r, LOG_ADDED] < sb_amt) \
-                    or (kind == 2 and log[r, LOG_ADDED] < bb_amt):
+            elif (kind == E_SB and log[r, LOG_ADDED] < sb_amt) \
+                    or (kind == E_BB and log[r, LOG_ADDED] < bb_amt):
                 counts[C_SHORT_BLINDS] += 1
             if kind == E_BURN:
                 BURNS[i, nburn] = log[r, LOG_CARD]
                 nburn += 1
             elif kind == E_RETURN:
                 counts[C_UNCALLED] += 1
-            if kind <= 2 or (6 <= kind <= 11):  # posts, player actions, returns
+            if is_logged_event(kind):  # posts, player actions, returns
                 rec = ACT[act_pos]  # the packed sim.schema.ACTION_DTYPE record
                 rec["street"] = log[r, LOG_STREET]
                 rec["seat"] = log[r, LOG_SEAT]
@@ -683,14 +739,14 @@ def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POT
             counts[C_SHOWDOWNS] += 1
         else:
             counts[C_UNCONTESTED] += 1
-            if S[N_BOARD] == 0 and n_vol == 0 and S[STATUS_ + bb] != 3:
+            if S[N_BOARD] == 0 and n_vol == 0 and S[STATUS_ + bb] != S_FOLDED:
                 counts[C_WALKS] += 1
         if npots >= 2:
             counts[C_SIDE_POTS] += 1
         if ante > 0:
             counts[C_ANTES] += 1
         for s in range(n):
-            if S[STATUS_ + s] == 2:
+            if S[STATUS_ + s] == S_ALL_IN:
                 counts[C_ALL_INS] += 1
                 break
         if tournament:

@@ -29,7 +29,7 @@ import numpy as np
 from audits import storage
 from audits.io import Batch, open_checked, read_batch, run_files
 from audits.keyed import check_keyed
-from audits.runner import REGISTRY, resolve
+from audits.registry import REGISTRY, resolve
 from audits.storage import Location
 
 # audits whose map reads what other maps leave in ``Batch.derived``

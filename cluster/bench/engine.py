@@ -15,24 +15,22 @@ import numpy as np
 from numba import njit
 
 from sim import engine
+from sim.codes import COMPLETE
 from sim.config import Structure, TableConfig
 from sim.hand import config_block
-from sim.layout import LG_SIZE, STACK_, STATE_SIZE, STREET, Street
+from sim.layout import LG_SIZE, STACK_, STREET
 from sim.policies import random_legal
 from sim.rng import DECK_PURPOSE, POLICY_PURPOSE, new_stream, shuffle_deck, stream_init
-
-COMPLETE = int(Street.COMPLETE)
 
 
 def play_random_hands(cfg: np.ndarray, n_hands: int, n_seats: int, stack: int,
                       seed: int) -> tuple[int, int]:
     """Play ``n_hands`` independent hands; returns (actions applied, chips checksum)."""
     return _play_random_hands(
-        cfg, n_hands, n_seats, seed, np.zeros(STATE_SIZE, dtype=np.int64),
-        np.zeros((1024, 8), dtype=np.int64), np.zeros(LG_SIZE, dtype=np.int64),
-        np.empty(52, dtype=np.int64), np.full(n_seats, stack, dtype=np.int64),
-        np.zeros(n_seats, dtype=np.int64), np.zeros(11, dtype=np.uint64),
-        np.zeros(11, dtype=np.uint64))
+        cfg, n_hands, n_seats, seed, engine.new_state(), engine.new_log(),
+        np.zeros(LG_SIZE, dtype=np.int64), np.empty(52, dtype=np.int64),
+        np.full(n_seats, stack, dtype=np.int64), np.zeros(n_seats, dtype=np.int64),
+        new_stream(), new_stream())
 
 
 @njit(cache=True, _nrt=False)

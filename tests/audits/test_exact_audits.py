@@ -319,6 +319,18 @@ def _bet_plus_one(rec: np.ndarray) -> None:
     rec["to_street_total"] += 1
 
 
+def _one_chip_short(rec: np.ndarray) -> None:
+    rec["added"] -= 1
+
+
+def _one_chip_over(rec: np.ndarray) -> None:
+    rec["added"] += 1
+
+
+def _to_the_next_seat(rec: np.ndarray) -> None:
+    rec["seat"] ^= 1
+
+
 def _bet_times_ten(rec: np.ndarray) -> None:
     extra = rec["to_street_total"] * 9
     rec["added"] += extra
@@ -329,10 +341,14 @@ def _bet_times_ten(rec: np.ndarray) -> None:
     (Structure.NO_LIMIT, 7, _check_to_fold, "illegal fold"),
     (Structure.FIXED_LIMIT, 9, _bet_plus_one, "above the maximum"),
     (Structure.POT_LIMIT, 9, _bet_times_ten, "above the maximum"),
-], ids=["fold-for-free", "fixed-limit-size", "pot-limit-max"])
+    (Structure.NO_LIMIT, 11, _one_chip_short, "uncalled bet return wrong"),
+    (Structure.POT_LIMIT, 11, _one_chip_over, "uncalled bet return wrong"),
+    (Structure.FIXED_LIMIT, 11, _to_the_next_seat, "uncalled bet return wrong"),
+], ids=["fold-for-free", "fixed-limit-size", "pot-limit-max", "return-short", "return-over",
+        "return-to-another-seat"])
 def test_betting_rule_violations(tmp_path: Path, structure: Structure, kind: int, edit,  # noqa: ANN001
                                  reason: str) -> None:
-    table, row = _edit_action(simulated("cash", structure), kind, 1, edit)
+    table, row = _edit_action(simulated("cash", structure), kind, 1 if kind != 11 else 0, edit)
     r = audit(write_run(tmp_path, table))["betting"]
     hand_id = table.column("hand_id")[row].as_py()
     assert not r.passed and hand_id in r.example_hand_ids

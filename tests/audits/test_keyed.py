@@ -48,6 +48,33 @@ def test_decks_are_the_engines_and_check_accepts_them() -> None:
     assert not bad.any()
 
 
+def test_decks_whose_draws_outrun_the_first_blocks() -> None:
+    """About one deck in 7,000 needs more bytes than the first blocks hold (read unchecked, then
+    zero bytes): those are derived again from a longer stream, and still checked."""
+    rng = np.random.default_rng(5)
+    n = 100_000
+    seeds, tables = rng.integers(0, 2**63, n, np.uint64), rng.integers(0, 2**62, n, np.uint64)
+    hands = rng.integers(0, 2**31, n, np.uint64)
+    words = np.zeros(4 * keyed.FIRST_BLOCKS, np.uint64)
+    draws = np.zeros(52, np.int64)
+    long = []
+    for key in zip(seeds, tables, hands, strict=True):
+        keyed.stream_words(*key, words)
+        if keyed._draws(words.view(np.uint8), draws) < 0:
+            long.append(tuple(int(x) for x in key))
+    assert len(long) >= 5
+    decks = np.array([hand_deck(*k) for k in long], np.int8)
+    for k, d in zip(long, decks, strict=True):
+        assert np.array_equal(keyed.derive_deck(*k), d)
+    s, t, h = (np.array(c, np.uint64) for c in zip(*long, strict=True))
+    bad = np.zeros(len(long), np.int8)
+    keyed.check_keyed(decks, s, t, h, np.ones(len(long), np.bool_), bad)
+    assert not bad.any()
+    decks[0, [0, 1]] = decks[0, [1, 0]]
+    keyed.check_keyed(decks, s, t, h, np.ones(len(long), np.bool_), bad)
+    assert list(np.flatnonzero(bad)) == [0]
+
+
 def test_check_fails_a_fair_deck_that_is_not_the_keys() -> None:
     keys = _random_keys(200, 3)
     decks = np.array([hand_deck(*k) for k in keys], np.int8)

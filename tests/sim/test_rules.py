@@ -6,6 +6,7 @@ import pytest
 
 from sim.cards import parse_cards
 from sim.config import AnteMode, Structure, TableConfig
+from sim.evaluator import evaluate
 from sim.hand import Action, Hand, IllegalAction
 from sim.layout import EventKind, Street
 
@@ -337,6 +338,13 @@ def test_showdown_last_river_aggressor_shows_first_and_losers_muck() -> None:
     # seat 2 bet the river and shows first; seat 0 beats it and shows; seat 1 cannot win: mucks
     assert sd == [(2, EventKind.SHOW), (0, EventKind.SHOW), (1, EventKind.MUCK)]
     assert h.won == [36, 0, 0]
+    # a SHOW record carries the hand's strength in its own field; street totals stay chips
+    for r in h.records:
+        if r.kind == EventKind.SHOW:
+            assert r.strength == evaluate([*h.hole_cards(r.seat), *h.board]) >= 0
+            assert r.to_street_total == 0
+        else:
+            assert r.strength == -1
 
 
 def test_showdown_without_river_bet_starts_left_of_button() -> None:
