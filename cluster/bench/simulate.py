@@ -60,7 +60,7 @@ def time_breakdown(batch_size: int, batches: int, structure: str = "no-limit",
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from cluster.simulate import COMPRESSION, encode_batch
+    from cluster.simulate import COLUMN_COMPRESSION, encode_batch
     from sim.batch import simulate_batch
     from sim.config import Structure
 
@@ -75,8 +75,8 @@ def time_breakdown(batch_size: int, batches: int, structure: str = "no-limit",
         encode_batch(res.table, spec, st, b, res.counts)
         t1 = time.perf_counter()
         sink = pa.BufferOutputStream()
-        pq.write_table(res.table.select(list(PEER_COLUMNS)), sink, compression=COMPRESSION,
-                       compression_level=1)
+        pq.write_table(res.table.select(list(PEER_COLUMNS)), sink,
+                       compression={c: COLUMN_COMPRESSION[c] for c in PEER_COLUMNS})
         t2 = time.perf_counter()
         n = res.hands
         steps["play"].append(res.play_seconds / n)
