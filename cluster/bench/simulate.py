@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from cluster.bench.audit import PEER_COLUMNS
+from cluster.manifest import COMPRESSION, COMPRESSION_NOTE
 from sim.runspec import RunSpec
 
 
@@ -131,7 +132,7 @@ def run_simulate_bench(hands: int = 100_000, batch_size: int = 10_000, repeats: 
               "ray_startup_seconds": statistics.median(startup), "rows": rows,
               "breakdown_us_per_hand": {k: v * 1e6 for k, v in split.items()}}
     print(f"holdem simulate end to end ({structure}, {population} population, batch "
-          f"{batch_size:,} hands, zstd Parquet, median of {repeats})", file=out)
+          f"{batch_size:,} hands, {COMPRESSION_NOTE} Parquet, median of {repeats})", file=out)
     print(f"{'hands':>10} {'mode':>16} {'hands/s':>10} {'wall s':>8} {'speed-up':>9} "
           f"{'peak RSS/worker MB':>19}", file=out)
     for r in rows:
@@ -146,7 +147,7 @@ def run_simulate_bench(hands: int = 100_000, batch_size: int = 10_000, repeats: 
           "µs per hand):", file=out)
     for key, label in (("play", "engine + bots (compiled)"),
                        ("arrow", "Arrow columns + digests"),
-                       ("encode", "Parquet encode, every column (zstd)")):
+                       ("encode", f"Parquet encode, every column ({COMPRESSION})")):
         print(f"  {label:<38} {us[key]:6.2f}  {us[key] / total:4.0%}", file=out)
     print(f"  {'sum (before writing the file)':<38} {total:6.2f}  = {1e6 / total:,.0f} hands/s",
           file=out)
