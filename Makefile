@@ -20,6 +20,7 @@ run: venv
 
 lint: venv
 	$(BIN)/ruff check sim audits cluster reports tests
+	$(BIN)/mypy
 
 test: venv lint
 	$(BIN)/python -m pytest -q

@@ -16,6 +16,7 @@ same range, so the counts add up: the driver holds one range at a time, flat in 
 from __future__ import annotations
 
 import io
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -99,7 +100,8 @@ def audit_batch(decks: np.ndarray, hand_ids: np.ndarray, seed: int | None,
     return out
 
 
-def range_counts(key_files: list[storage.Location], part: int, parts: int) -> CollisionCounts:
+def range_counts(key_files: Sequence[storage.Location], part: int,
+                 parts: int) -> CollisionCounts:
     """The collision tests over key range ``part`` of ``parts`` of every key file: the groups
     (first two cards) ``GROUPS * part // parts`` up to the next range's. Each file is grouped
     in ascending order, so a binary search at a group's first key finds its start."""

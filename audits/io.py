@@ -79,7 +79,9 @@ def run_context(manifest: dict[str, Any] | None) -> dict[str, Any]:
     ``generator`` and ``seed`` (the run's key). Empty without a manifest."""
     if not manifest:
         return {}
-    spec = manifest.get("spec") if isinstance(manifest.get("spec"), dict) else {}
+    spec = manifest.get("spec")
+    if not isinstance(spec, dict):
+        spec = {}
     seed = manifest.get("seed", spec.get("seed"))
     return {"simulated": manifest.get("format") == "holdem-simulate-run",
             "generator": manifest.get("generator", spec.get("generator")),
@@ -222,7 +224,7 @@ def decode_actions(data: np.ndarray) -> dict[str, np.ndarray]:
     """Per-field arrays (street, seat, kind: int8; amounts: int64) of a uint8 buffer of whole
     19-byte action records."""
     m = len(data) // ACTION_DTYPE.itemsize
-    act = {f: np.empty(m, ACTION_DTYPE[f].newbyteorder("=")) for f in ACTION_DTYPE.names}
+    act = {f: np.empty(m, ACTION_DTYPE[f].newbyteorder("=")) for f in ACTION_DTYPE.names or ()}
     if m:
         rec = np.ascontiguousarray(data, np.uint8)[:m * ACTION_DTYPE.itemsize].view(ACTION_DTYPE)
         _decode_actions(rec, act["street"], act["seat"], act["kind"], act["to_street_total"],

@@ -74,8 +74,8 @@ def reduce_partials(name: str, parts: list[Partial]) -> AuditResult:
     examples = examples[:MAX_EXAMPLES]
     totals: dict[str, int] = {}
     for p in parts:
-        for k, v in p.totals.items():
-            totals[k] = totals.get(k, 0) + int(v)
+        for key, v in p.totals.items():
+            totals[key] = totals.get(key, 0) + int(v)
     sample = next((p.sample for p in parts if p.sample), [])
     applicable = any(p.applicable for p in parts) if parts else False
     return AuditResult(

@@ -1,6 +1,7 @@
 """Running audits over a run folder: the registered audits (``audits.registry``: name -> map
-over a batch, reduce over the partials), a map over the batch files (in this process, or fanned
-out on Ray one task per file), the reduce, and the ``audit.json`` report.
+over a batch, reduce over the partials), a map over the batch files (in this process;
+``cluster.audit`` fans it out over Ray, one task per file, through
+``run_audits(map_files=...)``), the reduce, and the ``audit.json`` report.
 """
 
 from __future__ import annotations
@@ -30,6 +31,11 @@ from audits.registry import available as available  # the registry's, for caller
 from audits.registry import register as register
 from audits.result import AuditResult
 from audits.storage import Location
+
+# map_files(fn, files, args, on_done): fn(file, *args) for every file, the results in file order
+# (whatever order they were computed in), on_done(file, result) as each one ends
+MapFiles = Callable[[Callable[..., Any], Sequence[str], tuple[Any, ...],
+                     Callable[[str, Any], None]], list[Any]]
 
 
 def cgroup_memory_limit(proc_cgroup: str = "/proc/self/cgroup",
@@ -183,39 +189,14 @@ class AuditReport:
         }
 
 
-def _ray_map(fn: Callable[..., Any], files: Sequence[Location], args: tuple[Any, ...],
-             max_in_flight: int, on_done: Callable[[str, Any], None] | None) -> list[Any]:
-    """``fn(file, *args)`` as one Ray task per file, at most ``max_in_flight`` at once; the
-    results in file order, whatever order the tasks finished in."""
-    import ray
-
-    task = ray.remote(fn)
-    pending = [str(f) for f in files]
-    running: dict[Any, str] = {}
-    out: dict[str, Any] = {}
-    while pending or running:
-        while pending and len(running) < max_in_flight:
-            f = pending.pop(0)
-            running[task.remote(f, *args)] = f
-        done, _ = ray.wait(list(running), num_returns=1)
-        for ref in done:
-            f = running.pop(ref)
-            try:
-                res = ray.get(ref)
-            except Exception as e:  # a task's AuditInputError arrives wrapped in a RayTaskError
-                cause = getattr(e, "cause", None)
-                if isinstance(cause, AuditInputError):
-                    raise AuditInputError(str(cause)) from None
-                if isinstance(e, AuditInputError):
-                    raise AuditInputError(str(e).strip().splitlines()[-1].split(
-                        "AuditInputError: ", 1)[-1]) from None
-                raise
-            out[f] = res
-            if on_done:
-                on_done(f, res)
-    # in file order, as in-process: the reduces keep the first examples and samples, so the
-    # completion order (which a retried task changes) must not reach the report
-    return [out[str(f)] for f in files]
+def map_in_process(fn: Callable[..., Any], files: Sequence[str], args: tuple[Any, ...],
+                   on_done: Callable[[str, Any], None]) -> list[Any]:
+    """The ``MapFiles`` of this process: ``fn(file, *args)`` for each file in turn."""
+    out = []
+    for f in files:
+        out.append(fn(f, *args))
+        on_done(f, out[-1])
+    return out
 
 
 def key_partitions(names: Sequence[str], files: Sequence[Location], key_memory: int | None,
@@ -231,13 +212,15 @@ def key_partitions(names: Sequence[str], files: Sequence[Location], key_memory: 
     return {n: p for n, p in out.items() if p > 1}
 
 
-def run_audits(run: Location, names: Sequence[str] | None = None, *, workers: int = 0,
+def run_audits(run: Location, names: Sequence[str] | None = None, *,
                on_file: Callable[[str, int], None] | None = None,
-               max_in_flight: int | None = None, key_memory: int | None = None,
-               hands: int | None = None) -> AuditReport:
-    """Audit a run folder. ``workers=0`` maps the files in this process; otherwise one Ray task
-    per file (Ray must be initialised by the caller, e.g. ``cluster.ray_runtime.ray_session``, or
-    an embedded local Ray is started here). ``on_file(path, hands)`` reports progress.
+               key_memory: int | None = None, hands: int | None = None,
+               map_files: MapFiles = map_in_process,
+               runtime: dict[str, Any] | None = None) -> AuditReport:
+    """Audit a run folder. The files are mapped by ``map_files`` (default: in this process, one
+    after the other; ``cluster.audit`` passes one that fans them out over Ray, and describes it
+    in ``runtime``, audit.json's record of where the audit ran). ``on_file(path, hands)``
+    reports progress.
     ``key_memory`` bounds the bytes of per-hand keys an audit's reduce holds at once (default: a
     quarter of this machine's RAM, or of its container's memory limit when lower); a larger run
     costs extra passes over one column, each file of which is reported to ``on_file`` too.
@@ -247,38 +230,12 @@ def run_audits(run: Location, names: Sequence[str] | None = None, *, workers: in
     checks the hashes against the manifest (``holdem audit`` always runs it)."""
     selected = resolve(names)
     root = storage.as_location(run)
-    files = run_files(root, missing_ok=True)
+    located = run_files(root, missing_ok=True)
+    files = [str(f) for f in located]
     manifest = load_manifest(root)
-    partitions = key_partitions(selected, files, key_memory, hands)
+    partitions = key_partitions(selected, located, key_memory, hands)
     t0 = time.perf_counter()
-    started = False
-    runtime: dict[str, Any] = {"ray": "in-process"}
-    if workers != 0:
-        import ray
-
-        if not ray.is_initialized():
-            for key, value in (("RAY_USAGE_STATS_ENABLED", "0"), ("RAY_AUTH_MODE", "disabled")):
-                os.environ.setdefault(key, value)
-            # address="local": a new Ray even when `ray start` left one running here (a plain
-            # ray.init() would join it, and then refuse num_cpus)
-            ray.init(address="local", num_cpus=workers if workers > 0 else None,
-                     include_dashboard=False, log_to_driver=False)
-            started = True
-        cpus = int(ray.cluster_resources().get("CPU", 1))
-        runtime = {"ray": "ray", "cpus": cpus}
-        in_flight = max_in_flight or max(1, 2 * cpus)
-
-    def fan_out(fn: Callable[..., Any], args: tuple[Any, ...],
-                on_done: Callable[[str, Any], None] | None = None) -> list[Any]:
-        if workers != 0:
-            return _ray_map(fn, files, args, in_flight, on_done)
-        out = []
-        for f in files:
-            out.append(fn(str(f), *args))
-            if on_done:
-                on_done(str(f), out[-1])
-        return out
-
+    runtime = dict(runtime or {"ray": "in-process"})
     hands_of: dict[str, int] = {}
 
     def _key_progress(f: str, _: Any) -> None:
@@ -290,19 +247,17 @@ def run_audits(run: Location, names: Sequence[str] | None = None, *, workers: in
         if on_file:
             on_file(f, res[1])
 
-    try:
-        parts = fan_out(map_file, (selected, partitions, run_context(manifest)), _main_progress)
-        extra: dict[str, list[Any]] = {}
-        for name, count in partitions.items():
-            kp = REGISTRY[name].keys
-            assert kp is not None
-            extra[name] = [kp.reduce(fan_out(kp.keys, (p, count), _key_progress))
-                           for p in range(1, count)]
-    finally:
-        if started:
-            import ray
-
-            ray.shutdown()
+    # the partials in file order, whatever order the map ended in: the reduces keep the first
+    # examples and samples, so the completion order (which a retried task changes) must not
+    # reach the report
+    parts = map_files(map_file, files, (selected, partitions, run_context(manifest)),
+                      _main_progress)
+    extra: dict[str, list[Any]] = {}
+    for name, count in partitions.items():
+        kp = REGISTRY[name].keys
+        assert kp is not None
+        extra[name] = [kp.reduce(map_files(kp.keys, files, (p, count), _key_progress))
+                       for p in range(1, count)]
     if partitions:
         runtime["key_partitions"] = partitions
     binding, inputs = _bind(root, manifest, parts)

@@ -24,9 +24,10 @@ class KeyPass:
     """For an audit whose reduce needs one key of every hand at once (the uniformity battery's
     collision tests, 24 B a deck): when a run's keys exceed the driver's key memory, they are
     hash-partitioned. The main map keeps partition 0's keys (``restrict(partial, 0, P)``), then
-    each of partitions 1..P-1 is one pass over the files (``keys(file, p, P)``, a Ray task per
-    file) whose keys are reduced at once (``reduce(keys) -> partial``) and handed, with the
-    map's partials, to the audit's reduce. The driver never holds more than one partition."""
+    each of partitions 1..P-1 is one pass over the files (``keys(file, p, P)``, mapped like
+    ``audits.runner.map_file``) whose keys are reduced at once (``reduce(keys) -> partial``)
+    and handed, with the map's partials, to the audit's reduce. The driver never holds more
+    than one partition."""
 
     partitions: Callable[[int, int], int]  # (hands, memory bytes) -> P
     restrict: Callable[[Any, int, int], Any]

@@ -44,6 +44,7 @@ at all every result is ``applicable=False`` ("not applicable: no decks").
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -146,7 +147,7 @@ def _key_decks(decks, first_k, deck_hash, ok):  # pragma: no cover - compiled
 
 def _blank_decks(decks: np.ndarray) -> np.ndarray:
     """Rows that hold no deck: all bytes zero (how a null fixed-size slot reads raw)."""
-    return ~decks.any(axis=1)
+    return np.asarray(~decks.any(axis=1))
 
 
 def map_decks(decks: np.ndarray, hole: np.ndarray | None = None,
@@ -473,16 +474,16 @@ def _result(test: str, passed: bool, hands: int, statistic: float | None,
         applicable=applicable)
 
 
-def uniformity_reduce(parts: list[UniformityPartial | CollisionCounts], alpha: float = ALPHA
-                      ) -> list[AuditResult]:
+def uniformity_reduce(parts: Sequence[UniformityPartial | CollisionCounts],
+                      alpha: float = ALPHA) -> list[AuditResult]:
     """All batches -> [overall ``uniformity`` result, then one result per test]. ``parts`` may
     also hold the ``CollisionCounts`` of key partitions 1..P-1 when the batches' partials keep
     partition 0's keys only (a run too large for its keys to fit the driver's memory)."""
     extra = [p for p in parts if isinstance(p, CollisionCounts)]
-    parts = [p for p in parts if not isinstance(p, CollisionCounts)]
-    decks = sum(p.decks for p in parts)
-    invalid = sum(p.invalid for p in parts)
-    invalid_examples = [h for p in parts for h in p.invalid_examples][:MAX_EXAMPLES]
+    batches = [p for p in parts if not isinstance(p, CollisionCounts)]
+    decks = sum(p.decks for p in batches)
+    invalid = sum(p.invalid for p in batches)
+    invalid_examples = [h for p in batches for h in p.invalid_examples][:MAX_EXAMPLES]
     if decks == 0:
         why = "not applicable: no decks"
         details = {"reason": why, "invalid_decks": invalid}
@@ -494,10 +495,10 @@ def uniformity_reduce(parts: list[UniformityPartial | CollisionCounts], alpha: f
                 for t in TESTS]
         return out
 
-    cp = sum(p.card_position for p in parts)
-    adj = sum(p.adjacent for p in parts)
-    cons = sum(p.consecutive for p in parts)
-    hc = sum(p.hand_classes for p in parts)
+    cp = np.sum([p.card_position for p in batches], axis=0)
+    adj = np.sum([p.adjacent for p in batches], axis=0)
+    cons = np.sum([p.consecutive for p in batches], axis=0)
+    hc = np.sum([p.hand_classes for p in batches], axis=0)
     raw: dict[str, dict[str, Any]] = {}
 
     s, df, pv = card_position_test(cp)
@@ -525,11 +526,11 @@ def uniformity_reduce(parts: list[UniformityPartial | CollisionCounts], alpha: f
                              "details": {"df": df, "law": "chi2 (exact permutation covariance)"}}
 
     counts = extra
-    partitions = max((p.key_partition[1] for p in parts), default=1)
+    partitions = max((p.key_partition[1] for p in batches), default=1)
     if len(counts) != partitions - 1:  # keys kept for partition 0: the rest come as counts
         raise ValueError(f"uniformity: collision keys in {partitions} partitions but the counts "
                          f"of {len(counts)} other partitions")
-    cc = collision_counts([(p.first_k, p.deck_hash, p.hand_ids) for p in parts])
+    cc = collision_counts([(p.first_k, p.deck_hash, p.hand_ids) for p in batches])
     for c in counts:
         cc = cc.merge(c)
     for name, pairs, examples, space, label in (
@@ -563,7 +564,7 @@ def uniformity_reduce(parts: list[UniformityPartial | CollisionCounts], alpha: f
         raw["consecutive_decks"] = {"statistic": s, "p": pv,
                                     "details": {"df": df, "pairs": npairs, "law": "chi2"}}
 
-    bp = [p.batch_p for p in parts if p.batch_p is not None]
+    bp = [p.batch_p for p in batches if p.batch_p is not None]
     if len(bp) >= MIN_BATCHES_KS:
         s, pv = stats.ks_uniform(bp)
         raw["batch_pvalues_ks"] = {"statistic": s, "p": pv,

@@ -45,7 +45,7 @@ def _run(spec: Any, names: tuple[str, ...]) -> tuple[dict[str, bool], int]:
 
     with tempfile.TemporaryDirectory() as tmp:
         manifest = run_simulate(spec, tmp, workers=0, progress=False)
-        report = run_audits(tmp, list(names), workers=0)
+        report = run_audits(tmp, list(names))
     fired = int(manifest["counts"]["total"].get("fault_fired", 0))
     return {r.name: r.passed for r in report.results}, fired
 

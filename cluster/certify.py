@@ -108,33 +108,14 @@ def audit_step(run: str | os.PathLike[str], *, workers: int | None = None,
                address: str | None = None, key_memory: int | None = None,
                progress: bool = True) -> tuple[AuditReport, Location]:
     """Every audit over the run folder, as ``holdem audit RUN`` runs them (``workers=0`` in this
-    process, else on Ray); writes audit.json. Returns (the report, audit.json's location).
-    ``key_memory`` in bytes. Raises AuditInputError, ConnectionError."""
-    from audits.io import run_files
-    from audits.runner import count_hands, key_partitions, resolve, run_audits, write_report
-    from cluster.progress import Progress
+    process, else on Ray: ``cluster.audit.audit_run``); writes audit.json. Returns (the report,
+    audit.json's location). ``key_memory`` in bytes. Raises AuditInputError, ConnectionError,
+    ``cluster.fanout.TaskFailed``."""
+    from audits.runner import write_report
+    from cluster.audit import audit_run
 
-    names = resolve(None)
-    if "integrity" not in names:  # the verdict is bound to the bytes whatever else runs
-        names.append("integrity")
-    files = run_files(run, missing_ok=True)
-    hands = count_hands(files)
-    # every key partition past the first re-reads the files' decks: one more pass each
-    passes = 1 + sum(p - 1 for p in key_partitions(names, files, key_memory, hands).values())
-    with Progress(hands * passes, enabled=progress, desc="audit") as bar:
-        def on_file(path: str, n: int) -> None:
-            bar.update(n)
-
-        if workers == 0:
-            result = run_audits(run, names, workers=0, on_file=on_file, key_memory=key_memory,
-                                hands=hands)
-        else:
-            from cluster.ray_runtime import ray_session
-
-            with ray_session(address, workers):
-                result = run_audits(run, names, workers=-1, on_file=on_file,
-                                    max_in_flight=workers or None, key_memory=key_memory,
-                                    hands=hands)
+    result = audit_run(run, None, workers=workers, address=address, key_memory=key_memory,
+                       progress=progress)
     return result, write_report(result)
 
 
@@ -152,7 +133,8 @@ def certify(spec: RunSpec, out: str | os.PathLike[str], *, address: str | None =
     stop the flow: the incomplete run is audited and reported (the integrity audit fails it),
     and ``simulate_failure`` says which batch. Raises SigningKeyError, RunFolderError,
     ConnectionError, OSError, AuditInputError, ReportInputError."""
-    from cluster.simulate import BatchFailed, run_simulate
+    from cluster.fanout import TaskFailed
+    from cluster.simulate import run_simulate
 
     if sign_key is not None:  # an unusable key is refused before hours of simulation
         from cluster.signing import load_private_key
@@ -162,7 +144,7 @@ def certify(spec: RunSpec, out: str | os.PathLike[str], *, address: str | None =
     failure: str | None = None
     try:
         manifest = run_simulate(spec, out, address=address, workers=workers, progress=progress)
-    except BatchFailed as e:
+    except TaskFailed as e:
         failure = str(e)
     audited, audit_path = audit_step(out, workers=workers, address=address,
                                      key_memory=key_memory, progress=progress)

@@ -120,7 +120,8 @@ def _print_simulated(m: dict[str, Any], out: str) -> None:
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
-    from cluster.simulate import BatchFailed, RunFolderError, run_simulate
+    from cluster.fanout import TaskFailed
+    from cluster.simulate import RunFolderError, run_simulate
 
     spec = _run_spec(args)
     if args.workers is not None and args.workers < 0:
@@ -132,7 +133,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         raise UsageError(str(e)) from None
     except OSError as e:
         raise _output_error(args.out, e) from None
-    except BatchFailed as e:
+    except TaskFailed as e:
         print(f"holdem: {e} (rerun the command to resume)", file=sys.stderr)
         return 1
     _print_simulated(m, args.out)
@@ -156,45 +157,28 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 
 def _cmd_audit(args: argparse.Namespace) -> int:
     from audits.io import AuditInputError
-    from audits.runner import format_table, resolve, run_audits, write_report
-    from cluster.progress import Progress
+    from audits.runner import format_table, resolve, write_report
+    from cluster.audit import audit_run
+    from cluster.fanout import TaskFailed
 
     try:
         names = resolve([n.strip() for n in args.only.split(",") if n.strip()]
                         if args.only else None)
     except ValueError as e:
         raise UsageError(str(e)) from None
-    if "integrity" not in names:  # the verdict is bound to the bytes whatever else runs
-        names.append("integrity")
     if args.workers is not None and args.workers < 0:
         raise UsageError(f"--workers {args.workers}: expected >= 0")
     if args.key_memory is not None and args.key_memory <= 0:
         raise UsageError(f"--key-memory {args.key_memory}: expected a size in MB > 0")
-    key_memory = None if args.key_memory is None else args.key_memory << 20
     try:
-        from audits.io import run_files
-        from audits.runner import count_hands, key_partitions
-
-        files = run_files(args.run, missing_ok=True)
-        hands = count_hands(files)
-        # every key partition past the first re-reads the files' decks: one more pass each
-        passes = 1 + sum(p - 1 for p in key_partitions(names, files, key_memory, hands).values())
-        with Progress(hands * passes, enabled=not args.quiet, desc="audit") as bar:
-            def on_file(path: str, n: int) -> None:
-                bar.update(n)
-
-            if args.workers == 0:
-                report = run_audits(args.run, names, workers=0, on_file=on_file,
-                                    key_memory=key_memory, hands=hands)
-            else:
-                from cluster.ray_runtime import ray_session
-
-                with ray_session(args.address, args.workers):
-                    report = run_audits(args.run, names, workers=-1, on_file=on_file,
-                                        max_in_flight=args.workers or None,
-                                        key_memory=key_memory, hands=hands)
+        report = audit_run(args.run, names, workers=args.workers, address=args.address,
+                           key_memory=None if args.key_memory is None else args.key_memory << 20,
+                           progress=not args.quiet)
     except (AuditInputError, ConnectionError) as e:
         raise UsageError(str(e)) from None
+    except TaskFailed as e:
+        print(f"holdem: {e}", file=sys.stderr)
+        return 1
     out = write_report(report)
     print(format_table(report))
     print(f"results: {out}")
@@ -333,6 +317,7 @@ def _bool(text: str) -> bool:
 def _cmd_shuffle(args: argparse.Namespace) -> int:
     """``holdem shuffle --decks N --out RUN`` or ``holdem shuffle audit FILE...``."""
     from audits.decklog import DeckFileError
+    from cluster.fanout import TaskFailed
     from cluster.shuffle import ShuffleRunError, ShuffleSpec, audit_files, run_shuffle
 
     if args.key_memory is not None and args.key_memory <= 0:
@@ -359,6 +344,9 @@ def _cmd_shuffle(args: argparse.Namespace) -> int:
             out = args.out
     except (ShuffleRunError, DeckFileError, ConnectionError) as e:
         raise UsageError(str(e)) from None
+    except TaskFailed as e:
+        print(f"holdem: {e} (rerun the command to resume)", file=sys.stderr)
+        return 1
     t = cert.get("timings") or {}
     print(f"{cert['decks']:,} decks in {t.get('wall_seconds', 0):,.1f} s: "
           f"{cert['verdict_text']}")

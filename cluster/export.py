@@ -29,7 +29,6 @@ from audits.storage import Location
 from sim.tables import LOG_COLUMNS, TABLE_NAMES, LogTableError, build_tables
 
 PART_PREFIX = "part-"
-TASK_RETRIES = 3
 
 
 class ExportInputError(ValueError):
@@ -118,37 +117,28 @@ def export_file(run: str, src: str, out: str) -> dict[str, Any]:
     return {"part": name, "hands": log.num_rows, "rows": rows}
 
 
-def _on_ray(run: str, files: list[str], out: str, address: str | None, workers: int | None,
-            done: Callable[[dict[str, Any]], None]) -> None:
-    """``export_file`` of every file as Ray tasks, a bounded number in flight, retried."""
-    import ray
+def _export_files(run: str, files: list[str], out: str, address: str | None,
+                  workers: int | None, done: Callable[[dict[str, Any]], None]) -> None:
+    """``export_file`` of every file through ``cluster.fanout``: in this process for ``workers``
+    0, else Ray tasks, a bounded number in flight, retried (a storage error too). A task that
+    fails past its retries is unusable input here (one line naming the file, exit 2)."""
+    import contextlib
 
+    from cluster.fanout import TaskFailed, fan_out
     from cluster.ray_runtime import in_flight_window, ray_session
 
-    with ray_session(address, workers) as session:
-        window = in_flight_window(session, workers)
-        task = ray.remote(max_retries=TASK_RETRIES, retry_exceptions=[OSError])(export_file)
-        queue = list(reversed(files))
-        pending: list[Any] = []
+    with (contextlib.nullcontext() if workers == 0
+          else ray_session(address, workers)) as session:
         try:
-            while queue or pending:
-                while queue and len(pending) < window:
-                    pending.append(task.remote(run, queue.pop(), out))
-                ready, pending = ray.wait(pending, num_returns=1)
-                for ref in ready:
-                    try:
-                        done(ray.get(ref))
-                    except ray.exceptions.RayTaskError as e:
-                        cause = e.cause if isinstance(e.cause, Exception) else e
-                        if isinstance(cause, ExportInputError):
-                            raise cause from None
-                        text = str(cause).strip().splitlines()
-                        raise ExportInputError(f"export task failed: {type(cause).__name__}: "
-                                               f"{text[-1] if text else ''}") from None
-        except BaseException:
-            for ref in pending:
-                ray.cancel(ref, force=True)
-            raise
+            for _ in fan_out(export_file, [(run, f, out) for f in files], session=session,
+                             window=None if session is None else in_flight_window(session,
+                                                                                  workers),
+                             retry_errors=(OSError,), passthrough=(ExportInputError,),
+                             name=lambda call: f"the export of {call[1]}",
+                             on_done=lambda _, r: done(r)):
+                pass
+        except TaskFailed as e:
+            raise ExportInputError(str(e)) from None
 
 
 def run_export(run: str | os.PathLike[str], out: str | os.PathLike[str] | None = None, *,
@@ -179,12 +169,7 @@ def run_export(run: str | os.PathLike[str], out: str | os.PathLike[str] | None =
         if on_file is not None:
             on_file(r["hands"])
 
-    srcs = [str(f) for f in files]
-    if workers == 0:
-        for f in srcs:
-            done(export_file(str(root), f, str(dest)))
-    else:
-        _on_ray(str(root), srcs, str(dest), address, workers, done)
+    _export_files(str(root), [str(f) for f in files], str(dest), address, workers, done)
     for t, names in before.items():  # parts of an earlier export of other files
         for name in names:
             if name not in written:

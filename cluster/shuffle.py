@@ -30,7 +30,7 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -46,7 +46,6 @@ MANIFEST_FORMAT = "holdem-shuffle-run"
 MANIFEST_VERSION = 1
 KEY_DIR = ".keys"
 PRODUCTS = (runfolder.MANIFEST, "certificate.json", "report.html")
-TASK_RETRIES = 3
 META_RUN_ID = b"holdem.run_id"
 META_BATCH = b"holdem.batch"
 
@@ -247,46 +246,12 @@ def _check_folder(spec: ShuffleSpec, base: Location, say: Callable[[str], None]
         raise ShuffleRunError(str(e)) from None
 
 
-# ---------------------------------------------------------------- running tasks
-
-
-def _map(fn: Callable[..., Any], calls: Iterable[tuple[Any, ...]], workers: int | None,
-         on_result: Callable[[Any], None], in_flight: int) -> None:
-    """Run ``fn(*args)`` for every call (in this process when ``workers == 0``, else as Ray
-    tasks, at most ``in_flight`` at once) and hand each result to ``on_result`` as it ends."""
-    calls = list(calls)
-    if workers == 0:
-        for args in calls:
-            on_result(fn(*args))
-        return
-    import ray
-
-    task = ray.remote(max_retries=TASK_RETRIES, retry_exceptions=True)(fn)
-    queue = list(reversed(calls))
-    pending: list[Any] = []
-    try:
-        while queue or pending:
-            while queue and len(pending) < in_flight:
-                pending.append(task.remote(*queue.pop()))
-            ready, pending = ray.wait(pending, num_returns=1)
-            for ref in ready:
-                try:
-                    result = ray.get(ref)
-                except ray.exceptions.RayError as e:
-                    cause = getattr(e, "cause", None) or e
-                    from audits.decklog import DeckFileError
-
-                    if isinstance(cause, DeckFileError):
-                        raise cause from None
-                    lines = str(cause).strip().splitlines()
-                    raise RuntimeError(f"a batch failed after {TASK_RETRIES} retries: "
-                                       f"{type(cause).__name__}: {lines[-1] if lines else ''}"
-                                       ) from e
-                on_result(result)
-    except BaseException:
-        for ref in pending:
-            ray.cancel(ref, force=True)
-        raise
+def _task_name(call: tuple[Any, ...]) -> str:
+    """How a failed task is named: (spec, batch, first deck, decks, base) for the shuffles,
+    (base, file record, seed) for the audits of the deck files."""
+    if isinstance(call[0], ShuffleSpec):
+        return f"batch {call[1]} (decks {call[2]:,} to {call[2] + call[3] - 1:,})"
+    return f"the audit of {call[1]['path']}"
 
 
 def run_shuffle(spec: ShuffleSpec, out: str | os.PathLike[str], *, address: str | None = None,
@@ -324,7 +289,9 @@ def _run(spec: ShuffleSpec, base: Location, workers: int | None, address: str | 
     import contextlib
 
     from audits.deckaudit import reduce_tally
+    from audits.decklog import DeckFileError
     from audits.runner import default_key_memory
+    from cluster.fanout import fan_out
     from cluster.manifest import now
     from cluster.progress import Progress
     from reports.shuffle import write_certificate
@@ -336,7 +303,14 @@ def _run(spec: ShuffleSpec, base: Location, workers: int | None, address: str | 
 
         session = ray_session(address, workers)
     with session as s:
-        in_flight = 2 * (s.cpus if s is not None else 1)
+        def run(fn: Callable[..., Any], calls: list[tuple[Any, ...]],
+                on_result: Callable[[Any], None]) -> None:
+            """Every call through ``cluster.fanout`` (2 tasks per CPU on Ray), each result to
+            ``on_result`` as it ends; a bad deck file is unusable input, not a task failure."""
+            for _ in fan_out(fn, calls, session=s, name=_task_name,
+                             passthrough=(DeckFileError,), on_done=lambda _, r: on_result(r)):
+                pass
+
         if spec.keep_decks:
             todo = [(spec, b, a, n, base) for b, a, n in spec.plan() if b not in files]
             t = time.perf_counter()
@@ -349,7 +323,7 @@ def _run(spec: ShuffleSpec, base: Location, workers: int | None, address: str | 
                         manifest("running")
                         last[0] = time.perf_counter()
 
-                _map(write_deck_batch, todo, workers, landed, in_flight)
+                run(write_deck_batch, todo, landed)
             times["shuffle_write_seconds"] = round(time.perf_counter() - t, 3)
             manifest("written")
             calls: list[tuple[Any, ...]] = [(base, files[b], seed) for b in sorted(files)]
@@ -365,7 +339,7 @@ def _run(spec: ShuffleSpec, base: Location, workers: int | None, address: str | 
                 tasks.append({"audit_" + k if k != "batch" else k: v for k, v in info.items()})
                 bar.update(out_.decks)
 
-            _map(fn, calls, workers, audited, in_flight)
+            run(fn, calls, audited)
     times["audit_seconds"] = round(time.perf_counter() - t, 3)
     t = time.perf_counter()
     memory = default_key_memory() if key_memory is None else key_memory

@@ -68,12 +68,6 @@ META_BATCH = b"holdem.batch"
 META_COUNTS = b"holdem.counts"
 
 MANIFEST_EVERY_SECONDS = 1.0  # at most one manifest rewrite per second (plus the final one)
-TASK_RETRIES = 3
-CPU_LOOK_SECONDS = 10.0  # how often the driver looks at the cluster's CPUs (progress notes)
-
-
-class BatchFailed(RuntimeError):
-    """A batch task failed on Ray after its retries (one line naming the batch; exit 1)."""
 
 
 def batch_relpath(structure: Structure, batch_index: int) -> str:
@@ -441,14 +435,9 @@ def run_simulate(
                 last_write = time.monotonic()
 
         try:
-            if not todo:
-                pass
-            elif workers == 0:
-                for s, b in todo:
-                    finished(write_batch(spec, s, b, folder))
-            else:
-                _run_on_ray(spec, todo, folder, address, workers, manifest, finished,
-                            bar.note if progress else _quiet)
+            if todo:
+                _run_batches(spec, todo, folder, address, workers, manifest, finished,
+                             bar.note if progress else _quiet)
         except BaseException as e:
             manifest.status = "failed" if isinstance(e, Exception) else "running"
             if isinstance(e, Exception):
@@ -466,54 +455,23 @@ def run_simulate(
     return write_manifest(folder, manifest)
 
 
-def _run_on_ray(spec: RunSpec, todo: list[tuple[Structure, int]], folder: RunFolder,
-                address: str | None, workers: int | None, manifest: Manifest,
-                finished: Callable[[dict[str, Any]], None],
-                say: Callable[[str], None]) -> None:
-    import ray
+def _run_batches(spec: RunSpec, todo: list[tuple[Structure, int]], folder: RunFolder,
+                 address: str | None, workers: int | None, manifest: Manifest,
+                 finished: Callable[[dict[str, Any]], None],
+                 say: Callable[[str], None]) -> None:
+    """The batches through ``cluster.fanout`` (in this process when ``workers == 0``, else as
+    Ray tasks), each finished one handed to ``finished`` as it lands."""
+    from cluster.fanout import fan_out
+    from cluster.ray_runtime import in_flight_window, ray_session
 
-    from cluster.ray_runtime import cpus_present, in_flight_window, ray_session
-
-    with ray_session(address, workers) as session:
-        manifest.set_runtime(session.where, workers, session.cpus)
-        in_flight = in_flight_window(session, workers)
-        cpus = cpus_present()
-        say(f"holdem: {len(todo)} batch tasks, up to {min(in_flight, len(todo))} queued on Ray "
-            f"at once; {cpus} CPUs present"
-            + ("" if session.where == "local" else " (an autoscaler adds nodes for the queue)"))
-        next_look = time.monotonic() + CPU_LOOK_SECONDS
-        task = ray.remote(max_retries=TASK_RETRIES, retry_exceptions=True)(write_batch)
-        spec_ref = ray.put(spec)
-        folder_ref = ray.put(folder)
-        queue = list(reversed(todo))
-        pending: list[Any] = []
-        batch_of: dict[Any, str] = {}
-        try:
-            while queue or pending:
-                while queue and len(pending) < in_flight:
-                    s, b = queue.pop()
-                    ref = task.remote(spec_ref, s, b, folder_ref)
-                    batch_of[ref] = batch_relpath(s, b)
-                    pending.append(ref)
-                ready, pending = ray.wait(pending, num_returns=1)
-                if time.monotonic() >= next_look:  # the cluster grew or shrank: say so
-                    next_look = time.monotonic() + CPU_LOOK_SECONDS
-                    now_cpus = cpus_present()
-                    if now_cpus != cpus:
-                        say(f"holdem: {now_cpus} CPUs present (were {cpus}); {len(pending)} "
-                            f"tasks queued or running, {len(queue)} more to submit")
-                        cpus = now_cpus
-                for ref in ready:
-                    try:
-                        result = ray.get(ref)
-                    except ray.exceptions.RayError as e:
-                        cause = getattr(e, "cause", None) or e
-                        text = str(cause).strip().splitlines()
-                        raise BatchFailed(
-                            f"batch {batch_of[ref]} failed after {TASK_RETRIES} retries: "
-                            f"{type(cause).__name__}: {text[-1] if text else ''}") from e
-                    finished(result)
-        except BaseException:
-            for ref in pending:
-                ray.cancel(ref, force=True)
-            raise
+    # write_batch is looked up here, at the call: tests/cluster/faulttest.py slows it down
+    calls = [(spec, s, b, folder) for s, b in todo]
+    with (contextlib.nullcontext() if workers == 0
+          else ray_session(address, workers)) as session:
+        if session is not None:
+            manifest.set_runtime(session.where, workers, session.cpus)
+        for _ in fan_out(write_batch, calls, session=session,
+                         window=None if session is None else in_flight_window(session, workers),
+                         name=lambda call: f"batch {batch_relpath(call[1], call[2])}",
+                         label="batch", on_done=lambda _, d: finished(d), say=say):
+            pass

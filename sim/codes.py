@@ -71,19 +71,19 @@ CANNOT_MUCK = int(Err.CANNOT_MUCK)
 
 
 @njit(cache=True, _nrt=False)
-def is_player_event(kind):
+def is_player_event(kind: int) -> bool:
     """A player's betting decision: fold, check, call, bet or raise (``PLAYER_EVENTS``)."""
     return kind == E_FOLD or kind == E_CHECK or kind == E_CALL or kind == E_BET or kind == E_RAISE
 
 
 @njit(cache=True, _nrt=False)
-def is_voluntary_put(kind):
+def is_voluntary_put(kind: int) -> bool:
     """A player's decision that puts chips in: call, bet or raise."""
     return kind == E_CALL or kind == E_BET or kind == E_RAISE
 
 
 @njit(cache=True, _nrt=False)
-def is_logged_event(kind):
+def is_logged_event(kind: int) -> bool:
     """An event of a hand's ``actions`` column (``LOGGED_EVENTS``): posts, player decisions and
     uncalled returns."""
     return kind == E_ANTE or kind == E_SB or kind == E_BB or is_player_event(kind) \

@@ -174,7 +174,8 @@ def _strength(m1: int, m2: int, m3: int, m4: int, suits: int) -> int:
 
 
 @njit(cache=True)
-def _add_card(m1: int, m2: int, m3: int, m4: int, suits: int, card: int):
+def _add_card(m1: int, m2: int, m3: int, m4: int, suits: int, card: int
+              ) -> tuple[int, int, int, int, int]:
     """Add one card to the masks; returns the updated (m1, m2, m3, m4, suits)."""
     c = int(card)  # so a uint8/int8 card cannot make the shifts overflow when run un-jitted
     b = 1 << (c >> 2)

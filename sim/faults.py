@@ -100,19 +100,19 @@ ENGINE_FAULT_CODES = (F_ODD_CHIP, F_SIDE_POT_ELIGIBILITY, F_CHIP_LOST, F_SHORT_A
 
 
 @njit(cache=True, _nrt=False)
-def is_shuffle_fault(code):
+def is_shuffle_fault(code: int) -> bool:
     """``code`` replaces the shuffle: naive, ASF, mod8 or seed32 (``SHUFFLE_FAULT_CODES``)."""
     return code in SHUFFLE_FAULT_CODES
 
 
 @njit(cache=True, _nrt=False)
-def is_rotation_fault(code):
+def is_rotation_fault(code: int) -> bool:
     """``code`` moves the button or the blinds wrongly: button-skips, bb-twice."""
     return code in ROTATION_FAULT_CODES
 
 
 @njit(cache=True, _nrt=False)
-def is_engine_fault(code):
+def is_engine_fault(code: int) -> bool:
     """The hand's engine acts on ``code``: odd-chip-wrong-seat, side-pot-ignores-eligibility,
     chip-lost, short-allin-reopens, mucks-winner (``ENGINE_FAULT_CODES``)."""
     return code in ENGINE_FAULT_CODES

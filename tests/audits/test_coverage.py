@@ -134,7 +134,7 @@ ACTIONS = np.dtype([("street", "i1"), ("seat", "i1"), ("kind", "i1"),
 def test_counts_agree_with_the_rows(tmp_path: Path, fmt: str) -> None:
     spec = RunSpec(hands=8000, batch_size=4000, structures=tuple(Structure), seed=5, format=fmt)
     run_simulate(spec, tmp_path / "run", workers=0, progress=False)
-    res = {r.name: r for r in run_audits(tmp_path / "run", workers=0).results}
+    res = {r.name: r for r in run_audits(tmp_path / "run").results}
     cov = res["coverage"]
     assert not cov.applicable and "too small to certify coverage" in cov.details["note"]
     rows = _rows(tmp_path / "run")
@@ -205,7 +205,7 @@ def test_rare_betting_paths_are_reached_and_counted(tmp_path: Path) -> None:
     run_simulate(fl, tmp_path / "fl", workers=0, progress=False)
     cov = {}
     for run in ("run", "fl"):
-        cov.update(next(r for r in run_audits(tmp_path / run, workers=0).results
+        cov.update(next(r for r in run_audits(tmp_path / run).results
                         if r.name == "coverage").details["per_structure"])
     for label in ("no-limit", "pot-limit"):
         for name in ("short_all_ins_reopened", "short_all_in_not_reopened", "min_raise"):

@@ -52,7 +52,7 @@ def set_value(table: pa.Table, column: str, row: int, value: object) -> pa.Table
 
 
 def audit(root: Path) -> dict[str, object]:
-    return {r.name: r for r in run_audits(root, EXACT, workers=0).results}
+    return {r.name: r for r in run_audits(root, EXACT).results}
 
 
 CONFIGS = [(f, s) for f in ("cash", "tournament") for s in Structure]
@@ -207,12 +207,12 @@ def test_unusable_input_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[s
     from cluster.cli import main
 
     with pytest.raises(AuditInputError, match="no such run folder"):
-        run_audits(tmp_path / "absent", workers=0)
+        run_audits(tmp_path / "absent")
     corrupt = tmp_path / "corrupt" / batch_relpath("no-limit", 0)
     corrupt.parent.mkdir(parents=True)
     corrupt.write_bytes(b"not parquet at all")
     with pytest.raises(AuditInputError, match="batch-00000.parquet: not a readable Parquet"):
-        run_audits(tmp_path / "corrupt", workers=0)
+        run_audits(tmp_path / "corrupt")
     assert main(["audit", str(tmp_path / "corrupt"), "--workers", "0", "--quiet"]) == 2
     assert "batch-00000.parquet" in capsys.readouterr().err
     foreign = tmp_path / "foreign" / batch_relpath("no-limit", 0)
@@ -224,12 +224,12 @@ def test_unusable_input_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[s
     idx = t.schema.get_field_index("rake")
     wrong = t.set_column(idx, "rake", t.column("rake").cast(pa.int32()))
     with pytest.raises(AuditInputError, match="column 'rake' is int32, expected int64"):
-        run_audits(write_run(tmp_path / "wrongtype", wrong), workers=0)
+        run_audits(write_run(tmp_path / "wrongtype", wrong))
     root = tmp_path / "listed"
     root.mkdir()
     (root / "manifest.json").write_text(json.dumps({"files": [{"path": batch_relpath("x", 0)}]}))
     with pytest.raises(AuditInputError, match="listed in manifest.json but missing"):
-        run_audits(root, workers=0)
+        run_audits(root)
 
 
 def test_registry_accepts_more_audits(tmp_path: Path) -> None:
@@ -239,7 +239,7 @@ def test_registry_accepts_more_audits(tmp_path: Path) -> None:
     register("count-only", lambda b: Partial(hands=b.n))
     try:
         root = write_run(tmp_path, simulated("cash", Structure.NO_LIMIT))
-        res = run_audits(root, ["count-only"], workers=0)
+        res = run_audits(root, ["count-only"])
         assert res.results[0].passed and res.results[0].hands_checked == HANDS
         write_report(res)
         assert "count-only" in format_table(res)
@@ -274,25 +274,10 @@ def test_evaluator_known_hands() -> None:
     assert ev("7c 7d 2h 2s 9c Kd 3h") == ev("7h 7s 2c 2d 9d Kc 4h")
 
 
-def test_ray_fan_out_matches_in_process(tmp_path: Path) -> None:
-    pytest.importorskip("ray")
-    root = tmp_path / "run"
-    for s in (Structure.NO_LIMIT, Structure.FIXED_LIMIT):
-        write_run(root, simulated("cash", s))
-    bad, row = tamper_won_swapped(simulated("tournament", Structure.POT_LIMIT))
-    write_run(root, bad)
-    seen: list[int] = []
-    ray_res = run_audits(root, EXACT, workers=1, on_file=lambda f, n: seen.append(n))
-    local = run_audits(root, EXACT, workers=0)
-    assert sum(seen) == 3 * HANDS
-    assert [r.to_dict() for r in ray_res.results] == [r.to_dict() for r in local.results]
-    assert not ray_res.passed
-
-
 def test_simulated_run_without_decks_fails_deal(tmp_path: Path) -> None:
     """A simulated run's hands were dealt from decks: dropping them certifies nothing."""
     t = simulated("cash", Structure.NO_LIMIT).drop_columns(["deck"])
-    res = {r.name: r for r in run_audits(write_run(tmp_path, t), EXACT, workers=0).results}
+    res = {r.name: r for r in run_audits(write_run(tmp_path, t), EXACT).results}
     assert res["deal"].applicable and not res["deal"].passed
     assert res["deal"].failures == HANDS
     assert res["deal"].example_hand_ids[0] == t.column("hand_id")[0].as_py()
@@ -308,7 +293,7 @@ def test_deal_not_applicable_for_imported_hands_without_decks(tmp_path: Path) ->
                      pa.array(["phh"] * n, pa.string()))
     t = t.set_column(t.schema.get_field_index("seed_key"), "seed_key",
                      pa.array([[]] * n, pa.list_(pa.uint64())))
-    res = {r.name: r for r in run_audits(write_run(tmp_path, t), EXACT, workers=0).results}
+    res = {r.name: r for r in run_audits(write_run(tmp_path, t), EXACT).results}
     assert not res["deal"].applicable and res["deal"].passed
     assert res["deal"].details["totals"]["imported"] == n
     assert all(res[name].passed for name in EXACT)

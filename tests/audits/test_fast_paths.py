@@ -168,9 +168,9 @@ def test_chunked_reading_equals_whole_file(run_dir: Path) -> None:
 
 def test_audits_agree_chunked_or_whole(run_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     exact = ["deal", "chips", "rotation", "payouts", "betting"]
-    whole = run_audits(run_dir, exact, workers=0)
+    whole = run_audits(run_dir, exact)
     monkeypatch.setattr(io, "CHUNK_ROWS", 700)
-    chunked = run_audits(run_dir, exact, workers=0)
+    chunked = run_audits(run_dir, exact)
     assert whole.passed and chunked.passed
     assert [(r.name, r.hands_checked, r.failures) for r in whole.results] == \
         [(r.name, r.hands_checked, r.failures) for r in chunked.results]
@@ -185,6 +185,6 @@ def test_audits_agree_chunked_or_whole(run_dir: Path, monkeypatch: pytest.Monkey
     idx = t.schema.get_field_index("won")
     t = t.set_column(idx, t.schema.field(idx), pa.array(won, t.schema.field(idx).type))
     pq.write_table(t, path, row_group_size=1500)
-    res = {r.name: r for r in run_audits(run_dir, ["payouts", "chips"], workers=0).results}
+    res = {r.name: r for r in run_audits(run_dir, ["payouts", "chips"]).results}
     assert not res["payouts"].passed
     assert t.column("hand_id")[row].as_py() in res["payouts"].example_hand_ids

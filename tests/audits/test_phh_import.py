@@ -76,7 +76,7 @@ def imported(tmp_path: Path) -> Path:
 
 
 def _audit(run: Path) -> dict:
-    return {r.name: r for r in run_audits(run, EXACT + ["uniformity"], workers=0).results}
+    return {r.name: r for r in run_audits(run, EXACT + ["uniformity"]).results}
 
 
 def test_imported_hands_pass_the_exact_audits(imported: Path) -> None:
@@ -176,4 +176,4 @@ def test_import_to_a_uri(tmp_path: Path) -> None:
     assert import_phh([str(src)], f"file://{tmp_path}/uri-run").exit_code == 0
     m = json.loads((tmp_path / "uri-run" / "manifest.json").read_text())
     assert [f["path"] for f in m["files"]] == ["log/no-limit/batch-00000.parquet"]
-    assert run_audits(f"file://{tmp_path}/uri-run", EXACT, workers=0).passed
+    assert run_audits(f"file://{tmp_path}/uri-run", EXACT).passed

@@ -10,19 +10,11 @@ import pytest
 
 @pytest.fixture(scope="session")
 def ray_local() -> Iterator[None]:
-    """An embedded Ray with 2 CPUs, no dashboard, no usage stats, no auth; shut down at the end.
-    ``run_simulate`` uses it (and leaves it running) instead of starting its own."""
-    import ray
+    """An embedded Ray with 2 CPUs, no dashboard, no usage stats, no auth (started as the CLI
+    starts one: ``cluster.ray_runtime.ray_session``); shut down at the end. ``run_simulate`` and
+    the others use it (and leave it running) instead of starting their own."""
+    from cluster.ray_runtime import ray_session
 
-    from cluster.ray_runtime import set_local_env
-
-    set_local_env()
     os.environ.pop("RAY_ADDRESS", None)
-    if ray.is_initialized():  # pragma: no cover - someone else's Ray: leave it alone
+    with ray_session(None, 2):  # someone else's Ray already running: used, left alone
         yield
-        return
-    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
-    try:
-        yield
-    finally:
-        ray.shutdown()

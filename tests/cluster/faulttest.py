@@ -23,12 +23,15 @@ session Ray of ``tests/cluster/conftest.py``) and a crash cannot take the test p
     The real ``holdem`` command (``cluster.cli.main``) with one change, made in this driver
     process only: the bodies of the Ray tasks, ``cluster.simulate.write_batch`` and
     ``audits.runner.map_file``, are wrapped by ``slowed``. Both drivers look these module globals
-    up when they build their remote function, so patching the global is enough; the wrapped
+    up when they fan them out (``cluster.fanout``), so patching the global is enough; the wrapped
     function is pickled by value and shipped to the workers with the task like any other. The
     wrapper writes a marker file (pid, node id, task, "start") into DIR, sleeps S seconds, does
     the real work, writes a "done" marker and sleeps S/2 seconds more before returning: the
     tasks become slow enough to be killed at a known point, and their results are unchanged.
     Production code holds no test hook.
+
+Every process of a scenario (the cluster's, the drivers, the workers) finds this module as
+``tests.cluster.faulttest`` through ``PYTHONPATH`` (the repository root is put first).
 """
 
 from __future__ import annotations
@@ -53,8 +56,18 @@ SIM_ARGS = ["simulate", "--hands", "40000", "--batch-size", "10000", "--structur
 SIM_BATCHES = 4
 DELAY = 1.5  # seconds a task sleeps before its work (and half of it after)
 TIMEOUT = 90.0  # seconds any one wait may take
-REPO_ROOT = Path(__file__).resolve().parents[2]
-ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
+ROOT = Path(__file__).resolve().parents[2]  # the repository: ``tests`` is a package there
+MODULE = "tests.cluster.faulttest"
+
+
+def _env(env: dict[str, str]) -> dict[str, str]:
+    """``env`` for a process of a scenario: a local Ray's settings (``cluster.ray_runtime``), no
+    cluster address inherited, this repository first on ``PYTHONPATH``."""
+    from cluster.ray_runtime import LOCAL_ENV
+
+    out = {k: v for k, v in env.items() if k != "RAY_ADDRESS"} | LOCAL_ENV
+    out["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
+    return out
 
 
 # ---------------------------------------------------------------- markers and the task wrapper
@@ -148,7 +161,7 @@ def scenario(fault: str, phase: str, work: Path, run: Path | None = None,
     import ray._common.utils
     from ray.cluster_utils import Cluster
 
-    os.environ.update(ENV)
+    os.environ.update(_env(dict(os.environ)))  # the nodes' workers inherit it
     os.environ.pop("RAY_ADDRESS", None)
     markers = work / "markers"
     markers.mkdir(parents=True)
@@ -172,8 +185,8 @@ def scenario(fault: str, phase: str, work: Path, run: Path | None = None,
         nodes = [cluster.add_node(num_cpus=1) for _ in range(2)]
         cluster.wait_for_nodes()
         report["cluster_seconds"] = round(time.monotonic() - t0, 2)
-        cmd = [sys.executable, "-m", "tests.cluster.faulttest", "drive", "--markers",
-               str(markers), "--delay", str(delay), "--", *args]
+        cmd = [sys.executable, "-m", MODULE, "drive", "--markers", str(markers),
+               "--delay", str(delay), "--", *args]
 
         def start(i: int) -> subprocess.Popen[bytes]:
             """The first driver joins with --address; a rerun joins through RAY_ADDRESS, as
@@ -247,11 +260,8 @@ def run_scenario(fault: str, phase: str, work: Path, run: Path | None = None,
                  timeout: float = 240.0) -> dict[str, Any]:
     """``scenario`` in a fresh Python process (what the tests call); returns its report."""
     work.mkdir(parents=True, exist_ok=True)
-    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"} | ENV
-    # this module lives in tests/, which is not installed: its processes find it from the root
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO_ROOT), env.get("PYTHONPATH"))
-                                        if p)
-    cmd = [sys.executable, "-m", "tests.cluster.faulttest", "scenario", "--fault", fault,
+    env = _env(dict(os.environ))
+    cmd = [sys.executable, "-m", MODULE, "scenario", "--fault", fault,
            "--phase", phase, "--dir", str(work)]
     if run is not None:
         cmd += ["--run", str(run)]
@@ -264,7 +274,7 @@ def run_scenario(fault: str, phase: str, work: Path, run: Path | None = None,
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m tests.cluster.faulttest")
+    p = argparse.ArgumentParser(prog=f"python -m {MODULE}")
     sub = p.add_subparsers(dest="cmd", required=True)
     d = sub.add_parser("drive", help="holdem with slowed Ray task bodies")
     d.add_argument("--markers", required=True)

@@ -2,8 +2,8 @@
 during ``holdem simulate`` and during ``holdem audit`` on a local multi-node Ray cluster.
 
 Each scenario runs in its own processes (``tests/cluster/faulttest.py``: the cluster owner, the
-drivers), so it neither uses nor disturbs the session Ray of conftest.py. The references are
-made here without Ray: the same ``holdem simulate`` command with ``--workers 0`` and the audits
+drivers), so it neither uses nor disturbs the session Ray of conftest.py. The references are made
+here without Ray: the same ``holdem simulate`` command with ``--workers 0`` and the audits
 in-process.
 After every fault the run must complete with exactly the planned files, each byte-identical to
 the reference (sha256 and table), no temporary or extra file, and the same audit results.
@@ -48,7 +48,7 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """The run of SIM_ARGS simulated in this process (no Ray) and its in-process audit."""
     run = tmp_path_factory.mktemp("reference") / "run"
     assert main([*SIM_ARGS, "--out", str(run), "--workers", "0"]) == 0
-    audit = run_audits(run, workers=0).to_dict()
+    audit = run_audits(run).to_dict()
     assert audit["passed"] and audit["files"] == SIM_BATCHES
     return {"run": run, "sha": {f: _sha(run / f) for f in PLANNED}, "audit": audit}
 
@@ -107,7 +107,7 @@ def test_simulate_survives(fault: str, reference: dict[str, Any], tmp_path: Path
         # and it joined the cluster through RAY_ADDRESS alone, as under `ray job submit`
         assert [d["joined"] for d in report["drivers"]] == ["--address", "RAY_ADDRESS"]
         assert m["runtime"]["ray"] == report["address"]
-    audit = run_audits(run, workers=0).to_dict()
+    audit = run_audits(run).to_dict()
     assert audit["passed"] == reference["audit"]["passed"]
     assert _results(audit) == _results(reference["audit"])
 
