@@ -9,7 +9,9 @@ from collections.abc import Iterable, Sequence
 
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"
-N_CARDS = 52
+N_CARDS = 52  # cards in the deck
+HOLE_CARDS = 2  # a seat's hole cards
+BOARD_CARDS = 5  # the community cards of a hand run out to the river
 
 
 def card_rank(card: int) -> int:

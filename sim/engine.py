@@ -37,6 +37,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from sim.cards import BOARD_CARDS, HOLE_CARDS, N_CARDS
 from sim.codes import (
     A_BET_RAISE,
     A_CHECK_CALL,
@@ -79,6 +80,7 @@ from sim.codes import (
     S_FOLDED,
     SHOWDOWN,
 )
+from sim.dealing import STREET_CARDS, board_pos, burn_pos, hole_pos
 from sim.evaluator import evaluate7
 from sim.faults import (
     F_CHIP_LOST,
@@ -108,7 +110,6 @@ from sim.layout import (
     CONTRIB_,
     CUR_BET,
     DECK_,
-    DECK_POS,
     DEFAULT_LOG_ROWS,
     FAULT,
     FAULT_FIRED,
@@ -144,6 +145,7 @@ from sim.layout import (
     MIN_BET,
     N_ACTIVE,
     N_BOARD,
+    N_DEALT,
     N_LIVE,
     N_LOG,
     N_POTS,
@@ -275,7 +277,7 @@ def start_hand(S, log, cfg, stacks, antes, button, sb_seat, bb_seat, deck):
 
     ``cfg`` is the config block (see ``sim.hand.config_block``); ``stacks[s] == 0`` means seat s
     is not in this hand; ``antes[s]`` is the ante seat s owes; ``sb_seat`` may be -1 (dead small
-    blind); ``deck`` is the shuffled 52-card order the hand deals from.
+    blind); ``deck`` is the shuffled N_CARDS-card order the hand deals from.
     """
     for k in range(S.shape[0]):
         S[k] = 0
@@ -288,9 +290,9 @@ def start_hand(S, log, cfg, stacks, antes, button, sb_seat, bb_seat, deck):
     S[BB_SEAT] = bb_seat
     S[TO_ACT] = -1
     S[LAST_AGGR] = -1
-    for k in range(52):
+    for k in range(N_CARDS):
         S[DECK_ + k] = deck[k]
-    for k in range(5):
+    for k in range(BOARD_CARDS):
         S[BOARD_ + k] = -1
     for s in range(MAX_SEATS):
         S[ACTED_AT_ + s] = -1
@@ -335,17 +337,22 @@ def start_hand(S, log, cfg, stacks, antes, button, sb_seat, bb_seat, deck):
     S[CUR_BET] = cur
     S[FULL_LEVEL] = cur
     _reset_raise_sizes(S)
-    # hole cards, one at a time
+    # hole cards, one at a time, from the deck indices of the dealing order (sim.dealing)
     first = _first_live_left_of_button(S)
-    for _ in range(2):
+    n_dealt = 0
+    for s in range(n):
+        if _is_live(S, s):
+            n_dealt += 1
+    S[N_DEALT] = n_dealt
+    for r in range(HOLE_CARDS):
         s = first - 1 if first > 0 else n - 1
+        i = 0
         for _ in range(n):
             s = s + 1 if s + 1 < n else 0
             if _is_live(S, s):
-                c = S[DECK_ + S[DECK_POS]]
-                S[DECK_POS] += 1
-                k = 0 if S[HOLE_ + 2 * s] < 0 else 1
-                S[HOLE_ + 2 * s + k] = c
+                c = S[DECK_ + hole_pos(n_dealt, r, i)]
+                i += 1
+                S[HOLE_ + 2 * s + r] = c
                 _record(S, log, s, E_DEAL_HOLE, 0, 0, c, -1)
     S[TO_ACT] = _next_to_act(S, bb_seat if bb_seat >= 0 else button)
     if S[TO_ACT] < 0 or _count_live(S) <= 1:
@@ -553,18 +560,16 @@ def _return_uncalled(S, log):
 
 @njit(cache=True, _nrt=False)
 def _deal_street(S, log):
-    pos = S[DECK_POS]
-    _record(S, log, -1, E_BURN, 0, 0, S[DECK_ + pos], -1)
-    pos += 1
-    k = 3 if S[STREET] == FLOP else 1
-    for _ in range(k):
-        c = S[DECK_ + pos]
-        pos += 1
+    """Burn and deal the board cards of the street just begun (deck indices: sim.dealing)."""
+    street = S[STREET]
+    n_dealt = S[N_DEALT]
+    _record(S, log, -1, E_BURN, 0, 0, S[DECK_ + burn_pos(n_dealt, street)], -1)
+    for _ in range(STREET_CARDS[street]):
+        c = S[DECK_ + board_pos(n_dealt, S[N_BOARD])]
         S[BOARD_ + S[N_BOARD]] = c
         S[N_BOARD] += 1
         _record(S, log, -1, E_DEAL_BOARD, 0, 0, c, -1)
-    S[DECK_POS] = pos
-    if S[STREET] == FLOP:
+    if street == FLOP:
         S[FLOP_SEEN] = 1
 
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from enum import IntEnum
 
+from sim.cards import BOARD_CARDS, HOLE_CARDS, N_CARDS
+
 MAX_SEATS = 10
 MAX_POTS = MAX_SEATS + 1
 
@@ -69,7 +71,7 @@ FULL_RAISE = _S.take("FULL_RAISE")
 FULL_LEVEL = _S.take("FULL_LEVEL")
 N_RAISES = _S.take("N_RAISES")  # full bets and raises on this street (fixed-limit cap)
 LAST_AGGR = _S.take("LAST_AGGR")  # seat of the last bet or raise on this street, -1 if none
-DECK_POS = _S.take("DECK_POS")  # next card of the deck to deal
+N_DEALT = _S.take("N_DEALT")  # seats dealt hole cards (sim.dealing: the deck index of each card)
 N_BOARD = _S.take("N_BOARD")
 N_LOG = _S.take("N_LOG")  # rows written to the record log
 RAKE = _S.take("RAKE")
@@ -99,7 +101,7 @@ ANTE_PAID_ = _S.take("ANTE_PAID_", MAX_SEATS)
 STATUS_ = _S.take("STATUS_", MAX_SEATS)  # SeatStatus
 # CUR_BET when the seat last acted on this street, -1 if it has not
 ACTED_AT_ = _S.take("ACTED_AT_", MAX_SEATS)
-HOLE_ = _S.take("HOLE_", 2 * MAX_SEATS)  # two cards per seat: HOLE_ + 2 * seat + k
+HOLE_ = _S.take("HOLE_", HOLE_CARDS * MAX_SEATS)  # HOLE_ + 2 * seat + k (k < HOLE_CARDS)
 WON_ = _S.take("WON_", MAX_SEATS)
 RETURNED_ = _S.take("RETURNED_", MAX_SEATS)  # uncalled chips given back
 SHOWN_ = _S.take("SHOWN_", MAX_SEATS)  # -1 undecided, 0 mucked, 1 shown
@@ -107,8 +109,8 @@ STRENGTH_ = _S.take("STRENGTH_", MAX_SEATS)  # evaluator strength of shown hands
 SHOW_ORDER_ = _S.take("SHOW_ORDER_", MAX_SEATS)
 ANTE_DUE_ = _S.take("ANTE_DUE_", MAX_SEATS)
 # --- cards ---
-BOARD_ = _S.take("BOARD_", 5)
-DECK_ = _S.take("DECK_", 52)
+BOARD_ = _S.take("BOARD_", BOARD_CARDS)
+DECK_ = _S.take("DECK_", N_CARDS)
 # --- pots ---
 POT_AMOUNT_ = _S.take("POT_AMOUNT_", MAX_POTS)
 POT_ELIGIBLE_ = _S.take("POT_ELIGIBLE_", MAX_POTS)  # bitmask of seats

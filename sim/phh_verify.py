@@ -32,15 +32,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from sim.cards import format_card, format_cards
+from sim.cards import BOARD_CARDS, HOLE_CARDS, N_CARDS, format_card, format_cards
 from sim.config import MAX_SEATS, TableConfig
+from sim.dealing import BOARD_BY_STREET, deck_positions
 from sim.hand import Action, Hand, IllegalAction
 from sim.layout import SeatStatus, Street
 from sim.phh import SUPPORTED_VARIANTS, PhhAction, PhhHand
 
 __all__ = ["FOLD_CHECK_FREE", "ReplayResult", "replay"]
 
-_BOARD_AT_STREET = (0, 3, 4, 5)  # board cards dealt by the start of PREFLOP..RIVER
 FOLD_CHECK_FREE = "fold while checking is free"
 
 
@@ -147,40 +147,45 @@ def _build(phh: PhhHand) -> tuple[Hand, list[list[int]], list[int], dict[int, Ph
         if a.verb == "dh":
             assert a.player is not None
             hole[a.player].extend(a.cards)
-            if len(hole[a.player]) > 2:
+            if len(hole[a.player]) > HOLE_CARDS:
                 raise _ReplayError(f"{a.describe()}: p{a.player + 1} dealt "
-                                   f"{len(hole[a.player])} hole cards: expected 2")
+                                   f"{len(hole[a.player])} hole cards: expected {HOLE_CARDS}")
         elif a.verb == "db":
             board.extend(a.cards)
-            if len(board) > 5:
-                raise _ReplayError(f"{a.describe()}: {len(board)} board cards: expected at most 5 "
+            if len(board) > BOARD_CARDS:
+                raise _ReplayError(f"{a.describe()}: {len(board)} board cards: expected at most "
+                                   f"{BOARD_CARDS} "
                                    "(running it more than once is not supported)")
         elif a.verb in ("sd", "pb"):
             raise _ReplayError(f"{a.describe()}: {a.verb!r} is not an action of Texas hold'em")
     for cards in hole:
-        cards.extend([-1] * (2 - len(cards)))
+        cards.extend([-1] * (HOLE_CARDS - len(cards)))
     for a in phh.actions:
         if a.verb == "sm":
             p = int(a.actor)
             decisions[p] = a
             if a.cards:
-                if len(a.cards) > 2:
-                    raise _ReplayError(f"{a.describe()}: shows {len(a.cards)} cards: expected 2")
+                if len(a.cards) > HOLE_CARDS:
+                    raise _ReplayError(f"{a.describe()}: shows {len(a.cards)} cards: "
+                                       f"expected {HOLE_CARDS}")
                 _merge_shown(hole[p], a.cards, p, a)
 
-    # the deck: the engine's dealing order, unknown cards and burns filled in
-    deck = [-1] * 52
+    # the deck: the engine's dealing order (sim.dealing; seat s is the s-th dealt, from the
+    # first seat left of the button), unknown cards and burns filled in
+    deck = [-1] * N_CARDS
+    hole_at, _, board_at = deck_positions(n)
     for s in range(n):
-        deck[s], deck[n + s] = hole[s]
+        for r, c in enumerate(hole[s]):
+            deck[hole_at[s][r]] = c
     for k, c in enumerate(board):
-        deck[2 * n + 1 + k + (k >= 3) + (k >= 4)] = c
+        deck[board_at[k]] = c
     seen: set[int] = set()
     for c in deck:
         if c >= 0:
             if c in seen:
                 raise _ReplayError(f"card {format_card(c)} appears twice")
             seen.add(c)
-    spare = iter(c for c in range(52) if c not in seen)
+    spare = iter(c for c in range(N_CARDS) if c not in seen)
     deck = [c if c >= 0 else next(spare) for c in deck]
     try:
         hand = Hand(cfg, stacks, button=button, sb_seat=sb_seat, bb_seat=bb_seat, deck=deck,
@@ -220,7 +225,7 @@ def _play(phh: PhhHand) -> Hand:
             over = "the hand is already over" if hand.is_complete else (
                 "betting is over (the engine is at showdown)")
             raise _ReplayError(f"{a.describe()}: {over}")
-        if _BOARD_AT_STREET[street] != dealt:
+        if BOARD_BY_STREET[street] != dealt:
             raise _ReplayError(
                 f"{a.describe()}: the engine bets on the {street.name.lower()} but the file "
                 f"has dealt {dealt} board cards"
