@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass
 from enum import IntEnum
 from typing import Any
 
-MAX_SEATS = 10
+from sim.layout import MAX_SEATS  # the engine's seat blocks: one declaration
 
 
 class Structure(IntEnum):

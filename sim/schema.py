@@ -21,11 +21,13 @@ ACTION_DTYPE = np.dtype([
     ("added", "<i8"),
 ])
 ACTION_RECORD_BYTES = ACTION_DTYPE.itemsize  # 19
+SEAT_MASK_TYPE = pa.uint16()  # a pot's eligible and winning seats, bit s = seat s
+SEAT_MASK_BITS = SEAT_MASK_TYPE.bit_width  # the seats a mask can name
 POT_TYPE = pa.struct([
     ("amount", pa.int64()),
     ("rake", pa.int64()),
-    ("eligible_mask", pa.uint16()),
-    ("winners_mask", pa.uint16()),
+    ("eligible_mask", SEAT_MASK_TYPE),
+    ("winners_mask", SEAT_MASK_TYPE),
 ])
 
 # (name, type, documentation)

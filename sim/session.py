@@ -35,6 +35,7 @@ import numpy as np
 from numba import njit
 
 from sim import engine
+from sim.cards import BOARD_CARDS, N_CARDS
 from sim.chacha import CHACHA_SIZE, chacha_init, chacha_shuffle
 from sim.codes import (
     A_CHECK_CALL,
@@ -257,8 +258,6 @@ C_ANTES = _C.take("ante_hands")  # hands with antes
 N_COUNTS = _C.size
 COUNT_NAMES = tuple(name for name, _, _ in _C.pieces)
 
-LAYOUTS = (_P, _T, _H, _SE, _C)  # every layout declared here (tests/sim/test_layout.py)
-
 LEVEL_MULT = np.array([1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50, 60, 80, 100, 120,
                        150, 200, 250, 300, 400, 500, 600, 800, 1000], dtype=np.int64)
 ANTE_FROM_LEVEL = 4
@@ -270,14 +269,35 @@ WRONG_STREAM_ONE_IN = 50  # wrong-stream-position: 1 hand of 50
 CHIP_LOST_ONE_IN = 10_000
 ROTATION_ONE_IN = 50  # button-skips, bb-twice
 MAX_HAND_ROWS = DEFAULT_LOG_ROWS  # log rows (and action records) a hand may use
-# a workspace row holds a state, the hand's deck and its fair twin, a config block or a ChaCha20
-# state (see play_tables)
-_W_WIDTH = max(STATE_SIZE, 2 * 52, CONFIG_BLOCK, CHACHA_SIZE)
+
+# --- W: play_tables's scratch rows (new_workspace), one piece a row ---
+_W = Blocks("workspace")
+W_STATE = _W.take("W_STATE")  # the hand's state (sim.layout)
+W_LEGAL = _W.take("W_LEGAL")  # the legal-actions vector
+W_DECKS = _W.take("W_DECKS")  # the hand's deck and its fair twin (_WD)
+W_STACKS = _W.take("W_STACKS")  # stacks at the start of the hand, by seat
+W_ANTES = _W.take("W_ANTES")  # antes owed, by seat
+W_REBUYS = _W.take("W_REBUYS")  # chips added before the hand, by seat
+W_TIMED_OUT = _W.take("W_TIMED_OUT")  # 1 for the seat that timed out
+W_CONFIG = _W.take("W_CONFIG")  # the hand's config block (sim.layout.CONFIG_BLOCK)
+W_CHACHA = _W.take("W_CHACHA")  # the ChaCha20 state (sim.chacha)
+W_ROWS = _W.size
+# --- the W_DECKS row's columns ---
+_WD = Blocks("workspace decks")
+WD_DECK_ = _WD.take("WD_DECK_", N_CARDS)  # the deck the hand deals from
+WD_FAIR_ = _WD.take("WD_FAIR_", N_CARDS)  # injected shuffle faults: the deck the hand's key gives
+# the columns each row uses; W is as wide as the widest
+W_USED = {W_STATE: STATE_SIZE, W_LEGAL: LG_SIZE, W_DECKS: _WD.size, W_STACKS: MAX_SEATS,
+          W_ANTES: MAX_SEATS, W_REBUYS: MAX_SEATS, W_TIMED_OUT: MAX_SEATS, W_CONFIG: CONFIG_BLOCK,
+          W_CHACHA: CHACHA_SIZE}
+W_WIDTH = max(W_USED.values())
+
+LAYOUTS = (_P, _T, _H, _SE, _C, _W, _WD)  # every layout declared here (tests/sim/test_layout.py)
 
 
 def new_workspace() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Scratch arrays for ``play_tables``: (W, log, rs)."""
-    return (np.zeros((9, _W_WIDTH), dtype=np.int64),
+    return (np.zeros((W_ROWS, W_WIDTH), dtype=np.int64),
             np.zeros((MAX_HAND_ROWS, LOG_COLS), dtype=np.int64),
             np.zeros((3, STREAM_SIZE), dtype=np.uint64))
 
@@ -518,16 +538,16 @@ def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POT
 
     ``W``, ``log`` and ``rs`` are the workspace from ``new_workspace`` (compiled without the
     reference-counting runtime, this function allocates nothing)."""
-    S = W[0]
-    lg = W[1, :LG_SIZE]
-    deck = W[2, :52]
-    fair = W[2, 52:104]  # injected shuffle faults: the deck the hand's key gives
-    stacks = W[3, :MAX_SEATS]
-    antes = W[4, :MAX_SEATS]
-    rebuys = W[5, :MAX_SEATS]
-    timed_out = W[6, :MAX_SEATS]
-    hcfg = W[7, :cfg.shape[0]]
-    cs = W[8, :CHACHA_SIZE]
+    S = W[W_STATE]
+    lg = W[W_LEGAL, :LG_SIZE]
+    deck = W[W_DECKS, WD_DECK_ : WD_DECK_ + N_CARDS]
+    fair = W[W_DECKS, WD_FAIR_ : WD_FAIR_ + N_CARDS]
+    stacks = W[W_STACKS, :MAX_SEATS]
+    antes = W[W_ANTES, :MAX_SEATS]
+    rebuys = W[W_REBUYS, :MAX_SEATS]
+    timed_out = W[W_TIMED_OUT, :MAX_SEATS]
+    hcfg = W[W_CONFIG, :cfg.shape[0]]
+    cs = W[W_CHACHA, :CHACHA_SIZE]
     chacha_key = P[P_KEY_ : P_KEY_ + 8]
     for k in range(cfg.shape[0]):
         hcfg[k] = cfg[k]
@@ -612,7 +632,7 @@ def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POT
             # fired: the deck differs from the one its key (seed, table, hand) gives
             stream_init(rs_deck, P[P_SEED], table_id, hand_no, DECK_PURPOSE)
             shuffle_deck(rs_deck, fair)
-            for k in range(52):
+            for k in range(N_CARDS):
                 if fair[k] != deck[k]:
                     fired = True
         hcfg[CONFIG_SIZE] = 0
@@ -658,9 +678,9 @@ def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POT
         H[i, H_SMALL_BET] = bb_amt
         H[i, H_BIG_BET] = 2 * bb_amt
         H[i, H_RAKE_CAP] = P[P_RAKE_CAP]
-        for k in range(52):
+        for k in range(N_CARDS):
             DECK[i, k] = S[DECK_ + k]
-        for k in range(5):
+        for k in range(BOARD_CARDS):
             BOARD[i, k] = S[BOARD_ + k]
         for s in range(n):
             SE[SE_OCC, i, s] = 1 if stacks[s] > 0 else 0

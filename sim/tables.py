@@ -25,7 +25,7 @@ from sim.cards import N_CARDS, RANKS, SUITS, format_card
 from sim.evaluator import CATEGORY_SHIFT, HandCategory
 from sim.layout import EventKind, Street
 from sim.policies import POLICY_NAMES
-from sim.schema import ACTION_DTYPE, ACTION_RECORD_BYTES
+from sim.schema import ACTION_DTYPE, ACTION_RECORD_BYTES, SEAT_MASK_BITS
 
 TABLE_NAMES = ("hands", "seats", "actions", "pots")
 
@@ -231,7 +231,7 @@ def _hands_kernel(n_seats, so, contrib, bo, board, sho, pot_off, winners_mask, p
         for p in range(pot_off[i], pot_off[i + 1]):
             mask |= winners_mask[p]
         w_off[i] = w
-        for s in range(16):
+        for s in range(SEAT_MASK_BITS):
             if mask & (1 << s):
                 w_vals[w] = s
                 w += 1
@@ -359,7 +359,7 @@ def _mask_lists(masks, offsets, values):  # pragma: no cover - compiled
     m = 0
     for i in range(masks.shape[0]):
         offsets[i] = m
-        for s in range(16):
+        for s in range(SEAT_MASK_BITS):
             if masks[i] & (1 << s):
                 values[m] = s
                 m += 1

@@ -11,8 +11,10 @@ import pytest
 from sim import chacha, rng
 from sim import layout as L
 from sim import session as ss
+from sim.cards import BOARD_CARDS, HOLE_CARDS, N_CARDS
 from sim.chacha import CHACHA_SIZE
 from sim.layout import Blocks
+from sim.schema import SEAT_MASK_BITS
 
 
 def layout_errors(blocks: Blocks, module: ModuleType | None) -> list[str]:
@@ -36,6 +38,10 @@ def layout_errors(blocks: Blocks, module: ModuleType | None) -> list[str]:
 
 
 MODULES = (L, ss, rng, chacha)  # every module that declares a layout
+
+
+def _layout(module: ModuleType, name: str) -> Blocks:
+    return next(b for b in module.LAYOUTS if b.name == name)
 
 
 @pytest.mark.parametrize("blocks", [b for m in MODULES for b in m.LAYOUTS], ids=lambda b: b.name)
@@ -68,20 +74,44 @@ def test_sizes_are_the_declarations() -> None:
     assert L.STATE_SIZE == L.LAYOUTS[0].size
     assert L.LG_SIZE == L.LAYOUTS[1].size
     assert L.LOG_COLS == L.LAYOUTS[2].size
-    assert (ss.P_SIZE, ss.T_SIZE, ss.H_SIZE, ss.SE_SIZE, ss.N_COUNTS) == \
-        tuple(b.size for b in ss.LAYOUTS)
+    assert (ss.P_SIZE, ss.T_SIZE, ss.H_SIZE, ss.SE_SIZE, ss.N_COUNTS, ss.W_ROWS) == \
+        tuple(_layout(ss, name).size for name in ("params", "table", "hand", "seat", "counts",
+                                                  "workspace"))
     # the config block is the state's first pieces, the injected fault code right after it
     assert [p[0] for p in L.LAYOUTS[0].pieces[:L.CONFIG_SIZE]][-1] == "AUTO_SHOWDOWN"
     assert L.CONFIG_BLOCK == L.CONFIG_SIZE + 1
 
 
 def test_count_names_are_the_counter_pieces() -> None:
-    names = [name for name, _, _ in ss.LAYOUTS[-1].pieces]
+    names = [name for name, _, _ in _layout(ss, "counts").pieces]
     assert list(ss.COUNT_NAMES) == names and len(set(names)) == len(names) == ss.N_COUNTS
 
 
 def test_workspace_rows_hold_what_play_tables_puts_in_them() -> None:
     W, log, rs = ss.new_workspace()
-    assert W.shape[1] >= max(L.STATE_SIZE, 2 * 52, L.CONFIG_BLOCK, CHACHA_SIZE)
+    assert W.shape == (ss.W_ROWS, ss.W_WIDTH)
+    # every row says how many columns it uses, and they fit
+    assert sorted(ss.W_USED) == list(range(ss.W_ROWS))
+    assert max(ss.W_USED.values()) <= W.shape[1]
+    used = {ss.W_STATE: L.STATE_SIZE, ss.W_LEGAL: L.LG_SIZE, ss.W_CONFIG: L.CONFIG_BLOCK,
+            ss.W_CHACHA: CHACHA_SIZE, ss.W_DECKS: 2 * N_CARDS}
+    assert all(ss.W_USED[row] >= size for row, size in used.items())
+    assert all(ss.W_USED[row] >= L.MAX_SEATS
+               for row in (ss.W_STACKS, ss.W_ANTES, ss.W_REBUYS, ss.W_TIMED_OUT))
+    # the deck row holds the deck and its fair twin side by side
+    decks = _layout(ss, "workspace decks")
+    assert decks.size <= ss.W_USED[ss.W_DECKS]
+    assert [(name, size) for name, _, size in decks.pieces] == \
+        [("WD_DECK_", N_CARDS), ("WD_FAIR_", N_CARDS)]
     assert log.shape == (L.DEFAULT_LOG_ROWS, L.LOG_COLS)
     assert rs.dtype == np.uint64
+
+
+def test_card_blocks_are_the_card_counts() -> None:
+    sizes = {name: size for name, _, size in L.LAYOUTS[0].pieces}
+    assert sizes["DECK_"] == N_CARDS and sizes["BOARD_"] == BOARD_CARDS
+    assert sizes["HOLE_"] == HOLE_CARDS * L.MAX_SEATS
+
+
+def test_seat_masks_name_every_seat() -> None:
+    assert SEAT_MASK_BITS >= L.MAX_SEATS and L.MAX_POTS == L.MAX_SEATS + 1
