@@ -26,27 +26,53 @@ from audits.io import ANTE, BET, CALL, CHECK, FOLD, RAISE, RETURN, SMALL_BLIND, 
 from audits.result import Partial, partial_from_codes
 from audits.spec import AuditSpec
 
+# violation codes (0: none), each with its message in MESSAGES
+OK = 0
+V_POSTING = 1  # an ante or blind not min(due, stack), or out of order
+V_OUT_OF_TURN = 2  # a seat acted out of turn
+V_WRONG_STREET = 3  # an action logged on the wrong street
+V_ILLEGAL_FOLD = 4  # a fold with nothing to call
+V_ILLEGAL_CHECK = 5  # a check facing a bet
+V_CALL_AMOUNT = 6  # a call of the wrong amount
+V_KIND_MISMATCH = 7  # a bet over a bet, or a raise over nothing
+V_NOT_REOPENED = 8  # a raise after a short all-in that did not reopen the betting
+V_FL_CAP_REACHED = 9  # a raise past the fixed-limit cap
+V_CANNOT_RAISE = 10  # a raise with no chips for it or nobody left to call it
+V_BELOW_MIN = 11  # a bet/raise below the minimum
+V_ABOVE_MAX = 12  # a bet/raise above the maximum
+V_AMOUNT_MISMATCH = 13  # added != the change of the street total
+V_LOG_ENDS = 14  # the log ends while a seat must act
+V_RETURN_WRONG = 15  # the uncalled bet returned wrongly (or not at all)
+V_AFTER_END = 16  # an action logged after the hand ended
+V_BOARD_LENGTH = 17  # a board not what the streets played dealt
+V_UNKNOWN_KIND = 18  # an action kind the referee does not know
+V_FOLDED_COLUMN = 19  # the folded column disagrees with the action log
+
 MESSAGES = {
-    1: "wrong posting: ante/blind of seat {aux} not min(due, stack) in order",
-    2: "out of turn: seat {aux} acted",
-    3: "action logged on the wrong street by seat {aux}",
-    4: "illegal fold: seat {aux} folded with nothing to call",
-    5: "illegal check: seat {aux} checked facing a bet",
-    6: "wrong call amount by seat {aux}",
-    7: "bet/raise kind mismatch by seat {aux}",
-    8: "illegal raise: betting not reopened for seat {aux} after a short all-in",
-    9: "illegal raise: fixed-limit cap reached (seat {aux})",
-    10: "illegal raise: seat {aux} cannot raise (stack or nobody left to call)",
-    11: "bet/raise below the minimum: to {aux}",
-    12: "bet/raise above the maximum: to {aux}",
-    13: "amount inconsistent: added != change of street total (seat {aux})",
-    14: "log ends while seat {aux} must still act",
-    15: "uncalled bet return wrong (seat {aux})",
-    16: "action logged after the hand ended (seat {aux})",
-    17: "board has {aux} cards, not what the streets played dealt",
-    18: "unknown action kind {aux}",
-    19: "folded column disagrees with the action log for seat {aux}",
+    V_POSTING: "wrong posting: ante/blind of seat {aux} not min(due, stack) in order",
+    V_OUT_OF_TURN: "out of turn: seat {aux} acted",
+    V_WRONG_STREET: "action logged on the wrong street by seat {aux}",
+    V_ILLEGAL_FOLD: "illegal fold: seat {aux} folded with nothing to call",
+    V_ILLEGAL_CHECK: "illegal check: seat {aux} checked facing a bet",
+    V_CALL_AMOUNT: "wrong call amount by seat {aux}",
+    V_KIND_MISMATCH: "bet/raise kind mismatch by seat {aux}",
+    V_NOT_REOPENED: "illegal raise: betting not reopened for seat {aux} after a short all-in",
+    V_FL_CAP_REACHED: "illegal raise: fixed-limit cap reached (seat {aux})",
+    V_CANNOT_RAISE: "illegal raise: seat {aux} cannot raise (stack or nobody left to call)",
+    V_BELOW_MIN: "bet/raise below the minimum: to {aux}",
+    V_ABOVE_MAX: "bet/raise above the maximum: to {aux}",
+    V_AMOUNT_MISMATCH: "amount inconsistent: added != change of street total (seat {aux})",
+    V_LOG_ENDS: "log ends while seat {aux} must still act",
+    V_RETURN_WRONG: "uncalled bet return wrong (seat {aux})",
+    V_AFTER_END: "action logged after the hand ended (seat {aux})",
+    V_BOARD_LENGTH: "board has {aux} cards, not what the streets played dealt",
+    V_UNKNOWN_KIND: "unknown action kind {aux}",
+    V_FOLDED_COLUMN: "folded column disagrees with the action log for seat {aux}",
 }
+# the structure codes the referee gets per hand (_structure_codes)
+NO_LIMIT, POT_LIMIT, FIXED_LIMIT = 0, 1, 2
+# the ante_mode column
+ANTE_UNIFORM, ANTE_BIG_BLIND = 1, 2
 
 ACTIVE, ALL_IN, FOLDED = 1, 2, 3
 # the referee's per-seat state: rows of the caller's ``work`` (7, k) array
@@ -117,18 +143,19 @@ def _post_antes(work, i, button, bbs, ante, ante_mode, a_street, a_seat, a_kind,
     s = button[i]
     for _ in range(k):
         s = s + 1 if s + 1 < k else 0
-        due = ante[i] if ante_mode[i] == 1 or (ante_mode[i] == 2 and s == bbs[i]) else 0
+        uniform = ante_mode[i] == ANTE_UNIFORM
+        due = ante[i] if uniform or (ante_mode[i] == ANTE_BIG_BLIND and s == bbs[i]) else 0
         if work[STATUS, s] != ACTIVE or due <= 0:
             continue
         amt = min(due, work[STACK, s])
         if j >= end or a_kind[j] != ANTE or a_seat[j] != s or a_add[j] != amt or a_street[j] != 0:
-            return 1, s, j, n_active, flags
+            return V_POSTING, s, j, n_active, flags
         j += 1
         flags |= 1 << P.ANTE
         if _put(work, s, amt, False):
             n_active -= 1
             flags |= (1 << P.ANTE_ALL_IN) | (1 << P.ALL_IN)
-    return 0, 0, j, n_active, flags
+    return OK, 0, j, n_active, flags
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -145,14 +172,14 @@ def _post_blinds(work, i, sbs, bbs, sb_amt, bb_amt, a_street, a_seat, a_kind, a_
         amt = min(due, work[STACK, s])
         if (j >= end or a_kind[j] != SMALL_BLIND + which or a_seat[j] != s or a_add[j] != amt
                 or a_tot[j] != amt or a_street[j] != 0):
-            return 1, s, j, n_active, flags
+            return V_POSTING, s, j, n_active, flags
         j += 1
         if amt < due:
             flags |= 1 << P.SHORT_BLIND
         if _put(work, s, amt, True):
             n_active -= 1
             flags |= 1 << P.ALL_IN
-    return 0, 0, j, n_active, flags
+    return OK, 0, j, n_active, flags
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -182,18 +209,19 @@ def _street_return(work, trim, a_kind, a_seat, a_add, j, end, k):
     returned to, chips)."""
     seat, alone, _ = _highest(work, trim, k, -1, 0)
     if not alone or work[BET_, seat] <= 0:
-        return 0, 0, j, -1, 0  # every chip bet on this street was matched: nothing returned
+        return OK, 0, j, -1, 0  # every chip bet on this street was matched: nothing returned
     if j >= end or a_kind[j] != RETURN:
-        return 15, seat, j, -1, 0
+        return V_RETURN_WRONG, seat, j, -1, 0
     r = np.int64(a_seat[j])
     x = a_add[j]
     if r < 0 or r >= k or x <= 0 or x > work[BET_, r]:
-        return 15, seat, j, -1, 0
+        return V_RETURN_WRONG, seat, j, -1, 0
     after, alone, level = _highest(work, trim, k, r, x)
     mine = work[CONTRIB, r] - (0 if trim else work[ANTE_PAID, r]) - x
     if mine < level or (alone and work[BET_, after] - (x if after == r else 0) > 0):
-        return 15, seat, j, -1, 0  # returned below another's contribution, or chips still stand
-    return 0, 0, j + 1, r, x
+        # returned below another's contribution, or chips still stand
+        return V_RETURN_WRONG, seat, j, -1, 0
+    return OK, 0, j + 1, r, x
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -212,22 +240,22 @@ def _reopen_flags(work, s, cur, full_raise, n_raises):
 
 @njit(cache=True, _nrt=False, inline="always")
 def _raise_refused(work, s, kd, amount, added, cur, to_call, full_raise, n_raises, cap, fl, k):
-    """Why seat s may not bet or raise at all here (0 if it may)."""
+    """Why seat s may not bet or raise at all here (a violation code; OK if it may)."""
     if (kd == BET) != (cur == 0):
-        return 7
+        return V_KIND_MISMATCH
     if added != amount - work[BET_, s]:
-        return 13
+        return V_AMOUNT_MISMATCH
     if fl and n_raises >= cap:
-        return 9
+        return V_FL_CAP_REACHED
     acted = work[ACTED, s]
     if acted >= 0 and cur - acted < full_raise:
-        return 8
+        return V_NOT_REOPENED
     if work[STACK, s] <= to_call:
-        return 10
+        return V_CANNOT_RAISE
     for t in range(k):  # somebody else must be able to call it
         if t != s and work[STATUS, t] == ACTIVE and work[STACK, t] + work[BET_, t] > cur:
-            return 0
-    return 10
+            return OK
+    return V_CANNOT_RAISE
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -268,7 +296,7 @@ def _close_street(work, trim, a_kind, a_seat, a_add, j, end, n_active, k):
         work[BET_, s] = 0
         work[ACTED, s] = -1
         work[ACTED_FULL, s] = 0
-    return 0, 0, j, n_active, flags
+    return OK, 0, j, n_active, flags
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -285,9 +313,9 @@ def _bet_or_raise(work, s, kd, amount, added, cur, full_level, full_raise, n_rai
     lo, hi, all_in_to = _raise_bounds(work, s, cur, to_call, full_level, full_raise, size, fl,
                                       pl, k)
     if amount < min(lo, all_in_to):
-        return 11, amount, 0
+        return V_BELOW_MIN, amount, 0
     if amount > min(hi, all_in_to):
-        return 12, amount, 0
+        return V_ABOVE_MAX, amount, 0
     flags = 0
     if not fl and kd == RAISE and amount == lo and amount < all_in_to:
         flags |= 1 << P.MIN_RAISE
@@ -295,7 +323,7 @@ def _bet_or_raise(work, s, kd, amount, added, cur, full_level, full_raise, n_rai
         flags |= 1 << P.PL_MAX
     if fl and cur > full_level and amount == lo:
         flags |= 1 << P.FL_COMPLETED
-    return 0, 0, flags
+    return OK, 0, flags
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -313,8 +341,8 @@ def _referee_hand(i, start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mo
     n_live = n_active
     j = act_off[i]
     end = act_off[i + 1]
-    fl = structure[i] == 2
-    pl = structure[i] == 1
+    fl = structure[i] == FIXED_LIMIT
+    pl = structure[i] == POT_LIMIT
     code, ax, j, n_active, flags = _post_antes(work, i, button, bbs, ante, ante_mode, a_street,
                                                a_seat, a_kind, a_add, j, end, n_active, k)
     if code:
@@ -357,35 +385,35 @@ def _referee_hand(i, start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mo
             continue
         s = to_act
         if j >= end:
-            return 14, s, flags
+            return V_LOG_ENDS, s, flags
         kd = a_kind[j]
         if a_seat[j] != s:
-            return 2, a_seat[j], flags
+            return V_OUT_OF_TURN, a_seat[j], flags
         if a_street[j] != street:
-            return 3, s, flags
+            return V_WRONG_STREET, s, flags
         to_call = cur - bet[s]
         flags |= _reopen_flags(work, s, cur, full_raise, n_raises)
         if kd == FOLD:
             if to_call <= 0:
-                return 4, s, flags
+                return V_ILLEGAL_FOLD, s, flags
             if a_add[j] != 0 or a_tot[j] != bet[s]:
-                return 13, s, flags
+                return V_AMOUNT_MISMATCH, s, flags
             status[s] = FOLDED
             n_active -= 1
             n_live -= 1
         elif kd == CHECK:
             if to_call != 0:
-                return 5, s, flags
+                return V_ILLEGAL_CHECK, s, flags
             if a_add[j] != 0 or a_tot[j] != bet[s]:
-                return 13, s, flags
+                return V_AMOUNT_MISMATCH, s, flags
             acted[s] = cur
             acted_full[s] = n_raises
         elif kd == CALL:
             amt = min(to_call, stack[s])
             if to_call <= 0 or a_add[j] != amt:
-                return 6, s, flags
+                return V_CALL_AMOUNT, s, flags
             if a_tot[j] != bet[s] + amt:
-                return 13, s, flags
+                return V_AMOUNT_MISMATCH, s, flags
             if _put(work, s, amt, True):
                 n_active -= 1
                 flags |= 1 << P.ALL_IN
@@ -419,7 +447,7 @@ def _referee_hand(i, start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mo
             acted[s] = amount
             acted_full[s] = n_raises
         else:
-            return 18, kd, flags
+            return V_UNKNOWN_KIND, kd, flags
         j += 1
         if n_live <= 1:
             closing = True
@@ -436,14 +464,14 @@ def _hand_end(status, folded, i, street, board_len, a_kind, a_seat, j, end, k):
     a seat folded exactly when the action log folds it (never an empty seat)."""
     while j < end:
         if a_kind[j] != RETURN:
-            return 16, np.int64(a_seat[j])
+            return V_AFTER_END, np.int64(a_seat[j])
         j += 1
     if board_len[i] != (0 if street == 0 else street + 2):
-        return 17, np.int64(board_len[i])
+        return V_BOARD_LENGTH, np.int64(board_len[i])
     for s in range(k):
         if (status[s] == FOLDED) != folded[i, s]:
-            return 19, s
-    return 0, 0
+            return V_FOLDED_COLUMN, s
+    return OK, 0
 
 
 @njit(cache=True, _nrt=False)
@@ -460,10 +488,10 @@ def _referee(start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mode, trim
 
 
 def _structure_codes(b: Batch) -> np.ndarray:
-    """0 no-limit, 1 pot-limit, 2 fixed-limit per row (from the dictionary, not per row)."""
+    """NO_LIMIT, POT_LIMIT or FIXED_LIMIT per row (from the dictionary, not per row)."""
     values = b.cols["structure_values"]
-    per_value = np.array([1 if v == "pot-limit" else 2 if v == "fixed-limit" else 0
-                          for v in values], np.int64)
+    per_value = np.array([POT_LIMIT if v == "pot-limit" else FIXED_LIMIT if v == "fixed-limit"
+                          else NO_LIMIT for v in values], np.int64)
     return per_value[b.cols["structure"]] if len(values) else np.zeros(b.n, np.int64)
 
 

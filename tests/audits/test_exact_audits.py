@@ -18,6 +18,7 @@ from audits.runner import REGISTRY, format_table, run_audits, write_report
 from cluster.calibrate import EXACT_FAULTS
 from sim.batch import simulate_batch
 from sim.config import Structure
+from sim.layout import EventKind
 from sim.runspec import RunSpec
 
 EXACT = ("deal", "chips", "rotation", "payouts", "betting")
@@ -311,7 +312,7 @@ def _edit_action(t: pa.Table, kind: int, street_min: int, edit) -> tuple[pa.Tabl
 
 
 def _check_to_fold(rec: np.ndarray) -> None:
-    rec["kind"] = 6
+    rec["kind"] = EventKind.FOLD
 
 
 def _bet_plus_one(rec: np.ndarray) -> None:
@@ -338,18 +339,28 @@ def _bet_times_ten(rec: np.ndarray) -> None:
 
 
 @pytest.mark.parametrize(("structure", "kind", "edit", "reason"), [
-    (Structure.NO_LIMIT, 7, _check_to_fold, "illegal fold"),
-    (Structure.FIXED_LIMIT, 9, _bet_plus_one, "above the maximum"),
-    (Structure.POT_LIMIT, 9, _bet_times_ten, "above the maximum"),
-    (Structure.NO_LIMIT, 11, _one_chip_short, "uncalled bet return wrong"),
-    (Structure.POT_LIMIT, 11, _one_chip_over, "uncalled bet return wrong"),
-    (Structure.FIXED_LIMIT, 11, _to_the_next_seat, "uncalled bet return wrong"),
+    (Structure.NO_LIMIT, EventKind.CHECK, _check_to_fold, "illegal fold"),
+    (Structure.FIXED_LIMIT, EventKind.BET, _bet_plus_one, "above the maximum"),
+    (Structure.POT_LIMIT, EventKind.BET, _bet_times_ten, "above the maximum"),
+    (Structure.NO_LIMIT, EventKind.RETURN_UNCALLED, _one_chip_short, "uncalled bet return wrong"),
+    (Structure.POT_LIMIT, EventKind.RETURN_UNCALLED, _one_chip_over, "uncalled bet return wrong"),
+    (Structure.FIXED_LIMIT, EventKind.RETURN_UNCALLED, _to_the_next_seat,
+     "uncalled bet return wrong"),
 ], ids=["fold-for-free", "fixed-limit-size", "pot-limit-max", "return-short", "return-over",
         "return-to-another-seat"])
 def test_betting_rule_violations(tmp_path: Path, structure: Structure, kind: int, edit,  # noqa: ANN001
                                  reason: str) -> None:
-    table, row = _edit_action(simulated("cash", structure), kind, 1 if kind != 11 else 0, edit)
+    table, row = _edit_action(simulated("cash", structure), kind,
+                              0 if kind == EventKind.RETURN_UNCALLED else 1, edit)
     r = audit(write_run(tmp_path, table))["betting"]
     hand_id = table.column("hand_id")[row].as_py()
     assert not r.passed and hand_id in r.example_hand_ids
     assert any(reason in v["reason"] for v in r.details["violations"]), r.details
+
+
+def test_betting_violation_codes_are_named() -> None:
+    """Every code the referee returns is a named constant of audits.betting, with a message."""
+    from audits import betting
+    named = {v: k for k, v in vars(betting).items() if k.startswith("V_")}
+    assert len(named) == len([k for k in vars(betting) if k.startswith("V_")])  # distinct
+    assert set(betting.MESSAGES) == set(named) and betting.OK not in named
