@@ -104,7 +104,7 @@ class CertifyResult:
         return 0 if self.verdict == "PASS" else 1
 
 
-def audit_step(run: str | os.PathLike[str], *, workers: int | None = None,
+def audit_step(run: Location, *, workers: int | None = None,
                address: str | None = None, key_memory: int | None = None,
                progress: bool = True) -> tuple[AuditReport, Location]:
     """Every audit over the run folder, as ``holdem audit RUN`` runs them (``workers=0`` in this
@@ -119,7 +119,7 @@ def audit_step(run: str | os.PathLike[str], *, workers: int | None = None,
     return result, write_report(result)
 
 
-def certify(spec: RunSpec, out: str | os.PathLike[str], *, address: str | None = None,
+def certify(spec: RunSpec, out: Location, *, address: str | None = None,
             workers: int | None = None, key_memory: int | None = None,
             sign_key: str | Path | None = None,
             calibration: str | Path | None = DEFAULT_CALIBRATION,

@@ -79,7 +79,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         raise UsageError(str(e)) from None
 
 
-def population_options(args: argparse.Namespace) -> dict[str, object]:
+def population_options(args: argparse.Namespace) -> dict[str, Any]:
     """The ``RunSpec`` population fields of the run options (``sim.runspec.population_fields``
     of ``--population`` and the options given). Raises ValueError (one line) on a bad value."""
     from sim.runspec import population_fields
@@ -92,11 +92,12 @@ def population_options(args: argparse.Namespace) -> dict[str, object]:
 
 def _run_spec(args: argparse.Namespace) -> RunSpec:
     """The ``RunSpec`` of the run options (simulate and certify share them)."""
+    from sim.config import Structure
     from sim.runspec import RunSpec
 
-    structures = (("no-limit", "pot-limit", "fixed-limit") if args.structure == "all"
-                  else (args.structure,))
     try:
+        structures = (tuple(Structure) if args.structure == "all"
+                      else (Structure.parse(args.structure),))
         return RunSpec(hands=args.hands, structures=structures, seed=args.seed,
                        batch_size=args.batch_size, inject=args.inject, generator=args.generator,
                        **population_options(args))
@@ -405,8 +406,9 @@ def _cmd_diff(args: argparse.Namespace) -> int:
 
     try:
         if args.stat:
-            res = stat_diff(args.baseline, args.candidate, alpha=args.alpha)
-            print(format_stat(res, verbose=args.verbose))
+            stat = stat_diff(args.baseline, args.candidate, alpha=args.alpha)
+            print(format_stat(stat, verbose=args.verbose))
+            return stat.exit_code
         else:
             if args.recompute and args.trust_digests:
                 raise UsageError("--recompute and --trust-digests: choose one")

@@ -138,7 +138,9 @@ def _on_ray(fn: Callable[..., T], calls: Sequence[tuple[Any, ...]], session: Ray
             "CPUs present"
             + ("" if session.where == "local" else " (an autoscaler adds nodes for the queue)"))
     next_look = time.monotonic() + CPU_LOOK_SECONDS
-    task = ray.remote(max_retries=retries, retry_exceptions=retry_errors
+    # ray's overload stub types retry_exceptions as bool; a list of exception types is the
+    # documented other form
+    task = ray.remote(max_retries=retries, retry_exceptions=retry_errors  # type: ignore[arg-type]
                       if isinstance(retry_errors, bool) else list(retry_errors))(fn)
     args = _shared(calls)
     submitted = 0

@@ -24,7 +24,7 @@ from sim.rng import DECK_PURPOSE, STREAM_SIZE, faulty_shuffle, stream_init
 HANDS_PER_TABLE = 1000  # deck d is hand d % 1000 of table d // 1000 (the game's cash table length)
 GENERATORS = ("philox", "os-chacha20")
 # fault name (``holdem shuffle --inject``) -> sim.rng.faulty_shuffle kind
-SHUFFLE_FAULTS = {fault_name(code): code for code in SHUFFLE_FAULT_CODES}
+SHUFFLE_FAULTS = {name: code for code in SHUFFLE_FAULT_CODES if (name := fault_name(code))}
 
 
 def hand_key(deck_index: int) -> tuple[int, int]:

@@ -78,6 +78,7 @@ def _pokerkit_hands(n_hands: int, n_seats: int, stack: int, seed: int) -> int:
             elif r >= 65 and st.can_complete_bet_or_raise_to():
                 lo = st.min_completion_betting_or_raising_to_amount
                 hi = st.max_completion_betting_or_raising_to_amount
+                assert lo is not None and hi is not None  # a completion is possible here
                 q = rnd.randrange(100)
                 amt = lo if q < 40 else hi if q < 55 else rnd.randint(lo, hi)
                 st.complete_bet_or_raise_to(amt)

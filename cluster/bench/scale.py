@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
+from sim.config import Structure
 from sim.runspec import RunSpec
 
 
@@ -70,9 +71,10 @@ def run_scale_bench(hands: int = 200_000, batch_size: int | None = None, repeats
         raise RuntimeError("bench scale starts its own Ray; shut the current one down")
     out = out or sys.stdout
     batch_size = batch_size or max(1_000, hands // 10)
-    spec = RunSpec(hands=hands, batch_size=batch_size, structures=(structure,), seed=7)
+    structures = (Structure.parse(structure),)
+    spec = RunSpec(hands=hands, batch_size=batch_size, structures=structures, seed=7)
     most = max(worker_counts)
-    warm = RunSpec(hands=4 * most * 1_000, batch_size=1_000, structures=(structure,), seed=98)
+    warm = RunSpec(hands=4 * most * 1_000, batch_size=1_000, structures=structures, seed=98)
     tmp = Path(tempfile.mkdtemp(prefix="holdem-bench-scale-"))
     rows: list[dict[str, Any]] = []
     try:

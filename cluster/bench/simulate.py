@@ -32,7 +32,9 @@ def _timed_runs(spec: RunSpec, workers: int, repeats: int, tmp: Path) -> dict[st
     """``workers`` 0: in this process; else on the Ray already started (all its CPUs)."""
     from cluster.simulate import run_simulate
 
-    rates, walls, rss = [], [], []
+    rates: list[float] = []
+    walls: list[float] = []
+    rss: list[float] = []
     for r in range(repeats):
         out = tmp / f"w{workers}-{spec.hands}-{r}"
         t0 = time.perf_counter()
@@ -127,10 +129,10 @@ def run_simulate_bench(hands: int = 100_000, batch_size: int = 10_000, repeats: 
     base = {r["hands"]: r["hands_per_second"] for r in rows if r["workers"] == 0}
     for r in rows:
         r["speedup"] = r["hands_per_second"] / base[r["hands"]]
-    result = {"structure": structure, "population": population, "batch_size": batch_size,
-              "repeats": repeats,
-              "ray_startup_seconds": statistics.median(startup), "rows": rows,
-              "breakdown_us_per_hand": {k: v * 1e6 for k, v in split.items()}}
+    result: dict[str, Any] = {
+        "structure": structure, "population": population, "batch_size": batch_size,
+        "repeats": repeats, "ray_startup_seconds": statistics.median(startup), "rows": rows,
+        "breakdown_us_per_hand": {k: v * 1e6 for k, v in split.items()}}
     print(f"holdem simulate end to end ({structure}, {population} population, batch "
           f"{batch_size:,} hands, {COMPRESSION_NOTE} Parquet, median of {repeats})", file=out)
     print(f"{'hands':>10} {'mode':>16} {'hands/s':>10} {'wall s':>8} {'speed-up':>9} "

@@ -64,7 +64,7 @@ def _value_diff(name: str, va: Any, vb: Any) -> str:
                          else f"seat {k // 2} card {k % 2}" if name == "hole_cards"
                          else f"pot {k}" if name == "pots" else f"[{k}]")
                 if name in CARD_FIELDS:
-                    x, y = _card(x), _card(y)
+                    return f"{name} {where}: {_card(x)} vs {_card(y)}"
                 return f"{name} {where}: {x} vs {y}"
         return f"{name}: {len(va)} entries vs {len(vb)} ({va} vs {vb})"
     return f"{name}: {va} vs {vb}"

@@ -131,7 +131,8 @@ def run_regress(baseline: str, *, hands: int = 20_000, structures: Sequence[str]
     try:
         _git("worktree", "add", "--detach", str(tree), sha)
         added = True
-        python, path = sys.executable, str(tree)
+        python = sys.executable
+        path: str | None = str(tree)  # None: the baseline's installed package
         if full_venv:
             venv = tmp / "venv"
             subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True,
