@@ -15,6 +15,7 @@ import pyarrow as pa
 from numba import njit
 
 from sim import session as ss
+from sim.cards import N_CARDS
 from sim.chacha import os_key
 from sim.config import MAX_SEATS, Structure, TableConfig
 from sim.digest import with_digests
@@ -139,7 +140,7 @@ class _Buffers:
         self.H = np.empty((n, ss.H_SIZE), dtype=np.int64)
         self._se = np.empty(ss.SE_SIZE * n * MAX_SEATS, dtype=np.int64)
         self.SE = self._se[:0].reshape(ss.SE_SIZE, 0, 0)
-        self.DECK = np.empty((n, 52), dtype=np.int8)
+        self.DECK = np.empty((n, N_CARDS), dtype=np.int8)
         self.BOARD = np.empty((n, 5), dtype=np.int8)
         self.BURNS = np.empty((n, 3), dtype=np.int8)
         self.SHOW = np.empty((n, MAX_SEATS, 3), dtype=np.int64)
@@ -262,7 +263,7 @@ def _to_arrow(spec: RunSpec, structure: Structure, batch_index: int, n: int, k: 
         "no_flop_no_drop": const(base_cfg.no_flop_no_drop, pa.bool_()),
         "level": pa.array(HT[ss.H_LEVEL].astype(np.int16)),
         "deck": pa.FixedSizeBinaryArray.from_buffers(
-            pa.binary(52), n, [None, pa.py_buffer(_pool_copy(DECK))]),
+            pa.binary(N_CARDS), n, [None, pa.py_buffer(_pool_copy(DECK))]),
         "hole_cards": _list(hole, pa.int8()),
         "burns": var_list(BURNS, HT[ss.H_N_BURN], pa.int8()),
         "board": var_list(BOARD, HT[ss.H_N_BOARD], pa.int8()),

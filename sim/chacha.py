@@ -13,6 +13,7 @@ import secrets
 import numpy as np
 from numba import njit
 
+from sim.cards import N_CARDS
 from sim.layout import Blocks
 
 _CS = Blocks("chacha")
@@ -119,9 +120,9 @@ def chacha_byte(cs):
 @njit(cache=True, _nrt=False)
 def chacha_shuffle(cs, deck):
     """Fisher-Yates over 52 cards with mask-and-reject draws from ChaCha20 bytes."""
-    for k in range(52):
+    for k in range(N_CARDS):
         deck[k] = k
-    for i in range(51, 0, -1):
+    for i in range(N_CARDS - 1, 0, -1):
         n = i + 1
         mask = 1
         while mask < n - 1:

@@ -17,6 +17,7 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
+from sim.cards import N_CARDS
 from sim.chacha import CHACHA_SIZE, chacha20_block, chacha_init, chacha_shuffle, os_key
 from sim.faults import SHUFFLE_FAULT_CODES, fault_name
 from sim.rng import DECK_PURPOSE, STREAM_SIZE, faulty_shuffle, stream_init
@@ -95,7 +96,7 @@ def _philox_decks(seed, start, out, words, stream, draws):  # pragma: no cover -
         _fill_blocks(words, 0, blocks, k0, k1, c2)
         end = 32 * blocks
         pos = 0
-        j = 51
+        j = N_CARDS - 1
         lo = 32
         mask = 63
         while j > 0:
@@ -111,9 +112,9 @@ def _philox_decks(seed, start, out, words, stream, draws):  # pragma: no cover -
             lo >>= 1
             mask >>= 1
         deck = out[i]
-        for k in range(52):
+        for k in range(N_CARDS):
             deck[k] = k
-        for j in range(51, 0, -1):
+        for j in range(N_CARDS - 1, 0, -1):
             r = draws[j]
             t = deck[j]
             deck[j] = deck[r]
@@ -126,7 +127,7 @@ def _chacha_decks(key, start, out, cs, deck):  # pragma: no cover - compiled
         d = start + i
         chacha_init(cs, key, d // HANDS_PER_TABLE, d % HANDS_PER_TABLE)
         chacha_shuffle(cs, deck)
-        for k in range(52):
+        for k in range(N_CARDS):
             out[i, k] = deck[k]
 
 
@@ -136,34 +137,34 @@ def _faulty_decks(seed, start, kind, out, rs, deck):  # pragma: no cover - compi
         d = start + i
         stream_init(rs, seed, d // HANDS_PER_TABLE, d % HANDS_PER_TABLE, DECK_PURPOSE)
         faulty_shuffle(rs, deck, kind)
-        for k in range(52):
+        for k in range(N_CARDS):
             out[i, k] = deck[k]
 
 
 def philox_decks(seed: int, start: int, n: int, out: np.ndarray | None = None) -> np.ndarray:
     """Decks ``start .. start + n - 1`` of a philox deck-only run with ``seed``: (n, 52) uint8."""
-    out = np.empty((n, 52), np.uint8) if out is None else out[:n]
+    out = np.empty((n, N_CARDS), np.uint8) if out is None else out[:n]
     words = np.empty(4 * MAX_BLOCKS, np.uint64)
     _philox_decks(np.uint64(seed), np.int64(start), out, words, words.view(np.uint8),
-                  np.zeros(52, np.int64))
+                  np.zeros(N_CARDS, np.int64))
     return out
 
 
 def chacha_decks(key: np.ndarray, start: int, n: int,
                  out: np.ndarray | None = None) -> np.ndarray:
     """Decks ``start .. start + n - 1`` under a ChaCha20 ``key`` (8 words; ``os_key()``)."""
-    out = np.empty((n, 52), np.uint8) if out is None else out[:n]
+    out = np.empty((n, N_CARDS), np.uint8) if out is None else out[:n]
     _chacha_decks(np.asarray(key, np.int64), np.int64(start), out,
-                  np.zeros(CHACHA_SIZE, np.int64), np.empty(52, np.int64))
+                  np.zeros(CHACHA_SIZE, np.int64), np.empty(N_CARDS, np.int64))
     return out
 
 
 def faulty_decks(seed: int, start: int, n: int, fault: str,
                  out: np.ndarray | None = None) -> np.ndarray:
     """Decks from a planted shuffle fault (``SHUFFLE_FAULTS``): these must FAIL certification."""
-    out = np.empty((n, 52), np.uint8) if out is None else out[:n]
+    out = np.empty((n, N_CARDS), np.uint8) if out is None else out[:n]
     _faulty_decks(np.uint64(seed), np.int64(start), np.int64(SHUFFLE_FAULTS[fault]), out,
-                  np.zeros(STREAM_SIZE, np.uint64), np.empty(52, np.int64))
+                  np.zeros(STREAM_SIZE, np.uint64), np.empty(N_CARDS, np.int64))
     return out
 
 
@@ -229,13 +230,13 @@ def _draw_bits(decks, pos, out):  # pragma: no cover - compiled
     acc = np.uint64(0)
     nbits = 0
     nw = 0
-    cur = pos[:52]  # scratch: the deck being rebuilt
-    where = pos[52:104]  # scratch: position of each card
+    cur = pos[:N_CARDS]  # scratch: the deck being rebuilt
+    where = pos[N_CARDS:2 * N_CARDS]  # scratch: position of each card
     for d in range(decks.shape[0]):
-        for k in range(52):
+        for k in range(N_CARDS):
             cur[k] = k
             where[k] = k
-        for i in range(51, 0, -1):
+        for i in range(N_CARDS - 1, 0, -1):
             c = np.int64(decks[d, i])
             r = where[c]
             t = cur[i]
@@ -261,5 +262,5 @@ def _draw_bits(decks, pos, out):  # pragma: no cover - compiled
 def draw_bits(decks: np.ndarray) -> bytes:
     """The uniform bits of the Fisher-Yates draws of ``decks`` (see ``_draw_bits``)."""
     out = np.empty(decks.shape[0] * 15 // 64 + 2, np.uint64)
-    nw = _draw_bits(np.ascontiguousarray(decks), np.empty(104, np.int64), out)
+    nw = _draw_bits(np.ascontiguousarray(decks), np.empty(2 * N_CARDS, np.int64), out)
     return out[:nw].astype("<u8").tobytes()

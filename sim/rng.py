@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from sim.cards import N_CARDS
 from sim.faults import F_ASF_SHUFFLE, F_MOD8_SHUFFLE, F_NAIVE_SHUFFLE, F_SEED32
 from sim.layout import Blocks
 
@@ -52,7 +53,7 @@ _ZERO = np.uint64(0)
 _BYTE = np.uint64(0xFF)
 _EIGHT = np.uint64(8)
 # smallest all-ones bit mask covering 0..n-1, for n = 0..52 (mask-and-reject draws)
-_MASKS = np.array([0, 0] + [(1 << (n - 1).bit_length()) - 1 for n in range(2, 53)],
+_MASKS = np.array([0, 0] + [(1 << (n - 1).bit_length()) - 1 for n in range(2, N_CARDS + 1)],
                   dtype=np.int64)
 
 
@@ -178,13 +179,13 @@ def shuffle_deck(rs, deck):
     Consumes the stream exactly as ``below`` would (bytes in order, mask-and-reject), but keeps
     the current block in local variables: this is the hot path of every simulated hand.
     """
-    for k in range(52):
+    for k in range(N_CARDS):
         deck[k] = k
     pos = np.int64(rs[_POS])
     c0, c1, c2, c3 = rs[_CTR], rs[_CTR + 1], rs[_CTR + 2], rs[_CTR + 3]
     k0, k1 = rs[_KEY], rs[_KEY + 1]
     w0, w1, w2, w3 = rs[_BUF], rs[_BUF + 1], rs[_BUF + 2], rs[_BUF + 3]
-    for i in range(51, 0, -1):
+    for i in range(N_CARDS - 1, 0, -1):
         n = i + 1
         mask = _MASKS[n]
         while True:
@@ -213,7 +214,7 @@ def shuffle_deck(rs, deck):
 def faulty_shuffle(rs, deck, kind):
     """The deliberately broken shuffles of sim.faults (``kind``: a shuffle fault code, naive,
     ASF, 8-bit modulo or 32-bit seed). Only for ``--inject``; never used by a clean run."""
-    for k in range(52):
+    for k in range(N_CARDS):
         deck[k] = k
     if kind == F_SEED32:
         seed32 = next_u64(rs) & np.uint64(0xFFFFFFFF)
@@ -221,11 +222,11 @@ def faulty_shuffle(rs, deck, kind):
         shuffle_deck(rs, deck)
         return
     lo = 1 if kind == F_MOD8_SHUFFLE else 0
-    for i in range(51, lo - 1, -1):
+    for i in range(N_CARDS - 1, lo - 1, -1):
         if kind == F_NAIVE_SHUFFLE:
-            j = below(rs, 52)
+            j = below(rs, N_CARDS)
         elif kind == F_ASF_SHUFFLE:
-            j = below(rs, 51)
+            j = below(rs, N_CARDS - 1)
         else:
             j = next_byte(rs) % (i + 1)
         t = deck[i]
@@ -241,7 +242,7 @@ def hand_deck(seed: int, table_id: int, hand_no: int) -> np.ndarray:
     """The shuffled deck of one hand (reproducible alone)."""
     rs = new_stream()
     stream_init(rs, seed, table_id, hand_no, DECK_PURPOSE)
-    deck = np.empty(52, dtype=np.int64)
+    deck = np.empty(N_CARDS, dtype=np.int64)
     shuffle_deck(rs, deck)
     return deck
 
