@@ -176,10 +176,10 @@ def _check_totals(m: dict[str, Any], per_structure: dict[str, int], hands: int
         for label in labels:
             got = per_structure.get(label, 0)
             if got != declared:
-                bad("hand total", f"structure={label}: {got:,} hands audited, the manifest's "
+                bad("hand total", f"{label}: {got:,} hands audited, the manifest's "
                                   f"spec declares {_n(declared)}")
         for label in sorted(set(per_structure) - set(labels)):
-            bad("hand total", f"structure={label}: {per_structure[label]:,} hands of a "
+            bad("hand total", f"{label}: {per_structure[label]:,} hands of a "
                               "structure the manifest's spec does not declare")
     elif "hands" in m and m["hands"] != hands:
         bad("hand total", f"{MANIFEST}: declares {_n(m['hands'])} hands, {hands:,} audited")
@@ -211,10 +211,10 @@ def reduce_integrity(name: str, partials: list[Any]) -> AuditResult:
         unshown += n_dups - len(dups) + (n_gaps - len(gaps) if simulated else 0)
         per_structure[label] = sum(int((r[:, 1] - r[:, 0] + 1).sum()) for r in by_label[label])
         problems += [(a, "duplicate hand ids",
-                      f"structure={label}: {_ids(a, b)} appear more than once") for a, b in dups]
+                      f"{label}: {_ids(a, b)} appear more than once") for a, b in dups]
         if simulated:
             problems += [(a, "hand id gap",
-                          f"structure={label}: {_ids(a, b)} missing (a gap in the stream)")
+                          f"{label}: {_ids(a, b)} missing (a gap in the stream)")
                          for a, b in gaps]
     details: dict[str, Any] = {"hands_per_structure": per_structure}
     if m is None or not isinstance(m.get("files"), list) or not m["files"]:

@@ -38,13 +38,14 @@ import pyarrow as pa
 import pyarrow.fs as pafs
 
 from audits import storage
-from audits.storage import TMP_MARK, Location, StorageError, file_sha256
+from audits.storage import TMP_NAME, Location, StorageError, file_sha256
 
 __all__ = [
     "AUDIT_FILE", "DECK_LABEL", "LAYOUT", "LOG_DIR", "MANIFEST", "MANIFEST_FORMATS", "PRODUCTS",
     "PRODUCT_FOLDERS",
     "ManifestError", "OldLayoutError", "RunFolder", "RunFolderError", "SpecDifference",
-    "batch_index", "batch_relpath", "deck_relpath", "file_sha256", "is_product", "is_temporary",
+    "batch_index", "batch_relpath", "deck_relpath", "file_sha256", "is_log_file", "is_product",
+    "is_temporary",
     "list_batch_files", "migrate", "parse_batch_relpath", "read_manifest", "sha256_bytes",
     "spec_difference", "write_file", "write_manifest",
 ]
@@ -110,14 +111,23 @@ def batch_index(path: Location | str) -> int | None:
 
 
 def is_temporary(name: str) -> bool:
-    """A temporary name of an atomic write (``.<final name>.tmp-<random>``)."""
-    name = name.rpartition("/")[2]
-    return name.startswith(".") and TMP_MARK in name
+    """A temporary name of an atomic write: exactly what ``storage.put_atomic`` writes,
+    ``.<final name>.tmp-<12 lowercase hex digits>`` (``storage.TMP_NAME``), so never a name that
+    a reader's ``*.parquet`` glob matches."""
+    return TMP_NAME.fullmatch(name.rpartition("/")[2]) is not None
+
+
+def is_log_file(rel: str) -> bool:
+    """A file the documented readers of the log take (``RUN/log/**/*.parquet``, whatever its
+    name): a file of the run, never a product, listed in the manifest or an integrity failure."""
+    return rel.startswith(LOG_DIR + "/") and rel.endswith(".parquet")
 
 
 def is_product(rel: str) -> bool:
     """A run's own JSON/HTML product, a file of a derived-product folder (``PRODUCT_FOLDERS``) or
     a temporary name (not a file of the log)."""
+    if is_log_file(rel):
+        return False
     return rel in PRODUCTS or rel.startswith(PRODUCT_FOLDERS) or is_temporary(rel)
 
 
@@ -263,9 +273,12 @@ class RunFolder:
     def delete(self, rel: str) -> None:
         self.fs.delete_file(self.path(rel))
 
-    def read_manifest(self, formats: Collection[str] | None = None) -> dict[str, Any] | None:
+    def read_manifest(self, formats: Collection[str] | None = None, *,
+                      any_layout: bool = False) -> dict[str, Any] | None:
         """The folder's manifest.json as a JSON object, None when absent. ``formats``: the
-        ``format`` values accepted (any when None). Raises ManifestError."""
+        ``format`` values accepted (any when None). Raises ManifestError, and OldLayoutError for
+        a manifest listing old-layout paths (a half-migrated folder) unless ``any_layout``
+        (``migrate``); see ``check_listed``."""
         if self.fs.get_file_info(self.path(MANIFEST)).type != pafs.FileType.File:
             return None
         try:
@@ -279,7 +292,25 @@ class RunFolder:
             raise ManifestError(f"run folder {self.label}: {MANIFEST} has format "
                                 f"{d.get('format')!r}, expected "
                                 + " or ".join(sorted(str(f) for f in formats)))
+        if not any_layout:
+            self.check_listed(d)
         return d
+
+    def check_listed(self, d: dict[str, Any]) -> None:
+        """Every path a manifest lists (``files[i].path``) is a batch file of the layout
+        (``parse_batch_relpath``): the log the documented readers see (``RUN/log/**``) is all an
+        audit binds. OldLayoutError for an old-layout path, ManifestError for any other."""
+        files = d.get("files")
+        if not isinstance(files, list):
+            return
+        for i, f in enumerate(files):
+            rel = f.get("path") if isinstance(f, dict) else None
+            old = _OLD.fullmatch(rel) if isinstance(rel, str) else None
+            if old:
+                raise OldLayoutError(old_layout_message(self.label, old.group(1)))
+            if not isinstance(rel, str) or parse_batch_relpath(rel) is None:
+                raise ManifestError(f"{self.location(MANIFEST)}: files[{i}].path {rel!r} is not "
+                                    f"a batch file of the run ({LAYOUT})")
 
     def write_manifest(self, d: dict[str, Any]) -> dict[str, Any]:
         """Write manifest.json atomically (indented JSON); returns ``d``."""
@@ -346,7 +377,7 @@ def migrate(run: Location | os.PathLike[str],
         elif parse_batch_relpath(rel) is None:
             raise RunFolderError(f"{folder.location(rel)}: not a file of a run folder; move it "
                                  "away and run `holdem migrate` again")
-    manifest = folder.read_manifest()
+    manifest = folder.read_manifest(any_layout=True)
     if manifest is not None:
         files = manifest.get("files")
         if not isinstance(files, list):
@@ -364,7 +395,16 @@ def migrate(run: Location | os.PathLike[str],
     for rel, new in moves:
         folder.fs.create_dir(folder.path(new.rpartition("/")[0]), recursive=True)
         folder.fs.move(folder.path(rel), folder.path(new))
-    for old_dir in sorted({rel.partition("/")[0] for rel, _ in moves}):
+    old_dirs = {rel.partition("/")[0] for rel, _ in moves}
+    if manifest is not None:  # rewritten before any old folder goes: a folder interrupted
+        for f in manifest["files"]:  # in between is still recognised (and finished by a rerun)
+            if _new_path(f["path"]) is not None:
+                old_dirs.add(f["path"].partition("/")[0])
+                f["path"] = _new_path(f["path"])
+        if "layout" in manifest:
+            manifest["layout"] = LAYOUT
+        folder.write_manifest(manifest)
+    for old_dir in sorted(old_dirs):
         try:
             info = folder.fs.get_file_info(pafs.FileSelector(folder.path(old_dir),
                                                              allow_not_found=True))
@@ -372,15 +412,22 @@ def migrate(run: Location | os.PathLike[str],
                 folder.fs.delete_dir(folder.path(old_dir))
         except (pa.ArrowException, OSError):
             pass  # an object store has no folders to remove
-    if manifest is not None:
-        for f in manifest["files"]:
-            f["path"] = _new_path(f["path"]) or f["path"]
-        if "layout" in manifest:
-            manifest["layout"] = LAYOUT
-        folder.write_manifest(manifest)
     if say is not None:
-        stale = [p for p in ("audit.json", "certificate.json") if p in listing]
         say(f"{folder.label}: {len(moves)} batch files moved to {LOG_DIR}/<label>/"
-            + (f"; {' and '.join(stale)} record the old paths: run `holdem audit` and "
-               "`holdem report` again" if stale else ""))
+            + _stale_products(listing, manifest))
     return len(moves)
+
+
+def _stale_products(listing: list[str], manifest: dict[str, Any] | None) -> str:
+    """What ``migrate`` says of the products that record the old paths, and how to remake them
+    (a shuffle run's certificate: by running its ``holdem shuffle`` again)."""
+    stale = [p for p in (AUDIT_FILE, "certificate.json") if p in listing]
+    if not stale:
+        return ""
+    verb = "records" if len(stale) == 1 else "record"
+    if (manifest or {}).get("format") == "holdem-shuffle-run":
+        how = ("run the same `holdem shuffle ... --out` again (it keeps the files and audits "
+               "them again)")
+    else:
+        how = "run `holdem audit` and `holdem report` again"
+    return f"; {' and '.join(stale)} {verb} the old paths: {how}"

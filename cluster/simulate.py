@@ -216,17 +216,17 @@ def _check_folder(folder: RunFolder, spec: RunSpec,
         what = diff or f"fingerprint differs ({old.get('fingerprint')} vs {fp})"
         raise RunFolderError(f"run folder {label} was made with a different config: {what}")
 
-    # what `holdem audit` and `holdem report` write there: certify reruns keep the run
-    products = runfolder.PRODUCTS
     expected = {batch_relpath(s, b): (s, b) for s, b in spec.plan()}
     found: list[str] = []
     stale = 0
     for rel in listing:
-        if rel == MANIFEST_NAME or rel in products:
-            continue
-        if is_temporary(rel):
+        if is_temporary(rel) and not rel.startswith(runfolder.PRODUCT_FOLDERS):
             folder.delete(rel)
             stale += 1
+            continue
+        # the run's products (the owner's rule: audit, report, export's tables/): certify and
+        # simulate reruns keep the run
+        if rel == MANIFEST_NAME or runfolder.is_product(rel):
             continue
         if rel not in expected:
             raise RunFolderError(f"run folder {label}: unexpected file {rel} (not a batch of "

@@ -87,3 +87,30 @@ def test_migrate_converts_and_keeps_the_bytes(fresh: Path, tmp_path: Path,
     assert main(["migrate", str(old)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "nothing to convert" in err[0]
+
+
+def test_an_interrupted_migration_gives_the_hint_and_migrate_finishes(
+        fresh: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    old = _to_old_layout(fresh, tmp_path / "old")
+
+    def interrupted(self: RunFolder, d: dict) -> dict:
+        raise KeyboardInterrupt  # between the moves and the manifest
+
+    with monkeypatch.context() as m:
+        m.setattr(RunFolder, "write_manifest", interrupted)
+        assert main(["migrate", str(old)]) != 0  # the CLI says "interrupted"
+    assert (old / "log").is_dir() and not list(old.glob("structure=*/*.parquet"))
+    line = (f"holdem: error: {old} uses the old layout (structure=no-limit/...); convert it "
+            f"with `holdem migrate {old}`")
+    capsys.readouterr()
+    for argv in (["audit", str(old), "--workers", "0", "--quiet"],
+                 ["export", str(old), "--workers", "0", "--quiet"],
+                 ["diff", str(fresh), str(old)]):
+        assert main(argv) == 2, argv
+        assert capsys.readouterr().err.strip().splitlines() == [line], argv
+    assert main(["migrate", str(old)]) == 0
+    assert json.loads((old / "manifest.json").read_text())["files"] == json.loads(
+        (fresh / "manifest.json").read_text())["files"]
+    assert RunFolder.open(old).listing() == RunFolder.open(fresh).listing()
+    assert not list(old.glob("structure=*"))  # the emptied old folders removed at last
