@@ -130,7 +130,7 @@ TMP_RANDOM = 12  # lowercase hex digits of <random>
 TMP_NAME = re.compile(r"\.(?P<final>.+)" + re.escape(TMP_MARK) + f"[0-9a-f]{{{TMP_RANDOM}}}")
 
 
-def put_atomic(fs: pafs.FileSystem, path: str, data: bytes) -> None:
+def put_atomic(fs: pafs.FileSystem, path: str, data: bytes | pa.Buffer) -> None:
     """Write ``data`` to a temporary name in the same folder, then rename it to ``path``: no
     partial file ever stands under the final name."""
     folder, _, name = path.rpartition("/")

@@ -156,7 +156,7 @@ def export_file(run: str, src: str, out: str, expected: Expected = None) -> dict
     for t in TABLE_NAMES:
         data = encode_table(tables[t])
         fs.create_dir(f"{base}/{t}", recursive=True)
-        storage.put_atomic(fs, f"{base}/{t}/{name}", data.to_pybytes())
+        storage.put_atomic(fs, f"{base}/{t}/{name}", data)
         rows[t] = tables[t].num_rows
         parts.append({"path": f"{t}/{name}", "table": t, "sha256": hashlib.sha256(data).hexdigest(),
                       "bytes": data.size, "rows": rows[t]})
