@@ -16,6 +16,7 @@ import hashlib
 import os
 import re
 import uuid
+from collections.abc import Sequence
 from pathlib import Path
 
 import pyarrow as pa
@@ -154,9 +155,13 @@ def write_atomic(location: Location, data: bytes | str) -> Location:
     return location
 
 
-def open_parquet(location: Location) -> pq.ParquetFile:
-    """A Parquet file for reading (local files are memory-mapped by pyarrow's reader)."""
+def open_parquet(location: Location, read_dictionary: Sequence[str] | None = None
+                 ) -> pq.ParquetFile:
+    """A Parquet file for reading (local files are memory-mapped by pyarrow's reader); the
+    columns named in ``read_dictionary`` read as dictionary arrays (as stored: no decoding of
+    each row's string)."""
+    rd = list(read_dictionary) if read_dictionary else None
     if not is_uri(location):
-        return pq.ParquetFile(location)
+        return pq.ParquetFile(location, read_dictionary=rd)
     fs, path = split(location)
-    return pq.ParquetFile(fs.open_input_file(path))
+    return pq.ParquetFile(fs.open_input_file(path), read_dictionary=rd)

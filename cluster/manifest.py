@@ -54,7 +54,8 @@ Fields (JSON object, in this order):
 ``git_dirty``
     true when the packages differed from that commit (null when unknown).
 ``layout``, ``compression``
-    ``"log/<label>/batch-<index:05d>.parquet"`` (``audits.runfolder.LAYOUT``) and ``"zstd"``.
+    ``"log/<label>/batch-<index:05d>.parquet"`` (``audits.runfolder.LAYOUT``) and the log's
+    codecs, ``"lz4; deck, digest: none"`` (Parquet LZ4_RAW; those two columns uncompressed).
 ``totals``
     ``hands``, ``rows``, ``files``, ``bytes`` over the files listed.
 ``counts``
@@ -102,7 +103,11 @@ from sim.runspec import RunSpec
 
 MANIFEST_FORMAT = "holdem-simulate-run"
 MANIFEST_VERSION = 1
-COMPRESSION = "zstd"
+# the log's codec (Parquet LZ4_RAW, read by pyarrow, pandas, polars and DuckDB) and the columns
+# stored uncompressed (shuffled decks and hash digests do not compress; `cluster.simulate`)
+COMPRESSION = "lz4"
+UNCOMPRESSED_COLUMNS = ("deck", "digest")
+COMPRESSION_NOTE = f"{COMPRESSION}; {', '.join(UNCOMPRESSED_COLUMNS)}: none"
 
 
 def now() -> str:
@@ -280,7 +285,7 @@ class Manifest:
             "git_commit": self._git,
             "git_dirty": self._dirty,
             "layout": LAYOUT,
-            "compression": COMPRESSION,
+            "compression": COMPRESSION_NOTE,
             "totals": {
                 "hands": sum(r.hands for r in recs),
                 "rows": sum(r.rows for r in recs),
@@ -331,7 +336,8 @@ def write_manifest(folder: RunFolder, manifest: Manifest) -> dict[str, Any]:
 
 
 __all__ = [
-    "COMPRESSION", "LAYOUT", "MANIFEST_NAME", "FileRecord", "Manifest", "ManifestError",
+    "COMPRESSION", "COMPRESSION_NOTE", "LAYOUT", "MANIFEST_NAME", "UNCOMPRESSED_COLUMNS",
+    "FileRecord", "Manifest", "ManifestError",
     "describe_difference", "engine_version", "git_commit", "population", "read_manifest",
     "sum_counts", "write_manifest",
 ]

@@ -2,7 +2,8 @@
 reading the batch files, on one process. Times are CPU seconds of the process (all its threads:
 pyarrow may decode columns on several), so every figure is per core.
 
-Reading is split into pyarrow's Parquet decoding of the columns the audits read and the rest
+Reading is timed one batch at a time (each dropped before the next is read, as ``holdem audit``
+reads) and split into pyarrow's Parquet decoding of the columns the audits read and the rest
 (numpy views, checks, unpacking the action records); as a peer measured on the same files,
 pyarrow decoding four columns (hand_id, button, deck, rake). The sha256 of every file's bytes
 (one streaming pass, what ``holdem audit`` adds to bind the verdict to the bytes) is timed on the
@@ -59,6 +60,16 @@ def _batches(hands: int, run: Location) -> list[Location]:
     return files
 
 
+def _user_seconds() -> float:
+    """CPU seconds this process spent in user mode (all threads); without ``resource`` (not
+    POSIX), its CPU time."""
+    try:
+        import resource
+    except ImportError:
+        return time.process_time()
+    return resource.getrusage(resource.RUSAGE_SELF).ru_utime
+
+
 def _rederivation_rate(batches: list[Batch], repeats: int) -> float | None:
     """Hands per second of the deal audit's key check alone (every deck against its key)."""
     work = []
@@ -87,7 +98,8 @@ def run_audit_bench(hands: int, run: Location | None = None, *, population: str 
     """Time reading and every audit's map over the first ``hands`` hands of the run folder
     ``run`` (median of ``repeats``), in this process (one core); without ``run``, over a run of
     ``hands`` hands of the ``population`` preset simulated first (untimed) into a temporary
-    folder. Returns {"hands", "read", "audits": {name: hands_per_second}, "all_audits",
+    folder. Returns {"hands", "read", "read_user_us", "audits": {name: hands_per_second},
+    "all_audits",
     "read_and_all_audits", ...}."""
     if run is None:
         with tempfile.TemporaryDirectory(prefix="holdem-bench-audit-") as tmp:
@@ -95,18 +107,21 @@ def run_audit_bench(hands: int, run: Location | None = None, *, population: str 
             return run_audit_bench(hands, f"{tmp}/run", names=names, repeats=repeats, show=show)
     selected = resolve(names)
     files = _batches(hands, run)
-    batches: list[Batch] = []
-    read_s, parquet_s, peer_s, sha_s = [], [], [], []
-    for r in range(repeats):
+    batches: list[Batch] = [read_batch(f) for f in files]  # for the maps (untimed)
+    read_s, read_user_s, parquet_s, peer_s, sha_s = [], [], [], [], []
+    for _ in range(repeats):
         t0 = time.process_time()
         for f in files:
             storage.file_sha256(f)
         sha_s.append(time.process_time() - t0)
-        t0 = time.process_time()
-        bs = [read_batch(f) for f in files]
+        # one batch alive at a time, as `holdem audit` reads: with the batches kept alive each
+        # read faulted in fresh memory, whose kernel time swung 0.07-1.1 µs/hand between runs
+        # (0.06-0.3 this way; the user time, 0.4-0.5, does not swing)
+        t0, u0 = time.process_time(), _user_seconds()
+        for f in files:
+            read_batch(f)
         read_s.append(time.process_time() - t0)
-        if r == 0:
-            batches = bs
+        read_user_s.append(_user_seconds() - u0)
         for f in files:
             pf, columns = open_checked(f)
             t0 = time.process_time()
@@ -117,6 +132,7 @@ def run_audit_bench(hands: int, run: Location | None = None, *, population: str 
             peer_s.append(time.process_time() - t1)
     n = sum(b.n for b in batches)
     out: dict[str, Any] = {"hands": n, "read": n / statistics.median(read_s),
+                           "read_user_us": 1e6 * statistics.median(read_user_s) / n,
                            "parquet_decode": repeats * n / sum(parquet_s),
                            "peer_parquet_decode": repeats * n / sum(peer_s), "audits": {}}
     for name in selected:
@@ -151,7 +167,8 @@ def run_audit_bench(hands: int, run: Location | None = None, *, population: str 
         print(f"audit bench: {n:,} hands, one process, median of {repeats}")
         print(f"  {'read + decode':<16} {out['read']:>14,.0f} hands/s, of which pyarrow's "
               f"Parquet decoding {out['parquet_decode']:,.0f} hands/s "
-              f"({1e6 / out['parquet_decode']:.2f} µs/hand)")
+              f"({1e6 / out['parquet_decode']:.2f} µs/hand); user time "
+              f"{out['read_user_us']:.2f} µs/hand (the rest, the kernel's, swings with the load)")
         print(f"  {'peer':<16} {out['peer_parquet_decode']:>14,.0f} hands/s: pyarrow decoding "
               f"{len(PEER_COLUMNS)} columns ({', '.join(PEER_COLUMNS)}) of the same files")
         for name, v in out["audits"].items():

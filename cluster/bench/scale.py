@@ -5,7 +5,8 @@ Both figures come from one local Ray with ``max(worker_counts)`` CPUs, started o
 up (every worker process has loaded the compiled engine) before timing: ``run_simulate`` with
 ``workers=k`` on an existing Ray keeps at most k batch tasks in flight, so the difference between
 the rows is the number of workers alone, not Ray's start-up or numba's compilation. Each figure
-is the median of ``repeats`` runs into a fresh temporary folder (simulate + zstd Parquet + write).
+is the median of ``repeats`` runs into a fresh temporary folder (simulate + Parquet in the log's
+codecs + write).
 
 On a machine with fewer free cores than workers the efficiency measures the machine, not Ray:
 read it with ``cpu_count`` and the load average (both printed) in mind.

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from cluster.bench.audit import PEER_COLUMNS
+from cluster.manifest import COMPRESSION, COMPRESSION_NOTE
 from sim.runspec import RunSpec
 
 
@@ -60,7 +61,7 @@ def time_breakdown(batch_size: int, batches: int, structure: str = "no-limit",
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from cluster.simulate import COMPRESSION, encode_batch
+    from cluster.simulate import COLUMN_COMPRESSION, encode_batch
     from sim.batch import simulate_batch
     from sim.config import Structure
 
@@ -75,8 +76,8 @@ def time_breakdown(batch_size: int, batches: int, structure: str = "no-limit",
         encode_batch(res.table, spec, st, b, res.counts)
         t1 = time.perf_counter()
         sink = pa.BufferOutputStream()
-        pq.write_table(res.table.select(list(PEER_COLUMNS)), sink, compression=COMPRESSION,
-                       compression_level=1)
+        pq.write_table(res.table.select(list(PEER_COLUMNS)), sink,
+                       compression={c: COLUMN_COMPRESSION[c] for c in PEER_COLUMNS})
         t2 = time.perf_counter()
         n = res.hands
         steps["play"].append(res.play_seconds / n)
@@ -131,7 +132,7 @@ def run_simulate_bench(hands: int = 100_000, batch_size: int = 10_000, repeats: 
               "ray_startup_seconds": statistics.median(startup), "rows": rows,
               "breakdown_us_per_hand": {k: v * 1e6 for k, v in split.items()}}
     print(f"holdem simulate end to end ({structure}, {population} population, batch "
-          f"{batch_size:,} hands, zstd Parquet, median of {repeats})", file=out)
+          f"{batch_size:,} hands, {COMPRESSION_NOTE} Parquet, median of {repeats})", file=out)
     print(f"{'hands':>10} {'mode':>16} {'hands/s':>10} {'wall s':>8} {'speed-up':>9} "
           f"{'peak RSS/worker MB':>19}", file=out)
     for r in rows:
@@ -146,7 +147,7 @@ def run_simulate_bench(hands: int = 100_000, batch_size: int = 10_000, repeats: 
           "µs per hand):", file=out)
     for key, label in (("play", "engine + bots (compiled)"),
                        ("arrow", "Arrow columns + digests"),
-                       ("encode", "Parquet encode, every column (zstd)")):
+                       ("encode", f"Parquet encode, every column ({COMPRESSION})")):
         print(f"  {label:<38} {us[key]:6.2f}  {us[key] / total:4.0%}", file=out)
     print(f"  {'sum (before writing the file)':<38} {total:6.2f}  = {1e6 / total:,.0f} hands/s",
           file=out)

@@ -1,7 +1,8 @@
 """The audits' fast paths agree with their plain references: the prime-product 7-card evaluator
 with the 21-subset scorer and with the engine's evaluator (a different algorithm), the one-pass
-action decoder with numpy's structured view, and chunked reading (cut only between tables) with
-reading the whole file."""
+action decoder with numpy's structured view, booleans unpacked from their bitmap and string
+columns taken as the dictionaries they are read as with arrow's own conversions, and chunked
+reading (cut only between tables) with reading the whole file."""
 
 from __future__ import annotations
 
@@ -69,6 +70,59 @@ def test_action_decoder_matches_numpy_view() -> None:
         for f in io.ACTION_DTYPE.names:
             assert np.array_equal(out[f], rec[f][lo // 19:]), f
     assert all(len(v) == 0 for v in io.decode_actions(np.zeros(0, np.uint8)).values())
+
+
+def test_bitmap_booleans_equal_arrow_conversion() -> None:
+    rng = np.random.default_rng(3)
+    arr = pa.array(rng.random(1000) < 0.3)
+    for lo, n in ((0, 1000), (1, 999), (7, 9), (13, 1), (8, 0), (995, 5)):
+        part = arr.slice(lo, n)
+        got = io._values(part)
+        assert got.dtype == np.bool_ and np.array_equal(got, part.to_numpy(zero_copy_only=False))
+    lists = pa.array([[True, False, True], [False, False, True], [True, True, False]])
+    values, off = io._list_parts(lists.slice(1))
+    assert values.tolist() == [False, False, True, True, True, False] and off.tolist() == [0, 3, 6]
+    with_null = pa.array([True, None, False])  # nulls: arrow's objects, as before
+    assert io._values(with_null).tolist() == [True, None, False]
+
+
+def test_string_codes_equal_dictionary_encode() -> None:
+    def plain(arr: pa.Array) -> tuple[list, list]:
+        enc = arr.dictionary_encode()
+        return (enc.indices.to_numpy(zero_copy_only=False).tolist(), enc.dictionary.to_pylist())
+
+    cases = [pa.array(["b", "a", "b"]), pa.array(["x"] * 4), pa.array(["a", None, "a"])]
+    for arr in cases:
+        for read in (arr, arr.dictionary_encode()):
+            codes, values = io._string_codes(read)
+            ref_codes, ref_values = plain(arr)
+            assert np.array_equal(codes, ref_codes, equal_nan=True) and \
+                values.tolist() == ref_values, (arr, read.type)
+    # a dictionary as read with a value no row of this slice holds, or out of first-seen order
+    loose = pa.DictionaryArray.from_arrays(pa.array([1, 1, 2], pa.int32()),
+                                           pa.array(["a", "b", "c"]))
+    codes, values = io._string_codes(loose)
+    assert codes.tolist() == [0, 0, 1] and values.tolist() == ["b", "c"]
+
+
+def test_string_columns_read_as_dictionaries(run_dir: Path, tmp_path: Path) -> None:
+    """The string columns read as dictionaries and decode as from plain strings; a file whose
+    string column is missing or of another type still names it."""
+    path = list_batch_files(run_dir)[0]
+    pf, _ = io.open_checked(path)
+    assert pa.types.is_dictionary(pf.schema_arrow.field("structure").type)
+    b = io.read_batch(path)
+    assert b.cols["structure_values"].tolist() == ["pot-limit"]
+    assert b.cols["structure"].dtype == np.int32 and not b.cols["structure"].any()
+    t = pq.read_table(path)
+    bad = tmp_path / "bad.parquet"
+    pq.write_table(t.drop_columns(["format"]), bad)
+    with pytest.raises(io.AuditInputError, match="missing column 'format'"):
+        io.read_batch(bad)
+    i = t.schema.get_field_index("generator")
+    pq.write_table(t.set_column(i, "generator", t.column(i).cast(pa.binary())), bad)
+    with pytest.raises(io.AuditInputError, match="column 'generator' is binary, expected string"):
+        io.read_batch(bad)
 
 
 def test_cut_points_never_split_a_table() -> None:

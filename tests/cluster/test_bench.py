@@ -19,6 +19,8 @@ def test_audit_bench_splits_parquet_decoding_and_measures_the_peer(
     assert res["hands"] == 3000 and set(res["audits"]) == {"chips"}
     assert res["parquet_decode"] > 0 and res["peer_parquet_decode"] > 0
     assert "of which pyarrow's Parquet decoding" in out
+    # the user part of reading (what does not swing with the machine's load) is at most all of it
+    assert 0 <= res["read_user_us"] <= 1.05e6 / res["read"] and "user time" in out
     assert f"{len(PEER_COLUMNS)} columns ({', '.join(PEER_COLUMNS)})" in out
     assert res["sha256"] > 0 and "sha256 of files" in out and "% on read + all audits" in out
 

@@ -65,3 +65,25 @@ def test_pandas(run: Path, truth: dict[str, tuple[int, int, int]]) -> None:
         part = df[df["structure"] == s]
         assert (len(part), int(part["rake"].sum()), int(sum(sum(w) for w in part["won"]))) == (
             hands, rake, won)
+
+
+def test_every_codec_reads(run: Path) -> None:
+    """The log's codecs (LZ4_RAW; ``deck`` and ``digest`` uncompressed): DuckDB and polars read
+    the packed blobs and the nested columns to the same totals as pyarrow."""
+    duckdb = pytest.importorskip("duckdb", reason="duckdb is a dev dependency")
+    pl = pytest.importorskip("polars", reason="polars is a dev dependency")
+    t = run_dataset(run).to_table(columns=["actions", "deck", "digest", "occupied", "pots"])
+    want = (pc.sum(pc.binary_length(t["actions"])).as_py(),
+            pc.sum(pc.binary_length(t["deck"])).as_py(),
+            pc.sum(pc.list_flatten(t["occupied"]).cast("int64")).as_py(),
+            pc.sum(pc.list_value_length(t["pots"])).as_py(),
+            len(set(t["digest"].to_pylist())))
+    got = duckdb.sql(
+        "select sum(octet_length(actions)), sum(octet_length(deck)), "
+        "sum(list_sum(list_transform(occupied, lambda x: x::int))), sum(len(pots)), "
+        f"count(distinct digest) from read_parquet('{run}/log/**/*.parquet')").fetchall()[0]
+    assert got == want
+    df = pl.read_parquet(f"{run}/log/**/*.parquet")
+    assert df.select(pl.col("actions").bin.size().sum(), pl.col("deck").bin.size().sum(),
+                     pl.col("occupied").list.sum().sum(), pl.col("pots").list.len().sum(),
+                     pl.col("digest").n_unique()).rows()[0] == want

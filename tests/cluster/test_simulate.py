@@ -79,12 +79,17 @@ def test_layout_and_manifest(baseline: tuple[Path, dict]) -> None:
     assert prov["versions"]["numpy"] == numpy.__version__
     assert set(prov["versions"]) >= {"holdem", "python", "pyarrow", "ray"}
     assert prov["command"] and isinstance(prov["command"], list)
-    # the files are zstd Parquet with the hand schema; hand ids are unique in the run
+    # the files are LZ4 Parquet (deck and digest uncompressed) with the hand schema; hand ids
+    # are unique in the run
     table = run_dataset(run).to_table()
     assert table.num_rows == 5000
     assert len(set(table.column("hand_id").to_pylist())) == 5000
     md = pq.read_metadata(run / m["files"][0]["path"])
-    assert md.row_group(0).column(0).compression == "ZSTD"
+    codecs = {md.row_group(0).column(i).path_in_schema: md.row_group(0).column(i).compression
+              for i in range(md.num_columns)}
+    assert codecs.pop("deck") == codecs.pop("digest") == "UNCOMPRESSED"
+    assert set(codecs.values()) == {"LZ4"}  # LZ4_RAW in the file (pyarrow names it LZ4)
+    assert m["compression"] == "lz4; deck, digest: none"
 
 
 @pytest.mark.parametrize("workers", [1, 2])
