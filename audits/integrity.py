@@ -243,14 +243,17 @@ def reduce_integrity(name: str, partials: list[Any]) -> AuditResult:
 
 
 def folder_mismatch(root: Location, files: list[dict[str, Any]], manifest_sha256: str | None,
-                    against: str) -> str | None:
+                    against: str, old_layout_ok: bool = False) -> str | None:
     """The first way the run folder ``root`` no longer holds the bytes ``against`` (audit.json
     or certificate.json) records (``files``: path and sha256 of each audited file;
     ``manifest_sha256``: None when audited without a manifest), as one phrase; None when every
-    byte matches and the folder holds no other file (besides the run's products)."""
+    byte matches and the folder holds no other file (besides the run's products).
+    ``old_layout_ok``: a folder of the old layout is compared as it is (a certificate issued
+    before the ``log/`` layout records its paths), instead of refused."""
     folder = runfolder.RunFolder.open(root)
     listing = folder.listing()
-    folder.check_layout(listing)
+    if not old_layout_ok:
+        folder.check_layout(listing)
     present = set(listing)
     if manifest_sha256 is None:
         if MANIFEST in present:

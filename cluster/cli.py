@@ -274,6 +274,7 @@ def _cmd_certify(args: argparse.Namespace) -> int:
     from audits.io import AuditInputError
     from audits.runner import format_table
     from cluster.certify import certify
+    from cluster.fanout import TaskFailed
     from cluster.signing import SigningKeyError
     from cluster.simulate import RunFolderError
     from reports.render import ReportInputError
@@ -290,6 +291,9 @@ def _cmd_certify(args: argparse.Namespace) -> int:
     except (SigningKeyError, RunFolderError, ConnectionError, AuditInputError,
             ReportInputError) as e:
         raise UsageError(str(e)) from None
+    except TaskFailed as e:  # an audit task failed after its retries (as `holdem audit`: exit 1)
+        print(f"holdem: {e} (rerun the command to resume)", file=sys.stderr)
+        return 1
     except OSError as e:
         raise _output_error(args.out, e) from None
     if res.simulate_failure is not None:
