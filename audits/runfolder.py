@@ -43,7 +43,8 @@ from audits.storage import TMP_NAME, Location, StorageError, file_sha256
 __all__ = [
     "AUDIT_FILE", "DECK_LABEL", "LAYOUT", "LOG_DIR", "MANIFEST", "MANIFEST_FORMATS", "PRODUCTS",
     "PRODUCT_FOLDERS",
-    "ManifestError", "OldLayoutError", "RunFolder", "RunFolderError", "SpecDifference",
+    "KEY_DIR", "ManifestError", "OldLayoutError", "Resume", "RunFolder", "RunFolderError",
+    "SpecDifference", "describe_spec_difference", "key_relpath",
     "batch_index", "batch_relpath", "deck_relpath", "file_sha256", "is_log_file", "is_product",
     "is_temporary",
     "list_batch_files", "migrate", "parse_batch_relpath", "read_manifest", "sha256_bytes",
@@ -88,6 +89,14 @@ class ManifestError(RunFolderError):
 def batch_relpath(label: str, index: int) -> str:
     """``log/<label>/batch-<index:05d>.parquet``: a batch file, relative to the run folder."""
     return f"{LOG_DIR}/{label}/batch-{int(index):05d}.parquet"
+
+
+KEY_DIR = ".keys"  # a shuffle run's scratch: the collision keys of its batches, removed at the end
+
+
+def key_relpath(index: int) -> str:
+    """``.keys/batch-<index:05d>.npy``: a shuffle run's scratch file of one batch's keys."""
+    return f"{KEY_DIR}/batch-{int(index):05d}.npy"
 
 
 def deck_relpath(index: int) -> str:
@@ -165,6 +174,26 @@ def spec_difference(a: Mapping[str, Any], b: Mapping[str, Any], *,
     return None
 
 
+def describe_spec_difference(old: Mapping[str, Any], new: Mapping[str, Any]) -> str | None:
+    """``spec_difference`` as ``"field Y differs (A vs B)"`` (A the folder's, B the new one)."""
+    d = spec_difference(old, new)
+    return None if d is None else f"field {d.field} differs ({_short(d.a)} vs {_short(d.b)})"
+
+
+def _short(v: Any) -> str:
+    text = json.dumps(v, sort_keys=True) if not isinstance(v, str) else v
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+@dataclass(frozen=True)
+class Resume:
+    """What a rerun into a run folder may keep (``RunFolder.resume``)."""
+
+    manifest: dict[str, Any] | None  # the folder's manifest (None: new folder, or none)
+    found: list[str]  # the expected files present (to check against the manifest)
+    stale: int  # temporary files of an interrupted run, removed
+
+
 # ---------------------------------------------------------------- the folder
 
 
@@ -233,6 +262,45 @@ class RunFolder:
         except (pa.ArrowException, OSError) as e:
             raise RunFolderError(f"{self.label}: cannot list it ({e})") from None
         return sorted(self.relative(i.path) for i in infos if i.type == pafs.FileType.File)
+
+    def resume(self, expected: Container[str], *, fingerprint: str, spec: Mapping[str, Any],
+               read: Callable[[RunFolder], dict[str, Any] | None],
+               scratch: tuple[str, ...] = ()) -> Resume:
+        """Make the folder ready for a run (simulate, shuffle) that writes the files
+        ``expected``, keeping what an earlier run of the same config left. Creates a missing
+        folder. Raises RunFolderError (one line, before any change) for a file, an old layout, a
+        manifest ``read`` refuses or of another config (``fingerprint``; ``spec`` names the
+        first field that differs), and any file that is neither expected, one of the run's
+        products (``is_product``) nor a temporary. Removes temporaries and the files under the
+        ``scratch`` folders (a killed run's leftovers)."""
+        kind = self.kind()
+        if kind == pafs.FileType.File:
+            raise RunFolderError(f"output {self.label} is a file, not a run folder")
+        if kind == pafs.FileType.NotFound:
+            self.fs.create_dir(self.base, recursive=True)
+            return Resume(None, [], 0)
+        listing = self.listing()
+        self.check_layout(listing)
+        old = read(self)
+        if old is not None and old.get("fingerprint") != fingerprint:
+            what = (describe_spec_difference(old.get("spec") or {}, spec)
+                    or f"fingerprint differs ({old.get('fingerprint')} vs {fingerprint})")
+            raise RunFolderError(f"run folder {self.label} was made with a different config: "
+                                 f"{what}")
+        found, leftovers = [], []
+        for rel in listing:
+            if rel in expected:
+                found.append(rel)
+            elif rel.startswith(PRODUCT_FOLDERS):  # export's tables/: its own business
+                continue
+            elif is_temporary(rel) or rel.startswith(tuple(f"{d}/" for d in scratch)):
+                leftovers.append(rel)
+            elif not is_product(rel):
+                raise RunFolderError(f"run folder {self.label}: unexpected file {rel} (not a "
+                                     "file of this run); move it away or choose another --out")
+        for rel in leftovers:
+            self.delete(rel)
+        return Resume(old, found, sum(is_temporary(rel) for rel in leftovers))
 
     def check_layout(self, listing: list[str] | None = None) -> None:
         """Raise OldLayoutError when the folder holds batch files of the old layout."""

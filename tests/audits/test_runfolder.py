@@ -220,3 +220,43 @@ def test_migrate_says_what_to_run_again(tmp_path: Path) -> None:
     rf.migrate(shuffle, say=said.append)
     assert "audit.json and certificate.json record the old paths" in said[0]
     assert "holdem shuffle" in said[0] and "holdem audit" not in said[0]
+
+
+def test_resume_keeps_products_removes_leftovers_and_refuses_strangers(tmp_path: Path) -> None:
+    """The one resume check simulate and shuffle share (``RunFolder.resume``)."""
+    from audits.runfolder import RunFolder, RunFolderError, key_relpath
+
+    run = tmp_path / "run"
+    folder = RunFolder.open(run)
+    read = RunFolder.read_manifest
+    spec = {"seed": 1, "hands": 10}
+    made = folder.resume(set(), fingerprint="f1", spec=spec, read=read)
+    assert run.is_dir() and made.manifest is None and made.found == [] and made.stale == 0
+    files = {"log/no-limit/batch-00000.parquet": b"x", "audit.json": b"{}",
+             "tables/hands/part-no-limit-00000.parquet": b"t",
+             "tables/hands/.part-no-limit-00001.parquet.tmp-0123456789ab": b"t",
+             "log/no-limit/.batch-00001.parquet.tmp-0123456789ab": b"half",
+             key_relpath(3): b"k"}
+    for rel, data in files.items():
+        folder.write(rel, data)
+    folder.write_manifest({"format": "holdem-simulate-run", "fingerprint": "f1", "spec": spec,
+                           "files": []})
+    got = folder.resume({"log/no-limit/batch-00000.parquet"}, fingerprint="f1", spec=spec,
+                        read=read, scratch=(".keys",))
+    assert got.found == ["log/no-limit/batch-00000.parquet"] and got.stale == 1
+    assert got.manifest is not None and got.manifest["fingerprint"] == "f1"
+    left = set(folder.listing())
+    assert "log/no-limit/.batch-00001.parquet.tmp-0123456789ab" not in left  # a killed write
+    assert key_relpath(3) not in left  # scratch
+    assert {"audit.json", "tables/hands/part-no-limit-00000.parquet",
+            "tables/hands/.part-no-limit-00001.parquet.tmp-0123456789ab"} <= left  # products
+    with pytest.raises(RunFolderError, match=r"different config: field seed differs \(1 vs 2\)"):
+        folder.resume(set(), fingerprint="f2", spec={"seed": 2, "hands": 10}, read=read)
+    folder.write("log/no-limit/batch-00007.parquet", b"y")
+    with pytest.raises(RunFolderError, match="unexpected file log/no-limit/batch-00007.parquet"):
+        folder.resume({"log/no-limit/batch-00000.parquet"}, fingerprint="f1", spec=spec,
+                      read=read)
+    assert (run / "log/no-limit/batch-00007.parquet").is_file()  # refused before any change
+    (run / "plain").write_bytes(b"")
+    with pytest.raises(RunFolderError, match="is a file, not a run folder"):
+        RunFolder.open(run / "plain").resume(set(), fingerprint="f1", spec=spec, read=read)
