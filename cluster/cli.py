@@ -188,18 +188,12 @@ def _cmd_audit(args: argparse.Namespace) -> int:
 def _cmd_export(args: argparse.Namespace) -> int:
     from audits.io import AuditInputError
     from cluster.export import ExportInputError, run_export
-    from cluster.progress import Progress
 
     if args.workers is not None and args.workers < 0:
         raise UsageError(f"--workers {args.workers}: expected >= 0")
     try:
-        from audits.io import run_files
-        from audits.runner import count_hands
-
-        total = count_hands(run_files(args.run))
-        with Progress(total, enabled=not args.quiet, desc="export") as bar:
-            res = run_export(args.run, args.out, workers=args.workers, address=args.address,
-                             on_file=bar.update)
+        res = run_export(args.run, args.out, workers=args.workers, address=args.address,
+                         progress=not args.quiet)
     except (ExportInputError, AuditInputError, ConnectionError) as e:
         raise UsageError(str(e)) from None
     print(f"exported {res.hands:,} hands from {res.files} batch files in {res.seconds:.1f} s: "

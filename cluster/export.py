@@ -253,11 +253,28 @@ def _export_record(res: ExportResult, manifest: dict[str, Any] | None,
 
 def run_export(run: str | os.PathLike[str], out: str | os.PathLike[str] | None = None, *,
                workers: int | None = 0, address: str | None = None,
-               on_file: Callable[[int], None] | None = None) -> ExportResult:
+               on_file: Callable[[int], None] | None = None,
+               progress: bool = False) -> ExportResult:
     """Export every batch file of ``run`` (``audits.io.run_files``, each checked against the
     manifest) to ``out`` (default ``RUN/tables``; no other folder inside the run), then write
     ``export.json`` (removed first). ``workers`` 0: in this process; else Ray tasks (None: every
-    local CPU). ExportInputError for unusable input or output (one line)."""
+    local CPU). ``progress``: a progress bar of hands on stderr; ``on_file(hands)`` after each
+    file. ExportInputError for unusable input or output (one line)."""
+    if progress:
+        from audits.runner import count_hands
+        from cluster.progress import Progress
+
+        try:
+            total = count_hands(run_files(storage.as_location(run)))
+        except AuditInputError as e:
+            raise ExportInputError(str(e)) from None
+        with Progress(total, desc="export") as bar:
+            def both(hands: int) -> None:
+                bar.update(hands)
+                if on_file is not None:
+                    on_file(hands)
+
+            return run_export(run, out, workers=workers, address=address, on_file=both)
     t0 = time.perf_counter()
     root = storage.as_location(run)
     try:
