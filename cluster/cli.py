@@ -124,8 +124,6 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     from cluster.simulate import RunFolderError, run_simulate
 
     spec = _run_spec(args)
-    if args.workers is not None and args.workers < 0:
-        raise UsageError(f"--workers {args.workers}: expected >= 0")
     try:
         m = run_simulate(spec, args.out, address=args.address, workers=args.workers,
                          progress=not args.quiet)
@@ -166,10 +164,6 @@ def _cmd_audit(args: argparse.Namespace) -> int:
                         if args.only else None)
     except ValueError as e:
         raise UsageError(str(e)) from None
-    if args.workers is not None and args.workers < 0:
-        raise UsageError(f"--workers {args.workers}: expected >= 0")
-    if args.key_memory is not None and args.key_memory <= 0:
-        raise UsageError(f"--key-memory {args.key_memory}: expected a size in MB > 0")
     try:
         report = audit_run(args.run, names, workers=args.workers, address=args.address,
                            key_memory=None if args.key_memory is None else args.key_memory << 20,
@@ -189,8 +183,6 @@ def _cmd_export(args: argparse.Namespace) -> int:
     from audits.io import AuditInputError
     from cluster.export import ExportInputError, run_export
 
-    if args.workers is not None and args.workers < 0:
-        raise UsageError(f"--workers {args.workers}: expected >= 0")
     try:
         res = run_export(args.run, args.out, workers=args.workers, address=args.address,
                          progress=not args.quiet)
@@ -274,10 +266,6 @@ def _cmd_certify(args: argparse.Namespace) -> int:
     from reports.render import ReportInputError
 
     spec = _run_spec(args)
-    if args.workers is not None and args.workers < 0:
-        raise UsageError(f"--workers {args.workers}: expected >= 0")
-    if args.key_memory is not None and args.key_memory <= 0:
-        raise UsageError(f"--key-memory {args.key_memory}: expected a size in MB > 0")
     try:
         res = certify(spec, args.out, address=args.address, workers=args.workers,
                       key_memory=None if args.key_memory is None else args.key_memory << 20,
@@ -318,8 +306,6 @@ def _cmd_shuffle(args: argparse.Namespace) -> int:
     from cluster.fanout import TaskFailed
     from cluster.shuffle import ShuffleRunError, ShuffleSpec, audit_files, run_shuffle
 
-    if args.key_memory is not None and args.key_memory <= 0:
-        raise UsageError(f"--key-memory {args.key_memory}: expected a size in MB > 0")
     key_memory = None if args.key_memory is None else args.key_memory << 20
     try:
         if args.files:
@@ -332,8 +318,6 @@ def _cmd_shuffle(args: argparse.Namespace) -> int:
         else:
             if args.decks is None or args.out is None:
                 raise UsageError("holdem shuffle: --decks and --out are required")
-            if args.workers is not None and args.workers < 0:
-                raise UsageError(f"--workers {args.workers}: expected >= 0")
             spec = ShuffleSpec(decks=args.decks, seed=args.seed, generator=args.generator,
                                batch_size=args.batch_size, keep_decks=args.keep_decks,
                                inject=args.inject)
@@ -721,10 +705,21 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _check_limits(args: argparse.Namespace) -> None:
+    """The options several commands share, checked once: ``--workers`` and ``--key-memory``."""
+    workers = getattr(args, "workers", None)
+    if workers is not None and workers < 0:
+        raise UsageError(f"--workers {workers}: expected >= 0")
+    key_memory = getattr(args, "key_memory", None)
+    if key_memory is not None and key_memory <= 0:
+        raise UsageError(f"--key-memory {key_memory}: expected a size in MB > 0")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        _check_limits(args)
         return int(args.func(args))
     except UsageError as e:
         print(f"holdem: error: {e}", file=sys.stderr)
