@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from audits import shuffles, stats
+from audits import shuffles, stats, storage
 from audits.uniformity import ALPHA, TESTS, map_decks, uniformity_reduce
 
 SEATS = 9
@@ -142,8 +142,8 @@ def write_table(results: dict[str, Any], path: str | Path) -> tuple[Path, Path]:
         base = base.with_suffix("")
     md, js = base.with_suffix(".md"), base.with_suffix(".json")
     md.parent.mkdir(parents=True, exist_ok=True)
-    md.write_text(to_markdown(results))
-    js.write_text(json.dumps(results, indent=2))
+    storage.write_atomic(md, to_markdown(results))
+    storage.write_atomic(js, json.dumps(results, indent=2))
     return md, js
 
 

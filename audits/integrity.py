@@ -176,10 +176,10 @@ def _check_totals(m: dict[str, Any], per_structure: dict[str, int], hands: int
         for label in labels:
             got = per_structure.get(label, 0)
             if got != declared:
-                bad("hand total", f"structure={label}: {got:,} hands audited, the manifest's "
+                bad("hand total", f"{label}: {got:,} hands audited, the manifest's "
                                   f"spec declares {_n(declared)}")
         for label in sorted(set(per_structure) - set(labels)):
-            bad("hand total", f"structure={label}: {per_structure[label]:,} hands of a "
+            bad("hand total", f"{label}: {per_structure[label]:,} hands of a "
                               "structure the manifest's spec does not declare")
     elif "hands" in m and m["hands"] != hands:
         bad("hand total", f"{MANIFEST}: declares {_n(m['hands'])} hands, {hands:,} audited")
@@ -211,10 +211,10 @@ def reduce_integrity(name: str, partials: list[Any]) -> AuditResult:
         unshown += n_dups - len(dups) + (n_gaps - len(gaps) if simulated else 0)
         per_structure[label] = sum(int((r[:, 1] - r[:, 0] + 1).sum()) for r in by_label[label])
         problems += [(a, "duplicate hand ids",
-                      f"structure={label}: {_ids(a, b)} appear more than once") for a, b in dups]
+                      f"{label}: {_ids(a, b)} appear more than once") for a, b in dups]
         if simulated:
             problems += [(a, "hand id gap",
-                          f"structure={label}: {_ids(a, b)} missing (a gap in the stream)")
+                          f"{label}: {_ids(a, b)} missing (a gap in the stream)")
                          for a, b in gaps]
     details: dict[str, Any] = {"hands_per_structure": per_structure}
     if m is None or not isinstance(m.get("files"), list) or not m["files"]:
@@ -243,14 +243,17 @@ def reduce_integrity(name: str, partials: list[Any]) -> AuditResult:
 
 
 def folder_mismatch(root: Location, files: list[dict[str, Any]], manifest_sha256: str | None,
-                    against: str) -> str | None:
+                    against: str, old_layout_ok: bool = False) -> str | None:
     """The first way the run folder ``root`` no longer holds the bytes ``against`` (audit.json
     or certificate.json) records (``files``: path and sha256 of each audited file;
     ``manifest_sha256``: None when audited without a manifest), as one phrase; None when every
-    byte matches and the folder holds no other file (besides the run's products)."""
+    byte matches and the folder holds no other file (besides the run's products).
+    ``old_layout_ok``: a folder of the old layout is compared as it is (a certificate issued
+    before the ``log/`` layout records its paths), instead of refused."""
     folder = runfolder.RunFolder.open(root)
     listing = folder.listing()
-    folder.check_layout(listing)
+    if not old_layout_ok:
+        folder.check_layout(listing)
     present = set(listing)
     if manifest_sha256 is None:
         if MANIFEST in present:

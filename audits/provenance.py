@@ -34,6 +34,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from audits import storage
+
 PACKAGES = ("sim", "audits", "cluster", "reports")
 STAMP_NAME = "build_info.json"
 STAMP_FORMAT = "holdem-build-info"
@@ -195,9 +197,7 @@ def write_stamp() -> tuple[Path, dict[str, Any]]:
          "version": _project_version(here.parent), "sources_sha256": sources_sha256(),
          "stamped": datetime.now(UTC).isoformat(timespec="seconds")}
     path = here / STAMP_NAME
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(d, indent=2) + "\n")
-    tmp.replace(path)
+    storage.write_atomic(path, json.dumps(d, indent=2) + "\n")
     return path, d
 
 

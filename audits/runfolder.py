@@ -38,13 +38,15 @@ import pyarrow as pa
 import pyarrow.fs as pafs
 
 from audits import storage
-from audits.storage import TMP_MARK, Location, StorageError, file_sha256
+from audits.storage import TMP_NAME, Location, StorageError, file_sha256
 
 __all__ = [
     "AUDIT_FILE", "DECK_LABEL", "LAYOUT", "LOG_DIR", "MANIFEST", "MANIFEST_FORMATS", "PRODUCTS",
     "PRODUCT_FOLDERS",
-    "ManifestError", "OldLayoutError", "RunFolder", "RunFolderError", "SpecDifference",
-    "batch_index", "batch_relpath", "deck_relpath", "file_sha256", "is_product", "is_temporary",
+    "KEY_DIR", "ManifestError", "OldLayoutError", "Resume", "RunFolder", "RunFolderError",
+    "SpecDifference", "describe_spec_difference", "key_relpath",
+    "batch_index", "batch_relpath", "deck_relpath", "file_sha256", "is_log_file", "is_product",
+    "is_temporary",
     "list_batch_files", "migrate", "parse_batch_relpath", "read_manifest", "sha256_bytes",
     "spec_difference", "write_file", "write_manifest",
 ]
@@ -89,6 +91,14 @@ def batch_relpath(label: str, index: int) -> str:
     return f"{LOG_DIR}/{label}/batch-{int(index):05d}.parquet"
 
 
+KEY_DIR = ".keys"  # a shuffle run's scratch: the collision keys of its batches, removed at the end
+
+
+def key_relpath(index: int) -> str:
+    """``.keys/batch-<index:05d>.npy``: a shuffle run's scratch file of one batch's keys."""
+    return f"{KEY_DIR}/batch-{int(index):05d}.npy"
+
+
 def deck_relpath(index: int) -> str:
     """A shuffle run's deck file, relative to the run folder."""
     return batch_relpath(DECK_LABEL, index)
@@ -110,14 +120,23 @@ def batch_index(path: Location | str) -> int | None:
 
 
 def is_temporary(name: str) -> bool:
-    """A temporary name of an atomic write (``.<final name>.tmp-<random>``)."""
-    name = name.rpartition("/")[2]
-    return name.startswith(".") and TMP_MARK in name
+    """A temporary name of an atomic write: exactly what ``storage.put_atomic`` writes,
+    ``.<final name>.tmp-<12 lowercase hex digits>`` (``storage.TMP_NAME``), so never a name that
+    a reader's ``*.parquet`` glob matches."""
+    return TMP_NAME.fullmatch(name.rpartition("/")[2]) is not None
+
+
+def is_log_file(rel: str) -> bool:
+    """A file the documented readers of the log take (``RUN/log/**/*.parquet``, whatever its
+    name): a file of the run, never a product, listed in the manifest or an integrity failure."""
+    return rel.startswith(LOG_DIR + "/") and rel.endswith(".parquet")
 
 
 def is_product(rel: str) -> bool:
     """A run's own JSON/HTML product, a file of a derived-product folder (``PRODUCT_FOLDERS``) or
     a temporary name (not a file of the log)."""
+    if is_log_file(rel):
+        return False
     return rel in PRODUCTS or rel.startswith(PRODUCT_FOLDERS) or is_temporary(rel)
 
 
@@ -153,6 +172,26 @@ def spec_difference(a: Mapping[str, Any], b: Mapping[str, Any], *,
         if va != vb:
             return SpecDifference(k, va, vb)
     return None
+
+
+def describe_spec_difference(old: Mapping[str, Any], new: Mapping[str, Any]) -> str | None:
+    """``spec_difference`` as ``"field Y differs (A vs B)"`` (A the folder's, B the new one)."""
+    d = spec_difference(old, new)
+    return None if d is None else f"field {d.field} differs ({_short(d.a)} vs {_short(d.b)})"
+
+
+def _short(v: Any) -> str:
+    text = json.dumps(v, sort_keys=True) if not isinstance(v, str) else v
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+@dataclass(frozen=True)
+class Resume:
+    """What a rerun into a run folder may keep (``RunFolder.resume``)."""
+
+    manifest: dict[str, Any] | None  # the folder's manifest (None: new folder, or none)
+    found: list[str]  # the expected files present (to check against the manifest)
+    stale: int  # temporary files of an interrupted run, removed
 
 
 # ---------------------------------------------------------------- the folder
@@ -224,6 +263,45 @@ class RunFolder:
             raise RunFolderError(f"{self.label}: cannot list it ({e})") from None
         return sorted(self.relative(i.path) for i in infos if i.type == pafs.FileType.File)
 
+    def resume(self, expected: Container[str], *, fingerprint: str, spec: Mapping[str, Any],
+               read: Callable[[RunFolder], dict[str, Any] | None],
+               scratch: tuple[str, ...] = ()) -> Resume:
+        """Make the folder ready for a run (simulate, shuffle) that writes the files
+        ``expected``, keeping what an earlier run of the same config left. Creates a missing
+        folder. Raises RunFolderError (one line, before any change) for a file, an old layout, a
+        manifest ``read`` refuses or of another config (``fingerprint``; ``spec`` names the
+        first field that differs), and any file that is neither expected, one of the run's
+        products (``is_product``) nor a temporary. Removes temporaries and the files under the
+        ``scratch`` folders (a killed run's leftovers)."""
+        kind = self.kind()
+        if kind == pafs.FileType.File:
+            raise RunFolderError(f"output {self.label} is a file, not a run folder")
+        if kind == pafs.FileType.NotFound:
+            self.fs.create_dir(self.base, recursive=True)
+            return Resume(None, [], 0)
+        listing = self.listing()
+        self.check_layout(listing)
+        old = read(self)
+        if old is not None and old.get("fingerprint") != fingerprint:
+            what = (describe_spec_difference(old.get("spec") or {}, spec)
+                    or f"fingerprint differs ({old.get('fingerprint')} vs {fingerprint})")
+            raise RunFolderError(f"run folder {self.label} was made with a different config: "
+                                 f"{what}")
+        found, leftovers = [], []
+        for rel in listing:
+            if rel in expected:
+                found.append(rel)
+            elif rel.startswith(PRODUCT_FOLDERS):  # export's tables/: its own business
+                continue
+            elif is_temporary(rel) or rel.startswith(tuple(f"{d}/" for d in scratch)):
+                leftovers.append(rel)
+            elif not is_product(rel):
+                raise RunFolderError(f"run folder {self.label}: unexpected file {rel} (not a "
+                                     "file of this run); move it away or choose another --out")
+        for rel in leftovers:
+            self.delete(rel)
+        return Resume(old, found, sum(is_temporary(rel) for rel in leftovers))
+
     def check_layout(self, listing: list[str] | None = None) -> None:
         """Raise OldLayoutError when the folder holds batch files of the old layout."""
         for rel in self.listing() if listing is None else listing:
@@ -263,9 +341,12 @@ class RunFolder:
     def delete(self, rel: str) -> None:
         self.fs.delete_file(self.path(rel))
 
-    def read_manifest(self, formats: Collection[str] | None = None) -> dict[str, Any] | None:
+    def read_manifest(self, formats: Collection[str] | None = None, *,
+                      any_layout: bool = False) -> dict[str, Any] | None:
         """The folder's manifest.json as a JSON object, None when absent. ``formats``: the
-        ``format`` values accepted (any when None). Raises ManifestError."""
+        ``format`` values accepted (any when None). Raises ManifestError, and OldLayoutError for
+        a manifest listing old-layout paths (a half-migrated folder) unless ``any_layout``
+        (``migrate``); see ``check_listed``."""
         if self.fs.get_file_info(self.path(MANIFEST)).type != pafs.FileType.File:
             return None
         try:
@@ -279,7 +360,25 @@ class RunFolder:
             raise ManifestError(f"run folder {self.label}: {MANIFEST} has format "
                                 f"{d.get('format')!r}, expected "
                                 + " or ".join(sorted(str(f) for f in formats)))
+        if not any_layout:
+            self.check_listed(d)
         return d
+
+    def check_listed(self, d: dict[str, Any]) -> None:
+        """Every path a manifest lists (``files[i].path``) is a batch file of the layout
+        (``parse_batch_relpath``): the log the documented readers see (``RUN/log/**``) is all an
+        audit binds. OldLayoutError for an old-layout path, ManifestError for any other."""
+        files = d.get("files")
+        if not isinstance(files, list):
+            return
+        for i, f in enumerate(files):
+            rel = f.get("path") if isinstance(f, dict) else None
+            old = _OLD.fullmatch(rel) if isinstance(rel, str) else None
+            if old:
+                raise OldLayoutError(old_layout_message(self.label, old.group(1)))
+            if not isinstance(rel, str) or parse_batch_relpath(rel) is None:
+                raise ManifestError(f"{self.location(MANIFEST)}: files[{i}].path {rel!r} is not "
+                                    f"a batch file of the run ({LAYOUT})")
 
     def write_manifest(self, d: dict[str, Any]) -> dict[str, Any]:
         """Write manifest.json atomically (indented JSON); returns ``d``."""
@@ -346,7 +445,7 @@ def migrate(run: Location | os.PathLike[str],
         elif parse_batch_relpath(rel) is None:
             raise RunFolderError(f"{folder.location(rel)}: not a file of a run folder; move it "
                                  "away and run `holdem migrate` again")
-    manifest = folder.read_manifest()
+    manifest = folder.read_manifest(any_layout=True)
     if manifest is not None:
         files = manifest.get("files")
         if not isinstance(files, list):
@@ -364,7 +463,16 @@ def migrate(run: Location | os.PathLike[str],
     for rel, new in moves:
         folder.fs.create_dir(folder.path(new.rpartition("/")[0]), recursive=True)
         folder.fs.move(folder.path(rel), folder.path(new))
-    for old_dir in sorted({rel.partition("/")[0] for rel, _ in moves}):
+    old_dirs = {rel.partition("/")[0] for rel, _ in moves}
+    if manifest is not None:  # rewritten before any old folder goes: a folder interrupted
+        for f in manifest["files"]:  # in between is still recognised (and finished by a rerun)
+            if _new_path(f["path"]) is not None:
+                old_dirs.add(f["path"].partition("/")[0])
+                f["path"] = _new_path(f["path"])
+        if "layout" in manifest:
+            manifest["layout"] = LAYOUT
+        folder.write_manifest(manifest)
+    for old_dir in sorted(old_dirs):
         try:
             info = folder.fs.get_file_info(pafs.FileSelector(folder.path(old_dir),
                                                              allow_not_found=True))
@@ -372,15 +480,22 @@ def migrate(run: Location | os.PathLike[str],
                 folder.fs.delete_dir(folder.path(old_dir))
         except (pa.ArrowException, OSError):
             pass  # an object store has no folders to remove
-    if manifest is not None:
-        for f in manifest["files"]:
-            f["path"] = _new_path(f["path"]) or f["path"]
-        if "layout" in manifest:
-            manifest["layout"] = LAYOUT
-        folder.write_manifest(manifest)
     if say is not None:
-        stale = [p for p in ("audit.json", "certificate.json") if p in listing]
         say(f"{folder.label}: {len(moves)} batch files moved to {LOG_DIR}/<label>/"
-            + (f"; {' and '.join(stale)} record the old paths: run `holdem audit` and "
-               "`holdem report` again" if stale else ""))
+            + _stale_products(listing, manifest))
     return len(moves)
+
+
+def _stale_products(listing: list[str], manifest: dict[str, Any] | None) -> str:
+    """What ``migrate`` says of the products that record the old paths, and how to remake them
+    (a shuffle run's certificate: by running its ``holdem shuffle`` again)."""
+    stale = [p for p in (AUDIT_FILE, "certificate.json") if p in listing]
+    if not stale:
+        return ""
+    verb = "records" if len(stale) == 1 else "record"
+    if (manifest or {}).get("format") == "holdem-shuffle-run":
+        how = ("run the same `holdem shuffle ... --out` again (it keeps the files and audits "
+               "them again)")
+    else:
+        how = "run `holdem audit` and `holdem report` again"
+    return f"; {' and '.join(stale)} {verb} the old paths: {how}"

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
@@ -125,13 +126,16 @@ def relative(root: Location, location: Location) -> str:
 
 
 TMP_MARK = ".tmp-"  # temporary names: ".<final name>.tmp-<random>"
+TMP_RANDOM = 12  # lowercase hex digits of <random>
+# exactly the names put_atomic writes (runfolder.is_temporary): nothing else is a temporary
+TMP_NAME = re.compile(r"\.(?P<final>.+)" + re.escape(TMP_MARK) + f"[0-9a-f]{{{TMP_RANDOM}}}")
 
 
-def put_atomic(fs: pafs.FileSystem, path: str, data: bytes) -> None:
+def put_atomic(fs: pafs.FileSystem, path: str, data: bytes | pa.Buffer) -> None:
     """Write ``data`` to a temporary name in the same folder, then rename it to ``path``: no
     partial file ever stands under the final name."""
     folder, _, name = path.rpartition("/")
-    tmp = f"{folder}/.{name}{TMP_MARK}{uuid.uuid4().hex[:12]}"
+    tmp = f"{folder}/.{name}{TMP_MARK}{uuid.uuid4().hex[:TMP_RANDOM]}"
     try:
         with fs.open_output_stream(tmp) as f:
             f.write(data)

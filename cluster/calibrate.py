@@ -24,6 +24,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from audits import storage
+
 # fault -> the audit that must catch it
 EXACT_FAULTS = {
     "odd-chip-wrong-seat": "payouts",
@@ -128,7 +130,7 @@ def run_calibration(out: str | Path, runs: int = 5, hands: int = 60_000,
                          big_runs=uniformity_big_runs)
     md = to_markdown(exact) + "\n" + ucal.to_markdown(uni)
     md += f"\nCalibration time: {time.perf_counter() - t0:.0f} s.\n"
-    (out / "calibration.md").write_text(md)
-    (out / "calibration.json").write_text(json.dumps({"exact": exact, "uniformity": uni},
-                                                     indent=2, default=str))
+    storage.write_atomic(out / "calibration.md", md)
+    storage.write_atomic(out / "calibration.json",
+                         json.dumps({"exact": exact, "uniformity": uni}, indent=2, default=str))
     return out / "calibration.md"

@@ -125,8 +125,6 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     from cluster.simulate import RunFolderError, run_simulate
 
     spec = _run_spec(args)
-    if args.workers is not None and args.workers < 0:
-        raise UsageError(f"--workers {args.workers}: expected >= 0")
     try:
         m = run_simulate(spec, args.out, address=args.address, workers=args.workers,
                          progress=not args.quiet)
@@ -167,10 +165,6 @@ def _cmd_audit(args: argparse.Namespace) -> int:
                         if args.only else None)
     except ValueError as e:
         raise UsageError(str(e)) from None
-    if args.workers is not None and args.workers < 0:
-        raise UsageError(f"--workers {args.workers}: expected >= 0")
-    if args.key_memory is not None and args.key_memory <= 0:
-        raise UsageError(f"--key-memory {args.key_memory}: expected a size in MB > 0")
     try:
         report = audit_run(args.run, names, workers=args.workers, address=args.address,
                            key_memory=None if args.key_memory is None else args.key_memory << 20,
@@ -189,18 +183,10 @@ def _cmd_audit(args: argparse.Namespace) -> int:
 def _cmd_export(args: argparse.Namespace) -> int:
     from audits.io import AuditInputError
     from cluster.export import ExportInputError, run_export
-    from cluster.progress import Progress
 
-    if args.workers is not None and args.workers < 0:
-        raise UsageError(f"--workers {args.workers}: expected >= 0")
     try:
-        from audits.io import run_files
-        from audits.runner import count_hands
-
-        total = count_hands(run_files(args.run))
-        with Progress(total, enabled=not args.quiet, desc="export") as bar:
-            res = run_export(args.run, args.out, workers=args.workers, address=args.address,
-                             on_file=bar.update)
+        res = run_export(args.run, args.out, workers=args.workers, address=args.address,
+                         progress=not args.quiet)
     except (ExportInputError, AuditInputError, ConnectionError) as e:
         raise UsageError(str(e)) from None
     print(f"exported {res.hands:,} hands from {res.files} batch files in {res.seconds:.1f} s: "
@@ -275,15 +261,12 @@ def _cmd_certify(args: argparse.Namespace) -> int:
     from audits.io import AuditInputError
     from audits.runner import format_table
     from cluster.certify import certify
+    from cluster.fanout import TaskFailed
     from cluster.signing import SigningKeyError
     from cluster.simulate import RunFolderError
     from reports.render import ReportInputError
 
     spec = _run_spec(args)
-    if args.workers is not None and args.workers < 0:
-        raise UsageError(f"--workers {args.workers}: expected >= 0")
-    if args.key_memory is not None and args.key_memory <= 0:
-        raise UsageError(f"--key-memory {args.key_memory}: expected a size in MB > 0")
     try:
         res = certify(spec, args.out, address=args.address, workers=args.workers,
                       key_memory=None if args.key_memory is None else args.key_memory << 20,
@@ -291,6 +274,9 @@ def _cmd_certify(args: argparse.Namespace) -> int:
     except (SigningKeyError, RunFolderError, ConnectionError, AuditInputError,
             ReportInputError) as e:
         raise UsageError(str(e)) from None
+    except TaskFailed as e:  # an audit task failed after its retries (as `holdem audit`: exit 1)
+        print(f"holdem: {e} (rerun the command to resume)", file=sys.stderr)
+        return 1
     except OSError as e:
         raise _output_error(args.out, e) from None
     if res.simulate_failure is not None:
@@ -321,8 +307,6 @@ def _cmd_shuffle(args: argparse.Namespace) -> int:
     from cluster.fanout import TaskFailed
     from cluster.shuffle import ShuffleRunError, ShuffleSpec, audit_files, run_shuffle
 
-    if args.key_memory is not None and args.key_memory <= 0:
-        raise UsageError(f"--key-memory {args.key_memory}: expected a size in MB > 0")
     key_memory = None if args.key_memory is None else args.key_memory << 20
     try:
         if args.files:
@@ -335,8 +319,6 @@ def _cmd_shuffle(args: argparse.Namespace) -> int:
         else:
             if args.decks is None or args.out is None:
                 raise UsageError("holdem shuffle: --decks and --out are required")
-            if args.workers is not None and args.workers < 0:
-                raise UsageError(f"--workers {args.workers}: expected >= 0")
             spec = ShuffleSpec(decks=args.decks, seed=args.seed, generator=args.generator,
                                batch_size=args.batch_size, keep_decks=args.keep_decks,
                                inject=args.inject)
@@ -725,10 +707,21 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _check_limits(args: argparse.Namespace) -> None:
+    """The options several commands share, checked once: ``--workers`` and ``--key-memory``."""
+    workers = getattr(args, "workers", None)
+    if workers is not None and workers < 0:
+        raise UsageError(f"--workers {workers}: expected >= 0")
+    key_memory = getattr(args, "key_memory", None)
+    if key_memory is not None and key_memory <= 0:
+        raise UsageError(f"--key-memory {key_memory}: expected a size in MB > 0")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        _check_limits(args)
         return int(args.func(args))
     except UsageError as e:
         print(f"holdem: error: {e}", file=sys.stderr)

@@ -4,16 +4,23 @@
     OUT/seats/part-<label>-<batch>.parquet     one row per occupied seat of a hand
     OUT/actions/part-<label>-<batch>.parquet   one row per action or forced event
     OUT/pots/part-<label>-<batch>.parquet      one row per pot
+    OUT/export.json                            every part (sha256, bytes, rows), the source
+                                               manifest's sha256, the totals: written last
 
-(``OUT`` defaults to ``RUN/tables``; ``sim.tables`` builds the tables and documents every
-column.) Each batch file of the run gives one part of each table, written under a temporary
-name and renamed (no half-written part under a final name); parts of a previous export that
-this one did not write are removed at the end. ``export_file`` does one batch file and can be
-fanned out (Ray tasks for ``workers`` other than 0).
+(``OUT`` defaults to ``RUN/tables``; no other folder inside the run is accepted; ``sim.tables``
+builds the tables and documents every column.) Each batch file is read once, its sha256 and size
+checked against the run's manifest, and parsed from those bytes; it gives one part of each
+table, written under a temporary name and renamed (no half-written part under a final name).
+``export.json`` is removed first and written last (atomically): a folder without one holds a
+partial export (interrupted) and is not to be read. Parts of a previous export that this one did
+not write are removed at the end. ``export_file`` does one batch file and can be fanned out (Ray
+tasks for ``workers`` other than 0).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import time
 from collections.abc import Callable
@@ -21,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from audits import runfolder, storage
@@ -29,10 +37,15 @@ from audits.storage import Location
 from sim.tables import LOG_COLUMNS, TABLE_NAMES, LogTableError, build_tables
 
 PART_PREFIX = "part-"
+EXPORT_FILE = "export.json"  # the export's record, written last: absent = a partial export
+EXPORT_FORMAT = "holdem-export"
+TABLES_DIR = "tables"  # RUN/tables: the default --out, the one folder inside a run allowed
+
+Expected = tuple[str, int | None] | None  # (sha256, bytes) the manifest records, None: no manifest
 
 
 class ExportInputError(ValueError):
-    """Unusable input (missing run, corrupt or foreign batch file): one line, exit code 2."""
+    """Unusable input (missing run, corrupt or foreign batch file) or output: one line, exit 2."""
 
 
 @dataclass
@@ -43,6 +56,7 @@ class ExportResult:
     rows: dict[str, int] = field(default_factory=lambda: dict.fromkeys(TABLE_NAMES, 0))
     seconds: float = 0.0
     removed: list[str] = field(default_factory=list)
+    parts: list[dict[str, Any]] = field(default_factory=list)
 
 
 def part_name(run: Location, src: Location) -> str:
@@ -68,14 +82,41 @@ def _file_metadata(schema: pa.Schema) -> pa.Schema:
     return schema.with_metadata(meta)
 
 
-def read_log(src: Location) -> pa.Table:
-    """The columns of one batch file the export needs; ExportInputError names the file."""
+def _first_line(e: BaseException) -> str:
+    return f"{type(e).__name__}: {(str(e).splitlines() or [''])[0]}"
+
+
+def read_checked(src: Location, expected: Expected) -> bytes:
+    """The bytes of one batch file, read once, with the sha256 and size the manifest records
+    (``expected``; None: the run has no manifest, nothing to check against) checked."""
     try:
-        pf = storage.open_parquet(src)
+        data = storage.read_bytes(src)
+    except (OSError, pa.ArrowException, storage.StorageError) as e:
+        raise ExportInputError(f"{src}: cannot read it ({_first_line(e)})") from None
+    if expected is None:
+        return data
+    sha256, size = expected
+    if size is not None and len(data) != size:
+        raise ExportInputError(f"{src}: {len(data):,} bytes, manifest.json records {size:,}: "
+                               "the file changed after the run wrote it (`holdem audit` names "
+                               "what changed)")
+    got = hashlib.sha256(data).hexdigest()
+    if got != sha256:
+        raise ExportInputError(f"{src}: sha256 {got[:16]}... differs from manifest.json's "
+                               f"{str(sha256)[:16]}...: the file changed after the run wrote it "
+                               "(`holdem audit` names what changed)")
+    return data
+
+
+def read_log(src: Location, data: bytes | None = None) -> pa.Table:
+    """The columns of one batch file the export needs (parsed from ``data``, its bytes, when
+    given); ExportInputError names the file."""
+    try:
+        pf = (storage.open_parquet(src) if data is None
+              else pq.ParquetFile(pa.BufferReader(data)))
         names = pf.schema_arrow.names
     except Exception as e:  # corrupt / not parquet / unreadable
-        raise ExportInputError(f"{src}: not a readable Parquet file ({type(e).__name__}: "
-                               f"{(str(e).splitlines() or [''])[0]})") from None
+        raise ExportInputError(f"{src}: not a readable Parquet file ({_first_line(e)})") from None
     missing = [c for c in LOG_COLUMNS if c not in names]
     if missing:
         why = (" (written before schema 3, which added player ids: simulate the run again)"
@@ -85,8 +126,7 @@ def read_log(src: Location) -> pa.Table:
     try:
         return pf.read(columns=list(LOG_COLUMNS))
     except Exception as e:
-        raise ExportInputError(f"{src}: unreadable ({type(e).__name__}: "
-                               f"{(str(e).splitlines() or [''])[0]})") from None
+        raise ExportInputError(f"{src}: unreadable ({_first_line(e)})") from None
 
 
 def encode_table(table: pa.Table, compression: str = "zstd") -> pa.Buffer:
@@ -99,10 +139,12 @@ def encode_table(table: pa.Table, compression: str = "zstd") -> pa.Buffer:
     return sink.getvalue()
 
 
-def export_file(run: str, src: str, out: str) -> dict[str, Any]:
-    """Export one batch file ``src`` of ``run`` into the four datasets under ``out``; returns
-    ``{"part": name, "hands": n, "rows": {table: rows}}``."""
-    log = read_log(src)
+def export_file(run: str, src: str, out: str, expected: Expected = None) -> dict[str, Any]:
+    """Export one batch file ``src`` of ``run`` into the four datasets under ``out``, after
+    checking its bytes against ``expected`` (the manifest's sha256 and size); returns
+    ``{"source": rel, "part": name, "hands": n, "rows": {table: rows}, "parts": [{"path",
+    "table", "sha256", "bytes", "rows"}]}``. A write that fails raises the storage's OSError."""
+    log = read_log(src, read_checked(src, expected))
     try:
         tables = build_tables(log)
     except LogTableError as e:
@@ -110,18 +152,23 @@ def export_file(run: str, src: str, out: str) -> dict[str, Any]:
     name = part_name(run, src)
     fs, base = storage.split(out)
     rows = {}
+    parts = []
     for t in TABLE_NAMES:
+        data = encode_table(tables[t])
         fs.create_dir(f"{base}/{t}", recursive=True)
-        storage.put_atomic(fs, f"{base}/{t}/{name}", encode_table(tables[t]).to_pybytes())
+        storage.put_atomic(fs, f"{base}/{t}/{name}", data)
         rows[t] = tables[t].num_rows
-    return {"part": name, "hands": log.num_rows, "rows": rows}
+        parts.append({"path": f"{t}/{name}", "table": t, "sha256": hashlib.sha256(data).hexdigest(),
+                      "bytes": data.size, "rows": rows[t]})
+    return {"source": storage.relative(run, src), "part": name, "hands": log.num_rows,
+            "rows": rows, "parts": parts}
 
 
-def _export_files(run: str, files: list[str], out: str, address: str | None,
+def _export_files(run: str, calls: list[tuple[str, Expected]], out: str, address: str | None,
                   workers: int | None, done: Callable[[dict[str, Any]], None]) -> None:
-    """``export_file`` of every file through ``cluster.fanout``: in this process for ``workers``
-    0, else Ray tasks, a bounded number in flight, retried (a storage error too). A task that
-    fails past its retries is unusable input here (one line naming the file, exit 2)."""
+    """``export_file`` of every (file, expected) through ``cluster.fanout``: in this process for
+    ``workers`` 0, else Ray tasks, a bounded number in flight, retried (a storage error too). A
+    task that fails past its retries is unusable input here (one line naming the file, exit 2)."""
     import contextlib
 
     from cluster.fanout import TaskFailed, fan_out
@@ -130,7 +177,7 @@ def _export_files(run: str, files: list[str], out: str, address: str | None,
     with (contextlib.nullcontext() if workers == 0
           else ray_session(address, workers)) as session:
         try:
-            for _ in fan_out(export_file, [(run, f, out) for f in files], session=session,
+            for _ in fan_out(export_file, [(run, f, out, e) for f, e in calls], session=session,
                              window=None if session is None else in_flight_window(session,
                                                                                   workers),
                              retry_errors=(OSError,), passthrough=(ExportInputError,),
@@ -141,39 +188,134 @@ def _export_files(run: str, files: list[str], out: str, address: str | None,
             raise ExportInputError(str(e)) from None
 
 
+def _check_out(root: Location, dest: Location, given: bool) -> None:
+    """Refuse an output folder inside the run other than ``RUN/tables`` (the log's readers and
+    the audit would take the parts for files of the run), and one that is a file."""
+    if given:
+        rfs, rpath = storage.split(root)
+        dfs, dpath = storage.split(dest)
+        if rfs.type_name == dfs.type_name:
+            if rfs.type_name == "local":
+                rpath, dpath = os.path.realpath(rpath), os.path.realpath(dpath)
+            rpath, dpath = rpath.rstrip("/"), dpath.rstrip("/")
+            if dpath != f"{rpath}/{TABLES_DIR}" and (dpath == rpath
+                                                     or dpath.startswith(rpath + "/")):
+                raise ExportInputError(f"--out {dest}: inside the run folder {root}, where only "
+                                       f"{TABLES_DIR}/ (the default) may hold the tables; "
+                                       "choose it or a folder outside the run")
+    try:
+        kind = storage.split(dest)[0].get_file_info(storage.split(dest)[1]).type
+    except (OSError, pa.ArrowException, storage.StorageError) as e:
+        raise ExportInputError(f"--out {dest}: cannot reach it ({_first_line(e)})") from None
+    if kind == pafs.FileType.File:
+        raise ExportInputError(f"--out {dest}: a file, not a folder")
+
+
+def _expected(root: Location, files: list[Location]
+              ) -> tuple[list[Expected], dict[str, Any] | None]:
+    """What the manifest records of each file ((sha256, bytes); None without a manifest) and
+    the manifest's own record (path and sha256) for export.json. A shuffle run is refused."""
+    try:
+        folder = runfolder.RunFolder.open(root)
+        m = folder.read_manifest()
+        msha = folder.sha256(runfolder.MANIFEST)[0] if m is not None else None
+    except (OSError, pa.ArrowException, runfolder.RunFolderError) as e:
+        raise ExportInputError(str(e).splitlines()[0]) from None
+    labels = {(runfolder.parse_batch_relpath(storage.relative(root, f)) or ("",))[0]
+              for f in files}
+    if (m or {}).get("format") == "holdem-shuffle-run" or runfolder.DECK_LABEL in labels:
+        raise ExportInputError(f"{root}: a deck log (a `holdem shuffle` run), not a hand log: "
+                               "there are no hands to export")
+    if m is None:
+        return [None] * len(files), None
+    records = {f["path"]: f for f in m.get("files") or [] if isinstance(f, dict)}
+    out: list[Expected] = []
+    for f in files:
+        rec = records.get(storage.relative(root, f), {})
+        size = rec.get("bytes")
+        out.append((str(rec.get("sha256")), size if isinstance(size, int) else None))
+    return out, {"path": runfolder.MANIFEST, "sha256": msha}
+
+
+def _export_record(res: ExportResult, manifest: dict[str, Any] | None,
+                   sources: dict[str, str]) -> str:
+    """export.json: every part with its sha256, bytes and rows (in path order), what it was made
+    from (the source manifest's sha256; each part's batch file), the totals."""
+    parts = sorted(res.parts, key=lambda p: p["path"])
+    return json.dumps({
+        "format": EXPORT_FORMAT,
+        "manifest": manifest,
+        "parts": [{**p, "source": sources[p["path"]]} for p in parts],
+        "totals": {"files": res.files, "hands": res.hands, "rows": dict(res.rows),
+                   "parts": len(parts), "bytes": sum(p["bytes"] for p in parts)},
+    }, indent=2) + "\n"
+
+
 def run_export(run: str | os.PathLike[str], out: str | os.PathLike[str] | None = None, *,
                workers: int | None = 0, address: str | None = None,
-               on_file: Callable[[int], None] | None = None) -> ExportResult:
-    """Export every batch file of ``run`` (``audits.io.run_files``) to ``out`` (default
-    ``RUN/tables``). ``workers`` 0: in this process; else Ray tasks (None: every local CPU).
-    ExportInputError for unusable input."""
+               on_file: Callable[[int], None] | None = None,
+               progress: bool = False) -> ExportResult:
+    """Export every batch file of ``run`` (``audits.io.run_files``, each checked against the
+    manifest) to ``out`` (default ``RUN/tables``; no other folder inside the run), then write
+    ``export.json`` (removed first). ``workers`` 0: in this process; else Ray tasks (None: every
+    local CPU). ``progress``: a progress bar of hands on stderr; ``on_file(hands)`` after each
+    file. ExportInputError for unusable input or output (one line)."""
+    if progress:
+        from audits.runner import count_hands
+        from cluster.progress import Progress
+
+        try:
+            total = count_hands(run_files(storage.as_location(run)))
+        except AuditInputError as e:
+            raise ExportInputError(str(e)) from None
+        with Progress(total, desc="export") as bar:
+            def both(hands: int) -> None:
+                bar.update(hands)
+                if on_file is not None:
+                    on_file(hands)
+
+            return run_export(run, out, workers=workers, address=address, on_file=both)
     t0 = time.perf_counter()
     root = storage.as_location(run)
     try:
         files = run_files(root)
     except AuditInputError as e:
         raise ExportInputError(str(e)) from None
-    dest = storage.as_location(out) if out is not None else storage.join(root, "tables")
+    dest = storage.as_location(out) if out is not None else storage.join(root, TABLES_DIR)
+    _check_out(root, dest, out is not None)
+    expected, manifest = _expected(root, files)
     res = ExportResult(out=str(dest))
     fs, base = storage.split(dest)
-    before = {t: [r for r in storage.list_files(storage.join(dest, t))
-                  if r.startswith(PART_PREFIX) and "/" not in r] for t in TABLE_NAMES}
-    written: set[str] = set()
+    sources: dict[str, str] = {}
 
     def done(r: dict[str, Any]) -> None:
         res.files += 1
         res.hands += r["hands"]
         for t, n in r["rows"].items():
             res.rows[t] += n
-        written.add(r["part"])
+        res.parts.extend(r["parts"])
+        sources.update((p["path"], r["source"]) for p in r["parts"])
         if on_file is not None:
             on_file(r["hands"])
 
-    _export_files(str(root), [str(f) for f in files], str(dest), address, workers, done)
-    for t, names in before.items():  # parts of an earlier export of other files
-        for name in names:
-            if name not in written:
-                fs.delete_file(f"{base}/{t}/{name}")
-                res.removed.append(f"{t}/{name}")
+    try:
+        fs.create_dir(base, recursive=True)
+        if fs.get_file_info(f"{base}/{EXPORT_FILE}").type == pafs.FileType.File:
+            fs.delete_file(f"{base}/{EXPORT_FILE}")  # first: from here on, a partial export
+        before = {t: [r for r in storage.list_files(storage.join(dest, t))
+                      if r.startswith(PART_PREFIX) and "/" not in r] for t in TABLE_NAMES}
+        _export_files(str(root), [(str(f), e) for f, e in zip(files, expected, strict=True)],
+                      str(dest), address, workers, done)
+        written = set(sources)
+        for t, names in before.items():  # parts of an earlier export of other files
+            for name in names:
+                if f"{t}/{name}" not in written:
+                    fs.delete_file(f"{base}/{t}/{name}")
+                    res.removed.append(f"{t}/{name}")
+        storage.put_atomic(fs, f"{base}/{EXPORT_FILE}",
+                           _export_record(res, manifest, sources).encode())  # last
+    except (OSError, pa.ArrowException) as e:
+        raise ExportInputError(f"{dest}: cannot write the tables there "
+                               f"({_first_line(e)})") from None
     res.seconds = time.perf_counter() - t0
     return res

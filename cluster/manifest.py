@@ -88,7 +88,6 @@ Fields (JSON object, in this order):
 
 from __future__ import annotations
 
-import json
 import platform
 import statistics
 import sys
@@ -97,7 +96,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from audits.runfolder import LAYOUT, ManifestError, RunFolder, spec_difference
+from audits.runfolder import LAYOUT, ManifestError, RunFolder, describe_spec_difference
 from audits.runfolder import MANIFEST as MANIFEST_NAME
 from sim.runspec import RunSpec
 
@@ -180,16 +179,10 @@ def sum_counts(records: Iterable[dict[str, int]]) -> dict[str, int]:
 
 
 def describe_difference(old: dict[str, Any], new: dict[str, Any]) -> str | None:
-    """The first field that differs between two ``RunSpec.to_dict()`` results
-    (``audits.runfolder.spec_difference``), as ``"field Y differs (A vs B)"`` (A the folder's,
-    B the new one), or None."""
-    d = spec_difference(old, new)
-    return None if d is None else f"field {d.field} differs ({_short(d.a)} vs {_short(d.b)})"
-
-
-def _short(v: Any) -> str:
-    text = json.dumps(v, sort_keys=True) if not isinstance(v, str) else v
-    return text if len(text) <= 60 else text[:57] + "..."
+    """The first field that differs between two ``RunSpec.to_dict()`` results, as
+    ``"field Y differs (A vs B)"`` (A the folder's, B the new one), or None: the run-folder
+    owner's ``describe_spec_difference``."""
+    return describe_spec_difference(old, new)
 
 
 class Manifest:

@@ -20,14 +20,21 @@ from __future__ import annotations
 
 import hashlib
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from audits.runfolder import RunFolder, batch_relpath, sha256_bytes
+from audits.runfolder import (
+    MANIFEST,
+    PRODUCTS,
+    RunFolder,
+    RunFolderError,
+    batch_relpath,
+    sha256_bytes,
+)
 from sim.digest import DIGEST_VERSION
 from sim.phh import PhhError, PhhHand, iter_phh_paths, load_phh
 from sim.phh_import import import_hands
@@ -57,6 +64,7 @@ class PhhImport:
     skipped: list[str]  # one line each: unreadable files, unsupported or failed hands
     odd_chip: list[str]  # hands whose half chips were replaced by our odd chip
     seconds: float
+    removed: list[str] = field(default_factory=list)  # a previous import's stale audit/report
 
     @property
     def exit_code(self) -> int:
@@ -68,6 +76,9 @@ def format_import(res: PhhImport) -> str:
     """The skipped and odd-chip hands, one line each, then the summary line."""
     lines = [f"skipped: {line}" for line in res.skipped]
     lines += [f"odd chip: {line}" for line in res.odd_chip]
+    if res.removed:
+        lines.append(f"removed the previous import's {', '.join(res.removed)} (they described "
+                     "its hands; run `holdem audit` and `holdem report` again)")
     lines.append(f"{res.files} files, {res.imported} hands imported, {res.unsupported} "
                  f"unsupported, {res.failed} failed, {len(res.odd_chip)} with the file's half "
                  f"chips replaced by our odd chip; {res.seconds:.1f} s -> {res.root}")
@@ -83,6 +94,8 @@ def import_phh(paths: list[str], out: str | Path) -> PhhImport:
     for p in paths:
         if not Path(p).exists():
             raise FileNotFoundError(f"{p}: no such file or folder")
+    folder = RunFolder.open(out)
+    stale = _replaceable(folder)
     files = list(iter_phh_paths(paths))
     hands: list[PhhHand] = []
     sources: list[dict[str, Any]] = []
@@ -97,10 +110,9 @@ def import_phh(paths: list[str], out: str | Path) -> PhhImport:
     res = import_hands(hands)
     for s in sources:
         s["rows"] = res.per_source.get(s["path"], 0)
-    folder = RunFolder.open(out)
     root = folder.label
     if folder.exists():
-        for old in folder.batch_relpaths():
+        for old in [*folder.batch_relpaths(), *stale]:
             folder.delete(old)
     records = []
     batch_of: dict[str, int] = {}
@@ -130,4 +142,22 @@ def import_phh(paths: list[str], out: str | Path) -> PhhImport:
         folder.write_manifest(manifest)
     return PhhImport(str(root), len(files), res.imported, res.unsupported,
                      res.failed + len(bad_files), bad_files + res.skipped, list(res.odd_chip),
-                     time.perf_counter() - t0)
+                     time.perf_counter() - t0, stale)
+
+
+def _replaceable(folder: RunFolder) -> list[str]:
+    """An output folder an import may write: new, empty, or a previous PHH import (its batch
+    files are replaced; returns its audit and report files, stale once they are). Anything else,
+    a simulated or shuffle run above all, is refused (RunFolderError) before a byte is touched."""
+    if not folder.exists():
+        return []
+    listing = folder.listing()
+    folder.check_layout(listing)
+    manifest = folder.read_manifest()
+    kind = manifest.get("format") if manifest is not None else None
+    if (manifest is not None and kind != MANIFEST_FORMAT) or (
+            manifest is None and folder.batch_relpaths(listing)):
+        what = f"a {kind} run" if kind else "batch files without a manifest"
+        raise RunFolderError(f"run folder {folder.label}: holds {what}, not a PHH import; "
+                             "import into a new folder (nothing was changed)")
+    return [rel for rel in listing if rel in PRODUCTS and rel != MANIFEST]

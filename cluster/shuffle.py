@@ -35,7 +35,6 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from audits import runfolder, storage
@@ -44,8 +43,6 @@ from audits.storage import Location
 
 MANIFEST_FORMAT = "holdem-shuffle-run"
 MANIFEST_VERSION = 1
-KEY_DIR = ".keys"
-PRODUCTS = (runfolder.MANIFEST, "certificate.json", "report.html")
 META_RUN_ID = b"holdem.run_id"
 META_BATCH = b"holdem.batch"
 
@@ -150,8 +147,9 @@ def audit_file_task(base: Location, rec: dict[str, Any], seed: int | None) -> An
     from audits.deckaudit import audit_deck_file
 
     t0 = time.perf_counter()
-    keys = storage.join(base, KEY_DIR, f"batch-{rec['batch']:05d}.npy")
-    out = audit_deck_file(RunFolder.open(base).location(rec["path"]), rec["sha256"], seed, keys)
+    folder = RunFolder.open(base)
+    keys = folder.location(runfolder.key_relpath(rec["batch"]))
+    out = audit_deck_file(folder.location(rec["path"]), rec["sha256"], seed, keys)
     return out, {"batch": rec["batch"], "seconds": round(time.perf_counter() - t0, 4),
                  "peak_rss_mb": _peak_rss_mb()}
 
@@ -167,7 +165,7 @@ def shuffle_audit_task(spec: ShuffleSpec, batch: int, start: int, n: int,
 
     t0 = time.perf_counter()
     decks = make_decks(spec.generator, spec.seed, start, n, spec.inject)
-    keys = storage.join(base, KEY_DIR, f"batch-{batch:05d}.npy")
+    keys = RunFolder.open(base).location(runfolder.key_relpath(batch))
     out = audit_batch(decks, np.arange(start, start + n, dtype=np.int64),
                       spec.seed if spec.keyed else None, keys)
     return out, {"batch": batch, "seconds": round(time.perf_counter() - t0, 4),
@@ -203,38 +201,22 @@ def _check_folder(spec: ShuffleSpec, base: Location, say: Callable[[str], None]
                   ) -> dict[int, dict[str, Any]]:
     """The deck files already there that need no work (sha256 as the manifest says)."""
     folder = RunFolder.open(base)
-    try:
-        if folder.kind() == pafs.FileType.File:
-            raise ShuffleRunError(f"output {base} is a file, not a run folder")
-        if not folder.exists():
-            folder.fs.create_dir(folder.base, recursive=True)
-            return {}
-        listing = folder.listing()
-        folder.check_layout(listing)
-        mpath = folder.location(runfolder.MANIFEST)
-        try:
-            old = folder.read_manifest({MANIFEST_FORMAT}) or {}
-        except runfolder.ManifestError as e:
-            raise ShuffleRunError(f"{mpath}: not a holdem shuffle manifest ({e}); choose "
-                                  "another --out") from None
-        if old and old.get("fingerprint") != spec.fingerprint():
-            from cluster.manifest import describe_difference
 
-            why = describe_difference(old.get("spec") or {}, spec.to_dict())
-            raise ShuffleRunError(f"run folder {base} was made with a different config: "
-                                  f"{why}")
+    def read(f: RunFolder) -> dict[str, Any] | None:
+        try:
+            return f.read_manifest({MANIFEST_FORMAT})
+        except runfolder.ManifestError as e:
+            raise ShuffleRunError(f"{f.location(runfolder.MANIFEST)}: not a holdem shuffle "
+                                  f"manifest ({e}); choose another --out") from None
+
+    try:
         expected = {deck_relpath(b): b for b, _, _ in spec.plan()} if spec.keep_decks else {}
-        recorded = {f["path"]: f for f in old.get("files", []) if isinstance(f, dict)}
+        resumed = folder.resume(expected, fingerprint=spec.fingerprint(), spec=spec.to_dict(),
+                                read=read, scratch=(runfolder.KEY_DIR,))
+        recorded = {f["path"]: f for f in (resumed.manifest or {}).get("files", [])
+                    if isinstance(f, dict)}
         kept: dict[int, dict[str, Any]] = {}
-        for rel in listing:
-            if rel in PRODUCTS:
-                continue
-            if runfolder.is_temporary(rel) or rel.startswith(KEY_DIR + "/"):
-                folder.delete(rel)  # a killed run's leftovers
-                continue
-            if rel not in expected:
-                raise ShuffleRunError(f"run folder {base}: unexpected file {rel} (not a file of "
-                                      "this run); move it away or choose another --out")
+        for rel in resumed.found:
             sha, _ = folder.sha256(rel)
             rec = recorded.get(rel)
             if rec is not None and rec.get("sha256") == sha:
@@ -345,7 +327,7 @@ def _run(spec: ShuffleSpec, base: Location, workers: int | None, address: str | 
     memory = default_key_memory() if key_memory is None else key_memory
     results = reduce_tally(tally, memory, keyed=spec.keyed)
     times["reduce_seconds"] = round(time.perf_counter() - t, 3)
-    fs, root = storage.split(storage.join(base, KEY_DIR))
+    fs, root = storage.split(storage.join(base, runfolder.KEY_DIR))
     with contextlib.suppress(OSError, pa.ArrowException):
         fs.delete_dir(root)
     wall = time.perf_counter() - t0
@@ -375,7 +357,7 @@ def audit_files(paths: list[str], out: str | os.PathLike[str], *,
 
     t0 = time.perf_counter()
     base = storage.as_location(os.fspath(out))
-    keys_dir = storage.join(base, KEY_DIR)
+    folder = RunFolder.open(base)
     tally = DeckTally()
     files = []
     first = 0
@@ -384,9 +366,8 @@ def audit_files(paths: list[str], out: str | os.PathLike[str], *,
             n0 = first
             for decks in iter_deck_file(path):
                 ids = np.arange(first, first + len(decks), dtype=np.int64)
-                tally.add(audit_batch(decks, ids, None,
-                                      storage.join(keys_dir, f"batch-{len(tally.key_files):05d}"
-                                                   ".npy")))
+                keys = folder.location(runfolder.key_relpath(len(tally.key_files)))
+                tally.add(audit_batch(decks, ids, None, keys))
                 first += len(decks)
             sha, size = storage.file_sha256(path)
             files.append({"path": os.fspath(path), "decks": first - n0, "bytes": size,
@@ -396,7 +377,7 @@ def audit_files(paths: list[str], out: str | os.PathLike[str], *,
         memory = default_key_memory() if key_memory is None else key_memory
         results = reduce_tally(tally, memory, keyed=False)
     finally:
-        fs, root = storage.split(keys_dir)
+        fs, root = storage.split(folder.location(runfolder.KEY_DIR))
         with contextlib.suppress(OSError, pa.ArrowException):
             fs.delete_dir(root)
     from reports.shuffle import build_certificate, write_files

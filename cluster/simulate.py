@@ -45,14 +45,12 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from audits import runfolder
-from audits.runfolder import RunFolder, RunFolderError, is_temporary, sha256_bytes
+from audits.runfolder import RunFolder, RunFolderError, sha256_bytes
 from cluster.manifest import (
     COMPRESSION,
-    MANIFEST_NAME,
     UNCOMPRESSED_COLUMNS,
     FileRecord,
     Manifest,
-    describe_difference,
     now,
     read_manifest,
     write_manifest,
@@ -224,37 +222,11 @@ def _check_folder(folder: RunFolder, spec: RunSpec,
     """Verify what the run folder already holds. Returns the manifest to continue (its files:
     the batches that need no work) and the number of stale temporary files removed."""
     label = folder.label
-    kind = folder.kind()
-    if kind == pafs.FileType.File:
-        raise RunFolderError(f"output {label} is a file, not a run folder")
-    if kind == pafs.FileType.NotFound:
-        folder.fs.create_dir(folder.base, recursive=True)
-        return Manifest(spec), 0
-    listing = folder.listing()
-    folder.check_layout(listing)
-    old = read_manifest(folder)
-    fp = spec.fingerprint()
-    if old is not None and old.get("fingerprint") != fp:
-        diff = describe_difference(old.get("spec") or {}, spec.to_dict())
-        what = diff or f"fingerprint differs ({old.get('fingerprint')} vs {fp})"
-        raise RunFolderError(f"run folder {label} was made with a different config: {what}")
-
-    # what `holdem audit` and `holdem report` write there: certify reruns keep the run
-    products = runfolder.PRODUCTS
     expected = {batch_relpath(s, b): (s, b) for s, b in spec.plan()}
-    found: list[str] = []
-    stale = 0
-    for rel in listing:
-        if rel == MANIFEST_NAME or rel in products:
-            continue
-        if is_temporary(rel):
-            folder.delete(rel)
-            stale += 1
-            continue
-        if rel not in expected:
-            raise RunFolderError(f"run folder {label}: unexpected file {rel} (not a batch of "
-                                 "this run); move it away or choose another --out")
-        found.append(rel)
+    # the owner's rule: the run's products (audit, report, export's tables/) are kept
+    kept = folder.resume(expected, fingerprint=spec.fingerprint(), spec=spec.to_dict(),
+                         read=read_manifest)
+    old, found, stale = kept.manifest, kept.found, kept.stale
     if stale:
         say(f"removed {stale} stale temporary file(s) of an interrupted run")
 

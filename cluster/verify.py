@@ -19,7 +19,7 @@ from typing import Any
 
 from audits import storage
 from audits.integrity import check_inputs, folder_mismatch
-from audits.runfolder import RunFolder, RunFolderError
+from audits.runfolder import OldLayoutError, RunFolder, RunFolderError
 from audits.runner import AUDIT_FILE
 from reports import REPORT_FILES, SIGNATURE_FILE
 from reports.inputs import ReportInputError, load_inputs
@@ -113,6 +113,8 @@ def verify_run(run: str | os.PathLike[str], public_key: str | None = None) -> Ve
     root = storage.as_location(os.fspath(run))
     try:
         RunFolder.open(root).check_layout()
+    except OldLayoutError:
+        pass  # a certificate issued before the log/ layout: the paths it records are checked
     except RunFolderError as e:
         raise VerifyInputError(str(e)) from None
     data, cert = _certificate(root)
@@ -150,7 +152,7 @@ def verify_run(run: str | os.PathLike[str], public_key: str | None = None) -> Ve
                                 "unaudited": cert["run"].get("unaudited_files"),
                                 "manifest": {"sha256": cert["run"].get("manifest_sha256")}
                                 if cert["run"].get("manifest_sha256") else None}, "run")
-    why = folder_mismatch(root, files, msha, CERTIFICATE)
+    why = folder_mismatch(root, files, msha, CERTIFICATE, old_layout_ok=True)
     if why:
         return Verdict(False, why)
     docs = cert.get("documents")

@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 from audits import storage
-from audits.integrity import MANIFEST, check_inputs, folder_mismatch
+from audits.integrity import check_inputs, folder_mismatch
 from audits.runfolder import RunFolder, RunFolderError
 from audits.runner import AUDIT_FILE
 from audits.storage import Location
@@ -97,20 +97,19 @@ def _json(path: Location) -> Any:
 def load_inputs(run: Location, check_folder: bool = True
                 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """(audit.json, manifest.json) of a run folder, a local path or a URI. ``check_folder``:
-    refuse (ReportInputError) when the folder no longer holds the bytes audit.json records."""
+    refuse (ReportInputError) when the folder no longer holds the bytes audit.json records, or
+    is of the old layout (without it, as ``holdem verify`` reads a certificate issued before the
+    ``log/`` layout, the paths audit.json records are taken as they are)."""
     run = storage.as_location(run)
     audit_path = storage.join(run, AUDIT_FILE)
     try:
-        RunFolder.open(run).check_layout()
+        folder = RunFolder.open(run)
+        if check_folder:
+            folder.check_layout()
         if not storage.is_file(audit_path):
             raise ReportInputError(f"{audit_path}: missing; run `holdem audit {run}` first")
         audit = check_audit(_json(audit_path), audit_path)
-        manifest: dict[str, Any] = {}
-        mpath = storage.join(run, MANIFEST)
-        if storage.is_file(mpath):
-            manifest = _json(mpath)
-            if not isinstance(manifest, dict):
-                raise ReportInputError(f"{mpath}: not a JSON object")
+        manifest = folder.read_manifest(any_layout=not check_folder) or {}
         if check_folder:
             files, msha = check_inputs(audit["inputs"], "inputs")
             why = folder_mismatch(run, files, msha, AUDIT_FILE)

@@ -104,8 +104,36 @@ FIELDS: list[tuple[str, pa.DataType, str]] = [
                             "``run_id``: ``holdem diff`` matches hands by it"),
 ]
 
+CARDS = "code table: cards (card = rank * 4 + suit; README, Codes)"
+# every column's unit, or the code table its values come from (README, Codes)
+UNITS: dict[str, str] = {
+    "run_id": "text (16 hex digits)", "hand_id": "id (int)", "table_id": "id (int)",
+    "hand_no": "count (hands)", "structure": "text: no-limit|pot-limit|fixed-limit",
+    "format": "text: cash|tournament", "generator": "text: philox|os-chacha20",
+    "seed_key": "Philox key words (uint64)", "n_seats": "count (seats)",
+    "occupied": "per seat: bool", "button": "seat index (0..n_seats-1)",
+    "sb_seat": "seat index, -1 dead", "bb_seat": "seat index", "small_blind": "chips",
+    "big_blind": "chips", "ante": "chips", "ante_mode": "code: 0 none, 1 every player, 2 big blind",
+    "ante_trimming": "bool", "min_bet": "chips", "small_bet": "chips", "big_bet": "chips",
+    "raise_cap": "count (bets and raises)", "rake_bps": "basis points of the pot",
+    "rake_cap": "chips (0 = none)", "no_flop_no_drop": "bool",
+    "level": "count (blind level, 0 cash)", "deck": CARDS + ", 52 bytes by deck position",
+    "hole_cards": CARDS + ", -1 empty seat", "burns": CARDS, "board": CARDS,
+    "policy": "code table: policies, -1 empty seat", "player_ids": "id (int), -1 empty seat",
+    "stacks_start": "chips per seat", "rebuys": "chips per seat", "stacks_end": "chips per seat",
+    "contributed": "chips per seat", "returned": "chips per seat", "won": "chips per seat",
+    "folded": "per seat: bool", "timed_out": "per seat: bool", "rake": "chips",
+    "actions": "19-byte records: street (code table: streets), seat index, kind (code table: "
+               "actions), to_street_total (chips), added (chips)",
+    "showdown_seats": "seat index", "showdown_shown": "bool",
+    "showdown_ranks": "hand strength (code table: hand categories = value >> 20), -1 mucked",
+    "pots": "amount, rake: chips; eligible_mask, winners_mask: seat bitmasks (bit s = seat s)",
+    "fault": "text: a fault name (holdem simulate --inject), null clean",
+    "digest": "64-bit hash (uint64)",
+}
+
 HAND_SCHEMA = pa.schema(
-    [pa.field(name, typ, nullable=(name == "fault"), metadata={"doc": doc})
+    [pa.field(name, typ, nullable=(name == "fault"), metadata={"unit": UNITS[name], "doc": doc})
      for name, typ, doc in FIELDS],
     metadata={"holdem.schema_version": str(SCHEMA_VERSION)},
 )
@@ -113,9 +141,10 @@ HAND_SCHEMA = pa.schema(
 
 def describe_schema() -> str:
     """The schema as a Markdown table (for the README)."""
-    rows = ["| field | type | meaning |", "|---|---|---|"]
+    rows = ["| field | type | unit or codes | meaning |", "|---|---|---|---|"]
     for name, typ, doc in FIELDS:
-        rows.append(f"| `{name}` | `{typ}` | {doc} |")
+        cells = [UNITS[name].replace("|", "\\|"), doc.replace("|", "\\|")]
+        rows.append(f"| `{name}` | `{typ}` | {cells[0]} | {cells[1]} |")
     return "\n".join(rows)
 
 

@@ -70,7 +70,8 @@ for _m in range(MAX_OTHERS + 1):
 
 
 def _hole_names() -> list[str]:
-    """Dictionary of two-card strings: index (c0 + 1) * 53 + (c1 + 1); -1 (unknown) is ``??``."""
+    """Dictionary of two-card strings: index (c0 + 1) * 53 + (c1 + 1); a card -1 (unknown) is
+    ``??`` (two unknown cards: ``?? ??``)."""
     names = ["??"] + [format_card(c) for c in range(N_CARDS)]
     return [f"{a} {b}" for a in names for b in names]
 
@@ -133,7 +134,8 @@ TABLE_FIELDS: dict[str, list[tuple[str, pa.DataType, str, str]]] = {
         ("street_reached", _D, "code table: streets", "the last street dealt, or showdown when "
                                                       "two or more players showed down"),
         ("went_to_showdown", pa.bool_(), "flag", "two or more players reached the showdown"),
-        ("winners", _SEATS, "seats", "seats that won chips from any pot, in seat order"),
+        ("winners", _SEATS, "seats", "seats that won chips (`seats.won` > 0), in seat order; "
+                                     "a seat awarded only a 0-chip pot is not one"),
     ],
     "seats": [
         ("hand_id", pa.int64(), "id", "the hand"),
@@ -143,7 +145,7 @@ TABLE_FIELDS: dict[str, list[tuple[str, pa.DataType, str, str]]] = {
         ("position", _D, "code table: positions", "the seat's position this hand"),
         ("policy", _D, "code table: policies", "the bot playing the seat (null: unknown)"),
         ("hole", _DH, "code table: cards", "the two hole cards, dealing order, e.g. \"As Kd\" "
-                                           "(\"??\" unknown)"),
+                                           "(\"?? ??\" when unknown)"),
         ("stack_start", pa.int64(), "chips", "stack at the start (after rebuys)"),
         ("contributed", pa.int64(), "chips", "chips put in the pot, antes included, uncalled "
                                              "returns deducted"),
@@ -173,7 +175,10 @@ TABLE_FIELDS: dict[str, list[tuple[str, pa.DataType, str, str]]] = {
         ("amount", pa.int64(), "chips", "the pot before rake"),
         ("rake", pa.int64(), "chips", "rake taken from this pot"),
         ("eligible", _SEATS, "seats", "seats that could win it"),
-        ("winners", _SEATS, "seats", "seats that won it (a split pot has several)"),
+        ("winners", _SEATS, "seats", "seats awarded it (a split pot has several), even when "
+                                     "`amount` is 0: a dead small blind and every player "
+                                     "folding to the big blind leaves a 0-chip pot awarded to "
+                                     "the big blind, who won no chips"),
     ],
 }
 
@@ -206,7 +211,7 @@ _RETURN_CODE = ACTION_NAMES.index("return")
 
 
 @njit(cache=True, _nrt=False)
-def _hands_kernel(n_seats, so, contrib, bo, board, sho, pot_off, winners_mask, pot, n_pots,
+def _hands_kernel(n_seats, so, contrib, won, bo, board, sho, pot_off, pot, n_pots,
                   street, showdown, board_off, board_bytes, w_off, w_vals,
                   rank_chars, suit_chars):  # pragma: no cover - compiled
     m = 0
@@ -227,13 +232,10 @@ def _hands_kernel(n_seats, so, contrib, bo, board, sho, pot_off, winners_mask, p
             board_bytes[m + 1] = suit_chars[c & 3]
             m += 2
         n_pots[i] = pot_off[i + 1] - pot_off[i]
-        mask = 0
-        for p in range(pot_off[i], pot_off[i + 1]):
-            mask |= winners_mask[p]
-        w_off[i] = w
-        for s in range(SEAT_MASK_BITS):
-            if mask & (1 << s):
-                w_vals[w] = s
+        w_off[i] = w  # the seats that won chips (a seat awarded a 0-chip pot won none)
+        for j in range(so[i], so[i + 1]):
+            if won[j] > 0:
+                w_vals[w] = j - so[i]
                 w += 1
         showdown[i] = sho[i + 1] - sho[i] >= 2
         if showdown[i]:
@@ -464,8 +466,8 @@ def build_tables(log: pa.Table | pa.RecordBatch) -> dict[str, pa.Table]:
     w_vals = np.empty(max(1, int(so[-1]) if n else 1), np.int8)
     rank_chars = np.frombuffer(RANKS.encode(), np.uint8)
     suit_chars = np.frombuffer(SUITS.encode(), np.uint8)
-    nbytes, _ = _hands_kernel(n_seats, so, seat_cols["contributed"], bo, board, sho,
-                              pot_off, pot_win, pot, n_pots, street, showdown,
+    nbytes, _ = _hands_kernel(n_seats, so, seat_cols["contributed"], seat_cols["won"], bo,
+                              board, sho, pot_off, pot, n_pots, street, showdown,
                               board_off, board_bytes, w_off, w_vals, rank_chars, suit_chars)
     board_str = pa.StringArray.from_buffers(n, pa.py_buffer(board_off),
                                             pa.py_buffer(board_bytes[:nbytes].copy()))
@@ -593,8 +595,13 @@ def describe_codes() -> str:
                      "`bb_seat` and the occupied seats)",
     }
     for name, title in titles.items():
-        out += ["", f"**{title}**", "", "| code | name | meaning |", "|---|---|---|"]
-        out += [f"| {code} | `{label}` | {doc} |" for code, label, doc in CODE_TABLES[name]]
+        rows = CODE_TABLES[name]
+        if any(code for code, _, _ in rows):
+            out += ["", f"**{title}**", "", "| code | name | meaning |", "|---|---|---|"]
+            out += [f"| {code} | `{label}` | {doc} |" for code, label, doc in rows]
+        else:  # the export's own names (positions): no code in the log
+            out += ["", f"**{title}**", "", "| name | meaning |", "|---|---|"]
+            out += [f"| `{label}` | {doc} |" for _, label, doc in rows]
     return "\n".join(out)
 
 

@@ -33,6 +33,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from audits import runfolder
 from cluster.regression.digest_diff import diff_runs, format_diff
 from cluster.regression.runs import EXIT_NOT_COMPARABLE, NotComparable
 
@@ -113,6 +114,18 @@ def _last(text: str) -> str:
     return lines[-1] if lines else "(no output)"
 
 
+def _to_current_layout(run: Path, say: Callable[[str], None]) -> None:
+    """A baseline engine older than the ``log/<label>/`` layout writes ``structure=<label>/``:
+    convert its run folder (the same bytes, the manifest's paths rewritten) so that the two runs
+    compare."""
+    try:
+        runfolder.RunFolder.open(run).check_layout()
+    except runfolder.OldLayoutError:
+        moved = runfolder.migrate(run)
+        say(f"the baseline wrote the old run-folder layout: {moved} batch files moved to "
+            f"{runfolder.LOG_DIR}/ (holdem migrate)")
+
+
 def run_regress(baseline: str, *, hands: int = 20_000, structures: Sequence[str] = ("all",),
                 seed: int = 1, players: int = 6, fmt: str = "cash",
                 batch_size: int | None = None, first: int = 10, full_venv: bool = False,
@@ -154,6 +167,7 @@ def run_regress(baseline: str, *, hands: int = 20_000, structures: Sequence[str]
                 "both engines ...")
             _simulate(python, tree if path else tmp, base_out, args, path,
                       tree if path else tmp / "venv")
+            _to_current_layout(base_out, say)
             _simulate(sys.executable, REPO_ROOT, cand_out, args, str(REPO_ROOT), REPO_ROOT)
             try:
                 res = diff_runs(base_out, cand_out, first=first)

@@ -177,3 +177,32 @@ def test_import_to_a_uri(tmp_path: Path) -> None:
     m = json.loads((tmp_path / "uri-run" / "manifest.json").read_text())
     assert [f["path"] for f in m["files"]] == ["log/no-limit/batch-00000.parquet"]
     assert run_audits(f"file://{tmp_path}/uri-run", EXACT).passed
+
+
+def test_import_never_overwrites_another_run(tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """An import into a simulated run's folder is refused in one line (exit 2) and changes
+    nothing; into a previous import it replaces the hands and removes the stale audit files."""
+    from cluster.cli import main
+    from cluster.simulate import run_simulate
+    from sim.runspec import RunSpec
+
+    sim_run = tmp_path / "simulated"
+    run_simulate(RunSpec(hands=200, batch_size=100, structures=("no-limit",), seed=2), sim_run,
+                 workers=0, progress=False)
+    before = {p: p.read_bytes() for p in sim_run.rglob("*") if p.is_file()}
+    src = tmp_path / "h.phh"
+    src.write_text(HANDS["headsup.phh"])
+    capsys.readouterr()
+    assert main(["phh", "import", str(src), "--out", str(sim_run)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "holdem-simulate-run" in err[0] and "nothing was changed" in err[0]
+    assert {p: p.read_bytes() for p in sim_run.rglob("*") if p.is_file()} == before
+
+    again = tmp_path / "imported"
+    assert import_phh([str(src)], again).exit_code == 0
+    assert main(["audit", str(again), "--workers", "0", "--quiet", "--only", "chips"]) == 0
+    assert (again / "audit.json").is_file()
+    res = import_phh([str(src)], again)
+    assert res.removed == ["audit.json"] and not (again / "audit.json").exists()
+    assert "removed the previous import's audit.json" in format_import(res)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from audits import runfolder as rf
+from audits import storage
 
 
 def test_names_round_trip() -> None:
@@ -21,8 +24,40 @@ def test_names_round_trip() -> None:
                   "manifest.json", "log/a/b/batch-00000.parquet"):
         assert rf.parse_batch_relpath(other) is None, other
     assert rf.batch_index("notes.txt") is None
-    assert rf.is_temporary("log/no-limit/.batch-00000.parquet.tmp-0123")
     assert rf.is_product("audit.json") and not rf.is_product(rel)
+
+
+class _RecordingFs:
+    """What ``storage.put_atomic`` asks of a filesystem, recorded (the temporary name)."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+
+    def open_output_stream(self, path: str) -> Any:
+        self.names.append(path)
+        return io.BytesIO()
+
+    def move(self, src: str, dst: str) -> None:
+        self.names.append(dst)
+
+
+def test_temporary_names_are_exactly_what_put_atomic_writes() -> None:
+    fs = _RecordingFs()
+    storage.put_atomic(fs, "/run/log/no-limit/batch-00001.parquet", b"x")  # type: ignore[arg-type]
+    tmp, final = fs.names
+    assert final == "/run/log/no-limit/batch-00001.parquet"
+    assert rf.is_temporary(tmp) and rf.is_product(tmp.removeprefix("/run/"))
+    # names an attacker picks so that a reader's `RUN/log/**/*.parquet` glob takes the file:
+    # none is a temporary, none a product (the integrity audit names them as unlisted)
+    for forged in ("log/no-limit/.batch-00001.parquet.tmp-abc.parquet",
+                   "log/no-limit/.batch-00001.parquet.tmp-0123456789ab.parquet",
+                   "log/no-limit/.x.tmp-0123456789ab/batch-00000.parquet",
+                   "log/.tmp-0123456789ab.parquet", "log/no-limit/notes.parquet"):
+        assert not rf.is_temporary(forged) and not rf.is_product(forged), forged
+    for other in (".batch-00000.parquet.tmp-abc", ".batch-00000.parquet.tmp-0123456789AB",
+                  ".batch-00000.parquet.tmp-0123456789abc", "batch-00000.parquet.tmp-0123456789ab",
+                  "..tmp-0123456789ab"):
+        assert not rf.is_temporary(f"log/no-limit/{other}"), other
 
 
 def test_spec_difference() -> None:
@@ -42,7 +77,7 @@ def test_listing_manifest_and_atomic_write(tmp_path: Path) -> None:
     assert not folder.exists()
     for rel in (rf.batch_relpath("pot-limit", 1), rf.batch_relpath("no-limit", 0)):
         folder.write(rel, b"PAR1")
-    folder.write("log/no-limit/.batch-00001.parquet.tmp-0123", b"half")  # not a batch file
+    folder.write("log/no-limit/.batch-00001.parquet.tmp-0123456789ab", b"half")  # not a batch file
     assert folder.batch_relpaths() == [rf.batch_relpath("no-limit", 0),
                                        rf.batch_relpath("pot-limit", 1)]
     assert rf.list_batch_files(run) == [run / "log/no-limit/batch-00000.parquet",
@@ -123,3 +158,105 @@ def test_shuffle_decks_of_the_old_layout(tmp_path: Path) -> None:
         rf.RunFolder.open(run).check_layout()
     assert rf.migrate(run) == 1
     assert (run / rf.deck_relpath(0)).read_bytes() == b"d"
+
+
+def test_an_interrupted_migration_is_recognised_and_finished(tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch
+                                                             ) -> None:
+    run = _old_folder(tmp_path / "run")
+
+    def interrupted(self: rf.RunFolder, d: dict[str, Any]) -> dict[str, Any]:
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as m:
+        m.setattr(rf.RunFolder, "write_manifest", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            rf.migrate(run)
+    # the files moved, the manifest still old: the old folders are still there (the manifest is
+    # rewritten before they go), and every reader of the manifest gives the one-line hint
+    assert (run / "structure=no-limit").is_dir() and (run / "log/no-limit").is_dir()
+    hint = (f"{run} uses the old layout (structure=no-limit/...); convert it with "
+            f"`holdem migrate {run}`")
+    with pytest.raises(rf.OldLayoutError) as e:
+        rf.read_manifest(run)
+    assert str(e.value) == hint
+    said: list[str] = []
+    assert rf.migrate(run, say=said.append) == 0  # finishes the job
+    assert sorted(p.name for p in run.iterdir()) == ["log", "manifest.json"]
+    assert [f["path"] for f in rf.read_manifest(run)["files"]] == [
+        rf.batch_relpath("no-limit", 0), rf.batch_relpath("no-limit", 1),
+        rf.batch_relpath("pot-limit", 0)]
+
+
+def test_a_manifest_listing_files_outside_the_log_is_refused(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    folder = rf.RunFolder.open(run)
+    for rel in (rf.batch_relpath("no-limit", 0), "tables/x/batch-00001.parquet"):
+        folder.write(rel, b"PAR1")
+    files = [{"path": rf.batch_relpath("no-limit", 0)}, {"path": "tables/x/batch-00001.parquet"}]
+    rf.write_manifest(run, {"format": "holdem-simulate-run", "files": files})
+    with pytest.raises(rf.ManifestError) as e:
+        rf.read_manifest(run)
+    assert str(e.value) == (f"{run / 'manifest.json'}: files[1].path "
+                            "'tables/x/batch-00001.parquet' is not a batch file of the run "
+                            f"({rf.LAYOUT})")
+
+
+def test_migrate_says_what_to_run_again(tmp_path: Path) -> None:
+    run = _old_folder(tmp_path / "run")
+    (run / "certificate.json").write_text("{}")
+    said: list[str] = []
+    rf.migrate(run, say=said.append)
+    assert said[0].endswith("; certificate.json records the old paths: run `holdem audit` and "
+                            "`holdem report` again")
+    shuffle = tmp_path / "shuffle"
+    (shuffle / "decks").mkdir(parents=True)
+    (shuffle / "decks" / "batch-00000.parquet").write_bytes(b"d")
+    (shuffle / "manifest.json").write_text(json.dumps({
+        "format": "holdem-shuffle-run", "files": [{"path": "decks/batch-00000.parquet"}]}))
+    for p in ("audit.json", "certificate.json"):
+        (shuffle / p).write_text("{}")
+    said.clear()
+    rf.migrate(shuffle, say=said.append)
+    assert "audit.json and certificate.json record the old paths" in said[0]
+    assert "holdem shuffle" in said[0] and "holdem audit" not in said[0]
+
+
+def test_resume_keeps_products_removes_leftovers_and_refuses_strangers(tmp_path: Path) -> None:
+    """The one resume check simulate and shuffle share (``RunFolder.resume``)."""
+    from audits.runfolder import RunFolder, RunFolderError, key_relpath
+
+    run = tmp_path / "run"
+    folder = RunFolder.open(run)
+    read = RunFolder.read_manifest
+    spec = {"seed": 1, "hands": 10}
+    made = folder.resume(set(), fingerprint="f1", spec=spec, read=read)
+    assert run.is_dir() and made.manifest is None and made.found == [] and made.stale == 0
+    files = {"log/no-limit/batch-00000.parquet": b"x", "audit.json": b"{}",
+             "tables/hands/part-no-limit-00000.parquet": b"t",
+             "tables/hands/.part-no-limit-00001.parquet.tmp-0123456789ab": b"t",
+             "log/no-limit/.batch-00001.parquet.tmp-0123456789ab": b"half",
+             key_relpath(3): b"k"}
+    for rel, data in files.items():
+        folder.write(rel, data)
+    folder.write_manifest({"format": "holdem-simulate-run", "fingerprint": "f1", "spec": spec,
+                           "files": []})
+    got = folder.resume({"log/no-limit/batch-00000.parquet"}, fingerprint="f1", spec=spec,
+                        read=read, scratch=(".keys",))
+    assert got.found == ["log/no-limit/batch-00000.parquet"] and got.stale == 1
+    assert got.manifest is not None and got.manifest["fingerprint"] == "f1"
+    left = set(folder.listing())
+    assert "log/no-limit/.batch-00001.parquet.tmp-0123456789ab" not in left  # a killed write
+    assert key_relpath(3) not in left  # scratch
+    assert {"audit.json", "tables/hands/part-no-limit-00000.parquet",
+            "tables/hands/.part-no-limit-00001.parquet.tmp-0123456789ab"} <= left  # products
+    with pytest.raises(RunFolderError, match=r"different config: field seed differs \(1 vs 2\)"):
+        folder.resume(set(), fingerprint="f2", spec={"seed": 2, "hands": 10}, read=read)
+    folder.write("log/no-limit/batch-00007.parquet", b"y")
+    with pytest.raises(RunFolderError, match="unexpected file log/no-limit/batch-00007.parquet"):
+        folder.resume({"log/no-limit/batch-00000.parquet"}, fingerprint="f1", spec=spec,
+                      read=read)
+    assert (run / "log/no-limit/batch-00007.parquet").is_file()  # refused before any change
+    (run / "plain").write_bytes(b"")
+    with pytest.raises(RunFolderError, match="is a file, not a run folder"):
+        RunFolder.open(run / "plain").resume(set(), fingerprint="f1", spec=spec, read=read)

@@ -82,3 +82,23 @@ def test_an_unreadable_file_on_ray_is_one_line_exit_2(ray_local: None, tmp_path:
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
     assert err.startswith("holdem: error: ") and "fixed-limit/batch-00000.parquet" in err
     assert "column 'rake' is int32, expected int64" in err
+
+
+def test_an_audit_task_failing_in_certify_is_one_line_exit_1(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A Ray task that fails after its retries ends `holdem certify` as it ends `holdem audit`:
+    one line on stderr naming the task, exit 1, no traceback."""
+    import cluster.audit
+    from cluster.fanout import TaskFailed
+
+    def failing(*args: object, **kwargs: object) -> None:
+        raise TaskFailed("audit log/no-limit/batch-00000.parquet failed after 3 retries: "
+                         "OSError: node lost")
+
+    monkeypatch.setattr(cluster.audit, "audit_run", failing)
+    assert main(["certify", "--hands", "200", "--batch-size", "100", "--structure", "no-limit",
+                 "--seed", "1", "--workers", "0", "--quiet", "--out", str(tmp_path / "c")]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["holdem: audit log/no-limit/batch-00000.parquet failed after 3 retries: "
+                   "OSError: node lost (rerun the command to resume)"]

@@ -112,7 +112,7 @@ def test_garbage_file_dropped_from_the_manifest_fails(certified: Path, tmp_path:
     rc, integrity, out = _audit(run, capsys)
     assert rc == 1 and not integrity["passed"]
     assert f"{F1}: in the run folder but not listed in manifest.json" in _reasons(integrity)
-    assert ("structure=no-limit: 1,000 hands audited, the manifest's spec declares 2,000"
+    assert ("no-limit: 1,000 hands audited, the manifest's spec declares 2,000"
             in _reasons(integrity))
     assert "FAILED" in out
     assert main(["report", str(run)]) == 0
@@ -135,6 +135,70 @@ def test_unlisted_file_fails(certified: Path, tmp_path: Path,
     assert rc == 1
     assert _reasons(integrity) == [f"{batch_relpath('no-limit', 2)}: in the run folder but "
                                    "not listed in manifest.json"]
+
+
+def test_parquet_named_like_a_temporary_write_fails(certified: Path, tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """A file an attacker names like a leftover of an atomic write, but that the documented
+    readers (``RUN/log/**/*.parquet``) take: the audit and ``holdem verify`` name it."""
+    import polars as pl
+
+    run = _copy(certified, tmp_path / "run")
+    forged = "log/no-limit/.batch-00001.parquet.tmp-abc.parquet"
+    shutil.copy(run / F1, run / forged)
+    read = pl.scan_parquet(f"{run}/log/**/*.parquet").select(pl.len()).collect().item()
+    assert read == HANDS + HANDS // 2  # what a reader of the log sees: the forged hands too
+    capsys.readouterr()
+    assert main(["verify", str(run)]) == 1
+    assert f"MISMATCH: {forged}: in the run folder but not in certificate.json" in (
+        capsys.readouterr().out)
+    rc, integrity, _ = _audit(run, capsys)
+    assert rc == 1
+    assert _reasons(integrity) == [f"{forged}: in the run folder but not listed in "
+                                   "manifest.json"]
+    # a true leftover of put_atomic (12 hex digits, no .parquet): no reader takes it, not a file
+    # of the run
+    run2 = _copy(certified, tmp_path / "run2")
+    shutil.copy(run2 / F1, run2 / "log/no-limit/.batch-00001.parquet.tmp-0123456789ab")
+    assert pl.scan_parquet(f"{run2}/log/**/*.parquet").select(pl.len()).collect().item() == HANDS
+    rc, integrity, _ = _audit(run2, capsys)
+    assert rc == 0 and integrity["passed"]
+
+
+def test_manifest_listing_files_outside_the_log_is_refused(
+        certified: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The second file moved where the log's readers never look (a product folder), the
+    manifest's path rewritten: the audit refuses the manifest, naming files[1].path."""
+    run = _copy(certified, tmp_path / "run")
+    hidden = "tables/x/batch-00001.parquet"
+    (run / hidden).parent.mkdir(parents=True)
+    (run / F1).rename(run / hidden)
+    m = _manifest(run)
+    m["files"][1]["path"] = hidden
+    _write_manifest(run, m)
+    capsys.readouterr()
+    assert main(["audit", str(run), "--workers", "0", "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"holdem: error: {run / 'manifest.json'}: files[1].path {hidden!r} is not a "
+                   "batch file of the run (log/<label>/batch-<index:05d>.parquet)"]
+
+
+def test_manifest_of_the_old_layout_gives_the_migrate_hint(
+        certified: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Files at the new paths, the manifest still listing the old ones (a migration interrupted
+    before the manifest was rewritten): the one-line hint, not "listed but missing"."""
+    run = _copy(certified, tmp_path / "run")
+    m = _manifest(run)
+    for f in m["files"]:
+        f["path"] = f"structure=no-limit/batch-{f['batch']:05d}.parquet"
+    _write_manifest(run, m)
+    capsys.readouterr()
+    for argv in (["audit", str(run), "--workers", "0", "--quiet"],
+                 ["export", str(run), "--workers", "0", "--quiet"]):
+        assert main(argv) == 2
+        assert capsys.readouterr().err.strip().splitlines() == [
+            f"holdem: error: {run} uses the old layout (structure=no-limit/...); convert it "
+            f"with `holdem migrate {run}`"]
 
 
 def test_missing_file_fails(certified: Path, tmp_path: Path,
@@ -164,7 +228,7 @@ def test_hand_total_short_fails(certified: Path, tmp_path: Path,
     _rewrite(run, F1, t.slice(0, t.num_rows - 100))  # the last 100 hands dropped, all recorded
     rc, integrity, _ = _audit(run, capsys)
     assert rc == 1
-    assert _reasons(integrity) == ["structure=no-limit: 1,900 hands audited, the manifest's "
+    assert _reasons(integrity) == ["no-limit: 1,900 hands audited, the manifest's "
                                    "spec declares 2,000"]
 
 
@@ -177,7 +241,7 @@ def test_gap_in_hand_ids_fails(certified: Path, tmp_path: Path,
     _rewrite(run, F1, t.set_column(t.schema.get_field_index("hand_id"), "hand_id", shifted))
     rc, integrity, _ = _audit(run, capsys)
     assert rc == 1
-    assert (f"structure=no-limit: hand ids {first}..{first + 9} (10) missing (a gap in the "
+    assert (f"no-limit: hand ids {first}..{first + 9} (10) missing (a gap in the "
             "stream)") in _reasons(integrity)
     assert first in integrity["example_hand_ids"]
 
@@ -190,9 +254,9 @@ def test_duplicate_hand_ids_fail(certified: Path, tmp_path: Path,
     rc, integrity, _ = _audit(run, capsys)
     lo, hi = t0["hand_id"][0].as_py(), t0["hand_id"][-1].as_py()
     assert rc == 1
-    assert (f"structure=no-limit: hand ids {lo}..{hi} (1,000) appear more than once"
+    assert (f"no-limit: hand ids {lo}..{hi} (1,000) appear more than once"
             in _reasons(integrity))
-    assert (f"structure=no-limit: hand ids {hi + 1}..{hi + 1000} (1,000) missing (a gap in the "
+    assert (f"no-limit: hand ids {hi + 1}..{hi + 1000} (1,000) missing (a gap in the "
             "stream)") not in _reasons(integrity)  # after the last id: a short total, not a gap
 
 

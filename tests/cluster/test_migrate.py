@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -61,7 +62,6 @@ def test_every_command_names_the_old_layout(fresh: Path, tmp_path: Path,
         ["diff", "--stat", str(old), str(fresh)],
         ["replay", str(old), "--hand", "0"],
         ["report", str(old)],
-        ["verify", str(old)],
         ["phh", "import", str(phh), "--out", str(old)],
     ]
     for argv in commands:
@@ -87,3 +87,70 @@ def test_migrate_converts_and_keeps_the_bytes(fresh: Path, tmp_path: Path,
     assert main(["migrate", str(old)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "nothing to convert" in err[0]
+
+
+def test_an_interrupted_migration_gives_the_hint_and_migrate_finishes(
+        fresh: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    old = _to_old_layout(fresh, tmp_path / "old")
+
+    def interrupted(self: RunFolder, d: dict) -> dict:
+        raise KeyboardInterrupt  # between the moves and the manifest
+
+    with monkeypatch.context() as m:
+        m.setattr(RunFolder, "write_manifest", interrupted)
+        assert main(["migrate", str(old)]) != 0  # the CLI says "interrupted"
+    assert (old / "log").is_dir() and not list(old.glob("structure=*/*.parquet"))
+    line = (f"holdem: error: {old} uses the old layout (structure=no-limit/...); convert it "
+            f"with `holdem migrate {old}`")
+    capsys.readouterr()
+    for argv in (["audit", str(old), "--workers", "0", "--quiet"],
+                 ["export", str(old), "--workers", "0", "--quiet"],
+                 ["diff", str(fresh), str(old)]):
+        assert main(argv) == 2, argv
+        assert capsys.readouterr().err.strip().splitlines() == [line], argv
+    assert main(["migrate", str(old)]) == 0
+    assert json.loads((old / "manifest.json").read_text())["files"] == json.loads(
+        (fresh / "manifest.json").read_text())["files"]
+    assert RunFolder.open(old).listing() == RunFolder.open(fresh).listing()
+    assert not list(old.glob("structure=*"))  # the emptied old folders removed at last
+
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+
+
+def test_verify_reads_a_certificate_issued_before_the_log_layout(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A run certified and signed by holdem before the log/ layout (commit dde2c5b: 40 hands in
+    structure=no-limit/) still verifies as it was received; a byte changed in a batch file is a
+    MISMATCH naming it (verify compares the paths the certificate records)."""
+    with tarfile.open(FIXTURES / "old_layout_run.tgz") as tar:
+        tar.extractall(tmp_path, filter="data")
+    run, pub = tmp_path / "oldrun", str(FIXTURES / "old_layout_run.pub")
+    assert (run / "structure=no-limit" / "batch-00000.parquet").is_file()
+    assert main(["verify", str(run), "--public-key", pub]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("VERIFIED: a PASS certificate of 40 hands") and "signature valid" in out
+    batch = run / "structure=no-limit" / "batch-00001.parquet"
+    data = bytearray(batch.read_bytes())
+    data[len(data) // 2] ^= 1
+    batch.write_bytes(bytes(data))
+    assert main(["verify", str(run), "--public-key", pub]) == 1
+    out = capsys.readouterr().out
+    assert "MISMATCH" in out and "structure=no-limit/batch-00001.parquet" in out
+
+
+def test_regress_converts_a_baseline_of_the_old_layout(fresh: Path, tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """`holdem regress --baseline <a commit before the log/ layout>`: the baseline engine writes
+    structure=<label>/ folders; regress converts its (temporary) run folder so the runs compare."""
+    from cluster.regression.regress import _to_current_layout
+
+    old = _to_old_layout(fresh, tmp_path / "baseline")
+    said: list[str] = []
+    _to_current_layout(old, said.append)
+    assert len(said) == 1 and "4 batch files moved" in said[0]
+    assert main(["diff", str(old), str(fresh)]) == 0
+    assert "IDENTICAL" in capsys.readouterr().out
+    _to_current_layout(fresh, said.append)  # a folder of the current layout is left alone
+    assert len(said) == 1

@@ -79,7 +79,7 @@ def test_resume_keeps_good_files_and_redoes_the_rest(baseline: Path, tmp_path: P
     (run / deck_relpath(0)).unlink()
     p = run / deck_relpath(2)
     p.write_bytes(p.read_bytes()[:-1] + b"x")
-    (run / "log/decks/.batch-00001.parquet.tmp-abc").write_bytes(b"half")
+    (run / "log/decks/.batch-00001.parquet.tmp-0123456789ab").write_bytes(b"half")
     assert main([*CLI, "--out", str(run), "--workers", "0"]) == 0
     assert "batch-00002.parquet: not as the manifest records it" in capsys.readouterr().out
     assert _files(run) == _files(baseline)

@@ -109,14 +109,12 @@ def test_every_hand_agrees_with_the_log(exported: tuple[pa.Table, dict[str, pa.T
         assert h["street_reached"] == street
         assert h["n_pots"] == len(row["pots"]) == len(ps)
         # pots
-        win_union = 0
         for i, (p, lp) in enumerate(zip(ps, row["pots"], strict=True)):
             assert p["pot_index"] == i
             assert (p["amount"], p["rake"]) == (lp["amount"], lp["rake"])
             assert p["eligible"] == [s for s in range(k) if lp["eligible_mask"] >> s & 1]
             assert p["winners"] == [s for s in range(k) if lp["winners_mask"] >> s & 1]
-            win_union |= lp["winners_mask"]
-        assert h["winners"] == [s for s in range(k) if win_union >> s & 1]
+        assert h["winners"] == [s for s in range(k) if row["won"][s] > 0]
         # seats
         assert sum(s["net"] for s in ss) == -row["rake"]
         shown = {s: r for s, sh, r in zip(row["showdown_seats"], row["showdown_shown"],
@@ -190,3 +188,43 @@ def test_a_broken_log_is_named() -> None:
     sliced = build_tables(log.slice(10, 5))  # a slice of a table: offsets respected
     assert sliced["hands"].column("hand_id").to_pylist() == log.column("hand_id").to_pylist()[
         10:15]
+
+
+def test_a_zero_chip_pot_has_a_winner_who_won_no_chips() -> None:
+    """A dead small blind, no ante, every player folding to the big blind: the big blind's bet
+    comes back, the logged pot has amount 0 and a winner. ``pots.winners`` names the seat
+    awarded it; ``hands.winners`` (seats that won chips) does not."""
+    spec = RunSpec(hands=BATCHES * BATCH, batch_size=BATCH, structures=(Structure.NO_LIMIT,),
+                   seed=29, **{**DEFAULT_POPULATION, "format": "tournament"})
+    log = pa.concat_tables(simulate_batch(spec, Structure.NO_LIMIT, b).table
+                           for b in range(BATCHES))
+    rows = [r for r in log.to_pylist()
+            if r["sb_seat"] < 0 and any(p["amount"] == 0 for p in r["pots"])]
+    assert rows, "no 0-chip pot in this run: pick another seed"
+    ids = {r["hand_id"] for r in rows}
+    tables = build_tables(log.filter(pa.compute.is_in(log["hand_id"],
+                                                      pa.array(sorted(ids), pa.int64()))))
+    hands = {r["hand_id"]: r for r in tables["hands"].to_pylist()}
+    pots = _rows_by_hand(tables["pots"])
+    for r in rows:
+        zero = [p for p in pots[r["hand_id"]] if p["amount"] == 0]
+        assert zero and all(p["winners"] == [r["bb_seat"]] for p in zero)
+        assert all(w == 0 for w in r["won"])
+        assert hands[r["hand_id"]]["winners"] == []
+
+
+def test_no_code_table_of_the_readme_has_an_empty_code_column() -> None:
+    from sim.tables import describe_codes
+
+    for line in describe_codes().splitlines():
+        if line.startswith("|") and not line.startswith("|---"):
+            assert line.strip("|").split("|")[0].strip(), line  # a code, or no code column
+
+
+def test_unknown_hole_cards_are_documented_as_they_are_written() -> None:
+    from sim.tables import HOLE_NAMES
+
+    unknown = HOLE_NAMES[0]  # both cards -1: index (-1 + 1) * 53 + (-1 + 1)
+    assert unknown == "?? ??"
+    assert f'"{unknown}" when unknown' in TABLE_SCHEMAS["seats"].field("hole").metadata[
+        b"doc"].decode()
