@@ -46,6 +46,7 @@ class IdRanges:
 
     hands: int
     ranges: dict[str, np.ndarray]
+    misfiled: list[tuple[int, str]] = field(default_factory=list)  # (first hand id, why)
 
 
 def id_ranges(ids: np.ndarray) -> np.ndarray:
@@ -66,9 +67,18 @@ def id_ranges(ids: np.ndarray) -> np.ndarray:
 def integrity_map(b: Batch) -> IdRanges:
     codes, labels = b.cols["structure"], b.cols["structure_values"]
     hid = b.cols["hand_id"]
+    folder = str(b.path).replace("\\", "/").rsplit("/", 2)[-2:-1]
+    present = [str(s) for c, s in enumerate(labels) if (codes == c).any()]
+    wrong = [s for s in present if folder and s != folder[0]]
     if len(labels) == 1:  # one structure a file (as written): no mask
-        return IdRanges(b.n, {str(labels[0]): id_ranges(hid)})
-    return IdRanges(b.n, {str(s): id_ranges(hid[codes == c]) for c, s in enumerate(labels)})
+        out = IdRanges(b.n, {str(labels[0]): id_ranges(hid)})
+    else:
+        out = IdRanges(b.n, {str(s): id_ranges(hid[codes == c]) for c, s in enumerate(labels)})
+    if wrong:  # the folder names the structure its hands are of (a reader may group by it)
+        first = int(hid[codes == list(map(str, labels)).index(wrong[0])][0])
+        out.misfiled.append((first, f"{b.path}: holds {wrong[0]} hands in the folder of "
+                                    f"{folder[0]}"))
+    return out
 
 
 @dataclass
@@ -203,7 +213,13 @@ def reduce_integrity(name: str, partials: list[Any]) -> AuditResult:
         for label, r in c.ranges.items():
             by_label.setdefault(label, []).append(r)
     simulated = isinstance((m or {}).get("spec"), dict)
-    problems: list[Problem] = []
+    problems: list[Problem] = [(h, "misfiled", why) for c in chunks for h, why in c.misfiled]
+    if bind is not None:  # a file the log's readers take that is not a batch file of the layout
+        problems += [(None, "not a batch file", f"{rel}: under {runfolder.LOG_DIR}/ but not a "
+                                                 f"batch file of the run ({runfolder.LAYOUT})")
+                     for rel in bind.listing
+                     if runfolder.is_log_file(rel) and runfolder.parse_batch_relpath(rel) is None
+                     and (m is None or not m.get("files"))]
     per_structure: dict[str, int] = {}
     unshown = 0  # duplicate and gap ranges past the first few of a structure
     for label in sorted(by_label):

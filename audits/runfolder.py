@@ -30,6 +30,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 from collections.abc import Callable, Collection, Container, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -66,7 +67,10 @@ PRODUCT_FOLDERS = ("tables/",)
 # the manifests a run folder may hold: simulate's, the PHH importer's, the shuffle command's
 MANIFEST_FORMATS = frozenset({"holdem-simulate-run", "holdem-phh-import", "holdem-shuffle-run"})
 
-_NAME = re.compile(r"batch-(\d+)\.parquet")
+_NAME = re.compile(r"batch-([0-9]{5,})\.parquet")
+# a structure label as a folder name: plain lower-case words (never `key=value`, which a reader's
+# hive partitioning would turn into a column the files do not hold)
+_LABEL = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 # the old layout (before issue 15): structure=<label>/batch-<N>.parquet, a shuffle's decks/...
 _OLD = re.compile(r"(structure=([^/]+)|decks)/batch-\d+\.parquet")
 
@@ -107,7 +111,7 @@ def deck_relpath(index: int) -> str:
 def parse_batch_relpath(rel: str) -> tuple[str, int] | None:
     """(label, index) of a batch file's relative path, None for any other path."""
     parts = rel.split("/")
-    if len(parts) != 3 or parts[0] != LOG_DIR or not parts[1] or parts[1].startswith("."):
+    if len(parts) != 3 or parts[0] != LOG_DIR or not _LABEL.fullmatch(parts[1]):
         return None
     m = _NAME.fullmatch(parts[2])
     return (parts[1], int(m.group(1))) if m else None
@@ -255,13 +259,33 @@ class RunFolder:
             raise RunFolderError(f"run folder {self.label} does not exist")
 
     def listing(self) -> list[str]:
-        """Every file under the folder, relative to it, sorted."""
+        """Every file under the folder, relative to it, sorted. On a local disk "file" means
+        every entry that is not a real folder: symbolic links (to files or folders, even broken
+        ones) and special files are entries of the folder too, never followed, so none can
+        bring in data the listing does not name."""
+        if isinstance(self.fs, pafs.LocalFileSystem):
+            return self._local_listing()
         try:
             infos = self.fs.get_file_info(pafs.FileSelector(self.base, recursive=True,
                                                             allow_not_found=True))
         except (pa.ArrowException, OSError) as e:
             raise RunFolderError(f"{self.label}: cannot list it ({e})") from None
         return sorted(self.relative(i.path) for i in infos if i.type == pafs.FileType.File)
+
+    def _local_listing(self) -> list[str]:
+        out: list[str] = []
+
+        def fail(e: OSError) -> None:
+            raise RunFolderError(f"{self.label}: cannot list it ({e})")
+
+        if not os.path.isdir(self.base) or os.path.islink(self.base):
+            return out
+        for top, dirs, names in os.walk(self.base, onerror=fail):
+            links = [d for d in dirs if os.path.islink(os.path.join(top, d))]
+            dirs[:] = [d for d in dirs if d not in links]
+            out += [self.relative(os.path.join(top, n).replace(os.sep, "/"))
+                    for n in (*names, *links)]
+        return sorted(out)
 
     def resume(self, expected: Container[str], *, fingerprint: str, spec: Mapping[str, Any],
                read: Callable[[RunFolder], dict[str, Any] | None],
@@ -327,7 +351,15 @@ class RunFolder:
             return f.read()
 
     def sha256(self, rel: str) -> tuple[str, int]:
-        """(sha256 hex digest, size) of a file of the folder, in one streaming pass."""
+        """(sha256 hex digest, size) of a file of the folder, in one streaming pass. On a local
+        disk only a regular file is read (RunFolderError for a link or a special file: a pipe
+        would block the reader forever, a link's bytes are another file's)."""
+        if isinstance(self.fs, pafs.LocalFileSystem):
+            mode = os.lstat(self.path(rel)).st_mode
+            if not stat.S_ISREG(mode):
+                what = "a symbolic link" if stat.S_ISLNK(mode) else "not a regular file"
+                raise RunFolderError(f"{self.location(rel)}: {what}; a run folder holds plain "
+                                     "files only")
         return storage.stream_sha256(self.fs, self.path(rel))
 
     def write(self, rel: str, data: bytes | str | pa.Buffer) -> None:
@@ -371,6 +403,7 @@ class RunFolder:
         files = d.get("files")
         if not isinstance(files, list):
             return
+        seen: dict[str, int] = {}
         for i, f in enumerate(files):
             rel = f.get("path") if isinstance(f, dict) else None
             old = _OLD.fullmatch(rel) if isinstance(rel, str) else None
@@ -379,6 +412,10 @@ class RunFolder:
             if not isinstance(rel, str) or parse_batch_relpath(rel) is None:
                 raise ManifestError(f"{self.location(MANIFEST)}: files[{i}].path {rel!r} is not "
                                     f"a batch file of the run ({LAYOUT})")
+            if rel in seen:
+                raise ManifestError(f"{self.location(MANIFEST)}: files[{i}].path {rel!r} is "
+                                    f"listed twice (files[{seen[rel]}] too)")
+            seen[rel] = i
 
     def write_manifest(self, d: dict[str, Any]) -> dict[str, Any]:
         """Write manifest.json atomically (indented JSON); returns ``d``."""

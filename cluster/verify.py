@@ -17,7 +17,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from audits import storage
+from audits import runfolder, storage
 from audits.integrity import check_inputs, folder_mismatch
 from audits.runfolder import OldLayoutError, RunFolder, RunFolderError
 from audits.runner import AUDIT_FILE
@@ -170,6 +170,12 @@ def verify_run(run: str | os.PathLike[str], public_key: str | None = None) -> Ve
                                   "sha256 is not the one the certificate records")
     signed = ("signature valid" if public_key is not None
               else "signature not checked (no --public-key)")
+    bound = ("manifest.json and audit.json" if msha is not None
+             else "audit.json (the run has no manifest.json: its files are not bound to what "
+                  "the run declared)")
+    extra = ""
+    if any(rel.startswith(runfolder.PRODUCT_FOLDERS) for rel in RunFolder.open(root).listing()):
+        extra = "; tables/ (holdem export) is derived data the certificate does not cover"
     return Verdict(True, f"VERIFIED: a {cert.get('verdict')} certificate of "
                          f"{cert['run'].get('hands', 0):,} hands; its {len(cert['run']['files'])}"
-                         f" files, manifest.json and audit.json match their sha256; {signed}")
+                         f" files, {bound} match their sha256; {signed}{extra}")

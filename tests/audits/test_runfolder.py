@@ -260,3 +260,15 @@ def test_resume_keeps_products_removes_leftovers_and_refuses_strangers(tmp_path:
     (run / "plain").write_bytes(b"")
     with pytest.raises(RunFolderError, match="is a file, not a run folder"):
         RunFolder.open(run / "plain").resume(set(), fingerprint="f1", spec=spec, read=read)
+
+
+def test_batch_paths_are_plain_ascii_names() -> None:
+    """Only the names holdem writes: a lower-case label (never `key=value`, which hive
+    partitioning turns into a column) and five or more ASCII digits."""
+    assert rf.parse_batch_relpath("log/no-limit/batch-00012.parquet") == ("no-limit", 12)
+    assert rf.parse_batch_relpath("log/decks/batch-123456.parquet") == ("decks", 123456)
+    for bad in ("log/hand_id=7/batch-00000.parquet", "log/No-Limit/batch-00000.parquet",
+                "log/no-limit/batch-\u0660\u0660\u0660\u0660\u0661.parquet",
+                "log/no-limit/batch-1.parquet", "log/-x/batch-00000.parquet",
+                "log/.hidden/batch-00000.parquet", "log/no-limit/sub/batch-00000.parquet"):
+        assert rf.parse_batch_relpath(bad) is None, bad

@@ -411,3 +411,83 @@ def test_unwritable_output_and_truncated_parquet_are_one_line(
     assert main(["replay", str(run), "--hand", "5"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and f"{F1}: not a readable Parquet file" in err
+
+
+@pytest.mark.parametrize("folder", ["hand_id=7", "structure=pot-limit", "No-Limit"])
+def test_a_label_a_reader_would_turn_into_a_column_is_refused(
+        folder: str, certified: Path, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Batch files moved to a `key=value` folder (DuckDB's hive partitioning would give every
+    hand that column: hand_id = 7 for all) with the manifest rewritten: refused in one line."""
+    run = _copy(certified, tmp_path / "run")
+    (run / "log" / folder).mkdir()
+    m = _manifest(run)
+    for f in m["files"]:
+        new = f"log/{folder}/batch-{f['batch']:05d}.parquet"
+        (run / f["path"]).rename(run / new)
+        f["path"] = new
+    _write_manifest(run, m)
+    capsys.readouterr()
+    assert main(["audit", str(run), "--workers", "0", "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "files[0].path" in err[0] and "not a batch file" in err[0]
+
+
+def test_hands_in_the_folder_of_another_structure_fail(certified: Path, tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """No-limit hands moved to log/pot-limit/ (the manifest's paths and structure rewritten):
+    a reader grouping by folder would count them as pot-limit; integrity names the file."""
+    run = _copy(certified, tmp_path / "run")
+    (run / "log" / "pot-limit").mkdir()
+    m = _manifest(run)
+    f = m["files"][1]
+    new = batch_relpath("pot-limit", f["batch"])
+    (run / f["path"]).rename(run / new)
+    f.update(path=new, structure="pot-limit")
+    _write_manifest(run, m)
+    rc, integrity, _ = _audit(run, capsys)
+    assert rc == 1 and not integrity["passed"]
+    assert any("holds no-limit hands in the folder of pot-limit" in r
+               for r in _reasons(integrity))
+
+
+def test_without_a_manifest_an_extra_log_file_fails(certified: Path, tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """No manifest to bind to, a copy of a batch under another name in log/: the readers' glob
+    takes it, so integrity fails it (it no longer passes as merely "unaudited")."""
+    run = _copy(certified, tmp_path / "run")
+    for name in ("manifest.json", AUDIT_FILE, *REPORT_FILES.values(), SIGNATURE_FILE):
+        (run / name).unlink(missing_ok=True)
+    shutil.copy(run / F0, run / "log" / "no-limit" / "extra.parquet")
+    rc, integrity, _ = _audit(run, capsys)
+    assert rc == 1 and not integrity["passed"]
+    assert any(r.startswith("log/no-limit/extra.parquet: under log/ but not a batch file")
+               for r in _reasons(integrity))
+
+
+def test_links_in_the_folder_are_entries_never_followed(certified: Path, tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]
+                                                        ) -> None:
+    """A broken link named like a batch file (filled later, every reader would take it): verify
+    sees it as a file the certificate does not record; the audit refuses to read a link."""
+    run = _copy(certified, tmp_path / "run")
+    (run / "log" / "no-limit" / "batch-00009.parquet").symlink_to(tmp_path / "later.parquet")
+    capsys.readouterr()
+    assert main(["verify", str(run)]) == 1
+    out = capsys.readouterr().out
+    assert "MISMATCH" in out and "log/no-limit/batch-00009.parquet" in out
+    assert main(["audit", str(run), "--workers", "0", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "batch-00009.parquet: a symbolic link" in err
+
+
+def test_a_path_listed_twice_is_refused(certified: Path, tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    run = _copy(certified, tmp_path / "run")
+    m = _manifest(run)
+    m["files"].append(dict(m["files"][0]))
+    _write_manifest(run, m)
+    capsys.readouterr()
+    assert main(["audit", str(run), "--workers", "0", "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert f"files[2].path {F0!r} is listed twice (files[0] too)" in err
