@@ -18,9 +18,7 @@ Rates are hands per second per core, counting each matched hand once (both sides
 from __future__ import annotations
 
 import shutil
-import statistics
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -29,17 +27,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from audits.runfolder import file_sha256, list_batch_files
+from cluster.bench.timing import median_cpu_seconds
 from cluster.regression.digest_diff import diff_runs, match_digests, sorted_by_hand_id
 from sim.digest import content_columns, hand_digests
-
-
-def _cpu(fn: Callable[[], object], repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        c0 = time.process_time()
-        fn()
-        times.append(time.process_time() - c0)
-    return statistics.median(times)
 
 
 def run_diff_bench(hands: int = 2_000_000, repeats: int = 3,
@@ -74,8 +64,8 @@ def run_diff_bench(hands: int = 2_000_000, repeats: int = 3,
             if not t.equals(t2):
                 raise AssertionError("the two copies differ")
 
-    ours = _cpu(digest_match, repeats)
-    peer = _cpu(arrow_equals, repeats)
+    ours = median_cpu_seconds(digest_match, repeats)
+    peer = median_cpu_seconds(arrow_equals, repeats)
     rate = n / ours
     say(f"holdem diff speed, {n:,} six-max no-limit hands per side (~{t.nbytes / unit:,.0f} "
         f"B/hand in Arrow), one thread, median of {repeats}")
@@ -105,13 +95,14 @@ def run_diff_bench(hands: int = 2_000_000, repeats: int = 3,
                 res = diff_runs(tmp / "a", tmp / other, threads=1, **kw)
                 if not res.identical:
                     raise AssertionError("two runs of one spec differ")
-            say(f"    {label + ':':<62} {m / _cpu(command, repeats):>12,.0f} hands/s per core")
+            rate = m / median_cpu_seconds(command, repeats)
+            say(f"    {label + ':':<62} {rate:>12,.0f} hands/s per core")
 
         def sha_both() -> None:
             for f in [*list_batch_files(tmp / "a"), *list_batch_files(tmp / "c")]:
                 file_sha256(f)
         label = "of which the sha256 of both sides' files:"
-        say(f"    {label:<62} {m / _cpu(sha_both, repeats):>12,.0f} hands/s per core")
+        say(f"    {label:<62} {m / median_cpu_seconds(sha_both, repeats):>12,.0f} hands/s per core")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return rate

@@ -13,24 +13,14 @@ process (every thread: pyarrow decodes and encodes on several):
 
 from __future__ import annotations
 
-import statistics
 import tempfile
-import time
 from collections.abc import Callable
 
 import pyarrow as pa
 
+from cluster.bench.timing import median_cpu_seconds
 from cluster.export import encode_table, read_log, run_export
 from sim.tables import TABLE_NAMES, build_tables
-
-
-def _cpu(fn: Callable[[], object], repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        c0 = time.process_time()
-        fn()
-        times.append(time.process_time() - c0)
-    return statistics.median(times)
 
 
 def run_export_bench(hands: int = 200_000, repeats: int = 3,
@@ -59,9 +49,9 @@ def run_export_bench(hands: int = 200_000, repeats: int = 3,
                     encode_table(tables[name])
 
         rates = {
-            "build": hands / _cpu(build, repeats),
-            "encode": hands / _cpu(encode, repeats),
-            "read + build + write": hands / _cpu(
+            "build": hands / median_cpu_seconds(build, repeats),
+            "encode": hands / median_cpu_seconds(encode, repeats),
+            "read + build + write": hands / median_cpu_seconds(
                 lambda: run_export(f"{tmp}/run", f"{tmp}/tables", workers=0), repeats),
         }
         rows = {name: sum(t[name].num_rows for t in built) for name in TABLE_NAMES}

@@ -48,15 +48,16 @@ def session(ray_local: None) -> RaySession:
 @pytest.mark.parametrize("where", ["ray", "in-process"])
 def test_results_in_call_order_and_on_done_as_they_end(where: str, session: RaySession,
                                                        tmp_path: Path) -> None:
-    # the first calls are the slowest: on 2 CPUs they end after the later ones
-    calls = [(i, 0.6 if i < 2 else 0.0, str(tmp_path)) for i in range(6)]
+    # the first call is slow (3 s): on 2 CPUs the others run beside it and end before it (two
+    # slow calls could hold both CPUs and end first: the test must not depend on the load)
+    calls = [(i, 3.0 if i == 0 else 0.0, str(tmp_path)) for i in range(6)]
     ended: list[int] = []
     out = list(fan_out(slow_square, calls, session=session if where == "ray" else None,
                        window=4, on_done=lambda i, r: ended.append(i)))
     assert out == [i * i for i in range(6)]
     assert sorted(ended) == list(range(6))
     if where == "ray":
-        assert ended[:2] != [0, 1]  # the fast ones ended first, the results kept their order
+        assert ended[0] != 0  # a later call ended first, the results kept their order
     else:
         assert ended == list(range(6))
 
