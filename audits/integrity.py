@@ -67,9 +67,9 @@ def id_ranges(ids: np.ndarray) -> np.ndarray:
 def integrity_map(b: Batch) -> IdRanges:
     codes, labels = b.cols["structure"], b.cols["structure_values"]
     hid = b.cols["hand_id"]
-    folder = str(b.path).replace("\\", "/").rsplit("/", 2)[-2:-1]
+    folder = runfolder.batch_label(b.path)
     present = [str(s) for c, s in enumerate(labels) if (codes == c).any()]
-    wrong = [s for s in present if folder and s != folder[0]]
+    wrong = [s for s in present if folder is not None and s != folder]
     if len(labels) == 1:  # one structure a file (as written): no mask
         out = IdRanges(b.n, {str(labels[0]): id_ranges(hid)})
     else:
@@ -77,7 +77,7 @@ def integrity_map(b: Batch) -> IdRanges:
     if wrong:  # the folder names the structure its hands are of (a reader may group by it)
         first = int(hid[codes == list(map(str, labels)).index(wrong[0])][0])
         out.misfiled.append((first, f"{b.path}: holds {wrong[0]} hands in the folder of "
-                                    f"{folder[0]}"))
+                                    f"{folder}"))
     return out
 
 
@@ -214,12 +214,12 @@ def reduce_integrity(name: str, partials: list[Any]) -> AuditResult:
             by_label.setdefault(label, []).append(r)
     simulated = isinstance((m or {}).get("spec"), dict)
     problems: list[Problem] = [(h, "misfiled", why) for c in chunks for h, why in c.misfiled]
-    if bind is not None:  # a file the log's readers take that is not a batch file of the layout
+    if bind is not None and (m is None or not m.get("files")):
+        # no manifest to list against: a file the log's readers take that is not a batch file
         problems += [(None, "not a batch file", f"{rel}: under {runfolder.LOG_DIR}/ but not a "
                                                  f"batch file of the run ({runfolder.LAYOUT})")
                      for rel in bind.listing
-                     if runfolder.is_log_file(rel) and runfolder.parse_batch_relpath(rel) is None
-                     and (m is None or not m.get("files"))]
+                     if runfolder.is_log_file(rel) and runfolder.parse_batch_relpath(rel) is None]
     per_structure: dict[str, int] = {}
     unshown = 0  # duplicate and gap ranges past the first few of a structure
     for label in sorted(by_label):

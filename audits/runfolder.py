@@ -46,8 +46,8 @@ __all__ = [
     "PRODUCT_FOLDERS",
     "KEY_DIR", "ManifestError", "OldLayoutError", "Resume", "RunFolder", "RunFolderError",
     "SpecDifference", "describe_spec_difference", "key_relpath",
-    "batch_index", "batch_relpath", "deck_relpath", "file_sha256", "is_log_file", "is_product",
-    "is_temporary",
+    "batch_index", "batch_label", "batch_relpath", "deck_relpath", "file_sha256", "is_log_file",
+    "is_product", "is_temporary",
     "list_batch_files", "migrate", "parse_batch_relpath", "read_manifest", "sha256_bytes",
     "spec_difference", "write_file", "write_manifest",
 ]
@@ -115,6 +115,13 @@ def parse_batch_relpath(rel: str) -> tuple[str, int] | None:
         return None
     m = _NAME.fullmatch(parts[2])
     return (parts[1], int(m.group(1))) if m else None
+
+
+def batch_label(path: Location | str) -> str | None:
+    """The label of the folder a batch file sits in (``.../log/no-limit/batch-00012.parquet``
+    -> ``"no-limit"``), None for a path with no folder."""
+    parts = str(path).replace("\\", "/").rsplit("/", 2)
+    return parts[-2] if len(parts) >= 2 else None
 
 
 def batch_index(path: Location | str) -> int | None:

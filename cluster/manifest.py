@@ -96,7 +96,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from audits.runfolder import LAYOUT, ManifestError, RunFolder, describe_spec_difference
+from audits.runfolder import LAYOUT, ManifestError, RunFolder
 from audits.runfolder import MANIFEST as MANIFEST_NAME
 from sim.runspec import RunSpec
 
@@ -176,13 +176,6 @@ def sum_counts(records: Iterable[dict[str, int]]) -> dict[str, int]:
         for k, v in c.items():
             total[k] = total.get(k, 0) + int(v)
     return dict(sorted(total.items()))
-
-
-def describe_difference(old: dict[str, Any], new: dict[str, Any]) -> str | None:
-    """The first field that differs between two ``RunSpec.to_dict()`` results, as
-    ``"field Y differs (A vs B)"`` (A the folder's, B the new one), or None: the run-folder
-    owner's ``describe_spec_difference``."""
-    return describe_spec_difference(old, new)
 
 
 class Manifest:
@@ -331,6 +324,6 @@ def write_manifest(folder: RunFolder, manifest: Manifest) -> dict[str, Any]:
 __all__ = [
     "COMPRESSION", "COMPRESSION_NOTE", "LAYOUT", "MANIFEST_NAME", "UNCOMPRESSED_COLUMNS",
     "FileRecord", "Manifest", "ManifestError",
-    "describe_difference", "engine_version", "git_commit", "population", "read_manifest",
+    "engine_version", "git_commit", "population", "read_manifest",
     "sum_counts", "write_manifest",
 ]

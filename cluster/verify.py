@@ -174,7 +174,7 @@ def verify_run(run: str | os.PathLike[str], public_key: str | None = None) -> Ve
              else "audit.json (the run has no manifest.json: its files are not bound to what "
                   "the run declared)")
     extra = ""
-    if any(rel.startswith(runfolder.PRODUCT_FOLDERS) for rel in RunFolder.open(root).listing()):
+    if any(storage.is_dir(storage.join(root, d.rstrip("/"))) for d in runfolder.PRODUCT_FOLDERS):
         extra = "; tables/ (holdem export) is derived data the certificate does not cover"
     return Verdict(True, f"VERIFIED: a {cert.get('verdict')} certificate of "
                          f"{cert['run'].get('hands', 0):,} hands; its {len(cert['run']['files'])}"
