@@ -5,7 +5,10 @@ rates of known shuffle faults at stated sample sizes.
 
 writes ``calibration.md`` (the tables) and ``calibration.json``. Decks come from
 ``audits.shuffles`` (never from the simulator); each run is mapped in batches and reduced exactly
-as a real audit is, with hole cards dealt from the top of each deck to 9 seats.
+as a real audit is, with hole cards dealt from the top of each deck to 9 seats at tables of 500
+hands (the button moving one seat a hand; the 9 players of a table given ids for the player
+tests). ``seat0_best_of_class`` is a rig on fair decks: seat 0 gets the best hand of its class
+at the table (issue 23's H3), which only the tests of who receives the cards see.
 """
 
 from __future__ import annotations
@@ -30,21 +33,30 @@ FAULT_SIZES: dict[str, tuple[int, ...]] = {
     "naive_swap": (500, 1_000, 5_000),
     "eight_bit_modulo": (2_000, 5_000, 10_000, 20_000),
     "seed32": (100_000, 1_000_000, 10_000_000),
+    "seat0_best_of_class": (2_000, 5_000, 10_000, 100_000),
 }
-TARGETS = {"asf_off_by_one": 1_000, "eight_bit_modulo": 20_000, "seed32": 10_000_000}
+TARGETS = {"asf_off_by_one": 1_000, "eight_bit_modulo": 20_000, "seed32": 10_000_000,
+           "seat0_best_of_class": 100_000}
+# rigs: applied to fair decks knowing the table's seats (``shuffles.seat0_best_of_class``)
+RIGS = {"seat0_best_of_class": shuffles.seat0_best_of_class}
+TABLE_HANDS = 500  # hands a calibration table plays (its 9 players' ids)
 
 
 def run_once(shuffle: str, decks: int, rng: np.random.Generator, batch: int | None = None,
              alpha: float = ALPHA) -> dict[str, Any]:
     """Audit one run of ``decks`` decks from ``shuffle`` (in ``batch``-deck batches, default
     10 batches): the battery verdict and raw p-values."""
-    gen = shuffles.SHUFFLES[shuffle]
+    gen = shuffles.SHUFFLES["fair" if shuffle in RIGS else shuffle]
     batch = batch or max(decks // 10, 1)
     parts = []
     for a in range(0, decks, batch):
         d = gen(min(batch, decks - a), rng)
-        parts.append(map_decks(d, shuffles.deal_hole(d, SEATS),
-                               hand_id=np.arange(a, a + d.shape[0], dtype=np.int64)))
+        if shuffle in RIGS:
+            d = RIGS[shuffle](d, SEATS, a)
+        hands = np.arange(a, a + d.shape[0], dtype=np.int64)
+        players = (hands // TABLE_HANDS)[:, None] * 16 + np.arange(SEATS)
+        parts.append(map_decks(d, shuffles.deal_hole(d, SEATS, a, rotate=True), hand_id=hands,
+                               player_ids=players))
     res = uniformity_reduce(parts, alpha)
     return {"rejected": not res[0].passed,
             "p": {r.name.split(".", 1)[1]: r.p_value for r in res[1:] if r.applicable},

@@ -16,6 +16,10 @@ with a numpy ``Generator``; millions of decks per second.
   (256 mod 52 = 48: low values 5/256, high values 4/256).
 * ``seed32``: each deck fully determined by a uniform 32-bit seed (splitmix64 stream of the seed
   into Fisher-Yates): only 2^32 distinct decks, so C(N, 2) / 2^32 duplicate pairs among N decks.
+* ``seat0_best_of_class`` (a rig, applied to fair decks dealt at a table): absolute seat 0 gets
+  the best starting hand of its own class (pair / suited / offsuit) dealt at the table that
+  hand, the two hands swapped in the deck (issue 23's H3). Every card/position count stays
+  close to fair while the button moves; only tests of who receives the cards see it.
 """
 
 from __future__ import annotations
@@ -142,11 +146,55 @@ SHUFFLES: dict[str, Callable[[int, np.random.Generator], np.ndarray]] = {
 }
 
 
-def deal_hole(decks: np.ndarray, seats: int = 9) -> np.ndarray:
-    """Hole cards as a dealer would take them from the top: seat s gets positions s and
-    s + seats. (n, 2 * seats) int64, seat s in columns 2s, 2s + 1. Calibration only."""
+def _seats_of(n: int, seats: int, first_hand: int, rotate: bool) -> np.ndarray:
+    """(n, seats): the seat dealt the j-th card of each round in hand ``first_hand + i``: with
+    ``rotate`` the button is seat h % seats and the first card goes to the seat on its left."""
+    j = np.arange(seats, dtype=np.int64)
+    if not rotate:
+        return np.broadcast_to(j, (n, seats))
+    h = np.arange(first_hand, first_hand + n, dtype=np.int64)[:, None]
+    return (h + 1 + j) % seats
+
+
+def deal_hole(decks: np.ndarray, seats: int = 9, first_hand: int = 0,
+              rotate: bool = False) -> np.ndarray:
+    """Hole cards as a dealer would take them from the top: the seat of the j-th card of a round
+    gets positions j and j + seats (seat j itself; with ``rotate`` the button moves one seat a
+    hand, ``first_hand`` being the first deck's hand number). (n, 2 * seats) int64, seat s in
+    columns 2s, 2s + 1. Calibration only."""
     d = decks.astype(np.int64)
-    hole = np.empty((d.shape[0], 2 * seats), np.int64)
-    hole[:, 0::2] = d[:, :seats]
-    hole[:, 1::2] = d[:, seats:2 * seats]
+    n = d.shape[0]
+    hole = np.empty((n, 2 * seats), np.int64)
+    who = _seats_of(n, seats, first_hand, rotate)
+    rows = np.arange(n)[:, None]
+    hole[rows, 2 * who] = d[:, :seats]
+    hole[rows, 2 * who + 1] = d[:, seats:2 * seats]
     return hole
+
+
+def _class_key(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(class 0 pair / 1 suited / 2 offsuit, order within the class: higher is better)."""
+    ra, rb = a // 4, b // 4
+    hi, lo = np.maximum(ra, rb), np.minimum(ra, rb)
+    kind = np.where(ra == rb, 0, np.where(a % 4 == b % 4, 1, 2))
+    return kind, hi * 13 + lo
+
+
+def seat0_best_of_class(decks: np.ndarray, seats: int = 9, first_hand: int = 0) -> np.ndarray:
+    """The rig of issue 23's H3 on decks dealt by ``deal_hole(..., rotate=True)``: seat 0's
+    hand is swapped with the best hand of its class at the table (a copy; the decks stay
+    permutations)."""
+    d = np.array(decks, copy=True)
+    n = d.shape[0]
+    who = _seats_of(n, seats, first_hand, True)
+    pos0 = np.argmax(who == 0, axis=1)  # the round position of seat 0
+    a, b = d[:, :seats].astype(np.int64), d[:, seats:2 * seats].astype(np.int64)
+    kind, key = _class_key(a, b)
+    rows = np.arange(n)
+    mine = kind[rows, pos0]
+    score = np.where(kind == mine[:, None], key, -1)
+    best = np.argmax(score, axis=1)
+    for off in (0, seats):
+        x, y = d[rows, pos0 + off].copy(), d[rows, best + off].copy()
+        d[rows, pos0 + off], d[rows, best + off] = y, x
+    return d

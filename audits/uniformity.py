@@ -27,6 +27,9 @@ first_k_collisions           pairs of decks sharing the first 9 cards;          
 starting_hands               per seat: pairs 3/51, suited 12/51, offsuit        2 per seat,
                              36/51; the largest per-seat X2, p = Bonferroni     Bonferroni
                              over seats
+seat_hand_classes,           who receives the cards: the 169 starting-hand      see
+player_hand_classes,         classes per absolute seat, 9 bands per player,     ``audits.
+seat_equity, player_equity   the all-in winner per seat and per player          seats``
 consecutive_decks            first card of hand 2m vs hand 2m+1 at the same     52^2 - 1
                              table (disjoint pairs), X2 against 1/2704
 batch_pvalues_ks             KS of the per-batch card_position p-values         KS
@@ -36,6 +39,9 @@ batch_pvalues_ks             KS of the per-batch card_position p-values         
 The collision tests catch small seed spaces that no frequency test sees: with decks fully
 determined by a 32-bit seed, N = 10 million decks hold about C(N, 2) / 2^32 = 11,600 identical
 pairs, while a fair shuffle expects 0.04 first-9-card collisions and essentially no duplicate.
+
+Imported hands without decks get the seat and player tests alone (as far as their known cards
+go); the deck tests are then not applicable.
 
 A row whose deck is null (or all zero bytes: a null slot read raw) is not audited; with no decks
 at all every result is ``applicable=False`` ("not applicable: no decks").
@@ -52,6 +58,7 @@ import numpy as np
 import pyarrow as pa
 from numba import njit
 
+from audits import seats as seat_tests
 from audits import stats
 from audits.result import MAX_EXAMPLES, AuditResult
 from audits.spec import AuditSpec, KeyPass
@@ -67,7 +74,8 @@ MAX_SEATS = 10
 HAND_CLASS_PROBS = np.array([3.0, 12.0, 36.0]) / 51.0
 TESTS = ("card_position", "card_position_max_cell", "suit_position", "rank_position",
          "adjacent_pairs", "duplicate_decks", "first_k_collisions", "starting_hands",
-         "consecutive_decks", "batch_pvalues_ks")
+         *seat_tests.TESTS, "consecutive_decks", "batch_pvalues_ks")
+DECK_TESTS = tuple(t for t in TESTS if t not in seat_tests.TESTS)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -92,6 +100,7 @@ class UniformityPartial:
     # the keys above are those of one hash partition only (``restrict_keys``): the other
     # partitions' collisions arrive as ``CollisionCounts`` from partition passes
     key_partition: tuple[int, int] = (0, 1)
+    seats: seat_tests.SeatPartial = field(default_factory=seat_tests.SeatPartial)
 
 
 @njit(cache=True)
@@ -152,11 +161,14 @@ def _blank_decks(decks: np.ndarray) -> np.ndarray:
 
 def map_decks(decks: np.ndarray, hole: np.ndarray | None = None,
               hand_id: np.ndarray | None = None, table_id: np.ndarray | None = None,
-              hand_no: np.ndarray | None = None) -> UniformityPartial:
+              hand_no: np.ndarray | None = None, occupied: np.ndarray | None = None,
+              player_ids: np.ndarray | None = None) -> UniformityPartial:
     """Sufficient statistics of decks given as an (n, 52) array (int8 or uint8).
 
     ``hole`` (n, 2k) hole cards, seat s = columns 2s, 2s+1 (-1 empty); ``table_id``/``hand_no``
-    pair consecutive hands at a table (absent: rows 2m and 2m+1 are consecutive).
+    pair consecutive hands at a table (absent: rows 2m and 2m+1 are consecutive);
+    ``occupied`` (n, k) (default: the seats holding cards) and ``player_ids`` (n, k) for the
+    seat and player tests (``audits.seats``).
     """
     decks = np.ascontiguousarray(decks)
     n = decks.shape[0]
@@ -169,6 +181,8 @@ def map_decks(decks: np.ndarray, hole: np.ndarray | None = None,
         hole = None if hole is None else hole[present]
         table_id = None if table_id is None else table_id[present]
         hand_no = None if hand_no is None else hand_no[present]
+        occupied = None if occupied is None else occupied[present]
+        player_ids = None if player_ids is None else player_ids[present]
         n = decks.shape[0]
     p = UniformityPartial()
     first_k = np.empty(n, np.int64)
@@ -186,6 +200,8 @@ def map_decks(decks: np.ndarray, hole: np.ndarray | None = None,
         hole = None if hole is None else hole[ok]
         table_id = None if table_id is None else table_id[ok]
         hand_no = None if hand_no is None else hand_no[ok]
+        occupied = None if occupied is None else occupied[ok]
+        player_ids = None if player_ids is None else player_ids[ok]
         first_k, deck_hash = first_k[ok], deck_hash[ok]
     p.first_k, p.deck_hash = first_k, deck_hash  # in row order: the reduce sorts once
     p.hand_ids = np.asarray(hand_id, np.int64)
@@ -204,6 +220,7 @@ def map_decks(decks: np.ndarray, hole: np.ndarray | None = None,
     p.consecutive += np.bincount(a * N + b, minlength=N * N).reshape(N, N)
     if hole is not None and hole.size:
         p.hand_classes += _hand_classes(np.asarray(hole))
+        p.seats = seat_tests.seat_map(hole, occupied, decks, None, player_ids)
     return p
 
 
@@ -281,12 +298,17 @@ def uniformity_map(batch: Any) -> UniformityPartial:
 
         hole = _hole_from_arrow(batch.column("hole_cards")) if "hole_cards" in names else None
         hand_id, table_id, hand_no = col("hand_id"), col("table_id"), col("hand_no")
+        occupied = _seat_list(batch, "occupied", hole)
+        player_ids = _seat_list(batch, "player_ids", hole)
     else:  # audits.io.Batch (duck-typed)
-        if batch.deck is None:  # no decks logged (e.g. imported PHH hands): not applicable
-            return UniformityPartial()
+        hole = np.asarray(batch.hole)
+        occupied = batch.seat.get("occupied")
+        player_ids = batch.seat.get("player_ids")
+        if batch.deck is None:  # no decks logged (e.g. imported PHH hands): the seat tests only
+            return UniformityPartial(seats=seat_tests.seat_map(
+                hole, occupied, None, batch.var.get("board"), player_ids))
         decks = np.asarray(batch.deck)
         valid = np.ones(decks.shape[0], bool)
-        hole = np.asarray(batch.hole)
         cols = batch.cols
         hand_id, table_id, hand_no = cols.get("hand_id"), cols.get("table_id"), cols.get("hand_no")
     if not valid.all():
@@ -296,7 +318,25 @@ def uniformity_map(batch: Any) -> UniformityPartial:
         hand_id = None if hand_id is None else hand_id[keep]
         table_id = None if table_id is None else table_id[keep]
         hand_no = None if hand_no is None else hand_no[keep]
-    return map_decks(decks, hole, hand_id, table_id, hand_no)
+        occupied = None if occupied is None else occupied[keep]
+        player_ids = None if player_ids is None else player_ids[keep]
+    return map_decks(decks, hole, hand_id, table_id, hand_no, occupied, player_ids)
+
+
+def _seat_list(batch: pa.Table | pa.RecordBatch, name: str,
+               hole: np.ndarray | None) -> np.ndarray | None:
+    """A per-seat list column as (n, k) when present and of k entries a row (k from ``hole``)."""
+    if hole is None or name not in batch.schema.names:
+        return None
+    arr = batch.column(name)
+    arr = arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
+    if arr.null_count or arr.values.null_count:
+        return None
+    off = arr.offsets.to_numpy().astype(np.int64)
+    k = hole.shape[1] // 2
+    if not np.array_equal(off - off[0], np.arange(len(arr) + 1) * k):
+        return None
+    return arr.values.to_numpy(zero_copy_only=False)[off[0]:off[-1]].reshape(len(arr), k)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -484,6 +524,11 @@ def uniformity_reduce(parts: Sequence[UniformityPartial | CollisionCounts],
     decks = sum(p.decks for p in batches)
     invalid = sum(p.invalid for p in batches)
     invalid_examples = [h for p in batches for h in p.invalid_examples][:MAX_EXAMPLES]
+    seat_raw = seat_tests.seat_tests([p.seats for p in batches])
+    if decks == 0 and seat_raw:  # imported hands without decks: who receives the cards only
+        return _holm(seat_raw, alpha, 0, sum(p.seats.hands for p in batches), invalid,
+                     invalid_examples,
+                     {t: "not applicable: no decks" for t in DECK_TESTS})
     if decks == 0:
         why = "not applicable: no decks"
         details = {"reason": why, "invalid_decks": invalid}
@@ -571,6 +616,20 @@ def uniformity_reduce(parts: Sequence[UniformityPartial | CollisionCounts],
                                    "details": {"batches": len(bp), "law": "Kolmogorov-Smirnov",
                                                "pvalues": [float(x) for x in bp]}}
 
+    raw.update(seat_raw)
+    reasons = {"batch_pvalues_ks": f"not applicable: fewer than {MIN_BATCHES_KS} batches of "
+                                   f">= {MIN_BATCH_DECKS_KS} decks",
+               "starting_hands": "not applicable: no hole cards",
+               "consecutive_decks": "not applicable: no consecutive hands",
+               **seat_tests.NOT_APPLICABLE}
+    return _holm(raw, alpha, decks, decks, invalid, invalid_examples, reasons)
+
+
+def _holm(raw: dict[str, dict[str, Any]], alpha: float, decks: int, hands: int, invalid: int,
+          invalid_examples: list[int], why: dict[str, str]) -> list[AuditResult]:
+    """The applicable tests' raw p-values -> Holm across them: [overall, one result per test]
+    (``why[test]``: the reason a test without a raw result was not applicable; ``hands``: the
+    hands the tests saw, the decks or, without decks, the hands whose cards are known)."""
     names = [t for t in TESTS if t in raw]
     reject, adjusted = stats.holm([raw[t]["p"] for t in names], alpha)
     results: list[AuditResult] = []
@@ -578,28 +637,25 @@ def uniformity_reduce(parts: Sequence[UniformityPartial | CollisionCounts],
         r = raw[t]
         det = dict(r["details"])
         det["holm_adjusted_p"] = adj_p
-        results.append(_result(t, not rej, decks, float(r["statistic"]), float(r["p"]), det,
+        results.append(_result(t, not rej, hands, float(r["statistic"]), float(r["p"]), det,
                                failures=(r.get("failures", 0) if not rej
                                          else max(1, r.get("failures", 1))),
                                examples=r.get("examples", ()) if rej else ()))
     for t in TESTS:
         if t not in raw:
-            why = {"batch_pvalues_ks": f"not applicable: fewer than {MIN_BATCHES_KS} batches of "
-                                       f">= {MIN_BATCH_DECKS_KS} decks",
-                   "starting_hands": "not applicable: no hole cards",
-                   "consecutive_decks": "not applicable: no consecutive hands"}[t]
-            results.append(_result(t, True, decks, None, None, {"reason": why},
+            results.append(_result(t, True, hands, None, None, {"reason": why[t]},
                                    applicable=False))
     failed = [t for t, rej in zip(names, reject, strict=True) if rej]
     passed = not failed and invalid == 0
     min_p = min(adjusted) if adjusted else 1.0
     overall = AuditResult(
-        name=NAME, passed=passed, hands_checked=decks, failures=len(failed) + invalid,
+        name=NAME, passed=passed, hands_checked=hands, failures=len(failed) + invalid,
         example_hand_ids=tuple(invalid_examples) or tuple(
             h for r in results for h in r.example_hand_ids)[:MAX_EXAMPLES],
         statistic=float(len(failed)), p_value=float(min_p),
         details={"alpha": alpha, "correction": "Holm", "tests": names, "failed_tests": failed,
-                 "invalid_decks": invalid, "power": stats.power_summary(decks, alpha)},
+                 "invalid_decks": invalid,
+                 **({"power": stats.power_summary(decks, alpha)} if decks else {})},
     )
     return [overall, *results]
 

@@ -1,0 +1,430 @@
+"""Fairness to each seat and player: tests of the uniformity battery that condition on WHO
+receives the cards.
+
+The battery's other tests count cards in deck positions; a shuffle that hands one seat the best
+hand of the table (swapping whole hands between seats keeps every card/position count almost
+exact) passes them. These tests look at the hole cards by absolute seat and by player, and at
+the hands' equity on the table's full board. Under a fair deal (a uniform deck, dealt by any
+fixed rule) the hands of the seats are exchangeable, so the laws below are exact:
+
+- ``seat_hand_classes``: per absolute seat, Pearson X2 of its starting hands over the 169
+  classes (each pair 6/1,326, each suited hand 4/1,326, each offsuit hand 12/1,326); a seat with
+  fewer than 1,700 hands (5 expected in each suited class) over the 9 bands below instead; the
+  largest X2 is reported, p = Bonferroni over the seats.
+- ``player_hand_classes``: per player (``player_ids``) with at least 370 hands, X2 (df 8) over 9
+  bands: pair / suited / offsuit x the higher card A-Q, J-8, 7-2 (exact fractions of the 1,326
+  combinations, the rarest AA-QQ 18/1,326); Bonferroni over the players.
+- ``seat_equity``: the all-in winner of each hand, the seat whose two cards make the best 7-card
+  hand with the table's full board (from the deck: burn, flop, burn, turn, burn, river after the
+  hole cards; an imported hand: its 5-card board), hands with a tie left out (an event symmetric
+  in the seats). Given the occupied seats it is uniform over them, so the wins per seat are a sum
+  of independent multinomial draws with exact mean and covariance C; the statistic D' C+ D
+  (D = wins - mean) is chi-square with rank(C) df.
+- ``player_equity``: per player with at least 100 such hands, his all-in wins against their
+  exact law, a Poisson-binomial (probability 1/m in a hand of m occupied seats), two-sided;
+  Bonferroni over the players.
+
+A hand counts only when every occupied seat's hole cards are known (always in a simulated run;
+imported hands: as far as their cards go; hands whose cards are known because they were shown
+are a selection the laws above do not cover, so an imported run's FAIL here flags, not proves).
+Equity uses the cards dealt, never the bots' decisions: who folds is the players' choice, who
+would win is the deck's.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+from numba import njit
+from scipy import signal
+
+from audits import stats
+from audits.evaluator import TABLE, board_parts, eval_with_board
+
+MAX_SEATS = 10
+N_CLASSES = 169
+N_BANDS = 9
+MIN_SEAT_CLASSES = 1_700  # 1700 * 4 / 1326 > 5 expected hands in each suited class
+MIN_BANDS = 370  # 370 * 18 / 1326 > 5 expected hands in the rarest band (pairs AA-QQ)
+MIN_SEAT_EQUITY = 100  # all-in winners (with a tie left out) before the seat test applies
+MIN_PLAYER_EQUITY = 100
+RANKS = "23456789TJQKA"
+TESTS = ("seat_hand_classes", "player_hand_classes", "seat_equity", "player_equity")
+BAND_NAMES = tuple(f"{t} {b}" for t in ("pair", "suited", "offsuit")
+                   for b in ("A-Q", "J-8", "7-2"))
+
+
+def _pair_index(hi: int, lo: int) -> int:
+    """0..77 for ranks hi > lo."""
+    return hi * (hi - 1) // 2 + lo
+
+
+def class_name(c: int) -> str:
+    """'AA', 'AKs', 'T9o' of class index c (0..12 pairs, 13..90 suited, 91..168 offsuit)."""
+    if c < 13:
+        return RANKS[c] * 2
+    kind, idx = ("s", c - 13) if c < 91 else ("o", c - 91)
+    hi = next(h for h in range(1, 13) if _pair_index(h, 0) <= idx < _pair_index(h + 1, 0))
+    return RANKS[hi] + RANKS[idx - _pair_index(hi, 0)] + kind
+
+
+def _band(rank: int) -> int:
+    return 0 if rank >= 10 else (1 if rank >= 6 else 2)
+
+
+def _class_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(class of each card pair (52 x 52, -1 on the diagonal), band of each class, exact class
+    probabilities): every one of the 1,326 two-card combinations counted once."""
+    cls = np.full((52, 52), -1, np.int64)
+    band = np.zeros(N_CLASSES, np.int64)
+    combos = np.zeros(N_CLASSES, np.int64)
+    for a, b in combinations(range(52), 2):
+        ra, rb = a // 4, b // 4
+        hi, lo = max(ra, rb), min(ra, rb)
+        if ra == rb:
+            c, t = ra, 0
+        elif a % 4 == b % 4:
+            c, t = 13 + _pair_index(hi, lo), 1
+        else:
+            c, t = 91 + _pair_index(hi, lo), 2
+        cls[a, b] = cls[b, a] = c
+        band[c] = 3 * t + _band(hi)
+        combos[c] += 1
+    return cls, band, combos / combos.sum()
+
+
+CARD_CLASS, CLASS_BAND, CLASS_PROBS = _class_tables()
+BAND_PROBS = np.bincount(CLASS_BAND, weights=CLASS_PROBS, minlength=N_BANDS)
+
+
+# ---------------------------------------------------------------------------------------------
+# map
+
+
+@dataclass
+class SeatPartial:
+    """Sufficient statistics of one batch for the seat and player tests."""
+
+    hands: int = 0  # hands whose every occupied seat's cards are known
+    classes: np.ndarray = field(default_factory=lambda: np.zeros((MAX_SEATS, N_CLASSES),
+                                                                 np.int64))
+    # all-in winners: hands (no tie) by occupied-seat mask, and wins by seat
+    masks: np.ndarray = field(default_factory=lambda: np.zeros(1 << MAX_SEATS, np.int64))
+    wins: np.ndarray = field(default_factory=lambda: np.zeros(MAX_SEATS, np.int64))
+    # per player: ids, band counts (P, 9), all-in hands by occupied seats m (P, 11), wins (P)
+    player_ids: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    player_bands: np.ndarray = field(default_factory=lambda: np.zeros((0, N_BANDS), np.int64))
+    player_hands: np.ndarray = field(default_factory=lambda: np.zeros((0, MAX_SEATS + 1),
+                                                                      np.int64))
+    player_wins: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    has_players: bool = False
+
+
+@njit(cache=True)
+def _seat_kernel(hole, occ, deck, has_deck, bv, boff, card_class, table, cls, winner,
+                 mask, m_out):  # pragma: no cover - compiled
+    """Per row: the class of each occupied seat's hand (-1: none), the all-in winner seat
+    (-1 a tie, -2 not decidable), the occupied mask and count. Rows with an occupied seat whose
+    cards are unknown (or not cards) get no class at all (-1) and winner -2."""
+    n, k = occ.shape
+    scores = np.zeros(k, np.int64)
+    for i in range(n):
+        winner[i] = -2
+        m = 0
+        msk = 0
+        known = True
+        for s in range(k):
+            cls[i, s] = -1
+            if occ[i, s]:
+                m += 1
+                msk |= 1 << s
+                a, b = hole[i, 2 * s], hole[i, 2 * s + 1]
+                if a < 0 or a > 51 or b < 0 or b > 51 or a == b:
+                    known = False
+        mask[i] = msk
+        m_out[i] = m
+        if not known or m == 0:
+            continue
+        for s in range(k):
+            if occ[i, s]:
+                cls[i, s] = card_class[hole[i, 2 * s], hole[i, 2 * s + 1]]
+        if m < 2:
+            continue
+        # the full board: from the deck (burn, 3 flop, burn, turn, burn, river after the hole
+        # cards), else a logged 5-card board
+        if has_deck:
+            p = 2 * m
+            b0, b1, b2 = deck[i, p + 1], deck[i, p + 2], deck[i, p + 3]
+            b3, b4 = deck[i, p + 5], deck[i, p + 7]
+        elif boff[i + 1] - boff[i] == 5:
+            o = boff[i]
+            b0, b1, b2, b3, b4 = bv[o], bv[o + 1], bv[o + 2], bv[o + 3], bv[o + 4]
+        else:
+            continue
+        if (b0 < 0 or b1 < 0 or b2 < 0 or b3 < 0 or b4 < 0
+                or b0 > 51 or b1 > 51 or b2 > 51 or b3 > 51 or b4 > 51):
+            continue
+        bkey, blanes = board_parts(b0, b1, b2, b3, b4)
+        best = -1
+        who = -1
+        for s in range(k):
+            if occ[i, s]:
+                v = eval_with_board(table, bkey, blanes, b0, b1, b2, b3, b4,
+                                    np.int64(hole[i, 2 * s]), np.int64(hole[i, 2 * s + 1]))
+                scores[s] = v
+                if v > best:
+                    best, who = v, s
+                elif v == best:
+                    who = -1
+        winner[i] = who
+
+
+def seat_map(hole: np.ndarray, occupied: np.ndarray | None = None,
+             deck: np.ndarray | None = None, board: tuple[np.ndarray, np.ndarray] | None = None,
+             player_ids: np.ndarray | None = None) -> SeatPartial:
+    """The seat partial of ``n`` hands: ``hole`` (n, 2k) (seat s in columns 2s, 2s + 1, -1
+    unknown or empty), ``occupied`` (n, k) (default: the seats holding cards), ``deck`` (n, 52)
+    or ``board`` (values, offsets of a list column) for the full board, ``player_ids`` (n, k)."""
+    hole = np.ascontiguousarray(hole, np.int64)
+    n, k = hole.shape[0], hole.shape[1] // 2
+    p = SeatPartial()
+    if n == 0 or k == 0 or k > MAX_SEATS:
+        return p
+    occ = (np.ascontiguousarray(occupied, np.bool_) if occupied is not None
+           else (hole[:, 0::2] >= 0) | (hole[:, 1::2] >= 0))
+    has_deck = deck is not None
+    dk = (np.ascontiguousarray(deck).view(np.uint8).astype(np.int64) if has_deck
+          else np.zeros((n, 1), np.int64))
+    bv, boff = board if board is not None else (np.zeros(0, np.int64), np.zeros(n + 1, np.int64))
+    bv = np.ascontiguousarray(bv, np.int64)
+    boff = np.ascontiguousarray(boff, np.int64)
+    cls = np.empty((n, k), np.int64)
+    winner = np.empty(n, np.int64)
+    mask = np.empty(n, np.int64)
+    m = np.empty(n, np.int64)
+    _seat_kernel(hole, occ, dk, has_deck, bv, boff, CARD_CLASS, TABLE, cls, winner, mask, m)
+    known = (cls >= 0).any(axis=1)
+    p.hands = int(known.sum())
+    for s in range(k):
+        c = cls[:, s]
+        p.classes[s] = np.bincount(c[c >= 0], minlength=N_CLASSES)
+    decided = winner >= 0
+    p.masks = np.bincount(mask[decided], minlength=1 << MAX_SEATS).astype(np.int64)
+    p.wins = np.bincount(winner[decided], minlength=MAX_SEATS).astype(np.int64)
+    if player_ids is not None:
+        _players(p, np.asarray(player_ids, np.int64).reshape(n, k), cls, winner, m)
+    return p
+
+
+def _players(p: SeatPartial, pid: np.ndarray, cls: np.ndarray, winner: np.ndarray,
+             m: np.ndarray) -> None:
+    """Per player: band counts, all-in hands by occupied seats, all-in wins."""
+    p.has_players = True
+    seated = (cls >= 0) & (pid >= 0)
+    ids, inv = np.unique(pid[seated], return_inverse=True)
+    n_p = ids.size
+    p.player_ids = ids
+    band = CLASS_BAND[cls[seated]]
+    p.player_bands = np.bincount(inv * N_BANDS + band, minlength=n_p * N_BANDS).reshape(
+        n_p, N_BANDS).astype(np.int64)
+    rows, seats = np.nonzero(seated)  # the same order as pid[seated]
+    decided = winner[rows] >= 0
+    inv_d = inv[decided]
+    p.player_hands = np.bincount(inv_d * (MAX_SEATS + 1) + m[rows][decided],
+                                 minlength=n_p * (MAX_SEATS + 1)).reshape(
+        n_p, MAX_SEATS + 1).astype(np.int64)
+    won = decided & (winner[rows] == seats)
+    p.player_wins = np.bincount(inv[won], minlength=n_p).astype(np.int64)
+
+
+def merge(parts: list[SeatPartial]) -> SeatPartial:
+    """The sum of several partials (players of different partials matched by id)."""
+    out = SeatPartial()
+    for q in parts:
+        out.hands += q.hands
+        out.classes += q.classes
+        out.masks += q.masks
+        out.wins += q.wins
+        out.has_players |= q.has_players
+    with_players = [q for q in parts if q.player_ids.size]
+    if with_players:
+        ids = np.concatenate([q.player_ids for q in with_players])
+        uniq, inv = np.unique(ids, return_inverse=True)
+        out.player_ids = uniq
+        out.player_bands = np.zeros((uniq.size, N_BANDS), np.int64)
+        out.player_hands = np.zeros((uniq.size, MAX_SEATS + 1), np.int64)
+        out.player_wins = np.zeros(uniq.size, np.int64)
+        np.add.at(out.player_bands, inv, np.concatenate([q.player_bands for q in with_players]))
+        np.add.at(out.player_hands, inv, np.concatenate([q.player_hands for q in with_players]))
+        np.add.at(out.player_wins, inv, np.concatenate([q.player_wins for q in with_players]))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# reduce: each applicable test as {"statistic", "p", "details"} (the battery's Holm takes it)
+
+
+def _worst_classes(counts: np.ndarray, n: int, top: int = 3) -> list[dict[str, Any]]:
+    e = n * CLASS_PROBS
+    z = (counts - e) / np.sqrt(e * (1 - CLASS_PROBS))
+    order = np.argsort(-np.abs(z))[:top]
+    return [{"class": class_name(int(c)), "count": int(counts[c]), "expected": float(e[c]),
+             "z": float(z[c])} for c in order]
+
+
+def seat_classes_test(classes: np.ndarray) -> dict[str, Any] | None:
+    per: dict[int, dict[str, Any]] = {}
+    for s in range(classes.shape[0]):
+        c = classes[s]
+        n = int(c.sum())
+        if n >= MIN_SEAT_CLASSES:
+            x2, df, pv = stats.pearson_probs(c, CLASS_PROBS)
+            per[s] = {"hands": n, "cells": "169 classes", "x2": x2, "df": df, "p": pv,
+                      "largest_deviations": _worst_classes(c, n)}
+        elif n >= MIN_BANDS:
+            bands = np.bincount(CLASS_BAND, weights=c, minlength=N_BANDS)
+            x2, df, pv = stats.pearson_probs(bands, BAND_PROBS)
+            per[s] = {"hands": n, "cells": "9 bands", "x2": x2, "df": df, "p": pv}
+    if not per:
+        return None
+    worst = min(per, key=lambda s: per[s]["p"])
+    return {"statistic": float(per[worst]["x2"]),
+            "p": stats.bonferroni_min([v["p"] for v in per.values()]),
+            "details": {"law": "chi2 per absolute seat (exact class fractions), Bonferroni over "
+                               "seats", "worst_seat": worst, "per_seat": per,
+                        "min_hands": {"169 classes": MIN_SEAT_CLASSES, "9 bands": MIN_BANDS}}}
+
+
+def player_classes_test(q: SeatPartial) -> dict[str, Any] | None:
+    n = q.player_bands.sum(axis=1) if q.player_ids.size else np.zeros(0, np.int64)
+    keep = np.flatnonzero(n >= MIN_BANDS)
+    if keep.size == 0:
+        return None
+    x2 = np.array([stats.pearson_probs(q.player_bands[j], BAND_PROBS)[0] for j in keep])
+    ps = np.array([stats.chi2_sf(x, N_BANDS - 1) for x in x2])
+    w = int(np.argmin(ps))
+    j = int(keep[w])
+    return {"statistic": float(x2[w]), "p": stats.bonferroni_min(ps),
+            "details": {"law": f"chi2 (df {N_BANDS - 1}) per player over 9 bands, Bonferroni "
+                               "over players", "players": int(keep.size),
+                        "players_below_min": int(q.player_ids.size - keep.size),
+                        "min_hands": MIN_BANDS, "worst_player": int(q.player_ids[j]),
+                        "worst_player_hands": int(n[j]), "worst_player_p": float(ps[w]),
+                        "worst_player_bands": dict(zip(BAND_NAMES,
+                                                       q.player_bands[j].tolist(), strict=True)),
+                        "band_fractions": dict(zip(BAND_NAMES, BAND_PROBS.tolist(),
+                                                   strict=True))}}
+
+
+def seat_equity_test(masks: np.ndarray, wins: np.ndarray) -> dict[str, Any] | None:
+    """Wins by seat against their exact mean and covariance given the hands' occupied seats."""
+    total = int(masks.sum())
+    if total < MIN_SEAT_EQUITY:
+        return None
+    mean = np.zeros(MAX_SEATS)
+    cov = np.zeros((MAX_SEATS, MAX_SEATS))
+    for msk in np.flatnonzero(masks):
+        seats = [s for s in range(MAX_SEATS) if msk >> s & 1]
+        pr = np.zeros(MAX_SEATS)
+        pr[seats] = 1.0 / len(seats)
+        c = float(masks[msk])
+        mean += c * pr
+        cov += c * (np.diag(pr) - np.outer(pr, pr))
+    d = wins - mean
+    val, vec = np.linalg.eigh(cov)
+    pos = val > val.max() * 1e-10
+    df = int(pos.sum())
+    if df == 0:
+        return None
+    proj = vec[:, pos].T @ d
+    q = float((proj * proj / val[pos]).sum())
+    seats_seen = [s for s in range(MAX_SEATS) if mean[s] > 0]
+    return {"statistic": q, "p": stats.chi2_sf(q, df),
+            "details": {"law": "chi2 (exact multinomial covariance given each hand's occupied "
+                               "seats)", "df": df, "hands": total,
+                        "per_seat": {s: {"wins": int(wins[s]), "expected": float(mean[s])}
+                                     for s in seats_seen}}}
+
+
+def poisson_binomial_pmf(hands_by_m: np.ndarray) -> np.ndarray:
+    """The law of the number of wins: a sum of Binomial(n_m, 1/m) over m (exact convolution)."""
+    pmf = np.ones(1)
+    for m in range(2, hands_by_m.size):
+        n = int(hands_by_m[m])
+        if n:
+            b = np.exp(_log_binom_pmf(n, 1.0 / m))
+            pmf = signal.fftconvolve(pmf, b) if pmf.size > 64 and b.size > 64 else np.convolve(
+                pmf, b)
+            pmf = np.clip(pmf, 0.0, None)
+    return pmf / pmf.sum()
+
+
+def _log_binom_pmf(n: int, p: float) -> np.ndarray:
+    from scipy import stats as ss
+
+    return ss.binom.logpmf(np.arange(n + 1), n, p)
+
+
+def _two_sided(pmf: np.ndarray, k: int) -> float:
+    lo = float(pmf[:k + 1].sum())
+    hi = float(pmf[k:].sum())
+    return min(1.0, 2.0 * min(lo, hi))
+
+
+def player_equity_test(q: SeatPartial) -> dict[str, Any] | None:
+    if not q.player_ids.size:
+        return None
+    n = q.player_hands.sum(axis=1)
+    keep = np.flatnonzero(n >= MIN_PLAYER_EQUITY)
+    if keep.size == 0:
+        return None
+    ms = np.arange(MAX_SEATS + 1)
+    safe = np.where(ms > 0, ms, 1)
+    ps, zs = [], []
+    for j in keep:
+        h = q.player_hands[j]
+        w = int(q.player_wins[j])
+        ps.append(_two_sided(poisson_binomial_pmf(h), w))
+        e = float((h / safe).sum())
+        v = float((h * (1 / safe) * (1 - 1 / safe)).sum())
+        zs.append((w - e) / math.sqrt(v) if v > 0 else 0.0)
+    w_ = int(np.argmin(ps))
+    top = int(keep[w_])
+    h = q.player_hands[top]
+    return {"statistic": float(zs[w_]), "p": stats.bonferroni_min(ps),
+            "details": {"law": "exact Poisson-binomial per player (1/m in a hand of m occupied "
+                               "seats), two-sided, Bonferroni over players",
+                        "players": int(keep.size), "min_hands": MIN_PLAYER_EQUITY,
+                        "players_below_min": int(q.player_ids.size - keep.size),
+                        "worst_player": int(q.player_ids[top]),
+                        "worst_player_hands": int(h.sum()),
+                        "worst_player_wins": int(q.player_wins[top]),
+                        "worst_player_expected": float((h / safe).sum()),
+                        "worst_player_p": float(ps[w_])}}
+
+
+NOT_APPLICABLE = {
+    "seat_hand_classes": f"not applicable: fewer than {MIN_BANDS} hands with every occupied "
+                         "seat's cards known at every seat",
+    "player_hand_classes": f"not applicable: no player_ids, or no player with {MIN_BANDS} hands",
+    "seat_equity": f"not applicable: fewer than {MIN_SEAT_EQUITY} hands with every occupied "
+                   "seat's cards and the full board known, without a tie",
+    "player_equity": f"not applicable: no player_ids, or no player with {MIN_PLAYER_EQUITY} "
+                     "such hands",
+}
+
+
+def seat_tests(parts: list[SeatPartial]) -> dict[str, dict[str, Any]]:
+    """The applicable seat and player tests over all partials."""
+    q = merge(parts)
+    out: dict[str, dict[str, Any] | None] = {
+        "seat_hand_classes": seat_classes_test(q.classes),
+        "player_hand_classes": player_classes_test(q),
+        "seat_equity": seat_equity_test(q.masks, q.wins),
+        "player_equity": player_equity_test(q),
+    }
+    return {t: r for t, r in out.items() if r is not None}
