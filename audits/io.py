@@ -49,10 +49,11 @@ EXPECTED: dict[str, pa.DataType] = {
     "pots": _L(pa.struct([("amount", pa.int64()), ("rake", pa.int64()),
                           ("eligible_mask", pa.uint16()), ("winners_mask", pa.uint16())])),
 }
-# absent (or null) decks make the deal audit not applicable; player_ids (schema 3) is not
-# audited (a label), checked for its type when present so older runs still audit
+# absent (or null) decks make the deal audit not applicable; player_ids (schema 3) is
+# optional so older runs still audit (read into ``Batch.seat`` when present: the uniformity
+# battery's player tests, ``audits.seats``)
 OPTIONAL = frozenset({"deck", "player_ids"})
-UNAUDITED = frozenset({"player_ids"})  # type-checked, never read by an audit
+UNAUDITED: frozenset[str] = frozenset()  # type-checked, never read by an audit
 # read as the dictionaries Parquet stores them as (``_decode`` takes their codes: no string
 # decoded per row, none encoded again)
 STRING_COLUMNS = tuple(name for name, typ in EXPECTED.items() if pa.types.is_string(typ))
@@ -397,6 +398,10 @@ def _decode(path: Location, t: pa.Table) -> Batch:
         if not np.array_equal(off, seat_off):
             raise AuditInputError(f"{path}: column {name!r} must have n_seats={k} entries a row")
         seat[name] = values.reshape(n, k)
+    if "player_ids" in t.column_names:
+        values, off = _list_parts(col("player_ids"))
+        if np.array_equal(off, seat_off) and not col("player_ids").flatten().null_count:
+            seat["player_ids"] = values.reshape(n, k)
     hv, hoff = _list_parts(col("hole_cards"))
     if not np.array_equal(hoff, per_row * (2 * k)):
         raise AuditInputError(f"{path}: column 'hole_cards' must have 2 * n_seats entries a row")

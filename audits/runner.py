@@ -324,6 +324,12 @@ def format_table(report: AuditReport) -> str:
     for r in report.results:
         if not r.applicable and r.details.get("note"):
             lines.append(f"  {r.name}: n/a: {r.details['note']}")
+        if not r.passed and r.details.get("failed_tests"):  # a statistical battery's tests
+            adj = {t.get("name", "").rpartition(".")[2]: t.get("details", {}).get(
+                "holm_adjusted_p") for t in r.details.get("tests", [])}
+            lines.append(f"  {r.name}: failed tests: " + ", ".join(
+                f"{t} (Holm p {adj[t]:.3g})" if isinstance(adj.get(t), float) else t
+                for t in r.details["failed_tests"]))
         for v in r.details.get("violations", [])[:3] if not r.passed else []:
             where = "" if v["hand_id"] is None else f"hand {v['hand_id']}: "
             lines.append(f"  {r.name}: {where}{v['reason']}")

@@ -16,7 +16,7 @@ fixed rule) the hands of the seats are exchangeable, so the laws below are exact
   combinations, the rarest AA-QQ 18/1,326); Bonferroni over the players.
 - ``seat_equity``: the all-in winner of each hand, the seat whose two cards make the best 7-card
   hand with the table's full board (from the deck: burn, flop, burn, turn, burn, river after the
-  hole cards; an imported hand: its 5-card board), hands with a tie left out (an event symmetric
+  hole cards), hands with a tie left out (an event symmetric
   in the seats). Given the occupied seats it is uniform over them, so the wins per seat are a sum
   of independent multinomial draws with exact mean and covariance C; the statistic D' C+ D
   (D = wins - mean) is chi-square with rank(C) df.
@@ -24,11 +24,13 @@ fixed rule) the hands of the seats are exchangeable, so the laws below are exact
   exact law, a Poisson-binomial (probability 1/m in a hand of m occupied seats), two-sided;
   Bonferroni over the players.
 
-A hand counts only when every occupied seat's hole cards are known (always in a simulated run;
-imported hands: as far as their cards go; hands whose cards are known because they were shown
-are a selection the laws above do not cover, so an imported run's FAIL here flags, not proves).
-Equity uses the cards dealt, never the bots' decisions: who folds is the players' choice, who
-would win is the deck's.
+A hand counts only when every occupied seat's hole cards are known (always in a simulated run).
+Imported hands without decks, as far as their cards go: the class tests count a hand whose
+every occupied seat's cards are known and one of those seats folded (the source recorded cards
+nobody showed: which cards are known did not depend on the play; cards known because they were
+shown are a selection these laws do not cover); the equity tests need the deck (a board is
+known only when the players took the hand to the river). Equity uses the cards dealt, never the
+bots' decisions: who folds is the players' choice, who would win is the deck's.
 """
 
 from __future__ import annotations
@@ -125,7 +127,7 @@ class SeatPartial:
 
 
 @njit(cache=True)
-def _seat_kernel(hole, occ, deck, has_deck, bv, boff, card_class, table, cls, winner,
+def _seat_kernel(hole, occ, deck, has_deck, card_class, table, cls, winner,
                  mask, m_out):  # pragma: no cover - compiled
     """Per row: the class of each occupied seat's hand (-1: none), the all-in winner seat
     (-1 a tie, -2 not decidable), the occupied mask and count. Rows with an occupied seat whose
@@ -152,19 +154,13 @@ def _seat_kernel(hole, occ, deck, has_deck, bv, boff, card_class, table, cls, wi
         for s in range(k):
             if occ[i, s]:
                 cls[i, s] = card_class[hole[i, 2 * s], hole[i, 2 * s + 1]]
-        if m < 2:
+        if m < 2 or not has_deck:
             continue
-        # the full board: from the deck (burn, 3 flop, burn, turn, burn, river after the hole
-        # cards), else a logged 5-card board
-        if has_deck:
-            p = 2 * m
-            b0, b1, b2 = deck[i, p + 1], deck[i, p + 2], deck[i, p + 3]
-            b3, b4 = deck[i, p + 5], deck[i, p + 7]
-        elif boff[i + 1] - boff[i] == 5:
-            o = boff[i]
-            b0, b1, b2, b3, b4 = bv[o], bv[o + 1], bv[o + 2], bv[o + 3], bv[o + 4]
-        else:
-            continue
+        # the full board from the deck: burn, 3 flop, burn, turn, burn, river after the hole
+        # cards (whether or not the hand went that far)
+        p = 2 * m
+        b0, b1, b2 = deck[i, p + 1], deck[i, p + 2], deck[i, p + 3]
+        b3, b4 = deck[i, p + 5], deck[i, p + 7]
         if (b0 < 0 or b1 < 0 or b2 < 0 or b3 < 0 or b4 < 0
                 or b0 > 51 or b1 > 51 or b2 > 51 or b3 > 51 or b4 > 51):
             continue
@@ -184,11 +180,16 @@ def _seat_kernel(hole, occ, deck, has_deck, bv, boff, card_class, table, cls, wi
 
 
 def seat_map(hole: np.ndarray, occupied: np.ndarray | None = None,
-             deck: np.ndarray | None = None, board: tuple[np.ndarray, np.ndarray] | None = None,
-             player_ids: np.ndarray | None = None) -> SeatPartial:
+             deck: np.ndarray | None = None, player_ids: np.ndarray | None = None,
+             folded: np.ndarray | None = None) -> SeatPartial:
     """The seat partial of ``n`` hands: ``hole`` (n, 2k) (seat s in columns 2s, 2s + 1, -1
     unknown or empty), ``occupied`` (n, k) (default: the seats holding cards), ``deck`` (n, 52)
-    or ``board`` (values, offsets of a list column) for the full board, ``player_ids`` (n, k)."""
+    for the full board, ``player_ids`` (n, k).
+
+    Without decks (imported hands) a hand counts only when every occupied seat's cards are
+    known and one of those seats folded (``folded`` (n, k)): the source recorded cards nobody
+    showed, so which cards are known did not depend on the play; and the all-in winner is not
+    computed (the board is known only when the players took the hand to the river)."""
     hole = np.ascontiguousarray(hole, np.int64)
     n, k = hole.shape[0], hole.shape[1] // 2
     p = SeatPartial()
@@ -199,14 +200,16 @@ def seat_map(hole: np.ndarray, occupied: np.ndarray | None = None,
     has_deck = deck is not None
     dk = (np.ascontiguousarray(deck).view(np.uint8).astype(np.int64) if has_deck
           else np.zeros((n, 1), np.int64))
-    bv, boff = board if board is not None else (np.zeros(0, np.int64), np.zeros(n + 1, np.int64))
-    bv = np.ascontiguousarray(bv, np.int64)
-    boff = np.ascontiguousarray(boff, np.int64)
+    if not has_deck:
+        # hands whose cards were recorded whatever the play: a folded seat's cards are known
+        recorded = (np.zeros(n, bool) if folded is None
+                    else (np.asarray(folded, np.bool_).reshape(n, k) & occ).any(axis=1))
+        occ = occ & recorded[:, None]
     cls = np.empty((n, k), np.int64)
     winner = np.empty(n, np.int64)
     mask = np.empty(n, np.int64)
     m = np.empty(n, np.int64)
-    _seat_kernel(hole, occ, dk, has_deck, bv, boff, CARD_CLASS, TABLE, cls, winner, mask, m)
+    _seat_kernel(hole, occ, dk, has_deck, CARD_CLASS, TABLE, cls, winner, mask, m)
     known = (cls >= 0).any(axis=1)
     p.hands = int(known.sum())
     for s in range(k):
@@ -411,8 +414,8 @@ NOT_APPLICABLE = {
     "seat_hand_classes": f"not applicable: fewer than {MIN_BANDS} hands with every occupied "
                          "seat's cards known at every seat",
     "player_hand_classes": f"not applicable: no player_ids, or no player with {MIN_BANDS} hands",
-    "seat_equity": f"not applicable: fewer than {MIN_SEAT_EQUITY} hands with every occupied "
-                   "seat's cards and the full board known, without a tie",
+    "seat_equity": f"not applicable: fewer than {MIN_SEAT_EQUITY} hands with a deck (the full "
+                   "board) and every occupied seat's cards known, without a tie",
     "player_equity": f"not applicable: no player_ids, or no player with {MIN_PLAYER_EQUITY} "
                      "such hands",
 }

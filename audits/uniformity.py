@@ -220,7 +220,7 @@ def map_decks(decks: np.ndarray, hole: np.ndarray | None = None,
     p.consecutive += np.bincount(a * N + b, minlength=N * N).reshape(N, N)
     if hole is not None and hole.size:
         p.hand_classes += _hand_classes(np.asarray(hole))
-        p.seats = seat_tests.seat_map(hole, occupied, decks, None, player_ids)
+        p.seats = seat_tests.seat_map(hole, occupied, decks, player_ids)
     return p
 
 
@@ -287,8 +287,10 @@ def uniformity_map(batch: Any) -> UniformityPartial:
     """
     if isinstance(batch, (pa.Table, pa.RecordBatch)):
         names = set(batch.schema.names)
-        if "deck" not in names or batch.num_rows == 0:
+        if batch.num_rows == 0:
             return UniformityPartial()
+        if "deck" not in names or batch.column("deck").null_count == batch.num_rows:
+            return _seats_only(batch, names)
         decks, valid = _fixed_binary(batch.column("deck"))
 
         def col(name: str) -> np.ndarray | None:
@@ -306,7 +308,7 @@ def uniformity_map(batch: Any) -> UniformityPartial:
         player_ids = batch.seat.get("player_ids")
         if batch.deck is None:  # no decks logged (e.g. imported PHH hands): the seat tests only
             return UniformityPartial(seats=seat_tests.seat_map(
-                hole, occupied, None, batch.var.get("board"), player_ids))
+                hole, occupied, None, player_ids, batch.seat.get("folded")))
         decks = np.asarray(batch.deck)
         valid = np.ones(decks.shape[0], bool)
         cols = batch.cols
@@ -321,6 +323,18 @@ def uniformity_map(batch: Any) -> UniformityPartial:
         occupied = None if occupied is None else occupied[keep]
         player_ids = None if player_ids is None else player_ids[keep]
     return map_decks(decks, hole, hand_id, table_id, hand_no, occupied, player_ids)
+
+
+def _seats_only(batch: pa.Table | pa.RecordBatch, names: set[str]) -> UniformityPartial:
+    """Hands without decks (imported): the seat and player tests from the known cards."""
+    if "hole_cards" not in names:
+        return UniformityPartial()
+    hole = _hole_from_arrow(batch.column("hole_cards"))
+    if hole is None:
+        return UniformityPartial()
+    return UniformityPartial(seats=seat_tests.seat_map(
+        hole, _seat_list(batch, "occupied", hole), None, _seat_list(batch, "player_ids", hole),
+        _seat_list(batch, "folded", hole)))
 
 
 def _seat_list(batch: pa.Table | pa.RecordBatch, name: str,
@@ -528,7 +542,8 @@ def uniformity_reduce(parts: Sequence[UniformityPartial | CollisionCounts],
     if decks == 0 and seat_raw:  # imported hands without decks: who receives the cards only
         return _holm(seat_raw, alpha, 0, sum(p.seats.hands for p in batches), invalid,
                      invalid_examples,
-                     {t: "not applicable: no decks" for t in DECK_TESTS})
+                     {**{t: "not applicable: no decks" for t in DECK_TESTS},
+                      **seat_tests.NOT_APPLICABLE})
     if decks == 0:
         why = "not applicable: no decks"
         details = {"reason": why, "invalid_decks": invalid}

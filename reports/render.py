@@ -53,6 +53,31 @@ def _test(u: dict[str, Any] | None, name: str) -> dict[str, Any] | None:
     return None
 
 
+SEAT_TESTS = {"seat_hand_classes": "the 169 starting-hand classes per absolute seat",
+              "player_hand_classes": "9 starting-hand bands per player",
+              "seat_equity": "the all-in winner per seat",
+              "player_equity": "the all-in winner per player"}
+
+
+def _battery_tested(uni: dict[str, Any] | None) -> str:
+    """What the uniformity battery tested, in words: the deck tests and, by name, which tests
+    of who receives the cards applied (the others, and why not)."""
+    if uni is None:
+        return "the uniformity battery was not run"
+    tests = {t["name"].rpartition(".")[2]: t for t in uni.get("details", {}).get("tests", [])
+             if isinstance(t, dict) and "name" in t}
+    ran = [w for t, w in SEAT_TESTS.items() if (tests.get(t) or {}).get("applicable")]
+    skipped = [w for t, w in SEAT_TESTS.items() if t in tests and not tests[t].get("applicable")]
+    text = ("the uniformity battery tested the decks' card/position, adjacency, collision and "
+            "consecutive-deck frequencies and who receives the cards: "
+            + (", ".join(ran) if ran else "none of its seat and player tests applied")
+            + ", each against its exact law under a fair deal (statistical: a rig smaller than "
+            "the battery's power, stated by holdem calibrate, is not excluded)")
+    if skipped:
+        text += "; not applicable here: " + ", ".join(skipped)
+    return text
+
+
 def calibration_evidence(cal: dict[str, Any] | None) -> dict[str, str]:
     """Per audit, one line of the evidence ``holdem calibrate`` measured (``calibration.json``):
     each engine fault it must catch (detections among the runs the fault fired in) and its false
@@ -76,6 +101,12 @@ def calibration_evidence(cal: dict[str, Any] | None) -> dict[str, str]:
         out.setdefault("uniformity", []).append(
             f"false alarms {clean.get('count')}/{clean.get('runs')} fair runs of "
             f"{(uni.get('clean') or {}).get('decks', 0):,} decks")
+    seat = {t: r for t, r in ((uni.get("clean") or {}).get("tests") or {}).items()
+            if t in SEAT_TESTS and isinstance(r, dict)}
+    if seat:
+        out.setdefault("uniformity", []).append(
+            "seat and player tests' false alarms (raw p <= alpha) " + ", ".join(
+                f"{t} {r.get('count')}/{r.get('runs')}" for t, r in seat.items()))
     for fault, sizes in (uni.get("faults") or {}).items():
         full = [int(n) for n, r in sizes.items()
                 if isinstance(r, dict) and (r.get("battery") or {}).get("rate") == 1.0]
@@ -121,13 +152,13 @@ def limitations(audit: dict[str, Any]) -> list[str]:
         out.append(f"The deal and the shuffle were NOT certified: the {deal['hands_checked']:,} "
                    "hands are imported hand histories without decks; only their known cards "
                    "were checked (no card twice, none at an empty seat).")
+    uni = by_name.get("uniformity")
     if totals.get("unkeyed"):
         out.append(f"{totals['unkeyed']:,} hands were dealt with os-chacha20, keyed from the "
                    "operating system's entropy and not recorded by design: their decks cannot "
-                   "be bound to a key. Checked instead: each deck is a permutation of the 52 "
-                   "cards, every card dealt is the deck's card in dealing order, and the decks "
-                   "pass the uniformity battery.")
-    uni = by_name.get("uniformity")
+                   "be bound to a key, so nothing excludes a deal chosen hand by hand. Checked "
+                   "instead: each deck is a permutation of the 52 cards, every card dealt is the "
+                   "deck's card in dealing order, and " + _battery_tested(uni) + ".")
     if uni is None:
         out.append("The shuffle's uniformity was not audited (uniformity not among the audits "
                    "run).")

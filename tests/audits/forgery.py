@@ -144,3 +144,29 @@ def move_won(row: Row, frm: int, to: int, chips: int) -> None:
     won[to] += chips
     end[to] += chips
     row["won"], row["stacks_end"] = won, end
+
+
+def _class_key(a: int, b: int) -> tuple[int, int]:
+    """(class: 0 pair, 1 suited, 2 offsuit; order within the class, higher is better)."""
+    ra, rb = a // 4, b // 4
+    kind = 0 if ra == rb else (1 if a % 4 == b % 4 else 2)
+    return kind, max(ra, rb) * 13 + min(ra, rb)
+
+
+def favour_seat(row: Row, seat: int = 0) -> Row | None:
+    """Issue 23's H3 on one hand: ``seat`` gets the best starting hand of its own class (pair /
+    suited / offsuit) dealt at the table, the two hands swapped in the deck (board and burns
+    keep their positions) and the hand replayed by the engine on the new cards (showdown, pots,
+    won, stacks: ``replay_with_deck``). None when the seat is empty or holds the best already.
+    Consistent across hands only where no later hand starts from this one's stacks (a table's
+    last hand)."""
+    if not row["occupied"][seat]:
+        return None
+    hole = row["hole_cards"]
+    seated = [s for s in range(int(row["n_seats"])) if row["occupied"][s]]
+    kind, _ = _class_key(hole[2 * seat], hole[2 * seat + 1])
+    best = max((s for s in seated if _class_key(hole[2 * s], hole[2 * s + 1])[0] == kind),
+               key=lambda s: _class_key(hole[2 * s], hole[2 * s + 1])[1])
+    if best == seat:
+        return None
+    return replay_with_deck(row, swap_hole_cards(row, seat, best))

@@ -28,8 +28,9 @@ def _audit(decks: np.ndarray, batches: int = 1) -> list:
     parts = []
     for i, d in enumerate(np.array_split(decks, batches)):
         off = sum(len(x) for x in np.array_split(decks, batches)[:i])
-        parts.append(u.map_decks(d, shuffles.deal_hole(d),
-                                 hand_id=np.arange(off, off + len(d), dtype=np.int64)))
+        hands = np.arange(off, off + len(d), dtype=np.int64)
+        players = (hands // 500)[:, None] * 16 + np.arange(9)  # tables of 500 hands
+        parts.append(u.map_decks(d, shuffles.deal_hole(d), hand_id=hands, player_ids=players))
     return u.uniformity_reduce(parts)
 
 
