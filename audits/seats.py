@@ -202,9 +202,10 @@ def seat_map(hole: np.ndarray, occupied: np.ndarray | None = None,
           else np.zeros((n, 1), np.int64))
     if not has_deck:
         # hands whose cards were recorded whatever the play: a folded seat's cards are known
-        recorded = (np.zeros(n, bool) if folded is None
-                    else (np.asarray(folded, np.bool_).reshape(n, k) & occ).any(axis=1))
-        occ = occ & recorded[:, None]
+        recorded = np.zeros((n, 1), np.bool_)
+        if folded is not None:
+            recorded[:, 0] = (np.asarray(folded, np.bool_).reshape(n, k) & occ).any(axis=1)
+        occ = occ & recorded
     cls = np.empty((n, k), np.int64)
     winner = np.empty(n, np.int64)
     mask = np.empty(n, np.int64)

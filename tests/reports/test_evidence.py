@@ -43,6 +43,25 @@ def test_unkeyed_decks_are_named_with_what_was_checked_instead() -> None:
     assert "Checked instead" in text
 
 
+def test_unkeyed_decks_limitation_names_the_seat_tests_that_ran() -> None:
+    """Issue 23 (H3): the os-chacha20 limitation says what the battery tested, by name, and
+    which tests of who receives the cards did not apply; never a bare "pass the battery"."""
+    def test(name: str, applicable: bool) -> dict[str, Any]:
+        return {"name": f"uniformity.{name}", "applicable": applicable}
+    tests = [test("card_position", True), test("seat_hand_classes", True),
+             test("seat_equity", True), test("player_hand_classes", False),
+             test("player_equity", False)]
+    cert = build_certificate(_audit(deal={"details": {"totals": {"unkeyed": 7}}},
+                                    uniformity={"details": {"tests": tests}}), {})
+    (text,) = cert["limitations"]
+    assert "pass the uniformity battery" not in text
+    assert "the 169 starting-hand classes per absolute seat" in text
+    assert "the all-in winner per seat" in text
+    assert "not applicable here: 9 starting-hand bands per player, the all-in winner per " \
+           "player" in text
+    assert "nothing excludes a deal chosen hand by hand" in text
+
+
 def test_audits_not_run_are_limitations() -> None:
     audit = _audit()
     audit["results"] = [r for r in audit["results"] if r["name"] != "payouts"]
