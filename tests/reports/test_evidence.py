@@ -47,7 +47,9 @@ def test_unkeyed_decks_limitation_names_the_seat_tests_that_ran() -> None:
     """Issue 23 (H3): the os-chacha20 limitation says what the battery tested, by name, and
     which tests of who receives the cards did not apply; never a bare "pass the battery"."""
     def test(name: str, applicable: bool) -> dict[str, Any]:
-        return {"name": f"uniformity.{name}", "applicable": applicable}
+        return {"name": f"uniformity.{name}", "passed": True, "applicable": applicable,
+                "hands_checked": 10, "failures": 0, "statistic": None, "p_value": None,
+                "example_hand_ids": [], "details": {}}
     tests = [test("card_position", True), test("seat_hand_classes", True),
              test("seat_equity", True), test("player_hand_classes", False),
              test("player_equity", False)]
