@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from audits import shuffles, stats, storage
+from audits.seats import TESTS as SEAT_TESTS
 from audits.uniformity import ALPHA, TESTS, map_decks, uniformity_reduce
 
 SEATS = 9
@@ -134,6 +135,7 @@ def to_markdown(results: dict[str, Any]) -> str:
                               if r["rate"] >= 0.5)
             lines.append(f"| {fault} | {int(n):,} | {s['battery']['runs']} | "
                          f"{_pct(s['battery'])} | {fired or '-'} |")
+    lines += _seat_markdown(results)
     lines += ["", "### Power of the card x position tests (probability 0.9, alpha 0.01)", ""]
     for _, p in results["power"].items():
         lines.append(f"- {p['sentence']}")
@@ -145,6 +147,36 @@ def to_markdown(results: dict[str, Any]) -> str:
     sec = results["seconds"]
     lines += ["", f"Calibration time: {sec['total']:.0f} s (seed {results['seed']})."]
     return "\n".join(lines) + "\n"
+
+
+def _seat_markdown(results: dict[str, Any]) -> list[str]:
+    """The tests of who receives the cards on their own: false alarms and the seat-0 rig."""
+    c = results["clean"]
+    seat = [(t, c["tests"][t]) for t in SEAT_TESTS if t in c["tests"]]
+    rig = results["faults"].get("seat0_best_of_class")
+    if not seat and not rig:
+        return []
+    lines = ["", "### Who receives the cards (seat and player tests, issue 23 H3)", ""]
+    if seat:
+        lines.append("False alarms (raw p <= alpha) on the fair runs above: " + "; ".join(
+            f"{t} {r['count']}/{r['runs']} = {_pct(r)}" for t, r in seat))
+    if rig:
+        target = results.get("targets", {}).get("seat0_best_of_class")
+        lines.append("")
+        lines.append("Seat 0 dealt the best hand of its class at the table (fair decks, the "
+                     "hands swapped; 9 seats, the button moving): the battery (Holm) FAILS it in "
+                     + "; ".join(f"{_pct(s['battery'])} of {s['battery']['runs']} runs of "
+                                 f"{int(n):,} hands" for n, s in rig.items())
+                     + (f" (target: at most {target:,} hands)" if target else "") + "; the deck "
+                     "tests alone: " + "; ".join(
+                         f"{int(n):,} hands {_deck_only(s)}" for n, s in rig.items()) + ".")
+    return lines
+
+
+def _deck_only(s: dict[str, Any]) -> str:
+    """How often any deck test fired (raw p <= alpha) in a fault's runs."""
+    rates = [r["rate"] for t, r in s["tests"].items() if t not in SEAT_TESTS]
+    return f"at most {max(rates):.0%} of runs for any one test" if rates else "-"
 
 
 def write_table(results: dict[str, Any], path: str | Path) -> tuple[Path, Path]:

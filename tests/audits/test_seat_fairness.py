@@ -208,3 +208,16 @@ def test_seat0_favoured_os_chacha20_run_fails_the_seat_tests(
     assert "uniformity: failed tests: " in out and "seat_hand_classes (Holm p" in out
     tests = {t["name"]: t for t in uni["details"]["tests"]}
     assert tests["uniformity.seat_hand_classes"]["details"]["worst_seat"] == 0
+
+
+def test_calibration_shows_the_seat_tests() -> None:
+    """``holdem calibrate`` (audits.calibrate) reports the seat tests' false alarms and the
+    seat-0 rig's detection in their own section."""
+    res = calibrate.calibrate(runs=3, sizes={"seat0_best_of_class": (2_000,)}, fault_runs=2,
+                              clean_decks=4_000)
+    assert set(seats.TESTS) <= set(res["clean"]["tests"])
+    assert res["faults"]["seat0_best_of_class"]["2000"]["battery"]["count"] == 2
+    md = calibrate.to_markdown(res)
+    assert "### Who receives the cards" in md
+    assert "seat_hand_classes 0/3" in md or "seat_hand_classes 1/3" in md
+    assert "FAILS it in 100.0%" in md and "(target: at most 100,000 hands)" in md
