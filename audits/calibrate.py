@@ -176,7 +176,9 @@ def _seat_markdown(results: dict[str, Any]) -> list[str]:
 def _deck_only(s: dict[str, Any]) -> str:
     """How often any deck test fired (raw p <= alpha) in a fault's runs."""
     rates = [r["rate"] for t, r in s["tests"].items() if t not in SEAT_TESTS]
-    return f"at most {max(rates):.0%} of runs for any one test" if rates else "-"
+    if not rates or max(rates) == 0:
+        return "no deck test fired"
+    return f"at most {max(rates):.0%} of runs for any one test"
 
 
 def write_table(results: dict[str, Any], path: str | Path) -> tuple[Path, Path]:
