@@ -11,7 +11,10 @@ Two parts:
   detections among them (plus any failure of the audit in a run it did not fire in, which would
   be a false alarm);
 - the deck-uniformity battery against reference shuffles at stated deck counts, false alarms
-  near alpha (``audits.calibrate``, which deals its own decks at millions a second).
+  near alpha (``audits.calibrate``, which deals its own decks at millions a second), with its
+  tests of who receives the cards (``audits.seats``) against the seat-0 rig of issue 23 (H3:
+  seat 0 dealt the best hand of its class at the table), whose target is a FAIL at 100,000
+  hands or fewer.
 
 Writes ``calibration.md`` and ``calibration.json`` into ``--out``.
 """

@@ -53,7 +53,8 @@ def _test(u: dict[str, Any] | None, name: str) -> dict[str, Any] | None:
     return None
 
 
-SEAT_TESTS = {"seat_hand_classes": "the 169 starting-hand classes per absolute seat",
+SEAT_TESTS = {"seat_hand_classes": "the starting-hand classes per absolute seat (169; 9 bands "
+                                   "below 1,700 hands)",
               "player_hand_classes": "9 starting-hand bands per player",
               "seat_equity": "the all-in winner per seat",
               "player_equity": "the all-in winner per player"}
