@@ -399,14 +399,22 @@ def player_equity_test(q: SeatPartial) -> dict[str, Any] | None:
         return None
     ms = np.arange(MAX_SEATS + 1)
     safe = np.where(ms > 0, ms, 1)
-    ps, zs = [], []
-    for j in keep:
-        h = q.player_hands[j]
-        w = int(q.player_wins[j])
-        ps.append(_two_sided(poisson_binomial_pmf(h), w))
-        e = float((h / safe).sum())
-        v = float((h * (1 / safe) * (1 - 1 / safe)).sum())
-        zs.append((w - e) / math.sqrt(v) if v > 0 else 0.0)
+    h_all = q.player_hands[keep]
+    w_all = q.player_wins[keep].astype(np.float64)
+    e = (h_all / safe).sum(axis=1)
+    v = (h_all * (1 / safe) * (1 - 1 / safe)).sum(axis=1)
+    zs = np.where(v > 0, (w_all - e) / np.sqrt(np.where(v > 0, v, 1.0)), 0.0)
+    # a player whose hands all had the same number of seats m: Binomial(n, 1/m), vectorized;
+    # the others (tables whose occupancy changed): the exact convolution
+    single = (h_all > 0).sum(axis=1) == 1
+    m1 = np.argmax(h_all > 0, axis=1)
+    n1 = h_all.sum(axis=1)
+    pr = 1.0 / np.where(m1 > 0, m1, 1)
+    lo = ss.binom.cdf(w_all, n1, pr)
+    hi = ss.binom.sf(w_all - 1, n1, pr)
+    ps = np.minimum(1.0, 2.0 * np.minimum(lo, hi))
+    for i in np.flatnonzero(~single):
+        ps[i] = _two_sided(poisson_binomial_pmf(h_all[i]), int(w_all[i]))
     w_ = int(np.argmin(ps))
     top = int(keep[w_])
     h = q.player_hands[top]

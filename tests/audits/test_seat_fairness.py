@@ -221,3 +221,20 @@ def test_calibration_shows_the_seat_tests() -> None:
     assert "### Who receives the cards" in md
     assert "seat_hand_classes 0/3" in md or "seat_hand_classes 1/3" in md
     assert "FAILS it in 100.0%" in md and "(target: at most 100,000 hands)" in md
+
+
+def test_player_equity_binomial_shortcut_is_the_exact_law() -> None:
+    """Players seated at one occupancy only take the vectorized binomial tail; it equals the
+    convolution's (and a mixed player still takes the convolution)."""
+    q = seats.SeatPartial()
+    q.player_ids = np.array([1, 2])
+    q.player_hands = np.zeros((2, seats.MAX_SEATS + 1), np.int64)
+    q.player_hands[0, 6] = 400
+    q.player_hands[1, 6], q.player_hands[1, 4] = 150, 100
+    q.player_wins = np.array([95, 40])
+    r = seats.player_equity_test(q)
+    assert r is not None
+    want = [seats._two_sided(seats.poisson_binomial_pmf(q.player_hands[j]),
+                             int(q.player_wins[j])) for j in range(2)]
+    assert r["p"] == pytest.approx(min(1.0, 2 * min(want)), rel=1e-9)
+    assert r["details"]["worst_player"] == 1  # 95 wins where 66.7 are expected
