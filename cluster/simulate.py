@@ -447,3 +447,5 @@ def _run_batches(spec: RunSpec, todo: list[tuple[Structure, int]], folder: RunFo
                          name=lambda call: f"batch {batch_relpath(call[1], call[2])}",
                          label="batch", on_done=lambda _, d: finished(d), say=say):
             pass
+        if session is not None:
+            manifest.runtime["worker_code"] = dict(session.worker_code)
