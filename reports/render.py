@@ -377,6 +377,11 @@ def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str,
                                               run["hands_per_structure"].items())),
             ("created / finished", f"{run.get('created')} / {run.get('finished')}"),
             ("audited", f"{audit.get('created')} in {audit.get('seconds', 0):.1f} s")]
+    for side, prov in (cert.get("provenance") or {}).items():
+        keys = ((prov or {}).get("code") or {}).get("compiled") if isinstance(prov, dict) else None
+        if isinstance(keys, dict) and keys:  # the numba caches' keys: the code that ran
+            rows.append((f"compiled code ({side})",
+                         ", ".join(f"{k} {v}" for k, v in keys.items() if k != "reports")))
     if run.get("timings"):
         t = run["timings"]
         rows.append(("simulation", f"{t.get('wall_seconds')} s, "
