@@ -37,6 +37,7 @@ This module imports nothing of the project and only the standard library at impo
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import os
 import shutil
 import sys
@@ -61,10 +62,6 @@ USED_MARK = ".used"
 ENV_ROOT = "HOLDEM_JIT_CACHE"
 KEY_FORMAT = "holdem-jit-cache-1"
 
-_HERE = Path(__file__).resolve().parent  # audits/
-_PROJECT = _HERE.parent  # the directory holding the four packages
-
-
 def cache_root() -> Path:
     """Where the keyed caches live (see the module docstring)."""
     for var in (ENV_ROOT, "NUMBA_CACHE_DIR"):
@@ -87,18 +84,33 @@ def package_sha256(directory: Path) -> str:
     return h.hexdigest()
 
 
+@lru_cache(maxsize=1)
 def _package_dirs() -> dict[str, Path]:
-    """The directory of each of the four packages as this process loads them: the one beside
-    this file's package (they are installed and shipped together)."""
-    return {name: _PROJECT / name for name in PACKAGES}
+    """The directory each of the four packages is imported from in this process (a Ray runtime
+    env's ``py_modules`` unpacks each package into a directory of its own, so they need not be
+    siblings); a package that cannot be found is left out (its sources hash as "absent")."""
+    out = {}
+    for name in PACKAGES:
+        mod = sys.modules.get(name)
+        paths = list(getattr(mod, "__path__", None) or [])
+        if not paths:
+            try:
+                spec = importlib.util.find_spec(name)
+            except (ImportError, ValueError):
+                spec = None
+            paths = list(spec.submodule_search_locations or []) if spec else []
+        if paths:
+            out[name] = Path(paths[0]).resolve()
+    return out
 
 
 @lru_cache(maxsize=1)
 def sources() -> dict[str, str]:
     """``package -> package_sha256`` of the sources, memoized: the code as this process first
     saw it (an edit while it runs does not change what it compiled from)."""
-    return {name: package_sha256(d) if d.is_dir() else "absent"
-            for name, d in _package_dirs().items()}
+    dirs = _package_dirs()
+    return {name: package_sha256(dirs[name]) if name in dirs and dirs[name].is_dir()
+            else "absent" for name in PACKAGES}
 
 
 def _toolchain() -> str:
@@ -135,14 +147,13 @@ def identity_digest() -> str:
 
 
 def _label_of(py_file: str) -> tuple[str, Path] | None:
-    """(label, the file's directory relative to the project) for a file of the four packages."""
-    try:
-        rel = Path(py_file).resolve().relative_to(_PROJECT)
-    except ValueError:
-        return None
-    if len(rel.parts) < 2 or rel.parts[0] not in CLOSURE:
-        return None
-    return rel.parts[0], rel.parent
+    """(package, the file's directory relative to the package's parent) for a file of the four
+    packages, else None (numba's own locators then handle it)."""
+    path = Path(py_file).resolve()
+    for name, d in _package_dirs().items():
+        if path.is_relative_to(d):
+            return name, path.parent.relative_to(d.parent)
+    return None
 
 
 def _prune(root: Path, label: str, current: Path) -> None:

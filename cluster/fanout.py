@@ -171,6 +171,8 @@ def _on_ray(fn: Callable[..., T], calls: Sequence[tuple[Any, ...]], session: Ray
     # documented other form
     task = ray.remote(max_retries=retries, retry_exceptions=retry_errors  # type: ignore[arg-type]
                       if isinstance(retry_errors, bool) else list(retry_errors))(_checked_call)
+    # named as the function it runs (Ray's task table, a worker's process title ray::<name>)
+    task = task.options(name=getattr(fn, "__name__", "task"))
     from audits import jitcache
 
     driver_code = jitcache.identity_digest()
