@@ -200,10 +200,11 @@ def verify_run(run: str | os.PathLike[str], public_key: str | None = None, *,
     files, False none. Raises VerifyInputError (or signing.SigningKeyError) on unusable
     input."""
     root = storage.as_location(os.fspath(run))
+    old_layout = False
     try:
         RunFolder.open(root).check_layout()
     except OldLayoutError:
-        pass  # a certificate issued before the log/ layout: the paths it records are checked
+        old_layout = True  # a certificate issued before the log/ layout: its paths are checked
     except RunFolderError as e:
         raise VerifyInputError(str(e)) from None
     data, cert = _certificate(root)
@@ -285,6 +286,9 @@ def verify_run(run: str | os.PathLike[str], public_key: str | None = None, *,
     if reproducible(manifest):
         if reproduce is False:
             parts.append("not re-simulated (--no-reproduce)")
+        elif old_layout:
+            parts.append("not re-simulated (a folder of the old layout: `holdem migrate` it, "
+                         "then verify re-simulates it)")
         else:
             from cluster.reproduce import ReproduceInputError, reproduce_run
 
@@ -294,8 +298,13 @@ def verify_run(run: str | os.PathLike[str], public_key: str | None = None, *,
             except ReproduceInputError as e:
                 return Verdict(False, f"{e}: the run cannot be re-simulated from its spec")
             if not rep.ok:
-                return Verdict(False, rep.message)
-            parts.append(rep.message)
+                said = claim is not None and claim["status"] == "DIFFERS" and (
+                    claim.get("path"), claim.get("hand_id")) == (rep.path, rep.hand_id)
+                if not said:  # a certificate that does not say what re-simulating finds
+                    return Verdict(False, rep.message)
+                parts.append(f"re-simulated, {rep.message}, as the FAIL certificate says")
+            else:
+                parts.append(rep.message)
     else:
         parts.append("not reproducible (" + ("imported hands or another manifest" if
                      manifest.get("format") != "holdem-simulate-run" else

@@ -102,9 +102,8 @@ NOT_CHECKED = (
     "against the run's spec.",
     "Which hands sit at which table is checked for numbering (tables of a batch numbered from "
     "0, hands of a table from 0, in order), not re-derived from the run's table plan: a hand's "
-    "deck is bound to the key of the table and hand number it logs. For a reproducible run, "
-    "`holdem certify` and `holdem verify` re-simulate every batch from the spec and compare the "
-    "files byte for byte (the certificate's reproduction).",
+    "deck is bound to the key of the table and hand number it logs. `holdem verify RUN "
+    "--reproduce` re-simulates the run from its spec and compares every hand.",
 )
 
 # the certificate's ``reproduction`` statuses (``cluster.reproduce``)
