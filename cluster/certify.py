@@ -107,6 +107,9 @@ def binding_difference(stored: dict[str, Any], fresh: dict[str, Any],
 
     mine = _comparable(build_certificate(stored, manifest))
     theirs = _comparable(build_certificate(fresh, manifest))
+    if mine["verdict_text"] != theirs["verdict_text"]:
+        return (f"verdict_text ({mine['verdict_text'][:60]!r} from audit.json, "
+                f"{theirs['verdict_text'][:60]!r} from the audits re-run)")
     return first_difference(mine, theirs)
 
 

@@ -146,8 +146,9 @@ def reproducible(manifest: dict[str, Any]) -> bool:
 def check_export(root: storage.Location, manifest_sha256: str | None,
                  files: list[dict[str, Any]]) -> str | None:
     """``tables/`` against its ``export.json`` (``cluster.export``): every part it lists present
-    with its sha256, no other file, made from this manifest and from files of the run. The first
-    mismatch, or None (no tables/ at all is fine)."""
+    with its sha256, no other file, made from this manifest and from files of the run, and each
+    part made again from its batch file byte for byte. The first mismatch, or None (no tables/
+    at all is fine)."""
     from cluster.export import EXPORT_FILE, TABLES_DIR
 
     tables = storage.join(root, TABLES_DIR)
@@ -189,6 +190,34 @@ def check_export(root: storage.Location, manifest_sha256: str | None,
         if got != sha:
             return (f"{path}: {'missing' if got is None else 'edited'}: its sha256 is not the "
                     "one export.json records")
+    return _rederive(root, tables, record_path, parts, run_files)
+
+
+def _rederive(root: storage.Location, tables: storage.Location, record_path: storage.Location,
+              parts: list[dict[str, Any]], run_files: set[str]) -> str | None:
+    """Every part export.json lists made again from its batch file (``cluster.export``, in
+    memory) and compared byte for byte: a part rewritten with export.json restamped is named."""
+    import hashlib
+
+    from cluster.export import ExportInputError, encode_parts
+
+    by_source: dict[str, dict[str, str]] = {}
+    for p in parts:
+        by_source.setdefault(str(p.get("source")), {})[p["path"]] = p["sha256"]
+    missing = sorted(run_files - set(by_source))
+    if missing:
+        return f"{record_path}: lists no part made from {missing[0]}, a file of the run"
+    for source, listed in sorted(by_source.items()):
+        src = storage.join(root, source)
+        try:
+            name, _, encoded = encode_parts(str(root), str(src), storage.read_bytes(src))
+        except ExportInputError as e:
+            return f"{record_path}: its parts cannot be made again from {source} ({e})"
+        made = {f"{t}/{name}": hashlib.sha256(data).hexdigest() for t, data, _ in encoded}
+        for rel in sorted(set(made) | set(listed)):
+            if made.get(rel) != listed.get(rel):
+                return (f"{storage.join(tables, rel)}: not what `holdem export` makes of "
+                        f"{source} (made again from the batch file, its bytes differ)")
     return None
 
 
@@ -282,7 +311,8 @@ def verify_run(run: str | os.PathLike[str], public_key: str | None = None, *,
     parts = [f"VERIFIED: a {cert.get('verdict')} certificate of {cert['run'].get('hands', 0):,} "
              f"hands; its {len(cert['run']['files'])} files, {bound} match their sha256"]
     if any(storage.is_dir(storage.join(root, d.rstrip("/"))) for d in runfolder.PRODUCT_FOLDERS):
-        parts.append("tables/ (holdem export) matches its export.json, made from this manifest")
+        parts.append("tables/ (holdem export) matches its export.json and is what the export "
+                     "makes of these files")
     if reproducible(manifest):
         if reproduce is False:
             parts.append("not re-simulated (--no-reproduce)")

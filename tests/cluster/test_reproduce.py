@@ -1,6 +1,7 @@
-"""`holdem verify RUN` (reproduction is its default; `--reproduce` its alias): the log re-simulated from its spec, hand by hand. It catches
-what the audits cannot see from the log alone: a hand moved to a made-up table at the end of a
-batch (dealt that table's key, every column consistent, the manifest restamped)."""
+"""`holdem verify RUN` (reproduction is its default, `--reproduce` its alias): the log
+re-simulated from its spec. It catches what the audits cannot see from the log alone: a hand
+moved to a made-up table at the end of a batch (dealt that table's key, every column consistent,
+the manifest restamped)."""
 
 from __future__ import annotations
 
