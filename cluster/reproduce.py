@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -68,6 +69,7 @@ class Reproduced:
     planned: int = 0  # batch files the spec plans
     path: str | None = None  # the first batch file that differs
     hand_id: int | None = None  # its first hand that differs (None: the hands agree, or none)
+    seconds: float = 0.0  # wall time of the re-simulation
 
     @property
     def status(self) -> str:
@@ -78,7 +80,7 @@ class Reproduced:
         text = self.message.removeprefix(f"{REPRODUCED}: ")
         return {"status": self.status, "text": text, "batches": self.batches,
                 "planned": self.planned, "hands": self.hands, "path": self.path,
-                "hand_id": self.hand_id}
+                "hand_id": self.hand_id, "seconds": round(self.seconds, 2)}
 
 
 def not_run(text: str, status: str = NOT_RUN) -> dict[str, Any]:
@@ -195,6 +197,7 @@ def reproduce_spec(spec: Any, run: str, batches: int | None = None, *, sample_se
         plan = random.Random(sample_seed).sample(plan, max(1, batches))
     calls = [(spec, s, b, str(folder.location(batch_relpath(s, b)))) for s, b in plan]
     done = hands = 0
+    t0 = time.perf_counter()
     workers = effective_workers(len(calls), workers, address)
     with (contextlib.nullcontext() if workers == 0 or not calls
           else ray_session(address, workers)) as session:
@@ -205,7 +208,8 @@ def reproduce_spec(spec: Any, run: str, batches: int | None = None, *, sample_se
             for r in results:
                 if not r["ok"]:
                     return Reproduced(False, f"{r['rel']}: {r['why']}", done, hands,
-                                      len(spec.plan()), r["rel"], r["hand_id"])
+                                      len(spec.plan()), r["rel"], r["hand_id"],
+                                      time.perf_counter() - t0)
                 done += 1
                 hands += r["hands"]
                 if on_batch:
@@ -216,7 +220,8 @@ def reproduce_spec(spec: Any, run: str, batches: int | None = None, *, sample_se
                 close()
     total = len(spec.plan())
     return Reproduced(True, f"REPRODUCED: {done} of {total} batch files ({hands:,} hands) "
-                            "re-simulated from the spec match byte for byte", done, hands, total)
+                            "re-simulated from the spec match byte for byte", done, hands, total,
+                      seconds=time.perf_counter() - t0)
 
 
 def reproduce_run(run: str, batches: int | None = None, *, sample_seed: int = 0,

@@ -30,7 +30,7 @@ Schema (``CERTIFICATE_SCHEMA``, JSON Schema draft 2020-12; ``format`` = "holdem-
   reproducible run not re-simulated: ``--no-reproduce``, or ``holdem report`` alone; listed
   among the ``limitations``) or NOT REPRODUCIBLE (os-chacha20 decks, imported hands), with
   ``text`` (one line), ``batches`` and ``hands`` re-simulated, ``planned`` (the spec's batch
-  files); null in a certificate issued before it;
+  files), ``seconds`` (its wall time); null in a certificate issued before it;
 - ``power``: the deck-uniformity power statement for the decks audited (``sentence`` and the
   figures behind it), or null;
 - ``documents``: the sha256 of ``summary.md`` and ``report.html`` as written with it (what a
