@@ -507,10 +507,10 @@ def _add_key_memory(p: argparse.ArgumentParser) -> None:
 
 def _add_no_reproduce(p: argparse.ArgumentParser, text: str) -> None:
     p.add_argument("--no-reproduce", action="store_true",
-                   help="for a run of the reproducible generator, every batch the spec plans is "
-                        "simulated again and compared with its file byte for byte (a batch "
-                        "that differs fails, naming its first differing hand); this option: "
-                        + text)
+                   help=text + " (by default, for a run of the reproducible generator, "
+                        "every batch the spec plans is simulated again and compared with its "
+                        "file byte for byte: a batch that differs fails, naming its first "
+                        "differing hand)")
 
 
 def _add_ray_options(p: argparse.ArgumentParser, what: str) -> None:
@@ -577,7 +577,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_sign_key(ce)
     _add_no_reproduce(ce, "re-simulate only the batch files the folder already held (a resumed "
                           "run's: never trusted); the certificate then says the rest were not "
-                          "re-simulated")
+                          "re-simulated, a limitation")
     ce.set_defaults(func=_cmd_certify)
 
     sh = sub.add_parser("shuffle", help="certify the shuffler alone on up to billions of decks"
@@ -640,7 +640,7 @@ def build_parser() -> argparse.ArgumentParser:
                          "runs/calibration/calibration.md when it exists)")
     _add_sign_key(rr)
     _add_no_reproduce(rr, "do not re-simulate the run from its spec (the certificate then says "
-                          "so as a limitation)")
+                          "so, a limitation)")
     _add_ray_options(rr, "re-simulating the run and (with --sign-key) re-running the audits")
     rr.set_defaults(func=_cmd_report)
 
