@@ -240,3 +240,15 @@ def test_tables_that_do_not_match_export_json(certified: Path, tmp_path: Path, e
     capsys.readouterr()
     assert main(["verify", str(out), "--no-reproduce"]) == 1
     assert phrase in capsys.readouterr().out
+
+
+def test_verify_reproduce_options(certified: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--reproduce N samples N files; --reproduce alone is the default's alias; with
+    --no-reproduce the line says the run was not re-simulated; both at once is a usage error."""
+    assert main(["verify", str(certified), "--reproduce", "1"]) == 0
+    assert "REPRODUCED: 1 of 2 batch files (2,000 hands)" in capsys.readouterr().out
+    assert main(["verify", str(certified), "--no-reproduce"]) == 0
+    line = capsys.readouterr().out
+    assert "not re-simulated (--no-reproduce)" in line and "nothing was authenticated" in line
+    assert main(["verify", str(certified), "--reproduce", "1", "--no-reproduce"]) == 2
+    assert "choose one" in capsys.readouterr().err
