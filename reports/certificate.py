@@ -8,7 +8,7 @@ Schema (``CERTIFICATE_SCHEMA``, JSON Schema draft 2020-12; ``format`` = "holdem-
   empty (a PASS that does not vouch for everything never reads as a plain PASS);
 - ``limitations``: sentences naming what was NOT certified: the deal and shuffle of imported
   hands without decks, decks that cannot be bound to a key (os-chacha20), audits not run or not
-  applicable;
+  applicable, a reproducible run not re-simulated from its spec (``reproduction``);
 - ``fault_injected``: the fault name when the run was made with ``--inject`` (null otherwise);
 - ``run``: ``run_id``, ``fingerprint``, ``engine_version``, ``git_commit``, ``seed``,
   ``generator``, ``reproducible``, ``spec`` (the full config), ``hands``,
@@ -23,6 +23,14 @@ Schema (``CERTIFICATE_SCHEMA``, JSON Schema draft 2020-12; ``format`` = "holdem-
   checks against which primary facts, one line), ``calibration`` (when ``holdem calibrate``'s
   calibration.json is at hand: the faults it caught among the runs they fired in, its false
   alarms);
+- ``reproduction``: what re-simulating the run from its spec gave (``cluster.reproduce``):
+  ``status`` REPRODUCED (every batch the spec plans re-simulated to the file's exact bytes),
+  DIFFERS (the first batch file that is not what the spec plays, ``path``, and its first
+  differing hand, ``hand_id``: the verdict is FAIL, reason "reproduction"), NOT RUN (a
+  reproducible run not re-simulated: ``--no-reproduce``, or ``holdem report`` alone; listed
+  among the ``limitations``) or NOT REPRODUCIBLE (os-chacha20 decks, imported hands), with
+  ``text`` (one line), ``batches`` and ``hands`` re-simulated, ``planned`` (the spec's batch
+  files), ``seconds`` (its wall time); null in a certificate issued before it;
 - ``power``: the deck-uniformity power statement for the decks audited (``sentence`` and the
   figures behind it), or null;
 - ``documents``: the sha256 of ``summary.md`` and ``report.html`` as written with it (what a
@@ -90,6 +98,16 @@ CERTIFICATE_SCHEMA: dict[str, Any] = {
                 "holm_adjusted_p": {"type": ["number", "null"]},
                 "example_hand_ids": {"type": "array", "items": {"type": "integer"}},
             }}},
+        "reproduction": {"type": ["object", "null"], "required": ["status", "text"],
+                         "properties": {
+                             "status": {"enum": ["REPRODUCED", "DIFFERS", "NOT RUN",
+                                                 "NOT REPRODUCIBLE"]},
+                             "text": {"type": "string"},
+                             "batches": {"type": "integer", "minimum": 0},
+                             "planned": {"type": ["integer", "null"]},
+                             "hands": {"type": "integer", "minimum": 0},
+                             "path": {"type": ["string", "null"]},
+                             "hand_id": {"type": ["integer", "null"]}}},
         "power": {"type": ["object", "null"]},
         "coverage": {"type": "object"},
         "issued": {"type": "string"},

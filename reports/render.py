@@ -106,6 +106,19 @@ NOT_CHECKED = (
     "--reproduce` re-simulates the run from its spec and compares every hand.",
 )
 
+# the certificate's ``reproduction`` statuses (``cluster.reproduce``)
+REPRODUCTION_STATUSES = ("REPRODUCED", "DIFFERS", "NOT RUN", "NOT REPRODUCIBLE")
+
+
+def reproduction_limitation(reproduction: dict[str, Any] | None) -> str | None:
+    """The limitation of a reproducible run that was not re-simulated (None otherwise)."""
+    if not isinstance(reproduction, dict) or reproduction.get("status") != "NOT RUN":
+        return None
+    return ("The hands were not re-simulated from the spec "
+            f"({reproduction.get('text')}): a hand the spec does not play (moved to another "
+            "table, other blinds, antes or rake) audits clean when every column agrees. "
+            "`holdem verify RUN` re-simulates every batch and compares the files byte for byte.")
+
 
 def limitations(audit: dict[str, Any]) -> list[str]:
     """What this certificate does not vouch for, in words (from audit.json): audits that were
@@ -158,10 +171,14 @@ def limitations(audit: dict[str, Any]) -> list[str]:
 
 def build_certificate(audit: dict[str, Any], manifest: dict[str, Any],
                       audit_sha256: str | None = None,
-                      calibration: dict[str, Any] | None = None) -> dict[str, Any]:
+                      calibration: dict[str, Any] | None = None,
+                      reproduction: dict[str, Any] | None = None) -> dict[str, Any]:
     """The certificate of an audit: its files are the bytes audit.json records as audited
     (``inputs``), with the manifest's and audit.json's own sha256; ``calibration`` (the
-    calibration.json of ``holdem calibrate``) adds the evidence beside each audit."""
+    calibration.json of ``holdem calibrate``) adds the evidence beside each audit;
+    ``reproduction`` (``cluster.reproduce``: REPRODUCED, DIFFERS, NOT RUN, NOT REPRODUCIBLE)
+    what re-simulating the run from its spec gave: DIFFERS fails the certificate (reason
+    ``reproduction``), NOT RUN is a limitation."""
     u = _uniformity(audit)
     evidence = calibration_evidence(calibration)
     entries = []
@@ -181,9 +198,15 @@ def build_certificate(audit: dict[str, Any], manifest: dict[str, Any],
     per_structure = {k: v.get("hands", 0) for k, v in
                      manifest.get("counts", {}).get("per_structure", {}).items()}
     limits = limitations(audit)
-    word = "PASS" if verdict else "FAIL"
+    unreproduced = reproduction_limitation(reproduction)
+    if unreproduced:
+        limits.append(unreproduced)
     reasons = [e["name"] for e in entries if "." not in e["name"] and e["applicable"]
                and not e["passed"]]
+    if isinstance(reproduction, dict) and reproduction.get("status") == "DIFFERS":
+        verdict = False
+        reasons.append("reproduction")
+    word = "PASS" if verdict else "FAIL"
     return {
         "format": "holdem-certificate", "version": 1,
         "verdict": word,
@@ -211,6 +234,7 @@ def build_certificate(audit: dict[str, Any], manifest: dict[str, Any],
             "timings": manifest.get("timings"),
         },
         "audits": entries,
+        "reproduction": reproduction,
         "power": (u or {}).get("details", {}).get("power"),
         "coverage": coverage_of(audit),
         # which code, libraries and command made the hands and the audit (audits.provenance)
@@ -246,6 +270,9 @@ def render_summary(cert: dict[str, Any]) -> str:
     if cert["fault_injected"]:
         lines += [f"> FAULT INJECTED: `{cert['fault_injected']}` (a deliberately broken engine)",
                   ""]
+    rep = cert.get("reproduction")
+    if isinstance(rep, dict):
+        lines += [f"Reproduction: **{rep.get('status')}**: {rep.get('text')}", ""]
     run = cert["run"]
     lines += [f"{run['hands']:,} hands, run `{run['run_id']}`, engine {run['engine_version']} "
               f"at `{run['git_commit']}`, seed {run['seed']} ({run['generator']}).", "",
@@ -367,6 +394,10 @@ def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str,
         parts.append(f"<div class=fault>FAULT INJECTED: {_e(cert['fault_injected'])} — this run"
                      " used a deliberately broken engine and must fail</div>")
     parts.append(f"<p>{run['hands']:,} hands audited.</p>")
+    rep = cert.get("reproduction")
+    if isinstance(rep, dict):
+        parts.append(f"<p><b>Reproduction: {_e(rep.get('status'))}</b>: {_e(rep.get('text'))}"
+                     "</p>")
     # provenance
     spec = run.get("spec") or {}
     rows = [("run id", run["run_id"]),
@@ -491,10 +522,12 @@ class WrittenReport:
 
 
 def write_report(run: Location, histories: dict[int, str] | None = None,
-                 calibration: str | Path | None = None) -> WrittenReport:
+                 calibration: str | Path | None = None,
+                 reproduction: dict[str, Any] | None = None) -> WrittenReport:
     """Write report.html, certificate.json and summary.md into the run folder (a local path or
     a URI); ``calibration`` is a ``calibration.md`` of ``holdem calibrate`` to include (when
-    available). Returns the paths written and the certificate (its verdict)."""
+    available); ``reproduction`` the certificate's reproduction entry (``build_certificate``).
+    Returns the paths written and the certificate (its verdict)."""
     run = storage.as_location(run)
     cal = None
     cal_json: dict[str, Any] | None = None
@@ -508,7 +541,8 @@ def write_report(run: Location, histories: dict[int, str] | None = None,
                 cal_json = None  # evidence is optional: a broken file is not shown
     audit, manifest = load_inputs(run)
     folder = RunFolder.open(run)
-    cert = build_certificate(audit, manifest, folder.sha256(AUDIT_FILE)[0], cal_json)
+    cert = build_certificate(audit, manifest, folder.sha256(AUDIT_FILE)[0], cal_json,
+                             reproduction)
     out = {key: folder.location(name) for key, name in REPORT_FILES.items()}
     # the pages a person reads are written first and their sha256 recorded in the certificate,
     # so that `holdem verify` (and a signature) covers them too
