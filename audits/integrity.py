@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from audits import runfolder
+from audits import runfolder, runspec
 from audits.io import Batch
 from audits.result import MAX_EXAMPLES, AuditResult
 from audits.spec import AuditSpec
@@ -242,7 +242,8 @@ def reduce_integrity(name: str, partials: list[Any]) -> AuditResult:
     else:
         assert bind is not None  # a manifest comes with its binding
         applicable = True
-        problems = _check_files(m, bind) + _check_totals(m, per_structure, hands) + problems
+        problems = (_check_files(m, bind) + _check_totals(m, per_structure, hands)
+                    + runspec.spec_problems(m) + problems)
         if not simulated:
             details["note"] = "no simulate spec: hand ids checked for duplicates, not gaps"
     if bind is not None:

@@ -233,6 +233,7 @@ def run_audits(run: Location, names: Sequence[str] | None = None, *,
     located = run_files(root, missing_ok=True)
     files = [str(f) for f in located]
     manifest = load_manifest(root)
+    context = run_context(manifest)  # the run's facts from its spec (exit 2 when it has none)
     partitions = key_partitions(selected, located, key_memory, hands)
     t0 = time.perf_counter()
     runtime = dict(runtime or {"ray": "in-process"})
@@ -250,7 +251,7 @@ def run_audits(run: Location, names: Sequence[str] | None = None, *,
     # the partials in file order, whatever order the map ended in: the reduces keep the first
     # examples and samples, so the completion order (which a retried task changes) must not
     # reach the report
-    parts = map_files(map_file, files, (selected, partitions, run_context(manifest)),
+    parts = map_files(map_file, files, (selected, partitions, context),
                       _main_progress)
     extra: dict[str, list[Any]] = {}
     for name, count in partitions.items():
