@@ -80,17 +80,18 @@ def run_context(manifest: dict[str, Any] | None) -> dict[str, Any]:
     manifest is a ``holdem simulate`` run's: every hand was dealt from a logged deck),
     ``generator`` and ``seed`` (the run's key) and ``facts`` (``audits.runspec.RunFacts``), all
     from the manifest's ``spec`` alone (its other fields are never read for them). An imported
-    run's hands must all be ``phh``. Empty without a manifest. Raises AuditInputError for a
-    simulate manifest whose spec is missing or not exactly the simulator's (naming the field),
-    and for a manifest of another kind."""
+    run's hands must all be ``phh``. Empty without a manifest, or with a manifest of no known
+    ``format`` (then the integrity audit fails it when it lists files, and is not applicable
+    otherwise: the certificate says the hands were not bound to a seed). Raises
+    AuditInputError for a simulate manifest whose spec is missing or not exactly the
+    simulator's, naming the field."""
     if not manifest:
         return {}
     kind = manifest.get("format")
     if kind == runspec.PHH_FORMAT:
         return {"simulated": False, "generator": "phh", "seed": None}
     if kind != runspec.SIMULATE_FORMAT:
-        raise AuditInputError(f"manifest.json: format {str(kind)[:40]!r}: expected "
-                              f"{runspec.SIMULATE_FORMAT!r} or {runspec.PHH_FORMAT!r}")
+        return {}
     try:
         facts = runspec.parse_spec(manifest.get("spec"))
     except runspec.SpecError as e:

@@ -330,8 +330,15 @@ def manifest_problems(m: dict[str, Any], facts: RunFacts) -> list[tuple[str, str
 
 def spec_problems(m: dict[str, Any] | None) -> list[tuple[int | None, str, str]]:
     """The integrity audit's problems (hand id None, kind, one line) with a simulate manifest's
-    spec: not exactly the simulator's, or another manifest field disagreeing with it."""
-    if not m or m.get("format") != SIMULATE_FORMAT:
+    spec: not exactly the simulator's, or another manifest field disagreeing with it; a manifest
+    listing files that is neither a simulated run's nor an import's binds them to nothing."""
+    if not m:
+        return []
+    if m.get("format") not in (SIMULATE_FORMAT, PHH_FORMAT):
+        return [(None, "manifest format", f"manifest.json: format {_show(m.get('format'))}: "
+                 f"expected {SIMULATE_FORMAT!r} (its spec gives the run's facts) or "
+                 f"{PHH_FORMAT!r}")]
+    if m.get("format") != SIMULATE_FORMAT:
         return []
     try:
         facts = parse_spec(m.get("spec"))
