@@ -321,10 +321,11 @@ def manifest_problems(m: dict[str, Any], facts: RunFacts) -> list[tuple[str, str
             out.append((f"files[{i}]", f"manifest.json: files[{i}] {f['path']} is no batch of "
                                        f"the spec's plan ({len(plan)} batches)"))
             continue
-        for key, want in (("structure", label), ("batch", batch),
-                          ("hands", facts.batch_hands(batch))):
+        wants: tuple[tuple[str, Any], ...] = (("structure", label), ("batch", batch),
+                                              ("hands", facts.batch_hands(batch)))
+        for key, value in wants:
             if key in f:
-                differs(f"files[{i}].{key}", f[key], want)
+                differs(f"files[{i}].{key}", f[key], value)
     return out
 
 

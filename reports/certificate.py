@@ -13,11 +13,11 @@ Schema (``CERTIFICATE_SCHEMA``, JSON Schema draft 2020-12; ``format`` = "holdem-
 - ``run``: ``run_id``, ``fingerprint``, ``engine_version``, ``git_commit``, ``seed``,
   ``generator``, ``reproducible`` (these three from the spec, never from the manifest's copies;
   null without a simulate spec), ``spec`` (the full config), ``hands``, ``hands_per_structure``
-  (as the integrity audit counted them in the files), ``files`` (the audited files as audit.json records them: path,
-  rows, bytes, sha256 of the bytes audited), ``unaudited_files`` (path, sha256 of other files
-  the folder held, which the integrity audit names: a run with any FAILs), ``manifest_sha256``
-  (the manifest audited, null without one), ``audit_sha256`` (of the audit.json certified),
-  ``created``, ``finished``;
+  (as the integrity audit counted them in the files), ``files`` (the audited files as
+  audit.json records them: path, rows, bytes, sha256 of the bytes audited),
+  ``unaudited_files`` (path, sha256 of other files the folder held, which the integrity audit
+  names: a run with any FAILs), ``manifest_sha256`` (the manifest audited, null without one),
+  ``audit_sha256`` (of the audit.json certified), ``created``, ``finished``;
 - ``audits``: one entry per audit and per statistical test: ``name``, ``passed``,
   ``applicable``, ``hands_checked``, ``failures``, ``statistic``, ``p_value``,
   ``holm_adjusted_p`` (statistical tests), ``example_hand_ids``, ``checks`` (what the audit

@@ -360,3 +360,25 @@ def test_a_run_made_under_another_spec_fails_stakes(run: Path, tmp_path: Path, n
     code, out = audit_cli(made, capsys)
     assert code == 1, out
     assert "stakes: hand " in out and reason in out, out
+
+
+def test_a_tables_last_hand_moved_to_the_next_table_fails_stakes(
+        run: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A cash table's last hand moved to the next table as its hand 0, every hand of that
+    table renumbered and dealt from its new key: the table it left ended short without a
+    reason (only the batch's last table may)."""
+    f = RunForger(run)
+    assert f.rows[0]["format"] == "cash"
+    t0 = f.rows[0]["table_id"]
+    last = max(i for i, r in enumerate(f.rows) if r["table_id"] == t0)
+    seed = SPEC.seed
+    for i, r in enumerate(f.rows):
+        if i == last or r["table_id"] == t0 + 1:
+            no = 0 if i == last else r["hand_no"] + 1
+            moved = {**r, "table_id": t0 + 1, "hand_no": no, "seed_key": [seed, t0 + 1, no]}
+            f.rows[i] = replay_with_deck(moved, hand_deck(seed, t0 + 1, no))
+    f.write()
+    code, out = audit_cli(run, capsys)
+    assert code == 1, out
+    assert (f"stakes: hand {f.rows[last - 1]['hand_id']}: a table other than the batch's last "
+            "ended without a reason after 24 hands") in out, out
