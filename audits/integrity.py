@@ -233,7 +233,9 @@ def reduce_integrity(name: str, partials: list[Any]) -> AuditResult:
                           f"{label}: {_ids(a, b)} missing (a gap in the stream)")
                          for a, b in gaps]
     details: dict[str, Any] = {"hands_per_structure": per_structure}
-    if m is None or not isinstance(m.get("files"), list) or not m["files"]:
+    if m is None or (not (isinstance(m.get("files"), list) and m["files"])
+                     and m.get("format") != runspec.SIMULATE_FORMAT):
+        # (a simulated run's spec declares its files: listing none binds nothing, a FAIL)
         applicable = bool(problems)
         if not problems:
             what = f"no {MANIFEST}" if m is None else f"{MANIFEST} lists no files"

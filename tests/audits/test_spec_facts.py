@@ -193,7 +193,8 @@ def test_a_hand_labelled_phh_in_a_simulated_run_fails(run: Path,
     assert "manifest.json: generator is null" in out, out
 
 
-@pytest.mark.parametrize("field", ["population", "files", "inject", "reproducible"])
+@pytest.mark.parametrize("field", ["population", "files", "inject", "reproducible", "no files",
+                                   "format", "import format"])
 def test_manifest_fields_that_disagree_with_the_spec_fail_integrity(
         run: Path, field: str, capsys: pytest.CaptureFixture[str]) -> None:
     m = manifest(run)
@@ -203,6 +204,15 @@ def test_manifest_fields_that_disagree_with_the_spec_fail_integrity(
     elif field == "files":
         m["files"][1]["hands"] = 400
         named = "files[1].hands"
+    elif field == "no files":  # H5: a simulated run binds its files, whatever it lists
+        m["files"] = []
+        named = "audited but not listed in manifest.json"
+    elif field == "format":  # no longer a simulated run's manifest: its spec escapes nothing
+        m["format"] = "holdem-run"
+        named = "manifest.json: format \"holdem-run\": expected"
+    elif field == "import format":  # its hands are a simulator's: not an import's
+        m["format"] = "holdem-phh-import"
+        named = "generator column differs"
     elif field == "inject":
         m["inject"] = "mucks-winner"
         named = "manifest.json: inject is"
@@ -382,3 +392,24 @@ def test_a_tables_last_hand_moved_to_the_next_table_fails_stakes(
     assert code == 1, out
     assert (f"stakes: hand {f.rows[last - 1]['hand_id']}: a table other than the batch's last "
             "ended without a reason after 24 hands") in out, out
+
+
+def test_the_certificate_states_what_the_audit_counted_and_only_the_bots_are_unchecked(
+        run: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The manifest's claims of hands per structure (its engine counters) and its copies of
+    the seed are not what the certificate states: it takes the hands the integrity audit
+    counted and the seed from the spec; with every hand checked against the spec, not_checked
+    names only the bots' decisions and the table's random draws."""
+    m = manifest(run)
+    m["counts"]["per_structure"]["no-limit"]["hands"] = 999_999
+    write_manifest(run, m)
+    code, out = audit_cli(run, capsys)
+    assert code == 0, out
+    assert main(["report", str(run)]) == 0
+    cert = json.loads((run / "certificate.json").read_text())
+    assert cert["run"]["hands_per_structure"] == {"no-limit": 2000}
+    assert (cert["run"]["seed"], cert["run"]["generator"]) == (11, "philox")
+    assert len(cert["not_checked"]) == 2
+    assert cert["not_checked"][0].startswith("The bots' decisions")
+    assert "configuration" not in " ".join(cert["not_checked"])
+    assert main(["verify", str(run)]) == 0  # the certificate is what report builds again
