@@ -201,6 +201,11 @@ class RunFacts:
         """Hands in one batch (the last may be short)."""
         return min(self.spec["batch_size"], self.spec["hands"] - batch * self.spec["batch_size"])
 
+    def in_plan(self, label: str | None, batch: int | None) -> bool:
+        """Whether (structure label, batch index) is a batch of the run."""
+        return (label in self.spec["structures"] and batch is not None
+                and 0 <= batch < self.n_batches())
+
     def plan(self) -> list[tuple[str, int]]:
         """Every (structure label, batch index) of the run."""
         return [(s, b) for s in self.structures for b in range(self.n_batches())]
@@ -212,10 +217,16 @@ class RunFacts:
         (sorted, w entries; stride the coprime of w near 0.618 w); with a mixed format, batch j
         is a tournament when (j + 1) * pct // 100 differs from j * pct // 100."""
         code = STRUCTURE_CODES[label]
-        expanded = [n for n, w in sorted(self.mix) for _ in range(w)]
-        w = len(expanded)
+        mix = sorted(self.mix)
+        w = sum(weight for _, weight in mix)
         j = batch + code
-        seats = expanded[(w // 2 + j * _coprime_stride(w) + code * (w // 3)) % w]
+        at = (w // 2 + j * _coprime_stride(w) + code * (w // 3)) % w
+        seats = mix[-1][0]
+        for n_seats, weight in mix:  # entry `at` of the mix expanded by weight
+            if at < weight:
+                seats = n_seats
+                break
+            at -= weight
         fmt = self.spec["format"]
         if fmt != "mixed":
             return seats, fmt
@@ -308,7 +319,6 @@ def manifest_problems(m: dict[str, Any], facts: RunFacts) -> list[tuple[str, str
                         != json.dumps(want[key], sort_keys=True):
                     out.append((f"population.{key}", f"manifest.json: population.{key} is "
                                 f"{_show(got.get(key))}, the spec gives {_show(want.get(key))}"))
-    plan = set(facts.plan())
     for i, f in enumerate(m.get("files") or []):
         if not isinstance(f, dict) or not isinstance(f.get("path"), str):
             continue
@@ -317,9 +327,9 @@ def manifest_problems(m: dict[str, Any], facts: RunFacts) -> list[tuple[str, str
             continue
         label, digits = parts[1], parts[2][len("batch-"):].partition(".")[0]
         batch = int(digits) if digits.isdigit() else -1
-        if (label, batch) not in plan:
+        if not facts.in_plan(label, batch):
             out.append((f"files[{i}]", f"manifest.json: files[{i}] {f['path']} is no batch of "
-                                       f"the spec's plan ({len(plan)} batches)"))
+                                       f"the spec's plan ({facts.n_batches():,} a structure)"))
             continue
         wants: tuple[tuple[str, Any], ...] = (("structure", label), ("batch", batch),
                                               ("hands", facts.batch_hands(batch)))

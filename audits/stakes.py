@@ -257,7 +257,7 @@ def stakes_map(b: Batch) -> StakesPartial:
     codes = np.zeros(b.n, np.int32)
     aux = np.zeros(b.n, np.int64)
     label, batch = batch_label(b.path), batch_index(b.path)
-    if label not in STRUCTURE_CODES or batch is None or (label, batch) not in set(facts.plan()):
+    if label not in STRUCTURE_CODES or batch is None or not facts.in_plan(label, batch):
         codes[:] = 24
         return StakesPartial(partial_from_codes(hid, codes, aux, MESSAGES))
     seats, fmt = facts.batch_table(label, batch)
