@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from audits import runfolder
+from audits import runfolder, runspec
 from audits.io import Batch
 from audits.result import MAX_EXAMPLES, AuditResult
 from audits.spec import AuditSpec
@@ -233,7 +233,9 @@ def reduce_integrity(name: str, partials: list[Any]) -> AuditResult:
                           f"{label}: {_ids(a, b)} missing (a gap in the stream)")
                          for a, b in gaps]
     details: dict[str, Any] = {"hands_per_structure": per_structure}
-    if m is None or not isinstance(m.get("files"), list) or not m["files"]:
+    if m is None or (not (isinstance(m.get("files"), list) and m["files"])
+                     and m.get("format") != runspec.SIMULATE_FORMAT):
+        # (a simulated run's spec declares its files: listing none binds nothing, a FAIL)
         applicable = bool(problems)
         if not problems:
             what = f"no {MANIFEST}" if m is None else f"{MANIFEST} lists no files"
@@ -242,7 +244,8 @@ def reduce_integrity(name: str, partials: list[Any]) -> AuditResult:
     else:
         assert bind is not None  # a manifest comes with its binding
         applicable = True
-        problems = _check_files(m, bind) + _check_totals(m, per_structure, hands) + problems
+        problems = (_check_files(m, bind) + _check_totals(m, per_structure, hands)
+                    + runspec.spec_problems(m) + problems)
         if not simulated:
             details["note"] = "no simulate spec: hand ids checked for duplicates, not gaps"
     if bind is not None:

@@ -21,7 +21,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from numba import njit
 
-from audits import runfolder, storage
+from audits import runfolder, runspec, storage
 from audits.storage import Location
 
 ACTION_DTYPE = np.dtype([("street", "i1"), ("seat", "i1"), ("kind", "i1"),
@@ -30,7 +30,7 @@ ANTE, SMALL_BLIND, BIG_BLIND, FOLD, CHECK, CALL, BET, RAISE, RETURN = 0, 1, 2, 6
 
 _L = pa.list_
 EXPECTED: dict[str, pa.DataType] = {
-    "hand_id": pa.int64(), "table_id": pa.int64(), "hand_no": pa.int32(),
+    "run_id": pa.string(), "hand_id": pa.int64(), "table_id": pa.int64(), "hand_no": pa.int32(),
     "structure": pa.string(), "format": pa.string(), "generator": pa.string(),
     "seed_key": _L(pa.uint64()), "n_seats": pa.int8(),
     "occupied": _L(pa.bool_()), "button": pa.int8(), "sb_seat": pa.int8(), "bb_seat": pa.int8(),
@@ -38,7 +38,8 @@ EXPECTED: dict[str, pa.DataType] = {
     "ante_mode": pa.int8(), "ante_trimming": pa.bool_(), "min_bet": pa.int64(),
     "small_bet": pa.int64(), "big_bet": pa.int64(), "raise_cap": pa.int8(),
     "rake_bps": pa.int32(), "rake_cap": pa.int64(), "no_flop_no_drop": pa.bool_(),
-    "deck": pa.binary(52), "player_ids": _L(pa.int64()), "hole_cards": _L(pa.int8()),
+    "level": pa.int16(), "deck": pa.binary(52), "policy": _L(pa.int8()),
+    "player_ids": _L(pa.int64()), "hole_cards": _L(pa.int8()),
     "burns": _L(pa.int8()),
     "board": _L(pa.int8()), "stacks_start": _L(pa.int64()), "rebuys": _L(pa.int64()),
     "stacks_end": _L(pa.int64()), "contributed": _L(pa.int64()), "returned": _L(pa.int64()),
@@ -48,16 +49,17 @@ EXPECTED: dict[str, pa.DataType] = {
     "showdown_ranks": _L(pa.int32()),
     "pots": _L(pa.struct([("amount", pa.int64()), ("rake", pa.int64()),
                           ("eligible_mask", pa.uint16()), ("winners_mask", pa.uint16())])),
+    "fault": pa.string(),
 }
-# absent (or null) decks make the deal audit not applicable; player_ids (schema 3) is not
-# audited (a label), checked for its type when present so older runs still audit
+# absent (or null) decks make the deal audit not applicable; player_ids (schema 3) is absent
+# from older runs (the stakes audit then says it was not checked)
 OPTIONAL = frozenset({"deck", "player_ids"})
-UNAUDITED = frozenset({"player_ids"})  # type-checked, never read by an audit
+UNAUDITED: frozenset[str] = frozenset()  # type-checked, never read by an audit
 # read as the dictionaries Parquet stores them as (``_decode`` takes their codes: no string
 # decoded per row, none encoded again)
 STRING_COLUMNS = tuple(name for name, typ in EXPECTED.items() if pa.types.is_string(typ))
 SEAT_COLUMNS = ("occupied", "stacks_start", "rebuys", "stacks_end", "contributed", "returned",
-                "won", "folded", "timed_out")
+                "won", "folded", "timed_out", "policy", "player_ids")
 VAR_COLUMNS = ("burns", "board", "showdown_seats", "showdown_shown", "showdown_ranks", "seed_key")
 
 
@@ -76,16 +78,26 @@ def load_manifest(run: Location) -> dict[str, Any] | None:
 def run_context(manifest: dict[str, Any] | None) -> dict[str, Any]:
     """The run-level facts the maps check rows against, from the manifest: ``simulated`` (the
     manifest is a ``holdem simulate`` run's: every hand was dealt from a logged deck),
-    ``generator`` and ``seed`` (the run's key). Empty without a manifest."""
+    ``generator`` and ``seed`` (the run's key) and ``facts`` (``audits.runspec.RunFacts``), all
+    from the manifest's ``spec`` alone (its other fields are never read for them). An imported
+    run's hands must all be ``phh``. Empty without a manifest, or with a manifest of no known
+    ``format`` (then the integrity audit fails it when it lists files, and is not applicable
+    otherwise: the certificate says the hands were not bound to a seed). Raises
+    AuditInputError for a simulate manifest whose spec is missing or not exactly the
+    simulator's, naming the field."""
     if not manifest:
         return {}
-    spec = manifest.get("spec")
-    if not isinstance(spec, dict):
-        spec = {}
-    seed = manifest.get("seed", spec.get("seed"))
-    return {"simulated": manifest.get("format") == "holdem-simulate-run",
-            "generator": manifest.get("generator", spec.get("generator")),
-            "seed": int(seed) if isinstance(seed, int) else None}
+    kind = manifest.get("format")
+    if kind == runspec.PHH_FORMAT:
+        return {"simulated": False, "generator": "phh", "seed": None}
+    if kind != runspec.SIMULATE_FORMAT:
+        return {}
+    try:
+        facts = runspec.parse_spec(manifest.get("spec"))
+    except runspec.SpecError as e:
+        raise AuditInputError(str(e)) from None
+    return {"simulated": True, "generator": facts["generator"], "seed": facts["seed"],
+            "facts": facts}
 
 
 def manifest_paths(m: dict[str, Any], where: Location) -> list[str]:
@@ -393,6 +405,8 @@ def _decode(path: Location, t: pa.Table) -> Batch:
     per_row = np.arange(n + 1, dtype=np.int64)
     seat_off = per_row * k
     for name in SEAT_COLUMNS:
+        if name in OPTIONAL and name not in t.column_names:
+            continue
         values, off = _list_parts(col(name))
         if not np.array_equal(off, seat_off):
             raise AuditInputError(f"{path}: column {name!r} must have n_seats={k} entries a row")

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from audits import storage
+from audits import runspec, storage
 from audits.runfolder import RunFolder
 from audits.runner import AUDIT_FILE
 from audits.storage import Location
@@ -94,8 +94,9 @@ def coverage_of(audit: dict[str, Any]) -> dict[str, Any]:
     return {}
 
 
-# what no audit checks, whatever the run (README, "Every column, and what checks it"): printed
-# on every certificate so that a plain PASS is never read as vouching for it
+# what no audit checks in a run without the stakes audit (imported hand histories, or an
+# audit.json of an older holdem): printed on its certificate so that a plain PASS is never read
+# as vouching for it
 NOT_CHECKED = (
     "Each hand's configuration (blinds, antes, bet sizes, rake rate and cap, no-flop-no-drop) is "
     "taken as logged: the chips are checked against the configuration the hand logs, not "
@@ -105,6 +106,53 @@ NOT_CHECKED = (
     "deck is bound to the key of the table and hand number it logs. `holdem verify RUN "
     "--reproduce` re-simulates the run from its spec and compares every hand.",
 )
+# what no audit checks in a simulated run whose every hand the stakes audit checked against
+# the spec (README, "Every column, and what checks it")
+NOT_CHECKED_SIMULATED = (
+    "The bots' decisions: which legal action each seat took (every action is checked for "
+    "legality, and every chip against the rules, but not re-derived from the bot's code and "
+    "stream), and which decision timed out.",
+    "The table's random draws are checked against their rules and ranges, not re-drawn from "
+    "the table's stream: which bot sits in a seat, who leaves and when a new player sits down, "
+    "the buy-in drawn within the population's range, the first button, a tournament table's "
+    "ante kind. `holdem verify RUN --reproduce` re-simulates the run from its spec and "
+    "compares every hand.",
+)
+
+
+def not_checked(audit: dict[str, Any]) -> list[str]:
+    """What no audit of this audit.json checked, in words: with the stakes audit applicable
+    (a simulated run's every hand against its spec), only the bots' decisions and the table's
+    random draws; else also each hand's configuration and the table plan."""
+    stakes = next((r for r in audit.get("results", []) if r.get("name") == "stakes"), None)
+    if stakes is not None and stakes.get("applicable"):
+        return list(NOT_CHECKED_SIMULATED)
+    return list(NOT_CHECKED)
+
+
+def run_facts(manifest: dict[str, Any]) -> dict[str, Any]:
+    """The seed, generator, reproducibility and fault of a run as its spec gives them (a
+    simulated run's: ``audits.runspec``; the manifest's other fields are never read for them),
+    null where there is no spec that parses."""
+    if manifest.get("format") != runspec.SIMULATE_FORMAT:
+        return {"seed": None, "generator": None, "reproducible": None, "inject": None}
+    try:
+        facts = runspec.parse_spec(manifest.get("spec"))
+    except runspec.SpecError:
+        return {"seed": None, "generator": None, "reproducible": None, "inject": None}
+    return {"seed": facts["seed"], "generator": facts["generator"],
+            "reproducible": facts["generator"] == "philox", "inject": facts["inject"]}
+
+
+def hands_counted(audit: dict[str, Any]) -> dict[str, int]:
+    """Hands per structure as the integrity audit counted them in the files (not the
+    manifest's claims)."""
+    for r in audit.get("results", []):
+        if r.get("name") == "integrity":
+            per = (r.get("details") or {}).get("hands_per_structure")
+            if isinstance(per, dict):
+                return {str(k): int(v) for k, v in per.items()}
+    return {}
 
 # the certificate's ``reproduction`` statuses (``cluster.reproduce``)
 REPRODUCTION_STATUSES = ("REPRODUCED", "DIFFERS", "NOT RUN", "NOT REPRODUCIBLE")
@@ -195,8 +243,8 @@ def build_certificate(audit: dict[str, Any], manifest: dict[str, Any],
     verdict = all(e["passed"] or not e["applicable"] for e in entries
                   if "." not in e["name"])
     inputs = audit.get("inputs") or {}
-    per_structure = {k: v.get("hands", 0) for k, v in
-                     manifest.get("counts", {}).get("per_structure", {}).items()}
+    per_structure = hands_counted(audit)
+    facts = run_facts(manifest)
     limits = limitations(audit)
     unreproduced = reproduction_limitation(reproduction)
     if unreproduced:
@@ -214,15 +262,15 @@ def build_certificate(audit: dict[str, Any], manifest: dict[str, Any],
                          + (", LIMITED: " + " ".join(limits) if limits else "")),
         "verdict_reasons": reasons,
         "limitations": limits,
-        "not_checked": list(NOT_CHECKED),
-        "fault_injected": manifest.get("inject") or audit.get("inject"),
+        "not_checked": not_checked(audit),
+        "fault_injected": facts["inject"] or audit.get("inject"),
         "run": {
             "run_id": manifest.get("run_id", audit.get("run_id")),
             "fingerprint": manifest.get("fingerprint"),
             "engine_version": manifest.get("engine_version"),
             "git_commit": manifest.get("git_commit"),
-            "seed": manifest.get("seed"), "generator": manifest.get("generator"),
-            "reproducible": manifest.get("reproducible"), "spec": manifest.get("spec"),
+            "seed": facts["seed"], "generator": facts["generator"],
+            "reproducible": facts["reproducible"], "spec": manifest.get("spec"),
             "hands": int(audit.get("hands", 0)), "hands_per_structure": per_structure,
             "files": [{"path": f["path"], "rows": f.get("rows"), "bytes": f.get("bytes"),
                        "sha256": f["sha256"]} for f in inputs.get("files", [])],

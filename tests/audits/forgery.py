@@ -144,3 +144,37 @@ def move_won(row: Row, frm: int, to: int, chips: int) -> None:
     won[to] += chips
     end[to] += chips
     row["won"], row["stacks_end"] = won, end
+
+
+def replay_with_config(row: Row, **config: Any) -> Row:
+    """The row as the engine would have logged it had the hand been played under other config
+    columns (``big_blind=10``, ``rake_bps=10000``, ...): the same player actions replayed,
+    the posts, uncalled returns, every card, pot and chip column and the ``actions`` log taken
+    from the engine."""
+    from sim.phh_import import _LOGGED
+    from sim.schema import ACTION_DTYPE
+
+    forged = {**row, **config}
+    hand = hand_from_row(forged, check=False)
+    assert hand.is_complete, "the actions no longer finish the hand"
+    recs = [r for r in hand.records if r.kind in _LOGGED]
+    packed = np.empty(len(recs), dtype=ACTION_DTYPE)
+    for j, r in enumerate(recs):
+        packed[j] = (int(r.street), r.seat, int(r.kind), r.to_street_total, r.added)
+    return {**forged, **derived_columns(row, hand, deck_of(row)), "actions": packed.tobytes()}
+
+
+def restamp_file(run: Path, rel: str, table: pa.Table) -> None:
+    """Write ``table`` (digests recomputed) as the batch file ``rel`` and restamp the manifest's
+    sha256, bytes and rows of it."""
+    body = table.drop_columns(["digest"]) if "digest" in table.column_names else table
+    out = with_digests(body).replace_schema_metadata(table.schema.metadata)
+    pq.write_table(out, run / rel, compression="zstd")
+    data = (run / rel).read_bytes()
+    manifest = json.loads((run / "manifest.json").read_text())
+    for rec in manifest["files"]:
+        if rec["path"] == rel:
+            rec.update(sha256=hashlib.sha256(data).hexdigest(), bytes=len(data),
+                       rows=out.num_rows, hands=out.num_rows)
+    manifest["totals"]["bytes"] = sum(int(f["bytes"]) for f in manifest["files"])
+    (run / "manifest.json").write_text(json.dumps(manifest, indent=2))
