@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from audits import runfolder
+from audits import exactfile, runfolder, storage
 from audits.io import Batch
 from audits.result import MAX_EXAMPLES, AuditResult
 from audits.spec import AuditSpec
@@ -47,6 +47,7 @@ class IdRanges:
     hands: int
     ranges: dict[str, np.ndarray]
     misfiled: list[tuple[int, str]] = field(default_factory=list)  # (first hand id, why)
+    exact: list[str] = field(default_factory=list)  # the file is not exact (audits.exactfile)
 
 
 def id_ranges(ids: np.ndarray) -> np.ndarray:
@@ -78,6 +79,7 @@ def integrity_map(b: Batch) -> IdRanges:
         first = int(hid[codes == list(map(str, labels)).index(wrong[0])][0])
         out.misfiled.append((first, f"{b.path}: holds {wrong[0]} hands in the folder of "
                                     f"{folder}"))
+    out.exact = exactfile.problems(b)
     return out
 
 
@@ -182,7 +184,11 @@ def _check_totals(m: dict[str, Any], per_structure: dict[str, int], hands: int
             bad("fingerprint", f"{MANIFEST}: fingerprint {m.get('fingerprint')} is not the "
                                f"digest of its spec ({spec_fingerprint(spec)})")
         declared = spec.get("hands")
-        labels = [str(s) for s in spec.get("structures") or []]
+        structures = spec.get("structures")
+        labels = [str(s) for s in structures] if isinstance(structures, list) else []
+        if not isinstance(structures, list):
+            bad("spec", f"{MANIFEST}: spec.structures is {_n(structures)}, not a list of "
+                        "structure labels")
         for label in labels:
             got = per_structure.get(label, 0)
             if got != declared:
@@ -214,6 +220,8 @@ def reduce_integrity(name: str, partials: list[Any]) -> AuditResult:
             by_label.setdefault(label, []).append(r)
     simulated = isinstance((m or {}).get("spec"), dict)
     problems: list[Problem] = [(h, "misfiled", why) for c in chunks for h, why in c.misfiled]
+    problems += [(None, "exact file", why) for why in dict.fromkeys(
+        why for c in chunks for why in c.exact)]
     if bind is not None and (m is None or not m.get("files")):
         # no manifest to list against: a file the log's readers take that is not a batch file
         problems += [(None, "not a batch file", f"{rel}: under {runfolder.LOG_DIR}/ but not a "
@@ -258,6 +266,16 @@ def reduce_integrity(name: str, partials: list[Any]) -> AuditResult:
                        details=details, applicable=applicable)
 
 
+def _not_regular(folder: runfolder.RunFolder, rel: str) -> str | None:
+    """``rel: a symbolic link; ...`` when the file is no regular file (never read), else None."""
+    try:
+        folder.require_regular(rel)
+    except runfolder.RunFolderError:
+        why = storage.not_regular(folder.fs, folder.path(rel))
+        return f"{rel}: {why}; a run folder holds plain files only"
+    return None
+
+
 def folder_mismatch(root: Location, files: list[dict[str, Any]], manifest_sha256: str | None,
                     against: str, old_layout_ok: bool = False) -> str | None:
     """The first way the run folder ``root`` no longer holds the bytes ``against`` (audit.json
@@ -277,6 +295,9 @@ def folder_mismatch(root: Location, files: list[dict[str, Any]], manifest_sha256
     elif MANIFEST not in present:
         return f"{MANIFEST}: missing ({against} records sha256 {manifest_sha256[:16]}...)"
     else:
+        why = _not_regular(folder, MANIFEST)
+        if why:
+            return why
         sha = folder.sha256(MANIFEST)[0]
         if sha != manifest_sha256:
             return (f"{MANIFEST}: sha256 {sha[:16]}... differs from the "
@@ -285,6 +306,9 @@ def folder_mismatch(root: Location, files: list[dict[str, Any]], manifest_sha256
         rel, want = f["path"], f["sha256"]
         if rel not in present:
             return f"{rel}: missing ({against} records sha256 {want[:16]}...)"
+        why = _not_regular(folder, rel)
+        if why:
+            return why
         sha = folder.sha256(rel)[0]
         if sha != want:
             return f"{rel}: sha256 {sha[:16]}... differs from the {want[:16]}... {against} records"
