@@ -219,9 +219,10 @@ def reduce_integrity(name: str, partials: list[Any]) -> AuditResult:
         for label, r in c.ranges.items():
             by_label.setdefault(label, []).append(r)
     simulated = isinstance((m or {}).get("spec"), dict)
-    problems: list[Problem] = [(h, "misfiled", why) for c in chunks for h, why in c.misfiled]
-    problems += [(None, "exact file", why) for why in dict.fromkeys(
+    # the files' own faults first (a file that is not exact misleads every reader)
+    problems: list[Problem] = [(None, "exact file", why) for why in dict.fromkeys(
         why for c in chunks for why in c.exact)]
+    problems += [(h, "misfiled", why) for c in chunks for h, why in c.misfiled]
     if bind is not None and (m is None or not m.get("files")):
         # no manifest to list against: a file the log's readers take that is not a batch file
         problems += [(None, "not a batch file", f"{rel}: under {runfolder.LOG_DIR}/ but not a "
@@ -250,7 +251,9 @@ def reduce_integrity(name: str, partials: list[Any]) -> AuditResult:
     else:
         assert bind is not None  # a manifest comes with its binding
         applicable = True
-        problems = _check_files(m, bind) + _check_totals(m, per_structure, hands) + problems
+        exact = [p for p in problems if p[1] == "exact file"]
+        problems = (exact + _check_files(m, bind) + _check_totals(m, per_structure, hands)
+                    + problems[len(exact):])
         if not simulated:
             details["note"] = "no simulate spec: hand ids checked for duplicates, not gaps"
     if bind is not None:
