@@ -105,10 +105,13 @@ def _version(kv: dict[bytes, bytes], where: str, out: list[str]) -> int:
     return ls.SCHEMA_VERSION
 
 
-def schema_problems(pf: pq.ParquetFile, where: str, imported: bool) -> list[str]:
+def schema_problems(pf: pq.ParquetFile, where: str, imported: bool,
+                    simulated: bool = True) -> list[str]:
     """The ways a file's schema and key-value metadata differ from the documented ones
     (``imported``: a ``holdem phh import`` run's file: ``deck`` nullable, the schema version the
-    only key)."""
+    only key; ``simulated``: a ``holdem simulate`` run's, whose ``holdem.structure`` and
+    ``holdem.batch`` must be there: in any other file they must name its folder and file when
+    present)."""
     out: list[str] = []
     kv = dict(pf.metadata.metadata or {})
     stored = pf.metadata.schema.to_arrow_schema()
@@ -139,6 +142,8 @@ def schema_problems(pf: pq.ParquetFile, where: str, imported: bool) -> list[str]
         for key, value in ((ls.META_STRUCTURE, label),
                            (ls.META_BATCH, None if index is None else str(index))):
             got = kv.get(key)
+            if got is None and not simulated:
+                continue
             if value is not None and (got is None or got.decode(errors="replace") != value):
                 shown = None if got is None else got.decode(errors="replace")
                 out.append(f"{where}: metadata {key.decode()} is {shown!r}, the file is "
@@ -252,12 +257,12 @@ def _null_row(arr: pa.Array) -> int | None:
     return None
 
 
-def check_file(fc: FileCheck, imported: bool) -> list[str]:
+def check_file(fc: FileCheck, imported: bool, simulated: bool = True) -> list[str]:
     """The file's problems (``schema_problems``, ``statistics_problems``), computed once."""
     if not fc.done:
         fc.done = True
         try:
-            fc.problems = (schema_problems(fc.pf, fc.path, imported)
+            fc.problems = (schema_problems(fc.pf, fc.path, imported, simulated)
                            + statistics_problems(fc.pf, fc.path))
         except (pa.ArrowException, OSError, ValueError, TypeError) as e:
             fc.problems = [f"{fc.path}: its footer or schema cannot be checked "
@@ -281,5 +286,7 @@ def problems(b: Batch) -> list[str]:
     chunk) and the chunk's label values."""
     fc = b.file_check
     imported = bool(b.context.get("imported"))
-    out = check_file(fc, imported) if isinstance(fc, FileCheck) and not fc.done else []
+    simulated = bool(b.context.get("simulated"))
+    out = (check_file(fc, imported, simulated) if isinstance(fc, FileCheck) and not fc.done
+           else [])
     return out + value_problems(b)

@@ -10,7 +10,9 @@ Checked, each failure naming the file (or the hand ids):
   run, whose ``fingerprint`` must also be the digest of its ``spec``), ``hands`` of an imported
   PHH run, and ``totals``;
 - hand ids: unique within a structure; for a simulated run, each structure's ids one
-  contiguous stream (a gap names the missing ids).
+  contiguous stream (a gap names the missing ids);
+- each file exact (``audits.exactfile``: the documented schema, the writer's metadata keys only,
+  footer statistics that are the data's, documented label values), listed first.
 
 The map reduces each chunk's hand ids to sorted ranges of consecutive ids (one range for an
 intact batch); the reduce merges them per structure. The file facts (sha256 and size, hashed in
@@ -347,4 +349,6 @@ def check_inputs(inputs: Any, where: str) -> tuple[list[dict[str, Any]], str | N
 
 SPEC = AuditSpec("integrity", integrity_map, reduce_integrity, description=(
     "the files bound to the manifest: each file's sha256, bytes and rows, no file missing or "
-    "unlisted, the declared hand totals, hand ids unique and contiguous per structure"))
+    "unlisted, the declared hand totals, hand ids unique and contiguous per structure; each "
+    "file exact: the documented schema, the writer's metadata only, footer statistics that are "
+    "the data's"))
