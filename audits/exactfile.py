@@ -72,7 +72,10 @@ def _field_problems(fields: list[pa.Field], want: list[pa.Field], where: str) ->
                    "holds the documented columns only)")
     if missing:
         out.append(f"{where}: missing column(s) {', '.join(map(repr, missing[:MAX_SHOWN]))}")
-    if not extra and not missing and names != wanted:
+    if not extra and not missing and len(names) != len(wanted):
+        twice = sorted({n for n in names if names.count(n) > 1})
+        out.append(f"{where}: column(s) {', '.join(map(repr, twice[:MAX_SHOWN]))} appear twice")
+    elif not extra and not missing and names != wanted:
         i = next(i for i, (a, b) in enumerate(zip(names, wanted, strict=True)) if a != b)
         out.append(f"{where}: columns out of the documented order (column {i} is {names[i]!r}, "
                    f"expected {wanted[i]!r})")

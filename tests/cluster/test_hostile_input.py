@@ -80,11 +80,17 @@ def test_a_null_in_the_log_is_one_line(run: Path, capsys: pytest.CaptureFixture[
     i = f.find(lambda r: len(r["board"]) > 0 and len(r["pots"]) > 0)
     _set(f.rows[i], column, index, field)
     f.write(nullable=(column,) if index is None else ())
+    hand = f.rows[i]["hand_id"]
     code, line = one_line(capsys, ["audit", str(run), "--workers", "0", "--quiet"])
     assert code == 2
     assert line == (f"holdem: error: {run / REL}: column {column!r} holds a null (hand "
-                    f"{f.rows[i]['hand_id']}): a hand log's audited columns and list values "
-                    "hold none")
+                    f"{hand}): a hand log's audited columns and list values hold none")
+    code, line = one_line(capsys, ["export", str(run), "--workers", "0", "--quiet"])
+    assert code == 2 and line == (f"holdem: error: {run / REL}: column {column!r} holds a null "
+                                  f"(hand {hand}): a hand log's columns hold none")
+    code, line = one_line(capsys, ["replay", str(run), "--hand", str(hand)])
+    assert code == 2 and line == (f"holdem: error: run {run}: hand {hand}: column {column!r} "
+                                  "holds a null (a hand log's columns hold none)")
 
 
 SCRIPT = textwrap.dedent("""
