@@ -221,3 +221,20 @@ def test_chunks_stay_bounded(clean_run: Path) -> None:
     assert all(b.file_check is None for b in list(io.iter_batches(clean_run / REL, 100))[1:])
     ids = np.concatenate([b.cols["hand_id"] for b in io.iter_batches(clean_run / REL, 100)])
     assert (np.diff(ids) == 1).all()
+
+
+def test_a_run_of_schema_version_2_is_exact(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """A run written before ``player_ids`` (schema version 2: the certified fixture of commit
+    dde2c5b, migrated to the log/ layout) is the exact file of its version."""
+    import tarfile
+
+    fixtures = Path(__file__).resolve().parents[1] / "fixtures"
+    with tarfile.open(fixtures / "old_layout_run.tgz") as tar:
+        tar.extractall(tmp_path, filter="data")
+    old = tmp_path / "oldrun"
+    assert main(["migrate", str(old)]) == 0
+    code, out = audit(old, capsys)
+    assert code == 0 and "integrity    PASS" in out, out
+    rel = "log/no-limit/batch-00000.parquet"
+    assert pq.ParquetFile(old / rel).schema_arrow.metadata[b"holdem.schema_version"] == b"2"
