@@ -12,7 +12,8 @@ Checked per file (each failure names the file, and the column), for the ``integr
   folder and file;
 - every footer statistic (min, max, and the null count of a plain column) is the data's, row
   group by row group: a filtered reader that skips row groups by them misses no hand; no page
-  index or bloom filter (which the writers never write, and a reader would trust);
+  index, bloom filter, column-chunk metadata or column chunk in another file (which the
+  writers never write, and a reader would trust);
 - every value of ``structure`` and ``format`` is a documented one.
 
 A null in an audited column or in a list's values is refused by the reader (``first_null``,
@@ -196,7 +197,8 @@ def _short(v: Any) -> str:
 
 def statistics_problems(pf: pq.ParquetFile, where: str) -> list[str]:
     """Every footer statistic compared with the data of its row group (min and max of every
-    leaf column; the null count of a top-level one); a page index or bloom filter is refused."""
+    leaf column; the null count of a top-level one); a page index, a bloom filter, a column
+    chunk's metadata or a column chunk in another file is refused."""
     out: list[str] = []
     md = pf.metadata
     for rg in range(md.num_row_groups):
@@ -204,9 +206,14 @@ def statistics_problems(pf: pq.ParquetFile, where: str) -> list[str]:
         stats: dict[str, list[tuple[list[str], Any]]] = {}
         for j in range(g.num_columns):
             c = g.column(j)
-            if c.has_column_index or c.has_offset_index:
-                out.append(f"{where}: column {c.path_in_schema} carries a page index (row group "
-                           f"{rg}), which the writer never writes")
+            extra = [what for what, there in (
+                ("a page index", c.has_column_index or c.has_offset_index),
+                ("a bloom filter", c.bloom_filter_offset is not None),
+                ("key-value metadata", bool(c.metadata)),
+                (f"a path to another file ({c.file_path!r})", bool(c.file_path))) if there]
+            if extra:
+                out.append(f"{where}: column {c.path_in_schema} carries {' and '.join(extra)} "
+                           f"(row group {rg}), which the writer never writes")
             if c.is_stats_set and c.statistics is not None:
                 parts = c.path_in_schema.split(".")
                 stats.setdefault(parts[0], []).append((parts[1:], c.statistics))

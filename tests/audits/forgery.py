@@ -56,12 +56,14 @@ class RunForger:
 
     def write(self, nullable_deck: bool = False, nullable: tuple[str, ...] = (),
               metadata: dict[bytes, bytes] | None = None,
-              fields: list[pa.Field] | None = None, digests: bool = True) -> None:
+              fields: list[pa.Field] | None = None, digests: bool = True,
+              **options: Any) -> None:
         """The rows back into the file (digests recomputed) and the manifest restamped.
         ``nullable``: columns declared nullable (to hold a None); ``metadata``: key-value
         metadata added to the file's; ``fields``: the schema's fields instead of the file's
         (extra, reordered or retyped columns; the rows must hold them); ``digests``: False to
-        write the rows' digests as they are (a table that cannot be digested)."""
+        write the rows' digests as they are (a table that cannot be digested); ``options``:
+        more options of ``pq.write_table`` (a page index, bloom filters)."""
         fields = [f for f in (fields or self.schema) if f.name != "digest" or not digests]
         if nullable_deck:
             nullable = (*nullable, "deck")
@@ -73,7 +75,7 @@ class RunForger:
         if digests:
             table = with_digests(table)
         table = table.replace_schema_metadata(meta)
-        pq.write_table(table, self.path, compression="zstd")
+        pq.write_table(table, self.path, compression="zstd", **options)
         self.restamp()
 
     def restamp(self) -> None:

@@ -122,6 +122,18 @@ def test_table_id_statistics_rewritten_fail(run: Path,
     integrity_fails(run, capsys, "footer statistics of table_id")
 
 
+@pytest.mark.parametrize("options,what", [
+    ({"write_page_index": True}, "a page index"),
+    ({"bloom_filter_options": {"hand_id": True}}, "a bloom filter")])
+def test_page_index_or_bloom_filter_fails(run: Path, capsys: pytest.CaptureFixture[str],
+                                          options: dict, what: str) -> None:
+    """Indexes a filtered reader trusts besides the footer statistics (the writer writes
+    none, so none is checked against the data): refused."""
+    f = RunForger(run, REL)
+    f.write(**options)
+    integrity_fails(run, capsys, "hand_id", f"carries {what}")
+
+
 def test_extra_column_fails(run: Path, capsys: pytest.CaptureFixture[str]) -> None:
     f = RunForger(run, REL)
     for r in f.rows:
