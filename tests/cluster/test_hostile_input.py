@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pytest
 
 from cluster.cli import main
@@ -91,6 +92,18 @@ def test_a_null_in_the_log_is_one_line(run: Path, capsys: pytest.CaptureFixture[
     code, line = one_line(capsys, ["replay", str(run), "--hand", str(hand)])
     assert code == 2 and line == (f"holdem: error: run {run}: hand {hand}: column {column!r} "
                                   "holds a null (a hand log's columns hold none)")
+
+
+def test_a_column_cast_to_float_with_nan_is_one_line(run: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """``button`` stored as a float holding NaN (a cast the kernels would take as a seat)."""
+    f = RunForger(run, REL)
+    f.rows[3]["button"] = float("nan")
+    fields = [fl.with_type(pa.float64()) if fl.name == "button" else fl for fl in f.schema]
+    f.write(fields=fields, digests=False)
+    code, line = one_line(capsys, ["audit", str(run), "--workers", "0", "--quiet"])
+    assert code == 2 and line == (f"holdem: error: {run / REL}: schema mismatch: column "
+                                  "'button' is double, expected int8")
 
 
 SCRIPT = textwrap.dedent("""
