@@ -298,19 +298,19 @@ def iter_batches(path: Location, chunk_rows: int | None = None) -> Iterator[Batc
         yield first(b)
         return
     try:
-        table_id = pf.read(columns=["table_id", "hand_id"])
+        keys = pf.read(columns=["table_id", "hand_id"])
     except Exception as e:
         raise AuditInputError(f"{path}: corrupt ({type(e).__name__}: {e})") from None
-    if table_id.column("table_id").null_count or table_id.column("hand_id").null_count:
-        name = "table_id" if table_id.column("table_id").null_count else "hand_id"
-        raise AuditInputError(f"{path}: column {name!r} holds a null (a hand log's columns "
-                              "hold none)")
-    ids = table_id.column("hand_id").to_numpy()
-    table_id = table_id.column("table_id").to_numpy()
-    check_table_order(table_id, ids, path)
+    for name in ("table_id", "hand_id"):
+        if keys.column(name).null_count:
+            raise AuditInputError(f"{path}: column {name!r} holds a null (a hand log's "
+                                  "columns hold none)")
+    table_id = keys.column("table_id").to_numpy()
+    check_table_order(table_id, keys.column("hand_id").to_numpy(), path)
+    del keys
     try:
         cuts = _cut_points(table_id)
-        del table_id, ids
+        del table_id
         pending: list[pa.RecordBatch] = []
         have = 0
         start = 0  # file row of pending[0]
