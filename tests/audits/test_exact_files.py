@@ -221,6 +221,8 @@ def test_rows_out_of_table_order_are_refused(run: Path,
         f"holdem: error: {run / REL}: rows not in table order: table {f.rows[0]['table_id']} "
         f"starts again at row 750 (hand {f.rows[750]['hand_id']}) after other tables' hands; "
         "a batch file holds each table's hands together"]
+    with pytest.raises(io.AuditInputError, match="rows not in table order"):  # read in chunks
+        list(io.iter_batches(run / REL, chunk_rows=100))
 
 
 def test_chunks_stay_bounded(clean_run: Path) -> None:
