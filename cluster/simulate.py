@@ -317,8 +317,9 @@ def _recover(data: bytes, sha: str, rel: str, spec: RunSpec, structure: Structur
         return None
     try:
         pq.read_table(pa.BufferReader(data))  # every page decodes (checksums, compression)
-        counts = {str(k): int(v) for k, v in json.loads(meta.get(META_COUNTS, b"{}")).items()}
-    except (pa.ArrowException, OSError, ValueError) as e:
+        raw = runfolder.parse_json(meta.get(META_COUNTS, b"{}"))
+        counts = {str(k): int(v) for k, v in raw.items()}
+    except (pa.ArrowException, OSError, ValueError, AttributeError, TypeError) as e:
         say(f"{rel}: does not decode ({str(e).splitlines()[0]}); simulating it again")
         return None
     return FileRecord(path=rel, structure=structure.label, batch=batch, hands=rows, rows=rows,

@@ -83,7 +83,7 @@ def _certificate(run: storage.Location) -> tuple[bytes, dict[str, Any]]:
         if not storage.is_file(path):
             raise VerifyInputError(f"{path}: missing (run `holdem report` to issue one)")
         data = storage.read_bytes(path)
-        cert = json.loads(data)
+        cert = runfolder.parse_json(data)
     except (ValueError, UnicodeDecodeError) as e:
         if isinstance(e, VerifyInputError):
             raise

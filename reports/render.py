@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import html
 import json
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -304,42 +305,75 @@ def verdict_cell(entry: dict[str, Any]) -> tuple[str, str]:
     return ("pass", "PASS") if entry["passed"] else ("fail", "FAIL")
 
 
+# Markdown's inline punctuation (CommonMark escapes any ASCII punctuation with a backslash):
+# emphasis, code, links and images, raw HTML and entities, strikethrough, table cells
+# (an underscore inside a word never opens or closes emphasis: ``all_in`` stays as it is)
+_MD_SPECIAL = re.compile(r"([\\`*\[\]<>~|&!#]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def md_text(x: Any) -> str:
+    """A value as inert Markdown text on one line (summary.md never lets a string it did not
+    write, from the manifest or audit.json, start a line, a heading, emphasis, a link or HTML):
+    control characters and line breaks become spaces, Markdown punctuation is escaped."""
+    return _MD_SPECIAL.sub(r"\\\1", _CONTROL.sub(" ", str(x)))
+
+
+def md_code(x: Any) -> str:
+    """A value as an inline code span on one line (shown as it is, never interpreted): fenced by
+    more backticks than it holds in a row, its pipes escaped (a table cell's, GFM)."""
+    text = _CONTROL.sub(" ", str(x)).replace("|", "\\|")
+    run = max((len(m) for m in re.findall("`+", text)), default=0)
+    fence = "`" * (run + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _count(x: Any) -> str:
+    return f"{x:,}" if isinstance(x, int) and not isinstance(x, bool) else md_text(x)
+
+
 def render_summary(cert: dict[str, Any]) -> str:
-    lines = [f"# Certification: **{cert['verdict']}"
+    """summary.md: every value taken from the certificate is escaped (``md_text``,
+    ``md_code``); only the words and the table around them are this function's own."""
+    lines = [f"# Certification: **{md_text(cert['verdict'])}"
              f"{' (LIMITED)' if cert.get('limitations') else ''}**", ""]
     for text in cert.get("limitations", []):
-        lines.append(f"> NOT CERTIFIED: {text}")
+        lines.append(f"> NOT CERTIFIED: {md_text(text)}")
     if cert.get("limitations"):
         lines.append("")
     for text in cert.get("not_checked", []):
-        lines.append(f"> Not checked by any audit: {text}")
+        lines.append(f"> Not checked by any audit: {md_text(text)}")
     if cert.get("not_checked"):
         lines.append("")
     if cert["fault_injected"]:
-        lines += [f"> FAULT INJECTED: `{cert['fault_injected']}` (a deliberately broken engine)",
-                  ""]
+        lines += [f"> FAULT INJECTED: {md_code(cert['fault_injected'])} (a deliberately broken "
+                  "engine)", ""]
     rep = cert.get("reproduction")
     if isinstance(rep, dict):
-        lines += [f"Reproduction: **{rep.get('status')}**: {rep.get('text')}", ""]
+        lines += [f"Reproduction: **{md_text(rep.get('status'))}**: {md_text(rep.get('text'))}",
+                  ""]
     run = cert["run"]
-    lines += [f"{run['hands']:,} hands, run `{run['run_id']}`, engine {run['engine_version']} "
-              f"at `{run['git_commit']}`, seed {run['seed']} ({run['generator']}).", "",
+    lines += [f"{_count(run['hands'])} hands, run {md_code(run['run_id'])}, engine "
+              f"{md_text(run['engine_version'])} at {md_code(run['git_commit'])}, seed "
+              f"{_count(run['seed'])} ({md_text(run['generator'])}).", "",
               "| audit | verdict | hands | failures | p-value | Holm p | checked against |",
               "|---|---|---|---|---|---|---|"]
     for a in cert["audits"]:
         verdict = verdict_cell(a)[1]
-        lines.append(f"| {a['name']} | {verdict} | {a['hands_checked']:,} | {a['failures']:,} | "
-                     f"{_fmt_p(a['p_value'])} | {_fmt_p(a['holm_adjusted_p'])} | "
-                     f"{a.get('checks', '')} |")
+        lines.append(f"| {md_text(a['name'])} | {verdict} | {_count(a['hands_checked'])} | "
+                     f"{_count(a['failures'])} | {_fmt_p(a['p_value'])} | "
+                     f"{_fmt_p(a['holm_adjusted_p'])} | {md_text(a.get('checks', ''))} |")
     if cert["power"]:
-        lines += ["", cert["power"]["sentence"]]
+        lines += ["", md_text(cert["power"]["sentence"])]
     cov = cert.get("coverage") or {}
     if cov:
         lines += ["", "Rule-path coverage (count / minimum; ✗ below):", ""]
         for st in sorted(cov):
-            cells = [f"{k} {v['count']:,}/{v['minimum']:,}{'' if v['ok'] else ' ✗'}"
-                     for k, v in cov[st].items() if k != "hands"]
-            lines.append(f"- {st} ({cov[st]['hands']:,} hands): " + ", ".join(cells))
+            cells = [f"{md_text(k)} {_count(v['count'])}/{_count(v['minimum'])}"
+                     f"{'' if v['ok'] else ' ✗'}" for k, v in cov[st].items() if k != "hands"]
+            lines.append(f"- {md_text(st)} ({_count(cov[st]['hands'])} hands): "
+                         + ", ".join(cells))
     return "\n".join(lines) + "\n"
 
 

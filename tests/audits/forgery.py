@@ -54,16 +54,33 @@ class RunForger:
                 return i
         raise AssertionError("no hand in the run suits this forgery")
 
-    def write(self, nullable_deck: bool = False) -> None:
-        """The rows back into the file (digests recomputed) and the manifest restamped."""
-        fields = [f for f in self.schema if f.name != "digest"]
+    def write(self, nullable_deck: bool = False, nullable: tuple[str, ...] = (),
+              metadata: dict[bytes, bytes] | None = None,
+              fields: list[pa.Field] | None = None, digests: bool = True,
+              **options: Any) -> None:
+        """The rows back into the file (digests recomputed) and the manifest restamped.
+        ``nullable``: columns declared nullable (to hold a None); ``metadata``: key-value
+        metadata added to the file's; ``fields``: the schema's fields instead of the file's
+        (extra, reordered or retyped columns; the rows must hold them); ``digests``: False to
+        write the rows' digests as they are (a table that cannot be digested); ``options``:
+        more options of ``pq.write_table`` (a page index, bloom filters)."""
+        fields = [f for f in (fields or self.schema) if f.name != "digest" or not digests]
         if nullable_deck:
-            fields = [f.with_nullable(True) if f.name == "deck" else f for f in fields]
-        schema = pa.schema(fields, metadata=self.schema.metadata)
-        body = [{k: v for k, v in r.items() if k != "digest"} for r in self.rows]
-        table = with_digests(pa.Table.from_pylist(body, schema=schema))
-        table = table.replace_schema_metadata(self.schema.metadata)
-        pq.write_table(table, self.path, compression="zstd")
+            nullable = (*nullable, "deck")
+        fields = [f.with_nullable(True) if f.name in nullable else f for f in fields]
+        meta = {**(self.schema.metadata or {}), **(metadata or {})}
+        schema = pa.schema(fields, metadata=meta)
+        body = [{k: v for k, v in r.items() if k != "digest" or not digests} for r in self.rows]
+        table = pa.Table.from_pylist(body, schema=schema)
+        if digests:
+            table = with_digests(table)
+        table = table.replace_schema_metadata(meta)
+        pq.write_table(table, self.path, compression="zstd", **options)
+        self.restamp()
+
+    def restamp(self) -> None:
+        """The manifest's sha256, bytes and rows of the file made the file's again (after any
+        change of its bytes)."""
         data = self.path.read_bytes()
         for rec in self.manifest["files"]:
             if rec["path"] == self.rel:
@@ -178,3 +195,19 @@ def restamp_file(run: Path, rel: str, table: pa.Table) -> None:
                        rows=out.num_rows, hands=out.num_rows)
     manifest["totals"]["bytes"] = sum(int(f["bytes"]) for f in manifest["files"])
     (run / "manifest.json").write_text(json.dumps(manifest, indent=2))
+
+
+def patch_footer_int(path: Path, old: int, new: int) -> int:
+    """Rewrite an int64 statistic in a Parquet file's footer, as a forger edits the bytes: every
+    8-byte little-endian ``old`` in the footer (a column chunk's min/max, both the deprecated
+    and the current field) becomes ``new``; the footer keeps its length. Returns how many were
+    rewritten (call ``RunForger.restamp`` after)."""
+    data = bytearray(path.read_bytes())
+    footer_len = int.from_bytes(data[-8:-4], "little")
+    start = len(data) - 8 - footer_len
+    footer = bytes(data[start:-8])
+    a, b = old.to_bytes(8, "little", signed=True), new.to_bytes(8, "little", signed=True)
+    n = footer.count(a)
+    data[start:-8] = footer.replace(a, b)
+    path.write_bytes(bytes(data))
+    return n
