@@ -409,7 +409,7 @@ def _decode(path: Location, t: pa.Table) -> Batch:
     n = t.num_rows
     if n == 0:
         raise AuditInputError(f"{path}: no rows")
-    null = exactfile.first_null(t, skip=("deck",))
+    null = exactfile.first_null(t, skip=("deck", *sorted(logschema.NULLABLE)))
     if null is not None:
         name, row = null
         hid = t.column("hand_id")[row].as_py() if name != "hand_id" else None

@@ -159,20 +159,38 @@ def old_layout_message(label: str, old_dir: str) -> str:
 # ---------------------------------------------------------------- JSON
 
 
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
+class _Constant(str):
+    """A ``NaN``/``Infinity`` met while parsing (found again to name the field holding it)."""
+
+
+def _constant_path(x: Any, path: str = "") -> tuple[str, str] | None:
+    """(the dotted path of the first ``_Constant`` in ``x``, its text), None when none."""
+    if isinstance(x, _Constant):
+        return path or "(top level)", str(x)
+    items = x.items() if isinstance(x, dict) else enumerate(x) if isinstance(x, list) else ()
+    for k, v in items:
+        found = _constant_path(v, f"{path}.{k}" if path and isinstance(k, str)
+                               else f"{path}[{k}]" if not isinstance(k, str) else k)
+        if found is not None:
+            return found
+    return None
 
 
 def parse_json(data: bytes | str, *, strict: bool = False) -> Any:
     """A run folder's JSON file, parsed; ValueError (one line) for anything else: invalid
     JSON, nesting too deep to read (RecursionError, never a traceback), and with ``strict``
-    (the manifest: its writers never write them) ``NaN`` or ``Infinity``."""
+    (the manifest: its writers never write them) ``NaN`` or ``Infinity``, named by the field
+    that holds it (``spec.seed: NaN is not a JSON number``)."""
     try:
-        if strict:
-            return json.loads(data, parse_constant=_no_constant)
-        return json.loads(data)
+        if not strict:
+            return json.loads(data)
+        d = json.loads(data, parse_constant=_Constant)
+        found = _constant_path(d)
     except RecursionError:
         raise ValueError("nested too deeply to read") from None
+    if found is not None:
+        raise ValueError(f"{found[0]}: {found[1]} is not a JSON number")
+    return d
 
 
 # ---------------------------------------------------------------- spec comparison

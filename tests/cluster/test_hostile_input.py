@@ -174,7 +174,7 @@ def _edit_json(path: Path, edit: Callable[[dict[str, Any]], None]) -> None:
 @pytest.mark.parametrize("text,why", [
     (DEEP, "nested too deeply to read"),
     ('{"format": "holdem-simulate-run", "spec": ' + DEEP + "}", "nested too deeply to read"),
-    ("NaN-seed", "NaN is not a JSON number"),
+    ("NaN-seed", "seed: NaN is not a JSON number"),
 ])
 def test_hostile_manifest_json_is_one_line(run: Path, capsys: pytest.CaptureFixture[str],
                                            text: str, why: str) -> None:
@@ -189,12 +189,13 @@ def test_hostile_manifest_json_is_one_line(run: Path, capsys: pytest.CaptureFixt
                                       f"readable JSON ({why})"), argv
 
 
-def test_a_spec_of_the_wrong_shape_fails_integrity(run: Path,
+def test_a_spec_of_the_wrong_shape_is_one_line(run: Path,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
     _edit_json(run / "manifest.json", lambda m: m["spec"].update(structures=5))
     code = main(["audit", str(run), "--workers", "0", "--quiet"])
-    out = capsys.readouterr().out
-    assert code == 1 and "integrity: manifest.json: spec.structures is 5" in out, out
+    cap = capsys.readouterr()
+    # a spec of the wrong shape is unusable input: one line naming the field, exit 2
+    assert code == 2 and cap.err.count("\n") == 1 and "spec.structures" in cap.err, cap.err
 
 
 def test_deep_audit_and_certificate_json_are_one_line(
