@@ -34,8 +34,12 @@ bench: venv
 bench-all: venv
 	for b in engine evaluator simulate scale audit diff shuffle export; do $(BIN)/holdem bench $$b || exit 1; done
 
+# frees the disk only: compiled caches are keyed by the sources (audits/jitcache.py), so a stale
+# one is never loaded
 clean-cache:
 	find sim audits cluster reports -name '*.nbi' -delete -o -name '*.nbc' -delete
+	R="$${HOLDEM_JIT_CACHE:-$${NUMBA_CACHE_DIR:-$${XDG_CACHE_HOME:-$$HOME/.cache}/holdem/numba}}"; \
+	  rm -rf "$$R"/sim-* "$$R"/audits-* "$$R"/cluster-* "$$R"/reports-* "$$R"/regress-baseline
 
 clean: clean-cache
 	rm -rf $(VENV) .pytest_cache

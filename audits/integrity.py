@@ -10,7 +10,9 @@ Checked, each failure naming the file (or the hand ids):
   run, whose ``fingerprint`` must also be the digest of its ``spec``), ``hands`` of an imported
   PHH run, and ``totals``;
 - hand ids: unique within a structure; for a simulated run, each structure's ids one
-  contiguous stream (a gap names the missing ids).
+  contiguous stream (a gap names the missing ids);
+- each file exact (``audits.exactfile``: the documented schema, the writer's metadata keys only,
+  footer statistics that are the data's, documented label values), listed first.
 
 The map reduces each chunk's hand ids to sorted ranges of consecutive ids (one range for an
 intact batch); the reduce merges them per structure. The file facts (sha256 and size, hashed in
@@ -28,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from audits import runfolder
+from audits import exactfile, runfolder, runspec, storage
 from audits.io import Batch
 from audits.result import MAX_EXAMPLES, AuditResult
 from audits.spec import AuditSpec
@@ -47,6 +49,7 @@ class IdRanges:
     hands: int
     ranges: dict[str, np.ndarray]
     misfiled: list[tuple[int, str]] = field(default_factory=list)  # (first hand id, why)
+    exact: list[str] = field(default_factory=list)  # the file is not exact (audits.exactfile)
 
 
 def id_ranges(ids: np.ndarray) -> np.ndarray:
@@ -78,6 +81,7 @@ def integrity_map(b: Batch) -> IdRanges:
         first = int(hid[codes == list(map(str, labels)).index(wrong[0])][0])
         out.misfiled.append((first, f"{b.path}: holds {wrong[0]} hands in the folder of "
                                     f"{folder}"))
+    out.exact = exactfile.problems(b)
     return out
 
 
@@ -182,7 +186,11 @@ def _check_totals(m: dict[str, Any], per_structure: dict[str, int], hands: int
             bad("fingerprint", f"{MANIFEST}: fingerprint {m.get('fingerprint')} is not the "
                                f"digest of its spec ({spec_fingerprint(spec)})")
         declared = spec.get("hands")
-        labels = [str(s) for s in spec.get("structures") or []]
+        structures = spec.get("structures")
+        labels = [str(s) for s in structures] if isinstance(structures, list) else []
+        if not isinstance(structures, list):
+            bad("spec", f"{MANIFEST}: spec.structures is {_n(structures)}, not a list of "
+                        "structure labels")
         for label in labels:
             got = per_structure.get(label, 0)
             if got != declared:
@@ -213,7 +221,10 @@ def reduce_integrity(name: str, partials: list[Any]) -> AuditResult:
         for label, r in c.ranges.items():
             by_label.setdefault(label, []).append(r)
     simulated = isinstance((m or {}).get("spec"), dict)
-    problems: list[Problem] = [(h, "misfiled", why) for c in chunks for h, why in c.misfiled]
+    # the files' own faults first (a file that is not exact misleads every reader)
+    problems: list[Problem] = [(None, "exact file", why) for why in dict.fromkeys(
+        why for c in chunks for why in c.exact)]
+    problems += [(h, "misfiled", why) for c in chunks for h, why in c.misfiled]
     if bind is not None and (m is None or not m.get("files")):
         # no manifest to list against: a file the log's readers take that is not a batch file
         problems += [(None, "not a batch file", f"{rel}: under {runfolder.LOG_DIR}/ but not a "
@@ -233,7 +244,9 @@ def reduce_integrity(name: str, partials: list[Any]) -> AuditResult:
                           f"{label}: {_ids(a, b)} missing (a gap in the stream)")
                          for a, b in gaps]
     details: dict[str, Any] = {"hands_per_structure": per_structure}
-    if m is None or not isinstance(m.get("files"), list) or not m["files"]:
+    if m is None or (not (isinstance(m.get("files"), list) and m["files"])
+                     and m.get("format") != runspec.SIMULATE_FORMAT):
+        # (a simulated run's spec declares its files: listing none binds nothing, a FAIL)
         applicable = bool(problems)
         if not problems:
             what = f"no {MANIFEST}" if m is None else f"{MANIFEST} lists no files"
@@ -242,7 +255,9 @@ def reduce_integrity(name: str, partials: list[Any]) -> AuditResult:
     else:
         assert bind is not None  # a manifest comes with its binding
         applicable = True
-        problems = _check_files(m, bind) + _check_totals(m, per_structure, hands) + problems
+        exact = [p for p in problems if p[1] == "exact file"]
+        problems = (exact + _check_files(m, bind) + _check_totals(m, per_structure, hands)
+                    + runspec.spec_problems(m) + problems[len(exact):])
         if not simulated:
             details["note"] = "no simulate spec: hand ids checked for duplicates, not gaps"
     if bind is not None:
@@ -256,6 +271,16 @@ def reduce_integrity(name: str, partials: list[Any]) -> AuditResult:
                        failures=len(problems) + unshown,
                        example_hand_ids=tuple(h for h, _, _ in shown if h is not None),
                        details=details, applicable=applicable)
+
+
+def _not_regular(folder: runfolder.RunFolder, rel: str) -> str | None:
+    """``rel: a symbolic link; ...`` when the file is no regular file (never read), else None."""
+    try:
+        folder.require_regular(rel)
+    except runfolder.RunFolderError:
+        why = storage.not_regular(folder.fs, folder.path(rel))
+        return f"{rel}: {why}; a run folder holds plain files only"
+    return None
 
 
 def folder_mismatch(root: Location, files: list[dict[str, Any]], manifest_sha256: str | None,
@@ -277,6 +302,9 @@ def folder_mismatch(root: Location, files: list[dict[str, Any]], manifest_sha256
     elif MANIFEST not in present:
         return f"{MANIFEST}: missing ({against} records sha256 {manifest_sha256[:16]}...)"
     else:
+        why = _not_regular(folder, MANIFEST)
+        if why:
+            return why
         sha = folder.sha256(MANIFEST)[0]
         if sha != manifest_sha256:
             return (f"{MANIFEST}: sha256 {sha[:16]}... differs from the "
@@ -285,6 +313,9 @@ def folder_mismatch(root: Location, files: list[dict[str, Any]], manifest_sha256
         rel, want = f["path"], f["sha256"]
         if rel not in present:
             return f"{rel}: missing ({against} records sha256 {want[:16]}...)"
+        why = _not_regular(folder, rel)
+        if why:
+            return why
         sha = folder.sha256(rel)[0]
         if sha != want:
             return f"{rel}: sha256 {sha[:16]}... differs from the {want[:16]}... {against} records"
@@ -320,4 +351,6 @@ def check_inputs(inputs: Any, where: str) -> tuple[list[dict[str, Any]], str | N
 
 SPEC = AuditSpec("integrity", integrity_map, reduce_integrity, description=(
     "the files bound to the manifest: each file's sha256, bytes and rows, no file missing or "
-    "unlisted, the declared hand totals, hand ids unique and contiguous per structure"))
+    "unlisted, the declared hand totals, hand ids unique and contiguous per structure; each "
+    "file exact: the documented schema, the writer's metadata only, footer statistics that are "
+    "the data's"))

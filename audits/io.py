@@ -21,44 +21,25 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from numba import njit
 
-from audits import runfolder, storage
+from audits import exactfile, logschema, runfolder, runspec, storage
 from audits.storage import Location
 
 ACTION_DTYPE = np.dtype([("street", "i1"), ("seat", "i1"), ("kind", "i1"),
                          ("to_street_total", "<i8"), ("added", "<i8")])
 ANTE, SMALL_BLIND, BIG_BLIND, FOLD, CHECK, CALL, BET, RAISE, RETURN = 0, 1, 2, 6, 7, 8, 9, 10, 11
 
-_L = pa.list_
+# the audited columns and their types (the whole file's schema: ``audits.logschema``)
 EXPECTED: dict[str, pa.DataType] = {
-    "hand_id": pa.int64(), "table_id": pa.int64(), "hand_no": pa.int32(),
-    "structure": pa.string(), "format": pa.string(), "generator": pa.string(),
-    "seed_key": _L(pa.uint64()), "n_seats": pa.int8(),
-    "occupied": _L(pa.bool_()), "button": pa.int8(), "sb_seat": pa.int8(), "bb_seat": pa.int8(),
-    "small_blind": pa.int64(), "big_blind": pa.int64(), "ante": pa.int64(),
-    "ante_mode": pa.int8(), "ante_trimming": pa.bool_(), "min_bet": pa.int64(),
-    "small_bet": pa.int64(), "big_bet": pa.int64(), "raise_cap": pa.int8(),
-    "rake_bps": pa.int32(), "rake_cap": pa.int64(), "no_flop_no_drop": pa.bool_(),
-    "deck": pa.binary(52), "player_ids": _L(pa.int64()), "hole_cards": _L(pa.int8()),
-    "burns": _L(pa.int8()),
-    "board": _L(pa.int8()), "stacks_start": _L(pa.int64()), "rebuys": _L(pa.int64()),
-    "stacks_end": _L(pa.int64()), "contributed": _L(pa.int64()), "returned": _L(pa.int64()),
-    "won": _L(pa.int64()), "folded": _L(pa.bool_()), "timed_out": _L(pa.bool_()),
-    "rake": pa.int64(), "actions": pa.binary(),
-    "showdown_seats": _L(pa.int8()), "showdown_shown": _L(pa.bool_()),
-    "showdown_ranks": _L(pa.int32()),
-    "pots": _L(pa.struct([("amount", pa.int64()), ("rake", pa.int64()),
-                          ("eligible_mask", pa.uint16()), ("winners_mask", pa.uint16())])),
-}
-# absent (or null) decks make the deal audit not applicable; player_ids (schema 3) is
-# optional so older runs still audit (read into ``Batch.seat`` when present: the uniformity
-# battery's player tests, ``audits.seats``)
+    name: typ for name, typ in logschema.LOG_COLUMNS if name != "digest"}
+# absent (or null) decks make the deal audit not applicable; player_ids (schema 3) is absent
+# from older runs (the stakes audit then says it was not checked)
 OPTIONAL = frozenset({"deck", "player_ids"})
 UNAUDITED: frozenset[str] = frozenset()  # type-checked, never read by an audit
 # read as the dictionaries Parquet stores them as (``_decode`` takes their codes: no string
 # decoded per row, none encoded again)
 STRING_COLUMNS = tuple(name for name, typ in EXPECTED.items() if pa.types.is_string(typ))
 SEAT_COLUMNS = ("occupied", "stacks_start", "rebuys", "stacks_end", "contributed", "returned",
-                "won", "folded", "timed_out")
+                "won", "folded", "timed_out", "policy", "player_ids")
 VAR_COLUMNS = ("burns", "board", "showdown_seats", "showdown_shown", "showdown_ranks", "seed_key")
 
 
@@ -77,16 +58,26 @@ def load_manifest(run: Location) -> dict[str, Any] | None:
 def run_context(manifest: dict[str, Any] | None) -> dict[str, Any]:
     """The run-level facts the maps check rows against, from the manifest: ``simulated`` (the
     manifest is a ``holdem simulate`` run's: every hand was dealt from a logged deck),
-    ``generator`` and ``seed`` (the run's key). Empty without a manifest."""
+    ``generator`` and ``seed`` (the run's key) and ``facts`` (``audits.runspec.RunFacts``), all
+    from the manifest's ``spec`` alone (its other fields are never read for them). An imported
+    run's hands must all be ``phh``. Empty without a manifest, or with a manifest of no known
+    ``format`` (then the integrity audit fails it when it lists files, and is not applicable
+    otherwise: the certificate says the hands were not bound to a seed). Raises
+    AuditInputError for a simulate manifest whose spec is missing or not exactly the
+    simulator's, naming the field."""
     if not manifest:
         return {}
-    spec = manifest.get("spec")
-    if not isinstance(spec, dict):
-        spec = {}
-    seed = manifest.get("seed", spec.get("seed"))
-    return {"simulated": manifest.get("format") == "holdem-simulate-run",
-            "generator": manifest.get("generator", spec.get("generator")),
-            "seed": int(seed) if isinstance(seed, int) else None}
+    kind = manifest.get("format")
+    if kind == runspec.PHH_FORMAT:
+        return {"simulated": False, "generator": "phh", "seed": None, "imported": True}
+    if kind != runspec.SIMULATE_FORMAT:
+        return {}
+    try:
+        facts = runspec.parse_spec(manifest.get("spec"))
+    except runspec.SpecError as e:
+        raise AuditInputError(str(e)) from None
+    return {"simulated": True, "generator": facts["generator"], "seed": facts["seed"],
+            "facts": facts, "imported": False}
 
 
 def manifest_paths(m: dict[str, Any], where: Location) -> list[str]:
@@ -123,6 +114,9 @@ def run_files(run: Location, missing_ok: bool = False) -> list[Location]:
             if missing and (not missing_ok or len(missing) == len(rels)):
                 raise AuditInputError(f"{folder.location(missing[0])}: listed in manifest.json "
                                       "but missing")
+            for rel in rels:
+                if rel in present:
+                    folder.require_regular(rel)  # never through a link, never a pipe
             files = [folder.location(rel) for rel in rels if rel in present]
         else:
             files = [folder.location(rel) for rel in batches]
@@ -171,6 +165,8 @@ class Batch:
     pot_off: np.ndarray
     context: dict[str, Any] = field(default_factory=dict)  # run facts (``run_context``)
     derived: dict[str, np.ndarray] = field(default_factory=dict)  # per-hand results of maps
+    # the file's own checks (``audits.exactfile``), with the file's first chunk only
+    file_check: exactfile.FileCheck | None = None
 
 
 def _values(arr: pa.Array) -> np.ndarray:
@@ -240,6 +236,7 @@ def open_checked(path: Location) -> tuple[pq.ParquetFile, list[str]]:
 
 def _open(path: Location) -> tuple[pq.ParquetFile, list[str]]:
     try:
+        storage.require_regular(*storage.split(path), path)
         if not storage.is_file(path):
             raise AuditInputError(f"{path}: missing")
     except storage.StorageError as e:
@@ -295,12 +292,33 @@ def iter_batches(path: Location, chunk_rows: int | None = None) -> Iterator[Batc
     chunk_rows = CHUNK_ROWS if chunk_rows is None else max(1, int(chunk_rows))
     path = storage.as_location(path)
     pf, columns = _open(path)
+    check: exactfile.FileCheck | None = exactfile.FileCheck(str(path), pf)
+
+    def first(b: Batch) -> Batch:
+        nonlocal check
+        b.file_check, check = check, None
+        return b
+
     n = pf.metadata.num_rows
     if n <= chunk_rows:
-        yield _decode(path, _read_all(pf, path, columns))
+        b = _decode(path, _read_all(pf, path, columns))
+        check_table_order(b.cols["table_id"], b.cols["hand_id"], path)
+        yield first(b)
         return
     try:
-        cuts = _cut_points(pf.read(columns=["table_id"]).column("table_id").to_numpy())
+        keys = pf.read(columns=["table_id", "hand_id"])
+    except Exception as e:
+        raise AuditInputError(f"{path}: corrupt ({type(e).__name__}: {e})") from None
+    for name in ("table_id", "hand_id"):
+        if keys.column(name).null_count:
+            raise AuditInputError(f"{path}: column {name!r} holds a null (a hand log's "
+                                  "columns hold none)")
+    table_id = keys.column("table_id").to_numpy()
+    check_table_order(table_id, keys.column("hand_id").to_numpy(), path)
+    del keys
+    try:
+        cuts = _cut_points(table_id)
+        del table_id
         pending: list[pa.RecordBatch] = []
         have = 0
         start = 0  # file row of pending[0]
@@ -314,17 +332,35 @@ def iter_batches(path: Location, chunk_rows: int | None = None) -> Iterator[Batc
             if cut <= start:
                 continue  # one table spans the whole chunk: keep reading
             t = pa.Table.from_batches(pending)
-            yield _decode(path, t.slice(0, cut - start).combine_chunks())
+            yield first(_decode(path, t.slice(0, cut - start).combine_chunks()))
             rest = t.slice(cut - start)
             pending = rest.combine_chunks().to_batches() if rest.num_rows else []
             have -= cut - start
             start = cut
         if have:
-            yield _decode(path, pa.Table.from_batches(pending).combine_chunks())
+            yield first(_decode(path, pa.Table.from_batches(pending).combine_chunks()))
     except AuditInputError:
         raise
     except Exception as e:
         raise AuditInputError(f"{path}: corrupt ({type(e).__name__}: {e})") from None
+
+
+def check_table_order(table_id: np.ndarray, hand_id: np.ndarray, path: Location) -> None:
+    """Rows are in table order (as the writers write them): each table's hands are one run of
+    consecutive rows. A file whose tables interleave is refused (a chunk of the audit holds
+    whole tables, so interleaved rows would make it the whole file)."""
+    if len(table_id) < 2:
+        return
+    starts = np.flatnonzero(np.r_[True, table_id[1:] != table_id[:-1]])
+    runs = table_id[starts]
+    if len(np.unique(runs)) == len(runs):
+        return
+    order = np.argsort(runs, kind="stable")
+    dup = np.flatnonzero(runs[order][1:] == runs[order][:-1])[0]
+    row = int(starts[order[dup + 1]])
+    raise AuditInputError(f"{path}: rows not in table order: table {int(table_id[row])} "
+                          f"starts again at row {row} (hand {int(hand_id[row])}) after other "
+                          "tables' hands; a batch file holds each table's hands together")
 
 
 def _read_all(pf: pq.ParquetFile, path: Location, columns: list[str]) -> pa.Table:
@@ -373,6 +409,13 @@ def _decode(path: Location, t: pa.Table) -> Batch:
     n = t.num_rows
     if n == 0:
         raise AuditInputError(f"{path}: no rows")
+    null = exactfile.first_null(t, skip=("deck", *sorted(logschema.NULLABLE)))
+    if null is not None:
+        name, row = null
+        hid = t.column("hand_id")[row].as_py() if name != "hand_id" else None
+        raise AuditInputError(f"{path}: column {name!r} holds a null"
+                              + (f" (hand {hid})" if hid is not None else f" (row {row})")
+                              + ": a hand log's audited columns and list values hold none")
     nseats = t.column("n_seats").to_numpy()
     k = int(nseats[0])
     if not (nseats == k).all() or not 2 <= k <= 10:
@@ -394,14 +437,12 @@ def _decode(path: Location, t: pa.Table) -> Batch:
     per_row = np.arange(n + 1, dtype=np.int64)
     seat_off = per_row * k
     for name in SEAT_COLUMNS:
+        if name in OPTIONAL and name not in t.column_names:
+            continue
         values, off = _list_parts(col(name))
         if not np.array_equal(off, seat_off):
             raise AuditInputError(f"{path}: column {name!r} must have n_seats={k} entries a row")
         seat[name] = values.reshape(n, k)
-    if "player_ids" in t.column_names:
-        values, off = _list_parts(col("player_ids"))
-        if np.array_equal(off, seat_off) and not col("player_ids").flatten().null_count:
-            seat["player_ids"] = values.reshape(n, k)
     hv, hoff = _list_parts(col("hole_cards"))
     if not np.array_equal(hoff, per_row * (2 * k)):
         raise AuditInputError(f"{path}: column 'hole_cards' must have 2 * n_seats entries a row")

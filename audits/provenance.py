@@ -24,7 +24,6 @@ ray) and ``command`` (``sys.argv`` of the process that wrote the file).
 from __future__ import annotations
 
 import argparse
-import hashlib
 import importlib.util
 import json
 import subprocess
@@ -34,9 +33,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from audits import storage
+from audits import jitcache, storage
+from audits.jitcache import PACKAGES
 
-PACKAGES = ("sim", "audits", "cluster", "reports")
 STAMP_NAME = "build_info.json"
 STAMP_FORMAT = "holdem-build-info"
 UNKNOWN = "unknown"
@@ -52,25 +51,10 @@ def package_dir(name: str) -> Path | None:
     return Path(locations[0]).resolve() if locations else None
 
 
-def package_sha256(directory: Path) -> str:
-    """sha256 over the package's ``*.py`` files (relative path and bytes, in path order)."""
-    h = hashlib.sha256()
-    for p in sorted(directory.rglob("*.py"), key=lambda q: q.relative_to(directory).as_posix()):
-        if "__pycache__" in p.parts:
-            continue
-        rel = p.relative_to(directory).as_posix().encode()
-        data = p.read_bytes()
-        h.update(len(rel).to_bytes(8, "little") + rel + len(data).to_bytes(8, "little") + data)
-    return h.hexdigest()
-
-
 def sources_sha256() -> dict[str, str]:
-    """``package -> package_sha256`` of the four packages as loaded in this process."""
-    out = {}
-    for name in PACKAGES:
-        d = package_dir(name)
-        out[name] = package_sha256(d) if d else UNKNOWN
-    return out
+    """``package -> package_sha256`` of the four packages as loaded in this process (hashed once
+    per process, by ``audits.jitcache``: the same hashes its compiled caches are keyed by)."""
+    return dict(jitcache.sources())
 
 
 def _git(directory: Path, *args: str) -> str | None:
@@ -117,29 +101,32 @@ def read_stamp() -> dict[str, Any] | None:
 @lru_cache(maxsize=1)
 def code_identity() -> dict[str, Any]:
     """``git_commit``, ``git_dirty`` (None when unknown), ``identified_by`` (``"git"``,
-    ``"build_info"`` or why neither could name it) and ``sources_sha256`` of the loaded code."""
+    ``"build_info"`` or why neither could name it), ``sources_sha256`` of the loaded code and
+    ``compiled``: the keys its numba caches are keyed by (``audits.jitcache``), package by
+    package: the machine code that ran was compiled from exactly these sources."""
     sources = sources_sha256()
+    compiled = jitcache.identity()["keys"]
     here = package_dir("audits")
     live = git_state(here) if here else None
     if live is not None:
         return {"git_commit": live[0], "git_dirty": live[1], "identified_by": "git",
-                "sources_sha256": sources}
+                "sources_sha256": sources, "compiled": compiled}
     stamp = read_stamp()
     if stamp is None:
         why = (f"no git checkout and no audits/{STAMP_NAME} (run `python -m audits.provenance` at "
                "the repository root before building or submitting)")
         return {"git_commit": UNKNOWN, "git_dirty": None, "identified_by": why,
-                "sources_sha256": sources}
+                "sources_sha256": sources, "compiled": compiled}
     if stamp.get("sources_sha256") != sources:
         stale = sorted(k for k in PACKAGES
                        if (stamp.get("sources_sha256") or {}).get(k) != sources[k])
         why = (f"audits/{STAMP_NAME} names commit {str(stamp.get('git_commit'))[:12]} but the "
                f"loaded {', '.join(stale)} differ from it (stale stamp)")
         return {"git_commit": UNKNOWN, "git_dirty": None, "identified_by": why,
-                "sources_sha256": sources}
+                "sources_sha256": sources, "compiled": compiled}
     return {"git_commit": str(stamp.get("git_commit", UNKNOWN)),
             "git_dirty": stamp.get("git_dirty"), "identified_by": "build_info",
-            "sources_sha256": sources}
+            "sources_sha256": sources, "compiled": compiled}
 
 
 def _version(module: str) -> str:

@@ -9,11 +9,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from audits import betting, chips, coverage, deal, integrity, payouts, rotation, uniformity
+from audits import (
+    betting,
+    chips,
+    coverage,
+    deal,
+    integrity,
+    payouts,
+    rotation,
+    stakes,
+    uniformity,
+)
 from audits.result import reduce_partials
 from audits.spec import AuditSpec, KeyPass, MapFn, ReduceFn
 
-SPECS: tuple[AuditSpec, ...] = (integrity.SPEC, deal.SPEC, chips.SPEC, rotation.SPEC,
+SPECS: tuple[AuditSpec, ...] = (integrity.SPEC, deal.SPEC, stakes.SPEC, chips.SPEC, rotation.SPEC,
                                 payouts.SPEC, betting.SPEC, coverage.SPEC, uniformity.SPEC)
 REGISTRY: dict[str, AuditSpec] = {s.name: s for s in SPECS}
 

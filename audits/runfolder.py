@@ -30,7 +30,6 @@ import hashlib
 import json
 import os
 import re
-import stat
 from collections.abc import Callable, Collection, Container, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -48,8 +47,8 @@ __all__ = [
     "SpecDifference", "describe_spec_difference", "key_relpath",
     "batch_index", "batch_label", "batch_relpath", "deck_relpath", "file_sha256", "is_log_file",
     "is_product", "is_temporary",
-    "list_batch_files", "migrate", "parse_batch_relpath", "read_manifest", "sha256_bytes",
-    "spec_difference", "write_file", "write_manifest",
+    "list_batch_files", "migrate", "parse_batch_relpath", "parse_json", "read_manifest",
+    "sha256_bytes", "spec_difference", "write_file", "write_manifest",
 ]
 
 LOG_DIR = "log"
@@ -155,6 +154,43 @@ def old_layout_message(label: str, old_dir: str) -> str:
     """The one line every command says about a folder of the old layout."""
     return (f"{label} uses the old layout ({old_dir}/...); convert it with "
             f"`holdem migrate {label}`")
+
+
+# ---------------------------------------------------------------- JSON
+
+
+class _Constant(str):
+    """A ``NaN``/``Infinity`` met while parsing (found again to name the field holding it)."""
+
+
+def _constant_path(x: Any, path: str = "") -> tuple[str, str] | None:
+    """(the dotted path of the first ``_Constant`` in ``x``, its text), None when none."""
+    if isinstance(x, _Constant):
+        return path or "(top level)", str(x)
+    items = x.items() if isinstance(x, dict) else enumerate(x) if isinstance(x, list) else ()
+    for k, v in items:
+        found = _constant_path(v, f"{path}.{k}" if path and isinstance(k, str)
+                               else f"{path}[{k}]" if not isinstance(k, str) else k)
+        if found is not None:
+            return found
+    return None
+
+
+def parse_json(data: bytes | str, *, strict: bool = False) -> Any:
+    """A run folder's JSON file, parsed; ValueError (one line) for anything else: invalid
+    JSON, nesting too deep to read (RecursionError, never a traceback), and with ``strict``
+    (the manifest: its writers never write them) ``NaN`` or ``Infinity``, named by the field
+    that holds it (``spec.seed: NaN is not a JSON number``)."""
+    try:
+        if not strict:
+            return json.loads(data)
+        d = json.loads(data, parse_constant=_Constant)
+        found = _constant_path(d)
+    except RecursionError:
+        raise ValueError("nested too deeply to read") from None
+    if found is not None:
+        raise ValueError(f"{found[0]}: {found[1]} is not a JSON number")
+    return d
 
 
 # ---------------------------------------------------------------- spec comparison
@@ -350,10 +386,12 @@ class RunFolder:
         for rel in listing:
             parsed = parse_batch_relpath(rel)
             if parsed and (labels is None or parsed[0] in labels):
+                self.require_regular(rel)  # never read through a link, never block on a pipe
                 out.append(rel)
         return out
 
     def read_bytes(self, rel: str) -> bytes:
+        self.require_regular(rel)
         with self.fs.open_input_stream(self.path(rel)) as f:
             return f.read()
 
@@ -361,13 +399,16 @@ class RunFolder:
         """(sha256 hex digest, size) of a file of the folder, in one streaming pass. On a local
         disk only a regular file is read (RunFolderError for a link or a special file: a pipe
         would block the reader forever, a link's bytes are another file's)."""
-        if isinstance(self.fs, pafs.LocalFileSystem):
-            mode = os.lstat(self.path(rel)).st_mode
-            if not stat.S_ISREG(mode):
-                what = "a symbolic link" if stat.S_ISLNK(mode) else "not a regular file"
-                raise RunFolderError(f"{self.location(rel)}: {what}; a run folder holds plain "
-                                     "files only")
+        self.require_regular(rel)
         return storage.stream_sha256(self.fs, self.path(rel))
+
+    def require_regular(self, rel: str) -> None:
+        """RunFolderError naming the file when it is a link or a special file (on a local disk:
+        ``storage.not_regular``)."""
+        why = storage.not_regular(self.fs, self.path(rel))
+        if why is not None:
+            raise RunFolderError(f"{self.location(rel)}: {why}; a run folder holds plain files "
+                                 "only")
 
     def write(self, rel: str, data: bytes | str | pa.Buffer) -> None:
         """Write a file of the folder atomically (temporary name, then rename), making its
@@ -386,16 +427,18 @@ class RunFolder:
         ``format`` values accepted (any when None). Raises ManifestError, and OldLayoutError for
         a manifest listing old-layout paths (a half-migrated folder) unless ``any_layout``
         (``migrate``); see ``check_listed``."""
+        self.require_regular(MANIFEST)
         if self.fs.get_file_info(self.path(MANIFEST)).type != pafs.FileType.File:
             return None
         try:
-            d = json.loads(self.read_bytes(MANIFEST).decode("utf-8"))
+            d = parse_json(self.read_bytes(MANIFEST).decode("utf-8"), strict=True)
         except (OSError, UnicodeDecodeError, ValueError, pa.ArrowException) as e:
             raise ManifestError(f"run folder {self.label}: {MANIFEST} is not readable JSON "
                                 f"({e})") from None
         if not isinstance(d, dict):
             raise ManifestError(f"run folder {self.label}: {MANIFEST} is not a JSON object")
-        if formats is not None and d.get("format") not in formats:
+        if formats is not None and (not isinstance(d.get("format"), str)
+                                    or d["format"] not in formats):
             raise ManifestError(f"run folder {self.label}: {MANIFEST} has format "
                                 f"{d.get('format')!r}, expected "
                                 + " or ".join(sorted(str(f) for f in formats)))

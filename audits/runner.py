@@ -30,6 +30,7 @@ from audits.registry import REGISTRY, resolve
 from audits.registry import available as available  # the registry's, for callers
 from audits.registry import register as register
 from audits.result import AuditResult
+from audits.runspec import SIMULATE_FORMAT
 from audits.storage import Location
 
 # map_files(fn, files, args, on_done): fn(file, *args) for every file, the results in file order
@@ -163,9 +164,17 @@ class AuditReport:
         return all(r.passed for r in self.results)
 
     @property
+    def inject(self) -> str | None:
+        """The fault the run planted: its spec's ``inject`` (a simulated run's manifest), else
+        the manifest's ``inject``."""
+        m = self.manifest or {}
+        facts = run_context(m).get("facts") if m.get("format") == SIMULATE_FORMAT else None
+        return facts["inject"] if facts is not None else m.get("inject")
+
+    @property
     def fault_injected(self) -> str | None:
         m = self.manifest or {}
-        text = m.get("fault_injected") or (m.get("inject") and f"{m['inject']}")
+        text = (m.get("fault_injected") if self.inject else None) or self.inject
         if not text:
             return None
         text = str(text)
@@ -179,7 +188,7 @@ class AuditReport:
             "format": "holdem-audit", "version": 1, "run": self.run,
             "created": datetime.now(UTC).isoformat(timespec="seconds"),
             "passed": self.passed, "run_id": m.get("run_id"), "fingerprint": m.get("fingerprint"),
-            "inject": m.get("inject"), "fault_injected": self.fault_injected,
+            "inject": self.inject, "fault_injected": self.fault_injected,
             "files": self.files, "hands": self.hands, "seconds": round(self.seconds, 3),
             "hands_per_second": round(self.hands / self.seconds) if self.seconds > 0 else None,
             "runtime": self.runtime, "inputs": self.inputs,
@@ -233,6 +242,7 @@ def run_audits(run: Location, names: Sequence[str] | None = None, *,
     located = run_files(root, missing_ok=True)
     files = [str(f) for f in located]
     manifest = load_manifest(root)
+    context = run_context(manifest)  # the run's facts from its spec (exit 2 when it has none)
     partitions = key_partitions(selected, located, key_memory, hands)
     t0 = time.perf_counter()
     runtime = dict(runtime or {"ray": "in-process"})
@@ -250,7 +260,7 @@ def run_audits(run: Location, names: Sequence[str] | None = None, *,
     # the partials in file order, whatever order the map ended in: the reduces keep the first
     # examples and samples, so the completion order (which a retried task changes) must not
     # reach the report
-    parts = map_files(map_file, files, (selected, partitions, run_context(manifest)),
+    parts = map_files(map_file, files, (selected, partitions, context),
                       _main_progress)
     extra: dict[str, list[Any]] = {}
     for name, count in partitions.items():

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
@@ -69,7 +70,34 @@ def _info(location: Location) -> pafs.FileInfo:
         raise StorageError(f"{location}: cannot reach it ({e})") from None
 
 
+def not_regular(fs: pafs.FileSystem, path: str) -> str | None:
+    """Why a local path is no file to read: ``"a symbolic link"`` (never followed: its bytes
+    are another file's) or ``"not a regular file"`` (a pipe would block its reader forever, a
+    device never ends); None for a regular file, a missing one, or one on another filesystem."""
+    if not isinstance(fs, pafs.LocalFileSystem):
+        return None
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    return "a symbolic link" if stat.S_ISLNK(mode) else "not a regular file"
+
+
+def require_regular(fs: pafs.FileSystem, path: str, label: Location | None = None) -> None:
+    """Raise StorageError naming the file unless it is a regular file (``not_regular``)."""
+    why = not_regular(fs, path)
+    if why is not None:
+        raise StorageError(f"{label if label is not None else path}: {why}; a run folder "
+                           "holds plain files only")
+
+
 def is_file(location: Location) -> bool:
+    """A regular file (on a local disk never through a link, never a pipe or device)."""
+    fs, path = split(location)
+    if not_regular(fs, path) is not None:
+        return False
     return _info(location).type == pafs.FileType.File
 
 
@@ -79,6 +107,7 @@ def is_dir(location: Location) -> bool:
 
 def read_bytes(location: Location) -> bytes:
     fs, path = split(location)
+    require_regular(fs, path, location)
     with fs.open_input_stream(path) as f:
         return f.read()
 
@@ -92,11 +121,14 @@ HASH_BLOCK = 1 << 22  # bytes read at a time while hashing (hashlib releases the
 
 def file_sha256(location: Location) -> tuple[str, int]:
     """(sha256 hex digest, size in bytes) of a file, in one streaming pass."""
-    return stream_sha256(*split(location))
+    fs, path = split(location)
+    require_regular(fs, path, location)
+    return stream_sha256(fs, path)
 
 
 def stream_sha256(fs: pafs.FileSystem, path: str) -> tuple[str, int]:
-    """``file_sha256`` of a path inside a pyarrow filesystem."""
+    """``file_sha256`` of a path inside a pyarrow filesystem (a regular file only)."""
+    require_regular(fs, path)
     h = hashlib.sha256()
     size = 0
     with fs.open_input_stream(path) as f:
@@ -161,7 +193,8 @@ def open_parquet(location: Location, read_dictionary: Sequence[str] | None = Non
     columns named in ``read_dictionary`` read as dictionary arrays (as stored: no decoding of
     each row's string)."""
     rd = list(read_dictionary) if read_dictionary else None
+    fs, path = split(location)
+    require_regular(fs, path, location)
     if not is_uri(location):
         return pq.ParquetFile(location, read_dictionary=rd)
-    fs, path = split(location)
     return pq.ParquetFile(fs.open_input_file(path), read_dictionary=rd)

@@ -73,4 +73,5 @@ def audit_run(run: Location, names: Sequence[str] | None = None, *, workers: int
         with ray_session(address, workers) as session:
             return run_audits(run, names, on_file=on_file, key_memory=key_memory, hands=hands,
                               map_files=ray_map_files(session, audit_window(session, workers)),
-                              runtime={"ray": "ray", "cpus": session.cpus})
+                              runtime={"ray": "ray", "cpus": session.cpus,
+                                       "worker_code": session.worker_code})

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from audits import storage
+
 if TYPE_CHECKING:
     from audits.runner import AuditReport
     from audits.storage import Location
@@ -55,30 +57,127 @@ def failing_histories(run: str | Path, results: list[dict[str, Any]]) -> dict[in
 DEFAULT_CALIBRATION = Path("runs/calibration/calibration.md")
 
 
+class SigningRefused(ValueError):
+    """``--sign-key`` refused: audit.json is not what the audits give on these bytes (exit 1)."""
+
+
+def reproduction_for(run: Location, manifest: dict[str, Any], *, reproduce: bool = True,
+                     workers: int | None = None, address: str | None = None) -> dict[str, Any]:
+    """The certificate's ``reproduction`` entry of a received run folder: for a simulate run of
+    the reproducible generator, every planned batch re-simulated from the manifest's spec and
+    compared byte for byte (``reproduce=False``: NOT RUN, a limitation); NOT REPRODUCIBLE for
+    any other run, with the reason."""
+    from cluster.reproduce import NOT_REPRODUCIBLE, ReproduceInputError, not_run, reproduce_run
+
+    simulated = manifest.get("format") == "holdem-simulate-run"
+    spec = manifest.get("spec") if simulated else None
+    generator = spec.get("generator") if isinstance(spec, dict) else manifest.get("generator")
+    if not simulated:
+        return not_run("not a holdem simulate run: no spec to re-simulate it from",
+                       NOT_REPRODUCIBLE)
+    if generator != "philox":
+        return not_run(f"generator {generator}: its decks came from the operating system's "
+                       "entropy", NOT_REPRODUCIBLE)
+    if not reproduce:
+        return not_run("--no-reproduce")
+    try:
+        return reproduce_run(str(run), workers=workers, address=address).record()
+    except ReproduceInputError as e:
+        # a simulate run of the reproducible generator whose spec cannot be re-simulated: that
+        # alone means the hands are not what a spec of this holdem plays
+        return {"status": "DIFFERS", "text": str(e), "batches": 0, "planned": None, "hands": 0,
+                "path": "manifest.json", "hand_id": None}
+
+
+def _comparable(cert: dict[str, Any]) -> dict[str, Any]:
+    """A certificate without what legitimately differs between two audits of the same bytes:
+    when it was issued, audit.json's own sha256, the audit's provenance (its command line)."""
+    out = {k: v for k, v in cert.items() if k != "issued"}
+    out["run"] = {k: v for k, v in cert["run"].items() if k != "audit_sha256"}
+    out["provenance"] = {k: v for k, v in (cert.get("provenance") or {}).items() if k != "audit"}
+    return out
+
+
+def binding_difference(stored: dict[str, Any], fresh: dict[str, Any],
+                       manifest: dict[str, Any]) -> str | None:
+    """Where the certificate audit.json ``stored`` gives differs from the one the audit re-run on
+    the folder's bytes (``fresh``, audit.json's form) gives: the first field, or None."""
+    from cluster.verify import first_difference
+    from reports.render import build_certificate
+
+    mine = _comparable(build_certificate(stored, manifest))
+    theirs = _comparable(build_certificate(fresh, manifest))
+    if mine["verdict_text"] != theirs["verdict_text"]:
+        return (f"verdict_text ({mine['verdict_text'][:60]!r} from audit.json, "
+                f"{theirs['verdict_text'][:60]!r} from the audits re-run)")
+    return first_difference(mine, theirs)
+
+
+def _bind_audit(run: Location, audit: dict[str, Any], manifest: dict[str, Any],
+                fresh: AuditReport | None, *, workers: int | None, address: str | None,
+                progress: bool) -> None:
+    """Refuse (SigningRefused) to sign an audit.json that the audits, re-run on the folder's
+    bytes (or ``fresh``, the audit certify just ran), do not give field for field."""
+    import json
+
+    from audits.runner import AUDIT_FILE
+    from cluster.audit import audit_run
+
+    if fresh is None:
+        from cluster.reproduce import effective_workers
+
+        names = [str(r["name"]) for r in audit["results"]]
+        files = audit.get("inputs", {}).get("files") or []
+        fresh = audit_run(run, names, workers=effective_workers(len(files), workers, address),
+                          address=address, progress=progress)
+    again = json.loads(json.dumps(fresh.to_dict(), default=str))
+    where = binding_difference(audit, again, manifest)
+    if where:
+        raise SigningRefused(f"{storage.join(run, AUDIT_FILE)}: the certificate's field {where} "
+                             "is not what the audits re-run on these bytes give: audit.json was "
+                             "edited or is stale; nothing signed (run `holdem audit` again)")
+
+
 def report(run: str | Path, calibration: str | Path | None = DEFAULT_CALIBRATION,
-           sign_key: str | Path | None = None) -> WrittenReport:
+           sign_key: str | Path | None = None, *, reproduce: bool = True,
+           reproduction: dict[str, Any] | None = None, fresh: AuditReport | None = None,
+           workers: int | None = None, address: str | None = None,
+           progress: bool = False) -> WrittenReport:
     """``holdem report RUN``: write report.html, certificate.json and summary.md (with the
-    calibration tables of ``holdem calibrate`` when that file exists). ``sign_key``: an Ed25519
-    private key (PEM) whose signature of certificate.json is written to certificate.sig; without
-    one, a signature left by an earlier report is removed (it would not match). Returns the
-    paths written (``signature`` among them when signed) and the certificate (its verdict).
-    Raises ReportInputError, SigningKeyError."""
-    from audits import storage
+    calibration tables of ``holdem calibrate`` when that file exists).
+
+    ``reproduction``: the certificate's reproduction entry when the caller has it (certify);
+    otherwise a reproducible run is re-simulated from its spec here (``reproduction_for``;
+    ``reproduce=False``: NOT RUN, a limitation). ``sign_key``: an Ed25519 private key (PEM)
+    whose signature of certificate.json is written to certificate.sig, only once the audits
+    re-run on the folder's bytes (or ``fresh``, the audit the caller just ran) give the
+    certificate audit.json gives, field for field (else SigningRefused, and nothing signed);
+    without a key, a signature left by an earlier report is removed (it would not match).
+    Returns the paths written (``signature`` among them when signed) and the certificate (its
+    verdict). Raises ReportInputError, SigningKeyError, SigningRefused."""
     from audits.runfolder import RunFolder
     from cluster.signing import load_private_key, sign
     from reports import SIGNATURE_FILE
     from reports.render import load_inputs, write_report
 
     key = load_private_key(sign_key) if sign_key is not None else None  # before writing
-    audit, _ = load_inputs(run)
-    written = write_report(run, failing_histories(run, audit["results"]), calibration)
-    folder = RunFolder.open(storage.as_location(run))
+    root = storage.as_location(run)
+    audit, manifest = load_inputs(root)
+    folder = RunFolder.open(root)
     sig = folder.location(SIGNATURE_FILE)
+    if key is not None:
+        _bind_audit(root, audit, manifest, fresh, workers=workers, address=address,
+                    progress=progress)
+    if storage.is_file(sig):  # a stale signature never stays beside a new certificate
+        folder.delete(SIGNATURE_FILE)
+    if reproduction is None:
+        reproduction = reproduction_for(root, manifest, reproduce=reproduce, workers=workers,
+                                        address=address)
+    written = write_report(root, failing_histories(run, audit["results"]), calibration,
+                           reproduction)
     if key is not None:
         folder.write(SIGNATURE_FILE, sign(key, storage.read_bytes(written.paths["certificate"])))
         written.paths["signature"] = sig
-    elif storage.is_file(sig):
-        folder.delete(SIGNATURE_FILE)
     return written
 
 
@@ -92,6 +191,11 @@ class CertifyResult:
     audit: AuditReport
     audit_path: Location  # audit.json
     report: WrittenReport  # report.html, certificate.json, summary.md (certificate.sig)
+
+    @property
+    def reproduction(self) -> dict[str, Any]:
+        """The certificate's reproduction entry (status, text, the first batch that differs)."""
+        return dict(self.report.certificate.get("reproduction") or {})
 
     @property
     def verdict(self) -> str:
@@ -123,9 +227,17 @@ def certify(spec: RunSpec, out: Location, *, address: str | None = None,
             workers: int | None = None, key_memory: int | None = None,
             sign_key: str | Path | None = None,
             calibration: str | Path | None = DEFAULT_CALIBRATION,
-            progress: bool = True) -> CertifyResult:
+            reproduce: bool = True, progress: bool = True) -> CertifyResult:
     """``holdem certify``: simulate ``spec`` into ``out`` (resuming what is there), audit it,
-    write the report (signed with ``sign_key`` when given) and return the verdict.
+    re-simulate it and write the report (signed with ``sign_key`` when given); returns the
+    verdict.
+
+    Reproduction (``cluster.reproduce.reproduce_spec``, with this ``spec``, never the folder's
+    manifest): for the reproducible generator every batch the spec plans is simulated again and
+    compared with its file byte for byte; a batch that differs fails the certificate, named.
+    ``reproduce=False`` re-simulates only the batch files the folder held before this call (a
+    resumed folder's kept batches: never trusted, whoever made them), and the certificate lists
+    the rest as not re-simulated (a limitation).
 
     ``workers=0`` runs everything in this process; otherwise on Ray (the cluster at ``address``,
     or an embedded local Ray). ``key_memory``: bytes for the collision tests' keys. An unusable
@@ -133,13 +245,20 @@ def certify(spec: RunSpec, out: Location, *, address: str | None = None,
     stop the flow: the incomplete run is audited and reported (the integrity audit fails it),
     and ``simulate_failure`` says which batch. Raises SigningKeyError, RunFolderError,
     ConnectionError, OSError, AuditInputError, ReportInputError."""
+    from audits.runfolder import RunFolder, batch_relpath
     from cluster.fanout import TaskFailed
+    from cluster.reproduce import NOT_REPRODUCIBLE, not_run, reproduce_spec
     from cluster.simulate import run_simulate
 
     if sign_key is not None:  # an unusable key is refused before hours of simulation
         from cluster.signing import load_private_key
 
         load_private_key(sign_key)
+    kept: set[str] = set()
+    if spec.reproducible and not reproduce:
+        folder = RunFolder.open(out)
+        kept = {rel for rel in (batch_relpath(s.label, b) for s, b in spec.plan())
+                if storage.is_file(folder.location(rel))}
     manifest: dict[str, Any] | None = None
     failure: str | None = None
     try:
@@ -148,5 +267,18 @@ def certify(spec: RunSpec, out: Location, *, address: str | None = None,
         failure = str(e)
     audited, audit_path = audit_step(out, workers=workers, address=address,
                                      key_memory=key_memory, progress=progress)
-    written = report(out, calibration, sign_key=sign_key)
+    if not spec.reproducible:
+        reproduction = not_run(f"generator {spec.generator}: its decks came from the operating "
+                               "system's entropy", NOT_REPRODUCIBLE)
+    else:
+        rep = reproduce_spec(spec, str(out), workers=workers, address=address,
+                             only=None if reproduce else kept)
+        reproduction = rep.record()
+        if rep.ok and not reproduce:
+            reproduction = not_run(
+                f"--no-reproduce: {len(kept)} batch file(s) kept from an earlier run were "
+                f"re-simulated and matched byte for byte; the other {rep.planned - len(kept)} "
+                "were made by this certify and not re-simulated")
+    written = report(out, calibration, sign_key=sign_key, reproduction=reproduction,
+                     fresh=audited)
     return CertifyResult(os.fspath(out), manifest, failure, audited, audit_path, written)

@@ -198,17 +198,30 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from cluster.certify import DEFAULT_CALIBRATION, report
+    from audits.io import AuditInputError
+    from cluster.certify import DEFAULT_CALIBRATION, SigningRefused, report
+    from cluster.fanout import TaskFailed
     from cluster.signing import SigningKeyError
     from reports.render import ReportInputError
 
     try:
         written = report(args.run, args.calibration or DEFAULT_CALIBRATION,
-                         sign_key=args.sign_key)
-    except (ReportInputError, SigningKeyError) as e:
+                         sign_key=args.sign_key, reproduce=not args.no_reproduce,
+                         workers=args.workers, address=args.address)
+    except (ReportInputError, SigningKeyError, AuditInputError, ConnectionError) as e:
         raise UsageError(str(e)) from None
+    except (SigningRefused, TaskFailed) as e:
+        print(f"holdem: {e}", file=sys.stderr)
+        return 1
     _print_report_paths(written.paths)
+    _print_reproduction(written.certificate)
     return 0
+
+
+def _print_reproduction(cert: Mapping[str, Any]) -> None:
+    rep = cert.get("reproduction")
+    if isinstance(rep, dict):
+        print(f"reproduction: {rep.get('status')}: {rep.get('text')}")
 
 
 def _print_report_paths(paths: Mapping[str, object]) -> None:
@@ -224,24 +237,24 @@ def _batches_arg(text: str) -> str:
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
+    from cluster.fanout import TaskFailed
     from cluster.signing import SigningKeyError
     from cluster.verify import VerifyInputError, verify_run
 
+    if args.no_reproduce and args.reproduce not in (None, "all"):
+        raise UsageError("--reproduce N and --no-reproduce: choose one")
+    reproduce: bool | int = (False if args.no_reproduce else
+                             True if args.reproduce in (None, "all") else int(args.reproduce))
     try:
-        res = verify_run(args.run, args.public_key)
-    except (VerifyInputError, SigningKeyError) as e:
+        res = verify_run(args.run, args.public_key, reproduce=reproduce, workers=args.workers,
+                         address=args.address)
+    except (VerifyInputError, SigningKeyError, ConnectionError) as e:
         raise UsageError(str(e)) from None
-    print(res.message if res.ok else f"MISMATCH: {res.message}")
-    if not res.ok or args.reproduce is None:
-        return res.exit_code
-    from cluster.reproduce import ReproduceInputError, reproduce_run
-
-    try:
-        rep = reproduce_run(args.run, None if args.reproduce == "all" else int(args.reproduce))
-    except ReproduceInputError as e:
-        raise UsageError(str(e)) from None
-    print(rep.message if rep.ok else f"MISMATCH: {rep.message}")
-    return 0 if rep.ok else 1
+    except TaskFailed as e:
+        print(f"holdem: {e}", file=sys.stderr)
+        return 1
+    print(res.line)
+    return res.exit_code
 
 
 def _cmd_keygen(args: argparse.Namespace) -> int:
@@ -260,7 +273,7 @@ def _cmd_certify(args: argparse.Namespace) -> int:
     """simulate, then audit, then report: the three commands in a row on the same folder."""
     from audits.io import AuditInputError
     from audits.runner import format_table
-    from cluster.certify import certify
+    from cluster.certify import SigningRefused, certify
     from cluster.fanout import TaskFailed
     from cluster.signing import SigningKeyError
     from cluster.simulate import RunFolderError
@@ -270,11 +283,12 @@ def _cmd_certify(args: argparse.Namespace) -> int:
     try:
         res = certify(spec, args.out, address=args.address, workers=args.workers,
                       key_memory=None if args.key_memory is None else args.key_memory << 20,
-                      sign_key=args.sign_key, progress=not args.quiet)
+                      sign_key=args.sign_key, reproduce=not args.no_reproduce,
+                      progress=not args.quiet)
     except (SigningKeyError, RunFolderError, ConnectionError, AuditInputError,
             ReportInputError) as e:
         raise UsageError(str(e)) from None
-    except TaskFailed as e:  # an audit task failed after its retries (as `holdem audit`: exit 1)
+    except (TaskFailed, SigningRefused) as e:  # an audit task failed after its retries
         print(f"holdem: {e} (rerun the command to resume)", file=sys.stderr)
         return 1
     except OSError as e:
@@ -287,6 +301,7 @@ def _cmd_certify(args: argparse.Namespace) -> int:
     print(format_table(res.audit))
     print(f"results: {res.audit_path}")
     _print_report_paths(res.report.paths)
+    _print_reproduction(res.report.certificate)
     print(f"verdict: {res.verdict}   report: {res.report.paths['html']}")
     for text in res.report.limitations:
         print(f"  not certified: {text}")
@@ -490,6 +505,24 @@ def _add_key_memory(p: argparse.ArgumentParser) -> None:
                         "hash partitions, one extra pass over the deck column each")
 
 
+def _add_no_reproduce(p: argparse.ArgumentParser, text: str) -> None:
+    p.add_argument("--no-reproduce", action="store_true",
+                   help=text + " (by default, for a run of the reproducible generator, "
+                        "every batch the spec plans is simulated again and compared with its "
+                        "file byte for byte: a batch that differs fails, naming its first "
+                        "differing hand)")
+
+
+def _add_ray_options(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument("--workers", type=int, default=None,
+                   help=f"CPUs of the local Ray for {what} (default: all; a run of 2 batch "
+                        "files or fewer: this process), or the most tasks at once on a "
+                        "cluster; 0 runs in this process without Ray")
+    p.add_argument("--address", default=None,
+                   help="join the Ray cluster at this address (default: $RAY_ADDRESS, else an "
+                        "embedded local Ray)")
+
+
 def _add_sign_key(p: argparse.ArgumentParser) -> None:
     p.add_argument("--sign-key", default=None, metavar="KEY",
                    help="sign certificate.json with this Ed25519 private key (PEM; `holdem "
@@ -542,6 +575,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_run_options(ce, 1_000_000, "all", "runs/certify")
     _add_key_memory(ce)
     _add_sign_key(ce)
+    _add_no_reproduce(ce, "re-simulate only the batch files the folder already held (a resumed "
+                          "run's: never trusted); the certificate then says the rest were not "
+                          "re-simulated, a limitation")
     ce.set_defaults(func=_cmd_certify)
 
     sh = sub.add_parser("shuffle", help="certify the shuffler alone on up to billions of decks"
@@ -603,17 +639,24 @@ def build_parser() -> argparse.ArgumentParser:
                     help="calibration.md of `holdem calibrate` to include (default: "
                          "runs/calibration/calibration.md when it exists)")
     _add_sign_key(rr)
+    _add_no_reproduce(rr, "do not re-simulate the run from its spec (the certificate then says "
+                          "so, a limitation)")
+    _add_ray_options(rr, "re-simulating the run and (with --sign-key) re-running the audits")
     rr.set_defaults(func=_cmd_report)
 
     vf = sub.add_parser("verify", help="check a received run folder against its certificate "
                                        "(exit 0 all match, 1 a mismatch, 2 bad input)")
     vf.add_argument("run", help="run folder (path or URI) holding certificate.json")
     vf.add_argument("--public-key", default=None, metavar="PUB",
-                    help="also check certificate.sig against this Ed25519 public key (PEM)")
+                    help="check certificate.sig against this Ed25519 public key (PEM); without "
+                         "it nothing is authenticated, and a folder holding certificate.sig "
+                         "exits 1")
     vf.add_argument("--reproduce", nargs="?", const="all", default=None, metavar="N",
                     type=_batches_arg,
-                    help="also re-simulate the batch files from the run's spec (all, or a "
-                         "sample of N) and compare every hand (philox runs)")
+                    help="re-simulate only a sample of N batch files (default: all of them, "
+                         "for a run of the reproducible generator; --reproduce alone: all)")
+    _add_no_reproduce(vf, "do not re-simulate the run from its spec")
+    _add_ray_options(vf, "re-simulating the run")
     vf.set_defaults(func=_cmd_verify)
 
     kg = sub.add_parser("keygen", help="make an Ed25519 key pair to sign certificates")

@@ -32,6 +32,7 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from audits import runfolder, storage
+from audits.exactfile import first_null
 from audits.io import AuditInputError, run_files
 from audits.storage import Location
 from sim.tables import LOG_COLUMNS, TABLE_NAMES, LogTableError, build_tables
@@ -124,9 +125,17 @@ def read_log(src: Location, data: bytes | None = None) -> pa.Table:
         raise ExportInputError(f"{src}: not a hand log this export reads: no column "
                                f"{missing[0]!r}{why}")
     try:
-        return pf.read(columns=list(LOG_COLUMNS))
+        table = pf.read(columns=list(LOG_COLUMNS))
     except Exception as e:
         raise ExportInputError(f"{src}: unreadable ({_first_line(e)})") from None
+    null = first_null(table, skip=("fault", "deck"))
+    if null is not None:
+        name, row = null
+        hid = table.column("hand_id")[row].as_py() if name != "hand_id" else None
+        raise ExportInputError(f"{src}: column {name!r} holds a null ("
+                               + (f"hand {hid}" if hid is not None else f"row {row}")
+                               + "): a hand log's columns hold none")
+    return table
 
 
 def encode_table(table: pa.Table, compression: str = "zstd") -> pa.Buffer:
@@ -144,24 +153,31 @@ def export_file(run: str, src: str, out: str, expected: Expected = None) -> dict
     checking its bytes against ``expected`` (the manifest's sha256 and size); returns
     ``{"source": rel, "part": name, "hands": n, "rows": {table: rows}, "parts": [{"path",
     "table", "sha256", "bytes", "rows"}]}``. A write that fails raises the storage's OSError."""
-    log = read_log(src, read_checked(src, expected))
+    name, hands, encoded = encode_parts(run, src, read_checked(src, expected))
+    fs, base = storage.split(out)
+    rows = {}
+    parts = []
+    for t, data, n in encoded:
+        fs.create_dir(f"{base}/{t}", recursive=True)
+        storage.put_atomic(fs, f"{base}/{t}/{name}", data)
+        rows[t] = n
+        parts.append({"path": f"{t}/{name}", "table": t, "sha256": hashlib.sha256(data).hexdigest(),
+                      "bytes": data.size, "rows": rows[t]})
+    return {"source": storage.relative(run, src), "part": name, "hands": hands,
+            "rows": rows, "parts": parts}
+
+
+def encode_parts(run: str, src: str, data: bytes) -> tuple[str, int, list[tuple[str, Any, int]]]:
+    """The export of one batch file's bytes ``data``, in memory: (the parts' file name, the
+    hands, [(table, Parquet bytes, rows)] per table). ``holdem verify`` re-derives a run's
+    ``tables/`` with it."""
+    log = read_log(src, data)
     try:
         tables = build_tables(log)
     except LogTableError as e:
         raise ExportInputError(f"{src}: {e}") from None
-    name = part_name(run, src)
-    fs, base = storage.split(out)
-    rows = {}
-    parts = []
-    for t in TABLE_NAMES:
-        data = encode_table(tables[t])
-        fs.create_dir(f"{base}/{t}", recursive=True)
-        storage.put_atomic(fs, f"{base}/{t}/{name}", data)
-        rows[t] = tables[t].num_rows
-        parts.append({"path": f"{t}/{name}", "table": t, "sha256": hashlib.sha256(data).hexdigest(),
-                      "bytes": data.size, "rows": rows[t]})
-    return {"source": storage.relative(run, src), "part": name, "hands": log.num_rows,
-            "rows": rows, "parts": parts}
+    return (part_name(run, src), log.num_rows,
+            [(t, encode_table(tables[t]), tables[t].num_rows) for t in TABLE_NAMES])
 
 
 def _export_files(run: str, calls: list[tuple[str, Expected]], out: str, address: str | None,

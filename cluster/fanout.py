@@ -20,6 +20,10 @@ the one place that starts or joins Ray):
   manifests), before the results are yielded;
 - notes: with ``say``, a line on what is queued and the CPUs present, and another whenever the
   cluster grew or shrank (an autoscaler at work);
+- the code: each task first compares its worker's compiled-code keys (``audits.jitcache``: the
+  hash of the sources its numba caches are keyed by) with the driver's; a worker that imported
+  other sources fails the run (``CodeMismatch``, one line naming the worker and both digests,
+  after the retries any failure gets); each match is counted in ``session.worker_code``;
 - ``session=None`` runs every call in this process, one after the other, with the same order
   and callbacks; an exception there is this process's own and propagates as it is (there is no
   worker to lose, so no retry).
@@ -47,6 +51,31 @@ CPU_LOOK_SECONDS = 10.0  # how often the driver looks at the cluster's CPUs (not
 
 class TaskFailed(RuntimeError):
     """A task failed on Ray after its retries (one line naming the call; the CLIs exit 1)."""
+
+
+class CodeMismatch(TaskFailed):
+    """A Ray worker runs code compiled from other sources than the driver's (one line)."""
+
+
+def _worker_name() -> str:
+    import os
+    import socket
+
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _checked_call(fn: Callable[..., T], driver_code: str, *args: Any) -> tuple[str, T]:
+    """The task body on a worker: ``fn(*args)`` once the worker's compiled-code keys are the
+    driver's; returns (the worker's name, the result)."""
+    from audits import jitcache
+
+    here = jitcache.identity_digest()
+    if here != driver_code:
+        keys = ", ".join(f"{k} {v}" for k, v in jitcache.identity()["keys"].items())
+        raise CodeMismatch(f"the Ray worker {_worker_name()} runs other code than the driver: "
+                           f"compiled-code digest {here} ({keys}) vs the driver's {driver_code}; "
+                           "ship the same sources to every node (cluster/README.md)")
+    return _worker_name(), fn(*args)
 
 
 def _one_line(e: BaseException) -> str:
@@ -141,8 +170,14 @@ def _on_ray(fn: Callable[..., T], calls: Sequence[tuple[Any, ...]], session: Ray
     # ray's overload stub types retry_exceptions as bool; a list of exception types is the
     # documented other form
     task = ray.remote(max_retries=retries, retry_exceptions=retry_errors  # type: ignore[arg-type]
-                      if isinstance(retry_errors, bool) else list(retry_errors))(fn)
-    args = _shared(calls)
+                      if isinstance(retry_errors, bool) else list(retry_errors))(_checked_call)
+    # named as the function it runs (Ray's task table, a worker's process title ray::<name>)
+    task = task.options(name=getattr(fn, "__name__", "task"))
+    from audits import jitcache
+
+    driver_code = jitcache.identity_digest()
+    session.worker_code.setdefault("driver", driver_code)
+    args = [(fn, driver_code, *call) for call in _shared(calls)]
     submitted = 0
     pending: list[Any] = []
     index_of: dict[Any, int] = {}
@@ -166,7 +201,9 @@ def _on_ray(fn: Callable[..., T], calls: Sequence[tuple[Any, ...]], session: Ray
                         cpus = now_cpus
                 for ref in ready:
                     i = index_of.pop(ref)
-                    result = _get(ref, calls[i], retries, retry_errors, name, passthrough)
+                    worker, result = _get(ref, calls[i], retries, retry_errors, name,
+                                          (CodeMismatch, *passthrough))
+                    session.checked(worker)
                     if on_done is not None:
                         on_done(i, result)
                     held[i] = result

@@ -36,7 +36,11 @@ Fields (JSON object, in this order):
     the [seat count, format] of every batch file in batch order (``RunSpec.batch_table``), with
     ``hands`` per seat count and per format summed over the run.
 ``seed``, ``generator``, ``inject``
-    copies from ``spec`` for the reader's convenience (``inject`` is null for a clean run).
+    copies from ``spec`` for the reader's convenience (``inject`` is null for a clean run). The
+    spec is the only source of the run's facts: the audits parse it exactly
+    (``audits.runspec``: its keys and JSON types, the digest ``fingerprint`` and ``run_id``) and
+    never read these copies, ``population`` or the files' ``structure``, ``batch`` and
+    ``hands`` for them; each must equal what the spec gives, or the integrity audit fails.
 ``reproducible``
     true for the ``philox`` generator (any hand can be dealt again from the seed); false for
     ``os-chacha20`` (cards come from the operating system's entropy), with ``reproducible_note``

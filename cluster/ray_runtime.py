@@ -15,7 +15,8 @@ import logging
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 # Settings for a Ray we start ourselves on this machine.
 LOCAL_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
@@ -30,11 +31,27 @@ def set_local_env() -> None:
 @dataclass(frozen=True)
 class RaySession:
     """How this process talks to Ray: ``where`` is "local", "existing" or the cluster address;
-    ``cpus`` is the cluster's CPU count."""
+    ``cpus`` is the cluster's CPU count. ``worker_code`` is the record of the compiled-code check
+    every task of ``cluster.fanout`` makes on its worker (``driver``: this process's digest of
+    its compiled-code keys, ``audits.jitcache``; ``tasks``: tasks whose worker matched it;
+    ``workers``: the distinct worker processes among them): runs put it in their provenance."""
 
     where: str
     cpus: int
     started: bool
+    worker_code: dict[str, Any] = field(default_factory=dict, compare=False)
+    _workers: set[str] = field(default_factory=set, compare=False, repr=False)
+
+    def checked(self, worker: str) -> None:
+        """One more task's worker (``node:pid``) ran the driver's compiled code (the
+        ``worker_code`` dict is updated in place: a record holding it sees every task)."""
+        from audits import jitcache
+
+        wc = self.worker_code
+        wc.setdefault("driver", jitcache.identity_digest())
+        wc["tasks"] = wc.get("tasks", 0) + 1
+        self._workers.add(worker)
+        wc["workers"] = len(self._workers)
 
 
 def cluster_cpus() -> int:

@@ -80,6 +80,17 @@ def hand_from_row(row: dict[str, Any]) -> Hand:
         raise ReplayMismatch(f"the row does not replay{fault}: {e}") from None
 
 
+def _holds_null(v: Any) -> bool:
+    """A row's value is null, or holds a null (a list's value, a pot's field)."""
+    if v is None:
+        return True
+    if isinstance(v, list):
+        return any(_holds_null(x) for x in v)
+    if isinstance(v, dict):
+        return any(_holds_null(x) for x in v.values())
+    return False
+
+
 def replay_hand(run: str | os.PathLike[str], hand_id: int, *, phh: bool = False,
                 filesystem: pafs.FileSystem | None = None) -> str:
     """The history text (or PHH text) of one hand of a run, after checking that it replays."""
@@ -88,6 +99,11 @@ def replay_hand(run: str | os.PathLike[str], hand_id: int, *, phh: bool = False,
     from sim.phh import hand_to_phh
 
     row = find_row(run, hand_id, filesystem)
+    null = next((k for k, v in row.items() if k not in ("fault", "deck") and _holds_null(v)),
+                None)
+    if null is not None:
+        raise RunFolderError(f"run {os.fspath(run)}: hand {hand_id}: column {null!r} holds a "
+                             "null (a hand log's columns hold none)")
     actions = row.get("actions")
     if not isinstance(actions, bytes) or len(actions) % 19:
         raise RunFolderError(f"run {os.fspath(run)}: hand {hand_id}: column 'actions' is not "

@@ -185,14 +185,14 @@ def _no_gc_pauses() -> Iterator[None]:
 _FROZEN = False
 
 
-def write_batch(spec: RunSpec, structure: Structure, batch_index: int,
-                folder: RunFolder) -> dict[str, Any]:
-    """Simulate one batch and write its file (the body of the Ray task). Returns the file's
-    ``FileRecord`` as a dict."""
+def simulated_batch(spec: RunSpec, structure: Structure,
+                    batch_index: int) -> tuple[pa.Buffer, int, dict[str, int]]:
+    """One batch simulated and encoded as ``holdem simulate`` writes it: (the file's bytes, its
+    hands, its rare-path counts). A batch's bytes depend only on (spec, structure, index):
+    ``holdem certify`` and ``holdem verify`` re-simulate a run with it (``cluster.reproduce``)."""
     from sim.batch import simulate_batch
     from sim.schema import HAND_SCHEMA
 
-    t0 = time.perf_counter()
     with _no_gc_pauses():
         res = simulate_batch(spec, structure, batch_index)
         table = res.table
@@ -204,12 +204,20 @@ def write_batch(spec: RunSpec, structure: Structure, batch_index: int,
             raise RuntimeError(f"simulate_batch({structure.label}, {batch_index}): "
                                f"{table.num_rows} rows / {res.hands} hands, expected {expected}")
         counts = {str(k): int(v) for k, v in sorted(res.counts.items())}
-        data = encode_batch(table, spec, structure, batch_index, counts)
+        return encode_batch(table, spec, structure, batch_index, counts), res.hands, counts
+
+
+def write_batch(spec: RunSpec, structure: Structure, batch_index: int,
+                folder: RunFolder) -> dict[str, Any]:
+    """Simulate one batch and write its file (the body of the Ray task). Returns the file's
+    ``FileRecord`` as a dict."""
+    t0 = time.perf_counter()
+    data, hands, counts = simulated_batch(spec, structure, batch_index)
     rel = batch_relpath(structure, batch_index)
     folder.write(rel, data)
     return FileRecord(
-        path=rel, structure=structure.label, batch=batch_index, hands=res.hands,
-        rows=table.num_rows, bytes=len(data), sha256=sha256_bytes(data),
+        path=rel, structure=structure.label, batch=batch_index, hands=hands,
+        rows=hands, bytes=len(data), sha256=sha256_bytes(data),
         counts=counts, seconds=round(time.perf_counter() - t0, 4), peak_rss_mb=_peak_rss_mb(),
     ).to_dict()
 
@@ -309,8 +317,9 @@ def _recover(data: bytes, sha: str, rel: str, spec: RunSpec, structure: Structur
         return None
     try:
         pq.read_table(pa.BufferReader(data))  # every page decodes (checksums, compression)
-        counts = {str(k): int(v) for k, v in json.loads(meta.get(META_COUNTS, b"{}")).items()}
-    except (pa.ArrowException, OSError, ValueError) as e:
+        raw = runfolder.parse_json(meta.get(META_COUNTS, b"{}"))
+        counts = {str(k): int(v) for k, v in raw.items()}
+    except (pa.ArrowException, OSError, ValueError, AttributeError, TypeError) as e:
         say(f"{rel}: does not decode ({str(e).splitlines()[0]}); simulating it again")
         return None
     return FileRecord(path=rel, structure=structure.label, batch=batch, hands=rows, rows=rows,
@@ -447,3 +456,5 @@ def _run_batches(spec: RunSpec, todo: list[tuple[Structure, int]], folder: RunFo
                          name=lambda call: f"batch {batch_relpath(call[1], call[2])}",
                          label="batch", on_done=lambda _, d: finished(d), say=say):
             pass
+        if session is not None:
+            manifest.runtime["worker_code"] = dict(session.worker_code)

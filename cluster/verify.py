@@ -4,10 +4,18 @@ certificate, check that the certificate speaks for these bytes.
 In order, the first failure named: (with ``--public-key``) ``certificate.sig`` is a valid
 Ed25519 signature of certificate.json by that key; audit.json's sha256 is the one the
 certificate records; the certificate is what ``holdem report`` builds from this audit.json and
-manifest.json (every field but ``issued``: verdict, audits, hands, files, provenance); every
-audited file and the manifest still have the sha256 the certificate lists, and the folder holds
-no other file but the run's products. Exit 0 when all hold, 1 naming the first mismatch, 2 on
-unusable input (no certificate, unreadable JSON, a bad key file).
+manifest.json (every field but ``issued``: verdict, audits, hands, files, provenance, and the
+limitations its ``reproduction`` entry implies); every audited file and the manifest still have
+the sha256 the certificate lists, and the folder holds no other file but the run's products;
+``tables/`` (``holdem export``), when present, holds exactly the parts its ``export.json``
+lists, with their sha256, made from this manifest; and, for a run of the reproducible generator,
+every batch the spec plans re-simulated gives the file's exact bytes (``cluster.reproduce``;
+``--no-reproduce`` skips it, ``--reproduce N`` samples N files). Exit 0 when all hold, 1 naming
+the first mismatch, 2 on unusable input (no certificate, unreadable JSON, a bad key file).
+
+Without ``--public-key`` nothing is authenticated (anyone can write a consistent folder): the
+line says so, and a folder that holds a ``certificate.sig`` exits 1 (a signature that is there
+to be checked was not).
 """
 
 from __future__ import annotations
@@ -36,10 +44,15 @@ class VerifyInputError(ValueError):
 class Verdict:
     ok: bool
     message: str
+    word: str = "MISMATCH"  # what a failing line starts with
 
     @property
     def exit_code(self) -> int:
         return 0 if self.ok else 1
+
+    @property
+    def line(self) -> str:
+        return self.message if self.ok else f"{self.word}: {self.message}"
 
 
 def first_difference(a: Any, b: Any, path: str = "") -> str | None:
@@ -70,7 +83,7 @@ def _certificate(run: storage.Location) -> tuple[bytes, dict[str, Any]]:
         if not storage.is_file(path):
             raise VerifyInputError(f"{path}: missing (run `holdem report` to issue one)")
         data = storage.read_bytes(path)
-        cert = json.loads(data)
+        cert = runfolder.parse_json(data)
     except (ValueError, UnicodeDecodeError) as e:
         if isinstance(e, VerifyInputError):
             raise
@@ -93,7 +106,8 @@ def _certificate(run: storage.Location) -> tuple[bytes, dict[str, Any]]:
     return data, cert
 
 
-def _signature(run: storage.Location, data: bytes, public_key: str) -> Verdict | None:
+def _signature(run: storage.Location, data: bytes, public_key: str) -> Verdict | str:
+    """A failing Verdict, or the key id of the valid signature."""
     from cluster.signing import key_id, load_public_key, signature_valid
 
     key = load_public_key(public_key)
@@ -104,24 +118,131 @@ def _signature(run: storage.Location, data: bytes, public_key: str) -> Verdict |
         return Verdict(False, f"{storage.join(run, CERTIFICATE)}: the signature does not verify "
                               f"with {public_key} (key {key_id(key)}): the certificate was "
                               "altered, or signed by another key")
+    return key_id(key)
+
+
+def _reproduction_claim(cert: dict[str, Any]) -> dict[str, Any] | None | str:
+    """The certificate's reproduction entry (None in one issued before it), or why it is not
+    one (a string)."""
+    from reports.render import REPRODUCTION_STATUSES
+
+    rep = cert.get("reproduction")
+    if rep is None:
+        return None
+    if not isinstance(rep, dict) or rep.get("status") not in REPRODUCTION_STATUSES or (
+            not isinstance(rep.get("text"), str)):
+        return (f"{CERTIFICATE}: field reproduction: expected an object with a status of "
+                f"{', '.join(REPRODUCTION_STATUSES)} and a text")
+    return rep
+
+
+def reproducible(manifest: dict[str, Any]) -> bool:
+    """A simulate run of the reproducible generator (its manifest says so)."""
+    spec = manifest.get("spec")
+    return (manifest.get("format") == "holdem-simulate-run" and isinstance(spec, dict)
+            and spec.get("generator", "philox") == "philox")
+
+
+def check_export(root: storage.Location, manifest_sha256: str | None,
+                 files: list[dict[str, Any]]) -> str | None:
+    """``tables/`` against its ``export.json`` (``cluster.export``): every part it lists present
+    with its sha256, no other file, made from this manifest and from files of the run, and each
+    part made again from its batch file byte for byte. The first mismatch, or None (no tables/
+    at all is fine)."""
+    from cluster.export import EXPORT_FILE, TABLES_DIR
+
+    tables = storage.join(root, TABLES_DIR)
+    if not storage.is_dir(tables):
+        return None
+    record_path = storage.join(tables, EXPORT_FILE)
+    present = set(storage.list_files(tables))
+    if EXPORT_FILE not in present:
+        return (f"{record_path}: missing: {TABLES_DIR}/ holds a partial or foreign export "
+                "(`holdem export` writes export.json last); export again or remove it")
+    try:
+        record = json.loads(storage.read_bytes(record_path))
+    except (ValueError, UnicodeDecodeError, OSError) as e:
+        return f"{record_path}: not valid JSON ({str(e).splitlines()[0]})"
+    parts = record.get("parts") if isinstance(record, dict) else None
+    if not isinstance(parts, list) or not all(
+            isinstance(p, dict) and isinstance(p.get("path"), str)
+            and isinstance(p.get("sha256"), str) for p in parts):
+        return f"{record_path}: not an export record (expected parts with path and sha256)"
+    made_from = (record.get("manifest") or {}).get("sha256") if isinstance(
+        record.get("manifest"), dict) else None
+    if made_from != manifest_sha256:
+        return (f"{record_path}: made from a manifest.json of sha256 {str(made_from)[:16]}..., "
+                f"not the {str(manifest_sha256)[:16]}... the certificate records: the tables "
+                "are not this run's")
+    run_files = {f["path"] for f in files}
+    listed = {}
+    for p in parts:
+        listed[p["path"]] = p["sha256"]
+        if p.get("source") is not None and p.get("source") not in run_files:
+            return (f"{record_path}: part {p['path']} is made from {p.get('source')}, not a "
+                    "file of the certificate")
+    for rel in sorted(present - {EXPORT_FILE}):
+        if rel not in listed:
+            return f"{storage.join(tables, rel)}: not a part export.json lists"
+    for rel, sha in sorted(listed.items()):
+        path = storage.join(tables, rel)
+        got = storage.file_sha256(path)[0] if rel in present else None
+        if got != sha:
+            return (f"{path}: {'missing' if got is None else 'edited'}: its sha256 is not the "
+                    "one export.json records")
+    return _rederive(root, tables, record_path, parts, run_files)
+
+
+def _rederive(root: storage.Location, tables: storage.Location, record_path: storage.Location,
+              parts: list[dict[str, Any]], run_files: set[str]) -> str | None:
+    """Every part export.json lists made again from its batch file (``cluster.export``, in
+    memory) and compared byte for byte: a part rewritten with export.json restamped is named."""
+    import hashlib
+
+    from cluster.export import ExportInputError, encode_parts
+
+    by_source: dict[str, dict[str, str]] = {}
+    for p in parts:
+        by_source.setdefault(str(p.get("source")), {})[p["path"]] = p["sha256"]
+    missing = sorted(run_files - set(by_source))
+    if missing:
+        return f"{record_path}: lists no part made from {missing[0]}, a file of the run"
+    for source, listed in sorted(by_source.items()):
+        src = storage.join(root, source)
+        try:
+            name, _, encoded = encode_parts(str(root), str(src), storage.read_bytes(src))
+        except ExportInputError as e:
+            return f"{record_path}: its parts cannot be made again from {source} ({e})"
+        made = {f"{t}/{name}": hashlib.sha256(data).hexdigest() for t, data, _ in encoded}
+        for rel in sorted(set(made) | set(listed)):
+            if made.get(rel) != listed.get(rel):
+                return (f"{storage.join(tables, rel)}: not what `holdem export` makes of "
+                        f"{source} (made again from the batch file, its bytes differ)")
     return None
 
 
-def verify_run(run: str | os.PathLike[str], public_key: str | None = None) -> Verdict:
+def verify_run(run: str | os.PathLike[str], public_key: str | None = None, *,
+               reproduce: bool | int = True, workers: int | None = None,
+               address: str | None = None) -> Verdict:
     """Check a received run folder against its certificate (see the module docstring).
-    Raises VerifyInputError (or signing.SigningKeyError) on unusable input."""
+    ``reproduce``: True re-simulates every batch of a reproducible run, N a sample of N batch
+    files, False none. Raises VerifyInputError (or signing.SigningKeyError) on unusable
+    input."""
     root = storage.as_location(os.fspath(run))
+    old_layout = False
     try:
         RunFolder.open(root).check_layout()
     except OldLayoutError:
-        pass  # a certificate issued before the log/ layout: the paths it records are checked
+        old_layout = True  # a certificate issued before the log/ layout: its paths are checked
     except RunFolderError as e:
         raise VerifyInputError(str(e)) from None
     data, cert = _certificate(root)
+    signer: str | None = None
     if public_key is not None:
-        bad = _signature(root, data, public_key)
-        if bad:
-            return bad
+        checked = _signature(root, data, public_key)
+        if isinstance(checked, Verdict):
+            return checked
+        signer = checked
     audit_path = storage.join(root, AUDIT_FILE)
     try:
         if not storage.is_file(audit_path):
@@ -135,7 +256,15 @@ def verify_run(run: str | os.PathLike[str], public_key: str | None = None) -> Ve
         audit, manifest = load_inputs(root, check_folder=False)
     except ReportInputError as e:
         raise VerifyInputError(str(e)) from None
-    expected = build_certificate(audit, manifest, sha)
+    claim = _reproduction_claim(cert)
+    if isinstance(claim, str):
+        return Verdict(False, claim)
+    if claim is not None and (claim["status"] == "NOT REPRODUCIBLE") == reproducible(manifest):
+        return Verdict(False, f"{storage.join(root, CERTIFICATE)}: field reproduction.status "
+                              f"{claim['status']} disagrees with manifest.json (a run "
+                              f"{'of' if reproducible(manifest) else 'not of'} the reproducible "
+                              "generator)")
+    expected = build_certificate(audit, manifest, sha, reproduction=claim)
     expected["issued"] = cert.get("issued")
     expected["documents"] = cert.get("documents")  # checked against the files below
     # the calibration evidence beside each audit comes from `holdem calibrate`'s file, not from
@@ -144,6 +273,8 @@ def verify_run(run: str | os.PathLike[str], public_key: str | None = None) -> Ve
         if isinstance(theirs, dict) and theirs.get("name") == mine["name"] and (
                 "calibration" in theirs):
             mine["calibration"] = theirs["calibration"]
+    if claim is None and "reproduction" not in cert:  # a certificate issued before it
+        del expected["reproduction"]
     where = first_difference(cert, expected)
     if where:
         return Verdict(False, f"{storage.join(root, CERTIFICATE)}: field {where} disagrees with "
@@ -168,14 +299,56 @@ def verify_run(run: str | os.PathLike[str], public_key: str | None = None) -> Ve
         if got != sha:
             return Verdict(False, f"{path}: {'missing' if got is None else 'edited'}: its "
                                   "sha256 is not the one the certificate records")
-    signed = ("signature valid" if public_key is not None
-              else "signature not checked (no --public-key)")
+    try:
+        tables_why = check_export(root, msha, files)
+    except storage.StorageError as e:
+        raise VerifyInputError(str(e)) from None
+    if tables_why:
+        return Verdict(False, tables_why)
     bound = ("manifest.json and audit.json" if msha is not None
              else "audit.json (the run has no manifest.json: its files are not bound to what "
                   "the run declared)")
-    extra = ""
+    parts = [f"VERIFIED: a {cert.get('verdict')} certificate of {cert['run'].get('hands', 0):,} "
+             f"hands; its {len(cert['run']['files'])} files, {bound} match their sha256"]
     if any(storage.is_dir(storage.join(root, d.rstrip("/"))) for d in runfolder.PRODUCT_FOLDERS):
-        extra = "; tables/ (holdem export) is derived data the certificate does not cover"
-    return Verdict(True, f"VERIFIED: a {cert.get('verdict')} certificate of "
-                         f"{cert['run'].get('hands', 0):,} hands; its {len(cert['run']['files'])}"
-                         f" files, {bound} match their sha256; {signed}{extra}")
+        parts.append("tables/ (holdem export) matches its export.json and is what the export "
+                     "makes of these files")
+    if reproducible(manifest):
+        if reproduce is False:
+            parts.append("not re-simulated (--no-reproduce)")
+        elif old_layout:
+            parts.append("not re-simulated (a folder of the old layout: `holdem migrate` it, "
+                         "then verify re-simulates it)")
+        else:
+            from cluster.reproduce import ReproduceInputError, reproduce_run
+
+            try:
+                rep = reproduce_run(str(root), None if reproduce is True else int(reproduce),
+                                    workers=workers, address=address)
+            except ReproduceInputError as e:
+                return Verdict(False, f"{e}: the run cannot be re-simulated from its spec")
+            if not rep.ok:
+                said = claim is not None and claim["status"] == "DIFFERS" and (
+                    claim.get("path"), claim.get("hand_id")) == (rep.path, rep.hand_id)
+                if not said:  # a certificate that does not say what re-simulating finds
+                    return Verdict(False, rep.message)
+                parts.append(f"re-simulated, {rep.message}, as the FAIL certificate says")
+            else:
+                parts.append(rep.message)
+    else:
+        parts.append("not reproducible (" + ("imported hands or another manifest" if
+                     manifest.get("format") != "holdem-simulate-run" else
+                     "os-chacha20 decks") + "): not re-simulated")
+    if signer is not None:
+        parts.append(f"signed by key {signer} ({public_key}): signature valid")
+        return Verdict(True, "; ".join(parts))
+    if storage.is_file(storage.join(root, SIGNATURE_FILE)):
+        rest = "; ".join(parts).removeprefix("VERIFIED: ")
+        return Verdict(False, f"{storage.join(root, SIGNATURE_FILE)} is present but was not "
+                              "checked (no --public-key): nothing was authenticated; give the "
+                              f"signer's public key. Unauthenticated, the rest holds: {rest}",
+                       word="NOT AUTHENTICATED")
+    parts.append("nothing was authenticated: the certificate is unsigned, so anyone could have "
+                 "written this folder (only --public-key with a signed certificate "
+                 "authenticates it)")
+    return Verdict(True, "; ".join(parts))

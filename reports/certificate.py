@@ -8,27 +8,38 @@ Schema (``CERTIFICATE_SCHEMA``, JSON Schema draft 2020-12; ``format`` = "holdem-
   empty (a PASS that does not vouch for everything never reads as a plain PASS);
 - ``limitations``: sentences naming what was NOT certified: the deal and shuffle of imported
   hands without decks, decks that cannot be bound to a key (os-chacha20), audits not run or not
-  applicable;
+  applicable, a reproducible run not re-simulated from its spec (``reproduction``);
 - ``fault_injected``: the fault name when the run was made with ``--inject`` (null otherwise);
 - ``run``: ``run_id``, ``fingerprint``, ``engine_version``, ``git_commit``, ``seed``,
-  ``generator``, ``reproducible``, ``spec`` (the full config), ``hands``,
-  ``hands_per_structure``, ``files`` (the audited files as audit.json records them: path,
-  rows, bytes, sha256 of the bytes audited), ``unaudited_files`` (path, sha256 of other files
-  the folder held, which the integrity audit names: a run with any FAILs), ``manifest_sha256``
-  (the manifest audited, null without one), ``audit_sha256`` (of the audit.json certified),
-  ``created``, ``finished``;
+  ``generator``, ``reproducible`` (these three from the spec, never from the manifest's copies;
+  null without a simulate spec), ``spec`` (the full config), ``hands``, ``hands_per_structure``
+  (as the integrity audit counted them in the files), ``files`` (the audited files as
+  audit.json records them: path, rows, bytes, sha256 of the bytes audited),
+  ``unaudited_files`` (path, sha256 of other files the folder held, which the integrity audit
+  names: a run with any FAILs), ``manifest_sha256`` (the manifest audited, null without one),
+  ``audit_sha256`` (of the audit.json certified), ``created``, ``finished``;
 - ``audits``: one entry per audit and per statistical test: ``name``, ``passed``,
   ``applicable``, ``hands_checked``, ``failures``, ``statistic``, ``p_value``,
   ``holm_adjusted_p`` (statistical tests), ``example_hand_ids``, ``checks`` (what the audit
   checks against which primary facts, one line), ``calibration`` (when ``holdem calibrate``'s
   calibration.json is at hand: the faults it caught among the runs they fired in, its false
   alarms);
+- ``reproduction``: what re-simulating the run from its spec gave (``cluster.reproduce``):
+  ``status`` REPRODUCED (every batch the spec plans re-simulated to the file's exact bytes),
+  DIFFERS (the first batch file that is not what the spec plays, ``path``, and its first
+  differing hand, ``hand_id``: the verdict is FAIL, reason "reproduction"), NOT RUN (a
+  reproducible run not re-simulated: ``--no-reproduce``, or ``holdem report`` alone; listed
+  among the ``limitations``) or NOT REPRODUCIBLE (os-chacha20 decks, imported hands), with
+  ``text`` (one line), ``batches`` and ``hands`` re-simulated, ``planned`` (the spec's batch
+  files), ``seconds`` (its wall time); null in a certificate issued before it;
 - ``power``: the deck-uniformity power statement for the decks audited (``sentence`` and the
   figures behind it), or null;
 - ``documents``: the sha256 of ``summary.md`` and ``report.html`` as written with it (what a
   person reads is covered by ``holdem verify`` and the signature);
-- ``not_checked``: what no audit checks in any run (the per-hand configuration, the table plan),
-  printed on every certificate;
+- ``not_checked``: what no audit checked, in words, printed on every certificate: for a
+  simulated run whose hands the ``stakes`` audit checked against the spec, the bots' decisions
+  and the table's random draws (checked for their rules, not re-drawn); otherwise also each
+  hand's configuration and the table plan (taken as logged);
 - ``verdict_reasons``: the audits whose failure makes a FAIL ("coverage" when a rule path stayed
   below its minimum);
 - ``coverage``: rule-path counts of the audited hands, counted by the audits (the ``coverage``
@@ -90,6 +101,16 @@ CERTIFICATE_SCHEMA: dict[str, Any] = {
                 "holm_adjusted_p": {"type": ["number", "null"]},
                 "example_hand_ids": {"type": "array", "items": {"type": "integer"}},
             }}},
+        "reproduction": {"type": ["object", "null"], "required": ["status", "text"],
+                         "properties": {
+                             "status": {"enum": ["REPRODUCED", "DIFFERS", "NOT RUN",
+                                                 "NOT REPRODUCIBLE"]},
+                             "text": {"type": "string"},
+                             "batches": {"type": "integer", "minimum": 0},
+                             "planned": {"type": ["integer", "null"]},
+                             "hands": {"type": "integer", "minimum": 0},
+                             "path": {"type": ["string", "null"]},
+                             "hand_id": {"type": ["integer", "null"]}}},
         "power": {"type": ["object", "null"]},
         "coverage": {"type": "object"},
         "issued": {"type": "string"},

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from audits import storage
+from audits import runfolder, storage
 from audits.integrity import check_inputs, folder_mismatch
 from audits.runfolder import RunFolder, RunFolderError
 from audits.runner import AUDIT_FILE
@@ -87,7 +87,7 @@ def check_audit(audit: Any, path: Location) -> dict[str, Any]:
 
 def _json(path: Location) -> Any:
     try:
-        return json.loads(storage.read_bytes(path))
+        return runfolder.parse_json(storage.read_bytes(path))
     except (ValueError, UnicodeDecodeError) as e:
         raise ReportInputError(f"{path}: not valid JSON ({e})") from None
     except OSError as e:

@@ -11,12 +11,13 @@ from __future__ import annotations
 import hashlib
 import html
 import json
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from audits import storage
+from audits import runspec, storage
 from audits.runfolder import RunFolder
 from audits.runner import AUDIT_FILE
 from audits.storage import Location
@@ -126,8 +127,9 @@ def coverage_of(audit: dict[str, Any]) -> dict[str, Any]:
     return {}
 
 
-# what no audit checks, whatever the run (README, "Every column, and what checks it"): printed
-# on every certificate so that a plain PASS is never read as vouching for it
+# what no audit checks in a run without the stakes audit (imported hand histories, or an
+# audit.json of an older holdem): printed on its certificate so that a plain PASS is never read
+# as vouching for it
 NOT_CHECKED = (
     "Each hand's configuration (blinds, antes, bet sizes, rake rate and cap, no-flop-no-drop) is "
     "taken as logged: the chips are checked against the configuration the hand logs, not "
@@ -137,6 +139,66 @@ NOT_CHECKED = (
     "deck is bound to the key of the table and hand number it logs. `holdem verify RUN "
     "--reproduce` re-simulates the run from its spec and compares every hand.",
 )
+# what no audit checks in a simulated run whose every hand the stakes audit checked against
+# the spec (README, "Every column, and what checks it")
+NOT_CHECKED_SIMULATED = (
+    "The bots' decisions: which legal action each seat took (every action is checked for "
+    "legality, and every chip against the rules, but not re-derived from the bot's code and "
+    "stream), and which decision timed out.",
+    "The table's random draws are checked against their rules and ranges, not re-drawn from "
+    "the table's stream: which bot sits in a seat, who leaves and when a new player sits down, "
+    "the buy-in drawn within the population's range, the first button, a tournament table's "
+    "ante kind. `holdem verify RUN --reproduce` re-simulates the run from its spec and "
+    "compares every hand.",
+)
+
+
+def not_checked(audit: dict[str, Any]) -> list[str]:
+    """What no audit of this audit.json checked, in words: with the stakes audit applicable
+    (a simulated run's every hand against its spec), only the bots' decisions and the table's
+    random draws; else also each hand's configuration and the table plan."""
+    stakes = next((r for r in audit.get("results", []) if r.get("name") == "stakes"), None)
+    if stakes is not None and stakes.get("applicable"):
+        return list(NOT_CHECKED_SIMULATED)
+    return list(NOT_CHECKED)
+
+
+def run_facts(manifest: dict[str, Any]) -> dict[str, Any]:
+    """The seed, generator, reproducibility and fault of a run as its spec gives them (a
+    simulated run's: ``audits.runspec``; the manifest's other fields are never read for them),
+    null where there is no spec that parses."""
+    if manifest.get("format") != runspec.SIMULATE_FORMAT:
+        return {"seed": None, "generator": None, "reproducible": None, "inject": None}
+    try:
+        facts = runspec.parse_spec(manifest.get("spec"))
+    except runspec.SpecError:
+        return {"seed": None, "generator": None, "reproducible": None, "inject": None}
+    return {"seed": facts["seed"], "generator": facts["generator"],
+            "reproducible": facts["generator"] == "philox", "inject": facts["inject"]}
+
+
+def hands_counted(audit: dict[str, Any]) -> dict[str, int]:
+    """Hands per structure as the integrity audit counted them in the files (not the
+    manifest's claims)."""
+    for r in audit.get("results", []):
+        if r.get("name") == "integrity":
+            per = (r.get("details") or {}).get("hands_per_structure")
+            if isinstance(per, dict):
+                return {str(k): int(v) for k, v in per.items()}
+    return {}
+
+# the certificate's ``reproduction`` statuses (``cluster.reproduce``)
+REPRODUCTION_STATUSES = ("REPRODUCED", "DIFFERS", "NOT RUN", "NOT REPRODUCIBLE")
+
+
+def reproduction_limitation(reproduction: dict[str, Any] | None) -> str | None:
+    """The limitation of a reproducible run that was not re-simulated (None otherwise)."""
+    if not isinstance(reproduction, dict) or reproduction.get("status") != "NOT RUN":
+        return None
+    return ("The hands were not re-simulated from the spec "
+            f"({reproduction.get('text')}): a hand the spec does not play (moved to another "
+            "table, other blinds, antes or rake) audits clean when every column agrees. "
+            "`holdem verify RUN` re-simulates every batch and compares the files byte for byte.")
 
 
 def limitations(audit: dict[str, Any]) -> list[str]:
@@ -190,10 +252,14 @@ def limitations(audit: dict[str, Any]) -> list[str]:
 
 def build_certificate(audit: dict[str, Any], manifest: dict[str, Any],
                       audit_sha256: str | None = None,
-                      calibration: dict[str, Any] | None = None) -> dict[str, Any]:
+                      calibration: dict[str, Any] | None = None,
+                      reproduction: dict[str, Any] | None = None) -> dict[str, Any]:
     """The certificate of an audit: its files are the bytes audit.json records as audited
     (``inputs``), with the manifest's and audit.json's own sha256; ``calibration`` (the
-    calibration.json of ``holdem calibrate``) adds the evidence beside each audit."""
+    calibration.json of ``holdem calibrate``) adds the evidence beside each audit;
+    ``reproduction`` (``cluster.reproduce``: REPRODUCED, DIFFERS, NOT RUN, NOT REPRODUCIBLE)
+    what re-simulating the run from its spec gave: DIFFERS fails the certificate (reason
+    ``reproduction``), NOT RUN is a limitation."""
     u = _uniformity(audit)
     evidence = calibration_evidence(calibration)
     entries = []
@@ -210,12 +276,18 @@ def build_certificate(audit: dict[str, Any], manifest: dict[str, Any],
     verdict = all(e["passed"] or not e["applicable"] for e in entries
                   if "." not in e["name"])
     inputs = audit.get("inputs") or {}
-    per_structure = {k: v.get("hands", 0) for k, v in
-                     manifest.get("counts", {}).get("per_structure", {}).items()}
+    per_structure = hands_counted(audit)
+    facts = run_facts(manifest)
     limits = limitations(audit)
-    word = "PASS" if verdict else "FAIL"
+    unreproduced = reproduction_limitation(reproduction)
+    if unreproduced:
+        limits.append(unreproduced)
     reasons = [e["name"] for e in entries if "." not in e["name"] and e["applicable"]
                and not e["passed"]]
+    if isinstance(reproduction, dict) and reproduction.get("status") == "DIFFERS":
+        verdict = False
+        reasons.append("reproduction")
+    word = "PASS" if verdict else "FAIL"
     return {
         "format": "holdem-certificate", "version": 1,
         "verdict": word,
@@ -223,15 +295,15 @@ def build_certificate(audit: dict[str, Any], manifest: dict[str, Any],
                          + (", LIMITED: " + " ".join(limits) if limits else "")),
         "verdict_reasons": reasons,
         "limitations": limits,
-        "not_checked": list(NOT_CHECKED),
-        "fault_injected": manifest.get("inject") or audit.get("inject"),
+        "not_checked": not_checked(audit),
+        "fault_injected": facts["inject"] or audit.get("inject"),
         "run": {
             "run_id": manifest.get("run_id", audit.get("run_id")),
             "fingerprint": manifest.get("fingerprint"),
             "engine_version": manifest.get("engine_version"),
             "git_commit": manifest.get("git_commit"),
-            "seed": manifest.get("seed"), "generator": manifest.get("generator"),
-            "reproducible": manifest.get("reproducible"), "spec": manifest.get("spec"),
+            "seed": facts["seed"], "generator": facts["generator"],
+            "reproducible": facts["reproducible"], "spec": manifest.get("spec"),
             "hands": int(audit.get("hands", 0)), "hands_per_structure": per_structure,
             "files": [{"path": f["path"], "rows": f.get("rows"), "bytes": f.get("bytes"),
                        "sha256": f["sha256"]} for f in inputs.get("files", [])],
@@ -243,6 +315,7 @@ def build_certificate(audit: dict[str, Any], manifest: dict[str, Any],
             "timings": manifest.get("timings"),
         },
         "audits": entries,
+        "reproduction": reproduction,
         "power": (u or {}).get("details", {}).get("power"),
         "coverage": coverage_of(audit),
         # which code, libraries and command made the hands and the audit (audits.provenance)
@@ -264,39 +337,75 @@ def verdict_cell(entry: dict[str, Any]) -> tuple[str, str]:
     return ("pass", "PASS") if entry["passed"] else ("fail", "FAIL")
 
 
+# Markdown's inline punctuation (CommonMark escapes any ASCII punctuation with a backslash):
+# emphasis, code, links and images, raw HTML and entities, strikethrough, table cells
+# (an underscore inside a word never opens or closes emphasis: ``all_in`` stays as it is)
+_MD_SPECIAL = re.compile(r"([\\`*\[\]<>~|&!#]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def md_text(x: Any) -> str:
+    """A value as inert Markdown text on one line (summary.md never lets a string it did not
+    write, from the manifest or audit.json, start a line, a heading, emphasis, a link or HTML):
+    control characters and line breaks become spaces, Markdown punctuation is escaped."""
+    return _MD_SPECIAL.sub(r"\\\1", _CONTROL.sub(" ", str(x)))
+
+
+def md_code(x: Any) -> str:
+    """A value as an inline code span on one line (shown as it is, never interpreted): fenced by
+    more backticks than it holds in a row, its pipes escaped (a table cell's, GFM)."""
+    text = _CONTROL.sub(" ", str(x)).replace("|", "\\|")
+    run = max((len(m) for m in re.findall("`+", text)), default=0)
+    fence = "`" * (run + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _count(x: Any) -> str:
+    return f"{x:,}" if isinstance(x, int) and not isinstance(x, bool) else md_text(x)
+
+
 def render_summary(cert: dict[str, Any]) -> str:
-    lines = [f"# Certification: **{cert['verdict']}"
+    """summary.md: every value taken from the certificate is escaped (``md_text``,
+    ``md_code``); only the words and the table around them are this function's own."""
+    lines = [f"# Certification: **{md_text(cert['verdict'])}"
              f"{' (LIMITED)' if cert.get('limitations') else ''}**", ""]
     for text in cert.get("limitations", []):
-        lines.append(f"> NOT CERTIFIED: {text}")
+        lines.append(f"> NOT CERTIFIED: {md_text(text)}")
     if cert.get("limitations"):
         lines.append("")
     for text in cert.get("not_checked", []):
-        lines.append(f"> Not checked by any audit: {text}")
+        lines.append(f"> Not checked by any audit: {md_text(text)}")
     if cert.get("not_checked"):
         lines.append("")
     if cert["fault_injected"]:
-        lines += [f"> FAULT INJECTED: `{cert['fault_injected']}` (a deliberately broken engine)",
+        lines += [f"> FAULT INJECTED: {md_code(cert['fault_injected'])} (a deliberately broken "
+                  "engine)", ""]
+    rep = cert.get("reproduction")
+    if isinstance(rep, dict):
+        lines += [f"Reproduction: **{md_text(rep.get('status'))}**: {md_text(rep.get('text'))}",
                   ""]
     run = cert["run"]
-    lines += [f"{run['hands']:,} hands, run `{run['run_id']}`, engine {run['engine_version']} "
-              f"at `{run['git_commit']}`, seed {run['seed']} ({run['generator']}).", "",
+    lines += [f"{_count(run['hands'])} hands, run {md_code(run['run_id'])}, engine "
+              f"{md_text(run['engine_version'])} at {md_code(run['git_commit'])}, seed "
+              f"{_count(run['seed'])} ({md_text(run['generator'])}).", "",
               "| audit | verdict | hands | failures | p-value | Holm p | checked against |",
               "|---|---|---|---|---|---|---|"]
     for a in cert["audits"]:
         verdict = verdict_cell(a)[1]
-        lines.append(f"| {a['name']} | {verdict} | {a['hands_checked']:,} | {a['failures']:,} | "
-                     f"{_fmt_p(a['p_value'])} | {_fmt_p(a['holm_adjusted_p'])} | "
-                     f"{a.get('checks', '')} |")
+        lines.append(f"| {md_text(a['name'])} | {verdict} | {_count(a['hands_checked'])} | "
+                     f"{_count(a['failures'])} | {_fmt_p(a['p_value'])} | "
+                     f"{_fmt_p(a['holm_adjusted_p'])} | {md_text(a.get('checks', ''))} |")
     if cert["power"]:
-        lines += ["", cert["power"]["sentence"]]
+        lines += ["", md_text(cert["power"]["sentence"])]
     cov = cert.get("coverage") or {}
     if cov:
         lines += ["", "Rule-path coverage (count / minimum; ✗ below):", ""]
         for st in sorted(cov):
-            cells = [f"{k} {v['count']:,}/{v['minimum']:,}{'' if v['ok'] else ' ✗'}"
-                     for k, v in cov[st].items() if k != "hands"]
-            lines.append(f"- {st} ({cov[st]['hands']:,} hands): " + ", ".join(cells))
+            cells = [f"{md_text(k)} {_count(v['count'])}/{_count(v['minimum'])}"
+                     f"{'' if v['ok'] else ' ✗'}" for k, v in cov[st].items() if k != "hands"]
+            lines.append(f"- {md_text(st)} ({_count(cov[st]['hands'])} hands): "
+                         + ", ".join(cells))
     return "\n".join(lines) + "\n"
 
 
@@ -399,6 +508,10 @@ def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str,
         parts.append(f"<div class=fault>FAULT INJECTED: {_e(cert['fault_injected'])} — this run"
                      " used a deliberately broken engine and must fail</div>")
     parts.append(f"<p>{run['hands']:,} hands audited.</p>")
+    rep = cert.get("reproduction")
+    if isinstance(rep, dict):
+        parts.append(f"<p><b>Reproduction: {_e(rep.get('status'))}</b>: {_e(rep.get('text'))}"
+                     "</p>")
     # provenance
     spec = run.get("spec") or {}
     rows = [("run id", run["run_id"]),
@@ -409,6 +522,11 @@ def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str,
                                               run["hands_per_structure"].items())),
             ("created / finished", f"{run.get('created')} / {run.get('finished')}"),
             ("audited", f"{audit.get('created')} in {audit.get('seconds', 0):.1f} s")]
+    for side, prov in (cert.get("provenance") or {}).items():
+        keys = ((prov or {}).get("code") or {}).get("compiled") if isinstance(prov, dict) else None
+        if isinstance(keys, dict) and keys:  # the numba caches' keys: the code that ran
+            rows.append((f"compiled code ({side})",
+                         ", ".join(f"{k} {v}" for k, v in keys.items() if k != "reports")))
     if run.get("timings"):
         t = run["timings"]
         rows.append(("simulation", f"{t.get('wall_seconds')} s, "
@@ -518,10 +636,12 @@ class WrittenReport:
 
 
 def write_report(run: Location, histories: dict[int, str] | None = None,
-                 calibration: str | Path | None = None) -> WrittenReport:
+                 calibration: str | Path | None = None,
+                 reproduction: dict[str, Any] | None = None) -> WrittenReport:
     """Write report.html, certificate.json and summary.md into the run folder (a local path or
     a URI); ``calibration`` is a ``calibration.md`` of ``holdem calibrate`` to include (when
-    available). Returns the paths written and the certificate (its verdict)."""
+    available); ``reproduction`` the certificate's reproduction entry (``build_certificate``).
+    Returns the paths written and the certificate (its verdict)."""
     run = storage.as_location(run)
     cal = None
     cal_json: dict[str, Any] | None = None
@@ -535,7 +655,8 @@ def write_report(run: Location, histories: dict[int, str] | None = None,
                 cal_json = None  # evidence is optional: a broken file is not shown
     audit, manifest = load_inputs(run)
     folder = RunFolder.open(run)
-    cert = build_certificate(audit, manifest, folder.sha256(AUDIT_FILE)[0], cal_json)
+    cert = build_certificate(audit, manifest, folder.sha256(AUDIT_FILE)[0], cal_json,
+                             reproduction)
     out = {key: folder.location(name) for key, name in REPORT_FILES.items()}
     # the pages a person reads are written first and their sha256 recorded in the certificate,
     # so that `holdem verify` (and a signature) covers them too

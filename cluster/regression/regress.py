@@ -6,6 +6,12 @@ hands as the engine at git ``REF``?
    process, into temporary run folders: the baseline with ``PYTHONPATH=TMP/baseline`` and this
    venv's interpreter, the candidate with ``PYTHONPATH=<this working tree>``. The child checks
    that it imported ``sim`` and ``cluster`` from the intended tree.
+   Each side compiles into its own numba cache (``audits.jitcache``: keyed by its sources, so a
+   change in any file a compiled function calls gives a fresh cache): the candidate under this
+   process's cache root, the baseline under ``ROOT/regress-baseline`` (and, for a baseline
+   older than the keyed caches, a temporary ``NUMBA_CACHE_DIR``). The report names both sides'
+   compiled-code keys, as each run's manifest recorded them: warm or cold caches, the code that
+   ran is the code that is named.
 3. ``cluster.regression.digest_diff.diff_runs`` compares them hand by hand (exit 0 identical,
    1 different).
 4. The worktree and the run folders are removed (``--keep`` keeps the run folders).
@@ -33,7 +39,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from audits import runfolder
+from audits import jitcache, runfolder
 from cluster.regression.digest_diff import diff_runs, format_diff
 from cluster.regression.runs import EXIT_NOT_COMPARABLE, NotComparable
 
@@ -86,9 +92,10 @@ def _units(structures: Sequence[str]) -> list[str]:
 
 
 def _simulate(python: str, tree: Path, out: Path, args: list[str], env_path: str | None,
-              expect: Path) -> None:
+              expect: Path, cache: dict[str, str]) -> None:
     env = dict(os.environ)
     env.pop("RAY_ADDRESS", None)
+    env.update(cache)
     if env_path is None:
         env.pop("PYTHONPATH", None)
     else:
@@ -107,6 +114,28 @@ def _simulate(python: str, tree: Path, out: Path, args: list[str], env_path: str
     if r.returncode != 0:
         raise RegressError(f"{tree}: holdem simulate failed (exit {r.returncode}): "
                            f"{_last(r.stderr)}")
+
+
+def _caches(tmp: Path) -> tuple[dict[str, str], dict[str, str]]:
+    """The environment that gives each side its own compiled cache: (baseline, candidate)."""
+    root = jitcache.cache_root()
+    baseline = {jitcache.ENV_ROOT: str(root / "regress-baseline"),
+                "NUMBA_CACHE_DIR": str(tmp / "numba-baseline")}  # a baseline without the keys
+    return baseline, {jitcache.ENV_ROOT: str(root)}
+
+
+def code_line(run: Path) -> str:
+    """The compiled-code keys a run's manifest records (``audits.jitcache``), in words."""
+    try:
+        manifest = runfolder.RunFolder.open(run).read_manifest(any_layout=True) or {}
+    except (OSError, ValueError):
+        manifest = {}
+    code = (manifest.get("provenance") or {}).get("code") or {}
+    keys = code.get("compiled") if isinstance(code, dict) else None
+    if not isinstance(keys, dict) or not keys:
+        return "compiled-code keys not recorded (an engine older than the keyed caches)"
+    return "compiled " + ", ".join(f"{k} {keys[k]}" for k in ("sim", "audits", "cluster")
+                                   if k in keys)
 
 
 def _last(text: str) -> str:
@@ -157,6 +186,7 @@ def run_regress(baseline: str, *, hands: int = 20_000, structures: Sequence[str]
                 raise RegressError(f"--full-venv: pip install failed: {_last(r.stderr)}")
             path = None  # the installed package
         worst = 0
+        base_cache, cand_cache = _caches(tmp)
         for unit in units:
             args = ["--hands", str(hands), "--structure", unit, "--seed", str(seed),
                     "--players", str(players), "--format", fmt]
@@ -166,9 +196,12 @@ def run_regress(baseline: str, *, hands: int = 20_000, structures: Sequence[str]
             say(f"simulating {hands:,} hands per structure ({unit}, {fmt}, seed {seed}) with "
                 "both engines ...")
             _simulate(python, tree if path else tmp, base_out, args, path,
-                      tree if path else tmp / "venv")
+                      tree if path else tmp / "venv", base_cache)
             _to_current_layout(base_out, say)
-            _simulate(sys.executable, REPO_ROOT, cand_out, args, str(REPO_ROOT), REPO_ROOT)
+            _simulate(sys.executable, REPO_ROOT, cand_out, args, str(REPO_ROOT), REPO_ROOT,
+                      cand_cache)
+            say(f"baseline code: {code_line(base_out)}")
+            say(f"candidate code: {code_line(cand_out)}")
             try:
                 res = diff_runs(base_out, cand_out, first=first)
             except NotComparable as e:

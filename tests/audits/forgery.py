@@ -54,16 +54,33 @@ class RunForger:
                 return i
         raise AssertionError("no hand in the run suits this forgery")
 
-    def write(self, nullable_deck: bool = False) -> None:
-        """The rows back into the file (digests recomputed) and the manifest restamped."""
-        fields = [f for f in self.schema if f.name != "digest"]
+    def write(self, nullable_deck: bool = False, nullable: tuple[str, ...] = (),
+              metadata: dict[bytes, bytes] | None = None,
+              fields: list[pa.Field] | None = None, digests: bool = True,
+              **options: Any) -> None:
+        """The rows back into the file (digests recomputed) and the manifest restamped.
+        ``nullable``: columns declared nullable (to hold a None); ``metadata``: key-value
+        metadata added to the file's; ``fields``: the schema's fields instead of the file's
+        (extra, reordered or retyped columns; the rows must hold them); ``digests``: False to
+        write the rows' digests as they are (a table that cannot be digested); ``options``:
+        more options of ``pq.write_table`` (a page index, bloom filters)."""
+        fields = [f for f in (fields or self.schema) if f.name != "digest" or not digests]
         if nullable_deck:
-            fields = [f.with_nullable(True) if f.name == "deck" else f for f in fields]
-        schema = pa.schema(fields, metadata=self.schema.metadata)
-        body = [{k: v for k, v in r.items() if k != "digest"} for r in self.rows]
-        table = with_digests(pa.Table.from_pylist(body, schema=schema))
-        table = table.replace_schema_metadata(self.schema.metadata)
-        pq.write_table(table, self.path, compression="zstd")
+            nullable = (*nullable, "deck")
+        fields = [f.with_nullable(True) if f.name in nullable else f for f in fields]
+        meta = {**(self.schema.metadata or {}), **(metadata or {})}
+        schema = pa.schema(fields, metadata=meta)
+        body = [{k: v for k, v in r.items() if k != "digest" or not digests} for r in self.rows]
+        table = pa.Table.from_pylist(body, schema=schema)
+        if digests:
+            table = with_digests(table)
+        table = table.replace_schema_metadata(meta)
+        pq.write_table(table, self.path, compression="zstd", **options)
+        self.restamp()
+
+    def restamp(self) -> None:
+        """The manifest's sha256, bytes and rows of the file made the file's again (after any
+        change of its bytes)."""
         data = self.path.read_bytes()
         for rec in self.manifest["files"]:
             if rec["path"] == self.rel:
@@ -144,6 +161,56 @@ def move_won(row: Row, frm: int, to: int, chips: int) -> None:
     won[to] += chips
     end[to] += chips
     row["won"], row["stacks_end"] = won, end
+
+
+def replay_with_config(row: Row, **config: Any) -> Row:
+    """The row as the engine would have logged it had the hand been played under other config
+    columns (``big_blind=10``, ``rake_bps=10000``, ...): the same player actions replayed,
+    the posts, uncalled returns, every card, pot and chip column and the ``actions`` log taken
+    from the engine."""
+    from sim.phh_import import _LOGGED
+    from sim.schema import ACTION_DTYPE
+
+    forged = {**row, **config}
+    hand = hand_from_row(forged, check=False)
+    assert hand.is_complete, "the actions no longer finish the hand"
+    recs = [r for r in hand.records if r.kind in _LOGGED]
+    packed = np.empty(len(recs), dtype=ACTION_DTYPE)
+    for j, r in enumerate(recs):
+        packed[j] = (int(r.street), r.seat, int(r.kind), r.to_street_total, r.added)
+    return {**forged, **derived_columns(row, hand, deck_of(row)), "actions": packed.tobytes()}
+
+
+def restamp_file(run: Path, rel: str, table: pa.Table) -> None:
+    """Write ``table`` (digests recomputed) as the batch file ``rel`` and restamp the manifest's
+    sha256, bytes and rows of it."""
+    body = table.drop_columns(["digest"]) if "digest" in table.column_names else table
+    out = with_digests(body).replace_schema_metadata(table.schema.metadata)
+    pq.write_table(out, run / rel, compression="zstd")
+    data = (run / rel).read_bytes()
+    manifest = json.loads((run / "manifest.json").read_text())
+    for rec in manifest["files"]:
+        if rec["path"] == rel:
+            rec.update(sha256=hashlib.sha256(data).hexdigest(), bytes=len(data),
+                       rows=out.num_rows, hands=out.num_rows)
+    manifest["totals"]["bytes"] = sum(int(f["bytes"]) for f in manifest["files"])
+    (run / "manifest.json").write_text(json.dumps(manifest, indent=2))
+
+
+def patch_footer_int(path: Path, old: int, new: int) -> int:
+    """Rewrite an int64 statistic in a Parquet file's footer, as a forger edits the bytes: every
+    8-byte little-endian ``old`` in the footer (a column chunk's min/max, both the deprecated
+    and the current field) becomes ``new``; the footer keeps its length. Returns how many were
+    rewritten (call ``RunForger.restamp`` after)."""
+    data = bytearray(path.read_bytes())
+    footer_len = int.from_bytes(data[-8:-4], "little")
+    start = len(data) - 8 - footer_len
+    footer = bytes(data[start:-8])
+    a, b = old.to_bytes(8, "little", signed=True), new.to_bytes(8, "little", signed=True)
+    n = footer.count(a)
+    data[start:-8] = footer.replace(a, b)
+    path.write_bytes(bytes(data))
+    return n
 
 
 def _class_key(a: int, b: int) -> tuple[int, int]:

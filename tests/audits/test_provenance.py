@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from audits.provenance import PACKAGES, STAMP_NAME, code_identity, package_sha256
+from audits.jitcache import package_sha256
+from audits.provenance import PACKAGES, STAMP_NAME, code_identity
 
 ROOT = Path(__file__).resolve().parents[2]
 

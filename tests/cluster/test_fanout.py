@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from cluster.fanout import TaskFailed, fan_out
+from cluster.fanout import CodeMismatch, TaskFailed, fan_out
 from cluster.ray_runtime import RaySession, ray_session
 
 
@@ -124,3 +124,29 @@ def test_notes_say_what_is_queued(session: RaySession, tmp_path: Path) -> None:
     assert notes == ["holdem: 3 batch tasks, up to 3 queued on Ray at once; 2 CPUs present"
                      + ("" if session.where == "local" else
                         " (an autoscaler adds nodes for the queue)")]
+
+
+def test_every_task_checks_its_workers_compiled_code(session: RaySession,
+                                                      tmp_path: Path) -> None:
+    list(fan_out(slow_square, [(i, 0.0, str(tmp_path)) for i in range(4)], session=session))
+    from audits import jitcache
+
+    assert session.worker_code["driver"] == jitcache.identity_digest()
+    assert session.worker_code["tasks"] >= 4 and session.worker_code["workers"] >= 1
+
+
+def test_a_worker_running_other_code_fails_the_run_in_one_line(
+        session: RaySession, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the driver's sources differ from the workers' (here: the driver's digest is changed in this
+    # process only; the workers compute theirs from the files they imported)
+    from audits import jitcache
+
+    monkeypatch.setattr(jitcache, "identity_digest", lambda: "0" * jitcache.KEY_HEX)
+    with pytest.raises(CodeMismatch) as e:
+        list(fan_out(slow_square, [(i, 0.0, str(tmp_path)) for i in range(2)], session=session,
+                     retries=0))
+    msg = str(e.value)
+    assert "\n" not in msg and "runs other code than the driver" in msg
+    assert f"the driver's {'0' * jitcache.KEY_HEX}" in msg
+    assert not list(tmp_path.glob("done-*"))  # nothing ran on the wrong code
+    assert isinstance(e.value, TaskFailed)  # the CLIs' one line, exit 1

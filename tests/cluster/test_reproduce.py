@@ -1,9 +1,11 @@
-"""`holdem verify RUN --reproduce`: the log re-simulated from its spec, hand by hand. It catches
-what the audits cannot see from the log alone: a hand moved to a made-up table at the end of a
-batch (dealt that table's key, every column consistent, the manifest restamped)."""
+"""`holdem verify RUN` (reproduction is its default, `--reproduce` its alias): the log
+re-simulated from its spec. It catches what the audits cannot see from the log alone: a hand
+moved to a made-up table at the end of a batch (dealt that table's key, every column consistent,
+the manifest restamped)."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -44,22 +46,42 @@ def test_a_hand_moved_to_a_new_table_is_named(certified: Path, tmp_path: Path,
     f.rows[i] = replay_with_deck(moved, hand_deck(f.manifest["seed"], new_table, 0))
     f.write()
     assert main(["audit", str(run), "--workers", "0", "--quiet"]) in (0, 1)
-    assert main(["report", str(run)]) in (0, 1)
+    # the forger's report skips the reproduction: a PASS, LIMITED certificate saying so
+    assert main(["report", str(run), "--no-reproduce"]) == 0
+    cert = json.loads((run / "certificate.json").read_text())
+    assert cert["reproduction"]["status"] == "NOT RUN"
+    assert any("not re-simulated" in t for t in cert["limitations"])
     capsys.readouterr()
-    assert main(["verify", str(run), "--reproduce"]) == 1
-    assert f"hand {row['hand_id']} is not what the spec plays" in capsys.readouterr().out
+    for args in ([], ["--reproduce"]):  # the default, and its alias
+        assert main(["verify", str(run), *args]) == 1
+        assert f"hand {row['hand_id']} is not what the spec plays" in capsys.readouterr().out
+    # holdem report re-simulates by default: its certificate FAILs, naming the hand, and
+    # verify then finds the FAIL certificate true
+    assert main(["report", str(run)]) == 0
+    cert = json.loads((run / "certificate.json").read_text())
+    assert cert["verdict"] == "FAIL" and "reproduction" in cert["verdict_reasons"]
+    assert cert["reproduction"]["hand_id"] == row["hand_id"]
+    capsys.readouterr()
+    assert main(["verify", str(run)]) == 0
+    assert "as the FAIL certificate says" in capsys.readouterr().out
 
 
-def test_a_run_that_cannot_be_reproduced_is_one_line(tmp_path: Path,
-                                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_run_that_cannot_be_reproduced_says_so(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """Reproduction is the default now (issue #23): a run of os-chacha20 has nothing to
+    re-simulate, which the certificate and verify's line say (NOT REPRODUCIBLE), not an error;
+    the explicit --reproduce of before is the default's alias."""
     out = tmp_path / "chacha"
     # fresh entropy: the uniformity battery may (at alpha) fail such a run; not what is tested
-    assert main(["certify", "--hands", "2000", "--structure", "no-limit", "--generator",
-                 "os-chacha20", "--workers", "0", "--quiet", "--out", str(out)]) in (0, 1)
+    rc = main(["certify", "--hands", "2000", "--structure", "no-limit", "--generator",
+               "os-chacha20", "--workers", "0", "--quiet", "--out", str(out)])
+    assert rc in (0, 1)
+    cert = json.loads((out / "certificate.json").read_text())
+    assert cert["reproduction"]["status"] == "NOT REPRODUCIBLE"
+    assert "os-chacha20" in cert["reproduction"]["text"]
     capsys.readouterr()
-    assert main(["verify", str(out), "--reproduce"]) == 2
-    err = capsys.readouterr().err
-    assert "os-chacha20 is not reproducible" in err and len(err.strip().splitlines()) == 1
+    assert main(["verify", str(out), "--reproduce"]) == 0
+    assert "not reproducible (os-chacha20 decks): not re-simulated" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("edit", ["summary-edited", "html-deleted", "html-swapped"])

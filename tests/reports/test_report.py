@@ -68,6 +68,11 @@ def test_report_shows_every_audit_with_its_numbers_and_no_external_resource(clea
         assert key in page
     assert not re.search(r"""(src|href)=["']?(https?:)?//""", page)
     assert "<link" not in page and "<script" not in page
+    # the code that ran: the keys its compiled caches were keyed by (audits.jitcache)
+    from audits import jitcache
+
+    keys = jitcache.identity()["keys"]
+    assert f"sim {keys['sim']}" in page and f"audits {keys['audits']}" in page
     summary = (clean / "summary.md").read_text()
     assert summary.startswith("# Certification: **PASS (LIMITED)**")
 

@@ -1,0 +1,358 @@
+"""The run facts of a ``holdem simulate`` run, from its manifest's ``spec`` alone.
+
+A simulated run's manifest carries the spec every hand was made from (``sim.runspec.RunSpec``,
+written by ``cluster.manifest``). The audits read the run's facts (seed, generator, hands per
+structure, the population, the tables of each batch, the blinds, rake and buy-ins) from that
+spec and nowhere else, with their own code (this module never imports the simulator):
+
+- ``parse_spec`` takes the spec as JSON gives it back and checks it field by field: exactly the
+  known keys (``FIELDS``), each of its JSON type (an integer is an integer: not a string, a
+  float, NaN, a boolean or null), in its range (the constraints ``RunSpec`` enforces). Anything
+  else raises ``SpecError`` naming the field (``holdem audit`` exits 2 on it);
+- ``fingerprint`` is the digest of the canonical spec (sorted-key JSON), which the manifest's
+  ``fingerprint`` and ``run_id`` and every row's ``run_id`` must be;
+- ``manifest_problems`` names every other manifest field that repeats a run fact (``seed``,
+  ``generator``, ``inject``, ``reproducible``, ``fault_injected``, ``population``, each file's
+  ``structure``, ``batch`` and ``hands``) and disagrees with the spec: the integrity audit fails
+  on each;
+- ``RunFacts`` re-derives what the spec determines: the batches of the plan and their hands,
+  the seat count and format of each batch (``batch_table``: the documented schedule), the
+  population section, and each hand's blinds, antes, bet sizes and rake (``audits.stakes``
+  checks every hand against them).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass
+from typing import Any
+
+SIMULATE_FORMAT = "holdem-simulate-run"  # cluster.manifest.MANIFEST_FORMAT
+PHH_FORMAT = "holdem-phh-import"  # cluster.phh_import.MANIFEST_FORMAT
+# structure label -> the code hand_id and table_id carry in their bits 40.. (README, the log)
+STRUCTURE_CODES = {"no-limit": 0, "pot-limit": 1, "fixed-limit": 2}
+FORMATS = ("cash", "tournament")
+SPEC_FORMATS = (*FORMATS, "mixed")
+BOTS = ("classic", "real")
+GENERATORS = ("philox", "os-chacha20")
+FAULTS = ("naive-shuffle", "asf-shuffle", "mod8-shuffle", "seed32", "odd-chip-wrong-seat",
+          "side-pot-ignores-eligibility", "chip-lost", "button-skips", "bb-twice",
+          "short-allin-reopens", "mucks-winner", "wrong-stream-position")
+MAX_SEATS = 10
+TABLE_BITS, STRUCT_SHIFT = 20, 40  # table_id = structure << 40 | batch << 20 | table
+# the policies (bots) each population seats (README, Codes: policies): classic = the four
+# stress bots; real = the styles 4..7 with random, calling station and maniac among them
+POLICIES = {"classic": frozenset({0, 1, 2, 3}), "real": frozenset({0, 1, 3, 4, 5, 6, 7})}
+# tournaments (README, Simulating): blinds = the spec's blinds times LEVEL_MULT[level], level =
+# hand_no // level_hands (the last multiplier stays); per table, either an ante from every
+# player from level UNIFORM_ANTE_FROM_LEVEL (max(1, big blind // 8)), or (classic bots: always)
+# a big-blind ante of one big blind from level BB_ANTE_FROM_LEVEL
+LEVEL_MULT = (1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50, 60, 80, 100, 120, 150, 200,
+              250, 300, 400, 500, 600, 800, 1000)
+UNIFORM_ANTE_FROM_LEVEL, BB_ANTE_FROM_LEVEL = 3, 4
+ANTE_NONE, ANTE_UNIFORM, ANTE_BIG_BLIND = 0, 1, 2  # the ante_mode column
+RAISE_CAP = 4  # fixed-limit full bets and raises a street (every table of a simulated run)
+
+
+class SpecError(ValueError):
+    """A simulated run's spec that is not exactly the simulator's: one line naming the field."""
+
+
+def _int(lo: int | None = None, hi: int | None = None, null: bool = False
+         ) -> tuple[str, Any]:
+    what = "an integer" + (f" {lo}..{hi}" if lo is not None and hi is not None
+                           else f" >= {lo}" if lo is not None else "")
+    return (what + (" or null" if null else ""), (lo, hi, null))
+
+
+# key -> (expected, in words; the check's arguments): every key a spec has, in RunSpec's order
+FIELDS: dict[str, tuple[str, Any]] = {
+    "hands": _int(1, (1 << STRUCT_SHIFT) - 1),
+    "structures": ("a non-empty list of distinct structure labels (no-limit, pot-limit, "
+                   "fixed-limit)", None),
+    "players": (f"a seat count 2..{MAX_SEATS}, or a list of two or more [seats, weight] pairs "
+                "(seats 2..10, weights >= 0 adding up to at least 1)", None),
+    "format": ("one of " + ", ".join(SPEC_FORMATS), SPEC_FORMATS),
+    "tournament_pct": _int(0, 100),
+    "seed": _int(0, (1 << 63) - 1),
+    "batch_size": _int(1),
+    "small_blind": _int(1),
+    "big_blind": _int(1),
+    "buy_in_bb": _int(1),
+    "buy_in_min_bb": _int(1, null=True),
+    "leave_above_bb": _int(0),
+    "tournament_stack_bb": _int(1, null=True),
+    "bots": ("one of " + ", ".join(BOTS), BOTS),
+    "hands_per_table": _int(1),
+    "level_hands": _int(1),
+    "rake_bps": _int(0, 10_000),
+    "rake_cap_bb": _int(0),
+    "timeout_ppm": _int(0, 1_000_000),
+    "leave_ppm": _int(0, 1_000_000),
+    "generator": ("one of " + ", ".join(GENERATORS), GENERATORS),
+    "inject": ("null or a fault name (" + ", ".join(FAULTS) + ")", (None, *FAULTS)),
+    "extra": ("{} (no other input exists)", None),
+}
+
+
+def _show(v: Any) -> str:
+    text = json.dumps(v) if not isinstance(v, float) else repr(v)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _is_int(v: Any) -> bool:
+    return type(v) is int  # not bool, float (NaN), str or None
+
+
+def _check_value(key: str, v: Any) -> bool:
+    expected, arg = FIELDS[key]
+    if isinstance(arg, tuple) and len(arg) == 3 and expected.startswith("an integer"):
+        lo, hi, null = arg
+        if v is None:
+            return bool(null)
+        return _is_int(v) and (lo is None or v >= lo) and (hi is None or v <= hi)
+    if key == "structures":
+        return (isinstance(v, list) and bool(v) and all(isinstance(s, str) for s in v)
+                and all(s in STRUCTURE_CODES for s in v) and len(set(v)) == len(v))
+    if key == "players":
+        if _is_int(v):
+            return 2 <= v <= MAX_SEATS
+        return (isinstance(v, list) and len(v) >= 2
+                and all(isinstance(p, list) and len(p) == 2 and _is_int(p[0]) and _is_int(p[1])
+                        and 2 <= p[0] <= MAX_SEATS and p[1] >= 0 for p in v)
+                and sum(p[1] for p in v) >= 1)
+    if key == "extra":
+        return v == {} and isinstance(v, dict)
+    return isinstance(arg, tuple) and (v is None or isinstance(v, str)) and v in arg
+
+
+def parse_spec(spec: Any, where: str = "manifest.json") -> RunFacts:
+    """The run facts of a simulated run's ``spec`` (as JSON gives it back), checked: exactly
+    the keys of ``FIELDS``, each of its type and range, and the constraints between fields.
+    Raises SpecError naming the field."""
+    if spec is None:
+        raise SpecError(f"{where}: spec: missing (a holdem simulate run's manifest carries the "
+                        "spec its hands were made from)")
+    if not isinstance(spec, dict):
+        raise SpecError(f"{where}: spec: expected an object, found {_show(spec)}")
+    unknown = [k for k in spec if k not in FIELDS]
+    if unknown:
+        raise SpecError(f"{where}: spec.{unknown[0]}: unknown key (a spec has exactly "
+                        f"{', '.join(FIELDS)})")
+    for key in FIELDS:
+        if key not in spec:
+            raise SpecError(f"{where}: spec.{key}: missing (expected {FIELDS[key][0]})")
+        if not _check_value(key, spec[key]):
+            raise SpecError(f"{where}: spec.{key}: expected {FIELDS[key][0]}, found "
+                            f"{_show(spec[key])}")
+    s = spec
+    if s["big_blind"] < s["small_blind"]:
+        raise SpecError(f"{where}: spec.big_blind: {s['big_blind']} is below the small blind "
+                        f"{s['small_blind']}")
+    if s["buy_in_min_bb"] is not None and s["buy_in_min_bb"] > s["buy_in_bb"]:
+        raise SpecError(f"{where}: spec.buy_in_min_bb: {s['buy_in_min_bb']} is above buy_in_bb "
+                        f"{s['buy_in_bb']}")
+    if s["leave_above_bb"] and s["leave_above_bb"] < s["buy_in_bb"]:
+        raise SpecError(f"{where}: spec.leave_above_bb: expected 0 (never) or at least "
+                        f"buy_in_bb ({s['buy_in_bb']}), found {s['leave_above_bb']}")
+    if -(-s["hands"] // s["batch_size"]) > 1 << TABLE_BITS:
+        raise SpecError(f"{where}: spec.batch_size: {s['hands']:,} hands make more than "
+                        f"{1 << TABLE_BITS:,} batches")
+    players = s["players"]
+    mix = ((players, 1),) if _is_int(players) else tuple((int(n), int(w)) for n, w in players)
+    return RunFacts(spec=dict(spec), digest=fingerprint(spec), mix=mix)
+
+
+def fingerprint(spec: dict[str, Any]) -> str:
+    """The digest of a spec as the manifest records it (its ``fingerprint`` and ``run_id``): the
+    first 16 hex digits of the sha256 of its sorted-key JSON."""
+    return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _coprime_stride(w: int) -> int:
+    """A stride near 0.618 w, coprime with w (the schedule's step through the seat mix)."""
+    s = max(1, round(0.618 * w))
+    while math.gcd(s, w) != 1:
+        s += 1
+    return s
+
+
+@dataclass(frozen=True)
+class RunFacts:
+    """A parsed spec (``parse_spec``) and what it determines."""
+
+    spec: dict[str, Any]
+    digest: str
+    mix: tuple[tuple[int, int], ...]  # (seats, weight) of the tables
+
+    def __getitem__(self, key: str) -> Any:
+        return self.spec[key]
+
+    @property
+    def structures(self) -> list[str]:
+        return list(self.spec["structures"])
+
+    def n_batches(self) -> int:
+        return -(-self.spec["hands"] // self.spec["batch_size"])
+
+    def batch_hands(self, batch: int) -> int:
+        """Hands in one batch (the last may be short)."""
+        return min(self.spec["batch_size"], self.spec["hands"] - batch * self.spec["batch_size"])
+
+    def in_plan(self, label: str | None, batch: int | None) -> bool:
+        """Whether (structure label, batch index) is a batch of the run."""
+        return (label in self.spec["structures"] and batch is not None
+                and 0 <= batch < self.n_batches())
+
+    def plan(self) -> list[tuple[str, int]]:
+        """Every (structure label, batch index) of the run."""
+        return [(s, b) for s in self.structures for b in range(self.n_batches())]
+
+    def batch_table(self, label: str, batch: int) -> tuple[int, str]:
+        """(seat count, format) of every table of one batch: the documented schedule (README,
+        Simulating; ``RunSpec.batch_table``): j = batch + structure code; the seat count is
+        entry (w // 2 + j * stride + code * (w // 3)) mod w of the seat mix expanded by weight
+        (sorted, w entries; stride the coprime of w near 0.618 w); with a mixed format, batch j
+        is a tournament when (j + 1) * pct // 100 differs from j * pct // 100."""
+        code = STRUCTURE_CODES[label]
+        mix = sorted(self.mix)
+        w = sum(weight for _, weight in mix)
+        j = batch + code
+        at = (w // 2 + j * _coprime_stride(w) + code * (w // 3)) % w
+        seats = mix[-1][0]
+        for n_seats, weight in mix:  # entry `at` of the mix expanded by weight
+            if at < weight:
+                seats = n_seats
+                break
+            at -= weight
+        fmt = self.spec["format"]
+        if fmt != "mixed":
+            return seats, fmt
+        pct = self.spec["tournament_pct"]
+        return seats, "tournament" if (j + 1) * pct // 100 != j * pct // 100 else "cash"
+
+    def population(self) -> dict[str, Any]:
+        """The manifest's ``population`` section this spec gives (``cluster.manifest``)."""
+        s = self.spec
+        batches: dict[str, list[list[Any]]] = {}
+        by_seats: dict[str, int] = {}
+        by_format: dict[str, int] = {}
+        for label in self.structures:
+            batches[label] = []
+            for b in range(self.n_batches()):
+                seats, fmt = self.batch_table(label, b)
+                batches[label].append([seats, fmt])
+                by_seats[str(seats)] = by_seats.get(str(seats), 0) + self.batch_hands(b)
+                by_format[fmt] = by_format.get(fmt, 0) + self.batch_hands(b)
+        return {**{k: s[k] for k in ("players", "format", "tournament_pct", "buy_in_min_bb",
+                                     "buy_in_bb", "leave_above_bb", "tournament_stack_bb",
+                                     "bots", "hands_per_table", "level_hands", "leave_ppm")},
+                "batches": batches,
+                "hands_by_seats": dict(sorted(by_seats.items(), key=lambda kv: int(kv[0]))),
+                "hands_by_format": by_format}
+
+    # --- the stakes of the tables (chips) ---
+    def buy_in_range(self) -> tuple[int, int]:
+        """(min, max) chips of a cash buy-in (a new player, a rebuy, a top-up ends there): the
+        classic bots always buy in for buy_in_bb; the real population between buy_in_min_bb
+        (when set) and buy_in_bb big blinds."""
+        s, bb = self.spec, self.spec["big_blind"]
+        hi = s["buy_in_bb"] * bb
+        lo = hi if s["bots"] == "classic" or s["buy_in_min_bb"] is None else s["buy_in_min_bb"] * bb
+        return lo, hi
+
+    def topup_below(self) -> int:
+        """A cash player with chips left tops up only when his stack is below this: half the
+        buy-in (classic bots), the minimum buy-in (real population)."""
+        lo, hi = self.buy_in_range()
+        return hi // 2 if self.spec["bots"] == "classic" else lo
+
+    def tournament_stack(self) -> int:
+        s = self.spec
+        return (s["tournament_stack_bb"] or s["buy_in_bb"]) * s["big_blind"]
+
+    def rake(self, fmt: str) -> tuple[int, int]:
+        """(rake_bps, rake_cap in chips) of a table of this format (tournaments: no rake)."""
+        s = self.spec
+        if fmt != "cash":
+            return 0, 0
+        return s["rake_bps"], s["rake_cap_bb"] * s["big_blind"]
+
+    def ante_kinds(self) -> tuple[int, ...]:
+        """The ante modes a tournament table may play (one per table)."""
+        return (ANTE_BIG_BLIND,) if self.spec["bots"] == "classic" else (ANTE_UNIFORM,
+                                                                          ANTE_BIG_BLIND)
+
+
+def manifest_problems(m: dict[str, Any], facts: RunFacts) -> list[tuple[str, str]]:
+    """(field, one line) for every manifest field that repeats a run fact and disagrees with
+    the spec (a field absent is no disagreement: nothing reads it)."""
+    out: list[tuple[str, str]] = []
+    s = facts.spec
+
+    def differs(field: str, got: Any, want: Any) -> None:
+        if type(got) is not type(want) or got != want:
+            out.append((field, f"manifest.json: {field} is {_show(got)}, the spec gives "
+                               f"{_show(want)}"))
+
+    if "run_id" in m:
+        differs("run_id", m["run_id"], facts.digest)
+    for key in ("seed", "generator", "inject"):
+        if key in m:
+            differs(key, m[key], s[key])
+    if "reproducible" in m:
+        differs("reproducible", m["reproducible"], s["generator"] == "philox")
+    if ("fault_injected" in m) != (s["inject"] is not None):
+        out.append(("fault_injected", "manifest.json: fault_injected "
+                    + ("present in a clean run" if s["inject"] is None
+                       else f"missing, the spec injects {s['inject']}")))
+    if "population" in m:
+        want = facts.population()
+        got = m["population"]
+        if not isinstance(got, dict):
+            differs("population", got, want)
+        else:
+            for key in sorted(set(want) | set(got)):
+                if key not in got or key not in want or json.dumps(got[key], sort_keys=True) \
+                        != json.dumps(want[key], sort_keys=True):
+                    out.append((f"population.{key}", f"manifest.json: population.{key} is "
+                                f"{_show(got.get(key))}, the spec gives {_show(want.get(key))}"))
+    for i, f in enumerate(m.get("files") or []):
+        if not isinstance(f, dict) or not isinstance(f.get("path"), str):
+            continue
+        parts = f["path"].split("/")
+        if len(parts) != 3 or not parts[2].startswith("batch-"):
+            continue
+        label, digits = parts[1], parts[2][len("batch-"):].partition(".")[0]
+        batch = int(digits) if digits.isdigit() else -1
+        if not facts.in_plan(label, batch):
+            out.append((f"files[{i}]", f"manifest.json: files[{i}] {f['path']} is no batch of "
+                                       f"the spec's plan ({facts.n_batches():,} a structure)"))
+            continue
+        wants: tuple[tuple[str, Any], ...] = (("structure", label), ("batch", batch),
+                                              ("hands", facts.batch_hands(batch)))
+        for key, value in wants:
+            if key in f:
+                differs(f"files[{i}].{key}", f[key], value)
+    return out
+
+
+def spec_problems(m: dict[str, Any] | None) -> list[tuple[int | None, str, str]]:
+    """The integrity audit's problems (hand id None, kind, one line) with a simulate manifest's
+    spec: not exactly the simulator's, or another manifest field disagreeing with it; a manifest
+    listing files that is neither a simulated run's nor an import's binds them to nothing."""
+    if not m:
+        return []
+    if m.get("format") not in (SIMULATE_FORMAT, PHH_FORMAT):
+        return [(None, "manifest format", f"manifest.json: format {_show(m.get('format'))}: "
+                 f"expected {SIMULATE_FORMAT!r} (its spec gives the run's facts) or "
+                 f"{PHH_FORMAT!r}")]
+    if m.get("format") != SIMULATE_FORMAT:
+        return []
+    try:
+        facts = parse_spec(m.get("spec"))
+    except SpecError as e:
+        return [(None, "spec", str(e))]
+    return [(None, "spec disagreement", text) for _, text in manifest_problems(m, facts)]

@@ -1,0 +1,189 @@
+"""Compiled code is keyed by the code (``audits.jitcache``): with warm caches, a change to a helper
+in one module that a compiled function in another module calls is seen, by a plain call, by
+``holdem golden``, by ``holdem simulate`` and by ``holdem regress``; a cache compiled from other
+sources is never loaded.
+
+Each test works on a copy of the four packages (as a checkout or a worker would hold them) with
+its own cache root (``HOLDEM_JIT_CACHE``), so the repository and the user's caches are untouched.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from audits import jitcache
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = jitcache.PACKAGES
+
+
+def _copy(tmp: Path) -> Path:
+    tree = tmp / "tree"
+    for name in PACKAGES:
+        shutil.copytree(ROOT / name, tree / name,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.nbi", "*.nbc"))
+    return tree
+
+
+def _run(tree: Path, cache: Path, *args: str, check: bool = True,
+         timeout: int = 600) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(tree), jitcache.ENV_ROOT: str(cache)}
+    env.pop("NUMBA_CACHE_DIR", None)
+    env.pop("RAY_ADDRESS", None)
+    r = subprocess.run([sys.executable, *args], cwd=tree, env=env, capture_output=True,
+                       text=True, timeout=timeout, check=False)
+    if check and r.returncode != 0:
+        raise AssertionError(f"{args} exit {r.returncode}:\n{r.stdout}\n{r.stderr}")
+    return r
+
+
+def _keys(tree: Path, cache: Path) -> dict[str, str]:
+    r = _run(tree, cache, "-c", "import json; from audits import jitcache; "
+             "print(json.dumps(jitcache.identity()['keys']))")
+    return dict(json.loads(r.stdout))
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert text.count(old) == 1, f"{path}: {old!r} not found once"
+    path.write_text(text.replace(old, new))
+
+
+def test_keys_follow_every_source_of_the_closure(tmp_path: Path) -> None:
+    tree, cache = _copy(tmp_path), tmp_path / "cache"
+    k0 = _keys(tree, cache)
+    assert k0 == jitcache.identity()["keys"]  # the same sources: the same keys, any checkout
+    with open(tree / "sim" / "dealing.py", "a") as f:
+        f.write("\n# one byte more\n")
+    k1 = _keys(tree, cache)
+    assert k1["sim"] != k0["sim"] and k1["cluster"] != k0["cluster"]
+    assert k1["audits"] == k0["audits"]  # the audits never call the engine
+    with open(tree / "audits" / "io.py", "a") as f:
+        f.write("\n# one byte more\n")
+    k2 = _keys(tree, cache)
+    assert k2["audits"] != k1["audits"] and k2["cluster"] != k1["cluster"]
+    assert k2["sim"] == k1["sim"]
+
+
+PROBE_A = """from numba import njit
+
+
+@njit(cache=True)
+def base():
+    return 1
+"""
+PROBE_B = """from numba import njit
+
+from {pkg}.probe_a import base
+
+
+@njit(cache=True)
+def caller():
+    return base() + 10
+"""
+CALL = "from {pkg}.probe_b import caller; print(caller())"
+
+
+def _probe(tree: Path, pkg: str) -> None:
+    d = tree / pkg
+    d.mkdir(exist_ok=True)
+    (d / "__init__.py").touch()
+    (d / "probe_a.py").write_text(PROBE_A)
+    (d / "probe_b.py").write_text(PROBE_B.format(pkg=pkg.replace("/", ".")))
+
+
+def test_a_callee_changed_in_another_file_is_recompiled(tmp_path: Path) -> None:
+    tree, cache = _copy(tmp_path), tmp_path / "cache"
+    _probe(tree, "sim/probes")  # inside the engine's package: keyed caches
+    _probe(tree, "plain")  # outside the project: numba's own caches, as a control
+    for pkg in ("sim.probes", "plain"):
+        r = _run(tree, cache, "-c", f"import sim; {CALL.format(pkg=pkg)}")
+        assert r.stdout.split() == ["11"]
+    assert list((cache / f"sim-{_keys(tree, cache)['sim']}" / "sim" / "probes").glob("*.nbi"))
+    for pkg in ("sim/probes", "plain"):  # the callee changes; the caller's file does not
+        _edit(tree / pkg / "probe_a.py", "return 1", "return 2")
+    new = _run(tree, cache, "-c", f"import sim; {CALL.format(pkg='sim.probes')}")
+    assert new.stdout.split() == ["12"]
+    # the control shows what the keys prevent: numba's own cache runs the stale caller
+    stale = _run(tree, cache, "-c", f"import sim; {CALL.format(pkg='plain')}")
+    assert stale.stdout.split() == ["11"]
+
+
+def test_a_cache_compiled_from_other_sources_is_never_loaded(tmp_path: Path) -> None:
+    tree, cache = _copy(tmp_path), tmp_path / "cache"
+    _probe(tree, "sim/probes")
+    _run(tree, cache, "-c", CALL.format(pkg="sim.probes"))
+    old = cache / f"sim-{_keys(tree, cache)['sim']}"
+    _edit(tree / "sim" / "probes" / "probe_a.py", "return 1", "return 2")
+    new = cache / f"sim-{_keys(tree, cache)['sim']}"
+    assert new != old
+    # the stale cache put where the new key looks (a copied cache, a restored image): its index
+    # is stamped with the old key, so numba compiles afresh
+    shutil.rmtree(new, ignore_errors=True)
+    shutil.copytree(old, new)
+    r = _run(tree, cache, "-c", CALL.format(pkg="sim.probes"))
+    assert r.stdout.split() == ["12"]
+
+
+def test_old_keys_are_pruned(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    for i in range(jitcache.KEEP + 2):
+        d = cache / f"sim-{i:016x}"
+        d.mkdir(parents=True)
+        (d / jitcache.USED_MARK).touch()
+        os.utime(d / jitcache.USED_MARK, (1000.0 + i, 1000.0 + i))  # long unused
+    recent = cache / "sim-recent"
+    recent.mkdir()
+    (recent / jitcache.USED_MARK).touch()  # used now: kept whatever its rank
+    (cache / "audits-0000000000000000").mkdir()  # another label: not this label's to prune
+    current = cache / "sim-current"
+    current.mkdir()
+    jitcache._prune(cache, "sim", current)
+    left = sorted(p.name for p in cache.iterdir())
+    # the current, the recent, and the newest of the old up to KEEP in all
+    kept_old = [f"sim-{i:016x}" for i in range(jitcache.KEEP + 2)][-(jitcache.KEEP - 2):]
+    assert left == sorted(["audits-0000000000000000", "sim-current", "sim-recent", *kept_old])
+
+
+@pytest.mark.slow
+def test_golden_simulate_and_regress_see_a_helper_changed_in_another_module(
+        tmp_path: Path) -> None:
+    """The issue's case with warm caches: ``sim/dealing.py``'s ``hole_pos`` (called by the
+    engine, which the session's compiled loop calls) changes; nothing is cleaned."""
+    tree, cache = _copy(tmp_path), tmp_path / "cache"
+    (tree / "pyproject.toml").write_text((ROOT / "pyproject.toml").read_text())
+    golden = tree / "golden.json"
+    cli = ["-m", "cluster.cli"]
+    sim = [*cli, "simulate", "--hands", "1000", "--structure", "no-limit", "--seed", "3",
+           "--workers", "0", "--quiet"]
+    _run(tree, cache, *cli, "golden", "--update", "--file", str(golden))  # compiles: warm now
+    _run(tree, cache, *sim, "--out", str(tmp_path / "before"))
+    git = ["git", "-C", str(tree), "-c", "user.email=t@t", "-c", "user.name=t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "baseline"], check=True)
+    # the rule changes in one file; the compiled callers live in other files
+    _edit(tree / "sim" / "dealing.py", "return round_ * n_dealt + i",
+          "return i * HOLE_CARDS + round_")
+    g = _run(tree, cache, *cli, "golden", "--file", str(golden), check=False)
+    assert g.returncode == 1, g.stdout + g.stderr
+    _run(tree, cache, *sim, "--out", str(tmp_path / "after"))
+    d = _run(tree, cache, *cli, "diff", str(tmp_path / "before"), str(tmp_path / "after"),
+             check=False)
+    assert d.returncode == 1 and "DIFFERENT" in d.stdout, d.stdout + d.stderr
+    r = _run(tree, cache, *cli, "regress", "--baseline", "HEAD", "--hands", "1000",
+             "--structures", "no-limit", check=False, timeout=900)
+    assert r.returncode == 1 and "regress: DIFFERENT" in r.stdout, r.stdout + r.stderr
+    lines = {ln.split(":")[0]: ln for ln in r.stdout.splitlines() if " code: " in ln}
+    base, cand = lines["baseline code"], lines["candidate code"]
+    assert "compiled sim " in base and "compiled sim " in cand
+    assert base.split("compiled sim ")[1][:16] != cand.split("compiled sim ")[1][:16]
+    # each side compiled into its own cache
+    assert list((cache / "regress-baseline").glob("sim-*"))
