@@ -54,7 +54,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sim.cards import format_cards, parse_card
-from sim.config import Structure
+from sim.config import MAX_SEATS, Structure
 from sim.layout import ANTE_DUE_, EventKind
 from sim.phh_reader import Section, read_sections
 
@@ -240,6 +240,8 @@ class PhhHand:
         """Why this hand cannot be replayed as Texas hold'em, or None."""
         if self.variant not in SUPPORTED_VARIANTS:
             return f"unsupported variant {self.variant}"
+        if self.n_players > MAX_SEATS:
+            return f"unsupported: {self.n_players} players (our tables seat at most {MAX_SEATS})"
         if self.dead_blinds:
             return ("unsupported: a dead blind (a negative blinds_or_straddles entry) "
                     f"{list(self.blinds_or_straddles or ())}")

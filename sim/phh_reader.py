@@ -16,7 +16,8 @@ of TOML values, exactly as ``tomllib.loads(text, parse_float=Decimal)`` would (f
 - a file whose headers are not all simple (``[a.b]``, ``[[a]]``) or whose sections cannot be
   cut at header lines is parsed whole by tomllib; if tomllib refuses it, one error section;
 - limits (never a hang or a traceback): a section over ``MAX_SECTION_CHARS`` characters is an
-  error section without being parsed.
+  error section without being parsed; a file read whole by tomllib is at most
+  ``MAX_WHOLE_FILE_CHARS``.
 
 Differences from ``tomllib`` on purpose (a .phhs file is hands, and one bad hand must not lose
 the others): a section tomllib refuses does not invalidate the file, and a repeated table key
@@ -32,9 +33,10 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-__all__ = ["MAX_SECTION_CHARS", "Section", "parse_toml", "read_sections"]
+__all__ = ["MAX_SECTION_CHARS", "MAX_WHOLE_FILE_CHARS", "Section", "parse_toml", "read_sections"]
 
 MAX_SECTION_CHARS = 1_000_000  # a hand is about 1-3 KB; a longer section is hostile
+MAX_WHOLE_FILE_CHARS = 64_000_000  # tomllib reads at most this much at once
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,12 +93,13 @@ _LINE = re.compile(
     r"|(?P<b>true|false)"
     r"|(?P<t>(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9])"
     rf")[ \t]*(?:#[^{_CTRL}]*)?(?:\r?\n|\Z)")
-# a header line as this reader splits on: [key] with a simple key
+# a header line as this reader splits on: [key] with a simple key; matched in "\n" + text
+# (a pattern starting with a literal scans fast, a 100 MB line included)
 _HEADER = re.compile(
-    rf"^[ \t]*\[[ \t]*(?:([A-Za-z0-9_-]+)|'([^'{_CTRL}]*)'|\"([^\"\\{_CTRL}]*)\")[ \t]*\]"
-    rf"[ \t]*(?:#[^{_CTRL}]*)?\r?$", re.M)
+    rf"\n[ \t]*\[[ \t]*(?:([A-Za-z0-9_-]+)|'([^'{_CTRL}]*)'|\"([^\"\\{_CTRL}]*)\")[ \t]*\]"
+    rf"[ \t]*(?:#[^{_CTRL}]*)?(?=\r?\n|\Z)")
 # any line that starts like a header (to detect ones this reader does not split on)
-_ANY_HEADER = re.compile(r"^[ \t]*\[", re.M)
+_ANY_HEADER = re.compile(r"\n[ \t]*\[")
 _NON_INT = frozenset(".eEin")
 _HAND_LINE = re.compile(r"^[ \t]*hand[ \t]*=[ \t]*(?:'([^'\n]{1,200})'|\"([^\"\n]{1,200})\"|"
                         r"([0-9]{1,30}))[ \t]*(?:#.*)?\r?$", re.M)
@@ -312,8 +315,9 @@ def read_sections(text: str, *, many: bool) -> list[Section]:
     """The hands of a PHH text (see the module docstring); never raises for bad content."""
     if not many:
         return [_one(text, None, 1, 0)]
-    headers = list(_HEADER.finditer(text))
-    if len(headers) != len(_ANY_HEADER.findall(text)):
+    nl = "\n" + text  # offsets in nl are one more than in text: a match's "\n" is at text[i-1]
+    headers = list(_HEADER.finditer(nl))
+    if len(headers) != len(_ANY_HEADER.findall(nl)):
         return _whole_file(text)  # a header this reader does not split on, or a line
         # starting with '[' (an array's continuation): tomllib reads the whole file
     out: list[Section] = []
@@ -322,20 +326,23 @@ def read_sections(text: str, *, many: bool) -> list[Section]:
         out.extend(_top_level(lead))
     seen: set[str] = set()
     line = 1 + lead.count("\n")
+    oversize = False
     for i, h in enumerate(headers):
+        start = h.start()  # the header line's first character in text
         end = headers[i + 1].start() if i + 1 < len(headers) else len(text)
         key = h.group(1) if h.group(1) is not None else (
             h.group(2) if h.group(2) is not None else h.group(3))
-        chunk = text[h.start() : end]
+        chunk = text[start:end]
         if key in seen:
             out.append(Section(key, line, None, f"duplicate section [{key}] (an earlier "
                                                 "section has the same key)",
                                hand=_hand_hint(chunk)))
         else:
             seen.add(key)
-            out.append(_one(chunk, key, line, h.end() - h.start()))
+            oversize = oversize or len(chunk) > MAX_SECTION_CHARS
+            out.append(_one(chunk, key, line, h.end() - 1 - start))
         line += chunk.count("\n")
-    if any(sec.error is not None for sec in out):
+    if not oversize and any(sec.error is not None for sec in out):
         whole, _err = _tomllib_section(text)
         if whole is not None:  # e.g. a header-like line inside a multi-line string
             return _sections_of(whole)
@@ -353,6 +360,10 @@ def _top_level(lead: str) -> list[Section]:
 
 
 def _whole_file(text: str) -> list[Section]:
+    if len(text) > MAX_WHOLE_FILE_CHARS:
+        return [Section(None, 1, None, f"a file of {len(text):,} characters whose hands are not "
+                                       "all under simple table headers ([1]): expected at most "
+                                       f"{MAX_WHOLE_FILE_CHARS:,}", hand=None)]
     doc, err = _tomllib_section(text)
     if doc is None:
         return [Section(None, 1, None, err, True)]

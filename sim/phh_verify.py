@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from decimal import Decimal
 from dataclasses import dataclass, field, replace
+from decimal import Decimal
 from typing import Any
 
 from sim.cards import BOARD_CARDS, HOLE_CARDS, N_CARDS, format_card, format_cards
