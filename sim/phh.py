@@ -56,7 +56,7 @@ from typing import TYPE_CHECKING, Any
 from sim.cards import format_cards, parse_card
 from sim.config import MAX_SEATS, Structure
 from sim.layout import ANTE_DUE_, EventKind
-from sim.phh_reader import Section, read_sections
+from sim.phh_reader import _NUMS, Section, read_sections
 
 if TYPE_CHECKING:
     from sim.hand import Hand
@@ -72,6 +72,7 @@ __all__ = [
     "PhhFile",
     "PhhHand",
     "PhhSkip",
+    "clear_memos",
     "format_amounts",
     "hand_to_phh",
     "iter_phh_paths",
@@ -473,10 +474,35 @@ def _strict(f: PhhFile) -> list[PhhHand]:
     return f.hands
 
 
+_DEC: dict[Decimal, tuple[Number, int]] = {}  # finite Decimal -> (checked value, decimals)
+
+
+def _dec_info(v: Decimal) -> tuple[Number, int]:
+    """A finite Decimal's value as kept (an int when integral) and its decimals (memoized:
+    values repeat across hands; equal values share one entry, the first one's digits)."""
+    info = _DEC.get(v)
+    if info is None:
+        d = _decimals(v)
+        info = (int(v) if d == 0 else v, d)
+        if len(_DEC) >= 65_536:
+            _DEC.clear()
+        _DEC[v] = info
+    return info
+
+
+def clear_memos() -> None:
+    """Forget the memoized number tokens, decimals and actions (benchmarks: a cold start)."""
+    _DEC.clear()
+    _NUMS.clear()
+    _parse_action_cached.cache_clear()
+
+
 def _number(v: Any, where: str, name: str, *, allow_inf: bool = False,
             allow_negative: bool = False) -> Number:
+    if type(v) is int and 0 <= v < MAX_AMOUNT:
+        return v
     if isinstance(v, bool) or not isinstance(v, int | Decimal):
-        raise PhhError(f"{where}: field {name}: expected a number, got {v!r}")
+        raise PhhError(f"{where}: field {name}: expected a number, got {v!r}"[:300])
     if isinstance(v, Decimal):
         if v.is_nan():
             raise PhhError(f"{where}: field {name}: expected a number, got nan")
@@ -490,11 +516,11 @@ def _number(v: Any, where: str, name: str, *, allow_inf: bool = False,
     if v < 0 and not allow_negative:
         raise PhhError(f"{where}: field {name}: expected a number >= 0, got {_fmt(v)}")
     if isinstance(v, Decimal):
-        if _decimals(v) > MAX_SCALE:
+        kept, d = _dec_info(v)
+        if d > MAX_SCALE:
             raise PhhError(f"{where}: field {name}: {v}: expected at most {MAX_SCALE} "
                            "decimals")
-        if v == v.to_integral_value():
-            return int(v)
+        return kept
     return v
 
 
@@ -504,7 +530,8 @@ def _numbers(v: Any, where: str, name: str, n: int | None, *,
         v = [v] * n  # a single value for every player (as PokerKit accepts)
     if not isinstance(v, list):
         raise PhhError(f"{where}: field {name}: expected an array of numbers, got {v!r}")
-    out = tuple(_number(x, where, f"{name}[{i}]", allow_inf=allow_inf,
+    out = tuple(x if type(x) is int and 0 <= x < MAX_AMOUNT else
+                _number(x, where, f"{name}[{i}]", allow_inf=allow_inf,
                         allow_negative=allow_negative) for i, x in enumerate(v))
     if n is not None and len(out) != n:
         raise PhhError(
@@ -554,16 +581,13 @@ def parse_action(text: str, index: int = -1, n_players: int | None = None) -> Ph
 
     Raises ValueError naming what was expected (``PhhError`` when called through a loader).
     """
-    a = _parse_action_cached(text, n_players)
-    if a is None or a.index == index:
-        return a
-    return PhhAction(a.actor, a.verb, a.player, a.cards, a.amount, a.dash, index, a.text)
+    return _parse_action_cached(text, index, n_players)
 
 
-@lru_cache(maxsize=16_384)
-def _parse_action_cached(text: str, n_players: int | None) -> PhhAction | None:
-    """``parse_action`` at index -1 (actions repeat across hands: 'p3 f', 'd dh p1 ????')."""
-    index = -1
+@lru_cache(maxsize=65_536)
+def _parse_action_cached(text: str, index: int, n_players: int | None) -> PhhAction | None:
+    """``parse_action`` (immutable results; actions repeat across hands: 'd dh p1 ????' is
+    action 0 of every hand of p1)."""
     note = text.split("#", 1)[0]
     words = note.split()
     if not words:
@@ -690,7 +714,7 @@ def _hand_from_dict(doc: dict[str, Any], source: str, key: str | None,
     amounts = [*stacks, *antes, *(blinds or ()), *(finishing or ()), *(winnings or ()),
                *(v for v in bets.values() if v is not None),
                *(a.amount for a in actions if a.amount is not None)]
-    scale = max((_decimals(v) for v in amounts if isinstance(v, Decimal) and v.is_finite()),
+    scale = max((_dec_info(v)[1] for v in amounts if type(v) is Decimal and v.is_finite()),
                 default=0)
     extra = {k: v for k, v in doc.items() if k not in _CORE_FIELDS and not k.startswith("_")}
     return PhhHand(
