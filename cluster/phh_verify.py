@@ -14,6 +14,7 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 
 from sim.phh import SUPPORTED_VARIANTS, PhhError, format_amounts, iter_phh_paths, load_phh
@@ -93,8 +94,8 @@ def _fractional_note(r: ReplayResult) -> str:
     exp = r.expected or []
     if any(not isinstance(x, int) for x in exp) and r.actual is not None and sum(exp) == sum(
             r.actual):
-        diff = [a - e for a, e in zip(r.actual, exp, strict=True)]
-        if max(abs(d) for d in diff) < 1:
+        diff: list[int | Decimal] = [a - e for a, e in zip(r.actual, exp, strict=True)]
+        if all(-1 < d < 1 for d in diff):
             return " (the file splits an odd chip into fractions; same total)"
     return ""
 

@@ -247,7 +247,7 @@ def _table(s: str, pos: int) -> dict[str, Any]:
             elif g == "b":
                 v = m.group(g) == "true"
             else:
-                h, mi, se = m.group(g).split(":")
+                h, mi, se = m.group("t").split(":")
                 v = _dt.time(int(h), int(mi), int(se))
             out[key] = v
             pos = m.end()
