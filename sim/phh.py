@@ -474,7 +474,9 @@ def _strict(f: PhhFile) -> list[PhhHand]:
     return f.hands
 
 
-_DEC: dict[Decimal, tuple[Number, int]] = {}  # finite Decimal -> (checked value, decimals)
+# a valid amount (finite, 0 <= v < MAX_AMOUNT, at most MAX_SCALE decimals) -> (value as kept,
+# decimals)
+_DEC: dict[Decimal, tuple[Number, int]] = {}
 
 
 def _dec_info(v: Decimal) -> tuple[Number, int]:
@@ -484,9 +486,10 @@ def _dec_info(v: Decimal) -> tuple[Number, int]:
     if info is None:
         d = _decimals(v)
         info = (int(v) if d == 0 else v, d)
-        if len(_DEC) >= 65_536:
-            _DEC.clear()
-        _DEC[v] = info
+        if 0 <= v < MAX_AMOUNT and d <= MAX_SCALE:  # only valid amounts: a fast path's memo
+            if len(_DEC) >= 65_536:
+                _DEC.clear()
+            _DEC[v] = info
     return info
 
 
@@ -530,15 +533,22 @@ def _numbers(v: Any, where: str, name: str, n: int | None, *,
         v = [v] * n  # a single value for every player (as PokerKit accepts)
     if not isinstance(v, list):
         raise PhhError(f"{where}: field {name}: expected an array of numbers, got {v!r}")
-    out = tuple(x if type(x) is int and 0 <= x < MAX_AMOUNT else
-                _number(x, where, f"{name}[{i}]", allow_inf=allow_inf,
-                        allow_negative=allow_negative) for i, x in enumerate(v))
+    get = _DEC.get
+    out: list[Number] = []
+    for i, x in enumerate(v):
+        if type(x) is int and 0 <= x < MAX_AMOUNT:
+            out.append(x)
+        elif type(x) is Decimal and (info := get(x)) is not None:
+            out.append(info[0])
+        else:
+            out.append(_number(x, where, f"{name}[{i}]", allow_inf=allow_inf,
+                               allow_negative=allow_negative))
     if n is not None and len(out) != n:
         raise PhhError(
             f"{where}: field {name}: expected {n} values (one per player, as starting_stacks), "
             f"got {len(out)}"
         )
-    return out
+    return tuple(out)
 
 
 def _parse_cards(text: str) -> tuple[int, ...]:
@@ -637,6 +647,21 @@ def _opt(doc: dict[str, Any], name: str, kind: type | tuple[type, ...], where: s
     return v
 
 
+def _actions_slow(raw_actions: list[Any], where: str, n: int) -> list[PhhAction]:
+    actions = []
+    for i, text in enumerate(raw_actions):
+        if not isinstance(text, str):
+            raise PhhError(f"{where}: actions[{i}]: expected a string, got {text!r}"[:300])
+        try:
+            a = parse_action(text, i, n)
+        except ValueError as e:
+            raise PhhError(f"{where}: field actions: action {i + 1} {text!r}: {e}"[:400]) \
+                from None
+        if a is not None:
+            actions.append(a)
+    return actions
+
+
 def _hand_from_dict(doc: dict[str, Any], source: str, key: str | None,
                     line: int = 1) -> PhhHand:
     where = source if key is None else f"{source} [{key}]"
@@ -700,17 +725,11 @@ def _hand_from_dict(doc: dict[str, Any], source: str, key: str | None,
     raw_actions = doc["actions"]
     if not isinstance(raw_actions, list):
         raise PhhError(f"{where}: field actions: expected an array of strings")
-    actions = []
-    for i, text in enumerate(raw_actions):
-        if not isinstance(text, str):
-            raise PhhError(f"{where}: actions[{i}]: expected a string, got {text!r}"[:300])
-        try:
-            a = parse_action(text, i, n)
-        except ValueError as e:
-            raise PhhError(f"{where}: field actions: action {i + 1} {text!r}: {e}"[:400]) \
-                from None
-        if a is not None:
-            actions.append(a)
+    try:  # the fast path (memoized actions); _actions_slow names a bad one
+        acts = [_parse_action_cached(t, i, n) for i, t in enumerate(raw_actions)]
+        actions = [a for a in acts if a is not None]
+    except (ValueError, TypeError, AttributeError):
+        actions = _actions_slow(raw_actions, where, n)
     amounts = [*stacks, *antes, *(blinds or ()), *(finishing or ()), *(winnings or ()),
                *(v for v in bets.values() if v is not None),
                *(a.amount for a in actions if a.amount is not None)]
