@@ -47,7 +47,7 @@ import datetime as _dt
 import json
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
@@ -283,6 +283,19 @@ class PhhHand:
             big_bet=one(self.big_bet, "big_bet"), starting_stacks=stacks,
             finishing_stacks=conv(self.finishing_stacks, "finishing_stacks"),
             winnings=conv(self.winnings, "winnings"), bets=bets)
+
+    def in_minor_units(self, scale: int | None = None) -> PhhHand:
+        """This hand with every amount an integer of ``10**-scale`` units (scale None: the
+        hand's own ``scale``), e.g. to replay a hand in cents with the integer engine; an
+        unknown (``inf``) stack stays unknown. Raises PhhError as ``minor_units``."""
+        mu = self.minor_units(scale)
+        acts = tuple(a if u is None else replace(a, amount=u)
+                     for a, u in zip(self.actions, mu.bets, strict=True))
+        stacks = tuple(_INF if v is None else v for v in mu.starting_stacks)
+        return replace(self, antes=mu.antes, blinds_or_straddles=mu.blinds_or_straddles,
+                       min_bet=mu.min_bet, small_bet=mu.small_bet, big_bet=mu.big_bet,
+                       starting_stacks=stacks, actions=acts,
+                       finishing_stacks=mu.finishing_stacks, winnings=mu.winnings, scale=0)
 
 
 @dataclass(frozen=True, slots=True)

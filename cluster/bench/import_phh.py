@@ -116,10 +116,17 @@ def run_import_bench(hands: int = 20_000, repeats: int = 5, pokerkit_hands: int 
         rates.update(pk_rates)
     say(f"holdem bench import: {n:,} hands ({what}; {len(texts)} file texts in memory), "
         f"medians of {repeats}, CPU time")
-    ref = rates["sim.phh.reads_phh (+ hands)"]
+    toml = rates["sim.phh_reader (TOML -> values)"]
+    hands_rate = rates["sim.phh.reads_phh (+ hands)"]
     for name, rate in rates.items():
-        vs = "" if not name.startswith("peer") else \
-            f"  (reads_phh is {ref / rate:,.1f}x)"
+        if name.startswith("peer tomllib"):
+            vs = f"  (sim.phh_reader is {toml / rate:,.1f}x)"
+        elif name == "peer PokerKit HandHistory (parse)":
+            vs = f"  (reads_phh is {hands_rate / rate:,.1f}x)"
+        elif name == "peer PokerKit parse + replay":
+            vs = "  (also replays: not the same work)"
+        else:
+            vs = ""
         say(f"  {name:<36} {rate:>10,.0f} hands/s per core ({1e6 / rate:,.1f} µs/hand){vs}")
     if pk_note:
         say(f"  {pk_note}")
