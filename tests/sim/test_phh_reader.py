@@ -148,7 +148,7 @@ def _doc(sections: list[tuple[str, list[str], str]]) -> str:
     return "".join(f"[{k}]{nl}" + nl.join(lines) + nl for k, lines, nl in sections)
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_section, max_size=4))
 def test_generated_documents_equal_tomllib(sections: list[tuple[str, list[str], str]]) -> None:
     text = _doc(sections)
@@ -167,7 +167,7 @@ def test_generated_documents_equal_tomllib(sections: list[tuple[str, list[str], 
                 assert isinstance(s.fields, dict)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.lists(_line, max_size=8), st.sampled_from(["\n", "\r\n"]))
 def test_generated_phh_documents_equal_tomllib(lines: list[str], nl: str) -> None:
     text = nl.join(lines) + nl
@@ -180,7 +180,7 @@ def test_generated_phh_documents_equal_tomllib(lines: list[str], nl: str) -> Non
     assert _norm(_ours(text, False)) == _norm(ref)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.lists(_section, min_size=1, max_size=3), st.data())
 def test_damaged_documents_never_raise(sections: list[tuple[str, list[str], str]],
                                        data: st.DataObject) -> None:
@@ -193,8 +193,13 @@ def test_damaged_documents_never_raise(sections: list[tuple[str, list[str], str]
         ref = _ref(text)
     except (tomllib.TOMLDecodeError, ValueError):
         return
-    assert all(s.error is None for s in secs)
-    assert _norm({s.key: s.fields for s in secs}) == _norm(ref)
+    if all(isinstance(v, dict) for v in ref.values()):
+        assert all(s.error is None for s in secs)
+        assert _norm({s.key: s.fields for s in secs}) == _norm(ref)
+    else:  # keys outside any table (e.g. the header commented out): not hands, named
+        assert any(s.error is not None and "top-level key" in s.error for s in secs)
+        assert _norm({s.key: s.fields for s in secs if s.error is None}) == _norm(
+            {k: v for k, v in ref.items() if isinstance(v, dict)})
     f = reads_phh(text, source="gen.phhs", many=True)  # never raises either
     assert f.sections == len(secs)
 
