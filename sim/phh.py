@@ -44,6 +44,7 @@ text that ``sim.phh_verify`` replays to the same finishing stacks. A show is wri
 from __future__ import annotations
 
 import datetime as _dt
+import hashlib
 import json
 import re
 from collections.abc import Iterable, Iterator, Sequence
@@ -65,6 +66,7 @@ __all__ = [
     "MAX_AMOUNT",
     "MAX_SCALE",
     "PHH_SUFFIXES",
+    "SKIP_KINDS",
     "SUPPORTED_VARIANTS",
     "MinorUnits",
     "PhhAction",
@@ -365,6 +367,15 @@ class PhhSkip:
     hand: str | None
     reason: str
 
+    @property
+    def kind(self) -> str:
+        """The reason's category, for counts (``{kind: count}``): one of ``SKIP_KINDS``."""
+        r = self.reason
+        for needle, kind in _SKIP_KIND_OF:
+            if needle in r:
+                return kind
+        return "bad field"
+
     def describe(self) -> str:
         where = self.source if self.key is None else f"{self.source} [{self.key}]"
         at = f" line {self.line}" if self.line else ""
@@ -372,14 +383,37 @@ class PhhSkip:
         return f"{where}{at}{site}: {self.reason}"
 
 
+# (a needle of the reason, its kind), first match wins
+_SKIP_KIND_OF = (
+    ("not UTF-8", "not UTF-8 text"),
+    ("cannot read the file", "unreadable file"),
+    ("characters: expected at most", "too large"),
+    ("whose hands are not all under", "too large"),
+    ("bad TOML", "not TOML"),
+    ("duplicate section", "duplicate section"),
+    ("top-level key", "not a hand"),
+    ("missing required field", "missing field"),
+    ("field actions", "bad action"),
+    ("actions[", "bad action"),
+    ("cannot be represented", "amount not representable"),
+    ("decimals", "amount not representable"),
+    ("got nan", "amount not representable"),
+    ("expected a finite number", "amount not representable"),
+    (">= 0, got", "negative amount"),
+)
+SKIP_KINDS = tuple(dict.fromkeys([k for _, k in _SKIP_KIND_OF] + ["bad field"]))
+
+
 @dataclass(frozen=True)
 class PhhFile:
     """What ``read_phh`` read from one file: ``hands`` in file order and ``skipped``
-    sections; ``sections`` = len(hands) + len(skipped)."""
+    sections; ``sections`` = len(hands) + len(skipped); ``sha256`` of the file's bytes (None
+    for a text or an unreadable file)."""
 
     source: str
     hands: list[PhhHand]
     skipped: list[PhhSkip]
+    sha256: str | None = None
 
     @property
     def sections(self) -> int:
@@ -416,14 +450,18 @@ def read_phh(path: str | Path) -> PhhFile:
     unreadable file (missing, not UTF-8) is one skipped entry."""
     path = Path(path)
     try:
-        text = path.read_bytes().decode("utf-8")
-    except UnicodeDecodeError as e:
-        return PhhFile(str(path), [], [PhhSkip(str(path), None, 0, None,
-                                               f"not UTF-8 text ({e})")])
+        data = path.read_bytes()
     except OSError as e:
         return PhhFile(str(path), [], [PhhSkip(str(path), None, 0, None,
                                                f"cannot read the file ({e.strerror or e})")])
-    return reads_phh(text, source=str(path), many=path.suffix == ".phhs")
+    digest = hashlib.sha256(data).hexdigest()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return PhhFile(str(path), [], [PhhSkip(str(path), None, 0, None,
+                                               f"not UTF-8 text ({e})")], digest)
+    f = reads_phh(text, source=str(path), many=path.suffix == ".phhs")
+    return PhhFile(f.source, f.hands, f.skipped, digest)
 
 
 def reads_phh(text: str, *, source: str = "<string>", many: bool = False) -> PhhFile:

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from sim.phh import (
     MAX_SCALE,
+    SKIP_KINDS,
     PhhError,
     iter_phh_paths,
     load_phh,
@@ -306,6 +307,7 @@ def _file_with(tmp_path: Path, bad: str) -> Path:
 
 @pytest.mark.parametrize(("bad", "reason"), [
     (GOOD.format(k=2).replace("[100, 100]", "[1e400, 100]"), "cannot be represented"),
+    (GOOD.format(k=2).replace("[100, 100]", "[true, 100]"), "expected a number, got True"),
     (GOOD.format(k=2).replace("[100, 100]", "[nan, 100]"), "expected a number, got nan"),
     (GOOD.format(k=2).replace("[100, 100]", "[-5, 100]"), "expected a number >= 0, got -5"),
     (GOOD.format(k=2).replace("[100, 100]", "[-5.5, 5.5]"), "expected a number >= 0, got -5.5"),
@@ -330,6 +332,8 @@ def test_bad_section_is_skipped_and_the_rest_is_read(tmp_path: Path, bad: str,
     (sk,) = f.skipped
     assert reason in sk.reason, sk.describe()
     assert sk.source.endswith("x.phhs") and sk.key in ("1", "2") and sk.line > 1
+    assert sk.kind in SKIP_KINDS
+    assert (sk.kind == "bad field") == ("True" in reason)
     assert sk.hand == "2", sk.describe()
     assert "x.phhs [" in sk.describe() and "(hand 2)" in sk.describe()
     with pytest.raises(PhhError, match="x.phhs"):
@@ -380,5 +384,7 @@ def test_bad_file_is_one_named_skip(tmp_path: Path, content: bytes, reason: str)
     f = read_phh(p)
     assert not f.hands and f.skipped and reason in f.skipped[0].reason
     assert f.skipped[0].describe().startswith(str(p))
+    assert f.skipped[0].kind in ("not UTF-8 text", "not TOML", "not a hand")
+    assert f.sha256 is not None and len(f.sha256) == 64
     f = read_phh(tmp_path / "missing.phhs")
     assert "cannot read the file" in f.skipped[0].reason
