@@ -13,11 +13,13 @@ of TOML values, exactly as ``tomllib.loads(text, parse_float=Decimal)`` would (f
 - anything else (escapes, dates, inline tables, dotted keys, hex integers, a duplicate key,
   invalid TOML ...) sends THAT section to ``tomllib`` (its header and its lines); so a result
   is always tomllib's. A section tomllib refuses gets ``error`` (the rest is still read);
-- a file whose headers are not all simple (``[a.b]``, ``[[a]]``) or whose sections cannot be
-  cut at header lines is parsed whole by tomllib; if tomllib refuses it, one error section;
+- a line starting with ``[`` that is not a simple header (``[a.b]``, ``[[a]]``, junk) stays in
+  its section (tomllib reads that section); when a section is refused, the whole file is given
+  to tomllib once: if it accepts it (a header-like line inside a multi-line string, a table of
+  a section defined in another), its result is the answer;
 - limits (never a hang or a traceback): a section over ``MAX_SECTION_CHARS`` characters is an
-  error section without being parsed; a file read whole by tomllib is at most
-  ``MAX_WHOLE_FILE_CHARS``.
+  error section without being parsed (and the whole file is not given to tomllib); nor is a
+  file of more than ``MAX_WHOLE_FILE_CHARS``.
 
 Differences from ``tomllib`` on purpose (a .phhs file is hands, and one bad hand must not lose
 the others): a section tomllib refuses does not invalidate the file, and a repeated table key
@@ -98,8 +100,6 @@ _LINE = re.compile(
 _HEADER = re.compile(
     rf"\n[ \t]*\[[ \t]*(?:([A-Za-z0-9_-]+)|'([^'{_CTRL}]*)'|\"([^\"\\{_CTRL}]*)\")[ \t]*\]"
     rf"[ \t]*(?:#[^{_CTRL}]*)?(?=\r?\n|\Z)")
-# any line that starts like a header (to detect ones this reader does not split on)
-_ANY_HEADER = re.compile(r"\n[ \t]*\[")
 _NON_INT = frozenset(".eEin")
 _HAND_LINE = re.compile(r"^[ \t]*hand[ \t]*=[ \t]*(?:'([^'\n]{1,200})'|\"([^\"\n]{1,200})\"|"
                         r"([0-9]{1,30}))[ \t]*(?:#.*)?\r?$", re.M)
@@ -316,10 +316,8 @@ def read_sections(text: str, *, many: bool) -> list[Section]:
     if not many:
         return [_one(text, None, 1, 0)]
     nl = "\n" + text  # offsets in nl are one more than in text: a match's "\n" is at text[i-1]
-    headers = list(_HEADER.finditer(nl))
-    if len(headers) != len(_ANY_HEADER.findall(nl)):
-        return _whole_file(text)  # a header this reader does not split on, or a line
-        # starting with '[' (an array's continuation): tomllib reads the whole file
+    headers = list(_HEADER.finditer(nl))  # other lines starting with '[' ([1.x], [[x]], an
+    # array's continuation, junk) stay in their section: tomllib reads that section
     out: list[Section] = []
     lead = text[: headers[0].start()] if headers else text
     if _BLANK.match(lead) is None:
@@ -342,29 +340,21 @@ def read_sections(text: str, *, many: bool) -> list[Section]:
             oversize = oversize or len(chunk) > MAX_SECTION_CHARS
             out.append(_one(chunk, key, line, h.end() - 1 - start))
         line += chunk.count("\n")
-    if not oversize and any(sec.error is not None for sec in out):
+    if (not oversize and len(text) <= MAX_WHOLE_FILE_CHARS
+            and any(sec.error is not None for sec in out)):
         whole, _err = _tomllib_section(text)
-        if whole is not None:  # e.g. a header-like line inside a multi-line string
-            return _sections_of(whole)
+        if whole is not None:  # e.g. a header-like line inside a multi-line string, or a
+            return _sections_of(whole)  # table of a section defined in another
     return out
 
 
 def _top_level(lead: str) -> list[Section]:
-    """Text before the first header of a .phhs file: its keys are not hands."""
+    """Text before the first header of a .phhs file: its keys are not hands (a table there,
+    from a header such as [a.b], is)."""
+    if len(lead) > MAX_SECTION_CHARS:
+        return [Section(None, 1, None, f"text before the first section of {len(lead):,} "
+                                       f"characters: expected at most {MAX_SECTION_CHARS:,}")]
     doc, err = _tomllib_section(lead)
-    if doc is None:
-        return [Section(None, 1, None, err, True)]
-    return [Section(None, 1, None, f"top-level key {k!r}: expected a table of hand fields (a "
-                                   ".phhs file holds hands under table keys such as [1])", True)
-            for k in doc]
-
-
-def _whole_file(text: str) -> list[Section]:
-    if len(text) > MAX_WHOLE_FILE_CHARS:
-        return [Section(None, 1, None, f"a file of {len(text):,} characters whose hands are not "
-                                       "all under simple table headers ([1]): expected at most "
-                                       f"{MAX_WHOLE_FILE_CHARS:,}", hand=None)]
-    doc, err = _tomllib_section(text)
     if doc is None:
         return [Section(None, 1, None, err, True)]
     return _sections_of(doc)

@@ -213,6 +213,12 @@ def test_fallback_gives_tomllib_values() -> None:
     assert _norm({s.key: s.fields for s in secs}) == _norm(_ref(text))
 
 
+def test_subtables_and_tables_defined_elsewhere_are_tomllib_s() -> None:
+    text = ("[1]\na = 1\n[1.sub]\nb = 2\n[2.x]\nc = 3\n[2]\nd = 4\n[3]\ne = [\n  [1, 2],\n"
+            "  [3],\n]\n")
+    assert _norm(_ours(text, True)) == _norm(_ref(text))
+
+
 def test_multiline_strings_and_header_lookalikes() -> None:
     text = "[1]\nt = '''AMY'S AVE'''\nu = '''\n[2]\nx'''\n[3]\nv = 1\n"
     assert _norm(_ours(text, True)) == _norm(_ref(text))
@@ -324,6 +330,8 @@ def _file_with(tmp_path: Path, bad: str) -> Path:
     ("[2]\nhand = 2\nantes = [0, 0]\nstarting_stacks = [1\n", "bad TOML"),  # truncated
     ("[2]\nvariant = 'NT'\nhand = 2\nx = 1" + "0" * 5000 + "\n", "bad TOML"),
     ("[1]\nhand = 2\n", "duplicate section [1]"),
+    (GOOD.format(k=2).replace("min_bet = 2\n", "min_bet = 2\n[2\n"), "bad TOML"),  # a cut header
+    (GOOD.format(k=2).replace("min_bet = 2\n", "min_bet = 2\n[[x]\n"), "bad TOML"),
 ])
 def test_bad_section_is_skipped_and_the_rest_is_read(tmp_path: Path, bad: str,
                                                      reason: str) -> None:
