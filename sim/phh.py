@@ -227,7 +227,7 @@ class PhhHand:
             return None
         try:
             return _dt.date(self.year, self.month, self.day)
-        except ValueError:
+        except (ValueError, OverflowError):
             return None
 
     @property

@@ -268,6 +268,8 @@ def test_amounts_are_exact_and_convert_to_minor_units() -> None:
     assert shows[0].cards == (-1, -1) and not shows[0].is_muck  # 'sm ????': unknown cards
     (h2,) = load_phh_text(HAND.format(s3=197, hand=12345))
     assert h2.hand == "12345"
+    (h3,) = load_phh_text(HAND.format(s3=197, hand=1).replace("year = 2009", "year = " + "9" * 30))
+    assert h3.date is None and h3.local_datetime is None  # not a date: None, no traceback
 
 
 def load_phh_text(text: str) -> list[Any]:
@@ -396,3 +398,24 @@ def test_bad_file_is_one_named_skip(tmp_path: Path, content: bytes, reason: str)
     assert f.sha256 is not None and len(f.sha256) == 64
     f = read_phh(tmp_path / "missing.phhs")
     assert "cannot read the file" in f.skipped[0].reason
+
+
+def test_random_damage_never_raises() -> None:
+    """Cut, insert and overwrite at random in a .phhs text: every outcome is hands and named
+    skips, never a traceback."""
+    import random
+
+    base = "".join(GOOD.format(k=k) for k in range(1, 6)) + HAND.replace("{s3}", "inf").replace(
+        "{hand}", "6").replace("variant", "[6]\nvariant", 1)
+    rng = random.Random(22)
+    alphabet = [*"[]'\"=#\n,.-0123456789eEinf ?pdhcbrsm\t\\:{}", "'''", "nan", "1e400", "\x00"]
+    skipped = 0
+    for _ in range(400):
+        i = rng.randrange(len(base))
+        j = i + rng.randrange(40)
+        junk = "".join(rng.choice(alphabet) for _ in range(rng.randrange(6)))
+        text = base[:i] + junk + base[j:] if rng.random() < 0.8 else base[:i]
+        f = reads_phh(text, source="f.phhs", many=True)
+        skipped += len(f.skipped)
+        assert all(s.reason and s.kind in SKIP_KINDS for s in f.skipped)
+    assert skipped > 100  # the damage was seen
