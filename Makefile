@@ -32,7 +32,7 @@ bench: venv
 	$(BIN)/holdem bench engine
 
 bench-all: venv
-	for b in engine evaluator simulate scale audit diff shuffle export; do $(BIN)/holdem bench $$b || exit 1; done
+	for b in engine evaluator simulate scale audit diff shuffle export import; do $(BIN)/holdem bench $$b || exit 1; done
 
 # frees the disk only: compiled caches are keyed by the sources (audits/jitcache.py), so a stale
 # one is never loaded

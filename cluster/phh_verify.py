@@ -14,9 +14,10 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 
-from sim.phh import SUPPORTED_VARIANTS, PhhError, iter_phh_paths, load_phh
+from sim.phh import SUPPORTED_VARIANTS, PhhError, format_amounts, iter_phh_paths, load_phh
 from sim.phh_verify import FOLD_CHECK_FREE, ReplayResult, replay
 
 __all__ = ["PhhVerification", "format_summary", "format_unreadable", "verify_paths"]
@@ -91,10 +92,10 @@ def verify_paths(paths: Iterable[str | Path], *,
 
 def _fractional_note(r: ReplayResult) -> str:
     exp = r.expected or []
-    if any(isinstance(x, float) for x in exp) and r.actual is not None and sum(exp) == sum(
+    if any(not isinstance(x, int) for x in exp) and r.actual is not None and sum(exp) == sum(
             r.actual):
-        diff = [a - e for a, e in zip(r.actual, exp, strict=True)]
-        if max(abs(d) for d in diff) < 1:
+        diff: list[int | Decimal] = [a - e for a, e in zip(r.actual, exp, strict=True)]
+        if all(-1 < d < 1 for d in diff):
             return " (the file splits an odd chip into fractions; same total)"
     return ""
 
@@ -137,7 +138,7 @@ def format_summary(v: PhhVerification, max_failures: int = 10) -> str:
                 lines.append(f"    {r.error}")
             else:
                 where = r.source if r.key is None else f"{r.source} [{r.key}]"
-                lines.append(f"    {where}: finishing stacks: expected {r.expected}, got "
-                             f"{r.actual}{_fractional_note(r)}")
+                lines.append(f"    {where}: finishing stacks: expected "
+                             f"{format_amounts(r.expected)}, got {r.actual}{_fractional_note(r)}")
     lines.append("OK" if not v.failures else "FAILED")
     return "\n".join(lines)

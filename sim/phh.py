@@ -1,17 +1,32 @@
 """Read and write hand histories in the PHH format (the phh-std project's TOML standard).
 
-Reading: ``load_phh(path)`` returns the hands of a ``.phh`` file (one hand) or of a ``.phhs``
-file (several hands, each under a table key such as ``[1]``, the key kept on the hand);
-``iter_phh_paths`` expands folders recursively in a deterministic (natural) order. Any violation
-raises ``PhhError`` naming the file, the hand key, the field or action and what was expected.
+Reading, per hand: ``read_phh(path)`` (``reads_phh(text)``) returns a ``PhhFile``: the hands of a
+``.phh`` file (one hand) or of a ``.phhs`` file (several hands, each under a table key such as
+``[1]``, the key and its line kept on the hand) and the ``skipped`` sections, each with a named
+reason (file, section key, line, the site's hand number when readable). A section that cannot be
+read never stops the rest of the file; nothing raises for bad content (not TOML, a truncated
+section, a huge line, ``1e400``, ``nan``, negative stacks ...). ``load_phh``/``loads_phh`` are the
+strict form: the hands, or ``PhhError`` for the first skipped section. ``iter_phh_paths``
+expands folders recursively in a deterministic (natural) order. The TOML is read by
+``sim.phh_reader`` (a purpose-built reader equal to ``tomllib``, which it falls back to).
 
 What is kept: the state-construction fields (``variant``, ``antes``, ``blinds_or_straddles``,
 ``min_bet``, ``small_bet``, ``big_bet``, ``starting_stacks``, ``actions``), ``finishing_stacks``,
 ``ante_trimming_status`` (default false, as the standard says), ``players`` and every other
-field in ``extra``. TOML comments, action commentaries (``# ...``) and user-defined fields (a
-leading underscore) are dropped. Numbers stay as written: ``int``, or ``float`` when the file
-writes a non-integral value (fractional chips); an integral float such as ``9900.0`` becomes an
-``int``.
+field in ``extra``; and, typed, the optional fields of the standard a lab needs: ``winnings``,
+``hand`` (the site's hand number, as text), ``table``, ``seats``, ``seat_count``, ``time``,
+``day``/``month``/``year``, ``time_zone_abbreviation``, ``venue``, ``currency``,
+``currency_symbol``. TOML comments, action commentaries (``# ...``) and user-defined fields (a
+leading underscore) are dropped.
+
+Money is exact: no float ever holds an amount. Amounts are parsed from their text as
+``decimal.Decimal`` and kept as ``int`` when integral (``9900.0`` and ``2.00`` are ``int``), else
+as ``Decimal`` (``22.80``). ``inf`` in ``starting_stacks`` is an unknown stack (kept as
+``Decimal('Infinity')``; ``unknown_stacks`` names them); ``nan``, any other ``inf``, a negative
+amount (except a dead blind: a negative ``blinds_or_straddles`` entry), an amount of
+``MAX_AMOUNT`` or more or with more than ``MAX_SCALE`` decimals skips the hand with its reason.
+``PhhHand.scale`` is the smallest number of decimals making every amount of the hand integral;
+``PhhHand.minor_units(scale)`` converts the hand's amounts to integers (e.g. cents: scale 2).
 
 Player order (standard): p1 is the small blind ... the last player has the button; heads-up the
 arrays ``antes`` and ``blinds_or_straddles`` are assigned in reverse (p1 posts the big blind and
@@ -28,34 +43,47 @@ text that ``sim.phh_verify`` replays to the same finishing stacks. A show is wri
 
 from __future__ import annotations
 
+import datetime as _dt
+import hashlib
 import json
-import math
 import re
-import tomllib
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from decimal import Decimal
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sim.cards import format_cards, parse_card
-from sim.config import Structure
+from sim.config import MAX_SEATS, Structure
 from sim.layout import ANTE_DUE_, EventKind
+from sim.phh_reader import _NUMS, Section, read_sections
 
 if TYPE_CHECKING:
     from sim.hand import Hand
 
 __all__ = [
+    "MAX_AMOUNT",
+    "MAX_SCALE",
     "PHH_SUFFIXES",
+    "SKIP_KINDS",
     "SUPPORTED_VARIANTS",
+    "MinorUnits",
     "PhhAction",
     "PhhError",
+    "PhhFile",
     "PhhHand",
+    "PhhSkip",
+    "clear_memos",
+    "format_amounts",
     "hand_to_phh",
     "iter_phh_paths",
     "load_phh",
     "loads_phh",
     "parse_action",
     "phh_player_order",
+    "read_phh",
+    "reads_phh",
 ]
 
 PHH_SUFFIXES = (".phh", ".phhs")
@@ -64,7 +92,11 @@ SUPPORTED_VARIANTS = {
     "PT": Structure.POT_LIMIT,
     "FT": Structure.FIXED_LIMIT,
 }
-Number = int | float
+Number = int | Decimal  # an amount as written: int when integral, else an exact Decimal
+MAX_SCALE = 6  # at most this many decimals in an amount (cents are 2)
+MAX_AMOUNT = 10**15  # an amount (in the file's unit) must be below this
+_INT64 = 2**63
+_INF = Decimal("Infinity")
 
 # fields that build the hand, per supported variant (the other codes: the common ones only)
 _COMMON_REQUIRED = ("variant", "antes", "starting_stacks", "actions")
@@ -122,7 +154,13 @@ class PhhAction:
 
 @dataclass(frozen=True)
 class PhhHand:
-    """One hand of a PHH file, fields as written (player order p1..pN)."""
+    """One hand of a PHH file, fields as written (player order p1..pN).
+
+    ``line`` is the line of the hand's section header (1 for a .phh file; 0 when unknown).
+    ``hand`` is the site's hand number as text (``1234`` and ``'R5-1676558-1009'`` alike);
+    ``table`` likewise (the standard's number, or a site's table name).
+    ``scale`` is the smallest number of decimals that makes every amount of the hand integral.
+    """
 
     source: str
     key: str | None  # the table key in a .phhs file, None for a .phh file
@@ -138,6 +176,21 @@ class PhhHand:
     ante_trimming_status: bool
     players: tuple[str, ...] | None
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
+    line: int = 0
+    winnings: tuple[Number, ...] | None = None
+    hand: str | None = None
+    table: str | None = None
+    seats: tuple[int, ...] | None = None
+    seat_count: int | None = None
+    time: _dt.time | None = None
+    day: int | None = None
+    month: int | None = None
+    year: int | None = None
+    time_zone_abbreviation: str | None = None
+    venue: str | None = None
+    currency: str | None = None
+    currency_symbol: str | None = None
+    scale: int = 0
 
     @property
     def n_players(self) -> int:
@@ -149,15 +202,222 @@ class PhhHand:
         return self.source if self.key is None else f"{self.source} [{self.key}]"
 
     @property
+    def unknown_stacks(self) -> tuple[int, ...]:
+        """Players (0-based) whose starting stack is unknown (``inf``)."""
+        return tuple(i for i, v in enumerate(self.starting_stacks) if v == _INF)
+
+    @property
+    def dead_blinds(self) -> tuple[tuple[int, Number], ...]:
+        """(player, amount) of each negative ``blinds_or_straddles`` entry: a dead blind, posted
+        to the pot and not counted toward the player's bet (amount > 0 here)."""
+        blinds = self.blinds_or_straddles or ()
+        return tuple((i, -v) for i, v in enumerate(blinds) if v < 0)
+
+    @property
+    def straddles(self) -> tuple[tuple[int, Number], ...]:
+        """(player, amount) of each positive ``blinds_or_straddles`` entry after the big blind's
+        (a straddle, or a missed blind posted live)."""
+        blinds = self.blinds_or_straddles or ()
+        return tuple((i, v) for i, v in enumerate(blinds) if i >= 2 and v > 0)
+
+    @property
+    def date(self) -> _dt.date | None:
+        """``year``/``month``/``day`` as a date, None when missing or not a date."""
+        if self.year is None or self.month is None or self.day is None:
+            return None
+        try:
+            return _dt.date(self.year, self.month, self.day)
+        except (ValueError, OverflowError):
+            return None
+
+    @property
+    def local_datetime(self) -> _dt.datetime | None:
+        """The date and ``time`` (local to ``time_zone_abbreviation``), None when missing."""
+        d = self.date
+        if d is None or self.time is None:
+            return None
+        return _dt.datetime.combine(d, self.time)
+
+    @property
     def unsupported_reason(self) -> str | None:
         """Why this hand cannot be replayed as Texas hold'em, or None."""
         if self.variant not in SUPPORTED_VARIANTS:
             return f"unsupported variant {self.variant}"
+        if self.n_players > MAX_SEATS:
+            return f"unsupported: {self.n_players} players (our tables seat at most {MAX_SEATS})"
+        if self.dead_blinds:
+            return ("unsupported: a dead blind (a negative blinds_or_straddles entry) "
+                    f"{list(self.blinds_or_straddles or ())}")
         blinds = self.blinds_or_straddles or ()
         if any(b for b in blinds[2:]):
             return ("unsupported: straddles (a nonzero blinds_or_straddles entry after the big "
                     "blind)")
+        if self.unknown_stacks:
+            return ("unsupported: unknown starting stacks (inf) of "
+                    + ", ".join(f"p{i + 1}" for i in self.unknown_stacks))
         return None
+
+    def minor_units(self, scale: int | None = None) -> MinorUnits:
+        """Every amount of the hand as an integer number of ``10**-scale`` units (``scale``
+        None: the hand's own ``scale``). Raises PhhError when an amount is not integral at
+        ``scale`` or does not fit in 64 bits."""
+        sc = self.scale if scale is None else scale
+        if not 0 <= sc <= MAX_SCALE:
+            raise PhhError(f"{self.where}: scale {sc}: expected 0..{MAX_SCALE}")
+
+        def conv(vals: tuple[Number, ...] | None, name: str) -> tuple[int, ...] | None:
+            if vals is None:
+                return None
+            return tuple(_to_units(v, sc, self.where, f"{name}[{i}]") for i, v in enumerate(vals))
+
+        def one(v: Number | None, name: str) -> int | None:
+            return None if v is None else _to_units(v, sc, self.where, name)
+
+        stacks = tuple(None if v == _INF else _to_units(v, sc, self.where, f"starting_stacks[{i}]")
+                       for i, v in enumerate(self.starting_stacks))
+        bets = tuple(None if a.amount is None else _to_units(a.amount, sc, self.where,
+                                                             a.describe())
+                     for a in self.actions)
+        return MinorUnits(
+            scale=sc, antes=conv(self.antes, "antes") or (),
+            blinds_or_straddles=conv(self.blinds_or_straddles, "blinds_or_straddles"),
+            min_bet=one(self.min_bet, "min_bet"), small_bet=one(self.small_bet, "small_bet"),
+            big_bet=one(self.big_bet, "big_bet"), starting_stacks=stacks,
+            finishing_stacks=conv(self.finishing_stacks, "finishing_stacks"),
+            winnings=conv(self.winnings, "winnings"), bets=bets)
+
+    def in_minor_units(self, scale: int | None = None) -> PhhHand:
+        """This hand with every amount an integer of ``10**-scale`` units (scale None: the
+        hand's own ``scale``), e.g. to replay a hand in cents with the integer engine; an
+        unknown (``inf``) stack stays unknown. Raises PhhError as ``minor_units``."""
+        mu = self.minor_units(scale)
+        acts = tuple(a if u is None else replace(a, amount=u)
+                     for a, u in zip(self.actions, mu.bets, strict=True))
+        stacks = tuple(_INF if v is None else v for v in mu.starting_stacks)
+        return replace(self, antes=mu.antes, blinds_or_straddles=mu.blinds_or_straddles,
+                       min_bet=mu.min_bet, small_bet=mu.small_bet, big_bet=mu.big_bet,
+                       starting_stacks=stacks, actions=acts,
+                       finishing_stacks=mu.finishing_stacks, winnings=mu.winnings, scale=0)
+
+
+@dataclass(frozen=True, slots=True)
+class MinorUnits:
+    """A hand's amounts as integers of ``10**-scale`` of the file's unit (scale 2: cents of a
+    dollar). ``starting_stacks`` holds None for an unknown (``inf``) stack; ``blinds_or_straddles``
+    keeps a dead blind negative; ``bets[i]`` is action i's ``cbr`` amount (None for others)."""
+
+    scale: int
+    antes: tuple[int, ...]
+    blinds_or_straddles: tuple[int, ...] | None
+    min_bet: int | None
+    small_bet: int | None
+    big_bet: int | None
+    starting_stacks: tuple[int | None, ...]
+    finishing_stacks: tuple[int, ...] | None
+    winnings: tuple[int, ...] | None
+    bets: tuple[int | None, ...]
+
+
+def _decimals(v: Number) -> int:
+    """The decimals ``v`` needs to be integral (0 for an int)."""
+    if isinstance(v, int):
+        return 0
+    exp = v.normalize().as_tuple().exponent
+    return -exp if isinstance(exp, int) and exp < 0 else 0
+
+
+def _to_units(v: Number, scale: int, where: str, name: str) -> int:
+    if isinstance(v, int):
+        u = v * 10**scale
+    else:
+        if not v.is_finite():
+            raise PhhError(f"{where}: {name}: {v} has no value in units")
+        if _decimals(v) > scale:
+            raise PhhError(f"{where}: {name}: {v} is not a whole number of 10^-{scale} units")
+        u = int(v.scaleb(scale))  # exact: at most 15 + MAX_SCALE digits (MAX_AMOUNT)
+    if not -_INT64 < u < _INT64:
+        raise PhhError(f"{where}: {name}: {v} at scale {scale} does not fit in 64 bits")
+    return u
+
+
+def format_amounts(values: Iterable[Number | None] | None) -> str:
+    """Amounts as written: ``[10162.5, 9900, inf]`` (no ``Decimal('...')``)."""
+    if values is None:
+        return "None"
+    return "[" + ", ".join(_fmt(v) for v in values) + "]"
+
+
+def _fmt(v: Number | None) -> str:
+    if v is None:
+        return "None"
+    if isinstance(v, Decimal):
+        return "inf" if v == _INF else str(v)
+    return str(v)
+
+
+@dataclass(frozen=True, slots=True)
+class PhhSkip:
+    """A section (a hand) that could not be read: ``source`` file, section ``key`` (None for
+    a .phh file or text outside any section), its ``line`` (0 unknown), the site's ``hand``
+    number when readable, and the ``reason``."""
+
+    source: str
+    key: str | None
+    line: int
+    hand: str | None
+    reason: str
+
+    @property
+    def kind(self) -> str:
+        """The reason's category, for counts (``{kind: count}``): one of ``SKIP_KINDS``."""
+        r = self.reason
+        for needle, kind in _SKIP_KIND_OF:
+            if needle in r:
+                return kind
+        return "bad field"
+
+    def describe(self) -> str:
+        where = self.source if self.key is None else f"{self.source} [{self.key}]"
+        at = f" line {self.line}" if self.line else ""
+        site = f" (hand {self.hand})" if self.hand is not None else ""
+        return f"{where}{at}{site}: {self.reason}"
+
+
+# (a needle of the reason, its kind), first match wins
+_SKIP_KIND_OF = (
+    ("not UTF-8", "not UTF-8 text"),
+    ("cannot read the file", "unreadable file"),
+    ("characters: expected at most", "too large"),
+    ("whose hands are not all under", "too large"),
+    ("bad TOML", "not TOML"),
+    ("duplicate section", "duplicate section"),
+    ("top-level key", "not a hand"),
+    ("missing required field", "missing field"),
+    ("field actions", "bad action"),
+    ("actions[", "bad action"),
+    ("cannot be represented", "amount not representable"),
+    ("decimals", "amount not representable"),
+    ("got nan", "amount not representable"),
+    ("expected a finite number", "amount not representable"),
+    (">= 0, got", "negative amount"),
+)
+SKIP_KINDS = tuple(dict.fromkeys([k for _, k in _SKIP_KIND_OF] + ["bad field"]))
+
+
+@dataclass(frozen=True)
+class PhhFile:
+    """What ``read_phh`` read from one file: ``hands`` in file order and ``skipped``
+    sections; ``sections`` = len(hands) + len(skipped); ``sha256`` of the file's bytes (None
+    for a text or an unreadable file)."""
+
+    source: str
+    hands: list[PhhHand]
+    skipped: list[PhhSkip]
+    sha256: str | None = None
+
+    @property
+    def sections(self) -> int:
+        return len(self.hands) + len(self.skipped)
 
 
 # ---------------------------------------------------------------- reading
@@ -184,61 +444,162 @@ def iter_phh_paths(paths: Iterable[str | Path]) -> Iterator[Path]:
             raise FileNotFoundError(f"{path}: no such file or folder")
 
 
-def load_phh(path: str | Path) -> list[PhhHand]:
-    """The hands of a ``.phh`` (one) or ``.phhs`` (one per table key) file."""
+def read_phh(path: str | Path) -> PhhFile:
+    """The hands of a ``.phh`` (one) or ``.phhs`` (one per table key) file and the sections
+    that could not be read, each with its reason. Never raises for the file's content; an
+    unreadable file (missing, not UTF-8) is one skipped entry."""
     path = Path(path)
     try:
-        text = path.read_bytes().decode("utf-8")
+        data = path.read_bytes()
+    except OSError as e:
+        return PhhFile(str(path), [], [PhhSkip(str(path), None, 0, None,
+                                               f"cannot read the file ({e.strerror or e})")])
+    digest = hashlib.sha256(data).hexdigest()
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise PhhError(f"{path}: not UTF-8 text ({e})") from e
-    return loads_phh(text, source=str(path), many=path.suffix == ".phhs")
+        return PhhFile(str(path), [], [PhhSkip(str(path), None, 0, None,
+                                               f"not UTF-8 text ({e})")], digest)
+    f = reads_phh(text, source=str(path), many=path.suffix == ".phhs")
+    return PhhFile(f.source, f.hands, f.skipped, digest)
+
+
+def reads_phh(text: str, *, source: str = "<string>", many: bool = False) -> PhhFile:
+    """``read_phh`` of a text: one hand, or (``many``) a ``.phhs`` text of hands under table
+    keys."""
+    hands: list[PhhHand] = []
+    skipped: list[PhhSkip] = []
+    for sec in read_sections(text, many=many):
+        h = _hand_of_section(sec, source)
+        if isinstance(h, PhhSkip):
+            skipped.append(h)
+        else:
+            hands.append(h)
+    return PhhFile(source, hands, skipped)
+
+
+def _hand_of_section(sec: Section, source: str) -> PhhHand | PhhSkip:
+    if sec.fields is None:
+        return PhhSkip(source, sec.key, sec.line, sec.hand, sec.error or "unreadable")
+    site = _site_hand(sec.fields.get("hand"))
+    try:
+        return _hand_from_dict(sec.fields, source, sec.key, sec.line)
+    except PhhError as e:
+        where = source if sec.key is None else f"{source} [{sec.key}]"
+        reason = str(e)
+        if reason.startswith(where + ": "):
+            reason = reason[len(where) + 2 :]
+        return PhhSkip(source, sec.key, sec.line, site, reason)
+    except (ValueError, ArithmeticError, TypeError) as e:  # defensive: never a traceback
+        return PhhSkip(source, sec.key, sec.line, site,
+                       f"unreadable hand ({type(e).__name__}: {str(e)[:200]})")
+
+
+def _site_hand(v: Any) -> str | None:
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, str) and v:
+        return v[:200]
+    return None
+
+
+def load_phh(path: str | Path) -> list[PhhHand]:
+    """The hands of a ``.phh`` (one) or ``.phhs`` (one per table key) file; raises PhhError
+    for the first section that cannot be read (``read_phh`` skips it and reads on)."""
+    return _strict(read_phh(path))
 
 
 def loads_phh(text: str, *, source: str = "<string>", many: bool = False) -> list[PhhHand]:
-    """Parse PHH text: one hand, or (``many``) a ``.phhs`` text of hands under table keys."""
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise PhhError(f"{source}: bad TOML: {e}") from e
-    if not many:
-        return [_hand_from_dict(doc, source, None)]
-    hands = []
-    for key, value in doc.items():
-        if not isinstance(value, dict):
-            raise PhhError(
-                f"{source}: top-level key {key!r}: expected a table of hand fields "
-                "(a .phhs file holds hands under table keys such as [1])"
-            )
-        hands.append(_hand_from_dict(value, source, str(key)))
-    return hands
+    """Parse PHH text: one hand, or (``many``) a ``.phhs`` text of hands under table keys;
+    raises PhhError for the first section that cannot be read."""
+    return _strict(reads_phh(text, source=source, many=many))
 
 
-def _number(v: Any, where: str, name: str, *, allow_inf: bool = False) -> Number:
-    if isinstance(v, bool) or not isinstance(v, int | float):
-        raise PhhError(f"{where}: field {name}: expected a number, got {v!r}")
-    if isinstance(v, float):
-        if math.isnan(v) or (math.isinf(v) and not allow_inf):
-            raise PhhError(f"{where}: field {name}: expected a finite number, got {v!r}")
-        if v.is_integer():
-            return int(v)
+def _strict(f: PhhFile) -> list[PhhHand]:
+    if f.skipped:
+        sk = f.skipped[0]
+        where = sk.source if sk.key is None else f"{sk.source} [{sk.key}]"
+        raise PhhError(f"{where}: {sk.reason}")
+    return f.hands
+
+
+# a valid amount (finite, 0 <= v < MAX_AMOUNT, at most MAX_SCALE decimals) -> (value as kept,
+# decimals)
+_DEC: dict[Decimal, tuple[Number, int]] = {}
+
+
+def _dec_info(v: Decimal) -> tuple[Number, int]:
+    """A finite Decimal's value as kept (an int when integral) and its decimals (memoized:
+    values repeat across hands; equal values share one entry, the first one's digits)."""
+    info = _DEC.get(v)
+    if info is None:
+        d = _decimals(v)
+        info = (int(v) if d == 0 else v, d)
+        if 0 <= v < MAX_AMOUNT and d <= MAX_SCALE:  # only valid amounts: a fast path's memo
+            if len(_DEC) >= 65_536:
+                _DEC.clear()
+            _DEC[v] = info
+    return info
+
+
+def clear_memos() -> None:
+    """Forget the memoized number tokens, decimals and actions (benchmarks: a cold start)."""
+    _DEC.clear()
+    _NUMS.clear()
+    _parse_action_cached.cache_clear()
+
+
+def _number(v: Any, where: str, name: str, *, allow_inf: bool = False,
+            allow_negative: bool = False) -> Number:
+    if type(v) is int and 0 <= v < MAX_AMOUNT:
+        return v
+    if isinstance(v, bool) or not isinstance(v, int | Decimal):
+        raise PhhError(f"{where}: field {name}: expected a number, got {v!r}"[:300])
+    if isinstance(v, Decimal):
+        if v.is_nan():
+            raise PhhError(f"{where}: field {name}: expected a number, got nan")
+        if v.is_infinite():
+            if allow_inf and v > 0:
+                return v
+            raise PhhError(f"{where}: field {name}: expected a finite number, got {_fmt(v)}")
+    if not -MAX_AMOUNT < v < MAX_AMOUNT:
+        raise PhhError(f"{where}: field {name}: {_fmt(v)}: expected an amount below "
+                       f"{MAX_AMOUNT:.0e} (an amount that large cannot be represented)")
+    if v < 0 and not allow_negative:
+        raise PhhError(f"{where}: field {name}: expected a number >= 0, got {_fmt(v)}")
+    if isinstance(v, Decimal):
+        kept, d = _dec_info(v)
+        if d > MAX_SCALE:
+            raise PhhError(f"{where}: field {name}: {v}: expected at most {MAX_SCALE} "
+                           "decimals")
+        return kept
     return v
 
 
 def _numbers(v: Any, where: str, name: str, n: int | None, *,
-             allow_inf: bool = False) -> tuple[Number, ...]:
-    if isinstance(v, int | float) and not isinstance(v, bool) and n is not None:
+             allow_inf: bool = False, allow_negative: bool = False) -> tuple[Number, ...]:
+    if isinstance(v, int | Decimal) and not isinstance(v, bool) and n is not None:
         v = [v] * n  # a single value for every player (as PokerKit accepts)
     if not isinstance(v, list):
         raise PhhError(f"{where}: field {name}: expected an array of numbers, got {v!r}")
-    out = tuple(_number(x, where, f"{name}[{i}]", allow_inf=allow_inf) for i, x in enumerate(v))
-    if any(x < 0 for x in out):
-        raise PhhError(f"{where}: field {name}: expected numbers >= 0, got {list(out)}")
+    get = _DEC.get
+    out: list[Number] = []
+    for i, x in enumerate(v):
+        if type(x) is int and 0 <= x < MAX_AMOUNT:
+            out.append(x)
+        elif type(x) is Decimal and (info := get(x)) is not None:
+            out.append(info[0])
+        else:
+            out.append(_number(x, where, f"{name}[{i}]", allow_inf=allow_inf,
+                               allow_negative=allow_negative))
     if n is not None and len(out) != n:
         raise PhhError(
             f"{where}: field {name}: expected {n} values (one per player, as starting_stacks), "
             f"got {len(out)}"
         )
-    return out
+    return tuple(out)
 
 
 def _parse_cards(text: str) -> tuple[int, ...]:
@@ -260,19 +621,20 @@ def _parse_player(word: str, n: int | None) -> int:
     return k - 1
 
 
+_AMOUNT = re.compile(r"[+-]?(?:[0-9][0-9,]*(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
 def _parse_amount(word: str) -> Number:
-    try:
-        v = float(word.replace(",", "")) if not word.lstrip("-").isdigit() else int(word)
-    except ValueError:
-        raise ValueError(f"amount {word!r}: expected a number") from None
-    if isinstance(v, float):
-        if not math.isfinite(v):
-            raise ValueError(f"amount {word!r}: expected a finite number")
-        if v.is_integer():
-            v = int(v)
+    if _AMOUNT.fullmatch(word) is None:
+        raise ValueError(f"amount {word!r}: expected a number")
+    v = Decimal(word.replace(",", ""))
+    if not v < MAX_AMOUNT:
+        raise ValueError(f"amount {word!r}: expected an amount below {MAX_AMOUNT:.0e}")
+    if _decimals(v) > MAX_SCALE:
+        raise ValueError(f"amount {word!r}: expected at most {MAX_SCALE} decimals")
     if v <= 0:
         raise ValueError(f"amount {word!r}: expected a positive number")
-    return v
+    return int(v) if v == v.to_integral_value() else v
 
 
 def parse_action(text: str, index: int = -1, n_players: int | None = None) -> PhhAction | None:
@@ -280,6 +642,13 @@ def parse_action(text: str, index: int = -1, n_players: int | None = None) -> Ph
 
     Raises ValueError naming what was expected (``PhhError`` when called through a loader).
     """
+    return _parse_action_cached(text, index, n_players)
+
+
+@lru_cache(maxsize=65_536)
+def _parse_action_cached(text: str, index: int, n_players: int | None) -> PhhAction | None:
+    """``parse_action`` (immutable results; actions repeat across hands: 'd dh p1 ????' is
+    action 0 of every hand of p1)."""
     note = text.split("#", 1)[0]
     words = note.split()
     if not words:
@@ -319,7 +688,33 @@ def parse_action(text: str, index: int = -1, n_players: int | None = None) -> Ph
     return PhhAction(p, verb, p, index=index, text=clean)
 
 
-def _hand_from_dict(doc: dict[str, Any], source: str, key: str | None) -> PhhHand:
+def _opt(doc: dict[str, Any], name: str, kind: type | tuple[type, ...], where: str,
+         what: str) -> Any:
+    v = doc.get(name)
+    if v is None:
+        return None
+    if not isinstance(v, kind) or isinstance(v, bool) and kind is int:
+        raise PhhError(f"{where}: field {name}: expected {what}, got {v!r}"[:300])
+    return v
+
+
+def _actions_slow(raw_actions: list[Any], where: str, n: int) -> list[PhhAction]:
+    actions = []
+    for i, text in enumerate(raw_actions):
+        if not isinstance(text, str):
+            raise PhhError(f"{where}: actions[{i}]: expected a string, got {text!r}"[:300])
+        try:
+            a = parse_action(text, i, n)
+        except ValueError as e:
+            raise PhhError(f"{where}: field actions: action {i + 1} {text!r}: {e}"[:400]) \
+                from None
+        if a is not None:
+            actions.append(a)
+    return actions
+
+
+def _hand_from_dict(doc: dict[str, Any], source: str, key: str | None,
+                    line: int = 1) -> PhhHand:
     where = source if key is None else f"{source} [{key}]"
     for name in _COMMON_REQUIRED:
         if name not in doc:
@@ -335,13 +730,16 @@ def _hand_from_dict(doc: dict[str, Any], source: str, key: str | None) -> PhhHan
     if n < 2:
         raise PhhError(f"{where}: field starting_stacks: expected at least 2 players, got {n}")
     antes = _numbers(doc["antes"], where, "antes", n)
-    blinds = (_numbers(doc["blinds_or_straddles"], where, "blinds_or_straddles", n)
+    blinds = (_numbers(doc["blinds_or_straddles"], where, "blinds_or_straddles", n,
+                       allow_negative=True)
               if "blinds_or_straddles" in doc else None)
     bets: dict[str, Number | None] = {}
     for name in ("min_bet", "small_bet", "big_bet"):
         bets[name] = _number(doc[name], where, name) if name in doc else None
     finishing = (_numbers(doc["finishing_stacks"], where, "finishing_stacks", n)
                  if "finishing_stacks" in doc else None)
+    winnings = (_numbers(doc["winnings"], where, "winnings", n)
+                if "winnings" in doc else None)
     trim = doc.get("ante_trimming_status", False)
     if not isinstance(trim, bool):
         raise PhhError(f"{where}: field ante_trimming_status: expected true or false, got {trim!r}")
@@ -352,25 +750,54 @@ def _hand_from_dict(doc: dict[str, Any], source: str, key: str | None) -> PhhHan
         if len(players) != n:
             raise PhhError(f"{where}: field players: expected {n} names, got {len(players)}")
         players = tuple(players)
+    seats = doc.get("seats")
+    if seats is not None:
+        if (not isinstance(seats, list) or len(seats) != n
+                or not all(isinstance(x, int) and not isinstance(x, bool) and 0 < x < 1000
+                           for x in seats)):
+            raise PhhError(f"{where}: field seats: expected {n} seat numbers (1, 2, ...), "
+                           f"got {seats!r}"[:300])
+        seats = tuple(seats)
+    seat_count = _opt(doc, "seat_count", int, where, "a number of seats")
+    if seats is not None and seat_count is not None and max(seats) > seat_count:
+        raise PhhError(f"{where}: field seats: seat {max(seats)} at a table of "
+                       f"seat_count {seat_count}")
+    hand = doc.get("hand")
+    if hand is not None and (isinstance(hand, bool) or not isinstance(hand, int | str)):
+        raise PhhError(f"{where}: field hand: expected a hand number or text, got {hand!r}"[:300])
+    time = _opt(doc, "time", _dt.time, where, "a local time such as 00:02:30")
+    dates = {name: _opt(doc, name, int, where, "an integer") for name in ("day", "month", "year")}
+    texts = {name: _opt(doc, name, str, where, "a string")
+             for name in ("time_zone_abbreviation", "venue", "currency", "currency_symbol")}
+    table = doc.get("table")  # the standard's int, or a site's table name
+    if table is not None and (isinstance(table, bool) or not isinstance(table, int | str)):
+        raise PhhError(f"{where}: field table: expected a table number or name, got "
+                       f"{table!r}"[:300])
     raw_actions = doc["actions"]
     if not isinstance(raw_actions, list):
         raise PhhError(f"{where}: field actions: expected an array of strings")
-    actions = []
-    for i, text in enumerate(raw_actions):
-        if not isinstance(text, str):
-            raise PhhError(f"{where}: actions[{i}]: expected a string, got {text!r}")
-        try:
-            a = parse_action(text, i, n)
-        except ValueError as e:
-            raise PhhError(f"{where}: field actions: action {i + 1} {text!r}: {e}") from None
-        if a is not None:
-            actions.append(a)
+    try:  # the fast path (memoized actions); _actions_slow names a bad one
+        acts = [_parse_action_cached(t, i, n) for i, t in enumerate(raw_actions)]
+        actions = [a for a in acts if a is not None]
+    except (ValueError, TypeError, AttributeError):
+        actions = _actions_slow(raw_actions, where, n)
+    amounts = [*stacks, *antes, *(blinds or ()), *(finishing or ()), *(winnings or ()),
+               *(v for v in bets.values() if v is not None),
+               *(a.amount for a in actions if a.amount is not None)]
+    scale = max((_dec_info(v)[1] for v in amounts if type(v) is Decimal and v.is_finite()),
+                default=0)
     extra = {k: v for k, v in doc.items() if k not in _CORE_FIELDS and not k.startswith("_")}
     return PhhHand(
         source=source, key=key, variant=variant, antes=antes, blinds_or_straddles=blinds,
         min_bet=bets["min_bet"], small_bet=bets["small_bet"], big_bet=bets["big_bet"],
         starting_stacks=stacks, actions=tuple(actions), finishing_stacks=finishing,
-        ante_trimming_status=trim, players=players, extra=extra,
+        ante_trimming_status=trim, players=players, extra=extra, line=line,
+        winnings=winnings, hand=None if hand is None else str(hand), seats=seats,
+        seat_count=seat_count, time=time, day=dates["day"], month=dates["month"],
+        year=dates["year"], time_zone_abbreviation=texts["time_zone_abbreviation"],
+        venue=texts["venue"], currency=texts["currency"],
+        currency_symbol=texts["currency_symbol"],
+        table=None if table is None else str(table), scale=scale,
     )
 
 
@@ -380,8 +807,8 @@ def _hand_from_dict(doc: dict[str, Any], source: str, key: str | None) -> PhhHan
 def _toml_value(v: Any) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
-    if isinstance(v, int | float):
-        return repr(v)
+    if isinstance(v, int | Decimal):
+        return _fmt(v)
     if isinstance(v, str):
         return json.dumps(v, ensure_ascii=False)
     if isinstance(v, list | tuple):

@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+from decimal import Decimal
 from typing import Any
 
 from sim.cards import BOARD_CARDS, HOLE_CARDS, N_CARDS, format_card, format_cards
@@ -37,7 +38,7 @@ from sim.config import MAX_SEATS, TableConfig
 from sim.dealing import BOARD_BY_STREET, deck_positions
 from sim.hand import Action, Hand, IllegalAction
 from sim.layout import SeatStatus, Street
-from sim.phh import SUPPORTED_VARIANTS, PhhAction, PhhHand
+from sim.phh import SUPPORTED_VARIANTS, PhhAction, PhhHand, format_amounts
 
 __all__ = ["FOLD_CHECK_FREE", "ReplayResult", "replay"]
 
@@ -53,7 +54,7 @@ class ReplayResult:
     index: int  # position of the hand in its file
     variant: str
     ok: bool
-    expected: list[int | float] | None
+    expected: list[int | Decimal] | None  # exact (sim.phh: no float holds an amount)
     actual: list[int] | None
     error: str | None
     unsupported: bool = False
@@ -69,8 +70,12 @@ class ReplayResult:
         return self.error is None and not self.ok
 
     def to_json(self) -> dict[str, Any]:
+        """JSON values; a fractional expected amount is written as its JSON number (display
+        only: 10162.5)."""
+        exp = (None if self.expected is None else
+               [v if isinstance(v, int) else float(v) for v in self.expected])
         return {"source": self.source, "hand": self.label, "ok": self.ok,
-                "expected": self.expected, "actual": self.actual, "error": self.error}
+                "expected": exp, "actual": self.actual, "error": self.error}
 
 
 class _ReplayError(Exception):
@@ -93,9 +98,10 @@ def _closed_check(hand: Hand, seat: int, dealt: int) -> bool:
     return hand.street >= Street.SHOWDOWN or len(hand.board) > dealt
 
 def _chips(v: Any, what: str) -> int:
-    if isinstance(v, float):
-        raise _ReplayError(f"{what} = {v}: expected a whole number of chips")
-    return int(v)
+    if not isinstance(v, int):  # a Decimal: fractional, or an unknown (inf) stack
+        raise _ReplayError(f"{what} = {format_amounts([v])[1:-1]}: expected a whole number of "
+                           "chips")
+    return v
 
 
 def _merge_shown(dealt: list[int], shown: Iterable[int], player: int, act: PhhAction) -> None:
@@ -238,7 +244,7 @@ def _play(phh: PhhHand) -> Hand:
         elif a.verb == "cc":
             action = Action.check_call(seat)
         else:
-            if isinstance(a.amount, float):
+            if not isinstance(a.amount, int):
                 raise _ReplayError(f"{a.describe()}: amount {a.amount}: expected whole chips")
             action = Action.raise_to(seat, int(a.amount or 0))
         try:

@@ -52,3 +52,17 @@ def test_bench_breakdown_times_each_step_of_a_batch() -> None:
     split = time_breakdown(500, 2)
     assert set(split) == {"play", "arrow", "encode", "peer_encode"}
     assert all(v > 0 for v in split.values())
+
+
+def test_bench_import_measures_the_reader_and_its_peers(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    import cluster.bench.import_phh as bench
+
+    monkeypatch.setattr(bench, "REALHANDS", Path("/nonexistent"))  # the generated corpus
+    rates = bench.run_import_bench(hands=600, repeats=1, pokerkit_hands=20)
+    out = capsys.readouterr().out
+    assert "holdem bench import: 600 hands (generated .phhs hands" in out
+    assert set(rates) >= {"sim.phh_reader (TOML -> values)", "sim.phh.reads_phh (+ hands)",
+                          "peer tomllib (floats)", "peer PokerKit parse + replay"}
+    assert all(r > 0 for r in rates.values())
+    assert "0 of them PokerKit could not replay" in out
