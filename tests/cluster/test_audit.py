@@ -41,7 +41,13 @@ def test_ray_fan_out_matches_in_process(ray_local: None, tmp_path: Path) -> None
     assert [r.to_dict() for r in ray_res.results] == [r.to_dict() for r in local.results]
     assert not ray_res.passed
     report = audit_run(root, EXACT, progress=False)  # the Ray of this session, every CPU
-    assert report.runtime == {"ray": "ray", "cpus": 2}
+    assert {k: v for k, v in report.runtime.items() if k != "worker_code"} == {"ray": "ray",
+                                                                                "cpus": 2}
+    # every task checked that its worker runs the driver's compiled code (audits.jitcache)
+    from audits import jitcache
+
+    assert report.runtime["worker_code"]["driver"] == jitcache.identity_digest()
+    assert report.runtime["worker_code"]["tasks"] == 3  # one task per file
     assert [r.name for r in report.results] == [*EXACT, "integrity"]
     assert report.results[:-1] == local.results
 
