@@ -31,6 +31,13 @@ record of the keys (memoized at first use: the sources as they were imported), w
 provenance of every run, audit and certificate carries and every Ray task checks against the
 driver's (``cluster.fanout``).
 
+What is compiled is what was hashed: the sources are hashed once per process, and before a
+function is compiled (``check_loaded``, from the locator) its file must still hash as it did and
+its code object must be the one those bytes compile to. A file edited while the process runs
+(a module imported after the edit) or a stale ``.pyc`` (a same-size edit that kept the mtime)
+raises ``StaleCodeError`` (one line in the CLI, exit 2) instead of compiling other code under the
+key. When ``ROOT`` cannot be written, a fresh private temporary root is used (mode 0700, cold).
+
 This module imports nothing of the project and only the standard library at import time.
 """
 
@@ -73,15 +80,85 @@ def cache_root() -> Path:
     return base / "holdem" / "numba"
 
 
+def _py_files(directory: Path) -> list[Path]:
+    """The package's ``*.py`` files (``__pycache__`` aside), linked folders followed (each real
+    folder once), in relative-path order."""
+    out: list[Path] = []
+    seen: set[str] = set()
+    for root, dirs, files in os.walk(directory, followlinks=True):
+        real = os.path.realpath(root)
+        if real in seen:
+            dirs[:] = []
+            continue
+        seen.add(real)
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        out += [Path(root) / f for f in files if f.endswith(".py")]
+    return sorted(out, key=lambda q: q.relative_to(directory).as_posix())
+
+
+_FILES: dict[Path, str] = {}  # every hashed file (as imported, and resolved) -> its sha256
+
+
 def package_sha256(directory: Path) -> str:
-    """sha256 over the package's ``*.py`` files (relative path and bytes, in path order)."""
+    """sha256 over the package's ``*.py`` files (relative path and bytes, in path order); each
+    file's own sha256 is remembered (``check_loaded`` compares the code Python loaded with it)."""
     h = hashlib.sha256()
-    files = [p for p in directory.rglob("*.py") if "__pycache__" not in p.parts]
-    for p in sorted(files, key=lambda q: q.relative_to(directory).as_posix()):
+    for p in _py_files(directory):
         rel = p.relative_to(directory).as_posix().encode()
         data = p.read_bytes()
+        _FILES[p.absolute()] = _FILES[p.resolve()] = hashlib.sha256(data).hexdigest()
         h.update(len(rel).to_bytes(8, "little") + rel + len(data).to_bytes(8, "little") + data)
     return h.hexdigest()
+
+
+class StaleCodeError(RuntimeError):
+    """The code this process is about to compile is not the code its key was hashed from (a
+    source edited while the process ran, a stale ``.pyc``): one line, nothing compiled or
+    cached from it."""
+
+
+@cache
+def _file_code(py_file: str) -> Any:
+    """The module code object of ``py_file`` compiled from the bytes the key hashed, read once
+    per process (``StaleCodeError`` when the file is not, or no longer, those bytes)."""
+    sources()
+    path = Path(py_file)
+    want = _FILES.get(path.absolute()) or _FILES.get(path.resolve())
+    if want is None:
+        raise StaleCodeError(f"{py_file}: compiled from a file the compiled-code key did not "
+                             "hash (added while this process ran?): run the command again")
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise StaleCodeError(f"{py_file}: cannot be read again ({e.strerror})") from None
+    if hashlib.sha256(data).hexdigest() != want:
+        raise StaleCodeError(f"{py_file}: changed after this process hashed its sources (edited "
+                             "while it ran?): run the command again")
+    return compile(data, py_file, "exec", dont_inherit=True)  # not this module's __future__
+
+
+def _find_code(code: Any, name: str, line: int) -> Any:
+    for c in code.co_consts:
+        if hasattr(c, "co_code"):
+            if c.co_name == name and c.co_firstlineno == line:
+                return c
+            found = _find_code(c, name, line)
+            if found is not None:
+                return found
+    return None
+
+
+def check_loaded(py_func: Any, py_file: str) -> None:
+    """Raise ``StaleCodeError`` unless ``py_func`` is compiled from the file's bytes that the key
+    hashed: the file must still hash as it did (else it changed while this process ran), and
+    Python's code object of the function must be the one those bytes compile to (else Python
+    loaded something else: a stale ``.pyc``)."""
+    code = py_func.__code__
+    fresh = _find_code(_file_code(py_file), code.co_name, code.co_firstlineno)
+    if fresh is None or fresh != code:
+        name = getattr(py_func, "__qualname__", code.co_name)
+        raise StaleCodeError(f"{py_file}: the code Python loaded for {name} is not the file's "
+                             "(a stale .pyc in its __pycache__?): remove it and run again")
 
 
 @lru_cache(maxsize=1)
@@ -100,7 +177,7 @@ def _package_dirs() -> dict[str, Path]:
                 spec = None
             paths = list(spec.submodule_search_locations or []) if spec else []
         if paths:
-            out[name] = Path(paths[0]).resolve()
+            out[name] = Path(paths[0]).absolute()
     return out
 
 
@@ -146,13 +223,16 @@ def identity_digest() -> str:
     return hashlib.sha256(repr(sorted(keys.items())).encode()).hexdigest()[:KEY_HEX]
 
 
+@cache
 def _label_of(py_file: str) -> tuple[str, Path] | None:
     """(package, the file's directory relative to the package's parent) for a file of the four
-    packages, else None (numba's own locators then handle it)."""
-    path = Path(py_file).resolve()
-    for name, d in _package_dirs().items():
-        if path.is_relative_to(d):
-            return name, path.parent.relative_to(d.parent)
+    packages (as imported, or with links resolved), else None (numba's own locators then handle
+    it)."""
+    for path in (Path(py_file).absolute(), Path(py_file).resolve()):
+        for name, d in _package_dirs().items():
+            for root in (d, d.resolve()):
+                if path.is_relative_to(root):
+                    return name, path.parent.relative_to(root.parent)
     return None
 
 
@@ -175,31 +255,35 @@ def _prune(root: Path, label: str, current: Path) -> None:
             shutil.rmtree(d, ignore_errors=True)
 
 
-_touched: set[Path] = set()
+_touched: dict[str, Path] = {}  # label -> its key directory in this process
+
+
+def _private_root() -> Path:
+    """A fresh directory only this process knows (mode 0700): a cold cache, never one someone
+    else could have planted where a predictable name would be."""
+    return Path(tempfile.mkdtemp(prefix="holdem-numba-"))
 
 
 def key_dir(label: str) -> Path:
     """``ROOT/<label>-<key>``, created (and marked used) on first use in this process; a new one
-    prunes its label's old ones. Falls back to a private temporary root when ROOT is not
-    writable (never to an unkeyed cache)."""
+    prunes its label's old ones. When ROOT cannot be written: a private temporary root (cold,
+    never an unkeyed cache, never a shared predictable folder)."""
+    if label in _touched:
+        return _touched[label]
     name = f"{label}-{key(label)}"
-    for root in (cache_root(), Path(tempfile.gettempdir()) / f"holdem-numba-{os.getuid()}"):
-        d = root / name
-        if d in _touched:
-            return d
-        try:
-            fresh = not d.exists()
-            d.mkdir(parents=True, exist_ok=True)
-            (d / USED_MARK).touch()
-        except OSError:
-            continue
-        _touched.add(d)
-        if fresh:
-            _prune(root, label, d)
-        return d
-    d = Path(tempfile.mkdtemp(prefix="holdem-numba-")) / name
-    d.mkdir(parents=True)
-    _touched.add(d)
+    root = cache_root()
+    d = root / name
+    try:
+        fresh = not d.exists()
+        d.mkdir(parents=True, exist_ok=True)
+        (d / USED_MARK).touch()
+    except OSError:
+        d = _private_root() / name
+        d.mkdir(parents=True)
+        fresh = False
+    _touched[label] = d
+    if fresh:
+        _prune(root, label, d)
     return d
 
 
@@ -234,12 +318,13 @@ def install() -> None:
             where = _label_of(py_file)
             if where is None:
                 return None
+            check_loaded(py_func, py_file)
             self = cls(py_func, py_file, *where)
             try:
                 self.ensure_cache_path()
             except OSError:
-                fallback = Path(tempfile.mkdtemp(prefix="holdem-numba-"))
-                self._cache_path = str(fallback / f"{where[0]}-{key(where[0])}" / where[1])
+                self._cache_path = str(_private_root() / f"{where[0]}-{key(where[0])}"
+                                       / where[1])
                 self.ensure_cache_path()
             return self
 

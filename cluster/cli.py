@@ -777,6 +777,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("holdem: interrupted", file=sys.stderr)
         return 130
+    except RuntimeError as e:  # code about to be compiled is not the code that was hashed
+        jitcache = sys.modules.get("audits.jitcache")
+        if jitcache is None or not isinstance(e, jitcache.StaleCodeError):
+            raise
+        print(f"holdem: error: {e}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

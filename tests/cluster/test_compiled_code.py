@@ -37,6 +37,7 @@ def _run(tree: Path, cache: Path, *args: str, check: bool = True,
     env = {**os.environ, "PYTHONPATH": str(tree), jitcache.ENV_ROOT: str(cache)}
     env.pop("NUMBA_CACHE_DIR", None)
     env.pop("RAY_ADDRESS", None)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # .pyc files written, as a user's Python does
     r = subprocess.run([sys.executable, *args], cwd=tree, env=env, capture_output=True,
                        text=True, timeout=timeout, check=False)
     if check and r.returncode != 0:
@@ -108,9 +109,9 @@ def test_a_callee_changed_in_another_file_is_recompiled(tmp_path: Path) -> None:
         assert r.stdout.split() == ["11"]
     assert list((cache / f"sim-{_keys(tree, cache)['sim']}" / "sim" / "probes").glob("*.nbi"))
     for pkg in ("sim/probes", "plain"):  # the callee changes; the caller's file does not
-        _edit(tree / pkg / "probe_a.py", "return 1", "return 2")
+        _edit(tree / pkg / "probe_a.py", "return 1", "return 20")  # another size: no stale .pyc
     new = _run(tree, cache, "-c", f"import sim; {CALL.format(pkg='sim.probes')}")
-    assert new.stdout.split() == ["12"]
+    assert new.stdout.split() == ["30"]
     # the control shows what the keys prevent: numba's own cache runs the stale caller
     stale = _run(tree, cache, "-c", f"import sim; {CALL.format(pkg='plain')}")
     assert stale.stdout.split() == ["11"]
@@ -121,7 +122,7 @@ def test_a_cache_compiled_from_other_sources_is_never_loaded(tmp_path: Path) -> 
     _probe(tree, "sim/probes")
     _run(tree, cache, "-c", CALL.format(pkg="sim.probes"))
     old = cache / f"sim-{_keys(tree, cache)['sim']}"
-    _edit(tree / "sim" / "probes" / "probe_a.py", "return 1", "return 2")
+    _edit(tree / "sim" / "probes" / "probe_a.py", "return 1", "return 20")
     new = cache / f"sim-{_keys(tree, cache)['sim']}"
     assert new != old
     # the stale cache put where the new key looks (a copied cache, a restored image): its index
@@ -129,7 +130,76 @@ def test_a_cache_compiled_from_other_sources_is_never_loaded(tmp_path: Path) -> 
     shutil.rmtree(new, ignore_errors=True)
     shutil.copytree(old, new)
     r = _run(tree, cache, "-c", CALL.format(pkg="sim.probes"))
+    assert r.stdout.split() == ["30"]
+
+
+def test_a_source_edited_while_a_process_runs_is_never_compiled(tmp_path: Path) -> None:
+    """The key is hashed once per process; a module imported after its file changed would be
+    compiled from other bytes than the key names (and cached under it): refused in one line."""
+    tree, cache = _copy(tmp_path), tmp_path / "cache"
+    _probe(tree, "sim/probes")
+    a = tree / "sim" / "probes" / "probe_a.py"
+    script = ("import sim.dealing, pathlib\n"  # the key is hashed here
+              f"p = pathlib.Path({str(a)!r}); p.write_text(p.read_text().replace('1', '2'))\n"
+              "from audits.jitcache import StaleCodeError\n"
+              "try:\n    import sim.probes.probe_a\n"
+              "except StaleCodeError as e:\n    print('refused:', e)\n")
+    r = _run(tree, cache, "-c", script)
+    assert "refused:" in r.stdout and "changed after this process hashed" in r.stdout, r.stdout
+    assert not list(cache.rglob("probe_a*.nbi"))  # nothing cached under the old key
+
+
+def test_a_stale_pyc_is_never_compiled(tmp_path: Path) -> None:
+    """Python runs a stale ``.pyc`` when a same-size edit keeps the file's mtime (``cp -p``,
+    ``rsync -a``): the function's code is not the file's, so it is refused, not cached under the
+    key of the file's bytes."""
+    tree, cache = _copy(tmp_path), tmp_path / "cache"
+    _probe(tree, "sim/probes")
+    a = tree / "sim" / "probes" / "probe_a.py"
+    r = _run(tree, cache, "-c", CALL.format(pkg="sim.probes"))  # writes the .pyc, caches 11
+    assert r.stdout.split() == ["11"]
+    st = a.stat()
+    _edit(a, "return 1", "return 2")  # the same size
+    os.utime(a, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert list((a.parent / "__pycache__").glob("probe_a*.pyc"))
+    r = _run(tree, cache, "-c", CALL.format(pkg="sim.probes"), check=False)
+    assert r.returncode != 0 and "StaleCodeError" in r.stderr and "stale .pyc" in r.stderr
+    shutil.rmtree(a.parent / "__pycache__")
+    r = _run(tree, cache, "-c", CALL.format(pkg="sim.probes"))
     assert r.stdout.split() == ["12"]
+
+
+def test_an_unwritable_root_gives_a_private_cold_cache(tmp_path: Path) -> None:
+    """Never a shared folder of a predictable name (someone could plant machine code there)."""
+    tree = _copy(tmp_path)
+    _probe(tree, "sim/probes")
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    planted = tmp_path / "tmp"
+    planted.mkdir()
+    env_tmp = {"TMPDIR": str(planted)}
+    script = ("from sim.probes.probe_b import caller; import sim.probes.probe_b as b; "
+              "print(caller(), b.caller._cache._cache_path)")
+    env = {**os.environ, "PYTHONPATH": str(tree), jitcache.ENV_ROOT: str(blocker / "cache"),
+           **env_tmp}
+    r = subprocess.run([sys.executable, "-c", script], cwd=tree, env=env, capture_output=True,
+                       text=True, timeout=300, check=True)
+    value, path = r.stdout.split()
+    assert value == "11"
+    made = Path(path).relative_to(planted).parts[0]
+    assert made.startswith("holdem-numba-") and made != f"holdem-numba-{os.getuid()}"
+    assert (planted / made).stat().st_mode & 0o077 == 0  # only this user
+
+
+def test_a_linked_subpackage_is_hashed(tmp_path: Path) -> None:
+    tree, cache = _copy(tmp_path), tmp_path / "cache"
+    outside = tmp_path / "outside"
+    _probe(tmp_path, "outside")
+    (tree / "sim" / "linked").symlink_to(outside, target_is_directory=True)
+    k0 = _keys(tree, cache)["sim"]
+    with open(outside / "probe_a.py", "a") as f:
+        f.write("\n# one byte more\n")
+    assert _keys(tree, cache)["sim"] != k0
 
 
 def test_old_keys_are_pruned(tmp_path: Path) -> None:
