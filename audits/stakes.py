@@ -95,6 +95,19 @@ MESSAGES = {
 
 
 @njit(cache=True, _nrt=False)
+def _live(occ, end, i, k, leave_above):
+    """(seats of hand ``i`` left with chips, whether one holds more than ``leave_above``)."""
+    live = 0
+    rich = False
+    for s in range(k):
+        if occ[i, s] and end[i, s] > 0:
+            live += 1
+            if end[i, s] > leave_above:
+                rich = True
+    return live, rich
+
+
+@njit(cache=True, _nrt=False)
 def _tables(order, table_id, hand_id, hand_no, tourn, occ, start, rebuys, end, pids, has_pids,
             policy, pol_mask, ante_mode, level, ante, bb_col, lo, hi, tstack, topup_below, hpt,
             leave_above, kinds_mask, codes, aux, t_num, t_last, t_hands, t_ok):  # pragma: no cover
@@ -161,13 +174,7 @@ def _tables(order, table_id, hand_id, hand_no, tourn, occ, start, rebuys, end, p
                     aux[i] = s
         else:
             # the table had to end after its previous hand?
-            live = 0
-            rich = False
-            for s in range(k):
-                if occ[prev, s] and end[prev, s] > 0:
-                    live += 1
-                    if end[prev, s] > leave_above:
-                        rich = True
+            live, rich = _live(occ, end, prev, k, leave_above)
             if codes[i] == 0 and ((tourn and live < 2) or (
                     not tourn and leave_above > 0 and live <= 2 and rich)):
                 codes[i] = 18
@@ -207,13 +214,7 @@ def _tables(order, table_id, hand_id, hand_no, tourn, occ, start, rebuys, end, p
         prev = i
     for j in range(nt):
         i = t_last[j]
-        live = 0
-        rich = False
-        for s in range(k):
-            if occ[i, s] and end[i, s] > 0:
-                live += 1
-                if end[i, s] > leave_above:
-                    rich = True
+        live, rich = _live(occ, end, i, k, leave_above)
         if tourn:
             t_ok[j] = live < 2
         else:

@@ -25,6 +25,34 @@ from sim.rows import hand_from_row
 Row = dict[str, Any]
 
 
+def simulated_run(factory: Any, spec: Any, name: str) -> Path:
+    """A clean run of ``spec`` simulated in this process under ``factory``'s temporary folder
+    (a module-scoped fixture's ``tmp_path_factory``)."""
+    from cluster.simulate import run_simulate
+
+    root = factory.mktemp(name) / "clean"
+    run_simulate(spec, root, workers=0, progress=False)
+    return root
+
+
+def copy_run(src: Path, tmp_path: Path) -> Path:
+    """A copy of the run folder ``src`` for one test to forge."""
+    import shutil
+
+    dst = tmp_path / "run"
+    shutil.copytree(src, dst)
+    return dst
+
+
+def audit_cli(run: Path, capsys: Any) -> tuple[int, str]:
+    """``holdem audit RUN`` in this process: (exit code, what it printed on both streams)."""
+    from cluster.cli import main
+
+    code = main(["audit", str(run), "--workers", "0", "--quiet"])
+    cap = capsys.readouterr()
+    return code, cap.out + cap.err
+
+
 class RunForger:
     """Edit the rows of one batch file of a run folder and write them back consistently."""
 

@@ -8,7 +8,6 @@ audits saw. Each forgery is made the way an attacker would (``tests/audits/forge
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -19,11 +18,11 @@ import pytest
 
 from audits import exactfile, io, logschema
 from cluster.cli import main
-from cluster.simulate import META_BATCH, META_COUNTS, META_RUN_ID, META_STRUCTURE, run_simulate
+from cluster.simulate import META_BATCH, META_COUNTS, META_RUN_ID, META_STRUCTURE
 from sim.config import Structure
 from sim.runspec import RunSpec
 from sim.schema import HAND_SCHEMA
-from tests.audits.forgery import RunForger, patch_footer_int
+from tests.audits.forgery import RunForger, audit_cli, copy_run, patch_footer_int, simulated_run
 
 SPEC = RunSpec(hands=3000, batch_size=1500, structures=(Structure.NO_LIMIT,), seed=31,
                hands_per_table=5)
@@ -32,28 +31,18 @@ REL = "log/no-limit/batch-00001.parquet"  # hand ids 1500..2999
 
 @pytest.fixture(scope="module")
 def clean_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("exact") / "clean"
-    run_simulate(SPEC, root, workers=0, progress=False)
-    return root
+    return simulated_run(tmp_path_factory, SPEC, "exact")
 
 
 @pytest.fixture()
 def run(clean_run: Path, tmp_path: Path) -> Path:
-    dst = tmp_path / "run"
-    shutil.copytree(clean_run, dst)
-    return dst
-
-
-def audit(run: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    code = main(["audit", str(run), "--workers", "0", "--quiet"])
-    out = capsys.readouterr()
-    return code, out.out + out.err
+    return copy_run(clean_run, tmp_path)
 
 
 def integrity_fails(run: Path, capsys: pytest.CaptureFixture[str], *words: str) -> str:
     """``holdem audit`` exits 1, integrity FAILs, and one of its lines names the batch file and
     every word."""
-    code, out = audit(run, capsys)
+    code, out = audit_cli(run, capsys)
     assert code == 1, out
     assert any(line.startswith("integrity ") and "FAIL" in line for line in out.splitlines()), out
     lines = [ln for ln in out.splitlines() if ln.strip().startswith("integrity:")]
@@ -198,13 +187,13 @@ def test_an_imported_run_passes_and_a_pandas_key_fails_it(
         (src / name).write_text(text)
     imported = tmp_path / "imported"
     assert import_phh([str(src)], imported).imported == 3
-    code, out = audit(imported, capsys)
+    code, out = audit_cli(imported, capsys)
     assert code == 0 and "integrity    PASS" in out, out
     rel = json.loads((imported / "manifest.json").read_text())["files"][0]["path"]
     assert pq.ParquetFile(imported / rel).metadata.row_group(0).column(1).is_stats_set
     f = RunForger(imported, rel)
     f.write(nullable_deck=True, metadata={b"pandas": b"{}"})
-    code, out = audit(imported, capsys)
+    code, out = audit_cli(imported, capsys)
     assert code == 1 and "'pandas'" in out and str(imported / rel) in out, out
 
 
@@ -215,7 +204,7 @@ def test_rows_out_of_table_order_are_refused(run: Path,
     f = RunForger(run, REL)
     f.rows = f.rows[::2] + f.rows[1::2]
     f.write()
-    code, out = audit(run, capsys)
+    code, out = audit_cli(run, capsys)
     assert code == 2, out
     assert out.strip().splitlines() == [
         f"holdem: error: {run / REL}: rows not in table order: table {f.rows[0]['table_id']} "
@@ -248,7 +237,7 @@ def test_a_run_of_schema_version_2_is_exact(tmp_path: Path,
         tar.extractall(tmp_path, filter="data")
     old = tmp_path / "oldrun"
     assert main(["migrate", str(old)]) == 0
-    code, out = audit(old, capsys)
+    code, out = audit_cli(old, capsys)
     assert code == 0 and "integrity    PASS" in out, out
     rel = "log/no-limit/batch-00000.parquet"
     assert pq.ParquetFile(old / rel).schema_arrow.metadata[b"holdem.schema_version"] == b"2"

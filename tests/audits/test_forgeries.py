@@ -6,7 +6,6 @@ hand named, because the audits check the log against primary facts: each deck ag
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -18,10 +17,13 @@ from sim.config import Structure
 from sim.runspec import RunSpec
 from tests.audits.forgery import (
     RunForger,
+    audit_cli,
+    copy_run,
     deck_of,
     live_seats,
     move_won,
     replay_with_deck,
+    simulated_run,
     swap_hole_cards,
     winners,
 )
@@ -34,21 +36,12 @@ SPEC = RunSpec(hands=6000, batch_size=3000, structures=(Structure.NO_LIMIT,), se
 
 @pytest.fixture(scope="module")
 def clean_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("forge") / "clean"
-    run_simulate(SPEC, root, workers=0, progress=False)
-    return root
+    return simulated_run(tmp_path_factory, SPEC, "forge")
 
 
 @pytest.fixture()
 def run(clean_run: Path, tmp_path: Path) -> Path:
-    dst = tmp_path / "run"
-    shutil.copytree(clean_run, dst)
-    return dst
-
-
-def audit_cli(run: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    code = main(["audit", str(run), "--workers", "0", "--quiet"])
-    return code, capsys.readouterr().out
+    return copy_run(clean_run, tmp_path)
 
 
 def assert_caught(run: Path, capsys: pytest.CaptureFixture[str], audit: str,

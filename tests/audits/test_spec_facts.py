@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import math
-import shutil
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -31,9 +30,12 @@ from sim.rng import hand_deck
 from sim.runspec import RunSpec, population_fields
 from tests.audits.forgery import (
     RunForger,
+    audit_cli,
+    copy_run,
     replay_with_config,
     replay_with_deck,
     restamp_file,
+    simulated_run,
     swap_hole_cards,
     winners,
 )
@@ -46,22 +48,12 @@ SPEC = RunSpec(hands=2000, batch_size=500, structures=(Structure.NO_LIMIT,), see
 
 @pytest.fixture(scope="module")
 def clean_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("specfacts") / "clean"
-    run_simulate(SPEC, root, workers=0, progress=False)
-    return root
+    return simulated_run(tmp_path_factory, SPEC, "specfacts")
 
 
 @pytest.fixture()
 def run(clean_run: Path, tmp_path: Path) -> Path:
-    dst = tmp_path / "run"
-    shutil.copytree(clean_run, dst)
-    return dst
-
-
-def audit_cli(run: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    code = main(["audit", str(run), "--workers", "0", "--quiet"])
-    cap = capsys.readouterr()
-    return code, cap.out + cap.err
+    return copy_run(clean_run, tmp_path)
 
 
 def manifest(run: Path) -> dict[str, Any]:

@@ -19,17 +19,11 @@ from pathlib import Path
 import pytest
 
 from audits import jitcache
+from tests.audits.test_provenance import _copy  # the packages as a checkout ships them
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = jitcache.PACKAGES
 
 
-def _copy(tmp: Path) -> Path:
-    tree = tmp / "tree"
-    for name in PACKAGES:
-        shutil.copytree(ROOT / name, tree / name,
-                        ignore=shutil.ignore_patterns("__pycache__", "*.nbi", "*.nbc"))
-    return tree
 
 
 def _run(tree: Path, cache: Path, *args: str, check: bool = True,

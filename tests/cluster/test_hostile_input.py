@@ -23,7 +23,7 @@ from cluster.simulate import run_simulate
 from reports.render import md_code, md_text
 from sim.config import Structure
 from sim.runspec import RunSpec
-from tests.audits.forgery import RunForger, move_won, winners
+from tests.audits.forgery import RunForger, copy_run, move_won, winners
 
 SPEC = RunSpec(hands=2000, batch_size=1000, structures=(Structure.NO_LIMIT,), seed=7,
                hands_per_table=5)
@@ -44,9 +44,7 @@ def certified(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture()
 def run(certified: Path, tmp_path: Path) -> Path:
-    dst = tmp_path / "run"
-    shutil.copytree(certified, dst)
-    return dst
+    return copy_run(certified, tmp_path)
 
 
 def one_line(capsys: pytest.CaptureFixture[str], argv: list[str]) -> tuple[int, str]:
