@@ -10,15 +10,17 @@ The audits read one ``n_seats`` per file, so a structure's hands are split into 
 per table size (batch 0 = the smallest size present, and so on). Conversion choices are in
 ``sim/phh_import.py``. The manifest says ``"format": "holdem-phh-import"``, ``"source": "phh"``
 and ``"spec": null`` (nothing to re-simulate: ``holdem audit`` and ``holdem diff`` read it,
-``holdem verify --reproduce`` cannot), lists every source file with the rows imported from it
-and its sha256, each batch file (path, structure, batch, hands, rows, bytes, sha256) and the
-skipped hands, one line each.
+``holdem verify --reproduce`` cannot), lists every source file with its sha256, its
+sections (hands) and how many could not be read, and the rows imported from it; each batch file
+(path, structure, batch, hands, rows, bytes, sha256); and the skipped hands, one line each. A
+hand is skipped, never its file: a section that cannot be read (``sim.phh.read_phh``: a cut
+section, an amount like ``1e400``, a negative stack) is named with its file, section key and
+reason, counted by kind in ``unreadable_by_kind``, and the rest of the file is imported.
 An existing RUN folder's batch files are replaced (one of the old layout is refused).
 """
 
 from __future__ import annotations
 
-import hashlib
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,7 +38,7 @@ from audits.runfolder import (
     sha256_bytes,
 )
 from sim.digest import DIGEST_VERSION
-from sim.phh import PhhError, PhhHand, iter_phh_paths, load_phh
+from sim.phh import PhhHand, iter_phh_paths, read_phh
 from sim.phh_import import import_hands
 from sim.schema import SCHEMA_VERSION
 
@@ -100,13 +102,17 @@ def import_phh(paths: list[str], out: str | Path) -> PhhImport:
     hands: list[PhhHand] = []
     sources: list[dict[str, Any]] = []
     bad_files: list[str] = []
+    skipped_by_kind: dict[str, int] = {}
     for f in files:
-        data = f.read_bytes()
-        sources.append({"path": str(f), "sha256": hashlib.sha256(data).hexdigest(), "rows": 0})
-        try:
-            hands.extend(load_phh(f))
-        except PhhError as e:
-            bad_files.append(f"{f}: {e}")
+        # per hand, never per file: a section that cannot be read is skipped with its reason
+        # and the rest of the file is imported (sim.phh.read_phh)
+        pf = read_phh(f)
+        hands.extend(pf.hands)
+        bad_files.extend(skip.describe() for skip in pf.skipped)
+        for skip in pf.skipped:
+            skipped_by_kind[skip.kind] = skipped_by_kind.get(skip.kind, 0) + 1
+        sources.append({"path": str(f), "sha256": pf.sha256, "sections": pf.sections,
+                        "unreadable": len(pf.skipped), "rows": 0})
     res = import_hands(hands)
     for s in sources:
         s["rows"] = res.per_source.get(s["path"], 0)
@@ -131,6 +137,7 @@ def import_phh(paths: list[str], out: str | Path) -> PhhImport:
         "structures": sorted(batch_of), "hands": res.imported,
         "sources": sources, "files": records,
         "skipped": bad_files + res.skipped, "unsupported": res.unsupported,
+        "unreadable_by_kind": skipped_by_kind,
         "failed": res.failed + len(bad_files),
         "odd_chip_hands": res.odd_chip,
         "odd_chip_note": ("these files record a split pot's odd chip as X.5 each; imported with "

@@ -213,3 +213,24 @@ def test_import_never_overwrites_another_run(tmp_path: Path,
     res = import_phh([str(src)], again)
     assert res.removed == ["audit.json"] and not (again / "audit.json").exists()
     assert "removed the previous import's audit.json" in format_import(res)
+
+
+def test_a_bad_section_skips_its_hand_not_its_file(tmp_path: Path) -> None:
+    """Per hand, never per file: a .phhs whose second section holds an amount no currency can
+    hold (``1e400``) and whose third is cut imports its good hands; each bad one is named with
+    its file, section and reason, and counted by kind."""
+    good = HANDS["headsup.phh"]
+    bad = good.replace("starting_stacks = [200, 150]", "starting_stacks = [1e400, 150]")
+    src = tmp_path / "hands.phhs"
+    src.write_text(f"[1]\n{good}\n[2]\n{bad}\n[3]\n{good}\n[4]\nvariant = \"NT\"\nantes = [0,")
+    run = tmp_path / "run"
+    res = import_phh([str(src)], run)
+    assert res.imported == 2
+    named = [line for line in res.skipped if str(src) in line]
+    assert len(named) == 2 and any("[2]" in x for x in named) and any("[4]" in x for x in named)
+    m = json.loads((run / "manifest.json").read_text())
+    (entry,) = m["sources"]
+    assert (entry["sections"], entry["unreadable"], entry["rows"]) == (4, 2, 2)
+    assert sum(m["unreadable_by_kind"].values()) == 2
+    assert {r.name: r.passed for r in run_audits(run, EXACT).results} == dict.fromkeys(EXACT,
+                                                                                        True)
