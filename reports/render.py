@@ -523,7 +523,8 @@ def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str,
             ("created / finished", f"{run.get('created')} / {run.get('finished')}"),
             ("audited", f"{audit.get('created')} in {audit.get('seconds', 0):.1f} s")]
     for side, prov in (cert.get("provenance") or {}).items():
-        keys = ((prov or {}).get("code") or {}).get("compiled") if isinstance(prov, dict) else None
+        code = prov.get("code") if isinstance(prov, dict) else None
+        keys = code.get("compiled") if isinstance(code, dict) else None
         if isinstance(keys, dict) and keys:  # the numba caches' keys: the code that ran
             rows.append((f"compiled code ({side})",
                          ", ".join(f"{k} {v}" for k, v in keys.items() if k != "reports")))
