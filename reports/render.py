@@ -153,6 +153,15 @@ NOT_CHECKED_SIMULATED = (
 )
 
 
+# what the certificate repeats from manifest.json as the run's own statements: no audit checks
+# them (``audits.runspec.claim_problems`` checks only status, schema_version, digest_version)
+CLAIMS_NOT_CHECKED = (
+    "Stated by the run, not audited: the commit and engine version that made it, its created "
+    "and finished times, timings, runtime and provenance (which code and command ran) are "
+    "repeated from manifest.json as the run wrote them.",
+)
+
+
 def not_checked(audit: dict[str, Any]) -> list[str]:
     """What no audit of this audit.json checked, in words: with the stakes audit applicable
     (a simulated run's every hand against its spec), only the bots' decisions and the table's
@@ -296,6 +305,7 @@ def build_certificate(audit: dict[str, Any], manifest: dict[str, Any],
         "verdict_reasons": reasons,
         "limitations": limits,
         "not_checked": not_checked(audit),
+        "claims_not_checked": list(CLAIMS_NOT_CHECKED),
         "fault_injected": facts["inject"] or audit.get("inject"),
         "run": {
             "run_id": manifest.get("run_id", audit.get("run_id")),
@@ -377,6 +387,10 @@ def render_summary(cert: dict[str, Any]) -> str:
     for text in cert.get("not_checked", []):
         lines.append(f"> Not checked by any audit: {md_text(text)}")
     if cert.get("not_checked"):
+        lines.append("")
+    for text in cert.get("claims_not_checked", []):
+        lines.append(f"> {md_text(text)}")
+    if cert.get("claims_not_checked"):
         lines.append("")
     if cert["fault_injected"]:
         lines += [f"> FAULT INJECTED: {md_code(cert['fault_injected'])} (a deliberately broken "
@@ -504,6 +518,8 @@ def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str,
         parts.append("<p class=small><b>Not checked by any audit, in any run:</b></p><ul "
                      "class=small>" + "".join(f"<li>{_e(t)}</li>" for t in cert["not_checked"])
                      + "</ul>")
+    for text in cert.get("claims_not_checked") or []:
+        parts.append(f"<p class=small>{_e(text)}</p>")
     if cert["fault_injected"]:
         parts.append(f"<div class=fault>FAULT INJECTED: {_e(cert['fault_injected'])} — this run"
                      " used a deliberately broken engine and must fail</div>")

@@ -240,3 +240,42 @@ def test_verify_reads_only_the_report_pages(run: Path, tmp_path: Path, names: tu
     line = capsys.readouterr().out
     assert "certificate.json: field documents names" in line
     assert "expected exactly the report pages summary.md, report.html" in line
+
+
+# ---------------------------------------------------------------- D
+
+
+@pytest.mark.parametrize("key,value", [("status", "running"), ("status", None),
+                                       ("schema_version", 99), ("schema_version", "3"),
+                                       ("digest_version", 2)])
+def test_a_manifest_claim_the_audit_cannot_stand_on_fails_integrity(
+        run: Path, key: str, value: object, capsys: pytest.CaptureFixture[str]) -> None:
+    """D: a manifest edited to claim an unfinished run or an unknown row layout or digest (the
+    sha256 of nothing else changes): integrity FAILs naming the field."""
+    path = run / "manifest.json"
+    m = json.loads(path.read_text())
+    if value is None:
+        del m[key]
+    else:
+        m[key] = value
+    path.write_text(json.dumps(m, indent=2))
+    capsys.readouterr()
+    assert main(["audit", str(run), "--workers", "0", "--quiet"]) == 1
+    audit = json.loads((run / "audit.json").read_text())
+    integ = next(r for r in audit["results"] if r["name"] == "integrity")
+    assert not integ["passed"] and integ["details"]["reasons"].get("manifest claim") == 1
+    assert any(f"manifest.json: {key} is" in v["reason"] for v in integ["details"]["violations"])
+
+
+def test_the_certificate_says_which_claims_are_the_runs_own(certified: Path) -> None:
+    """D: commit, engine version, times and provenance are repeated as the run's statements,
+    and the certificate says so in words (certificate.json and summary.md)."""
+    from audits.logschema import DIGEST_VERSIONS
+    from sim.digest import DIGEST_VERSION
+
+    assert DIGEST_VERSION in DIGEST_VERSIONS
+    cert = json.loads((certified / "certificate.json").read_text())
+    (claims,) = cert["claims_not_checked"]
+    assert claims.startswith("Stated by the run, not audited: the commit and engine version")
+    assert "provenance" in claims and "timings" in claims
+    assert "Stated by the run, not audited" in (certified / "summary.md").read_text()
