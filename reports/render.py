@@ -12,6 +12,7 @@ import hashlib
 import html
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -502,6 +503,18 @@ def coverage_table(cov: dict[str, Any]) -> str:
             f"<table><tr><th>path</th>{head}</tr>{''.join(rows)}</table>")
 
 
+def _plot(audit: str, field: str, draw: Callable[[], str]) -> str:
+    """A plot of audit.json's details, or ReportInputError naming the field when it is not of
+    the shape ``holdem audit`` writes (one line, never a traceback)."""
+    try:
+        return draw()
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError) as e:  # (matplotlib's
+        # ConversionError is a TypeError)
+        raise ReportInputError(f"{AUDIT_FILE}: the {audit} result's details.{field}: not what "
+                               f"holdem audit writes ({type(e).__name__}: "
+                               f"{(str(e).splitlines() or [''])[0][:80]})") from None
+
+
 def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str, Any],
                 histories: dict[int, str] | None = None,
                 calibration: tuple[str, str] | None = None) -> str:
@@ -601,14 +614,17 @@ def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str,
             parts.append(f"<p><b>Power.</b> {_e(pw['sentence'])}</p>")
         cp = _test(u, "card_position")
         if cp and cp["details"].get("residuals"):
-            parts.append(plots.residual_heatmap(cp["details"]["residuals"]))
+            parts.append(_plot("uniformity.card_position", "residuals",
+                               lambda: plots.residual_heatmap(cp["details"]["residuals"])))
         ks = _test(u, "batch_pvalues_ks")
         if ks and ks["applicable"] and ks["details"].get("pvalues"):
-            parts.append(plots.pvalue_histogram_qq(ks["details"]["pvalues"]))
+            parts.append(_plot("uniformity.batch_pvalues_ks", "pvalues",
+                               lambda: plots.pvalue_histogram_qq(ks["details"]["pvalues"])))
         sh = _test(u, "starting_hands")
         if sh and sh["applicable"]:
-            parts.append(plots.starting_hands(sh["details"]["per_seat"],
-                                              sh["details"]["expected_fractions"]))
+            parts.append(_plot("uniformity.starting_hands", "per_seat",
+                               lambda: plots.starting_hands(sh["details"]["per_seat"],
+                                                            sh["details"]["expected_fractions"])))
     by_name = {r["name"]: r for r in audit["results"]}
     chips = by_name.get("chips", {}).get("details", {}).get("totals")
     if chips:
@@ -619,7 +635,8 @@ def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str,
                      "pots minus won minus rake must be 0.</p>")
     sample = by_name.get("rotation", {}).get("details", {}).get("sample")
     if sample:
-        parts.append("<h2>Blind rotation</h2>" + plots.rotation_timeline(sample))
+        parts.append("<h2>Blind rotation</h2>" + _plot(
+            "rotation", "sample", lambda: plots.rotation_timeline(sample)))
     if calibration:
         parts.append("<h2>Calibration</h2><p class=small>False-alarm and detection rates "
                      f"measured by <code>holdem calibrate</code> ({_e(calibration[0])}).</p>"

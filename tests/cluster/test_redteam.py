@@ -195,6 +195,17 @@ def test_a_mistyped_audit_field_is_one_line(run: Path, name: str, key: str, valu
     assert code == 2 and f"details.{field}" in line
 
 
+@pytest.mark.parametrize("name,key,value", [("rotation", "sample", "x"),
+                                            ("rotation", "sample", [{"button": "x"}])])
+def test_a_mistyped_plot_field_is_one_line(run: Path, name: str, key: str, value: object,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """F: what report.html plots from audit.json (here the rotation sample) names the field
+    when it is not of the shape holdem audit writes (one line, exit 2)."""
+    _edit_audit(run, name, key, value)
+    code, line = one_line(capsys, ["report", str(run), "--no-reproduce"])
+    assert code == 2 and f"audit.json: the {name} result's details.{key}: not what" in line
+
+
 # ---------------------------------------------------------------- G
 
 
