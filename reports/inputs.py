@@ -70,9 +70,17 @@ _DETAIL_TYPES: dict[str, tuple[str, Any]] = {
     "power": ("an object with a 'sentence' string, or null",
               lambda v: v is None or (isinstance(v, dict) and isinstance(v.get("sentence"),
                                                                           str))),
-    "per_structure": ("an object of objects", lambda v: isinstance(v, dict) and all(
-        isinstance(x, dict) for x in v.values())),
+    "per_structure": ("per structure, its hands and per rule path {count, minimum, ok}",
+                      lambda v: isinstance(v, dict) and all(map(_coverage_ok, v.values()))),
 }
+
+
+def _coverage_ok(per: Any) -> bool:
+    """One structure's coverage counts as the coverage audit writes them."""
+    return isinstance(per, dict) and all(
+        _is_int(x) if k == "hands" else isinstance(x, dict) and _is_int(x.get("count"))
+        and _is_int(x.get("minimum")) and isinstance(x.get("ok"), bool)
+        for k, x in per.items())
 
 
 def _check_details(details: dict[str, Any], where: str) -> None:

@@ -181,6 +181,8 @@ def _restamp_certificate(run: Path) -> None:
     ("integrity", "violations", 1.5, "violations"),
     ("deal", "totals", {"unkeyed": "x"}, "totals.unkeyed"),
     ("deal", "totals", "x", "totals"),
+    ("coverage", "per_structure", {"no-limit": {"all_in": {"count": "x"}}}, "per_structure"),
+    ("coverage", "per_structure", {"no-limit": {"hands": "x"}}, "per_structure"),
 ])
 def test_a_mistyped_audit_field_is_one_line(run: Path, name: str, key: str, value: object,
                                             field: str,
