@@ -61,6 +61,7 @@ def _is_number(v: Any) -> bool:
 # with ``int()``): their types, checked wherever they occur (missing: fine)
 _DETAIL_TYPES: dict[str, tuple[str, Any]] = {
     "violations": ("a list", lambda v: isinstance(v, list)),
+    "tests": ("a list", lambda v: isinstance(v, list)),
     "hands_per_structure": ("an object of hand counts",
                             lambda v: isinstance(v, dict) and all(map(_is_int, v.values()))),
     "totals": ("an object of numbers",

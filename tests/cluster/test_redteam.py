@@ -183,6 +183,7 @@ def _restamp_certificate(run: Path) -> None:
     ("deal", "totals", "x", "totals"),
     ("coverage", "per_structure", {"no-limit": {"all_in": {"count": "x"}}}, "per_structure"),
     ("coverage", "per_structure", {"no-limit": {"hands": "x"}}, "per_structure"),
+    ("uniformity", "tests", None, "tests"),
 ])
 def test_a_mistyped_audit_field_is_one_line(run: Path, name: str, key: str, value: object,
                                             field: str,
