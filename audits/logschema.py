@@ -40,6 +40,9 @@ VERSION_COLUMNS: dict[int, tuple[str, ...]] = {
     3: tuple(n for n, _ in LOG_COLUMNS),
     2: tuple(n for n, _ in LOG_COLUMNS if n != "player_ids"),
 }
+# the row digest algorithms these audits know (``sim.digest.DIGEST_VERSION``: a manifest's
+# ``digest_version``; a test checks the two agree)
+DIGEST_VERSIONS = (1,)
 NULLABLE = frozenset({"fault"})  # null for a clean engine
 # an imported hand history has no deck: the PHH importer's files declare ``deck`` nullable
 IMPORT_NULLABLE = NULLABLE | {"deck"}

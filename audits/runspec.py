@@ -29,6 +29,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from audits import logschema
+
 SIMULATE_FORMAT = "holdem-simulate-run"  # cluster.manifest.MANIFEST_FORMAT
 PHH_FORMAT = "holdem-phh-import"  # cluster.phh_import.MANIFEST_FORMAT
 # structure label -> the code hand_id and table_id carry in their bits 40.. (README, the log)
@@ -351,8 +353,27 @@ def spec_problems(m: dict[str, Any] | None) -> list[tuple[int | None, str, str]]
                  f"{PHH_FORMAT!r}")]
     if m.get("format") != SIMULATE_FORMAT:
         return []
+    claims: list[tuple[int | None, str, str]] = [(None, "manifest claim", text)
+                                                 for text in claim_problems(m)]
     try:
         facts = parse_spec(m.get("spec"))
     except SpecError as e:
-        return [(None, "spec", str(e))]
-    return [(None, "spec disagreement", text) for _, text in manifest_problems(m, facts)]
+        return [*claims, (None, "spec", str(e))]
+    return claims + [(None, "spec disagreement", text) for _, text in manifest_problems(m, facts)]
+
+
+def claim_problems(m: dict[str, Any]) -> list[str]:
+    """A simulate manifest's claims about itself that a certificate cannot stand on: a
+    ``status`` other than "complete" (an interrupted or failed run), a ``schema_version`` or
+    ``digest_version`` this audit does not know (rows of another layout or digest)."""
+    out = []
+    if m.get("status") != "complete":
+        out.append(f"manifest.json: status is {_show(m.get('status'))}, expected 'complete' "
+                   "(the run did not finish)")
+    for key, known in (("schema_version", tuple(logschema.VERSION_COLUMNS)),
+                       ("digest_version", logschema.DIGEST_VERSIONS)):
+        v = m.get(key)
+        if key in m and (type(v) is not int or v not in known):
+            out.append(f"manifest.json: {key} is {_show(v)}, expected one of "
+                       f"{', '.join(map(str, sorted(known)))}")
+    return out

@@ -85,6 +85,21 @@ def not_regular(fs: pafs.FileSystem, path: str) -> str | None:
     return "a symbolic link" if stat.S_ISLNK(mode) else "not a regular file"
 
 
+def not_folder(fs: pafs.FileSystem, path: str) -> str | None:
+    """Why a local path is no folder to write into: ``"a symbolic link"`` (writes and deletes
+    through it land in its target, outside the run) or ``"not a folder"``; None for a real
+    folder, a missing one, or one on another filesystem."""
+    if not isinstance(fs, pafs.LocalFileSystem):
+        return None
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return None
+    if stat.S_ISDIR(mode):
+        return None
+    return "a symbolic link" if stat.S_ISLNK(mode) else "not a folder"
+
+
 def require_regular(fs: pafs.FileSystem, path: str, label: Location | None = None) -> None:
     """Raise StorageError naming the file unless it is a regular file (``not_regular``)."""
     why = not_regular(fs, path)

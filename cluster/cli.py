@@ -293,8 +293,9 @@ def _cmd_certify(args: argparse.Namespace) -> int:
         return 1
     except OSError as e:
         raise _output_error(args.out, e) from None
-    if res.simulate_failure is not None:
-        print(f"holdem: {res.simulate_failure} (rerun the command to resume)", file=sys.stderr)
+    if res.simulate_failure is not None:  # os-chacha20 batches are never resumed (certify)
+        again = "rerun the command to resume" if spec.reproducible else "rerun with a new --out"
+        print(f"holdem: {res.simulate_failure} ({again})", file=sys.stderr)
     else:
         assert res.manifest is not None
         _print_simulated(res.manifest, args.out)

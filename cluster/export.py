@@ -219,12 +219,33 @@ def _check_out(root: Location, dest: Location, given: bool) -> None:
                 raise ExportInputError(f"--out {dest}: inside the run folder {root}, where only "
                                        f"{TABLES_DIR}/ (the default) may hold the tables; "
                                        "choose it or a folder outside the run")
+    _check_tables_folder(root, dest, given)
     try:
         kind = storage.split(dest)[0].get_file_info(storage.split(dest)[1]).type
     except (OSError, pa.ArrowException, storage.StorageError) as e:
         raise ExportInputError(f"--out {dest}: cannot reach it ({_first_line(e)})") from None
     if kind == pafs.FileType.File:
         raise ExportInputError(f"--out {dest}: a file, not a folder")
+
+
+def _check_tables_folder(root: Location, dest: Location, given: bool) -> None:
+    """Refuse ``RUN/tables`` (the default, or given by that name) when it, or a table's folder
+    in it, is a symbolic link or not a folder: the parts would be written, and an earlier
+    export's removed, in the link's target, outside the run."""
+    fs, base = storage.split(dest)
+    if given:
+        rfs, rpath = storage.split(root)
+        parent, name = os.path.split(os.path.normpath(os.path.abspath(base)))
+        if (rfs.type_name != fs.type_name or name != TABLES_DIR
+                or os.path.realpath(parent) != os.path.realpath(rpath)):
+            return  # a folder outside the run: the user's choice
+    for sub in ("", *TABLE_NAMES):
+        why = storage.not_folder(fs, f"{base}/{sub}" if sub else base)
+        if why is not None:
+            where = storage.join(dest, sub) if sub else dest
+            raise ExportInputError(f"{where}: {why}; the run's {TABLES_DIR}/ and its table "
+                                   "folders must be plain folders (nothing is written through "
+                                   "a link); remove it and export again")
 
 
 def _expected(root: Location, files: list[Location]

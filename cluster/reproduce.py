@@ -1,7 +1,8 @@
 """Reproduction: re-simulate a run's batches from its spec and compare them with the folder's
 files, byte for byte. ``holdem certify`` and ``holdem verify`` do it by default for a run of the
 reproducible generator (``--no-reproduce`` skips it; ``holdem verify --reproduce N`` samples N
-batch files).
+batch files, drawn from the operating system's entropy so that no one can know beforehand which
+files will be checked, and names them).
 
 The audits check the engine against primary facts without running it; they cannot tell where a
 hand sits in the run's table plan, nor what configuration the spec gave it (a hand moved to a
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -70,6 +72,7 @@ class Reproduced:
     path: str | None = None  # the first batch file that differs
     hand_id: int | None = None  # its first hand that differs (None: the hands agree, or none)
     seconds: float = 0.0  # wall time of the re-simulation
+    sampled: list[str] | None = None  # a sample's batch files (None: every planned batch)
 
     @property
     def status(self) -> str:
@@ -173,12 +176,14 @@ def reproduce_batch(spec: Any, structure: str, batch: int, path: str) -> dict[st
     return {"rel": rel, "ok": False, "hands": 0, "hand_id": hid, "why": why}
 
 
-def reproduce_spec(spec: Any, run: str, batches: int | None = None, *, sample_seed: int = 0,
+def reproduce_spec(spec: Any, run: str, batches: int | None = None, *,
+                   rng: random.Random | None = None,
                    workers: int | None = 0, address: str | None = None,
                    only: set[str] | None = None,
                    on_batch: Callable[[str, int], None] | None = None) -> Reproduced:
-    """Re-simulate the batches ``spec`` plans (all; a sample of ``batches`` drawn with
-    ``sample_seed``; or those whose path is in ``only``) and compare each with the run folder's
+    """Re-simulate the batches ``spec`` plans (all; a sample of ``batches`` drawn with ``rng``,
+    by default ``secrets.SystemRandom``: unpredictable, so a forger cannot know which files are
+    checked; or those whose path is in ``only``) and compare each with the run folder's
     file of that name, byte for byte; the first that differs is named (its first differing
     hand when the hands differ). ``workers=0`` in this process, else Ray tasks
     (``cluster.ray_runtime.ray_session``; ``effective_workers``: a handful of batches without
@@ -191,10 +196,13 @@ def reproduce_spec(spec: Any, run: str, batches: int | None = None, *, sample_se
     root = storage.as_location(run)
     folder = RunFolder.open(root)
     plan = [(s.label, b) for s, b in spec.plan()]
+    sampled: list[str] | None = None
     if only is not None:
         plan = [(s, b) for s, b in plan if batch_relpath(s, b) in only]
     elif batches is not None and batches < len(plan):
-        plan = random.Random(sample_seed).sample(plan, max(1, batches))
+        picked = set((rng or secrets.SystemRandom()).sample(plan, max(1, batches)))
+        plan = [p for p in plan if p in picked]  # in plan order
+        sampled = [batch_relpath(s, b) for s, b in plan]
     calls = [(spec, s, b, str(folder.location(batch_relpath(s, b)))) for s, b in plan]
     done = hands = 0
     t0 = time.perf_counter()
@@ -207,9 +215,9 @@ def reproduce_spec(spec: Any, run: str, batches: int | None = None, *, sample_se
         try:
             for r in results:
                 if not r["ok"]:
-                    return Reproduced(False, f"{r['rel']}: {r['why']}", done, hands,
-                                      len(spec.plan()), r["rel"], r["hand_id"],
-                                      time.perf_counter() - t0)
+                    return Reproduced(False, f"{r['rel']}: {r['why']}{_named(sampled)}", done,
+                                      hands, len(spec.plan()), r["rel"], r["hand_id"],
+                                      time.perf_counter() - t0, sampled)
                 done += 1
                 hands += r["hands"]
                 if on_batch:
@@ -220,11 +228,18 @@ def reproduce_spec(spec: Any, run: str, batches: int | None = None, *, sample_se
                 close()
     total = len(spec.plan())
     return Reproduced(True, f"REPRODUCED: {done} of {total} batch files ({hands:,} hands) "
-                            "re-simulated from the spec match byte for byte", done, hands, total,
-                      seconds=time.perf_counter() - t0)
+                            f"re-simulated from the spec match byte for byte{_named(sampled)}",
+                      done, hands, total, seconds=time.perf_counter() - t0, sampled=sampled)
 
 
-def reproduce_run(run: str, batches: int | None = None, *, sample_seed: int = 0,
+def _named(sampled: list[str] | None) -> str:
+    """The files of a sample, named (nothing for a full reproduction)."""
+    if sampled is None:
+        return ""
+    return f" (sampled at random from the OS entropy: {', '.join(sampled)})"
+
+
+def reproduce_run(run: str, batches: int | None = None, *, rng: random.Random | None = None,
                   workers: int | None = 0, address: str | None = None,
                   on_batch: Callable[[str, int], None] | None = None) -> Reproduced:
     """Re-simulate a received run from the spec its manifest carries (``reproduce_spec``).
@@ -240,5 +255,5 @@ def reproduce_run(run: str, batches: int | None = None, *, sample_seed: int = 0,
     if manifest is None:
         raise ReproduceInputError(f"{where}: missing (nothing to re-simulate from)")
     spec = spec_of(manifest, where)
-    return reproduce_spec(spec, run, batches, sample_seed=sample_seed, workers=workers,
+    return reproduce_spec(spec, run, batches, rng=rng, workers=workers,
                           address=address, on_batch=on_batch)

@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from pathlib import Path
 from typing import Any
+
+MAX_KEY_BYTES = 1 << 16  # a PEM key is a few hundred bytes: a larger file is not one
 
 
 class SigningKeyError(ValueError):
@@ -21,8 +24,20 @@ class SigningKeyError(ValueError):
 
 
 def _read(path: str | Path, what: str) -> bytes:
+    """A key file's bytes; only a regular file (``lstat``: never through a symbolic link, never
+    a pipe or device, which would block the reader forever or never end), opened without
+    blocking and checked again once open."""
     try:
-        return Path(path).read_bytes()
+        mode = os.lstat(path).st_mode
+        if not stat.S_ISREG(mode):
+            kind = "a symbolic link" if stat.S_ISLNK(mode) else "not a regular file"
+            raise SigningKeyError(f"{what} {path}: {kind}; give the key file itself")
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                raise SigningKeyError(f"{what} {path}: not a regular file; give the key file "
+                                      "itself")
+            return f.read(MAX_KEY_BYTES + 1)
     except OSError as e:
         raise SigningKeyError(f"{what} {path}: cannot read it ({e.strerror or e})") from None
 

@@ -34,6 +34,7 @@ from reports.inputs import ReportInputError, load_inputs
 from reports.render import build_certificate
 
 CERTIFICATE = REPORT_FILES["certificate"]
+PAGES = (REPORT_FILES["summary"], REPORT_FILES["html"])  # the pages a certificate's documents bind
 
 
 class VerifyInputError(ValueError):
@@ -275,6 +276,8 @@ def verify_run(run: str | os.PathLike[str], public_key: str | None = None, *,
             mine["calibration"] = theirs["calibration"]
     if claim is None and "reproduction" not in cert:  # a certificate issued before it
         del expected["reproduction"]
+    if "claims_not_checked" not in cert:  # a certificate issued before it
+        del expected["claims_not_checked"]
     where = first_difference(cert, expected)
     if where:
         return Verdict(False, f"{storage.join(root, CERTIFICATE)}: field {where} disagrees with "
@@ -290,6 +293,11 @@ def verify_run(run: str | os.PathLike[str], public_key: str | None = None, *,
     if not isinstance(docs, dict) or not docs:
         return Verdict(False, f"{storage.join(root, CERTIFICATE)}: records no sha256 of the "
                               "report pages (summary.md, report.html)")
+    if sorted(docs) != sorted(PAGES):  # names, never paths: nothing outside the run is read
+        odd = sorted(set(docs) - set(PAGES)) or sorted(set(PAGES) - set(docs))
+        return Verdict(False, f"{storage.join(root, CERTIFICATE)}: field documents names "
+                              f"{json.dumps(odd[0])[:80]}: expected exactly the report pages "
+                              f"{', '.join(PAGES)}")
     for name, sha in docs.items():
         path = storage.join(root, name)
         try:

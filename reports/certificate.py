@@ -40,6 +40,9 @@ Schema (``CERTIFICATE_SCHEMA``, JSON Schema draft 2020-12; ``format`` = "holdem-
   simulated run whose hands the ``stakes`` audit checked against the spec, the bots' decisions
   and the table's random draws (checked for their rules, not re-drawn); otherwise also each
   hand's configuration and the table plan (taken as logged);
+- ``claims_not_checked``: in words, what the certificate repeats from manifest.json as the
+  run's own statements, not audited (commit, engine version, times, timings, runtime,
+  provenance);
 - ``verdict_reasons``: the audits whose failure makes a FAIL ("coverage" when a rule path stayed
   below its minimum);
 - ``coverage``: rule-path counts of the audited hands, counted by the audits (the ``coverage``

@@ -39,6 +39,7 @@ def _check_result(r: Any, where: str) -> None:
     details = r.get("details", {})
     if not isinstance(details, dict):
         raise ReportInputError(f"{where}.details: expected an object")
+    _check_details(details, f"{where}.details")
     for i, v in enumerate(details.get("violations") or []):
         if not isinstance(v, dict) or "reason" not in v:
             raise ReportInputError(f"{where}.details.violations[{i}]: expected an object with "
@@ -46,6 +47,54 @@ def _check_result(r: Any, where: str) -> None:
     if isinstance(details.get("tests"), list):
         for i, t in enumerate(details["tests"]):
             _check_result(t, f"{where}.details.tests[{i}]")
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool)
+
+
+# the details the certificate and its pages read and format (a count with ``:,``, a number
+# with ``int()``): their types, checked wherever they occur (missing: fine)
+_DETAIL_TYPES: dict[str, tuple[str, Any]] = {
+    "violations": ("a list", lambda v: isinstance(v, list)),
+    "tests": ("a list", lambda v: isinstance(v, list)),
+    "hands_per_structure": ("an object of hand counts",
+                            lambda v: isinstance(v, dict) and all(map(_is_int, v.values()))),
+    "totals": ("an object of numbers",
+               lambda v: isinstance(v, dict) and all(map(_is_number, v.values()))),
+    "note": ("a string or null", lambda v: v is None or isinstance(v, str)),
+    "holm_adjusted_p": ("a number or null", lambda v: v is None or _is_number(v)),
+    "power": ("an object with a 'sentence' string, or null",
+              lambda v: v is None or (isinstance(v, dict) and isinstance(v.get("sentence"),
+                                                                          str))),
+    "per_structure": ("per structure, its hands and per rule path {count, minimum, ok}",
+                      lambda v: isinstance(v, dict) and all(map(_coverage_ok, v.values()))),
+}
+
+
+def _coverage_ok(per: Any) -> bool:
+    """One structure's coverage counts as the coverage audit writes them."""
+    return isinstance(per, dict) and all(
+        _is_int(x) if k == "hands" else isinstance(x, dict) and _is_int(x.get("count"))
+        and _is_int(x.get("minimum")) and isinstance(x.get("ok"), bool)
+        for k, x in per.items())
+
+
+def _check_details(details: dict[str, Any], where: str) -> None:
+    for key, (expected, ok) in _DETAIL_TYPES.items():
+        v = details.get(key)
+        if key not in details or ok(v):
+            continue
+        if isinstance(v, dict) and key in ("hands_per_structure", "totals"):
+            k = next(k for k, x in v.items() if not (_is_int(x) if key == "hands_per_structure"
+                                                    else _is_number(x)))
+            key, v = f"{key}.{k}", v[k]
+        raise ReportInputError(f"{where}.{key}: expected {expected}, found "
+                               f"{json.dumps(v)[:40]}")
 
 
 # the exact audits check every hand of the run

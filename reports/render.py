@@ -12,6 +12,7 @@ import hashlib
 import html
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -150,6 +151,15 @@ NOT_CHECKED_SIMULATED = (
     "the buy-in drawn within the population's range, the first button, a tournament table's "
     "ante kind. `holdem verify RUN --reproduce` re-simulates the run from its spec and "
     "compares every hand.",
+)
+
+
+# what the certificate repeats from manifest.json as the run's own statements: no audit checks
+# them (``audits.runspec.claim_problems`` checks only status, schema_version, digest_version)
+CLAIMS_NOT_CHECKED = (
+    "Stated by the run, not audited: the commit and engine version that made it, its created "
+    "and finished times, timings, runtime and provenance (which code and command ran) are "
+    "repeated from manifest.json as the run wrote them.",
 )
 
 
@@ -296,6 +306,7 @@ def build_certificate(audit: dict[str, Any], manifest: dict[str, Any],
         "verdict_reasons": reasons,
         "limitations": limits,
         "not_checked": not_checked(audit),
+        "claims_not_checked": list(CLAIMS_NOT_CHECKED),
         "fault_injected": facts["inject"] or audit.get("inject"),
         "run": {
             "run_id": manifest.get("run_id", audit.get("run_id")),
@@ -377,6 +388,10 @@ def render_summary(cert: dict[str, Any]) -> str:
     for text in cert.get("not_checked", []):
         lines.append(f"> Not checked by any audit: {md_text(text)}")
     if cert.get("not_checked"):
+        lines.append("")
+    for text in cert.get("claims_not_checked", []):
+        lines.append(f"> {md_text(text)}")
+    if cert.get("claims_not_checked"):
         lines.append("")
     if cert["fault_injected"]:
         lines += [f"> FAULT INJECTED: {md_code(cert['fault_injected'])} (a deliberately broken "
@@ -488,6 +503,18 @@ def coverage_table(cov: dict[str, Any]) -> str:
             f"<table><tr><th>path</th>{head}</tr>{''.join(rows)}</table>")
 
 
+def _plot(audit: str, field: str, draw: Callable[[], str]) -> str:
+    """A plot of audit.json's details, or ReportInputError naming the field when it is not of
+    the shape ``holdem audit`` writes (one line, never a traceback)."""
+    try:
+        return draw()
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError) as e:  # (matplotlib's
+        # ConversionError is a TypeError)
+        raise ReportInputError(f"{AUDIT_FILE}: the {audit} result's details.{field}: not what "
+                               f"holdem audit writes ({type(e).__name__}: "
+                               f"{(str(e).splitlines() or [''])[0][:80]})") from None
+
+
 def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str, Any],
                 histories: dict[int, str] | None = None,
                 calibration: tuple[str, str] | None = None) -> str:
@@ -504,6 +531,8 @@ def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str,
         parts.append("<p class=small><b>Not checked by any audit, in any run:</b></p><ul "
                      "class=small>" + "".join(f"<li>{_e(t)}</li>" for t in cert["not_checked"])
                      + "</ul>")
+    for text in cert.get("claims_not_checked") or []:
+        parts.append(f"<p class=small>{_e(text)}</p>")
     if cert["fault_injected"]:
         parts.append(f"<div class=fault>FAULT INJECTED: {_e(cert['fault_injected'])} — this run"
                      " used a deliberately broken engine and must fail</div>")
@@ -523,7 +552,8 @@ def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str,
             ("created / finished", f"{run.get('created')} / {run.get('finished')}"),
             ("audited", f"{audit.get('created')} in {audit.get('seconds', 0):.1f} s")]
     for side, prov in (cert.get("provenance") or {}).items():
-        keys = ((prov or {}).get("code") or {}).get("compiled") if isinstance(prov, dict) else None
+        code = prov.get("code") if isinstance(prov, dict) else None
+        keys = code.get("compiled") if isinstance(code, dict) else None
         if isinstance(keys, dict) and keys:  # the numba caches' keys: the code that ran
             rows.append((f"compiled code ({side})",
                          ", ".join(f"{k} {v}" for k, v in keys.items() if k != "reports")))
@@ -584,14 +614,17 @@ def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str,
             parts.append(f"<p><b>Power.</b> {_e(pw['sentence'])}</p>")
         cp = _test(u, "card_position")
         if cp and cp["details"].get("residuals"):
-            parts.append(plots.residual_heatmap(cp["details"]["residuals"]))
+            parts.append(_plot("uniformity.card_position", "residuals",
+                               lambda: plots.residual_heatmap(cp["details"]["residuals"])))
         ks = _test(u, "batch_pvalues_ks")
         if ks and ks["applicable"] and ks["details"].get("pvalues"):
-            parts.append(plots.pvalue_histogram_qq(ks["details"]["pvalues"]))
+            parts.append(_plot("uniformity.batch_pvalues_ks", "pvalues",
+                               lambda: plots.pvalue_histogram_qq(ks["details"]["pvalues"])))
         sh = _test(u, "starting_hands")
         if sh and sh["applicable"]:
-            parts.append(plots.starting_hands(sh["details"]["per_seat"],
-                                              sh["details"]["expected_fractions"]))
+            parts.append(_plot("uniformity.starting_hands", "per_seat",
+                               lambda: plots.starting_hands(sh["details"]["per_seat"],
+                                                            sh["details"]["expected_fractions"])))
     by_name = {r["name"]: r for r in audit["results"]}
     chips = by_name.get("chips", {}).get("details", {}).get("totals")
     if chips:
@@ -602,7 +635,8 @@ def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str,
                      "pots minus won minus rake must be 0.</p>")
     sample = by_name.get("rotation", {}).get("details", {}).get("sample")
     if sample:
-        parts.append("<h2>Blind rotation</h2>" + plots.rotation_timeline(sample))
+        parts.append("<h2>Blind rotation</h2>" + _plot(
+            "rotation", "sample", lambda: plots.rotation_timeline(sample)))
     if calibration:
         parts.append("<h2>Calibration</h2><p class=small>False-alarm and detection rates "
                      f"measured by <code>holdem calibrate</code> ({_e(calibration[0])}).</p>"
