@@ -24,15 +24,13 @@ class SigningKeyError(ValueError):
 
 
 def _read(path: str | Path, what: str) -> bytes:
-    """A key file's bytes; only a regular file (``lstat``: never through a symbolic link, never
-    a pipe or device, which would block the reader forever or never end), opened without
-    blocking and checked again once open."""
+    """A key file's bytes; only a regular file, reached directly or through links (a secret
+    mounted by Kubernetes is a link), never a pipe or device, which would block the reader
+    forever or never end: checked before opening, opened without blocking and checked again."""
     try:
-        mode = os.lstat(path).st_mode
-        if not stat.S_ISREG(mode):
-            kind = "a symbolic link" if stat.S_ISLNK(mode) else "not a regular file"
-            raise SigningKeyError(f"{what} {path}: {kind}; give the key file itself")
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise SigningKeyError(f"{what} {path}: not a regular file; give the key file itself")
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
         with os.fdopen(fd, "rb") as f:
             if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
                 raise SigningKeyError(f"{what} {path}: not a regular file; give the key file "
