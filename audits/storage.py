@@ -17,7 +17,7 @@ import os
 import re
 import stat
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pyarrow as pa
@@ -70,34 +70,33 @@ def _info(location: Location) -> pafs.FileInfo:
         raise StorageError(f"{location}: cannot reach it ({e})") from None
 
 
-def not_regular(fs: pafs.FileSystem, path: str) -> str | None:
-    """Why a local path is no file to read: ``"a symbolic link"`` (never followed: its bytes
-    are another file's) or ``"not a regular file"`` (a pipe would block its reader forever, a
-    device never ends); None for a regular file, a missing one, or one on another filesystem."""
+def _local_kind(fs: pafs.FileSystem, path: str, wanted: Callable[[int], bool],
+                other: str) -> str | None:
+    """None when ``path`` is missing, on another filesystem or of the ``wanted`` kind (a
+    ``stat.S_IS*`` test of its ``lstat`` mode), else ``"a symbolic link"`` or ``other``."""
     if not isinstance(fs, pafs.LocalFileSystem):
         return None
     try:
         mode = os.lstat(path).st_mode
     except OSError:
         return None
-    if stat.S_ISREG(mode):
+    if wanted(mode):
         return None
-    return "a symbolic link" if stat.S_ISLNK(mode) else "not a regular file"
+    return "a symbolic link" if stat.S_ISLNK(mode) else other
+
+
+def not_regular(fs: pafs.FileSystem, path: str) -> str | None:
+    """Why a local path is no file to read: ``"a symbolic link"`` (never followed: its bytes
+    are another file's) or ``"not a regular file"`` (a pipe would block its reader forever, a
+    device never ends); None for a regular file, a missing one, or one on another filesystem."""
+    return _local_kind(fs, path, stat.S_ISREG, "not a regular file")
 
 
 def not_folder(fs: pafs.FileSystem, path: str) -> str | None:
     """Why a local path is no folder to write into: ``"a symbolic link"`` (writes and deletes
     through it land in its target, outside the run) or ``"not a folder"``; None for a real
     folder, a missing one, or one on another filesystem."""
-    if not isinstance(fs, pafs.LocalFileSystem):
-        return None
-    try:
-        mode = os.lstat(path).st_mode
-    except OSError:
-        return None
-    if stat.S_ISDIR(mode):
-        return None
-    return "a symbolic link" if stat.S_ISLNK(mode) else "not a folder"
+    return _local_kind(fs, path, stat.S_ISDIR, "not a folder")
 
 
 def require_regular(fs: pafs.FileSystem, path: str, label: Location | None = None) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -18,3 +19,13 @@ def ray_local() -> Iterator[None]:
     os.environ.pop("RAY_ADDRESS", None)
     with ray_session(None, 2):  # someone else's Ray already running: used, left alone
         yield
+
+
+@pytest.fixture(scope="module")
+def keys(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An Ed25519 signing key made by ``holdem keygen`` (its public key beside it, ``.pub``)."""
+    from cluster.cli import main
+
+    root = tmp_path_factory.mktemp("keys")
+    assert main(["keygen", "--out", str(root / "key")]) == 0
+    return root / "key"

@@ -40,13 +40,6 @@ def _cert(run: Path) -> dict:
 
 
 @pytest.fixture(scope="module")
-def keys(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("keys")
-    assert main(["keygen", "--out", str(root / "key")]) == 0
-    return root / "key"
-
-
-@pytest.fixture(scope="module")
 def certified(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("certify") / "run"
     assert main(["certify", *RUN, "--out", str(out)]) == 0

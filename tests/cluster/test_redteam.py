@@ -33,13 +33,6 @@ LAST = batch_relpath("no-limit", 2)
 
 
 @pytest.fixture(scope="module")
-def keys(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("keys")
-    assert main(["keygen", "--out", str(root / "key")]) == 0
-    return root / "key"
-
-
-@pytest.fixture(scope="module")
 def certified(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A clean run of 3 batches, audited and reported (without re-simulation: quick)."""
     root = tmp_path_factory.mktemp("redteam") / "clean"
