@@ -249,6 +249,19 @@ def first_null(t: pa.Table, skip: tuple[str, ...]) -> tuple[str, int] | None:
     return None
 
 
+def null_problem(t: pa.Table) -> str | None:
+    """Where the first null of a hand log's table stands, in words (``column 'won' holds a
+    null (hand 12)``), None when there is none; the columns a log may leave null (``deck`` of
+    an import, ``fault`` of a clean engine) are skipped."""
+    null = first_null(t, skip=("deck", *sorted(ls.NULLABLE)))
+    if null is None:
+        return None
+    name, row = null
+    hid = t.column("hand_id")[row].as_py() if name != "hand_id" else None
+    return (f"column {name!r} holds a null "
+            + (f"(hand {hid})" if hid is not None else f"(row {row})"))
+
+
 def _null_row(arr: pa.Array) -> int | None:
     """The first row of ``arr`` that is null or holds a null value somewhere below it."""
     if arr.null_count:

@@ -409,13 +409,10 @@ def _decode(path: Location, t: pa.Table) -> Batch:
     n = t.num_rows
     if n == 0:
         raise AuditInputError(f"{path}: no rows")
-    null = exactfile.first_null(t, skip=("deck", *sorted(logschema.NULLABLE)))
+    null = exactfile.null_problem(t)
     if null is not None:
-        name, row = null
-        hid = t.column("hand_id")[row].as_py() if name != "hand_id" else None
-        raise AuditInputError(f"{path}: column {name!r} holds a null"
-                              + (f" (hand {hid})" if hid is not None else f" (row {row})")
-                              + ": a hand log's audited columns and list values hold none")
+        raise AuditInputError(f"{path}: {null}: a hand log's audited columns and list values "
+                              "hold none")
     nseats = t.column("n_seats").to_numpy()
     k = int(nseats[0])
     if not (nseats == k).all() or not 2 <= k <= 10:

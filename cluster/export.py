@@ -32,7 +32,7 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from audits import runfolder, storage
-from audits.exactfile import first_null
+from audits.exactfile import null_problem
 from audits.io import AuditInputError, run_files
 from audits.storage import Location
 from sim.tables import LOG_COLUMNS, TABLE_NAMES, LogTableError, build_tables
@@ -128,13 +128,9 @@ def read_log(src: Location, data: bytes | None = None) -> pa.Table:
         table = pf.read(columns=list(LOG_COLUMNS))
     except Exception as e:
         raise ExportInputError(f"{src}: unreadable ({_first_line(e)})") from None
-    null = first_null(table, skip=("fault", "deck"))
+    null = null_problem(table)
     if null is not None:
-        name, row = null
-        hid = table.column("hand_id")[row].as_py() if name != "hand_id" else None
-        raise ExportInputError(f"{src}: column {name!r} holds a null ("
-                               + (f"hand {hid}" if hid is not None else f"row {row}")
-                               + "): a hand log's columns hold none")
+        raise ExportInputError(f"{src}: {null}: a hand log's columns hold none")
     return table
 
 
