@@ -68,8 +68,9 @@ def run_context(manifest: dict[str, Any] | None) -> dict[str, Any]:
     if not manifest:
         return {}
     kind = manifest.get("format")
-    if kind == runspec.PHH_FORMAT:
-        return {"simulated": False, "generator": "phh", "seed": None, "imported": True}
+    if kind in runspec.IMPORT_FORMATS:
+        return {"simulated": False, "generator": "phh", "seed": None, "imported": True,
+                "import_columns": kind == runspec.IMPORT_FORMAT}
     if kind != runspec.SIMULATE_FORMAT:
         return {}
     try:

@@ -64,7 +64,8 @@ PRODUCTS = frozenset({MANIFEST, AUDIT_FILE, "report.html", "certificate.json", "
 # audit)
 PRODUCT_FOLDERS = ("tables/",)
 # the manifests a run folder may hold: simulate's, the PHH importer's, the shuffle command's
-MANIFEST_FORMATS = frozenset({"holdem-simulate-run", "holdem-phh-import", "holdem-shuffle-run"})
+MANIFEST_FORMATS = frozenset({"holdem-simulate-run", "holdem-import", "holdem-phh-import",
+                              "holdem-shuffle-run"})
 
 _NAME = re.compile(r"batch-([0-9]{5,})\.parquet")
 # a structure label as a folder name: plain lower-case words (never `key=value`, which a reader's
