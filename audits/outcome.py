@@ -420,21 +420,24 @@ def classify(h: Hand, fin: list[int] | None, win: list[int] | None, op_rake: int
             covered = all(s in observed for s in winners)
             if observed:
                 why, take, allowed = _compare(h, observed, sched, money)
+                # a winner's shortfall reappearing exactly as a loser's "top-up" is the pot
+                # paid to the wrong player, whatever the schedule
+                short = sum(h.won[s] - x for s, x in observed.items()
+                            if not (h.unproven >> s) & 1 and h.won[s] > x)
+                moved = next((s for s, x in surplus.items() if x == short and h.won[s] == 0),
+                             -1) if covered and short else -1
+                if moved >= 0:
+                    v.cls, v.allowed = WRONG, allowed
+                    v.operator = {**observed, moved: short}
+                    v.why = (f"next hand: {money.fmt(short)} missing from the winners "
+                             f"appears as player {h.pids[moved]}'s (seat {moved}) top-up")
+                    return v
                 if why:
                     v.cls, v.operator, v.allowed = WRONG, observed, allowed
                     v.why = f"next hand: {why}"
                     return v
                 if covered:
                     v.take, v.allowed, evidence = take, allowed, True
-                    # a winner's shortfall reappearing exactly as a loser's "top-up" is the
-                    # pot paid to the wrong player, whatever the schedule
-                    if take and any(x == take and h.won[s] == 0 for s, x in surplus.items()):
-                        moved = next(s for s, x in surplus.items() if x == take)
-                        v.cls, v.allowed = WRONG, allowed
-                        v.operator = {**observed, moved: take}
-                        v.why = (f"next hand: {money.fmt(take)} missing from the winners "
-                                 f"appears as player {h.pids[moved]}'s (seat {moved}) top-up")
-                        return v
                 else:
                     v.notes.append("a winner left before the next hand")
         elif surplus:
