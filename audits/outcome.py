@@ -138,7 +138,7 @@ def rules_payouts(b: Batch) -> dict[str, np.ndarray]:
     sv, soff = b.var["showdown_seats"]
     sh, _ = b.var["showdown_shown"]
     dv, doff = b.var["board"]
-    out = {"won": np.zeros((n, k), np.int64), "pot_total": np.zeros(n, np.int64),
+    out: dict[str, np.ndarray] = {"won": np.zeros((n, k), np.int64), "pot_total": np.zeros(n, np.int64),
            "unproven": np.zeros(n, np.int64), "unproven_amt": np.zeros(n, np.int64),
            "status": np.zeros(n, np.int32)}
     _rules_kernel(sc["occupied"], sc["contributed"], sc["folded"], b.hole, b.cols["button"],
@@ -558,8 +558,9 @@ def outcome_map(b: Batch) -> OutcomePartial:
             src, sec = _text(b, "source_file", i), _text(b, "source_section", i)
             seats = sorted({s for s, x in v.operator.items() if x}
                            | {s for s in h.seats() if h.won[s]})
-            players = [{"player_id": h.pids[s], "seat": s, "rules": h.won[s],
-                        "operator": v.operator.get(s)} for s in seats]
+            players: list[dict[str, Any]] = [
+                {"player_id": h.pids[s], "seat": s, "rules": h.won[s],
+                 "operator": v.operator.get(s)} for s in seats]
             allowed = "no schedule" if v.allowed is None else money.fmt(v.allowed)
             msg = (f"wrong payout: site hand {site or '?'}, {src} [{sec}]: {v.why}; players "
                    + ", ".join(f"{p['player_id']} rules {money.fmt(p['rules'])} operator "
