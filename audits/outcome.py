@@ -138,9 +138,10 @@ def rules_payouts(b: Batch) -> dict[str, np.ndarray]:
     sv, soff = b.var["showdown_seats"]
     sh, _ = b.var["showdown_shown"]
     dv, doff = b.var["board"]
-    out: dict[str, np.ndarray] = {"won": np.zeros((n, k), np.int64), "pot_total": np.zeros(n, np.int64),
-           "unproven": np.zeros(n, np.int64), "unproven_amt": np.zeros(n, np.int64),
-           "status": np.zeros(n, np.int32)}
+    out: dict[str, np.ndarray] = {
+        "won": np.zeros((n, k), np.int64), "pot_total": np.zeros(n, np.int64),
+        "unproven": np.zeros(n, np.int64), "unproven_amt": np.zeros(n, np.int64),
+        "status": np.zeros(n, np.int32)}
     _rules_kernel(sc["occupied"], sc["contributed"], sc["folded"], b.hole, b.cols["button"],
                   b.act["seat"], b.act["kind"], b.act["added"], b.act_off, sv, sh, soff, dv, doff,
                   b.cols["ante_trimming"], b.imp["cards_unrecorded"], TABLE,
