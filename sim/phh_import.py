@@ -135,8 +135,11 @@ class NotRepresentable(ValueError):
 REASONS = (
     "unreadable", "not TOML", "too large", "amount not representable", "negative amount",
     "missing field", "bad action", "bad field", "unknown variant", "too many players",
-    "dead blind", "straddle", "blinds", "unknown stacks", "antes not representable", "seats",
-    "replay failed",
+    "straddle", "blinds", "antes not representable", "seats", "replay failed",
+    # the replay's own kinds (sim.phh_verify.KINDS)
+    "blinds not understood", "heads-up blinds reversed", "cards inconsistent",
+    "action not legal", "actions end early", "showdown not replayable", "board differs",
+    "hand not playable",
 )
 
 
@@ -292,9 +295,9 @@ class _Columns:
 
 
 def _row(cols: _Columns, hand: Hand, phh: PhhHand, raw: PhhHand, source: str, section: str,
-         scale: int) -> None:
+         scale: int, unrecorded_by_replay: tuple[bool, ...] = ()) -> None:
     """Append one replayed hand (``phh`` in minor units, ``raw`` as written) on its physical
-    seats."""
+    seats (``unrecorded_by_replay``: the replay's per-player unrecorded showdown cards)."""
     cfg = hand.config
     n = cfg.n_seats
     k, where = physical_seats(raw)
@@ -338,7 +341,8 @@ def _row(cols: _Columns, hand: Hand, phh: PhhHand, raw: PhhHand, source: str, se
              "winners_mask": sum(1 << where[s] for s in p.winners)} for p in hand.pots]
     unknown = set(raw.unknown_stacks)
     at_showdown = set(sd_seats)
-    unrecorded = [s in at_showdown and not known[s] for s in range(n)]
+    unrecorded = (list(unrecorded_by_replay) if len(unrecorded_by_replay) == n
+                  else [s in at_showdown and not known[s] for s in range(n)])
     names = list(raw.players) if raw.players is not None and len(raw.players) == n else [
         f"p{i + 1}" for i in range(n)]
     local = raw.local_datetime
@@ -424,11 +428,14 @@ def import_file(path: str, scale: int | None = None,
         if r.hand is None:
             text = r.error or "the replay failed"
             text = text if text.startswith(raw.where) else f"{raw.where}: {text}"
-            res.skip(skip_reason(text, r.unsupported), section, site, text)
+            kind = getattr(r, "kind", None)
+            reason = skip_reason(text, r.unsupported) if kind in (None, "unsupported") else kind
+            res.skip(reason, section, site, text)
             continue
         before = len(cols.cols["n_seats"])
         try:
-            _row(cols, r.hand, phh, raw, path, section, res.scale)
+            _row(cols, r.hand, phh, raw, path, section, res.scale,
+                 tuple(getattr(r, "cards_unrecorded", ()) or ()))
         except NotRepresentable as e:
             for v in cols.cols.values():  # a partly appended row is undone
                 del v[before:]
