@@ -59,7 +59,7 @@ AUDIT_FILE = "audit.json"
 # what holdem writes into a run folder besides its log (holdem audit, holdem report and the
 # signature of `holdem report --sign-key`; reports.REPORT_FILES, a test ties them)
 PRODUCTS = frozenset({MANIFEST, AUDIT_FILE, "report.html", "certificate.json", "summary.md",
-                      "certificate.sig", "import.json"})
+                      "certificate.sig", "import.json"})  # import.json: ``holdem import``'s counts
 # folders of derived products: `holdem export`'s tidy tables (made from the log, never read by an
 # audit)
 PRODUCT_FOLDERS = ("tables/",)
