@@ -300,7 +300,8 @@ def _compare(h: Hand, paid: dict[int, int], sched: Schedule | None, money: Money
             g_paid += c
             continue
         if c < 0:
-            return f"seat {s} paid {money.fmt(c)}", take, allowed
+            return (f"player {h.pids[s]} (seat {s}) lost {money.fmt(-c)} more than his bets"
+                    ), take, allowed
         if c > h.won[s]:
             what = "a player the rules did not pay" if h.won[s] == 0 else "more than the rules"
             return (f"paid {what}: player {h.pids[s]} (seat {s}) got {money.fmt(c)}, the rules "
@@ -362,7 +363,7 @@ def classify(h: Hand, fin: list[int] | None, win: list[int] | None, op_rake: int
             return v
         v.take, v.allowed, evidence = take, allowed, True
     if win is not None:
-        if not any(win) and any(h.won):
+        if not any(win) and (any(h.won) or h.unproven_amt):
             convention = "zero-uncontested" if h.live == 1 else "zeros"
         else:
             first = ""
@@ -382,8 +383,11 @@ def classify(h: Hand, fin: list[int] | None, win: list[int] | None, op_rake: int
                     evidence = True
                     convention = "" if name == "standard" else name
                     break
-                if not first:
-                    first, v.operator, v.allowed = why, reading, allowed
+                # the reading that fails by the rake alone says most (else the first)
+                if not first or (why.startswith("kept") and not first.startswith("kept")):
+                    first, v.operator, v.allowed = (
+                        why + ("" if name == "standard" else f" (read as {name})"),
+                        reading, allowed)
             else:
                 v.why = f"winnings: {first or 'not readable under any known convention'}"
                 v.cls = WRONG
@@ -403,7 +407,9 @@ def classify(h: Hand, fin: list[int] | None, win: list[int] | None, op_rake: int
             got = (paid[s] if paid is not None and s in paid else h.won[s])
             end = h.start[s] - h.contrib[s] + got
             diff = nxt.start[t] - end
-            if diff > 0:
+            if (h.unproven >> s) & 1 and not (paid is not None and s in paid):
+                observed[s] = diff  # what it got from pots the record cannot attribute
+            elif diff > 0:
                 surplus[s] = diff
                 observed[s] = got
             elif paid is not None and s in paid:
@@ -415,6 +421,13 @@ def classify(h: Hand, fin: list[int] | None, win: list[int] | None, op_rake: int
                     return v
             else:
                 observed[s] = got + diff
+        group = [s for s in observed if (h.unproven >> s) & 1 and (paid is None or s not in paid)]
+        extra = sum(observed[s] for s in group) - h.unproven_amt
+        if group and extra > 0:  # more than those pots held: a top-up among them
+            s = max(group, key=lambda x: observed[x])
+            take_back = min(extra, observed[s])
+            observed[s] -= take_back
+            surplus[s] = take_back
         v.topup = sum(surplus.values())
         if paid is None:
             winners = [s for s in h.seats() if h.won[s] > 0 or (h.unproven >> s) & 1]
@@ -558,15 +571,21 @@ def outcome_map(b: Batch) -> OutcomePartial:
             site = _text(b, "site_hand", i)
             src, sec = _text(b, "source_file", i), _text(b, "source_section", i)
             seats = sorted({s for s, x in v.operator.items() if x}
-                           | {s for s in h.seats() if h.won[s]})
+                           | {s for s in h.seats() if h.won[s] or (h.unproven >> s) & 1})
+            # rules None: the seat contests pots whose winners the record cannot prove
             players: list[dict[str, Any]] = [
-                {"player_id": h.pids[s], "seat": s, "rules": h.won[s],
+                {"player_id": h.pids[s], "seat": s,
+                 "rules": None if (h.unproven >> s) & 1 else h.won[s],
                  "operator": v.operator.get(s)} for s in seats]
             allowed = "no schedule" if v.allowed is None else money.fmt(v.allowed)
             msg = (f"wrong payout: site hand {site or '?'}, {src} [{sec}]: {v.why}; players "
-                   + ", ".join(f"{p['player_id']} rules {money.fmt(p['rules'])} operator "
+                   + ", ".join(f"{p['player_id']} rules "
+                               + ("?" if p["rules"] is None else money.fmt(p["rules"]))
+                               + " operator "
                                + ("?" if p["operator"] is None else money.fmt(p["operator"]))
                                for p in players)
+                   + (f" (? = among pots of {money.fmt(h.unproven_amt)} whose showdown cards "
+                      "are not recorded)" if h.unproven else "")
                    + f"; rake allowed {allowed}")
             out.part.failures += 1
             out.part.reasons["wrong payout"] = out.part.reasons.get("wrong payout", 0) + 1

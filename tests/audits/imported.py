@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,8 +21,7 @@ import pyarrow.parquet as pq
 
 from audits import logschema
 from sim.digest import with_digests
-from sim.phh import loads_phh
-from sim.phh_import import import_hands
+from sim.phh_import import import_file
 
 
 @dataclass
@@ -51,15 +51,14 @@ class H:
 
 
 def replayed(hands: list[H]) -> list[dict[str, Any]]:
-    """The engine's rows of the hands, in order."""
-    phh = []
-    for i, h in enumerate(hands):
-        phh.extend(loads_phh(h.phh(), source=f"src/h{i:03d}.phh"))
-    res = import_hands(phh)
-    assert res.imported == len(hands), res.skipped
-    rows = [r for t in res.tables.values() for r in t.to_pylist()]
-    rows.sort(key=lambda r: r["hand_id"])
-    return rows
+    """The importer's rows of the hands (``sim.phh_import.import_file`` on one .phhs file of
+    them), in order."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "hands.phhs"
+        path.write_text("".join(f"[{i + 1}]\n{h.phh()}\n" for i, h in enumerate(hands)))
+        res = import_file(str(path))
+        assert res.imported == len(hands) and res.table is not None, res.examples
+        return res.table.to_pylist()
 
 
 def build_run(root: Path, hands: list[H], schedule: dict[str, Any] | None = None,
@@ -90,8 +89,8 @@ def build_run(root: Path, hands: list[H], schedule: dict[str, Any] | None = None
         r.update(h.extra)
         last_end = {p: r["stacks_end"][s] for s, p in enumerate(pids)}
         hand_no += 1
-        r.pop("digest")
-        r.update({
+        r.pop("digest", None)
+        r.update({"run_id": "imp-test",
             "source_file": f"src/{h.table}.phhs", "source_section": str(i + 1),
             "site_hand": h.site_hand or f"SH-{1000 + i}", "venue": h.venue,
             "table_name": h.table, "hand_time": f"2009-07-01T00:{i:02d}:00", "time_zone": "ET",
