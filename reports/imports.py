@@ -19,6 +19,8 @@ from reports import plots
 from reports.inputs import ReportInputError
 
 IMPORT_FILE = "import.json"  # what ``holdem import`` writes beside the manifest
+# the outcome classes whose payout was neither recorded nor observed (or not rebuilt)
+NO_CLAIM = ("not recorded", "not checked", "convention:zeros", "convention:zero-uncontested")
 
 
 def load_import(run: Location) -> tuple[dict[str, Any], str] | None:
@@ -67,7 +69,7 @@ def _verdict(r: dict[str, Any] | None) -> str:
         return "not run"
     if not r.get("applicable"):
         return "not applicable"
-    return "PASS" if r.get("passed") else f"FAIL ({r.get('failures', 0):,} hands)"
+    return "PASS" if r.get("passed") else f"FAIL ({_hands(_n(r.get('failures')))})"
 
 
 def _hands(x: int) -> str:
@@ -90,7 +92,7 @@ def import_section(audit: dict[str, Any], manifest: dict[str, Any],
     per_venue = _dict(det.get("per_venue"))
     tables = _dict(rec.get("tables"))
     hands = int(audit.get("hands", 0))
-    observed = sum(x for c, x in classes.items() if c not in ("not recorded", "not checked"))
+    observed = sum(x for c, x in classes.items() if c not in NO_CLAIM)
     certified = [
         f"The legality of every action of the {hands:,} imported hands, blinds and posts "
         f"included (betting): {_verdict(_result(audit, 'betting'))}.",
@@ -146,7 +148,7 @@ def outcome_limitations(audit: dict[str, Any]) -> list[str]:
                    "and that no next hand shows: no payout claim to check.")
     if classes.get("not checked"):
         out.append(f"{_hands(classes['not checked'])} whose rules' payout could not be rebuilt "
-                   "(the payouts audit names them).")
+                   "(named by the payouts audit).")
     for note, x in notes.items():
         if "unrecorded" in note or "unknown stack" in note:
             out.append(f"{x:,} {note}.")
