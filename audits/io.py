@@ -27,6 +27,9 @@ from audits.storage import Location
 ACTION_DTYPE = np.dtype([("street", "i1"), ("seat", "i1"), ("kind", "i1"),
                          ("to_street_total", "<i8"), ("added", "<i8")])
 ANTE, SMALL_BLIND, BIG_BLIND, FOLD, CHECK, CALL, BET, RAISE, RETURN = 0, 1, 2, 6, 7, 8, 9, 10, 11
+# posts of replayed histories, after the blinds: a live post (a returning player's big blind: on
+# the street, the seat keeps its option) and dead money (in the main pot, never toward a call)
+POST, DEAD_BLIND = 16, 17
 
 # the audited columns and their types (the whole file's schema: ``audits.logschema``)
 EXPECTED: dict[str, pa.DataType] = {
@@ -38,7 +41,7 @@ UNAUDITED: frozenset[str] = frozenset()  # type-checked, never read by an audit
 # ``holdem import``'s columns (``audits.logschema.IMPORT_COLUMNS``): read only when the file has
 # them (a simulated file has none: its reads stay as they are), into ``Batch.imp``
 IMPORT_EXPECTED: dict[str, pa.DataType] = dict(logschema.IMPORT_COLUMNS)
-IMPORT_SEAT_COLUMNS = ("players", "stack_known", "cards_unrecorded")
+IMPORT_PER_SEAT = ("players", "stack_known", "cards_unrecorded")  # into Batch.imp, (n, k)
 IMPORT_VAR_COLUMNS = ("op_winnings", "op_finishing")  # [] (not recorded) or n_seats entries
 # read as the dictionaries Parquet stores them as (``_decode`` takes their codes: no string
 # decoded per row, none encoded again)
@@ -46,6 +49,10 @@ STRING_COLUMNS = tuple(name for name, typ in EXPECTED.items() if pa.types.is_str
 SEAT_COLUMNS = ("occupied", "stacks_start", "rebuys", "stacks_end", "contributed", "returned",
                 "won", "folded", "timed_out", "policy", "player_ids")
 VAR_COLUMNS = ("burns", "board", "showdown_seats", "showdown_shown", "showdown_ranks", "seed_key")
+# per-seat columns of an imported file that the audits read when present (``holdem import``):
+# a seat that reached showdown with cards not in the record (the payouts audit then does not
+# judge the winners of a pot it contests)
+IMPORT_SEAT_COLUMNS = ("cards_unrecorded",)
 
 
 class AuditInputError(Exception):
@@ -464,8 +471,8 @@ def _decode(path: Location, t: pa.Table) -> Batch:
     seat: dict[str, np.ndarray] = {}
     per_row = np.arange(n + 1, dtype=np.int64)
     seat_off = per_row * k
-    for name in SEAT_COLUMNS:
-        if name in OPTIONAL and name not in t.column_names:
+    for name in (*SEAT_COLUMNS, *IMPORT_SEAT_COLUMNS):
+        if (name in OPTIONAL or name in IMPORT_SEAT_COLUMNS) and name not in t.column_names:
             continue
         values, off = _list_parts(col(name))
         if not np.array_equal(off, seat_off):
@@ -511,7 +518,7 @@ def _decode_import(path: Location, t: pa.Table, col: Callable[[str], pa.Array], 
     out: dict[str, Any] = {}
     for name in names:
         typ = IMPORT_EXPECTED[name]
-        if name in IMPORT_SEAT_COLUMNS:
+        if name in IMPORT_PER_SEAT:
             arr = col(name)
             off = arr.offsets.to_numpy().astype(np.int64)
             off -= off[0]
