@@ -96,8 +96,8 @@ def _rules_kernel(occ, contrib, folded, hole, button, a_seat, a_kind, a_add, act
             bkey, blanes = board_parts(b0, b1, b2, b3, b4)
         code, _ = _check_listing(work, i, False, nlive, live, nb, sv, sshown, soff, k)
         if code == 0:
-            code, _ = _score_hands(work, i, False, nlive, live, nb, hole, table, bkey, blanes,
-                                   b0, b1, b2, b3, b4, k)
+            code, _ = _score_hands(work, i, False, nlive, live, nb, hole, unrec, table, bkey,
+                                   blanes, b0, b1, b2, b3, b4, k)
         if code:
             status[i] = code
             continue
