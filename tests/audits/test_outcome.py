@@ -213,3 +213,15 @@ def test_counts_per_venue(tmp_path: Path) -> None:
         "Ongame Network": {"exact": 1}, "PartyPoker": {"convention:collected+uncalled": 1}}
     assert res.details["rake_points"]["Ongame Network"] == [[33, 0]]
     assert UNCONTESTED_END == [99, 98, 103]
+
+
+@pytest.mark.parametrize(("hand", "schedule", "named"), [
+    (H([100, 100, 100], SHOWDOWN, winnings=[0, 33]), SCHEDULE, "op_winnings"),
+    (H([100, 100, 100], SHOWDOWN), {**SCHEDULE, "percent": "lots"}, "rake_schedule.percent"),
+    (H([100, 100, 100], SHOWDOWN), {**SCHEDULE, "cap": -3}, "rake_schedule.cap"),
+])
+def test_a_malformed_import_is_one_line_exit_2(tmp_path: Path, hand: H,
+                                               schedule: dict[str, Any], named: str,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = audit_cli(build_run(tmp_path, [hand], schedule), capsys)
+    assert code == 2 and named in out and "Traceback" not in out
