@@ -438,13 +438,22 @@ def classify(h: Hand, fin: list[int] | None, win: list[int] | None, op_rake: int
                 # paid to the wrong player, whatever the schedule
                 short = sum(h.won[s] - x for s, x in observed.items()
                             if not (h.unproven >> s) & 1 and h.won[s] > x)
-                moved = next((s for s, x in surplus.items() if x == short and h.won[s] == 0),
+                # (or, with a schedule, all of it but a rake the schedule allows)
+                slack = None if sched is None or allowed is None else allowed + sched.step
+
+                def _moved(x: int) -> bool:
+                    return x == short or (slack is not None and x > slack
+                                          and 0 <= short - x <= slack)
+
+                moved = next((s for s, x in surplus.items() if h.won[s] == 0 and _moved(x)),
                              -1) if covered and short else -1
                 if moved >= 0:
+                    x = surplus[moved]
                     v.cls, v.allowed = WRONG, allowed
-                    v.operator = {**observed, moved: short}
-                    v.why = (f"next hand: {money.fmt(short)} missing from the winners "
-                             f"appears as player {h.pids[moved]}'s (seat {moved}) top-up")
+                    v.operator = {**observed, moved: x}
+                    v.why = (f"next hand: {money.fmt(x)} of the {money.fmt(short)} missing from "
+                             f"the winners appears as player {h.pids[moved]}'s (seat {moved}) "
+                             "top-up")
                     return v
                 if why:
                     v.cls, v.operator, v.allowed = WRONG, observed, allowed
