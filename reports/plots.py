@@ -122,12 +122,14 @@ def rake_scatter(points: dict[str, Sequence[Sequence[int]]], schedule: dict | No
     if schedule:
         pct = float(schedule["percent"]) / 100
         cap = schedule.get("cap")
-        xs = [0.0, top]
-        if cap is not None and pct > 0 and cap / unit / pct < top:
-            xs = [0.0, cap / unit / pct, top]
+        low = 1 / unit  # a curve on the log axis: geometric steps from the minor unit
+        xs = [0.0] + [low * (top / low) ** (f / 200) for f in range(201)]
+        if cap is not None and pct > 0:
+            xs = sorted({*xs, cap / unit / pct} if cap / unit / pct < top else set(xs))
         ys = [x * pct if cap is None else min(x * pct, cap / unit) for x in xs]
         ax.plot(xs, ys, color="k", lw=1.2, ls="--", label=f"schedule: {schedule.get('text')}")
-    ax.set_xlabel(f"pot ({currency or 'currency units'})")
+    ax.set_xscale("symlog", linthresh=1.0)  # small and large pots alike
+    ax.set_xlabel(f"pot ({currency or 'currency units'}; logarithmic above 1)")
     ax.set_ylabel(f"kept by the operator ({currency or 'currency units'})")
     ax.legend(fontsize=7)
     ax.set_title("Rake against pot per venue (hands whose payout was recorded or observed)",
