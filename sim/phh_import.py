@@ -49,7 +49,8 @@ from sim.schema import ACTION_DTYPE, IMPORT_SCHEMA
 __all__ = ["FileImport", "NotRepresentable", "import_file", "read_source", "showdown_and_pots"]
 
 _LOGGED = frozenset(int(k) for k in LOGGED_EVENTS)
-_LOGGED_ARRAY = np.asarray(sorted(_LOGGED), np.int64)
+_IS_LOGGED = np.zeros(max(_LOGGED) + 1 + 64, np.bool_)  # by event kind
+_IS_LOGGED[sorted(_LOGGED)] = True
 _SHOW, _MUCK = int(EventKind.SHOW), int(EventKind.MUCK)
 ROW_SCHEMA = pa.schema([f for f in IMPORT_SCHEMA if f.name != "digest"],
                        metadata=IMPORT_SCHEMA.metadata)
@@ -324,7 +325,7 @@ def _row(cols: _Columns, hand: Hand, phh: PhhHand, raw: PhhHand, source: str, se
     log = hand._log[:int(hand._S[L.N_LOG])]
     kinds = log[:, L.LOG_KIND]
     seat_map = np.asarray([*where, -1], np.int64)  # seat -1 (table events) stays -1
-    sel = log[np.isin(kinds, _LOGGED_ARRAY)]
+    sel = log[_IS_LOGGED[kinds]]
     packed = np.empty(len(sel), dtype=ACTION_DTYPE)
     packed["street"] = sel[:, L.LOG_STREET]
     packed["seat"] = seat_map[sel[:, L.LOG_SEAT]]
