@@ -34,8 +34,8 @@ import pyarrow as pa
 from cluster.bench.timing import median_cpu_seconds
 from cluster.phh_import import rebuild
 from sim.digest import with_digests
-from sim.phh_import import import_file
 from sim.phh import clear_memos, iter_phh_paths, reads_phh
+from sim.phh_import import import_file
 from sim.phh_reader import read_sections
 
 REALHANDS = Path(__file__).resolve().parents[2].parent / "shared" / "realhands"
