@@ -27,6 +27,7 @@ import tomllib
 import warnings
 from collections.abc import Callable
 from decimal import Decimal
+from functools import partial
 from pathlib import Path
 
 import pyarrow as pa
@@ -34,7 +35,7 @@ import pyarrow as pa
 from cluster.bench.timing import median_cpu_seconds
 from cluster.phh_import import rebuild
 from sim.digest import with_digests
-from sim.phh import clear_memos, iter_phh_paths, reads_phh
+from sim.phh import PhhFile, clear_memos, iter_phh_paths, reads_phh
 from sim.phh_import import import_file
 from sim.phh_reader import read_sections
 
@@ -76,6 +77,10 @@ def _cycle(texts: list[str], hands: int) -> tuple[list[str], int]:
     return out, n
 
 
+def _read_text(text: str, path: str) -> PhhFile:
+    return reads_phh(text, source=path, many=True)
+
+
 def run_import_bench(hands: int = 20_000, repeats: int = 5, pokerkit_hands: int = 300,
                      say: Callable[[str], None] = print) -> dict[str, float]:
     """Print the figures; return them (hands/s per core) by name."""
@@ -113,8 +118,7 @@ def run_import_bench(hands: int = 20_000, repeats: int = 5, pokerkit_hands: int 
     def whole() -> None:
         parts = []
         for k, t in enumerate(texts):
-            res = import_file(f"bench-{k}.phhs", 2,
-                              read=lambda _p, t=t: reads_phh(t, source="bench.phhs", many=True))
+            res = import_file(f"bench-{k}.phhs", 2, read=partial(_read_text, t))
             if res.table is not None:
                 parts.append(res.table)
         table, _ = rebuild(pa.concat_tables(parts))
