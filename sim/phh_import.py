@@ -188,6 +188,7 @@ class FileImport:
     currencies: list[str] = field(default_factory=list)
     odd_chip: list[str] = field(default_factory=list)
     table: pa.Table | None = None
+    seat_count_known: list[bool] = field(default_factory=list)  # per row: from ``seat_count``
 
     def skip(self, reason: str, section: str, site_hand: str, text: str) -> None:
         self.skipped[reason] = self.skipped.get(reason, 0) + 1
@@ -446,6 +447,7 @@ def import_file(path: str, scale: int | None = None,
             res.odd_chip.append(f"{raw.where} hand {site or section}: the record's finishing "
                                 f"stacks {r.expected}, the rules' {r.actual}")
         res.imported += 1
+        res.seat_count_known.append(raw.seat_count is not None)
         currencies.add(f"{raw.currency or ''}|{raw.currency_symbol or ''}")
     res.currencies = sorted(currencies)
     res.table = cols.table() if res.imported else None
