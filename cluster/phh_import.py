@@ -65,6 +65,7 @@ OLD_FORMAT = "holdem-phh-import"
 MANIFEST_VERSION = 2
 IMPORT_FILE = "import.json"
 MAX_PAUSE_SECONDS = 600
+PROGRESS_SECONDS = 5.0  # a progress line at most this often
 BATCH_ROWS = 200_000  # rows per batch file at most (whole sessions)
 TEXT_SUFFIXES = (".txt",)
 
@@ -359,13 +360,16 @@ def import_phh(paths: list[str], out: str | Path, *, rake: RakeSchedule | None =
     stale = _replaceable(folder)
     say = (lambda text: print(text, file=sys.stderr, flush=True)) if progress else None
     done = [0, 0]
+    last = [t0]
 
-    def tick(_i: int, r: FileImport) -> None:
+    def tick(_i: int, r: FileImport) -> None:  # a line every PROGRESS_SECONDS, and the last
         done[0] += 1
         done[1] += r.submitted
-        if say is not None:
-            say(f"import: {done[0]}/{len(files)} files, {done[1]:,} hands read "
-                f"({done[1] / max(time.perf_counter() - t0, 1e-9):,.0f} hands/s)")
+        now = time.perf_counter()
+        if say is not None and (now - last[0] >= PROGRESS_SECONDS or done[0] == len(files)):
+            last[0] = now
+            say(f"import: {done[0]:,}/{len(files):,} files, {done[1]:,} hands read "
+                f"({done[1] / max(now - t0, 1e-9):,.0f} hands/s)")
 
     results = _files_of(files, {}, workers, address, say, tick)
     exponent = max((r.file_scale for r in results if r.imported), default=0)
