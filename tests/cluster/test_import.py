@@ -312,3 +312,32 @@ def test_unreadable_files_are_skips(tmp_path: Path) -> None:
     assert main(["import", str(tmp_path / "src"), "--out", str(tmp_path / "none"),
                  "--workers", "0", "--quiet"]) == 2
     assert not (tmp_path / "none" / "manifest.json").exists()
+
+
+@pytest.mark.parametrize(("forge", "words"), [
+    ({"metadata": {b"holdem.import_version": b"0"}}, ["holdem.import_version", "'0'"]),
+    ({"drop": "op_winnings"}, ["missing column", "op_winnings"]),
+])
+def test_an_imported_file_is_exactly_the_importers(tmp_path: Path, forge: dict[str, Any],
+                                                   words: list[str],
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """The integrity audit checks an imported file against the import schema: an import version
+    it does not know, or an import column dropped (the operator's claim gone), fails it naming
+    the file and the field, even with the manifest restamped."""
+    from tests.audits.forgery import RunForger
+
+    src = tmp_path / "h.phhs"
+    src.write_text(hand("1", extra="winnings = [0, 0, 0.45]"))
+    run = tmp_path / "run"
+    assert import_phh([str(src)], run).imported == 1
+    assert main(["audit", str(run), "--workers", "0", "--quiet", "--only", "integrity"]) == 0
+    f = RunForger(run)
+    if "drop" in forge:
+        f.write(fields=[x for x in f.schema if x.name != forge["drop"]])
+    else:
+        f.write(metadata=forge["metadata"])
+    capsys.readouterr()
+    assert main(["audit", str(run), "--workers", "0", "--quiet", "--only", "integrity"]) == 1
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if x.strip().startswith("integrity:"))
+    assert f.rel in line and all(w in line for w in words), out
