@@ -401,6 +401,9 @@ def import_phh(paths: list[str], out: str | Path, *, rake: RakeSchedule | None =
             examples[reason] += r.examples.get(reason, [])[:5 - len(examples[reason])]
     odd = [line for r in results for line in r.odd_chip]
     root = folder.label
+    if not imported:  # nothing to write: the folder is left as it was
+        return PhhImport(str(root), len(files), submitted, 0, dict(sorted(skipped.items())),
+                         examples, tables, money, time.perf_counter() - t0, odd, [])
     if folder.exists():
         for old in [*folder.batch_relpaths(), *stale]:
             folder.delete(old)
@@ -412,7 +415,7 @@ def import_phh(paths: list[str], out: str | Path, *, rake: RakeSchedule | None =
               "skipped": dict(sorted(skipped.items())), "files": per_file,
               "examples": examples, "tables": tables, "money": money,
               "rake_schedule": rake_manifest, "replay_differs": len(odd)}
-    if imported:
+    if imported:  # the manifest last: a folder without it is no run
         text = json.dumps(report, indent=1)
         folder.write(IMPORT_FILE, text)
         manifest = {

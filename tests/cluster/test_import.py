@@ -341,3 +341,20 @@ def test_an_imported_file_is_exactly_the_importers(tmp_path: Path, forge: dict[s
     out = capsys.readouterr().out
     line = next(x for x in out.splitlines() if x.strip().startswith("integrity:"))
     assert f.rel in line and all(w in line for w in words), out
+
+
+def test_sources_and_run_as_uris(tmp_path: Path) -> None:
+    """Sources and the run folder as URIs (``file://``: the same code as s3:// or gs://)."""
+    (tmp_path / "src" / "sub").mkdir(parents=True)
+    (tmp_path / "src" / "sub" / "a.phhs").write_text(hand("1"))
+    (tmp_path / "src" / "b.phhs").write_text(hand("1", table="T9"))
+    res = import_phh([f"file://{tmp_path}/src"], f"file://{tmp_path}/run")
+    assert (res.files, res.imported) == (2, 2)
+    report = json.loads((tmp_path / "run" / "import.json").read_text())
+    assert all(f["path"].startswith("file://") and len(f["sha256"]) == 64
+               for f in report["files"])
+    # nothing imported into a previous import: the folder is left as it was
+    before = sorted(p.name for p in (tmp_path / "run").iterdir())
+    (tmp_path / "bad.phhs").write_text("[1]\nvariant = 'F7S'\n")
+    assert import_phh([str(tmp_path / "bad.phhs")], tmp_path / "run").imported == 0
+    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == before
