@@ -345,8 +345,9 @@ def _row(cols: _Columns, hand: Hand, phh: PhhHand, raw: PhhHand, source: str, se
     at_showdown = set(sd_seats)
     unrecorded = (list(unrecorded_by_replay) if len(unrecorded_by_replay) == n
                   else [s in at_showdown and not known[s] for s in range(n)])
-    names = list(raw.players) if raw.players is not None and len(raw.players) == n else [
-        f"p{i + 1}" for i in range(n)]
+    # no names (or not one per player): unknown, "" (no player id: a made-up name would make
+    # strangers at other tables one player)
+    names = list(raw.players) if raw.players is not None and len(raw.players) == n else [""] * n
     local = raw.local_datetime
     zone = raw.time_zone_abbreviation or ""
     currency = raw.currency or raw.currency_symbol or ""

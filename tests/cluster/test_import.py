@@ -358,3 +358,19 @@ def test_sources_and_run_as_uris(tmp_path: Path) -> None:
     (tmp_path / "bad.phhs").write_text("[1]\nvariant = 'F7S'\n")
     assert import_phh([str(tmp_path / "bad.phhs")], tmp_path / "run").imported == 0
     assert sorted(p.name for p in (tmp_path / "run").iterdir()) == before
+
+
+def test_hands_without_names_have_no_player_ids(tmp_path: Path) -> None:
+    """A record without ``players``: the names are unknown (""), their ids -1 (never one made-up
+    name shared by strangers at two tables); the audits still read the run."""
+    from audits.runner import run_audits
+
+    src = tmp_path / "h.phhs"
+    src.write_text(hand("1").replace("players = ['ann', 'bob', 'cid']\n", "")
+                   + hand("2", table="T2").replace("players = ['ann', 'bob', 'cid']\n", ""))
+    run = tmp_path / "run"
+    assert import_phh([str(src)], run).imported == 2
+    for r in rows(run):
+        assert r["players"] == [""] * 6 and r["player_ids"] == [-1] * 6
+    res = run_audits(run, ["integrity", "chips", "rotation", "payouts", "betting"])
+    assert all(r.passed for r in res.results), [(r.name, r.details) for r in res.results]
