@@ -374,3 +374,16 @@ def test_hands_without_names_have_no_player_ids(tmp_path: Path) -> None:
         assert r["players"] == [""] * 6 and r["player_ids"] == [-1] * 6
     res = run_audits(run, ["integrity", "chips", "rotation", "payouts", "betting"])
     assert all(r.passed for r in res.results), [(r.name, r.details) for r in res.results]
+
+
+def test_a_schedule_without_a_cap_has_none(tmp_path: Path) -> None:
+    from cluster.rake import RakeError, parse_rake, read_rake_schedule
+
+    f = tmp_path / "s.toml"
+    f.write_text("percent = 4.5\n")
+    assert read_rake_schedule(f).to_manifest(2) == {
+        "percent": "4.5", "cap": None, "caps_by_players": {}, "no_flop_no_drop": False,
+        "step": 1}
+    assert parse_rake("5:0.5").to_manifest(2)["cap"] == 50
+    with pytest.raises(RakeError, match="finer than the run's minor unit"):
+        parse_rake("5:0.005").to_manifest(2)
