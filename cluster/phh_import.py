@@ -357,6 +357,9 @@ def import_phh(paths: list[str], out: str | Path, *, rake: RakeSchedule | None =
     t0 = time.perf_counter()
     files = source_paths(paths)
     folder = RunFolder.open(out)
+    if storage.is_file(folder.label):
+        raise RunFolderError(f"run folder {folder.label}: a file, not a folder (nothing was "
+                             "changed)")
     stale = _replaceable(folder)
     say = (lambda text: print(text, file=sys.stderr, flush=True)) if progress else None
     done = [0, 0]

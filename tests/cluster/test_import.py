@@ -256,6 +256,11 @@ def test_an_import_never_overwrites_another_run(tmp_path: Path,
     assert main(["import", str(src), "--out", str(out), "--workers", "0", "--quiet"]) == 2
     assert "not an import" in capsys.readouterr().err
     assert sorted(p.name for p in out.iterdir()) == ["manifest.json"]
+    a_file = tmp_path / "a-file"
+    a_file.write_text("x")
+    assert main(["import", str(src), "--out", str(a_file), "--workers", "0", "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "a file, not a folder" in err[0] and a_file.read_text() == "x"
 
 
 # ---------------------------------------------------------------- hostile input (issue §4)
