@@ -5,8 +5,9 @@ Mapping (PHH player i is our seat i):
 - heads-up (the standard reverse-assigns the forced bets): p1 = seat 0 posts the big blind (and
   ``antes[1]``), p2 = seat 1 is the button and posts the small blind (and ``antes[0]``).
 
-Amounts: a hand with decimals (cents) is replayed in its minor units (``PhhHand.in_minor_units``
-at the hand's own scale; ``ReplayResult.scale`` says which): the engine counts whole units.
+Amounts: the engine counts whole units. ``replay(..., minor_units=True)`` (``holdem phh verify``)
+replays a hand with decimals (cents) in its own minor units (``PhhHand.in_minor_units``;
+``ReplayResult.scale`` says which); an import converts its hands to the run's unit first.
 
 Blinds (``blinds_or_straddles``, what the sites' own finishing stacks show; README):
 - entry 0 the small blind (0: none, a dead small blind), entry 1 the big blind;
@@ -122,7 +123,8 @@ class ReplayResult:
         exp = (None if self.expected is None else
                [v if isinstance(v, int) else float(v) for v in self.expected])
         return {"source": self.source, "hand": self.label, "ok": self.ok,
-                "expected": exp, "actual": self.actual, "error": self.error}
+                "expected": exp, "actual": self.actual, "error": self.error, "kind": self.kind,
+                "scale": self.scale}
 
 
 class _ReplayError(Exception):
@@ -424,19 +426,21 @@ def _unsaid_all_ins(st: _Setup) -> dict[int, int]:
         if not known and status in live and c > 0}
 
 
-def replay(phh: PhhHand, index: int = 0) -> ReplayResult:
+def replay(phh: PhhHand, index: int = 0, *, minor_units: bool = False) -> ReplayResult:
     """Replay one PHH hand through the engine and compare its finishing stacks.
 
-    A hand with decimal amounts is replayed in its minor units (``in_minor_units``; the
-    result's ``scale``, ``expected`` and ``actual`` are in them). Never raises for a bad or
-    unsupported hand: the result carries the error and its ``kind``."""
+    ``minor_units``: a hand with decimal amounts is replayed in its own minor units
+    (``in_minor_units()``; the result's ``scale``, ``expected`` and ``actual`` are in them; an
+    import converts every hand to the run's unit itself first). Without it such a hand is a
+    ``K_MONEY`` error. Never raises for a bad or unsupported hand: the result carries the error
+    and its ``kind``."""
     base = ReplayResult(source=phh.source, key=phh.key, index=index, variant=phh.variant,
                         ok=False, expected=None if phh.finishing_stacks is None else list(
                             phh.finishing_stacks), actual=None, error=None)
     reason = phh.unsupported_reason
     if reason is not None:
         return replace(base, error=reason, unsupported=True, kind=K_UNSUPPORTED)
-    scale = phh.scale
+    scale = phh.scale if minor_units else 0
     if scale:
         try:
             phh = phh.in_minor_units()
