@@ -78,6 +78,8 @@ def _cmd_phh_import(args: argparse.Namespace) -> int:
     except TaskFailed as e:
         print(f"holdem: {e}", file=sys.stderr)
         return 1
+    except OSError as e:
+        raise _output_error(args.out, e) from None
     print(format_import(res))
     return res.exit_code
 

@@ -65,6 +65,7 @@ OLD_FORMAT = "holdem-phh-import"
 MANIFEST_VERSION = 2
 IMPORT_FILE = "import.json"
 MAX_PAUSE_SECONDS = 600
+PROGRESS_SECONDS = 5.0  # a progress line at most this often
 BATCH_ROWS = 200_000  # rows per batch file at most (whole sessions)
 TEXT_SUFFIXES = (".txt",)
 
@@ -79,7 +80,7 @@ class PhhImport:
     imported: int
     skipped: dict[str, int]  # {reason: hands}
     examples: dict[str, list[dict[str, str]]]
-    tables: dict[str, int]
+    tables: dict[str, Any]
     money: dict[str, Any]
     seconds: float
     odd_chip: list[str] = field(default_factory=list)
@@ -190,13 +191,56 @@ def _next_occupied(occ: list[bool], after: int) -> int:
     return -1
 
 
-def rebuild(table: pa.Table) -> tuple[pa.Table, dict[str, int]]:
+# per-seat columns and the value of an empty seat (``pad_seats``)
+SEAT_COLUMNS: dict[str, Any] = {
+    "occupied": False, "policy": -1, "player_ids": -1, "stacks_start": 0, "rebuys": 0,
+    "stacks_end": 0, "contributed": 0, "returned": 0, "won": 0, "folded": False,
+    "timed_out": False, "players": "", "stack_known": False, "cards_unrecorded": False,
+    "op_winnings": 0, "op_finishing": 0,
+}
+
+
+def pad_seats(table: pa.Table, seat_count_known: list[bool]) -> pa.Table:
+    """A table (venue, table name) whose record gives no ``seat_count`` seats as many as the
+    highest seat any of its hands names: those hands' per-seat columns are padded with empty
+    seats (so that its hands can be adjacent)."""
+    n = table.num_rows
+    if n == 0 or all(seat_count_known):
+        return table
+    venue = table.column("venue").to_pylist()
+    name = table.column("table_name").to_pylist()
+    seats = table.column("n_seats").to_pylist()
+    most: dict[tuple[str, str], int] = {}
+    for i in range(n):
+        if name[i] and not seat_count_known[i]:
+            key = (venue[i], name[i])
+            most[key] = max(most.get(key, 0), seats[i])
+    grow = {i: most[(venue[i], name[i])] for i in range(n)
+            if name[i] and not seat_count_known[i] and most[(venue[i], name[i])] > seats[i]}
+    if not grow:
+        return table
+    for col, empty in (*SEAT_COLUMNS.items(), ("hole_cards", -1)):
+        values = table.column(col).to_pylist()
+        for i, k in grow.items():
+            if col in ("op_winnings", "op_finishing") and not values[i]:
+                continue  # not recorded stays []
+            per = 2 if col == "hole_cards" else 1
+            values[i] = values[i] + [empty] * (per * (k - seats[i]))
+        j = table.schema.get_field_index(col)
+        table = table.set_column(j, table.schema.field(col),
+                                 pa.array(values, table.schema.field(col).type))
+    new_seats = [grow.get(i, seats[i]) for i in range(n)]
+    j = table.schema.get_field_index("n_seats")
+    return table.set_column(j, table.schema.field("n_seats"), pa.array(new_seats, pa.int8()))
+
+
+def rebuild(table: pa.Table) -> tuple[pa.Table, dict[str, Any]]:
     """Order the hands into table sessions and set ``hand_id``, ``table_id``, ``hand_no``,
     ``rebuys`` and ``player_ids`` (module docstring); returns the table in session order and
-    {tables, sessions, gaps}."""
+    {tables, sessions, gaps, by_venue}."""
     n = table.num_rows
     if n == 0:
-        return table, {"tables": 0, "sessions": 0, "gaps": 0}
+        return table, {"tables": 0, "sessions": 0, "gaps": 0, "by_venue": {}}
     c = {name: table.column(name).to_pylist() for name in (
         "venue", "table_name", "time_utc", "hand_time", "site_hand", "source_file",
         "source_section", "button", "n_seats", "occupied", "structure", "small_blind",
@@ -211,6 +255,7 @@ def rebuild(table: pa.Table) -> tuple[pa.Table, dict[str, int]]:
     hand_no = [0] * n
     rebuys: list[list[int]] = [[]] * n
     sessions = gaps = 0
+    by_venue: dict[str, dict[str, int]] = {}
     tables: set[tuple[str, str]] = set()
     prev = -1
     for i in order:
@@ -228,8 +273,13 @@ def rebuild(table: pa.Table) -> tuple[pa.Table, dict[str, int]]:
             adjacent = same and timely and moved
             if not adjacent:
                 gaps += 1
+        v = by_venue.setdefault(c["venue"][i], {"tables": 0, "sessions": 0, "gaps": 0})
         if not named or key not in tables:
             tables.add(key if named else ("", str(i)))
+            v["tables"] += 1
+        elif not adjacent:
+            v["gaps"] += 1
+        v["sessions"] += not adjacent
         if adjacent:
             session[i] = session[prev]
             hand_no[i] = hand_no[prev] + 1
@@ -264,7 +314,8 @@ def rebuild(table: pa.Table) -> tuple[pa.Table, dict[str, int]]:
     for name, arr in cols.items():
         j = out.schema.get_field_index(name)
         out = out.set_column(j, out.schema.field(name), arr)
-    return out, {"tables": len(tables), "sessions": sessions, "gaps": gaps}
+    return out, {"tables": len(tables), "sessions": sessions, "gaps": gaps,
+                 "by_venue": dict(sorted(by_venue.items()))}
 
 
 # ---------------------------------------------------------------- the command
@@ -306,16 +357,22 @@ def import_phh(paths: list[str], out: str | Path, *, rake: RakeSchedule | None =
     t0 = time.perf_counter()
     files = source_paths(paths)
     folder = RunFolder.open(out)
+    if storage.is_file(folder.label):
+        raise RunFolderError(f"run folder {folder.label}: a file, not a folder (nothing was "
+                             "changed)")
     stale = _replaceable(folder)
     say = (lambda text: print(text, file=sys.stderr, flush=True)) if progress else None
     done = [0, 0]
+    last = [t0]
 
-    def tick(_i: int, r: FileImport) -> None:
+    def tick(_i: int, r: FileImport) -> None:  # a line every PROGRESS_SECONDS, and the last
         done[0] += 1
         done[1] += r.submitted
-        if say is not None:
-            say(f"import: {done[0]}/{len(files)} files, {done[1]:,} hands read "
-                f"({done[1] / max(time.perf_counter() - t0, 1e-9):,.0f} hands/s)")
+        now = time.perf_counter()
+        if say is not None and (now - last[0] >= PROGRESS_SECONDS or done[0] == len(files)):
+            last[0] = now
+            say(f"import: {done[0]:,}/{len(files):,} files, {done[1]:,} hands read "
+                f"({done[1] / max(now - t0, 1e-9):,.0f} hands/s)")
 
     results = _files_of(files, {}, workers, address, say, tick)
     exponent = max((r.file_scale for r in results if r.imported), default=0)
@@ -329,6 +386,8 @@ def import_phh(paths: list[str], out: str | Path, *, rake: RakeSchedule | None =
     rake_manifest = rake.to_manifest(exponent) if rake is not None else None
     parts = [r.table for r in results if r.table is not None]
     table = pa.concat_tables(parts) if parts else IMPORT_SCHEMA.empty_table().drop(["digest"])
+    table = pad_seats(table, [k for r in results if r.table is not None
+                              for k in r.seat_count_known])
     table, tables = rebuild(table)
     run_id = "imp-" + hashlib.sha256("\n".join(
         sorted(f"{r.path} {r.sha256}" for r in results)).encode()).hexdigest()[:16]
@@ -345,6 +404,9 @@ def import_phh(paths: list[str], out: str | Path, *, rake: RakeSchedule | None =
             examples[reason] += r.examples.get(reason, [])[:5 - len(examples[reason])]
     odd = [line for r in results for line in r.odd_chip]
     root = folder.label
+    if not imported:  # nothing to write: the folder is left as it was
+        return PhhImport(str(root), len(files), submitted, 0, dict(sorted(skipped.items())),
+                         examples, tables, money, time.perf_counter() - t0, odd, [])
     if folder.exists():
         for old in [*folder.batch_relpaths(), *stale]:
             folder.delete(old)
@@ -356,7 +418,7 @@ def import_phh(paths: list[str], out: str | Path, *, rake: RakeSchedule | None =
               "skipped": dict(sorted(skipped.items())), "files": per_file,
               "examples": examples, "tables": tables, "money": money,
               "rake_schedule": rake_manifest, "replay_differs": len(odd)}
-    if imported:
+    if imported:  # the manifest last: a folder without it is no run
         text = json.dumps(report, indent=1)
         folder.write(IMPORT_FILE, text)
         manifest = {

@@ -2,7 +2,8 @@
 FILE.toml``, parsed strictly (``RakeError``: one line, the CLI exits 2) as exact decimals, then
 stored in the manifest in the run's minor unit (``to_manifest``).
 
-TOML keys: ``percent`` (0..100), ``cap`` (currency units, 0 = none), ``caps_by_players`` (a
+TOML keys: ``percent`` (0..100), ``cap`` (currency units; absent: no cap, the manifest's
+``null``), ``caps_by_players`` (a
 table ``{"2" = 0.5, "3" = 1}``: the cap at that many players dealt in), ``no_flop_no_drop``
 (bool), ``step`` (the rounding step in currency units; default the minor unit). Anything else is
 refused.
@@ -31,7 +32,7 @@ class RakeSchedule:
     """Amounts as exact decimals of the currency unit."""
 
     percent: Decimal
-    cap: Decimal
+    cap: Decimal | None  # None: no cap
     caps_by_players: dict[int, Decimal] = field(default_factory=dict)
     no_flop_no_drop: bool = False
     step: Decimal | None = None  # None: the run's minor unit
@@ -46,7 +47,8 @@ class RakeSchedule:
                                 f"(10^-{exponent} of the currency)")
             return int(u)
 
-        return {"percent": str(self.percent), "cap": units(self.cap, "cap"),
+        return {"percent": str(self.percent),
+                "cap": None if self.cap is None else units(self.cap, "cap"),
                 "caps_by_players": {str(k): units(v, f"caps_by_players.{k}")
                                     for k, v in sorted(self.caps_by_players.items())},
                 "no_flop_no_drop": self.no_flop_no_drop,
@@ -112,4 +114,4 @@ def read_rake_schedule(path: str | Path) -> RakeSchedule:
     if step is not None and step == 0:
         raise RakeError(f"--rake-schedule {path}: step 0: expected a positive step")
     return RakeSchedule(_amount(doc["percent"], "percent", hi=Decimal(100)),
-                        _amount(doc.get("cap", 0), "cap"), caps, nfnd, step)
+                        _amount(doc["cap"], "cap") if "cap" in doc else None, caps, nfnd, step)

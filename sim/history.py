@@ -67,6 +67,10 @@ def _event_text(hand: Hand, r: Record) -> str:
         return f"{who} posts small blind {r.added}"
     if k == EventKind.BIG_BLIND:
         return f"{who} posts big blind {r.added}"
+    if k == EventKind.POST:
+        return f"{who} posts {r.added} live"
+    if k == EventKind.DEAD_BLIND:
+        return f"{who} posts {r.added} dead"
     if k == EventKind.FOLD:
         return f"{who} folds"
     if k == EventKind.CHECK:
@@ -94,6 +98,7 @@ def _last_put(hand: Hand, seat: int) -> int:
     for r in hand.records:
         if r.seat == seat and r.kind in (EventKind.BET, EventKind.RAISE, EventKind.CALL,
                                           EventKind.SMALL_BLIND, EventKind.BIG_BLIND,
-                                          EventKind.ANTE):
+                                          EventKind.ANTE, EventKind.POST,
+                                          EventKind.DEAD_BLIND):
             last = r.seq
     return last

@@ -857,6 +857,11 @@ def hand_to_phh(
     if n == 2:
         antes.reverse()  # reverse-assigned heads-up: antes[1] is p1's (the big blind's)
     blinds = [cfg.small_blind, cfg.big_blind] + [0] * (n - 2)  # heads-up too: [sb, bb]
+    for r in hand.records:  # posts after the blinds: negative entries (sim.phh_verify)
+        if r.kind == EventKind.POST:  # a live post is the big blind (or all the stack)
+            blinds[player_of[r.seat]] -= cfg.big_blind
+        elif r.kind == EventKind.DEAD_BLIND:
+            blinds[player_of[r.seat]] -= r.added
     variant = {v: k for k, v in SUPPORTED_VARIANTS.items()}[cfg.structure]
     lines = [f"variant = {_toml_value(variant)}",
              f"ante_trimming_status = {_toml_value(cfg.ante_trimming)}",

@@ -49,7 +49,8 @@ from sim.schema import ACTION_DTYPE, IMPORT_SCHEMA
 __all__ = ["FileImport", "NotRepresentable", "import_file", "read_source", "showdown_and_pots"]
 
 _LOGGED = frozenset(int(k) for k in LOGGED_EVENTS)
-_LOGGED_ARRAY = np.asarray(sorted(_LOGGED), np.int64)
+_IS_LOGGED = np.zeros(max(_LOGGED) + 1 + 64, np.bool_)  # by event kind
+_IS_LOGGED[sorted(_LOGGED)] = True
 _SHOW, _MUCK = int(EventKind.SHOW), int(EventKind.MUCK)
 ROW_SCHEMA = pa.schema([f for f in IMPORT_SCHEMA if f.name != "digest"],
                        metadata=IMPORT_SCHEMA.metadata)
@@ -187,6 +188,7 @@ class FileImport:
     currencies: list[str] = field(default_factory=list)
     odd_chip: list[str] = field(default_factory=list)
     table: pa.Table | None = None
+    seat_count_known: list[bool] = field(default_factory=list)  # per row: from ``seat_count``
 
     def skip(self, reason: str, section: str, site_hand: str, text: str) -> None:
         self.skipped[reason] = self.skipped.get(reason, 0) + 1
@@ -324,7 +326,7 @@ def _row(cols: _Columns, hand: Hand, phh: PhhHand, raw: PhhHand, source: str, se
     log = hand._log[:int(hand._S[L.N_LOG])]
     kinds = log[:, L.LOG_KIND]
     seat_map = np.asarray([*where, -1], np.int64)  # seat -1 (table events) stays -1
-    sel = log[np.isin(kinds, _LOGGED_ARRAY)]
+    sel = log[_IS_LOGGED[kinds]]
     packed = np.empty(len(sel), dtype=ACTION_DTYPE)
     packed["street"] = sel[:, L.LOG_STREET]
     packed["seat"] = seat_map[sel[:, L.LOG_SEAT]]
@@ -343,8 +345,9 @@ def _row(cols: _Columns, hand: Hand, phh: PhhHand, raw: PhhHand, source: str, se
     at_showdown = set(sd_seats)
     unrecorded = (list(unrecorded_by_replay) if len(unrecorded_by_replay) == n
                   else [s in at_showdown and not known[s] for s in range(n)])
-    names = list(raw.players) if raw.players is not None and len(raw.players) == n else [
-        f"p{i + 1}" for i in range(n)]
+    # no names (or not one per player): unknown, "" (no player id: a made-up name would make
+    # strangers at other tables one player)
+    names = list(raw.players) if raw.players is not None and len(raw.players) == n else [""] * n
     local = raw.local_datetime
     zone = raw.time_zone_abbreviation or ""
     currency = raw.currency or raw.currency_symbol or ""
@@ -445,6 +448,7 @@ def import_file(path: str, scale: int | None = None,
             res.odd_chip.append(f"{raw.where} hand {site or section}: the record's finishing "
                                 f"stacks {r.expected}, the rules' {r.actual}")
         res.imported += 1
+        res.seat_count_known.append(raw.seat_count is not None)
         currencies.add(f"{raw.currency or ''}|{raw.currency_symbol or ''}")
     res.currencies = sorted(currencies)
     res.table = cols.table() if res.imported else None

@@ -152,8 +152,9 @@ IMPORT_FIELDS: list[tuple[str, pa.DataType, str, str]] = [  # (name, type, unit,
      "the hand's time in UTC when its zone is known, else -1"),
     ("currency", pa.string(), "text (ISO code or symbol)",
      "the currency as written (\"\" unknown)"),
-    ("players", pa.list_(pa.string()), "per seat: text, \"\" empty seat",
-     "per seat the player's name as the record writes it"),
+    ("players", pa.list_(pa.string()), "per seat: text, \"\" empty seat or no name",
+     "per seat the player's name as the record writes it (``player_ids``: one id per name over "
+     "the run, -1 without a name)"),
     ("stack_known", pa.list_(pa.bool_()), "per seat: bool",
      "per seat: the starting stack is the record's (false: unknown, ``inf``; stacks_start is a "
      "stand-in large enough never to limit an action)"),

@@ -126,7 +126,9 @@ def test_sessions_rebuilt_across_files(tmp_path: Path) -> None:
     run = tmp_path / "run"
     res = import_phh([str(tmp_path)], run)
     assert res.imported == 6
-    assert res.tables == {"tables": 2, "sessions": 3, "gaps": 1}
+    assert res.tables == {"tables": 2, "sessions": 3, "gaps": 1, "by_venue": {
+        "Other": {"tables": 1, "sessions": 1, "gaps": 0},
+        "Site": {"tables": 1, "sessions": 2, "gaps": 1}}}
     got = [r for r in rows(run) if r["venue"] == "Site"]
     assert [r["site_hand"] for r in got] == ["100", "101", "102", "103", "105"]
     assert [r["hand_no"] for r in got] == [0, 1, 2, 3, 0]
@@ -138,7 +140,7 @@ def test_sessions_rebuilt_across_files(tmp_path: Path) -> None:
                                                       got[0]["stacks_end"], strict=True)]
     assert got[0]["rebuys"] == got[0]["stacks_start"]
     report = json.loads((run / "import.json").read_text())
-    assert report["tables"] == {"tables": 2, "sessions": 3, "gaps": 1}
+    assert report["tables"] == res.tables
     ids = {}
     for r in rows(run):
         for name, pid in zip(r["players"], r["player_ids"], strict=True):
@@ -219,8 +221,8 @@ def test_fan_out_by_file_on_ray(tmp_path: Path, ray_local: None) -> None:
     assert import_phh([str(tmp_path / "src")], there, workers=2).imported == 6
     mh = json.loads((here / "manifest.json").read_text())
     mt = json.loads((there / "manifest.json").read_text())
-    assert mh["files"] == mt["files"] and mh["tables"] == mt["tables"] == {
-        "tables": 3, "sessions": 3, "gaps": 0}
+    assert mh["files"] == mt["files"] and mh["tables"] == mt["tables"]
+    assert (mh["tables"]["tables"], mh["tables"]["sessions"], mh["tables"]["gaps"]) == (3, 3, 0)
 
 
 def test_certify_import_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -254,6 +256,11 @@ def test_an_import_never_overwrites_another_run(tmp_path: Path,
     assert main(["import", str(src), "--out", str(out), "--workers", "0", "--quiet"]) == 2
     assert "not an import" in capsys.readouterr().err
     assert sorted(p.name for p in out.iterdir()) == ["manifest.json"]
+    a_file = tmp_path / "a-file"
+    a_file.write_text("x")
+    assert main(["import", str(src), "--out", str(a_file), "--workers", "0", "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "a file, not a folder" in err[0] and a_file.read_text() == "x"
 
 
 # ---------------------------------------------------------------- hostile input (issue §4)
@@ -310,3 +317,78 @@ def test_unreadable_files_are_skips(tmp_path: Path) -> None:
     assert main(["import", str(tmp_path / "src"), "--out", str(tmp_path / "none"),
                  "--workers", "0", "--quiet"]) == 2
     assert not (tmp_path / "none" / "manifest.json").exists()
+
+
+@pytest.mark.parametrize(("forge", "words"), [
+    ({"metadata": {b"holdem.import_version": b"0"}}, ["holdem.import_version", "'0'"]),
+    ({"drop": "op_winnings"}, ["missing column", "op_winnings"]),
+])
+def test_an_imported_file_is_exactly_the_importers(tmp_path: Path, forge: dict[str, Any],
+                                                   words: list[str],
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """The integrity audit checks an imported file against the import schema: an import version
+    it does not know, or an import column dropped (the operator's claim gone), fails it naming
+    the file and the field, even with the manifest restamped."""
+    from tests.audits.forgery import RunForger
+
+    src = tmp_path / "h.phhs"
+    src.write_text(hand("1", extra="winnings = [0, 0, 0.45]"))
+    run = tmp_path / "run"
+    assert import_phh([str(src)], run).imported == 1
+    assert main(["audit", str(run), "--workers", "0", "--quiet", "--only", "integrity"]) == 0
+    f = RunForger(run)
+    if "drop" in forge:
+        f.write(fields=[x for x in f.schema if x.name != forge["drop"]])
+    else:
+        f.write(metadata=forge["metadata"])
+    capsys.readouterr()
+    assert main(["audit", str(run), "--workers", "0", "--quiet", "--only", "integrity"]) == 1
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if x.strip().startswith("integrity:"))
+    assert f.rel in line and all(w in line for w in words), out
+
+
+def test_sources_and_run_as_uris(tmp_path: Path) -> None:
+    """Sources and the run folder as URIs (``file://``: the same code as s3:// or gs://)."""
+    (tmp_path / "src" / "sub").mkdir(parents=True)
+    (tmp_path / "src" / "sub" / "a.phhs").write_text(hand("1"))
+    (tmp_path / "src" / "b.phhs").write_text(hand("1", table="T9"))
+    res = import_phh([f"file://{tmp_path}/src"], f"file://{tmp_path}/run")
+    assert (res.files, res.imported) == (2, 2)
+    report = json.loads((tmp_path / "run" / "import.json").read_text())
+    assert all(f["path"].startswith("file://") and len(f["sha256"]) == 64
+               for f in report["files"])
+    # nothing imported into a previous import: the folder is left as it was
+    before = sorted(p.name for p in (tmp_path / "run").iterdir())
+    (tmp_path / "bad.phhs").write_text("[1]\nvariant = 'F7S'\n")
+    assert import_phh([str(tmp_path / "bad.phhs")], tmp_path / "run").imported == 0
+    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == before
+
+
+def test_hands_without_names_have_no_player_ids(tmp_path: Path) -> None:
+    """A record without ``players``: the names are unknown (""), their ids -1 (never one made-up
+    name shared by strangers at two tables); the audits still read the run."""
+    from audits.runner import run_audits
+
+    src = tmp_path / "h.phhs"
+    src.write_text(hand("1").replace("players = ['ann', 'bob', 'cid']\n", "")
+                   + hand("2", table="T2").replace("players = ['ann', 'bob', 'cid']\n", ""))
+    run = tmp_path / "run"
+    assert import_phh([str(src)], run).imported == 2
+    for r in rows(run):
+        assert r["players"] == [""] * 6 and r["player_ids"] == [-1] * 6
+    res = run_audits(run, ["integrity", "chips", "rotation", "payouts", "betting"])
+    assert all(r.passed for r in res.results), [(r.name, r.details) for r in res.results]
+
+
+def test_a_schedule_without_a_cap_has_none(tmp_path: Path) -> None:
+    from cluster.rake import RakeError, parse_rake, read_rake_schedule
+
+    f = tmp_path / "s.toml"
+    f.write_text("percent = 4.5\n")
+    assert read_rake_schedule(f).to_manifest(2) == {
+        "percent": "4.5", "cap": None, "caps_by_players": {}, "no_flop_no_drop": False,
+        "step": 1}
+    assert parse_rake("5:0.5").to_manifest(2)["cap"] == 50
+    with pytest.raises(RakeError, match="finer than the run's minor unit"):
+        parse_rake("5:0.005").to_manifest(2)

@@ -63,3 +63,23 @@ def test_verify_paths_tallies_without_printing(tmp_path: Path,
     assert capsys.readouterr() == ("", "")
     with pytest.raises(FileNotFoundError, match="missing"):
         verify_paths([tmp_path / "missing"])
+
+
+REALHANDS = Path(__file__).resolve().parents[2].parent / "shared" / "realhands"
+
+
+def test_verify_counts_the_real_hands_by_reason(capsys: pytest.CaptureFixture[str]) -> None:
+    """``holdem phh verify ../shared/realhands``: 99% replay, the rest named and counted."""
+    if not REALHANDS.is_dir():
+        pytest.skip(f"{REALHANDS}: the shared real hands are absent")
+    assert main(["phh", "verify", str(REALHANDS), "--show", "0"]) == 1  # Ongame's rake
+    out = capsys.readouterr().out
+    assert "phh verify: 1416 hands in 18 files" in out
+    assert "replayed: 1409 of 1416 (107 with other finishing stacks)" in out
+    assert "fold while checking is free 3" in out
+    assert "not replayed: 7: actions end early 6, heads-up blinds reversed 1" in out
+    rows = []
+    assert main(["phh", "verify", str(REALHANDS / "ong" / "600nl-handhq_1.phhs"), "--json"]) == 1
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    live = next(r for r in rows if r["hand"] == "9")
+    assert live["scale"] == 2 and live["expected"][2] == 44200  # cents

@@ -186,3 +186,26 @@ def test_no_posts_plays_exactly_as_start_hand() -> None:
             b.apply(act)
         assert a.records == b.records
         assert np.array_equal(a.state_array, b.state_array)
+
+
+def test_posts_round_trip_through_phh() -> None:
+    """A hand with posts written as PHH (negative entries) replays to the same stacks."""
+    from sim.history import format_hand
+    from sim.phh import hand_to_phh, loads_phh
+    from sim.phh_verify import replay
+
+    h = Hand(CFG, [100] * 5, button=4, sb_seat=0, bb_seat=1, posts=[0, 0, 0, 10, 0],
+             dead=[0, 0, 0, 5, 3], deck=list(range(52)))
+    for a in (Action.check_call(2), Action.raise_to(3, 30), Action.check_call(4),
+              Action.fold(0), Action.fold(1), Action.fold(2)):
+        h.apply(a)
+    while not h.is_complete:
+        la = h.legal_actions()
+        h.apply(Action.show(la.seat) if la.showdown else Action.check_call(la.seat))
+    text = hand_to_phh(h)
+    assert "blinds_or_straddles = [5, 10, 0, -15, -3]" in text
+    (phh,) = loads_phh(text)
+    r = replay(phh)
+    assert r.ok and r.posts == (0, 0, 0, 10, 0) and r.dead == (0, 0, 0, 5, 3), r.error
+    text = format_hand(h)
+    assert "seat 3 posts 10 live" in text and "seat 4 posts 3 dead" in text
