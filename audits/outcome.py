@@ -345,9 +345,14 @@ def _reading(name: str, w: list[int], h: Hand) -> dict[int, int] | None:
 
 
 def classify(h: Hand, fin: list[int] | None, win: list[int] | None, op_rake: int,
-             nxt: Hand | None, sched: Schedule | None, money: Money) -> Verdict:
-    """One hand's class (``CLASSES``) from its record and the next hand of its session."""
+             nxt: Hand | None, sched: Schedule | None, money: Money,
+             op_pot: int = -1) -> Verdict:
+    """One hand's class (``CLASSES``) from its record and the next hand of its session
+    (``op_pot``: the total pot the record states, -1 unstated: a pot other than the rules' is
+    counted in the notes)."""
     v = Verdict()
+    if op_pot >= 0 and op_pot != h.pot:
+        v.notes.append("stated total pot other than the rules' pot")
     evidence = False
     convention = ""
     paid: dict[int, int] | None = None  # what the record says the operator paid
@@ -527,7 +532,7 @@ def outcome_map(b: Batch) -> OutcomePartial:
     nb = np.diff(b.var["board"][1]).tolist()
     wv, woff = b.imp["op_winnings"]
     fv, foff = b.imp["op_finishing"]
-    op_rake = b.imp["op_rake"].tolist()
+    op_rake, op_pot = b.imp["op_rake"].tolist(), b.imp["op_pot"].tolist()
     nxt = _next_rows(b).tolist()
     hid = b.cols["hand_id"].tolist()
     out = OutcomePartial(Partial(hands=b.n), money={"exponent": money.exponent,
@@ -557,7 +562,7 @@ def outcome_map(b: Batch) -> OutcomePartial:
             win = wv[woff[i]:woff[i + 1]].tolist() if woff[i + 1] > woff[i] else None
             j = nxt[i]
             v = classify(hand(i), fin, win, op_rake[i], hand(j) if j >= 0 else None, sched,
-                         money)
+                         money, op_pot[i])
             hands.pop(i, None)
         per = out.counts.setdefault(venue, {})
         per[v.cls] = per.get(v.cls, 0) + 1

@@ -69,7 +69,8 @@ def test_a_simulated_batch_has_no_import_columns_and_outcome_is_not_applicable(
     (H([100, 100, 100], SHOWDOWN, finishing=SHOWDOWN_END), SCHEDULE, "exact"),
     (H([100, 100, 100], SHOWDOWN, winnings=[0, 0, 33]), SCHEDULE, "exact"),
     (H([100, 100, 100], SHOWDOWN, finishing=[99, 84, 115]), SCHEDULE, "rake"),
-    (H([100, 100, 100], SHOWDOWN, winnings=[0, 0, 31], op_rake=2), SCHEDULE, "rake"),
+    (H([100, 100, 100], SHOWDOWN, winnings=[0, 0, 31], op_rake=2, op_pot=33), SCHEDULE,
+     "rake"),
     (H([100, 100, 100], SHOWDOWN, finishing=[99, 84, 115]), None,
      "rake (no schedule: not checked)"),
     # winnings with the uncalled 4 (PartyPoker, ABS walks), net profit, zeros
@@ -225,3 +226,10 @@ def test_a_malformed_import_is_one_line_exit_2(tmp_path: Path, hand: H,
                                                capsys: pytest.CaptureFixture[str]) -> None:
     code, out = audit_cli(build_run(tmp_path, [hand], schedule), capsys)
     assert code == 2 and named in out and "Traceback" not in out
+
+
+def test_a_stated_pot_other_than_the_rules_is_counted(tmp_path: Path) -> None:
+    res = _outcome(build_run(tmp_path, [
+        H([100, 100, 100], SHOWDOWN, winnings=[0, 0, 31], op_rake=2, op_pot=35)], SCHEDULE))
+    assert res.details["classes"] == {"rake": 1}
+    assert res.details["notes"] == {"stated total pot other than the rules' pot": 1}
