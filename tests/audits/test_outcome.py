@@ -233,3 +233,30 @@ def test_a_stated_pot_other_than_the_rules_is_counted(tmp_path: Path) -> None:
         H([100, 100, 100], SHOWDOWN, winnings=[0, 0, 31], op_rake=2, op_pot=35)], SCHEDULE))
     assert res.details["classes"] == {"rake": 1}
     assert res.details["notes"] == {"stated total pot other than the rules' pot": 1}
+
+
+def test_a_site_text_history_raked_over_its_schedule_exit_1(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A PokerStars text hand whose collected line and stated rake keep $0.50 of a $4.88 pot
+    (5 % is $0.24): a wrong payout naming the site's hand number (needs the sites' text reader,
+    sim.histories, and its fixtures)."""
+    from cluster.cli import main
+
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "sitetext" / "pokerstars-2023.txt"
+    pytest.importorskip("sim.histories", reason="the sites' text reader is not in this tree")
+    if not fixture.exists():
+        pytest.skip(f"{fixture} not present")
+    text = fixture.read_text(encoding="utf-8-sig").split("\n\n\n")[0]
+    forged = (text.replace("omgmuffins collected $4.64 from pot", "omgmuffins collected $4.38 "
+                           "from pot").replace("Rake $0.24", "Rake $0.50")
+              .replace("won ($4.64)", "won ($4.38)"))
+    assert forged != text
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "ps.txt").write_text(forged)
+    run = tmp_path / "run"
+    assert main(["import", str(src), "--out", str(run), "--rake", "5:3", "--workers", "0",
+                 "--quiet"]) == 0
+    code, out = audit_cli(run, capsys)
+    assert code == 1
+    assert "site hand 245000000001" in out and "kept 0.50 of a pot of 4.88" in out
