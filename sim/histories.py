@@ -123,6 +123,7 @@ class _Absolute(AbsolutePokerParser):
 
 
 class _Ongame(OngameNetworkParser):
+    HOLE_DEALING = re.compile(r"Dealing to (?P<player>.+?): \[(?P<cards>[0-9TJQKAcdhs ,]+)\]")
     SEATS = re.compile(r"Seat (?P<seat>\d+): (?P<player>.+) \(\D?[0-9.,]+\)(?!,)")
     STARTING_STACKS = re.compile(
         r"Seat \d+: (?P<player>.+) \(\D?(?P<starting_stack>[0-9.,]+)\)(?!,)")
@@ -132,6 +133,7 @@ class _Ongame(OngameNetworkParser):
 
 
 class _Party(PartyPokerParser):
+    HOLE_DEALING = re.compile(r"Dealt to (?P<player>.+?) \[(?P<cards>[0-9TJQKAcdhs ,]+)\]")
     VARIABLES = PartyPokerParser.VARIABLES | {
         "seat_count": (re.compile(r"Total number of players : \d+/(?P<seat_count>\d+)"), int),
     }
@@ -162,7 +164,7 @@ class _IPoker(IPokerNetworkParser):
             self, bets: Any, player: str, completion_betting_or_raising_amount: int,
             line: str) -> int:
         if 'type="6"' in line or 'type="7"' in line:  # raise by / all-in: the amount added
-            return int(bets[player] + completion_betting_or_raising_amount)
+            return bets[player] + completion_betting_or_raising_amount  # type: ignore[no-any-return]
         return completion_betting_or_raising_amount
 
 
@@ -755,8 +757,8 @@ def _ipoker_in_order(text: str) -> str:
 
 def _with_outcome(h: PhhHand, outcome: _Outcome, names: list[str]) -> PhhHand:
     index = {name: i for i, name in enumerate(names)}
-    for name in outcome.paid:
-        if name not in index:
+    for name, v in outcome.paid.items():
+        if name not in index and v:
             raise _Skip(f"bad outcome: {name!r} is paid but is not a player of the hand")
     if not outcome.recorded:
         return replace(h, total_pot=outcome.total_pot, rake=outcome.rake)
