@@ -1,5 +1,9 @@
-"""``holdem phh verify PATH...``: replay every hand of PHH files and folders through the engine
-(``sim.phh_verify.replay``) and tally the verdicts.
+"""``holdem phh verify PATH...``: replay every hand of hand history files and folders through the
+engine (``sim.phh_verify.replay``) and tally the verdicts.
+
+Files are read by ``sim.histories.read_history``: PHH/PHHS or a site's text export (detected from
+the content), hand by hand; a hand that cannot be read is an error of its own (its reason) and
+the other hands of its file are replayed.
 
 A hand is ok iff it replays without error and, when the file has ``finishing_stacks``, our
 stacks equal them. Hands of other games (or with straddles) are *unsupported*: they are listed
@@ -17,7 +21,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 
-from sim.phh import SUPPORTED_VARIANTS, PhhError, format_amounts, iter_phh_paths, load_phh
+from sim.histories import iter_history_paths, read_history
+from sim.phh import SUPPORTED_VARIANTS, format_amounts
 from sim.phh_verify import FOLD_CHECK_FREE, ReplayResult, replay
 
 __all__ = ["PhhVerification", "format_summary", "format_unreadable", "verify_paths"]
@@ -56,20 +61,18 @@ def verify_paths(paths: Iterable[str | Path], *,
     if missing:
         raise FileNotFoundError(f"no such file or folder: {', '.join(missing)}")
     t0 = time.perf_counter()
-    files = list(iter_phh_paths(paths))
+    files = list(iter_history_paths(paths))
     v = PhhVerification(files=len(files))
     for f in files:
-        try:
-            hands = load_phh(f)
-        except (PhhError, OSError) as e:
-            r = ReplayResult(source=str(f), key=None, index=0, variant="?", ok=False,
-                             expected=None, actual=None, error=str(e))
+        got = read_history(f)
+        for sk in got.skipped:
+            r = ReplayResult(source=str(f), key=sk.key, index=0, variant="?", ok=False,
+                             expected=None, actual=None, error=sk.describe())
             v.load_errors.append(r)
             v.failures.append(r)
             if on_result is not None:
                 on_result(r, True)
-            continue
-        for i, h in enumerate(hands):
+        for i, h in enumerate(got.hands):
             r = replay(h, i)
             v.hands += 1
             if r.unsupported:
@@ -123,7 +126,7 @@ def format_summary(v: PhhVerification, max_failures: int = 10) -> str:
         lines.append(f"    {name}: ok {c['ok']}, mismatched {c['mismatched']}, "
                      f"errors {c['errors']}")
     if v.load_errors:
-        lines.append(f"    unreadable files: {len(v.load_errors)}")
+        lines.append(f"    unreadable (files or hands): {len(v.load_errors)}")
     if v.unsupported:
         parts = ", ".join(f"{name} {k}" for name, k in sorted(v.unsupported.items()))
         lines.append(f"  unsupported (not counted): {sum(v.unsupported.values())}: {parts}")

@@ -46,7 +46,7 @@ from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from re import Match, Pattern
-from typing import Any
+from typing import Any, cast
 
 from pokerkit.notation import (
     AbsolutePokerParser,
@@ -164,7 +164,7 @@ class _IPoker(IPokerNetworkParser):
             self, bets: Any, player: str, completion_betting_or_raising_amount: int,
             line: str) -> int:
         if 'type="6"' in line or 'type="7"' in line:  # raise by / all-in: the amount added
-            return bets[player] + completion_betting_or_raising_amount  # type: ignore[no-any-return]
+            return bets[player] + completion_betting_or_raising_amount
         return completion_betting_or_raising_amount
 
 
@@ -619,8 +619,11 @@ def _fields(site: _Site, chunk: str, session: str) -> tuple[dict[str, Any], _Out
     p = site.parser()
     text, live, dead = _iter_posts(site, chunk)
     if site.name == "ipoker":
+        for ln in text.split("\n"):
+            if ln.startswith("<action") and _IPN_SUM_OK.search(ln) is None:
+                raise _Skip(f"bad action: {ln[:200]!r}: expected sum=\"AMOUNT\"")
         text = _ipoker_in_order(text)
-    pv = _value
+    pv = cast(Callable[[str], int], _value)  # PokerKit's annotation; values are exact
     try:
         final_seat = p._parse_final_seat(text)
     except ValueError:
@@ -633,7 +636,7 @@ def _fields(site: _Site, chunk: str, session: str) -> tuple[dict[str, Any], _Out
         first = text.strip().split("\n", 1)[0][:120]
         raise _Skip(f"unsupported variant: not no-limit hold'em ({first!r})") from None
     antes = p._parse_antes(text, pv)
-    blinds = p._parse_blinds_or_straddles(text, pv)
+    blinds: dict[str, Any] = p._parse_blinds_or_straddles(text, pv)
     stacks = p._parse_starting_stacks(text, pv)
     for name in parsed_players:
         if name not in parsed_seats or name not in stacks:
@@ -642,7 +645,7 @@ def _fields(site: _Site, chunk: str, session: str) -> tuple[dict[str, Any], _Out
     if len(players) < 2:
         raise _Skip(f"fewer than 2 players in the hand ({len(players)})")
     seats = [parsed_seats[x] for x in players]
-    players = p._get_ordered_players(text, final_seat, blinds, players, seats)
+    players = p._get_ordered_players(text, final_seat, cast(Any, blinds), players, seats)
     for name in dead:
         if name not in players:
             raise _Skip(f"a dead blind by {name!r}, who has no seat line")
@@ -726,6 +729,7 @@ def _complete_actions(actions: list[str], n: int, cards_at_showdown: bool) -> li
     return [f"d dh p{i + 1} {dealt.get(i, '????')}" for i in range(n)] + rest
 
 
+_IPN_SUM_OK = re.compile(r'\bsum="[^0-9"]?[0-9][0-9.,]*"')
 _ROUND = re.compile(r'<round\b[^>]*\bno="(\d+)"')
 _ACTION_NO = re.compile(r'<action\b[^>]*\bno="(\d+)"')
 
@@ -798,12 +802,13 @@ def pot_contributions(hand: PhhHand) -> tuple[tuple[Number, ...], tuple[Number, 
     antes, blinds (a negative entry: a live big blind and/or dead money, as the README says),
     calls and raises, in the hand's own unit (exact). A call is capped by the player's stack."""
     n = hand.n_players
-    blinds = list(hand.blinds_or_straddles or (0,) * n)
-    antes = list(hand.antes)
+    blinds: list[Number] = list(hand.blinds_or_straddles or (0,) * n)
+    antes: list[Number] = list(hand.antes)
     if n == 2:
         blinds.reverse()
         antes.reverse()
-    bb = max((abs(b) for b in blinds[:2]), default=0) or max((abs(b) for b in blinds), default=0)
+    bb = (max((abs(Decimal(b)) for b in blinds[:2]), default=Decimal(0))
+          or max((abs(Decimal(b)) for b in blinds), default=Decimal(0)))
     stack: list[Decimal] = [Decimal(v) for v in hand.starting_stacks]
     total = [Decimal(0)] * n
     street = [Decimal(0)] * n
@@ -816,15 +821,15 @@ def pot_contributions(hand: PhhHand) -> tuple[tuple[Number, ...], tuple[Number, 
         if live:
             street[i] += v
 
-    for i, a in enumerate(antes):
-        put(i, Decimal(a), False)
-    for i, b in enumerate(blinds):
-        b = Decimal(b)
+    for i, ante in enumerate(antes):
+        put(i, Decimal(ante), False)
+    for i, blind in enumerate(blinds):
+        b = Decimal(blind)
         if b > 0:
             put(i, b, True)
         elif b < 0:
             v = -b
-            live = min(v, Decimal(bb)) if v >= bb else Decimal(0)
+            live = bb if v >= bb else Decimal(0)
             put(i, live, True)
             put(i, v - live, False)
 

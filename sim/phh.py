@@ -412,6 +412,7 @@ _SKIP_KIND_OF = (
     ("unsupported variant", "unsupported variant"),
     ("bad outcome", "bad outcome"),
     ("bad post", "bad post"),
+    ("bad action", "bad action"),
     ("unsupported:", "unsupported"),
     ("cannot parse the hand", "unparsable hand"),
     ("no hand in the file", "no hand"),
