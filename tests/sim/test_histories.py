@@ -292,3 +292,17 @@ def test_phh_verify_reads_a_site_text_file(tmp_path: Path,
     bad = [r for r in rows if r["hand"] is None]
     assert len(bad) == 1 and "(hand 27850000002)" in bad[0]["error"]
     assert sorted(r["hand"] for r in rows if r["hand"] is not None) == ["1", "3"]
+
+
+def test_the_pokerstars_outcome_pokerkit_drops_is_read() -> None:
+    """The issue's 2023 cash hand shape: PokerKit's parser gave winnings all 0 and no rake."""
+    f = read_history(FIXTURES / "pokerstars-2023.txt")  # with the byte order mark PS writes
+    (h,) = f.hands
+    assert (f.format, h.hand, h.table, h.time_zone_abbreviation) == (
+        "pokerstars", "245000000001", "Eurynome II", "CET")
+    assert h.players == ("p_five", "p_six", "omgmuffins", "p_two", "p_three", "p_four")
+    assert list(h.winnings or ()) == dec(0, 0, "4.64", 0, 0, 0)
+    assert (h.total_pot, h.rake) == (D("4.88"), D("0.24"))
+    assert sum(pot_contributions(h)[0]) == D("4.88")
+    mu = h.minor_units(2)
+    assert (mu.winnings, mu.rake, mu.total_pot) == ((0, 0, 464, 0, 0, 0), 24, 488)
