@@ -10,6 +10,12 @@ if the bet rose by a full raise since it acted); no raise when nobody else could
 pot-limit maximum (pot after the call plus the call); fixed-limit sizes (small_bet pre-flop and
 flop, big_bet turn and river; raise-to = last full level + one bet, so incomplete all-ins are
 completed) and cap (raise_cap full bets and raises per street, big blind not counted);
+posts of replayed histories after the blinds (live posts, then dead ones, each clockwise from
+the seat left of the button, by a seat with chips that posted no blind): a live post is
+min(big blind, stack), on the street (the seat keeps its option); a dead post is dead money (off
+the street, never toward a call; with ante trimming off only), less than a big blind, or at most
+one beside the seat's live post; an imported hand (generator ``phh``) may fold when checking is
+free (sites allow it; the simulator never does);
 ``added`` == the change of the street total; the ``folded`` column is the set of seats the
 action log folds; the street ends when every active player has acted
 and matched; the uncalled part of the top bet is returned; nothing is logged after the hand ends;
@@ -22,7 +28,20 @@ import numpy as np
 from numba import njit
 
 from audits import paths as P
-from audits.io import ANTE, BET, CALL, CHECK, FOLD, RAISE, RETURN, SMALL_BLIND, Batch
+from audits.io import (
+    ANTE,
+    BET,
+    CALL,
+    CHECK,
+    DEAD_BLIND,
+    FOLD,
+    POST,
+    RAISE,
+    RETURN,
+    SMALL_BLIND,
+    Batch,
+    string_is,
+)
 from audits.result import Partial, partial_from_codes
 from audits.spec import AuditSpec
 
@@ -47,6 +66,7 @@ V_AFTER_END = 16  # an action logged after the hand ended
 V_BOARD_LENGTH = 17  # a board not what the streets played dealt
 V_UNKNOWN_KIND = 18  # an action kind the referee does not know
 V_FOLDED_COLUMN = 19  # the folded column disagrees with the action log
+V_POST = 20  # a live or dead post of a replayed history against the rules (or out of order)
 
 MESSAGES = {
     V_POSTING: "wrong posting: ante/blind of seat {aux} not min(due, stack) in order",
@@ -68,6 +88,8 @@ MESSAGES = {
     V_BOARD_LENGTH: "board has {aux} cards, not what the streets played dealt",
     V_UNKNOWN_KIND: "unknown action kind {aux}",
     V_FOLDED_COLUMN: "folded column disagrees with the action log for seat {aux}",
+    V_POST: "wrong post: seat {aux}'s live post not min(big blind, stack), dead post not dead "
+            "money below a big blind, by a seat without chips or with a blind, or out of order",
 }
 # the structure codes the referee gets per hand (_structure_codes)
 NO_LIMIT, POT_LIMIT, FIXED_LIMIT = 0, 1, 2
@@ -177,6 +199,46 @@ def _post_blinds(work, i, sbs, bbs, sb_amt, bb_amt, a_street, a_seat, a_kind, a_
         if amt < due:
             flags |= 1 << P.SHORT_BLIND
         if _put(work, s, amt, True):
+            n_active -= 1
+            flags |= 1 << P.ALL_IN
+    return OK, 0, j, n_active, flags
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _post_extra(work, i, button, sbs, bbs, bb_amt, trim, a_street, a_seat, a_kind, a_tot, a_add,
+                j, end, n_active, k):
+    """Posts after the blinds (replayed histories): live posts then dead ones, each group
+    clockwise from the seat left of the button, one a seat per group. Returns (code, seat, j,
+    n_active, flags)."""
+    flags = 0
+    group = 0  # 0: live posts, 1: dead ones
+    last = -1  # the clockwise position of the last post of the group
+    while j < end and (a_kind[j] == POST or a_kind[j] == DEAD_BLIND):
+        s = np.int64(a_seat[j])
+        dead = a_kind[j] == DEAD_BLIND
+        if s < 0 or s >= k:
+            return V_POST, s, j, n_active, flags
+        pos = (s - button[i] - 1) % k
+        g = 1 if dead else 0
+        if g > group:
+            group = g
+            last = -1
+        if g < group or pos <= last:
+            return V_POST, s, j, n_active, flags
+        last = pos
+        amt = a_add[j]
+        if (a_street[j] != 0 or work[STATUS, s] != ACTIVE or s == sbs[i] or s == bbs[i]
+                or amt <= 0 or amt > work[STACK, s]):
+            return V_POST, s, j, n_active, flags
+        if dead:
+            # less than a big blind, or at most one beside the seat's live post
+            cap = bb_amt[i] if work[BET_, s] > 0 else bb_amt[i] - 1
+            if trim[i] or amt > cap or a_tot[j] != work[BET_, s]:
+                return V_POST, s, j, n_active, flags
+        elif amt != min(bb_amt[i], work[STACK, s]) or a_tot[j] != amt:
+            return V_POST, s, j, n_active, flags
+        j += 1
+        if _put(work, s, amt, not dead):
             n_active -= 1
             flags |= 1 << P.ALL_IN
     return OK, 0, j, n_active, flags
@@ -329,7 +391,7 @@ def _bet_or_raise(work, s, kd, amount, added, cur, full_level, full_raise, n_rai
 @njit(cache=True, _nrt=False, inline="always")
 def _referee_hand(i, start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mode, trim,
                   structure, min_bet, small_bet, big_bet, raise_cap, board_len, a_street, a_seat,
-                  a_kind, a_tot, a_add, act_off, folded, work):
+                  a_kind, a_tot, a_add, act_off, folded, free_fold, work):
     """Replay hand i; returns (code, seat or amount, rule paths)."""
     k = occ.shape[1]
     status = work[STATUS]
@@ -349,6 +411,11 @@ def _referee_hand(i, start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mo
         return code, ax, flags
     code, ax, j, n_active, more = _post_blinds(work, i, sbs, bbs, sb_amt, bb_amt, a_street,
                                                a_seat, a_kind, a_tot, a_add, j, end, n_active)
+    flags |= more
+    if code:
+        return code, ax, flags
+    code, ax, j, n_active, more = _post_extra(work, i, button, sbs, bbs, bb_amt, trim, a_street,
+                                              a_seat, a_kind, a_tot, a_add, j, end, n_active, k)
     flags |= more
     if code:
         return code, ax, flags
@@ -394,7 +461,7 @@ def _referee_hand(i, start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mo
         to_call = cur - bet[s]
         flags |= _reopen_flags(work, s, cur, full_raise, n_raises)
         if kd == FOLD:
-            if to_call <= 0:
+            if to_call <= 0 and not free_fold[i]:
                 return V_ILLEGAL_FOLD, s, flags
             if a_add[j] != 0 or a_tot[j] != bet[s]:
                 return V_AMOUNT_MISMATCH, s, flags
@@ -477,14 +544,14 @@ def _hand_end(status, folded, i, street, board_len, a_kind, a_seat, j, end, k):
 @njit(cache=True, _nrt=False)
 def _referee(start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mode, trim, structure,
              min_bet, small_bet, big_bet, raise_cap, board_len, a_street, a_seat, a_kind, a_tot,
-             a_add, act_off, folded, work, codes, aux, paths):
+             a_add, act_off, folded, free_fold, work, codes, aux, paths):
     # the per-seat state lives in the caller's ``work`` (7, k) array; ``paths[i]`` gets the
     # rule paths (audits.paths bits) the hand took, as the referee saw them
     for i in range(occ.shape[0]):
         codes[i], aux[i], paths[i] = _referee_hand(
             i, start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mode, trim, structure,
             min_bet, small_bet, big_bet, raise_cap, board_len, a_street, a_seat, a_kind, a_tot,
-            a_add, act_off, folded, work)
+            a_add, act_off, folded, free_fold, work)
 
 
 def _structure_codes(b: Batch) -> np.ndarray:
@@ -507,7 +574,7 @@ def betting_map(b: Batch) -> Partial:
              _structure_codes(b), c["min_bet"], c["small_bet"], c["big_bet"], c["raise_cap"],
              np.diff(doff), b.act["street"], b.act["seat"], b.act["kind"],
              b.act["to_street_total"], b.act["added"], b.act_off, sc["folded"],
-             np.zeros((7, b.k), np.int64), codes, aux, paths)
+             string_is(b, "generator", "phh"), np.zeros((7, b.k), np.int64), codes, aux, paths)
     b.derived["betting_paths"] = paths  # the rule paths taken, for the coverage map
     return partial_from_codes(b.cols["hand_id"], codes, aux, MESSAGES)
 

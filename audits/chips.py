@@ -1,7 +1,7 @@
 """Chip conservation (exact).
 
 Per hand: sum(stacks_start) == sum(stacks_end) + rake; per seat stacks_end == stacks_start -
-contributed + won; contributed == the seat's logged ante/blind/bet/call ``added`` minus its
+contributed + won; contributed == the seat's logged ante/blind/post/bet/call ``added`` minus its
 RETURN_UNCALLED ``added``; returned == its logged returns; no negative amounts; empty seats hold and
 move nothing. Across consecutive hands of a table (same table_id, hand_no + 1): a seat occupied in
 both starts with the previous end plus rebuys; a newly occupied seat starts with its rebuys; in a
@@ -14,7 +14,20 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from audits.io import Batch, string_is, table_order
+from audits.io import (
+    ANTE,
+    BET,
+    BIG_BLIND,
+    CALL,
+    DEAD_BLIND,
+    POST,
+    RAISE,
+    RETURN,
+    SMALL_BLIND,
+    Batch,
+    string_is,
+    table_order,
+)
 from audits.result import Partial, partial_from_codes
 from audits.spec import AuditSpec
 
@@ -52,9 +65,10 @@ def _chips_kernel(occ, start, rebuys, end, contrib, returned, won, rake, a_seat,
             st = a_seat[j]
             if st < 0 or st >= k:
                 continue
-            if kd == 0 or kd == 1 or kd == 2 or kd == 8 or kd == 9 or kd == 10:
+            if (kd == ANTE or kd == SMALL_BLIND or kd == BIG_BLIND or kd == POST
+                    or kd == DEAD_BLIND or kd == CALL or kd == BET or kd == RAISE):
                 put[st] += a_add[j]
-            elif kd == 11:
+            elif kd == RETURN:
                 ret[st] += a_add[j]
         c = 0
         for s in range(k):

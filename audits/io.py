@@ -27,6 +27,9 @@ from audits.storage import Location
 ACTION_DTYPE = np.dtype([("street", "i1"), ("seat", "i1"), ("kind", "i1"),
                          ("to_street_total", "<i8"), ("added", "<i8")])
 ANTE, SMALL_BLIND, BIG_BLIND, FOLD, CHECK, CALL, BET, RAISE, RETURN = 0, 1, 2, 6, 7, 8, 9, 10, 11
+# posts of replayed histories, after the blinds: a live post (a returning player's big blind: on
+# the street, the seat keeps its option) and dead money (in the main pot, never toward a call)
+POST, DEAD_BLIND = 16, 17
 
 # the audited columns and their types (the whole file's schema: ``audits.logschema``)
 EXPECTED: dict[str, pa.DataType] = {
@@ -41,6 +44,10 @@ STRING_COLUMNS = tuple(name for name, typ in EXPECTED.items() if pa.types.is_str
 SEAT_COLUMNS = ("occupied", "stacks_start", "rebuys", "stacks_end", "contributed", "returned",
                 "won", "folded", "timed_out", "policy", "player_ids")
 VAR_COLUMNS = ("burns", "board", "showdown_seats", "showdown_shown", "showdown_ranks", "seed_key")
+# per-seat columns of an imported file that the audits read when present (``holdem import``):
+# a seat that reached showdown with cards not in the record (the payouts audit then does not
+# judge the winners of a pot it contests)
+IMPORT_SEAT_COLUMNS = ("cards_unrecorded",)
 
 
 class AuditInputError(Exception):
@@ -251,7 +258,8 @@ def _open(path: Location) -> tuple[pq.ParquetFile, list[str]]:
         raise AuditInputError(f"{path}: not a readable Parquet file ({type(e).__name__}: "
                               f"{str(e).splitlines()[0] if str(e) else ''})") from None
     check_schema(_as_stored(schema), path)
-    return pf, [c for c in EXPECTED if schema.get_field_index(c) >= 0 and c not in UNAUDITED]
+    return pf, [c for c in (*EXPECTED, *IMPORT_SEAT_COLUMNS)
+                if schema.get_field_index(c) >= 0 and c not in UNAUDITED]
 
 
 def _as_stored(schema: pa.Schema) -> pa.Schema:
@@ -433,8 +441,8 @@ def _decode(path: Location, t: pa.Table) -> Batch:
     seat: dict[str, np.ndarray] = {}
     per_row = np.arange(n + 1, dtype=np.int64)
     seat_off = per_row * k
-    for name in SEAT_COLUMNS:
-        if name in OPTIONAL and name not in t.column_names:
+    for name in (*SEAT_COLUMNS, *IMPORT_SEAT_COLUMNS):
+        if (name in OPTIONAL or name in IMPORT_SEAT_COLUMNS) and name not in t.column_names:
             continue
         values, off = _list_parts(col(name))
         if not np.array_equal(off, seat_off):

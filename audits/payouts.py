@@ -4,12 +4,17 @@ Pots are rebuilt from the logged contributions: levels are the distinct contribu
 players who did not fold; each layer goes to a pot whose eligible players are the non-folded
 players who reached its level; folded players' chips fill the layers they reached (chips above
 every live level join the top pot). With ante_trimming false the antes are dead money in the main
-pot. A layer with a single contributor is an uncalled bet that should have been returned.
+pot, and so are dead blinds (DEAD_BLIND records) always. A layer with a single contributor is an
+uncalled bet that should have been returned.
 Each pot goes to the best eligible shown hands (own evaluator), or to its only eligible player;
 split equally, odd chips one each to the first winners clockwise from the button. Rake =
 floor(total * rake_bps / 10000), capped by rake_cap, zero without a flop under no_flop_no_drop,
 taken from the main pot first. Checked: the rake, every logged pot (amount, rake, eligible,
-winners), nobody paid from a pot they were not eligible for, and won per seat.
+winners), nobody paid from a pot they were not eligible for, and won per seat. An imported
+hand's seat whose showdown cards are not in the record (the ``cards_unrecorded`` column) is
+never scored: a pot it contests with another seat has winners the record cannot prove, so the
+logged winners of that pot are taken (still among its eligible players, with its amount, rake and
+the payouts they imply checked).
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from numba import njit
 
 from audits import paths as P
 from audits.evaluator import TABLE, board_parts, eval_with_board, logged_strength, score5
-from audits.io import ANTE, BET, RAISE, Batch
+from audits.io import ANTE, BET, DEAD_BLIND, RAISE, Batch
 from audits.result import Partial, partial_from_codes
 from audits.spec import AuditSpec
 
@@ -80,6 +85,10 @@ def _live_levels(work, i, occ, contrib, folded, trim, a_seat, a_kind, a_add, act
         if occ[i, s] and not folded[i, s]:
             nlive += 1
             live |= 1 << s
+    for j in range(act_off[i], act_off[i + 1]):  # dead blinds: dead money, trimmed or not
+        if a_kind[j] == DEAD_BLIND and 0 <= a_seat[j] < k:
+            work[LEVEL_OF, a_seat[j]] -= a_add[j]
+            dead += a_add[j]
     return nlive, live, dead
 
 
@@ -127,8 +136,8 @@ def _check_showdown_order(i, live, button, a_street, a_seat, a_kind, act_off, sv
 
 
 @_inline
-def _score_hands(work, i, speak, nlive, live, nb, hole, table, bkey, blanes, b0, b1, b2, b3, b4,
-                 k):
+def _score_hands(work, i, speak, nlive, live, nb, hole, unrec, table, bkey, blanes, b0, b1, b2,
+                 b3, b4, k):
     """The strength of every scored hand (shown, or cards speak: every live hand at a
     showdown) into ``work[STRENGTH]``; a shown hand without its cards fails. Returns (code,
     seat)."""
@@ -140,19 +149,21 @@ def _score_hands(work, i, speak, nlive, live, nb, hole, table, bkey, blanes, b0,
                                                 np.int64(hole[i, 2 * s + 1]))
             if speak:
                 work[SHOWN, s] = 1  # cards speak: scored for the awards below
+        elif work[SHOWN, s] and unrec[i, s]:
+            work[SHOWN, s] = 0  # cards not in the record: never scored
         elif work[SHOWN, s]:
             return 10, s
     return 0, 0
 
 
 @_inline
-def _check_ranks(work, i, speak, sv, sshown, srank, soff):
+def _check_ranks(work, i, speak, sv, sshown, srank, soff, unrec):
     """Each logged rank is its hand's strength (-1 for a muck). Returns (code, seat)."""
     for j in range(soff[i], soff[i + 1]):
         s = np.int64(sv[j])
         want = logged_strength(work[STRENGTH, s]) if sshown[j] else -1
-        if not sshown[j] and not speak:
-            want = srank[j]  # an imported muck may keep its cards unknown
+        if (not sshown[j] and not speak) or unrec[i, s]:
+            want = srank[j]  # an imported muck (or unrecorded cards) may keep its cards unknown
         if srank[j] != want:
             return 12, s
     return 0, 0
@@ -304,6 +315,20 @@ def _pot_winners(work, p, nb, board, k):
 
 
 @_inline
+def _unproven(work, p, unrec, i, k):
+    """Pot p is contested (two or more eligible) by a seat whose cards are not recorded."""
+    elig = work[POT_ELIGIBLE, p]
+    cnt = 0
+    hidden = False
+    for s in range(k):
+        if elig & (1 << s):
+            cnt += 1
+            if unrec[i, s]:
+                hidden = True
+    return hidden and cnt >= 2
+
+
+@_inline
 def _award_layer(work, p, winners, button, k):
     """Pot p after its rake, split equally among ``winners`` into ``work[MINE]``, the odd chips
     one each to the first winners clockwise from the button. Returns its paths."""
@@ -331,7 +356,7 @@ def _award_layer(work, p, winners, button, k):
 
 
 @_inline
-def _award(work, i, npots, nb, board, button, p_amt, p_rake, p_elig, p_win, p_off, k):
+def _award(work, i, npots, nb, board, button, p_amt, p_rake, p_elig, p_win, p_off, unrec, k):
     """Award every pot and compare it with the logged one (amount and rake, eligible, winners:
     the first mismatch). Returns (code, pot, paths)."""
     for s in range(k):
@@ -343,6 +368,10 @@ def _award(work, i, npots, nb, board, button, p_amt, p_rake, p_elig, p_win, p_of
     flags = 0
     for p in range(npots):
         winners, board_plays = _pot_winners(work, p, nb, board, k)
+        if p < nlog and _unproven(work, p, unrec, i, k):
+            # the record cannot prove this pot's winners: its logged ones, if eligible
+            winners = p_win[lo + p] & work[POT_ELIGIBLE, p]
+            board_plays = False
         if board_plays:
             flags |= 1 << P.BOARD_PLAYS
         if winners == 0:
@@ -377,10 +406,10 @@ def _won_mismatch(work, won, i, k):
 
 
 @njit(cache=True, _nrt=False)
-def _payout_kernel(occ, contrib, folded, won, hole, button, a_street, a_seat, a_kind, a_add,
-                   act_off, sv, sshown, srank, soff, dv, doff, trim, rake_bps, rake_cap, nfnd,
-                   rake_col, p_amt, p_rake, p_elig, p_win, p_off, speak, table, work, codes,
-                   aux, paths):
+def _payout_kernel(occ, contrib, folded, won, hole, unrec, button, a_street, a_seat, a_kind,
+                   a_add, act_off, sv, sshown, srank, soff, dv, doff, trim, rake_bps, rake_cap,
+                   nfnd, rake_col, p_amt, p_rake, p_elig, p_win, p_off, speak, table, work,
+                   codes, aux, paths):
     # rebuild each hand's showdown, pots, rake and payouts: codes[i], aux[i] (seat, pot or
     # amount) and ``paths[i]``, the rule paths (audits.paths bits) the rebuilt hand took. The
     # per-seat and per-pot state lives in the caller's ``work`` (10, k + 1) array.
@@ -403,10 +432,10 @@ def _payout_kernel(occ, contrib, folded, won, hole, button, a_street, a_seat, a_
             code, ax = _check_showdown_order(i, live, button, a_street, a_seat, a_kind, act_off, sv,
                                              soff, k)
         if code == 0:
-            code, ax = _score_hands(work, i, speak, nlive, live, nb, hole, table, bkey, blanes, b0,
-                                    b1, b2, b3, b4, k)
+            code, ax = _score_hands(work, i, speak, nlive, live, nb, hole, unrec, table, bkey,
+                                    blanes, b0, b1, b2, b3, b4, k)
         if code == 0:
-            code, ax = _check_ranks(work, i, speak, sv, sshown, srank, soff)
+            code, ax = _check_ranks(work, i, speak, sv, sshown, srank, soff, unrec)
         if code:
             codes[i], aux[i], paths[i] = code, ax, 0
             continue
@@ -437,7 +466,7 @@ def _payout_kernel(occ, contrib, folded, won, hole, button, a_street, a_seat, a_
                 codes[i], aux[i], paths[i] = code, ax, 0
                 continue
         code, ax, more = _award(work, i, npots, nb, board, button, p_amt, p_rake, p_elig, p_win,
-                                p_off, k)
+                                p_off, unrec, k)
         flags |= more
         if code == 9:
             codes[i], aux[i], paths[i] = code, ax, flags
@@ -460,7 +489,10 @@ def payouts_map(b: Batch) -> Partial:
     sr, _ = b.var["showdown_ranks"]
     dv, doff = b.var["board"]
     c = b.cols
-    _payout_kernel(sc["occupied"], sc["contributed"], sc["folded"], sc["won"], b.hole,
+    unrec = sc.get("cards_unrecorded")
+    if unrec is None:
+        unrec = np.zeros((b.n, b.k), np.bool_)
+    _payout_kernel(sc["occupied"], sc["contributed"], sc["folded"], sc["won"], b.hole, unrec,
                    c["button"], b.act["street"], b.act["seat"], b.act["kind"], b.act["added"],
                    b.act_off, sv, sh, sr.astype(np.int64, copy=False), soff, dv, doff,
                    c["ante_trimming"], c["rake_bps"], c["rake_cap"], c["no_flop_no_drop"],

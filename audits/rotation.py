@@ -1,7 +1,10 @@
 """Blind rotation (exact).
 
 Cash (moving button): the button moves to the next occupied seat; small and big blind are the two
-occupied seats left of the button (heads-up: the button posts the small blind).
+occupied seats left of the button (heads-up: the button posts the small blind); an imported hand
+(generator ``phh``) may have a dead small blind: no small blind, the big blind the first occupied
+seat left of the button (sites' "one blind only" hands). Posts after the blinds (POST,
+DEAD_BLIND) are forced bets, not the first action.
 Tournament (dead button): the big blind advances to the next live player every hand; the small
 blind is the previous hand's big blind seat (-1 when that player is out); the button is the
 previous hand's small blind position;
@@ -21,7 +24,18 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from audits.io import Batch, string_is, table_order
+from audits.io import (
+    ANTE,
+    BIG_BLIND,
+    DEAD_BLIND,
+    FOLD,
+    POST,
+    RETURN,
+    SMALL_BLIND,
+    Batch,
+    string_is,
+    table_order,
+)
 from audits.result import Partial, partial_from_codes
 from audits.spec import AuditSpec
 
@@ -49,8 +63,8 @@ def _next_occ(occ, i, s, k):
 
 
 @njit(cache=True)
-def _rotation_kernel(occ, start, button, sb, bb, table, hand_no, order, tourn, a_street,
-                     a_seat, a_kind, a_add, act_off, codes, aux):
+def _rotation_kernel(occ, start, button, sb, bb, table, hand_no, order, tourn, imported,
+                     a_street, a_seat, a_kind, a_add, act_off, codes, aux):
     n, k = occ.shape
     remaining = np.zeros(k, np.int64)
     folded = np.zeros(k, np.bool_)
@@ -67,6 +81,8 @@ def _rotation_kernel(occ, start, button, sb, bb, table, hand_no, order, tourn, a
         if not tourn[i]:
             if m == 2:
                 ok = occ[i, b] and s_ == b and g == _next_occ(occ, i, b, k)
+            elif s_ < 0 and imported[i]:  # one blind only: the small blind dead
+                ok = occ[i, b] and g == _next_occ(occ, i, b, k)
             else:
                 ok = occ[i, b] and s_ == _next_occ(occ, i, b, k) and g == _next_occ(occ, i, s_, k)
             if not ok:
@@ -89,10 +105,11 @@ def _rotation_kernel(occ, start, button, sb, bb, table, hand_no, order, tourn, a
         for j in range(act_off[i], act_off[i + 1]):
             kd = a_kind[j]
             st = a_seat[j]
-            if kd <= 2:
+            if (kd == ANTE or kd == SMALL_BLIND or kd == BIG_BLIND or kd == POST
+                    or kd == DEAD_BLIND):
                 remaining[st] -= a_add[j]
                 continue
-            if kd == 11:
+            if kd == RETURN:
                 remaining[st] += a_add[j]
                 continue
             if a_street[j] != street:
@@ -109,7 +126,7 @@ def _rotation_kernel(occ, start, button, sb, bb, table, hand_no, order, tourn, a
                     codes[i] = 9 if street == 0 else 10
                     aux[i] = st
                     break
-            if kd == 6:
+            if kd == FOLD:
                 folded[st] = True
             else:
                 remaining[st] -= a_add[j]
@@ -166,8 +183,8 @@ def rotation_map(b: Batch) -> Partial:
     _rotation_kernel(sc["occupied"], sc["stacks_start"], b.cols["button"].astype(np.int64),
                      b.cols["sb_seat"].astype(np.int64), b.cols["bb_seat"].astype(np.int64),
                      b.cols["table_id"], b.cols["hand_no"].astype(np.int64), table_order(b),
-                     tourn, b.act["street"], b.act["seat"], b.act["kind"], b.act["added"],
-                     b.act_off, codes, aux)
+                     tourn, string_is(b, "generator", "phh"), b.act["street"], b.act["seat"],
+                     b.act["kind"], b.act["added"], b.act_off, codes, aux)
     part = partial_from_codes(b.cols["hand_id"], codes, aux, MESSAGES)
     part.sample = rotation_sample(b)
     return part

@@ -56,6 +56,8 @@ E_SHOW = int(EventKind.SHOW)
 E_MUCK = int(EventKind.MUCK)
 E_WIN = int(EventKind.WIN)
 E_RAKE = int(EventKind.RAKE)
+E_POST = int(EventKind.POST)
+E_DEAD_BLIND = int(EventKind.DEAD_BLIND)
 # Err
 OK = int(Err.OK)
 HAND_OVER = int(Err.HAND_OVER)
@@ -86,5 +88,5 @@ def is_voluntary_put(kind: int) -> bool:
 def is_logged_event(kind: int) -> bool:
     """An event of a hand's ``actions`` column (``LOGGED_EVENTS``): posts, player decisions and
     uncalled returns."""
-    return kind == E_ANTE or kind == E_SB or kind == E_BB or is_player_event(kind) \
-        or kind == E_RETURN
+    return kind == E_ANTE or kind == E_SB or kind == E_BB or kind == E_POST \
+        or kind == E_DEAD_BLIND or is_player_event(kind) or kind == E_RETURN

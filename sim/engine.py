@@ -10,6 +10,9 @@ Rules implemented here (tests in tests/sim/test_rules.py):
 - blinds from the two seats left of the button (positions are given by the caller, so dead
   button / dead small blind work); heads-up the button posts the small blind;
 - antes before blinds; a stack too short posts what it has and is all-in;
+- replayed histories only (``start_hand_posts``): posts after the blinds by returning players,
+  live (on the street; the poster keeps the option like the big blind) then dead (dead money in
+  the main pot, like an untrimmed ante); and, when asked, a fold while checking is free;
 - hole cards one at a time clockwise from the first seat left of the button (heads-up: the big
   blind gets the first card); a burn before the flop, the turn and the river;
 - pre-flop action starts left of the big blind (heads-up: the button), post-flop at the first
@@ -55,10 +58,12 @@ from sim.codes import (
     E_BURN,
     E_CALL,
     E_CHECK,
+    E_DEAD_BLIND,
     E_DEAL_BOARD,
     E_DEAL_HOLE,
     E_FOLD,
     E_MUCK,
+    E_POST,
     E_RAISE,
     E_RAKE,
     E_RETURN,
@@ -114,6 +119,7 @@ from sim.layout import (
     FAULT,
     FAULT_FIRED,
     FLOP_SEEN,
+    FREE_FOLD,
     FULL_LEVEL,
     FULL_RAISE,
     HOLE_,
@@ -271,14 +277,9 @@ def _first_live_left_of_button(S):
     return -1
 
 
-@njit(cache=True, _nrt=False)
-def start_hand(S, log, cfg, stacks, antes, button, sb_seat, bb_seat, deck):
-    """Set up a hand: post antes and blinds, deal hole cards, and run to the first decision.
-
-    ``cfg`` is the config block (see ``sim.hand.config_block``); ``stacks[s] == 0`` means seat s
-    is not in this hand; ``antes[s]`` is the ante seat s owes; ``sb_seat`` may be -1 (dead small
-    blind); ``deck`` is the shuffled N_CARDS-card order the hand deals from.
-    """
+@njit(cache=True, _nrt=False, inline="always")
+def _setup(S, cfg, stacks, antes, button, sb_seat, bb_seat, deck):
+    """Clear the state and seat the hand: config, positions, deck, stacks and antes due."""
     for k in range(S.shape[0]):
         S[k] = 0
     for k in range(CONFIG_SIZE):
@@ -308,7 +309,24 @@ def start_hand(S, log, cfg, stacks, antes, button, sb_seat, bb_seat, deck):
             S[STACK_ + s] = stacks[s]
             S[START_ + s] = stacks[s]
             S[ANTE_DUE_ + s] = antes[s]
-    # antes, clockwise from the first seat left of the button
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _dead_money(S, log, s, amt, kind):
+    """Seat s puts ``amt`` dead chips in the pot (not on the street): an ante or a dead blind."""
+    S[STACK_ + s] -= amt
+    S[CONTRIB_ + s] += amt
+    S[ANTE_PAID_ + s] += amt
+    if S[STACK_ + s] == 0:
+        S[STATUS_ + s] = S_ALL_IN
+        S[N_ACTIVE] -= 1
+    _record(S, log, s, kind, S[BET_ + s], amt, -1, -1)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _post_forced(S, log, button, sb_seat, bb_seat):
+    """Antes clockwise from the first seat left of the button, then the blinds."""
+    n = S[N_SEATS]
     s = button
     for _ in range(n):
         s = s + 1 if s + 1 < n else 0
@@ -331,6 +349,13 @@ def start_hand(S, log, cfg, stacks, antes, button, sb_seat, bb_seat, deck):
         amt = min(S[BIG_BLIND], S[STACK_ + bb_seat])
         _put(S, bb_seat, amt)
         _record(S, log, bb_seat, E_BB, S[BET_ + bb_seat], amt, -1, -1)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _deal_and_open(S, log, button, bb_seat):
+    """The street's bet level after the posts, the hole cards, and the first decision (or the
+    run-out when nobody can act)."""
+    n = S[N_SEATS]
     cur = 0
     for s in range(n):
         cur = max(cur, S[BET_ + s])
@@ -357,6 +382,50 @@ def start_hand(S, log, cfg, stacks, antes, button, sb_seat, bb_seat, deck):
     S[TO_ACT] = _next_to_act(S, bb_seat if bb_seat >= 0 else button)
     if S[TO_ACT] < 0 or _count_live(S) <= 1:
         _close_betting(S, log)
+
+
+@njit(cache=True, _nrt=False)
+def start_hand(S, log, cfg, stacks, antes, button, sb_seat, bb_seat, deck):
+    """Set up a hand: post antes and blinds, deal hole cards, and run to the first decision.
+
+    ``cfg`` is the config block (see ``sim.hand.config_block``); ``stacks[s] == 0`` means seat s
+    is not in this hand; ``antes[s]`` is the ante seat s owes; ``sb_seat`` may be -1 (dead small
+    blind); ``deck`` is the shuffled N_CARDS-card order the hand deals from.
+    """
+    _setup(S, cfg, stacks, antes, button, sb_seat, bb_seat, deck)
+    _post_forced(S, log, button, sb_seat, bb_seat)
+    _deal_and_open(S, log, button, bb_seat)
+    return OK
+
+
+@njit(cache=True, _nrt=False)
+def start_hand_posts(S, log, cfg, stacks, antes, button, sb_seat, bb_seat, deck, live, dead,
+                     free_fold):
+    """``start_hand`` for a replayed history with posts outside the blinds (the simulator never
+    calls it). After the blinds: ``live[s]`` chips posted live by seat s (a returning player's
+    big blind: on the street, the seat keeps its option), then ``dead[s]`` chips posted dead
+    (into the main pot like an untrimmed ante, never toward a call), each clockwise from the
+    first seat left of the button, each at most the seat's stack (a short post is all-in).
+    ``free_fold`` != 0 accepts a fold when checking is free (sites allow it; ``legal`` does not
+    offer it). The caller refuses dead posts with ante trimming on (sim.hand.Hand)."""
+    _setup(S, cfg, stacks, antes, button, sb_seat, bb_seat, deck)
+    S[FREE_FOLD] = 1 if free_fold != 0 else 0
+    _post_forced(S, log, button, sb_seat, bb_seat)
+    n = S[N_SEATS]
+    for which in range(2):
+        s = button
+        for _ in range(n):
+            s = s + 1 if s + 1 < n else 0
+            due = live[s] if which == 0 else dead[s]
+            if due <= 0 or S[STATUS_ + s] != S_ACTIVE:
+                continue
+            amt = min(due, S[STACK_ + s])
+            if which == 0:
+                _put(S, s, amt)
+                _record(S, log, s, E_POST, S[BET_ + s], amt, -1, -1)
+            else:
+                _dead_money(S, log, s, amt, E_DEAD_BLIND)
+    _deal_and_open(S, log, button, bb_seat)
     return OK
 
 
@@ -464,7 +533,7 @@ def apply(S, log, kind, amount):
     cur = S[CUR_BET]
     if kind != A_FOLD and kind != A_CHECK_CALL and kind != A_BET_RAISE:
         return BAD_KIND
-    if kind == A_FOLD and S[LG_ + LG_CAN_FOLD] == 0:
+    if kind == A_FOLD and S[LG_ + LG_CAN_FOLD] == 0 and S[FREE_FOLD] == 0:
         return CANNOT_FOLD
     if kind == A_BET_RAISE:
         if S[LG_ + LG_CAN_RAISE] == 0:

@@ -147,6 +147,15 @@ def standard_positions(occupied: Sequence[bool], button: int) -> tuple[int, int]
     return seats[0], seats[1]
 
 
+def _per_seat(vals: Sequence[int] | None, n: int, name: str) -> list[int]:
+    """A per-seat list of whole amounts >= 0 (zeros when None)."""
+    if vals is None:
+        return [0] * n
+    if len(vals) != n or any(int(v) != v or v < 0 for v in vals):
+        raise ValueError(f"{name}: expected {n} whole amounts >= 0, got {list(vals)}")
+    return [int(v) for v in vals]
+
+
 _ERR_TEXT = {
     Err.HAND_OVER: "the hand is complete",
     Err.NOT_BETTING: "the hand is at showdown: show or muck",
@@ -176,7 +185,14 @@ class Hand:
         hand_id: int = 0,
         auto_showdown: bool = True,
         log_rows: int = L.DEFAULT_LOG_ROWS,
+        posts: Sequence[int] | None = None,
+        dead: Sequence[int] | None = None,
+        free_fold: bool = False,
     ) -> None:
+        """``posts``/``dead`` (replayed histories): per seat, chips posted live after the blinds
+        (a returning player's big blind; the seat keeps its option) and dead (into the main pot,
+        never toward a call); ``free_fold``: accept a fold when checking is free (sites allow
+        it; the simulator never sets it). See ``sim.engine.start_hand_posts``."""
         n = config.n_seats
         if len(stacks) != n:
             raise ValueError(f"stacks: expected {n} values (one per seat), got {len(stacks)}")
@@ -213,16 +229,29 @@ class Hand:
             antes = [config.ante_due(s, bb_seat) if occupied[s] else 0 for s in range(n)]
         if len(antes) != n or any(a < 0 for a in antes):
             raise ValueError(f"antes: expected {n} values >= 0")
+        extra = [_per_seat(v, n, name) for v, name in ((posts, "posts"), (dead, "dead"))]
+        if any(extra[1]) and config.ante_trimming:
+            raise ValueError("dead posts with ante trimming on: not supported (a dead blind is "
+                             "dead money like an untrimmed ante)")
+        for name, vals in zip(("posts", "dead"), extra, strict=True):
+            for s, v in enumerate(vals):
+                if v and not occupied[s]:
+                    raise ValueError(f"{name}: seat {s} posts {v} but has no chips")
         self.config = config
         self.hand_id = hand_id
         self._S = engine.new_state()
         self._log = engine.new_log(log_rows)
         self._lg = np.zeros(L.LG_SIZE, dtype=np.int64)
-        engine.start_hand(
-            self._S, self._log, config_block(config, auto_showdown),
-            np.asarray(stacks, dtype=np.int64), np.asarray(antes, dtype=np.int64),
-            button, sb_seat, bb_seat, deck_arr,
-        )
+        cfg = config_block(config, auto_showdown)
+        st = np.asarray(stacks, dtype=np.int64)
+        an = np.asarray(antes, dtype=np.int64)
+        if posts is None and dead is None and not free_fold:
+            engine.start_hand(self._S, self._log, cfg, st, an, button, sb_seat, bb_seat, deck_arr)
+        else:
+            engine.start_hand_posts(
+                self._S, self._log, cfg, st, an, button, sb_seat, bb_seat, deck_arr,
+                np.asarray(extra[0], dtype=np.int64), np.asarray(extra[1], dtype=np.int64),
+                int(free_fold))
         self._check_log()
 
     # ---- the entry point and the query ----
@@ -399,3 +428,8 @@ class Hand:
         other._log = self._log.copy()
         other._lg = np.zeros(L.LG_SIZE, dtype=np.int64)
         return other
+
+    @property
+    def dead_paid(self) -> list[int]:
+        """Per seat the dead money put in: untrimmed antes and dead blind posts."""
+        return self._seat_block(L.ANTE_PAID_)

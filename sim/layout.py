@@ -92,11 +92,16 @@ C_SHORT_ALLIN = _S.take("C_SHORT_ALLIN")  # all-in bets or raises smaller than a
 FAULT = _S.take("FAULT")  # injected fault (sim.faults), 0 for the clean engine
 # 1 once the injected fault changed something in this hand (sim.faults)
 FAULT_FIRED = _S.take("FAULT_FIRED")
+# 1: a fold is accepted even when checking is free (replayed histories only: sites allow it;
+# set by ``start_hand_posts``, never by the simulator, so ``legal`` still offers no such fold)
+FREE_FOLD = _S.take("FREE_FOLD")
 # --- per-seat blocks ---
 STACK_ = _S.take("STACK_", MAX_SEATS)  # chips behind
 START_ = _S.take("START_", MAX_SEATS)  # stack at the start of the hand
 BET_ = _S.take("BET_", MAX_SEATS)  # this street's total
 CONTRIB_ = _S.take("CONTRIB_", MAX_SEATS)  # everything put in this hand (antes too), after returns
+# dead money of the seat: its antes, and its dead blind posts (``start_hand_posts``, only with
+# ante trimming off, where antes are dead money too)
 ANTE_PAID_ = _S.take("ANTE_PAID_", MAX_SEATS)
 STATUS_ = _S.take("STATUS_", MAX_SEATS)  # SeatStatus
 # CUR_BET when the seat last acted on this street, -1 if it has not
@@ -199,12 +204,14 @@ class EventKind(IntEnum):
     MUCK = 13
     WIN = 14
     RAKE = 15
+    POST = 16  # a live post outside the blinds (a returning player's big blind): on the street
+    DEAD_BLIND = 17  # dead money posted by a returning player: into the pot, not on the street
 
 
 PLAYER_EVENTS = (EventKind.FOLD, EventKind.CHECK, EventKind.CALL, EventKind.BET, EventKind.RAISE)
 # the events a hand's ``actions`` column holds (sim.schema): posts, player actions, returns
-LOGGED_EVENTS = (EventKind.ANTE, EventKind.SMALL_BLIND, EventKind.BIG_BLIND, *PLAYER_EVENTS,
-                 EventKind.RETURN_UNCALLED)
+LOGGED_EVENTS = (EventKind.ANTE, EventKind.SMALL_BLIND, EventKind.BIG_BLIND, EventKind.POST,
+                 EventKind.DEAD_BLIND, *PLAYER_EVENTS, EventKind.RETURN_UNCALLED)
 
 
 class Err(IntEnum):

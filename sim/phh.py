@@ -210,8 +210,8 @@ class PhhHand:
 
     @property
     def dead_blinds(self) -> tuple[tuple[int, Number], ...]:
-        """(player, amount) of each negative ``blinds_or_straddles`` entry: a dead blind, posted
-        to the pot and not counted toward the player's bet (amount > 0 here)."""
+        """(player, amount) of each negative ``blinds_or_straddles`` entry: a post by a returning
+        player (amount > 0 here), live or dead as ``sim.phh_verify`` reads it."""
         blinds = self.blinds_or_straddles or ()
         return tuple((i, -v) for i, v in enumerate(blinds) if v < 0)
 
@@ -242,21 +242,15 @@ class PhhHand:
 
     @property
     def unsupported_reason(self) -> str | None:
-        """Why this hand cannot be replayed as Texas hold'em, or None."""
+        """Why this hand cannot be replayed as Texas hold'em, or None (posts and unknown stacks
+        are replayed: ``sim.phh_verify``)."""
         if self.variant not in SUPPORTED_VARIANTS:
             return f"unsupported variant {self.variant}"
         if self.n_players > MAX_SEATS:
             return f"unsupported: {self.n_players} players (our tables seat at most {MAX_SEATS})"
-        if self.dead_blinds:
-            return ("unsupported: a dead blind (a negative blinds_or_straddles entry) "
-                    f"{list(self.blinds_or_straddles or ())}")
-        blinds = self.blinds_or_straddles or ()
-        if any(b for b in blinds[2:]):
-            return ("unsupported: straddles (a nonzero blinds_or_straddles entry after the big "
+        if self.straddles:
+            return ("unsupported: straddles (a positive blinds_or_straddles entry after the big "
                     "blind)")
-        if self.unknown_stacks:
-            return ("unsupported: unknown starting stacks (inf) of "
-                    + ", ".join(f"p{i + 1}" for i in self.unknown_stacks))
         return None
 
     def minor_units(self, scale: int | None = None) -> MinorUnits:

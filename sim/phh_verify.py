@@ -5,24 +5,51 @@ Mapping (PHH player i is our seat i):
 - heads-up (the standard reverse-assigns the forced bets): p1 = seat 0 posts the big blind (and
   ``antes[1]``), p2 = seat 1 is the button and posts the small blind (and ``antes[0]``).
 
+Amounts: the engine counts whole units. ``replay(..., minor_units=True)`` (``holdem phh verify``)
+replays a hand with decimals (cents) in its own minor units (``PhhHand.in_minor_units``;
+``ReplayResult.scale`` says which); an import converts its hands to the run's unit first.
+
+Blinds (``blinds_or_straddles``, what the sites' own finishing stacks show; README):
+- entry 0 the small blind (0: none, a dead small blind), entry 1 the big blind;
+- "one blind only" (ABS, Ongame, Full Tilt): entry 0 > 0, entry 1 == 0 and entry 0 == min_bet:
+  p1 posts the BIG blind, the small blind is dead;
+- a negative entry v at a later player = a post by a returning player: |v| == big blind is a
+  LIVE big blind (on the street; the poster keeps the option), |v| < big blind is DEAD money (in
+  the pot, never toward a call), |v| > big blind is both (big blind live + the rest dead). PokerKit
+  reads every negative entry as a live post; Ongame's finishing stacks say otherwise
+  (ong/1000nl-handhq_1 [2]: a -5 at 5/10 is dead; ong/600nl-handhq_1 [9]: a -6 at 3/6 is live);
+- a positive entry after the big blind (a straddle), a post by a blind's own seat, a heads-up
+  hand whose big blind is smaller than its small blind (pty/25nl-handhq_2 [68]: which player had
+  the button is not in the record) or with one blind only: skipped with a named reason.
+
+Unknown stacks (``inf``, iPoker): replayed with a stand-in stack, ``STAND_IN_FLOOR`` units plus
+every amount the record names (so it never limits an action: no seat with an unknown stack is
+ever all-in); ``ReplayResult.stack_known`` marks them (the row's ``stack_known``).
+
 Our engine deals hole cards one at a time clockwise from the first seat left of the button (seat
 0 in both cases), two rounds, then burn, flop (3), burn, turn, burn, river. ``replay`` places the
 known hole cards (dealt, or revealed by a show) and board cards at those deck positions and fills
 unknown cards and burns with unused cards, in ascending order.
 
-Actions: ``f`` folds, ``cc`` checks or calls, ``cbr X`` raises to the street total X; ``d dh`` is
-already in the deck; at ``d db`` the engine must have dealt at least as many board cards, and a
-betting action must happen on the street the file has dealt. ``sm`` decisions may come anywhere
-after the deal (even before the last board cards when players are all-in); when the engine
-reaches its showdown they are applied in the engine's order: a seat with a bare ``pN sm`` mucks,
-every other seat shows (cards speak: a hand that reaches showdown without ``sm`` shows its dealt
-cards), and a seat that must show with unknown cards is an error. At the end the engine's board
-must equal the file's ``d db`` cards.
+Actions: ``f`` folds (also while checking is free: sites allow it and the rules texts do not
+forbid it; the replay sets the engine's ``free_fold`` flag, which the simulator never sets, and
+counts them in ``ReplayResult.free_folds``), ``cc`` checks or calls, ``cbr X`` raises to the
+street total X; ``d dh`` is already in the deck; at ``d db`` the engine must have dealt at least
+as many board cards, and a betting action must happen on the street the file has dealt. ``sm``
+decisions may come anywhere after the deal (even before the last board cards when players are
+all-in); when the engine reaches its showdown they are applied in the engine's order: a seat with
+a bare ``pN sm`` mucks, every other seat shows (cards speak: a hand that reaches showdown without
+``sm`` shows its dealt cards). A seat whose cards are not in the record (``pN sm ????``, or no
+``sm`` and unknown cards) is *unrecorded* (``ReplayResult.cards_unrecorded``): it mucks where the
+rules allow a muck, else (the last contender of a pot) it shows the deck's stand-in cards, so
+the winners of a pot it contests are not proven by the record. At the end the engine's board must
+equal the file's ``d db`` cards.
 
 Verdict of one hand (``ReplayResult.ok``): it replays without error and, when the file has
-``finishing_stacks``, our stacks equal them; hands of other games (or with straddles) are
-``unsupported``. ``holdem phh verify`` (``cluster/phh_verify.py``) replays files and folders and
-tallies the verdicts.
+``finishing_stacks``, our stacks equal them; a hand that cannot be replayed has a short named
+``kind`` (``KINDS``); hands of other games (or with straddles) are ``unsupported``.
+``holdem phh verify`` (``cluster/phh_verify.py``) replays files and folders and tallies the
+verdicts by kind.
 """
 
 from __future__ import annotations
@@ -38,11 +65,25 @@ from sim.config import MAX_SEATS, TableConfig
 from sim.dealing import BOARD_BY_STREET, deck_positions
 from sim.hand import Action, Hand, IllegalAction
 from sim.layout import SeatStatus, Street
-from sim.phh import SUPPORTED_VARIANTS, PhhAction, PhhHand, format_amounts
+from sim.phh import SUPPORTED_VARIANTS, PhhAction, PhhError, PhhHand, format_amounts
 
-__all__ = ["FOLD_CHECK_FREE", "ReplayResult", "replay"]
+__all__ = ["FOLD_CHECK_FREE", "KINDS", "STAND_IN_FLOOR", "ReplayResult", "replay"]
 
 FOLD_CHECK_FREE = "fold while checking is free"
+STAND_IN_FLOOR = 10**12  # units of an unknown stack's stand-in, before the record's amounts
+# the short named kinds of a hand that does not replay (ReplayResult.kind)
+K_UNSUPPORTED = "unsupported"  # another variant, straddles, too many players
+K_MONEY = "amount not representable"
+K_BLINDS = "blinds not understood"
+K_REVERSED_HU = "heads-up blinds reversed"
+K_CARDS = "cards inconsistent"
+K_ACTIONS = "action not legal"
+K_SHOWDOWN = "showdown not replayable"
+K_BOARD = "board differs"
+K_SETUP = "hand not playable"
+K_ENDS_EARLY = "actions end early"  # the record stops while a seat must still act
+KINDS = (K_UNSUPPORTED, K_MONEY, K_BLINDS, K_REVERSED_HU, K_CARDS, K_ACTIONS, K_ENDS_EARLY,
+         K_SHOWDOWN, K_BOARD, K_SETUP)
 
 
 @dataclass(frozen=True)
@@ -59,6 +100,13 @@ class ReplayResult:
     error: str | None
     unsupported: bool = False
     hand: Hand | None = field(default=None, compare=False, repr=False)
+    kind: str | None = None  # why it did not replay (KINDS), None when it did
+    scale: int = 0  # the amounts (expected, actual) are in 10**-scale of the file's unit
+    stack_known: tuple[bool, ...] = ()  # per player: False for an unknown (inf) stack
+    cards_unrecorded: tuple[bool, ...] = ()  # per player: reached showdown, cards not recorded
+    free_folds: int = 0  # folds while checking was free (sites allow them)
+    posts: tuple[int, ...] = ()  # per player: chips posted live after the blinds
+    dead: tuple[int, ...] = ()  # per player: chips posted dead
 
     @property
     def label(self) -> str | int:
@@ -75,11 +123,31 @@ class ReplayResult:
         exp = (None if self.expected is None else
                [v if isinstance(v, int) else float(v) for v in self.expected])
         return {"source": self.source, "hand": self.label, "ok": self.ok,
-                "expected": exp, "actual": self.actual, "error": self.error}
+                "expected": exp, "actual": self.actual, "error": self.error, "kind": self.kind,
+                "scale": self.scale}
 
 
 class _ReplayError(Exception):
-    pass
+    def __init__(self, message: str, kind: str = K_ACTIONS, setup: _Setup | None = None,
+                 ) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.setup = setup  # the hand as far as it got (the actions ended too early)
+
+
+@dataclass
+class _Setup:
+    """What ``_build`` prepares: the hand and what the play needs from the record."""
+
+    hand: Hand
+    hole: list[list[int]]
+    board: list[int]
+    decisions: dict[int, PhhAction]
+    stack_known: tuple[bool, ...]
+    posts: tuple[int, ...]
+    dead: tuple[int, ...]
+    unrecorded: list[bool] = field(default_factory=list)
+    free_folds: int = 0
 
 
 
@@ -100,8 +168,60 @@ def _closed_check(hand: Hand, seat: int, dealt: int) -> bool:
 def _chips(v: Any, what: str) -> int:
     if not isinstance(v, int):  # a Decimal: fractional, or an unknown (inf) stack
         raise _ReplayError(f"{what} = {format_amounts([v])[1:-1]}: expected a whole number of "
-                           "chips")
+                           "chips", K_MONEY)
     return v
+
+
+def _stand_in(phh: PhhHand) -> int:
+    """An unknown stack's stand-in: more than the record ever puts in (never limits an action)."""
+    total = sum(abs(v) for v in (*phh.antes, *(phh.blinds_or_straddles or ())) if isinstance(
+        v, int))
+    total += sum(a.amount for a in phh.actions if isinstance(a.amount, int))
+    return STAND_IN_FLOOR + total
+
+
+def _blinds(phh: PhhHand, n: int) -> tuple[int, int, int, int, list[int], list[int]]:
+    """(small blind, big blind, sb seat, bb seat, live posts, dead posts) from
+    ``blinds_or_straddles`` (module docstring); raises _ReplayError with a named kind."""
+    raw = phh.blinds_or_straddles or (0,) * n
+    blinds = [_chips(v, f"blinds_or_straddles[{i}]") for i, v in enumerate(raw)]
+    shown = list(raw)
+    sb, bb = blinds[0], blinds[1]
+    if n == 2:
+        if sb > 0 and bb == 0:
+            raise _ReplayError(f"blinds_or_straddles {shown}: a heads-up hand with one blind "
+                               "only", K_BLINDS)
+        if bb < sb:
+            raise _ReplayError(f"blinds_or_straddles {shown}: heads-up p1 posts {raw[1]}, less "
+                               f"than p2's {raw[0]}: the record does not say who had the "
+                               "button", K_REVERSED_HU)
+        if sb < 0 or bb <= 0:
+            raise _ReplayError(f"blinds_or_straddles {shown}: expected a small blind (or 0) and "
+                               "a larger big blind", K_BLINDS)
+        return sb, bb, 1, 0, [0, 0], [0, 0]
+    live = [0] * n
+    dead = [0] * n
+    sb_seat, bb_seat = 0, 1
+    min_bet = phh.min_bet if phh.variant != "FT" else phh.small_bet
+    if sb > 0 and bb == 0 and sb == min_bet:  # one blind only: p1 posts the big blind
+        sb, bb, sb_seat, bb_seat = 0, sb, -1, 0
+    if sb < 0 or bb < 0:
+        raise _ReplayError(f"blinds_or_straddles {shown}: a post by a blind's own seat",
+                           K_BLINDS)
+    if bb <= 0 or sb > bb:
+        raise _ReplayError(f"blinds_or_straddles {shown}: expected a small blind (or 0) and a "
+                           "larger big blind in the first two entries", K_BLINDS)
+    if sb == 0 and bb_seat == 1:
+        sb_seat = -1
+    for i in range(2, n):
+        v = blinds[i]
+        if v > 0:
+            raise _ReplayError(f"blinds_or_straddles {shown}: a straddle (p{i + 1} posts "
+                               f"{raw[i]}): not supported", K_UNSUPPORTED)
+        a = -v
+        live[i] = min(a, bb) if a >= bb else 0
+        dead[i] = a - live[i]
+    return sb, bb, sb_seat, bb_seat, live, dead
 
 
 def _merge_shown(dealt: list[int], shown: Iterable[int], player: int, act: PhhAction) -> None:
@@ -110,31 +230,27 @@ def _merge_shown(dealt: list[int], shown: Iterable[int], player: int, act: PhhAc
             continue
         if -1 not in dealt:
             raise _ReplayError(f"{act.describe()}: p{player + 1} shows {format_card(c)} but was "
-                               f"dealt {format_cards(dealt)}")
+                               f"dealt {format_cards(dealt)}", K_CARDS)
         dealt[dealt.index(-1)] = c
 
 
-def _build(phh: PhhHand) -> tuple[Hand, list[list[int]], list[int], dict[int, PhhAction]]:
+def _build(phh: PhhHand, all_in: dict[int, int]) -> _Setup:
     n = phh.n_players
     if n > MAX_SEATS:
-        raise _ReplayError(f"{n} players: our tables seat at most {MAX_SEATS}")
-    stacks = [_chips(v, f"starting_stacks[{i}]") for i, v in enumerate(phh.starting_stacks)]
+        raise _ReplayError(f"{n} players: our tables seat at most {MAX_SEATS}", K_UNSUPPORTED)
+    unknown = set(phh.unknown_stacks)
+    stand_in = _stand_in(phh) if unknown else 0
+    stacks = [all_in.get(i, stand_in) if i in unknown else _chips(v, f"starting_stacks[{i}]")
+              for i, v in enumerate(phh.starting_stacks)]
     if any(s <= 0 for s in stacks):
-        raise _ReplayError(f"starting_stacks {stacks}: expected every stack > 0")
-    blinds = phh.blinds_or_straddles or (0,) * n
-    sb = _chips(blinds[0], "blinds_or_straddles[0]")
-    bb = _chips(blinds[1], "blinds_or_straddles[1]")
-    if bb <= 0 or sb > bb:
-        raise _ReplayError(f"blinds_or_straddles {list(blinds)}: expected a small blind (or 0) "
-                           "and a larger big blind in the first two entries")
+        raise _ReplayError(f"starting_stacks {stacks}: expected every stack > 0", K_SETUP)
+    sb, bb, sb_seat, bb_seat, live, dead = _blinds(phh, n)
     antes = [_chips(v, f"antes[{i}]") for i, v in enumerate(phh.antes)]
+    button = n - 1
     if n == 2:
         antes.reverse()  # heads-up: p1 (big blind) posts antes[1]
-        button, sb_seat, bb_seat = 1, 1, 0
-    else:
-        button, sb_seat, bb_seat = n - 1, 0, 1
-    if sb == 0:
-        sb_seat = -1
+        if sb == 0:
+            sb_seat = -1
     structure = SUPPORTED_VARIANTS[phh.variant]
     kw: dict[str, Any] = {}
     if phh.variant == "FT":
@@ -142,8 +258,11 @@ def _build(phh: PhhHand) -> tuple[Hand, list[list[int]], list[int], dict[int, Ph
         kw["big_bet"] = _chips(phh.big_bet, "big_bet")
     else:
         kw["min_bet"] = _chips(phh.min_bet, "min_bet")
-    cfg = TableConfig(n_seats=n, structure=structure, small_blind=sb or bb, big_blind=bb,
-                      ante_trimming=phh.ante_trimming_status, **kw)
+    try:
+        cfg = TableConfig(n_seats=n, structure=structure, small_blind=sb or bb, big_blind=bb,
+                          ante_trimming=phh.ante_trimming_status, **kw)
+    except ValueError as e:
+        raise _ReplayError(f"cannot set up the table: {e}", K_SETUP) from None
 
     # cards: hole cards (dealt, completed by shows), board, show/muck decisions
     hole: list[list[int]] = [[] for _ in range(n)]
@@ -155,15 +274,17 @@ def _build(phh: PhhHand) -> tuple[Hand, list[list[int]], list[int], dict[int, Ph
             hole[a.player].extend(a.cards)
             if len(hole[a.player]) > HOLE_CARDS:
                 raise _ReplayError(f"{a.describe()}: p{a.player + 1} dealt "
-                                   f"{len(hole[a.player])} hole cards: expected {HOLE_CARDS}")
+                                   f"{len(hole[a.player])} hole cards: expected {HOLE_CARDS}",
+                                   K_CARDS)
         elif a.verb == "db":
             board.extend(a.cards)
             if len(board) > BOARD_CARDS:
                 raise _ReplayError(f"{a.describe()}: {len(board)} board cards: expected at most "
                                    f"{BOARD_CARDS} "
-                                   "(running it more than once is not supported)")
+                                   "(running it more than once is not supported)", K_CARDS)
         elif a.verb in ("sd", "pb"):
-            raise _ReplayError(f"{a.describe()}: {a.verb!r} is not an action of Texas hold'em")
+            raise _ReplayError(f"{a.describe()}: {a.verb!r} is not an action of Texas hold'em",
+                               K_UNSUPPORTED)
     for cards in hole:
         cards.extend([-1] * (HOLE_CARDS - len(cards)))
     for a in phh.actions:
@@ -173,7 +294,7 @@ def _build(phh: PhhHand) -> tuple[Hand, list[list[int]], list[int], dict[int, Ph
             if a.cards:
                 if len(a.cards) > HOLE_CARDS:
                     raise _ReplayError(f"{a.describe()}: shows {len(a.cards)} cards: "
-                                       f"expected {HOLE_CARDS}")
+                                       f"expected {HOLE_CARDS}", K_CARDS)
                 _merge_shown(hole[p], a.cards, p, a)
 
     # the deck: the engine's dealing order (sim.dealing; seat s is the s-th dealt, from the
@@ -189,16 +310,18 @@ def _build(phh: PhhHand) -> tuple[Hand, list[list[int]], list[int], dict[int, Ph
     for c in deck:
         if c >= 0:
             if c in seen:
-                raise _ReplayError(f"card {format_card(c)} appears twice")
+                raise _ReplayError(f"card {format_card(c)} appears twice", K_CARDS)
             seen.add(c)
     spare = iter(c for c in range(N_CARDS) if c not in seen)
     deck = [c if c >= 0 else next(spare) for c in deck]
     try:
         hand = Hand(cfg, stacks, button=button, sb_seat=sb_seat, bb_seat=bb_seat, deck=deck,
-                    antes=antes, auto_showdown=False)
+                    antes=antes, auto_showdown=False, posts=live, dead=dead, free_fold=True)
     except ValueError as e:
-        raise _ReplayError(f"cannot set up the hand: {e}") from None
-    return hand, hole, board, decisions
+        raise _ReplayError(f"cannot set up the hand: {e}", K_SETUP) from None
+    return _Setup(hand, hole, board, decisions,
+                  tuple(i not in unknown for i in range(n)), tuple(live), tuple(dead),
+                  [False] * n)
 
 
 _SEAT_RE = re.compile(r"^hand \d+: seat (\d+) ")
@@ -208,8 +331,9 @@ def _engine_message(e: Exception) -> str:
     return _SEAT_RE.sub(lambda m: f"p{int(m.group(1)) + 1} ", str(e))
 
 
-def _play(phh: PhhHand) -> Hand:
-    hand, hole, board, decisions = _build(phh)
+def _play(phh: PhhHand, all_in: dict[int, int]) -> _Setup:
+    st = _build(phh, all_in)
+    hand, hole, board, decisions = st.hand, st.hole, st.board, st.decisions
     dealt = 0
     for a in phh.actions:
         if a.verb == "db":
@@ -241,19 +365,18 @@ def _play(phh: PhhHand) -> Hand:
                                f"({hand.legal_actions().describe()})")
         if a.verb == "f":
             action = Action.fold(seat)
+            if hand.legal_actions().can_check:
+                st.free_folds += 1  # FOLD_CHECK_FREE: allowed (module docstring)
         elif a.verb == "cc":
             action = Action.check_call(seat)
         else:
             if not isinstance(a.amount, int):
-                raise _ReplayError(f"{a.describe()}: amount {a.amount}: expected whole chips")
+                raise _ReplayError(f"{a.describe()}: amount {a.amount}: expected whole chips",
+                                   K_MONEY)
             action = Action.raise_to(seat, int(a.amount or 0))
         try:
             hand.apply(action)
         except IllegalAction as e:
-            la = hand.legal_actions()
-            if a.verb == "f" and la.can_check:
-                raise _ReplayError(f"{a.describe()}: {FOLD_CHECK_FREE} (the engine forbids it; "
-                                   f"legal: {la.describe()})") from None
             raise _ReplayError(f"{a.describe()}: {_engine_message(e)}") from None
 
     # showdown, in the engine's order
@@ -262,49 +385,84 @@ def _play(phh: PhhHand) -> Hand:
         la = hand.legal_actions()
         if not la.showdown:
             raise _ReplayError(f"the actions end before the hand is over: p{la.seat + 1} to act "
-                               f"({la.describe()})")
+                               f"({la.describe()})", K_ENDS_EARLY, st)
         at_showdown = True
         seat = la.seat
         d = decisions.get(seat)
         if d is not None and d.is_muck:
             if not la.can_muck:
                 raise _ReplayError(f"{d.describe()}: p{seat + 1} mucks but would leave a pot "
-                                   "without a hand: the engine requires a show")
+                                   "without a hand: the engine requires a show", K_SHOWDOWN)
             hand.apply(Action.muck(seat))
+        elif -1 in hole[seat]:
+            # unrecorded cards: a muck where the rules allow it, else the last contender shows
+            # the stand-in cards (the pot's winners are not proven by the record)
+            st.unrecorded[seat] = True
+            hand.apply(Action.muck(seat) if la.can_muck else Action.show(seat))
         else:
-            if -1 in hole[seat]:
-                why = (f"{d.describe()} does not reveal them" if d is not None
-                       else "there is no sm action")
-                raise _ReplayError(f"p{seat + 1} must show at showdown but the hole cards are "
-                                   f"unknown ({why})")
             hand.apply(Action.show(seat))
     got = hand.board
     if len(got) != len(board):
         raise _ReplayError(f"the engine dealt {len(got)} board cards ({format_cards(got)}), the "
-                           f"file {len(board)} ({format_cards(board)})")
+                           f"file {len(board)} ({format_cards(board)})", K_BOARD)
     for k, (c, dealt) in enumerate(zip(board, got, strict=True)):
         if c >= 0 and c != dealt:
             raise _ReplayError(f"board card {k + 1}: the engine dealt {format_card(dealt)}, the "
-                               f"file {format_card(c)}")
+                               f"file {format_card(c)}", K_BOARD)
         if c < 0 and at_showdown:
-            raise _ReplayError(f"board card {k + 1} is unknown but the hand reaches a showdown")
-    return hand
+            raise _ReplayError(f"board card {k + 1} is unknown but the hand reaches a showdown",
+                               K_BOARD)
+    return st
 
 
-def replay(phh: PhhHand, index: int = 0) -> ReplayResult:
+def _unsaid_all_ins(st: _Setup) -> dict[int, int]:
+    """The record's actions ended while a seat still had to act: with unknown stacks that is an
+    all-in the record does not say. The stand-ins of the live seats with unknown stacks become
+    what each put in, so they are all-in at their last chip (the second and last try)."""
+    hand = st.hand
+    live = (SeatStatus.ACTIVE, SeatStatus.ALL_IN)
+    return {s: c for s, (c, status, known) in enumerate(zip(
+        hand.contributed, hand.statuses, st.stack_known, strict=True))
+        if not known and status in live and c > 0}
+
+
+def replay(phh: PhhHand, index: int = 0, *, minor_units: bool = False) -> ReplayResult:
     """Replay one PHH hand through the engine and compare its finishing stacks.
 
-    Never raises for a bad or unsupported hand: the result carries the error."""
-    expected = list(phh.finishing_stacks) if phh.finishing_stacks is not None else None
+    ``minor_units``: a hand with decimal amounts is replayed in its own minor units
+    (``in_minor_units()``; the result's ``scale``, ``expected`` and ``actual`` are in them; an
+    import converts every hand to the run's unit itself first). Without it such a hand is a
+    ``K_MONEY`` error. Never raises for a bad or unsupported hand: the result carries the error
+    and its ``kind``."""
     base = ReplayResult(source=phh.source, key=phh.key, index=index, variant=phh.variant,
-                        ok=False, expected=expected, actual=None, error=None)
+                        ok=False, expected=None if phh.finishing_stacks is None else list(
+                            phh.finishing_stacks), actual=None, error=None)
     reason = phh.unsupported_reason
     if reason is not None:
-        return replace(base, error=reason, unsupported=True)
+        return replace(base, error=reason, unsupported=True, kind=K_UNSUPPORTED)
+    scale = phh.scale if minor_units else 0
+    if scale:
+        try:
+            phh = phh.in_minor_units()
+        except PhhError as e:
+            return replace(base, error=str(e), kind=K_MONEY)
+    expected = list(phh.finishing_stacks) if phh.finishing_stacks is not None else None
+    base = replace(base, expected=expected, scale=scale)
     try:
-        hand = _play(phh)
+        try:
+            st = _play(phh, {})
+        except _ReplayError as e:
+            if e.setup is None or all(e.setup.stack_known):
+                raise
+            try:
+                st = _play(phh, _unsaid_all_ins(e.setup))
+            except _ReplayError:
+                raise e from None  # the first try's reason
     except _ReplayError as e:
-        return replace(base, error=f"{phh.where}: {e}")
+        return replace(base, error=f"{phh.where}: {e}", kind=e.kind,
+                       unsupported=e.kind == K_UNSUPPORTED)
+    hand = st.hand
     actual = hand.stacks
-    return replace(base, ok=expected is None or actual == expected, actual=actual, hand=hand)
-
+    return replace(base, ok=expected is None or actual == expected, actual=actual, hand=hand,
+                   stack_known=st.stack_known, cards_unrecorded=tuple(st.unrecorded),
+                   free_folds=st.free_folds, posts=st.posts, dead=st.dead)

@@ -28,7 +28,8 @@ def test_verify_json_summary_and_exit_codes(tmp_path: Path,
     assert main(["phh", "verify", str(tmp_path), "--json"]) == 1
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [r["hand"] for r in rows] == [0, 0, 0, "x", None]  # None: the unreadable file
-    assert set(rows[0]) == {"source", "hand", "ok", "expected", "actual", "error"}
+    assert set(rows[0]) == {"source", "hand", "ok", "expected", "actual", "error", "kind",
+                            "scale"}
     assert rows[0]["ok"] and rows[0]["actual"] == [99, 101, 100]
     assert not rows[1]["ok"] and rows[1]["error"] is None and rows[1]["expected"] == [100] * 3
     assert not rows[2]["ok"] and rows[2]["error"] == "unsupported variant FB"

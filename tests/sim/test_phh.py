@@ -10,6 +10,7 @@ import pytest
 from sim.cards import parse_cards
 from sim.config import AnteMode, Structure, TableConfig
 from sim.hand import Action, Hand
+from sim.layout import EventKind
 from sim.phh import (
     PhhError,
     PhhHand,
@@ -171,10 +172,13 @@ def test_muck_and_unknown_cards() -> None:
     # without sm for p3, its cards speak
     r = run(nt("[100, 100, 100]", body))
     assert r.error is None and r.actual == [84, 98, 118]
-    # a seat that must show with unknown cards is an error
+    # a seat whose cards are not in the record is unrecorded: it mucks where the rules allow
     r = run(nt("[100, 100, 100]", body.replace('"d dh p3 9s9d"', '"d dh p3 ????"')))
-    assert r.error is not None and "p3 must show at showdown but the hole cards are unknown" \
-        in r.error
+    assert r.error is None and r.actual == [118, 98, 84]
+    assert r.cards_unrecorded == (False, False, True)
+    r = run(nt("[100, 100, 100]", body.replace('"d dh p3 9s9d"', '"d dh p3 ????"')
+               + ', "p3 sm ????"'))
+    assert r.error is None and r.actual == [118, 98, 84] and r.cards_unrecorded[2]
     # ... unless a show reveals them
     r = run(nt("[100, 100, 100]", body.replace('"d dh p3 9s9d"', '"d dh p3 ????"')
                + ', "p3 sm 9s9d"'))
@@ -237,9 +241,14 @@ def test_board_and_turn_checks() -> None:
     assert r.error is not None and "card As appears twice" in r.error
 
 
-def test_fold_when_check_is_free_is_reported() -> None:
-    r = run(nt("[100, 100, 100]", '"p3 cc", "p1 cc", "p2 f"'))
-    assert r.error is not None and FOLD_CHECK_FREE in r.error
+def test_fold_when_check_is_free_is_replayed_and_counted() -> None:
+    # sites allow it (abs/50nl-handhq_1 [4]); the replay logs it as a FOLD and counts it
+    r = run(nt("[100, 100, 100]", '"p3 cc", "p1 cc", "p2 f", "d db 2c7d9h", "p1 cbr 2", "p3 f"',
+               extra="finishing_stacks = [104, 98, 98]"))
+    assert r.ok, r.error
+    assert r.free_folds == 1 and r.hand is not None
+    assert [rec.kind for rec in r.hand.records if rec.seat == 1][-1] == EventKind.FOLD
+    assert FOLD_CHECK_FREE == "fold while checking is free"
 
 
 def test_unsupported() -> None:
