@@ -598,6 +598,8 @@ def _money_text(line: str, v: Decimal) -> str:
     return f"{m.group(0) if m else ''}{v}"
 
 
+_RUN_TWICE = re.compile(r"\*\*\* (?:FIRST|SECOND|THIRD) (?:FLOP|TURN|RIVER)|run (?:it )?twice",
+                        re.I)
 _BB_LINE = re.compile(r"big blind(?: of)? [\[(]?\D?" + _AMT)
 _STAKES = re.compile(r"\D?[0-9.,]+\s*/\s*\D?" + _AMT)
 
@@ -617,6 +619,8 @@ def _fields(site: _Site, chunk: str, session: str) -> tuple[dict[str, Any], _Out
     """The hand as PHH fields (PokerKit's parser stages, then what it misses) and its
     outcome."""
     p = site.parser()
+    if _RUN_TWICE.search(chunk) is not None:
+        raise _Skip("unsupported: the board was run more than once")
     text, live, dead = _iter_posts(site, chunk)
     if site.name == "ipoker":
         for ln in text.split("\n"):

@@ -21,6 +21,7 @@ from sim.histories import (
     iter_history_paths,
     pot_contributions,
     read_history,
+    reads_history,
 )
 from sim.phh import PhhAction, PhhHand, parse_action, read_phh
 from sim.phh_verify import replay
@@ -322,3 +323,30 @@ def test_every_hand_replays_dead_blinds_and_mucks_included(site: str) -> None:
         assert all(s <= w for s, w in zip(site_won, rules_won, strict=True))  # less the rake
         if cents.rake is not None:
             assert sum(rules_won) - sum(site_won) == cents.rake
+
+
+def test_mangled_texts_never_raise() -> None:
+    """Lines deleted, cut, swapped, repeated or with a character changed: every result is hands
+    and named skips, never an exception."""
+    import random
+
+    rng = random.Random(22)
+    for site in SITES:
+        text = (FIXTURES / SITES[site]["file"]).read_text()
+        for _ in range(150):
+            lines = text.split("\n")
+            i, j = rng.randrange(len(lines)), rng.randrange(len(lines))
+            op = rng.randrange(5)
+            if op == 0:
+                del lines[i]
+            elif op == 1:
+                lines[i] = lines[i][:rng.randrange(len(lines[i]) + 1)]
+            elif op == 2 and lines[i]:
+                k = rng.randrange(len(lines[i]))
+                lines[i] = lines[i][:k] + rng.choice('0.$,-[]()#:x "<>') + lines[i][k + 1:]
+            elif op == 3:
+                lines[i], lines[j] = lines[j], lines[i]
+            else:
+                lines.insert(i, lines[j])
+            f = reads_history("\n".join(lines), source=site)
+            assert all(s.reason and s.kind for s in f.skipped)
