@@ -333,7 +333,7 @@ def test_mangled_texts_never_raise() -> None:
     rng = random.Random(22)
     for site in SITES:
         text = (FIXTURES / SITES[site]["file"]).read_text()
-        for _ in range(150):
+        for _ in range(40):
             lines = text.split("\n")
             i, j = rng.randrange(len(lines)), rng.randrange(len(lines))
             op = rng.randrange(5)
@@ -350,3 +350,13 @@ def test_mangled_texts_never_raise() -> None:
                 lines.insert(i, lines[j])
             f = reads_history("\n".join(lines), source=site)
             assert all(s.reason and s.kind for s in f.skipped)
+
+
+def test_ipoker_xml_reads_the_same_on_one_line() -> None:
+    """iPoker exports often hold a whole session on a few lines: elements are read one by one."""
+    text = (FIXTURES / "ipoker.xml").read_text()
+    one = "\t".join(line.strip() for line in text.splitlines())
+    assert len(one.splitlines()) == 1 and len(one) > MAX_LINE_CHARS
+    got, want = reads_history(one), read_history(FIXTURES / "ipoker.xml")
+    assert got.skipped == [] and [(h.winnings, h.actions, h.rake) for h in got.hands] == [
+        (h.winnings, h.actions, h.rake) for h in want.hands]
