@@ -422,12 +422,13 @@ def read_history(path: str | Path) -> PhhFile:
     except UnicodeDecodeError as e:
         return PhhFile(source, [], [PhhSkip(source, None, 0, None, f"not UTF-8 text ({e})")],
                        digest)
-    f = reads_history(text, source=source, many=path.suffix != ".phh")
+    f = reads_history(text, source=source)
     return replace(f, sha256=digest)
 
 
-def reads_history(text: str, *, source: str = "<string>", many: bool = True) -> PhhFile:
-    """``read_history`` of a text (``many``: a PHH text holds ``[key]`` sections)."""
+def reads_history(text: str, *, source: str = "<string>") -> PhhFile:
+    """``read_history`` of a text. A PHH text whose first line is a ``[key]`` header holds
+    several hands (``.phhs``), else one (``.phh``): the content decides, not the name."""
     if "\x00" in text[:_HEAD_CHARS]:
         return _file_skip(source, "unknown format: binary content (NUL bytes)")
     fmt = detect_format(text)
@@ -440,7 +441,7 @@ def reads_history(text: str, *, source: str = "<string>", many: bool = True) -> 
         body = text.lstrip("\ufeff")
         first = next((ln.strip() for ln in body.splitlines()
                       if ln.strip() and not ln.strip().startswith("#")), "")
-        f = reads_phh(body, source=source, many=many and first.startswith("["))
+        f = reads_phh(body, source=source, many=first.startswith("["))
         return replace(f, format="phh")
     site = _SITES[fmt]
     hands: list[PhhHand] = []

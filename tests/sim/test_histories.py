@@ -360,3 +360,12 @@ def test_ipoker_xml_reads_the_same_on_one_line() -> None:
     got, want = reads_history(one), read_history(FIXTURES / "ipoker.xml")
     assert got.skipped == [] and [(h.winnings, h.actions, h.rake) for h in got.hands] == [
         (h.winnings, h.actions, h.rake) for h in want.hands]
+
+
+def test_one_phh_hand_or_many_is_read_from_the_content(tmp_path: Path) -> None:
+    one = ('variant = "NT"\nantes = [0, 0]\nblinds_or_straddles = [1, 2]\nmin_bet = 2\n'
+           'starting_stacks = [100, 100]\nactions = ["p2 f"]\n')
+    (tmp_path / "one.phhs").write_text("# a comment\n" + one)
+    (tmp_path / "many.phh").write_text(f"[a]\n{one}\n[b]\n{one}")
+    assert [h.key for h in read_history(tmp_path / "one.phhs").hands] == [None]
+    assert [h.key for h in read_history(tmp_path / "many.phh").hands] == ["a", "b"]
