@@ -46,12 +46,20 @@ def hand_from_row(row: dict[str, Any], check: bool = True) -> Hand:
     sb = int(row["sb_seat"])
     deck = np.frombuffer(row["deck"], dtype=np.int8).astype(np.int64)
     antes = [0] * cfg.n_seats
+    posts = [0] * cfg.n_seats  # a replayed history's posts after the blinds (live, dead)
+    dead = [0] * cfg.n_seats
     for r in decode_actions(row["actions"]):
         if r["kind"] == EventKind.ANTE:
             antes[int(r["seat"])] = int(row["ante"])
+        elif r["kind"] == EventKind.POST:
+            posts[int(r["seat"])] += int(r["added"])
+        elif r["kind"] == EventKind.DEAD_BLIND:
+            dead[int(r["seat"])] += int(r["added"])
+    has_posts = any(posts) or any(dead)
     hand = Hand(cfg, list(row["stacks_start"]), button=int(row["button"]),
                 sb_seat=sb, bb_seat=int(row["bb_seat"]), deck=deck, antes=antes,
-                hand_id=int(row["hand_id"]))
+                hand_id=int(row["hand_id"]), posts=posts if has_posts else None,
+                dead=dead if has_posts else None, free_fold=row.get("generator") == "phh")
     for r in decode_actions(row["actions"]):
         kind = EventKind(int(r["kind"]))
         seat = int(r["seat"])
