@@ -369,3 +369,14 @@ def test_one_phh_hand_or_many_is_read_from_the_content(tmp_path: Path) -> None:
     (tmp_path / "many.phh").write_text(f"[a]\n{one}\n[b]\n{one}")
     assert [h.key for h in read_history(tmp_path / "one.phhs").hands] == [None]
     assert [h.key for h in read_history(tmp_path / "many.phh").hands] == ["a", "b"]
+
+
+@pytest.mark.parametrize("site", list(SITES))
+def test_no_float_holds_an_amount(site: str) -> None:
+    for h in read(site):
+        amounts = [*h.starting_stacks, *h.antes, *(h.blinds_or_straddles or ()),
+                   *(h.winnings or ()), *(h.finishing_stacks or ()), h.min_bet, h.rake,
+                   h.total_pot, *(a.amount for a in h.actions)]
+        assert all(v is None or type(v) in (int, D) for v in amounts), amounts
+        mu = h.minor_units(2)  # every amount a whole number of cents
+        assert all(type(v) is int for v in (*mu.starting_stacks, *(mu.winnings or ())))
