@@ -10,7 +10,9 @@ E (rare: a run's files share their currency). The driver then rebuilds the table
 table SESSIONS of adjacent hands (button moved to the next occupied seat, same seats and stakes,
 no pause over ``MAX_PAUSE_SECONDS``); anything else starts a new session (a gap, counted).
 ``table_id`` = the session, ``hand_no`` = the hand's place in it, ``rebuys`` = a session's first
-stacks, then each seat's start minus its previous end (0 for an unknown stack), ``player_ids`` =
+stacks, then each seat's start minus its previous end (negative: what the operator took between
+the hands, judged by the outcome audit; for an unknown stack the difference of the stand-ins,
+so the session balances and says nothing), ``player_ids`` =
 one id per player name over the run (sorted names, from 0; -1 empty seat).
 
 Layout (as ``holdem simulate`` writes, through ``audits.runfolder``)::
@@ -53,7 +55,7 @@ from audits.runfolder import (
 )
 from cluster.rake import RakeError, RakeSchedule
 from sim.digest import DIGEST_VERSION, with_digests
-from sim.phh import PHH_SUFFIXES, iter_phh_paths
+from sim.histories import HISTORY_SUFFIXES, iter_history_paths
 from sim.phh_import import FileImport, import_file
 from sim.schema import IMPORT_SCHEMA, IMPORT_VERSION, SCHEMA_VERSION
 
@@ -67,7 +69,6 @@ IMPORT_FILE = "import.json"
 MAX_PAUSE_SECONDS = 600
 PROGRESS_SECONDS = 5.0  # a progress line at most this often
 BATCH_ROWS = 200_000  # rows per batch file at most (whole sessions)
-TEXT_SUFFIXES = (".txt",)
 
 
 @dataclass(frozen=True)
@@ -132,19 +133,13 @@ def source_paths(paths: list[str]) -> list[str]:
                 out.append(p)
             elif storage.is_dir(p):
                 out += [str(storage.join(p, rel)) for rel in storage.list_files(p)
-                        if rel.endswith(PHH_SUFFIXES + TEXT_SUFFIXES)]
+                        if rel.lower().endswith(HISTORY_SUFFIXES)]
             else:
                 raise FileNotFoundError(f"{p}: no such file or folder")
             continue
         if not Path(p).exists():
             raise FileNotFoundError(f"{p}: no such file or folder")
-        try:
-            from sim.histories import (  # type: ignore[import-not-found,unused-ignore]
-                iter_history_paths,
-            )
-            out += [str(f) for f in iter_history_paths([p])]
-        except ImportError:
-            out += [str(f) for f in iter_phh_paths([p])]
+        out += [str(f) for f in iter_history_paths([p])]
     return list(dict.fromkeys(out))
 
 
@@ -261,7 +256,7 @@ def rebuild(table: pa.Table) -> tuple[pa.Table, dict[str, Any]]:
     for i in order:
         named = c["table_name"][i] != ""
         key = (c["venue"][i], c["table_name"][i])
-        start, known = c["stacks_start"][i], c["stack_known"][i]
+        start = c["stacks_start"][i]
         adjacent = False
         if prev >= 0 and named and key == (c["venue"][prev], c["table_name"][prev]):
             same = all(c[f][i] == c[f][prev] for f in ("n_seats", "structure", "small_blind",
@@ -284,14 +279,13 @@ def rebuild(table: pa.Table) -> tuple[pa.Table, dict[str, Any]]:
             session[i] = session[prev]
             hand_no[i] = hand_no[prev] + 1
             before_occ, end = c["occupied"][prev], c["stacks_end"][prev]
-            before_known = c["stack_known"][prev]
-            rebuys[i] = [0 if not (known[s] and (before_known[s] or not before_occ[s]))
-                         else start[s] - end[s] if before_occ[s] else start[s]
+            occ = c["occupied"][i]
+            rebuys[i] = [0 if not occ[s] else start[s] - end[s] if before_occ[s] else start[s]
                          for s in range(len(start))]
         else:
             session[i] = sessions
             sessions += 1
-            rebuys[i] = [v if ok else 0 for v, ok in zip(start, known, strict=True)]
+            rebuys[i] = list(start)
         prev = i
     take = pa.array(order, pa.int64())
     out = table.take(take)

@@ -2,8 +2,8 @@
 file's text in, an Arrow table and its counts out; ``cluster.phh_import`` fans files out and
 rebuilds the tables across them).
 
-Each hand is read (``read_source``: the one reader, ``sim.histories.read_history`` when present,
-else ``sim.phh.read_phh``), converted to the run's minor unit (``scale`` decimals: amounts are
+Each hand is read (``read_source``: the one reader, ``sim.histories.read_history``), converted
+to the run's minor unit (``scale`` decimals: amounts are
 ``Decimal`` text times ``10**scale``, never a float) and replayed with ``sim.phh_verify.replay``.
 Its row is the replay's result on the table's PHYSICAL seats (``seat_count``, else the largest
 of ``seats``, else the number of players; PHH player i sits at ``seats[i] - 1``, else i), with
@@ -32,7 +32,7 @@ from __future__ import annotations
 import datetime as _dt
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -41,8 +41,9 @@ import pyarrow as pa
 
 from sim import layout as L
 from sim.hand import Hand
+from sim.histories import read_history, reads_history
 from sim.layout import LOGGED_EVENTS, MAX_SEATS, EventKind
-from sim.phh import MAX_SCALE, PhhError, PhhFile, PhhHand, read_phh, reads_phh
+from sim.phh import MAX_SCALE, PhhError, PhhFile, PhhHand
 from sim.phh_verify import replay
 from sim.schema import ACTION_DTYPE, IMPORT_SCHEMA
 
@@ -67,14 +68,9 @@ _GMT_OFFSET = re.compile(r"^(?:GMT|UTC)([+-])(\d{1,2}):?(\d{2})?$")
 
 
 def read_source(path: str) -> PhhFile:
-    """The one reader of a source file: the sites' text formats too when ``sim.histories`` is
-    there (``read_history``), else PHH (``sim.phh.read_phh``)."""
-    try:
-        from sim.histories import read_history  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:
-        return read_phh(path)
-    out: PhhFile = read_history(path)
-    return out
+    """The one reader of a source file: PHH or a site's text export, detected from its content
+    (``sim.histories.read_history``)."""
+    return read_history(path)
 
 
 def read_source_bytes(data: bytes, source: str) -> PhhFile:
@@ -89,8 +85,7 @@ def read_source_bytes(data: bytes, source: str) -> PhhFile:
 
         return PhhFile(source, [], [PhhSkip(source, None, 0, None, f"not UTF-8 text ({e})")],
                        digest)
-    f = reads_phh(text, source=source, many=source.endswith(".phhs"))
-    return PhhFile(f.source, f.hands, f.skipped, digest)
+    return replace(reads_history(text, source=source), sha256=digest)
 
 
 def _us_eastern_dst(d: _dt.datetime) -> bool:
