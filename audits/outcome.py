@@ -31,7 +31,7 @@ got together, never who among them won).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any
@@ -161,6 +161,16 @@ class Schedule:
     caps_by_players: tuple[tuple[int, int, int], ...]  # (from, to, cap) players
     no_flop_no_drop: bool
     step: int
+    jackpot: int = 0  # a fixed drop per hand besides the rake (a bad-beat jackpot's)
+    jackpot_min_pot: int = 0  # taken from pots of at least this much
+    venues: tuple[tuple[str, Schedule], ...] = ()  # a venue's own schedule
+
+    def for_venue(self, venue: str) -> Schedule:
+        """The schedule of a venue's hands: its own, else this one."""
+        for name, s in self.venues:
+            if name == venue:
+                return s
+        return self
 
     def cap_for(self, players: int) -> int | None:
         for lo, hi, cap in self.caps_by_players:
@@ -174,12 +184,16 @@ class Schedule:
             return Fraction(0)
         r = pot * self.percent / 100
         cap = self.cap_for(players)
-        return r if cap is None else min(r, Fraction(cap))
+        r = r if cap is None else min(r, Fraction(cap))
+        return r + (self.jackpot if self.jackpot and pot >= self.jackpot_min_pot else 0)
 
     def text(self, money: Money) -> str:
         cap = "no cap" if self.cap is None else f"cap {money.fmt(self.cap)}"
+        jackpot = "" if not self.jackpot else (
+            f", jackpot {money.fmt(self.jackpot)}"
+            + (f" from pots of {money.fmt(self.jackpot_min_pot)}" if self.jackpot_min_pot else ""))
         return (f"{self.percent}% {cap}" + (", no flop no drop" if self.no_flop_no_drop else "")
-                + f", step {money.fmt(self.step)}")
+                + f", step {money.fmt(self.step)}" + jackpot)
 
 
 def _int(v: Any, where: str) -> int:
@@ -189,26 +203,40 @@ def _int(v: Any, where: str) -> int:
     return v
 
 
-def parse_schedule(raw: Any) -> Schedule | None:
+def parse_schedule(raw: Any, where: str = "rake_schedule") -> Schedule | None:
     """The manifest's ``rake_schedule`` (None when none was given); AuditInputError naming the
     field when it is not what ``holdem import`` writes."""
     if raw is None:
         return None
+    if isinstance(raw, dict) and "venues" in raw and where == "rake_schedule":
+        venues = raw["venues"]
+        if not isinstance(venues, dict):
+            raise AuditInputError("manifest.json: rake_schedule.venues: expected an object")
+        top = parse_schedule({k: v for k, v in raw.items() if k != "venues"}, where)
+        assert top is not None
+        subs = []
+        for name, sub in sorted(venues.items()):
+            s = parse_schedule(sub, f"rake_schedule.venues[{name!r}]")
+            if s is None:
+                raise AuditInputError(f"manifest.json: rake_schedule.venues[{name!r}]: expected "
+                                      "an object")
+            subs.append((str(name), s))
+        return replace(top, venues=tuple(subs))
     if not isinstance(raw, dict):
-        raise AuditInputError(f"manifest.json: rake_schedule: expected an object or null, "
+        raise AuditInputError(f"manifest.json: {where}: expected an object or null, "
                               f"found {raw!r}")
     try:
         pct = Fraction(Decimal(str(raw.get("percent"))))
     except (InvalidOperation, ValueError, TypeError):
         pct = Fraction(-1)
     if isinstance(raw.get("percent"), bool | float) or not 0 <= pct <= 100:
-        raise AuditInputError("manifest.json: rake_schedule.percent: expected a decimal text "
+        raise AuditInputError(f"manifest.json: {where}.percent: expected a decimal text "
                               f"in 0..100, found {raw.get('percent')!r}")
-    cap = None if raw.get("cap") is None else _int(raw["cap"], "rake_schedule.cap")
+    cap = None if raw.get("cap") is None else _int(raw["cap"], f"{where}.cap")
     by: list[tuple[int, int, int]] = []
     caps = raw.get("caps_by_players") or {}
     if not isinstance(caps, dict):
-        raise AuditInputError("manifest.json: rake_schedule.caps_by_players: expected an object")
+        raise AuditInputError(f"manifest.json: {where}.caps_by_players: expected an object")
     for key, v in caps.items():
         text = str(key).strip()
         try:
@@ -219,15 +247,17 @@ def parse_schedule(raw: Any) -> Schedule | None:
             else:
                 lo = hi = int(text)
         except ValueError:
-            raise AuditInputError(f"manifest.json: rake_schedule.caps_by_players: key {key!r}: "
+            raise AuditInputError(f"manifest.json: {where}.caps_by_players: key {key!r}: "
                                   "expected players as N, N-M or N+") from None
-        by.append((lo, hi, _int(v, f"rake_schedule.caps_by_players[{key!r}]")))
+        by.append((lo, hi, _int(v, f"{where}.caps_by_players[{key!r}]")))
     nfnd = raw.get("no_flop_no_drop", False)
     if not isinstance(nfnd, bool):
-        raise AuditInputError("manifest.json: rake_schedule.no_flop_no_drop: expected true or "
+        raise AuditInputError(f"manifest.json: {where}.no_flop_no_drop: expected true or "
                               f"false, found {nfnd!r}")
-    step = _int(raw.get("step", 1), "rake_schedule.step") or 1
-    return Schedule(pct, cap, tuple(by), nfnd, step)
+    step = _int(raw.get("step", 1), f"{where}.step") or 1
+    return Schedule(pct, cap, tuple(by), nfnd, step,
+                    _int(raw.get("jackpot", 0), f"{where}.jackpot"),
+                    _int(raw.get("jackpot_min_pot", 0), f"{where}.jackpot_min_pot"))
 
 
 @dataclass(frozen=True)
@@ -541,7 +571,9 @@ def outcome_map(b: Batch) -> OutcomePartial:
                              "text": sched.text(money), "percent": str(sched.percent),
                              "cap": sched.cap, "step": sched.step,
                              "caps_by_players": [list(x) for x in sched.caps_by_players],
-                             "no_flop_no_drop": sched.no_flop_no_drop})
+                             "no_flop_no_drop": sched.no_flop_no_drop,
+                             "venues": {name: {"text": s.text(money), "percent": str(s.percent),
+                                               "cap": s.cap} for name, s in sched.venues}})
     hands: dict[int, Hand] = {}
 
     def hand(i: int) -> Hand:
@@ -561,8 +593,8 @@ def outcome_map(b: Batch) -> OutcomePartial:
             fin = fv[foff[i]:foff[i + 1]].tolist() if foff[i + 1] > foff[i] else None
             win = wv[woff[i]:woff[i + 1]].tolist() if woff[i + 1] > woff[i] else None
             j = nxt[i]
-            v = classify(hand(i), fin, win, op_rake[i], hand(j) if j >= 0 else None, sched,
-                         money, op_pot[i])
+            v = classify(hand(i), fin, win, op_rake[i], hand(j) if j >= 0 else None,
+                         None if sched is None else sched.for_venue(venue), money, op_pot[i])
             hands.pop(i, None)
         per = out.counts.setdefault(venue, {})
         per[v.cls] = per.get(v.cls, 0) + 1

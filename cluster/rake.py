@@ -5,21 +5,28 @@ stored in the manifest in the run's minor unit (``to_manifest``).
 TOML keys: ``percent`` (0..100), ``cap`` (currency units; absent: no cap, the manifest's
 ``null``), ``caps_by_players`` (a
 table ``{"2" = 0.5, "3" = 1}``: the cap at that many players dealt in), ``no_flop_no_drop``
-(bool), ``step`` (the rounding step in currency units; default the minor unit). Anything else is
-refused.
+(bool), ``step`` (the rounding step in currency units; default the minor unit), ``jackpot`` (a
+fixed drop per hand on top of the rake, in currency units: a bad-beat jackpot's, e.g. Absolute
+Poker's $0.50, which its text exports print as ``Jackpot Rake``) and ``jackpot_min_pot`` (the
+smallest pot it is taken from; default 0). A ``[venues."NAME"]`` table (NAME as the hands'
+``venue`` says, e.g. ``[venues."Absolute Poker"]``) holds the same keys for that venue's hands
+(``percent`` required; keys it leaves out take the top level's): one file for an operator's
+several rooms. Anything else is refused.
 """
 
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
 __all__ = ["RakeError", "RakeSchedule", "parse_rake", "read_rake_schedule"]
 
-_KEYS = frozenset({"percent", "cap", "caps_by_players", "no_flop_no_drop", "step"})
+_KEYS = frozenset({"percent", "cap", "caps_by_players", "no_flop_no_drop", "step", "jackpot",
+                   "jackpot_min_pot"})
+_VENUES = "venues"
 MAX_PLAYERS = 10
 
 
@@ -36,6 +43,9 @@ class RakeSchedule:
     caps_by_players: dict[int, Decimal] = field(default_factory=dict)
     no_flop_no_drop: bool = False
     step: Decimal | None = None  # None: the run's minor unit
+    jackpot: Decimal = Decimal(0)  # a fixed drop per hand besides the rake
+    jackpot_min_pot: Decimal = Decimal(0)  # from pots of at least this much
+    venues: dict[str, RakeSchedule] = field(default_factory=dict)  # a venue's own schedule
 
     def to_manifest(self, exponent: int) -> dict[str, Any]:
         """The manifest's ``rake_schedule`` in minor units of ``10**-exponent`` (RakeError when
@@ -52,7 +62,12 @@ class RakeSchedule:
                 "caps_by_players": {str(k): units(v, f"caps_by_players.{k}")
                                     for k, v in sorted(self.caps_by_players.items())},
                 "no_flop_no_drop": self.no_flop_no_drop,
-                "step": units(self.step, "step") if self.step is not None else 1}
+                "step": units(self.step, "step") if self.step is not None else 1,
+                "jackpot": units(self.jackpot, "jackpot"),
+                "jackpot_min_pot": units(self.jackpot_min_pot, "jackpot_min_pot"),
+                **({"venues": {name: s.to_manifest(exponent)
+                               for name, s in sorted(self.venues.items())}}
+                   if self.venues else {})}
 
 
 def _amount(v: Any, what: str, *, lo: Decimal = Decimal(0), hi: Decimal | None = None) -> Decimal:
@@ -92,26 +107,45 @@ def read_rake_schedule(path: str | Path) -> RakeSchedule:
         doc = tomllib.loads(raw.decode("utf-8"), parse_float=Decimal)
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
         raise RakeError(f"--rake-schedule {path}: not TOML ({str(e).splitlines()[0]})") from None
+    venues = doc.pop(_VENUES, {})
+    if not isinstance(venues, dict):
+        raise RakeError(f"--rake-schedule {path}: venues: expected a table of venues")
+    top = _schedule(doc, f"--rake-schedule {path}", {})
+    by_venue: dict[str, RakeSchedule] = {}
+    for name, sub in venues.items():
+        if not isinstance(sub, dict) or not name.strip():
+            raise RakeError(f"--rake-schedule {path}: venues.{name!r}: expected a table of the "
+                            "schedule's keys")
+        by_venue[name] = _schedule(dict(sub), f"--rake-schedule {path}: venues.{name!r}", doc)
+    return replace(top, venues=by_venue)
+
+
+def _schedule(doc: dict[str, Any], where: str, base: dict[str, Any]) -> RakeSchedule:
+    """One schedule's keys (``base``: the top level's, for a venue's keys left out)."""
     extra = sorted(set(doc) - _KEYS)
     if extra:
-        raise RakeError(f"--rake-schedule {path}: unknown key {extra[0]!r} (expected "
-                        f"{', '.join(sorted(_KEYS))})")
+        raise RakeError(f"{where}: unknown key {extra[0]!r} (expected "
+                        f"{', '.join(sorted(_KEYS | ({_VENUES} if not base else set())))})")
+    doc = {**{k: v for k, v in base.items() if k in _KEYS}, **doc}
     if "percent" not in doc:
-        raise RakeError(f"--rake-schedule {path}: missing key 'percent'")
+        raise RakeError(f"{where}: missing key 'percent'")
     caps: dict[int, Decimal] = {}
     by = doc.get("caps_by_players", {})
     if not isinstance(by, dict):
-        raise RakeError(f"--rake-schedule {path}: caps_by_players: expected a table")
+        raise RakeError(f"{where}: caps_by_players: expected a table")
     for k, v in by.items():
         if not (k.isascii() and k.isdigit() and 2 <= int(k) <= MAX_PLAYERS):
-            raise RakeError(f"--rake-schedule {path}: caps_by_players key {k!r}: expected a "
+            raise RakeError(f"{where}: caps_by_players key {k!r}: expected a "
                             f"number of players 2..{MAX_PLAYERS}")
         caps[int(k)] = _amount(v, f"caps_by_players.{k}")
     nfnd = doc.get("no_flop_no_drop", False)
     if not isinstance(nfnd, bool):
-        raise RakeError(f"--rake-schedule {path}: no_flop_no_drop: expected true or false")
+        raise RakeError(f"{where}: no_flop_no_drop: expected true or false")
     step = _amount(doc["step"], "step") if "step" in doc else None
     if step is not None and step == 0:
-        raise RakeError(f"--rake-schedule {path}: step 0: expected a positive step")
+        raise RakeError(f"{where}: step 0: expected a positive step")
+    jackpot = _amount(doc.get("jackpot", 0), "jackpot")
+    jackpot_min = _amount(doc.get("jackpot_min_pot", 0), "jackpot_min_pot")
     return RakeSchedule(_amount(doc["percent"], "percent", hi=Decimal(100)),
-                        _amount(doc["cap"], "cap") if "cap" in doc else None, caps, nfnd, step)
+                        _amount(doc["cap"], "cap") if "cap" in doc else None, caps, nfnd, step,
+                        jackpot, jackpot_min)

@@ -119,15 +119,21 @@ def rake_scatter(points: dict[str, Sequence[Sequence[int]]], schedule: dict | No
         ys = [p[1] / unit for p in pts]
         top = max(top, *xs)
         ax.scatter(xs, ys, s=10, alpha=0.6, label=f"{venue} ({len(pts):,})")
-    if schedule:
-        pct = float(schedule["percent"]) / 100
-        cap = schedule.get("cap")
+    lines = [("schedule", schedule)] if schedule else []
+    venues = schedule.get("venues") if schedule else None
+    if isinstance(venues, dict):  # a venue's own schedule (the one its hands were held to)
+        lines += [(f"{name}'s schedule", s) for name, s in sorted(venues.items())
+                  if name in points]
+    for style, (label, sched) in zip(("--", ":", "-.", (0, (1, 3)), (0, (5, 1)), (0, (3, 1, 1, 1))),
+                                     lines, strict=False):
+        pct = float(sched["percent"]) / 100
+        cap = sched.get("cap")
         low = 1 / unit  # a curve on the log axis: geometric steps from the minor unit
         xs = [0.0] + [low * (top / low) ** (f / 200) for f in range(201)]
         if cap is not None and pct > 0:
             xs = sorted({*xs, cap / unit / pct} if cap / unit / pct < top else set(xs))
         ys = [x * pct if cap is None else min(x * pct, cap / unit) for x in xs]
-        ax.plot(xs, ys, color="k", lw=1.2, ls="--", label=f"schedule: {schedule.get('text')}")
+        ax.plot(xs, ys, color="k", lw=1.2, ls=style, label=f"{label}: {sched.get('text')}")
     ax.set_xscale("symlog", linthresh=1.0)  # small and large pots alike
     ax.set_xlabel(f"pot ({currency or 'currency units'}; logarithmic above 1)")
     ax.set_ylabel(f"kept by the operator ({currency or 'currency units'})")

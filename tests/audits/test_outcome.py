@@ -260,3 +260,22 @@ def test_a_site_text_history_raked_over_its_schedule_exit_1(
     code, out = audit_cli(run, capsys)
     assert code == 1
     assert "site hand 245000000001" in out and "kept 0.50 of a pot of 4.88" in out
+
+
+@pytest.mark.parametrize(("schedule", "cls"), [
+    # kept 5 of a pot of 33: 5% (1.65) is not enough, a 3-unit jackpot drop makes it allowed
+    ({**SCHEDULE, "jackpot": 3, "jackpot_min_pot": 30}, "rake"),
+    # the drop is taken only from pots of at least its minimum
+    ({**SCHEDULE, "jackpot": 3, "jackpot_min_pot": 40}, "wrong payout"),
+    # a venue's own schedule holds its hands to it; another venue's does not apply
+    ({**SCHEDULE, "venues": {"Test Poker": {**SCHEDULE, "jackpot": 3}}}, "rake"),
+    ({**SCHEDULE, "venues": {"Other Poker": {**SCHEDULE, "jackpot": 3}}}, "wrong payout"),
+])
+def test_a_jackpot_drop_and_a_venues_own_schedule(tmp_path: Path, schedule: dict[str, Any],
+                                                  cls: str) -> None:
+    hand = H([100, 100, 100], SHOWDOWN, finishing=[99, 84, 112], site_hand="J-1")
+    res = _outcome(build_run(tmp_path, [hand], schedule))
+    assert res.details["classes"] == {cls: 1}
+    if cls == "wrong payout":
+        (w,) = res.details["wrong_payouts"]
+        assert w["site_hand"] == "J-1"

@@ -199,7 +199,8 @@ def test_the_alias_and_the_rake_options(tmp_path: Path,
     ma = json.loads((a / "manifest.json").read_text())
     mb = json.loads((b / "manifest.json").read_text())
     assert ma["rake_schedule"] == {"percent": "5", "cap": 300, "caps_by_players": {"2": 50},
-                                   "no_flop_no_drop": True, "step": 1}
+                                   "no_flop_no_drop": True, "step": 1, "jackpot": 0,
+                                   "jackpot_min_pot": 0}
     assert mb["rake_schedule"]["cap"] == 300 and mb["rake_schedule"]["percent"] == "5"
     assert [f["sha256"] for f in ma["files"]] == [f["sha256"] for f in mb["files"]]
     sched.write_text("percent = 5\ncapp = 3\n")
@@ -388,7 +389,28 @@ def test_a_schedule_without_a_cap_has_none(tmp_path: Path) -> None:
     f.write_text("percent = 4.5\n")
     assert read_rake_schedule(f).to_manifest(2) == {
         "percent": "4.5", "cap": None, "caps_by_players": {}, "no_flop_no_drop": False,
-        "step": 1}
+        "step": 1, "jackpot": 0, "jackpot_min_pot": 0}
     assert parse_rake("5:0.5").to_manifest(2)["cap"] == 50
     with pytest.raises(RakeError, match="finer than the run's minor unit"):
         parse_rake("5:0.005").to_manifest(2)
+
+
+def test_a_schedule_per_venue_with_a_jackpot_drop(tmp_path: Path) -> None:
+    """A venue's table takes the top level's keys it leaves out; its jackpot drop is stored in
+    minor units; a venue table's unknown key or a bad amount is one line naming it."""
+    from cluster.rake import RakeError, read_rake_schedule
+
+    f = tmp_path / "s.toml"
+    f.write_text("percent = 5\ncap = 3\n[venues.\"Absolute Poker\"]\njackpot = 0.50\n"
+                 "jackpot_min_pot = 5\nstep = 0.05\n")
+    m = read_rake_schedule(f).to_manifest(2)
+    abs_ = m["venues"]["Absolute Poker"]
+    assert (m["jackpot"], m["cap"], m["step"]) == (0, 300, 1)
+    assert (abs_["percent"], abs_["cap"], abs_["jackpot"], abs_["jackpot_min_pot"],
+            abs_["step"]) == ("5", 300, 50, 500, 5)
+    for body, named in (("[venues.X]\ncapp = 1\n", "unknown key 'capp'"),
+                        ("[venues.X]\njackpot = -1\n", "jackpot"),
+                        ("venues = 3\n", "venues")):
+        f.write_text("percent = 5\n" + body)
+        with pytest.raises(RakeError, match=named):
+            read_rake_schedule(f)
