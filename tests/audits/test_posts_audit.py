@@ -252,3 +252,29 @@ def test_unrecorded_pot_winners_are_not_judged_but_amounts_are(imported: Path) -
     f.write()
     bad, why = _failing(imported, "payouts")
     assert bad == {row["hand_id"]} and why[0].startswith("payout mismatch")
+
+
+def test_a_post_by_a_seat_without_chips_fails(imported: Path) -> None:
+    f, i = _forger(imported, _has(EventKind.DEAD_BLIND))
+    row = f.rows[i]
+    acts = decode_actions(row["actions"])
+    d = next(j for j, a in enumerate(acts) if a["kind"] == DEAD_BLIND)
+    poster = int(acts[d]["seat"])
+    # an empty seat (a player who folded, taken out of the hand) made the dead poster
+    empty = next(s for s in range(int(row["n_seats"])) if s != poster and s != row["button"]
+                 and s not in (row["sb_seat"], row["bb_seat"]) and row["folded"][s])
+    kept = []
+    for j, a in enumerate(acts):
+        if a["seat"] == empty:
+            continue  # its fold
+        if j == d:
+            a = a.copy()
+            a["seat"] = empty
+        kept.append(a)
+    row["actions"] = _pack(kept)
+    for col, v in (("occupied", False), ("stacks_start", 0), ("rebuys", 0), ("stacks_end", 0),
+                   ("folded", False), ("player_ids", -1)):
+        row[col] = [v if t == empty else x for t, x in enumerate(row[col])]
+    f.write()
+    bad, why = _failing(imported, "betting")
+    assert row["hand_id"] in bad and why[0].startswith("wrong post: seat"), why
