@@ -6,7 +6,10 @@ RETURN_UNCALLED ``added``; returned == its logged returns; no negative amounts; 
 move nothing. Across consecutive hands of a table (same table_id, hand_no + 1): a seat occupied in
 both starts with the previous end plus rebuys; a newly occupied seat starts with its rebuys; in a
 tournament a seat that empties had 0 chips. Per table: chips in (rebuys) == chips out (rake, final
-stacks, stacks of players who left).
+stacks, stacks of players who left). In an imported run (its files carry the import columns) a
+seat's ``rebuys`` may be negative: it is what the record's next hand shows the operator took
+between the hands (rake, a fee, a wrong payout); the carry-over still holds exactly, and whether
+that take was allowed is the ``outcome`` audit's verdict.
 """
 
 from __future__ import annotations
@@ -48,7 +51,7 @@ MESSAGES = {
 
 @njit(cache=True)
 def _chips_kernel(occ, start, rebuys, end, contrib, returned, won, rake, a_seat, a_kind, a_add,
-                  act_off, table, hand_no, order, tourn, codes, aux):
+                  act_off, table, hand_no, order, tourn, imported, codes, aux):
     n, k = occ.shape
     put = np.zeros(k, np.int64)
     ret = np.zeros(k, np.int64)
@@ -73,7 +76,7 @@ def _chips_kernel(occ, start, rebuys, end, contrib, returned, won, rake, a_seat,
         c = 0
         for s in range(k):
             if (start[i, s] < 0 or end[i, s] < 0 or contrib[i, s] < 0 or won[i, s] < 0
-                    or rebuys[i, s] < 0 or returned[i, s] < 0):
+                    or (rebuys[i, s] < 0 and not imported) or returned[i, s] < 0):
                 c = 5
             elif not occ[i, s] and (start[i, s] != 0 or end[i, s] != 0 or contrib[i, s] != 0
                                     or won[i, s] != 0 or put[s] != 0):
@@ -144,7 +147,8 @@ def chips_map(b: Batch) -> Partial:
     _chips_kernel(sc["occupied"], sc["stacks_start"], sc["rebuys"], sc["stacks_end"],
                   sc["contributed"], sc["returned"], sc["won"], b.cols["rake"], b.act["seat"],
                   b.act["kind"], b.act["added"], b.act_off, b.cols["table_id"],
-                  b.cols["hand_no"].astype(np.int64), table_order(b), tourn, codes, aux)
+                  b.cols["hand_no"].astype(np.int64), table_order(b), tourn, bool(b.imp), codes,
+                  aux)
     part = partial_from_codes(b.cols["hand_id"], codes, aux, MESSAGES)
     # conservation totals for the report: every chip put in a pot was won, raked or returned
     put, won, rake = int(sc["contributed"].sum()), int(sc["won"].sum()), int(b.cols["rake"].sum())

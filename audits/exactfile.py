@@ -110,16 +110,20 @@ def _version(kv: dict[bytes, bytes], where: str, out: list[str]) -> int:
 
 
 def schema_problems(pf: pq.ParquetFile, where: str, imported: bool,
-                    simulated: bool = True) -> list[str]:
+                    simulated: bool = True, import_columns: bool = False) -> list[str]:
     """The ways a file's schema and key-value metadata differ from the documented ones
-    (``imported``: a ``holdem phh import`` run's file: ``deck`` nullable, the schema version the
-    only key; ``simulated``: a ``holdem simulate`` run's, whose ``holdem.structure`` and
-    ``holdem.batch`` must be there: in any other file they must name its folder and file when
-    present)."""
+    (``imported``: an import's file: ``deck`` nullable; ``import_columns``: a ``holdem import``
+    run's (format "holdem-import"): the import columns before ``digest`` and
+    ``holdem.import_version`` = ``IMPORT_VERSION`` with the schema version, else (an old
+    ``holdem phh import``) the schema version the only key; ``simulated``: a ``holdem simulate``
+    run's, whose ``holdem.structure`` and ``holdem.batch`` must be there: in any other file they
+    must name its folder and file when present)."""
     out: list[str] = []
     kv = dict(pf.metadata.metadata or {})
     stored = pf.metadata.schema.to_arrow_schema()
-    allowed = ls.IMPORT_KEYS if imported else ls.SIMULATOR_KEYS
+    import_columns = imported and import_columns
+    allowed = (ls.SIMULATOR_KEYS if not imported else ls.IMPORT_KEYS if import_columns
+               else ls.OLD_IMPORT_KEYS)
     keys = sorted(set(kv) - allowed - {ls.ARROW_SCHEMA_KEY})
     if keys:
         out.append(f"{where}: key-value metadata "
@@ -127,7 +131,14 @@ def schema_problems(pf: pq.ParquetFile, where: str, imported: bool,
                    "is not the writer's (only "
                    + ", ".join(sorted(k.decode() for k in allowed)) + ")")
     version = _version(kv, where, out)
-    want = ls.expected_schema(version, ls.IMPORT_NULLABLE if imported else ls.NULLABLE)
+    if import_columns:
+        raw = kv.get(ls.META_IMPORT_VERSION)
+        text = raw.decode(errors="replace") if raw is not None else None
+        if text != str(ls.IMPORT_VERSION):
+            out.append(f"{where}: metadata {ls.META_IMPORT_VERSION.decode()} is {text!r}, "
+                       f"expected '{ls.IMPORT_VERSION}'")
+    want = ls.expected_schema(version, ls.IMPORT_NULLABLE if imported else ls.NULLABLE,
+                              import_columns)
     out += _field_problems(list(stored), want, where)
     embedded = _decoded_arrow_schema(kv)
     if ls.ARROW_SCHEMA_KEY in kv and embedded is None:
@@ -280,12 +291,13 @@ def _null_row(arr: pa.Array) -> int | None:
     return None
 
 
-def check_file(fc: FileCheck, imported: bool, simulated: bool = True) -> list[str]:
+def check_file(fc: FileCheck, imported: bool, simulated: bool = True,
+               import_columns: bool = False) -> list[str]:
     """The file's problems (``schema_problems``, ``statistics_problems``), computed once."""
     if not fc.done:
         fc.done = True
         try:
-            fc.problems = (schema_problems(fc.pf, fc.path, imported, simulated)
+            fc.problems = (schema_problems(fc.pf, fc.path, imported, simulated, import_columns)
                            + statistics_problems(fc.pf, fc.path))
         except (pa.ArrowException, OSError, ValueError, TypeError) as e:
             fc.problems = [f"{fc.path}: its footer or schema cannot be checked "
@@ -310,6 +322,7 @@ def problems(b: Batch) -> list[str]:
     fc = b.file_check
     imported = bool(b.context.get("imported"))
     simulated = bool(b.context.get("simulated"))
-    out = (check_file(fc, imported, simulated) if isinstance(fc, FileCheck) and not fc.done
-           else [])
+    import_columns = bool(b.context.get("import_columns"))
+    out = (check_file(fc, imported, simulated, import_columns)
+           if isinstance(fc, FileCheck) and not fc.done else [])
     return out + value_problems(b)

@@ -11,7 +11,7 @@ Encodings (declared here, independently of the simulator): cards 0..51 = rank * 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,11 @@ EXPECTED: dict[str, pa.DataType] = {
 # from older runs (the stakes audit then says it was not checked)
 OPTIONAL = frozenset({"deck", "player_ids"})
 UNAUDITED: frozenset[str] = frozenset()  # type-checked, never read by an audit
+# ``holdem import``'s columns (``audits.logschema.IMPORT_COLUMNS``): read only when the file has
+# them (a simulated file has none: its reads stay as they are), into ``Batch.imp``
+IMPORT_EXPECTED: dict[str, pa.DataType] = dict(logschema.IMPORT_COLUMNS)
+IMPORT_PER_SEAT = ("players", "stack_known", "cards_unrecorded")  # into Batch.imp, (n, k)
+IMPORT_VAR_COLUMNS = ("op_winnings", "op_finishing")  # [] (not recorded) or n_seats entries
 # read as the dictionaries Parquet stores them as (``_decode`` takes their codes: no string
 # decoded per row, none encoded again)
 STRING_COLUMNS = tuple(name for name, typ in EXPECTED.items() if pa.types.is_string(typ))
@@ -75,8 +80,11 @@ def run_context(manifest: dict[str, Any] | None) -> dict[str, Any]:
     if not manifest:
         return {}
     kind = manifest.get("format")
-    if kind == runspec.PHH_FORMAT:
-        return {"simulated": False, "generator": "phh", "seed": None, "imported": True}
+    if kind in runspec.IMPORT_FORMATS:
+        # the money unit and the rake schedule the outcome audit reads (checked there)
+        return {"simulated": False, "generator": "phh", "seed": None, "imported": True,
+                "import_columns": kind == runspec.IMPORT_FORMAT,
+                "money": manifest.get("money"), "rake_schedule": manifest.get("rake_schedule")}
     if kind != runspec.SIMULATE_FORMAT:
         return {}
     try:
@@ -174,6 +182,10 @@ class Batch:
     derived: dict[str, np.ndarray] = field(default_factory=dict)  # per-hand results of maps
     # the file's own checks (``audits.exactfile``), with the file's first chunk only
     file_check: exactfile.FileCheck | None = None
+    # an imported file's import columns (empty for a simulated one): strings as per-row codes
+    # with ``<name>_values``; ``players``, ``stack_known``, ``cards_unrecorded`` (n, k);
+    # ``op_winnings``, ``op_finishing`` as (values, offsets); int64 per row otherwise
+    imp: dict[str, Any] = field(default_factory=dict)
 
 
 def _values(arr: pa.Array) -> np.ndarray:
@@ -258,8 +270,26 @@ def _open(path: Location) -> tuple[pq.ParquetFile, list[str]]:
         raise AuditInputError(f"{path}: not a readable Parquet file ({type(e).__name__}: "
                               f"{str(e).splitlines()[0] if str(e) else ''})") from None
     check_schema(_as_stored(schema), path)
-    return pf, [c for c in (*EXPECTED, *IMPORT_SEAT_COLUMNS)
-                if schema.get_field_index(c) >= 0 and c not in UNAUDITED]
+    return pf, ([c for c in EXPECTED if schema.get_field_index(c) >= 0 and c not in UNAUDITED]
+                + import_columns(schema, path))
+
+
+def import_columns(schema: pa.Schema, path: str | Path) -> list[str]:
+    """The import columns a file holds (none for a simulated file), each of its declared type
+    (else AuditInputError naming it)."""
+    out = []
+    for name, typ in IMPORT_EXPECTED.items():
+        i = schema.get_field_index(name)
+        if i < 0:
+            continue
+        got = schema.field(i).type
+        if pa.types.is_dictionary(got):
+            got = got.value_type
+        if not got.equals(typ):
+            raise AuditInputError(f"{path}: schema mismatch: column {name!r} is {got}, "
+                                  f"expected {typ}")
+        out.append(name)
+    return out
 
 
 def _as_stored(schema: pa.Schema) -> pa.Schema:
@@ -471,7 +501,48 @@ def _decode(path: Location, t: pa.Table) -> Batch:
     pots = {f: fields[f].to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
             for f in ("amount", "rake", "eligible_mask", "winners_mask")}
     return Batch(path=str(path), n=n, k=k, cols=cols, seat=seat, var=var, deck=deck, hole=hole,
-                 act=act, act_off=act_off, pots=pots, pot_off=poff - poff[0])
+                 act=act, act_off=act_off, pots=pots, pot_off=poff - poff[0],
+                 imp=_decode_import(path, t, col, n, k, seat_off))
+
+
+def _decode_import(path: Location, t: pa.Table, col: Callable[[str], pa.Array], n: int, k: int,
+                   seat_off: np.ndarray) -> dict[str, Any]:
+    """The import columns of one table of rows (empty when the file has none)."""
+    names = [c for c in IMPORT_EXPECTED if c in t.column_names]
+    if not names:
+        return {}
+    if len(names) < len(IMPORT_EXPECTED):
+        return {}  # the integrity audit's exact-file check names the missing column (a FAIL)
+    out: dict[str, Any] = {}
+    for name in names:
+        typ = IMPORT_EXPECTED[name]
+        if name in IMPORT_PER_SEAT:
+            arr = col(name)
+            off = arr.offsets.to_numpy().astype(np.int64)
+            off -= off[0]
+            if not np.array_equal(off, seat_off):
+                raise AuditInputError(f"{path}: column {name!r} must have n_seats={k} entries "
+                                      "a row")
+            flat = arr.flatten()
+            if pa.types.is_string(flat.type):
+                codes, values = _string_codes(flat)
+                out[name], out[name + "_values"] = codes.reshape(n, k), values
+            else:
+                out[name] = _values(flat).reshape(n, k)
+        elif name in IMPORT_VAR_COLUMNS:
+            values, off = _list_parts(col(name))
+            lens = np.diff(off)
+            bad = np.flatnonzero((lens != 0) & (lens != k))
+            if len(bad):
+                raise AuditInputError(f"{path}: column {name!r} has {int(lens[bad[0]])} entries "
+                                      f"in the row of hand {int(t.column('hand_id')[int(bad[0])])}"
+                                      f": expected 0 (not recorded) or n_seats={k}")
+            out[name] = (values.astype(np.int64, copy=False), off)
+        elif pa.types.is_string(typ):
+            out[name], out[name + "_values"] = _string_codes(col(name))
+        else:
+            out[name] = _values(col(name))
+    return out
 
 
 def table_order(b: Batch) -> np.ndarray:

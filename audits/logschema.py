@@ -44,26 +44,52 @@ VERSION_COLUMNS: dict[int, tuple[str, ...]] = {
 # ``digest_version``; a test checks the two agree)
 DIGEST_VERSIONS = (1,)
 NULLABLE = frozenset({"fault"})  # null for a clean engine
-# an imported hand history has no deck: the PHH importer's files declare ``deck`` nullable
+# an imported hand history has no deck: the importer's files declare ``deck`` nullable
 IMPORT_NULLABLE = NULLABLE | {"deck"}
+# ``holdem import``'s files (import version 1): the schema-3 columns but ``digest``, these
+# columns, then ``digest`` (which covers them). No nulls: a sentinel marks an absent fact
+# (documented field by field in ``sim.schema.IMPORT_FIELDS``; a test ties the two).
+IMPORT_VERSION = 1
+IMPORT_COLUMNS: tuple[tuple[str, pa.DataType], ...] = (
+    ("source_file", pa.string()), ("source_section", pa.string()), ("site_hand", pa.string()),
+    ("venue", pa.string()), ("table_name", pa.string()), ("hand_time", pa.string()),
+    ("time_zone", pa.string()), ("time_utc", pa.int64()), ("currency", pa.string()),
+    ("players", _L(pa.string())), ("stack_known", _L(pa.bool_())),
+    ("cards_unrecorded", _L(pa.bool_())), ("op_winnings", _L(pa.int64())),
+    ("op_finishing", _L(pa.int64())), ("op_rake", pa.int64()), ("op_pot", pa.int64()),
+)
+IMPORT_COLUMN_NAMES = tuple(n for n, _ in IMPORT_COLUMNS)
 # a column's own metadata: its unit or code table, and its documentation (README's log table)
 FIELD_METADATA_KEYS = frozenset({b"unit", b"doc"})
-# the file's key-value metadata: what ``holdem simulate`` writes (the PHH importer writes the
-# schema version alone); Parquet's own copy of the Arrow schema besides
+# the file's key-value metadata: what ``holdem simulate`` writes (``holdem import`` writes the
+# schema and import versions; the old PHH importer the schema version alone); Parquet's own copy
+# of the Arrow schema besides
 META_SCHEMA_VERSION = b"holdem.schema_version"
+META_IMPORT_VERSION = b"holdem.import_version"
 META_RUN_ID = b"holdem.run_id"
 META_STRUCTURE = b"holdem.structure"
 META_BATCH = b"holdem.batch"
 META_COUNTS = b"holdem.counts"
 SIMULATOR_KEYS = frozenset({META_SCHEMA_VERSION, META_RUN_ID, META_STRUCTURE, META_BATCH,
                             META_COUNTS})
-IMPORT_KEYS = frozenset({META_SCHEMA_VERSION})
+IMPORT_KEYS = frozenset({META_SCHEMA_VERSION, META_IMPORT_VERSION})
+OLD_IMPORT_KEYS = frozenset({META_SCHEMA_VERSION})  # format "holdem-phh-import"
 ARROW_SCHEMA_KEY = b"ARROW:schema"
 STRUCTURES = ("no-limit", "pot-limit", "fixed-limit")
 FORMATS = ("cash", "tournament")
-TYPES: dict[str, pa.DataType] = dict(LOG_COLUMNS)
+TYPES: dict[str, pa.DataType] = {**dict(LOG_COLUMNS), **dict(IMPORT_COLUMNS)}
 
 
-def expected_schema(version: int, nullable: frozenset[str] = NULLABLE) -> list[pa.Field]:
-    """The fields (no metadata) a batch file of schema ``version`` holds, in order."""
-    return [pa.field(n, TYPES[n], nullable=n in nullable) for n in VERSION_COLUMNS[version]]
+def import_column_order(version: int) -> tuple[str, ...]:
+    """An imported file's columns (schema ``version``): the log's but ``digest``, the import
+    columns, ``digest``."""
+    return (*(n for n in VERSION_COLUMNS[version] if n != "digest"), *IMPORT_COLUMN_NAMES,
+            "digest")
+
+
+def expected_schema(version: int, nullable: frozenset[str] = NULLABLE,
+                    import_columns: bool = False) -> list[pa.Field]:
+    """The fields (no metadata) a batch file of schema ``version`` holds, in order
+    (``import_columns``: a ``holdem import`` file's, with the import columns)."""
+    names = import_column_order(version) if import_columns else VERSION_COLUMNS[version]
+    return [pa.field(n, TYPES[n], nullable=n in nullable) for n in names]

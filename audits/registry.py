@@ -15,6 +15,7 @@ from audits import (
     coverage,
     deal,
     integrity,
+    outcome,
     payouts,
     rotation,
     stakes,
@@ -24,7 +25,8 @@ from audits.result import reduce_partials
 from audits.spec import AuditSpec, KeyPass, MapFn, ReduceFn
 
 SPECS: tuple[AuditSpec, ...] = (integrity.SPEC, deal.SPEC, stakes.SPEC, chips.SPEC, rotation.SPEC,
-                                payouts.SPEC, betting.SPEC, coverage.SPEC, uniformity.SPEC)
+                                payouts.SPEC, outcome.SPEC, betting.SPEC, coverage.SPEC,
+                                uniformity.SPEC)
 REGISTRY: dict[str, AuditSpec] = {s.name: s for s in SPECS}
 
 

@@ -59,12 +59,13 @@ AUDIT_FILE = "audit.json"
 # what holdem writes into a run folder besides its log (holdem audit, holdem report and the
 # signature of `holdem report --sign-key`; reports.REPORT_FILES, a test ties them)
 PRODUCTS = frozenset({MANIFEST, AUDIT_FILE, "report.html", "certificate.json", "summary.md",
-                      "certificate.sig"})
+                      "certificate.sig", "import.json"})  # import.json: ``holdem import``'s counts
 # folders of derived products: `holdem export`'s tidy tables (made from the log, never read by an
 # audit)
 PRODUCT_FOLDERS = ("tables/",)
 # the manifests a run folder may hold: simulate's, the PHH importer's, the shuffle command's
-MANIFEST_FORMATS = frozenset({"holdem-simulate-run", "holdem-phh-import", "holdem-shuffle-run"})
+MANIFEST_FORMATS = frozenset({"holdem-simulate-run", "holdem-import", "holdem-phh-import",
+                              "holdem-shuffle-run"})
 
 _NAME = re.compile(r"batch-([0-9]{5,})\.parquet")
 # a structure label as a folder name: plain lower-case words (never `key=value`, which a reader's

@@ -32,7 +32,9 @@ from typing import Any
 from audits import logschema
 
 SIMULATE_FORMAT = "holdem-simulate-run"  # cluster.manifest.MANIFEST_FORMAT
-PHH_FORMAT = "holdem-phh-import"  # cluster.phh_import.MANIFEST_FORMAT
+PHH_FORMAT = "holdem-phh-import"  # the old ``holdem phh import`` (no import columns)
+IMPORT_FORMAT = "holdem-import"  # cluster.phh_import.MANIFEST_FORMAT
+IMPORT_FORMATS = (IMPORT_FORMAT, PHH_FORMAT)
 # structure label -> the code hand_id and table_id carry in their bits 40.. (README, the log)
 STRUCTURE_CODES = {"no-limit": 0, "pot-limit": 1, "fixed-limit": 2}
 FORMATS = ("cash", "tournament")
@@ -347,10 +349,10 @@ def spec_problems(m: dict[str, Any] | None) -> list[tuple[int | None, str, str]]
     listing files that is neither a simulated run's nor an import's binds them to nothing."""
     if not m:
         return []
-    if m.get("format") not in (SIMULATE_FORMAT, PHH_FORMAT):
+    if m.get("format") not in (SIMULATE_FORMAT, *IMPORT_FORMATS):
         return [(None, "manifest format", f"manifest.json: format {_show(m.get('format'))}: "
-                 f"expected {SIMULATE_FORMAT!r} (its spec gives the run's facts) or "
-                 f"{PHH_FORMAT!r}")]
+                 f"expected {SIMULATE_FORMAT!r} (its spec gives the run's facts), "
+                 f"{IMPORT_FORMAT!r} or {PHH_FORMAT!r}")]
     if m.get("format") != SIMULATE_FORMAT:
         return []
     claims: list[tuple[int | None, str, str]] = [(None, "manifest claim", text)

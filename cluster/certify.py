@@ -304,3 +304,36 @@ def certify(spec: RunSpec, out: Location, *, address: str | None = None,
     written = report(out, calibration, sign_key=sign_key, reproduction=reproduction,
                      fresh=audited)
     return CertifyResult(os.fspath(out), manifest, failure, audited, audit_path, written)
+
+
+def certify_import(paths: list[str], out: Location, *, rake: Any = None,
+                   address: str | None = None, workers: int | None = None,
+                   key_memory: int | None = None, sign_key: str | Path | None = None,
+                   calibration: str | Path | None = DEFAULT_CALIBRATION,
+                   progress: bool = True) -> tuple[Any, CertifyResult | None]:
+    """``holdem certify --import PATH...``: import an operator's hand histories into ``out``
+    (``cluster.phh_import.import_phh``, ``rake`` its schedule), audit them and write the report
+    (signed with ``sign_key``). Returns (the import, the certify result; None when no hand was
+    imported: nothing to audit). Nothing to re-simulate: the reproduction is NOT REPRODUCIBLE,
+    with the reason. Raises as ``import_phh``, ``audit_step`` and ``report``."""
+    from cluster.phh_import import import_phh
+    from cluster.reproduce import NOT_REPRODUCIBLE, not_run
+
+    if sign_key is not None:
+        from cluster.signing import load_private_key
+
+        load_private_key(sign_key)
+    imp = import_phh(paths, out, rake=rake, workers=workers, address=address,
+                     progress=progress)
+    if not imp.imported:
+        return imp, None
+    audited, audit_path = audit_step(out, workers=workers, address=address,
+                                     key_memory=key_memory, progress=progress)
+    reproduction = not_run("an operator's hand histories: no spec or deck to re-simulate them "
+                           "from", NOT_REPRODUCIBLE)
+    written = report(out, calibration, sign_key=sign_key, reproduction=reproduction,
+                     fresh=audited)
+    from audits.runfolder import read_manifest
+
+    return imp, CertifyResult(os.fspath(out), read_manifest(storage.as_location(out)), None,
+                              audited, audit_path, written)

@@ -45,16 +45,59 @@ def _cmd_phh_verify(args: argparse.Namespace) -> int:
     return v.exit_code
 
 
-def _cmd_phh_import(args: argparse.Namespace) -> int:
-    from audits.runfolder import RunFolderError
-    from cluster.phh_import import format_import, import_phh
+def _rake_arg(args: argparse.Namespace) -> Any:
+    """The rake schedule of ``--rake PCT:CAP`` or ``--rake-schedule FILE`` (one, or None)."""
+    from cluster.rake import RakeError, parse_rake, read_rake_schedule
 
+    rake, schedule = getattr(args, "rake", None), getattr(args, "rake_schedule", None)
+    if rake is not None and schedule is not None:
+        raise UsageError("--rake and --rake-schedule: choose one")
     try:
-        res = import_phh(args.paths, args.out)
-    except (FileNotFoundError, RunFolderError) as e:
+        if rake is not None:
+            return parse_rake(rake)
+        if schedule is not None:
+            return read_rake_schedule(schedule)
+    except RakeError as e:
         raise UsageError(str(e)) from None
+    return None
+
+
+def _cmd_phh_import(args: argparse.Namespace) -> int:
+    """``holdem import`` (and its alias ``holdem phh import``)."""
+    from audits.runfolder import RunFolderError
+    from cluster.fanout import TaskFailed
+    from cluster.phh_import import format_import, import_phh
+    from cluster.rake import RakeError
+
+    rake = _rake_arg(args)
+    try:
+        res = import_phh(args.paths, args.out, rake=rake, workers=args.workers,
+                         address=args.address, progress=not args.quiet)
+    except (FileNotFoundError, RunFolderError, RakeError, ConnectionError) as e:
+        raise UsageError(str(e)) from None
+    except TaskFailed as e:
+        print(f"holdem: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:
+        raise _output_error(args.out, e) from None
     print(format_import(res))
     return res.exit_code
+
+
+def _add_import_options(p: argparse.ArgumentParser, paths: bool = True) -> None:
+    if paths:
+        p.add_argument("paths", nargs="+", help="hand history files or folders (searched "
+                                                "recursively): local paths or URIs")
+        p.add_argument("--out", required=True, help="the run folder to write (a path or a URI)")
+    p.add_argument("--rake", default=None, metavar="PCT:CAP",
+                   help="the operator's rake schedule: PCT percent of the pot, at most CAP "
+                        "units of the currency a hand (e.g. 5:3)")
+    p.add_argument("--rake-schedule", default=None, metavar="FILE.toml",
+                   help="a rake schedule file: percent, cap, caps_by_players, no_flop_no_drop, "
+                        "step (README, Importing)")
+    if paths:
+        _add_ray_options(p, "the import")
+        p.add_argument("--quiet", action="store_true", help="no progress output")
 
 
 def _cmd_migrate(args: argparse.Namespace) -> int:
@@ -279,6 +322,10 @@ def _cmd_certify(args: argparse.Namespace) -> int:
     from cluster.simulate import RunFolderError
     from reports.render import ReportInputError
 
+    if args.import_paths:
+        return _certify_import(args)
+    if args.rake is not None or args.rake_schedule is not None:
+        raise UsageError("--rake and --rake-schedule go with --import (an operator's hands)")
     spec = _run_spec(args)
     try:
         res = certify(spec, args.out, address=args.address, workers=args.workers,
@@ -303,6 +350,46 @@ def _cmd_certify(args: argparse.Namespace) -> int:
     print(f"results: {res.audit_path}")
     _print_report_paths(res.report.paths)
     _print_reproduction(res.report.certificate)
+    print(f"verdict: {res.verdict}   report: {res.report.paths['html']}")
+    for text in res.report.limitations:
+        print(f"  not certified: {text}")
+    return res.exit_code
+
+
+def _certify_import(args: argparse.Namespace) -> int:
+    """``holdem certify --import PATH... --out RUN``: import, audit, report."""
+    from audits.io import AuditInputError
+    from audits.runner import format_table
+    from cluster.certify import SigningRefused, certify_import
+    from cluster.fanout import TaskFailed
+    from cluster.phh_import import format_import
+    from cluster.rake import RakeError
+    from cluster.signing import SigningKeyError
+    from cluster.simulate import RunFolderError
+    from reports.render import ReportInputError
+
+    rake = _rake_arg(args)
+    try:
+        imp, res = certify_import(args.import_paths, args.out, rake=rake, address=args.address,
+                                  workers=args.workers,
+                                  key_memory=None if args.key_memory is None
+                                  else args.key_memory << 20,
+                                  sign_key=args.sign_key, progress=not args.quiet)
+    except (FileNotFoundError, SigningKeyError, RunFolderError, RakeError, ConnectionError,
+            AuditInputError, ReportInputError) as e:
+        raise UsageError(str(e)) from None
+    except (TaskFailed, SigningRefused) as e:
+        print(f"holdem: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:
+        raise _output_error(args.out, e) from None
+    print(format_import(imp))
+    if res is None:
+        print("holdem: no hand could be imported: nothing to certify", file=sys.stderr)
+        return 2
+    print(format_table(res.audit))
+    print(f"results: {res.audit_path}")
+    _print_report_paths(res.report.paths)
     print(f"verdict: {res.verdict}   report: {res.report.paths['html']}")
     for text in res.report.limitations:
         print(f"  not certified: {text}")
@@ -544,10 +631,13 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--json", action="store_true", help="one JSON object per hand, one per line")
     v.add_argument("--show", type=int, default=10, help="failures to list in the summary")
     v.set_defaults(func=_cmd_phh_verify)
-    im = phh_sub.add_parser("import", help="import .phh/.phhs hands into a run folder to audit")
-    im.add_argument("paths", nargs="+", help="files or folders (searched recursively)")
-    im.add_argument("--out", required=True, help="the run folder to write")
+    im = phh_sub.add_parser("import", help="the same as `holdem import`")
+    _add_import_options(im)
     im.set_defaults(func=_cmd_phh_import)
+    imp = sub.add_parser("import", help="import an operator's hand histories (PHH, PHHS, the "
+                                        "sites' text exports) into a run folder to audit")
+    _add_import_options(imp)
+    imp.set_defaults(func=_cmd_phh_import)
 
     from cluster.bench.runner import BENCH_DEFAULTS, BENCHMARKS
 
@@ -579,6 +669,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_no_reproduce(ce, "re-simulate only the batch files the folder already held (a resumed "
                           "run's: never trusted); the certificate then says the rest were not "
                           "re-simulated, a limitation")
+    ce.add_argument("--import", dest="import_paths", nargs="+", default=None, metavar="PATH",
+                    help="certify an operator's hand histories instead of a simulation: "
+                         "import PATH... into --out, audit and report")
+    _add_import_options(ce, paths=False)
     ce.set_defaults(func=_cmd_certify)
 
     sh = sub.add_parser("shuffle", help="certify the shuffler alone on up to billions of decks"

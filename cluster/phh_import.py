@@ -1,34 +1,50 @@
-"""``holdem phh import PATH... --out RUN``: PHH hand histories -> a run folder the audits read.
+"""``holdem import PATH... --out RUN`` (alias ``holdem phh import``): an operator's hand histories
+-> a run folder the audits read.
 
-Layout (as ``holdem simulate`` writes, through ``audits.runfolder``; RUN a local path or a
-URI)::
+Sources are files or folders, local paths or URIs (``audits.storage``). The work fans out BY FILE
+through ``cluster.fanout.fan_out`` (Ray; ``workers=0`` in this process): each task reads,
+converts and replays one file (``sim.phh_import.import_file``). The run's money unit is the
+finest any file needs (``10**-E``, E <= 6): a file converted at a coarser unit is done again at
+E (rare: a run's files share their currency). The driver then rebuilds the tables across files
+(``rebuild``): the hands of one (venue, table name), ordered by (time, site hand number), form
+table SESSIONS of adjacent hands (button moved to the next occupied seat, same seats and stakes,
+no pause over ``MAX_PAUSE_SECONDS``); anything else starts a new session (a gap, counted).
+``table_id`` = the session, ``hand_no`` = the hand's place in it, ``rebuys`` = a session's first
+stacks, then each seat's start minus its previous end (negative: what the operator took between
+the hands, judged by the outcome audit; for an unknown stack the difference of the stand-ins,
+so the session balances and says nothing), ``player_ids`` =
+one id per player name over the run (sorted names, from 0; -1 empty seat).
 
-    RUN/log/<label>/batch-<index:05d>.parquet   rows of sim.schema.HAND_SCHEMA (zstd)
-    RUN/manifest.json                           format "holdem-phh-import"
+Layout (as ``holdem simulate`` writes, through ``audits.runfolder``)::
 
-The audits read one ``n_seats`` per file, so a structure's hands are split into one batch file
-per table size (batch 0 = the smallest size present, and so on). Conversion choices are in
-``sim/phh_import.py``. The manifest says ``"format": "holdem-phh-import"``, ``"source": "phh"``
-and ``"spec": null`` (nothing to re-simulate: ``holdem audit`` and ``holdem diff`` read it,
-``holdem verify --reproduce`` cannot), lists every source file with its sha256, its
-sections (hands) and how many could not be read, and the rows imported from it; each batch file
-(path, structure, batch, hands, rows, bytes, sha256); and the skipped hands, one line each. A
-hand is skipped, never its file: a section that cannot be read (``sim.phh.read_phh``: a cut
-section, an amount like ``1e400``, a negative stack) is named with its file, section key and
-reason, counted by kind in ``unreadable_by_kind``, and the rest of the file is imported.
-An existing RUN folder's batch files are replaced (one of the old layout is refused).
+    RUN/log/<label>/batch-<index:05d>.parquet   rows of sim.schema.IMPORT_SCHEMA (zstd)
+    RUN/import.json                             counts, per file, examples, tables, money
+    RUN/manifest.json                           format "holdem-import"
+
+One ``n_seats`` and structure per batch file (the audits read one table size a file); a
+session's hands are consecutive rows of one file. Every file is written atomically, the manifest
+last: nothing half-written carries a final name. An existing RUN is replaced only when it is a
+previous import (its batch files, audit and report removed); anything else is refused.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import re
+import sys
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from audits import storage
 from audits.runfolder import (
     MANIFEST,
     PRODUCTS,
@@ -37,15 +53,266 @@ from audits.runfolder import (
     batch_relpath,
     sha256_bytes,
 )
-from sim.digest import DIGEST_VERSION
-from sim.phh import PhhHand, iter_phh_paths, read_phh
-from sim.phh_import import import_hands
-from sim.schema import SCHEMA_VERSION
+from cluster.rake import RakeError, RakeSchedule
+from sim.digest import DIGEST_VERSION, with_digests
+from sim.histories import HISTORY_SUFFIXES, iter_history_paths
+from sim.phh_import import FileImport, import_file
+from sim.schema import IMPORT_SCHEMA, IMPORT_VERSION, SCHEMA_VERSION
 
-__all__ = ["MANIFEST_FORMAT", "PhhImport", "format_import", "import_phh"]
+__all__ = ["IMPORT_FILE", "MANIFEST_FORMAT", "PhhImport", "format_import", "import_phh",
+           "rebuild"]
 
-MANIFEST_FORMAT = "holdem-phh-import"
-MANIFEST_VERSION = 1
+MANIFEST_FORMAT = "holdem-import"
+OLD_FORMAT = "holdem-phh-import"
+MANIFEST_VERSION = 2
+IMPORT_FILE = "import.json"
+MAX_PAUSE_SECONDS = 600
+PROGRESS_SECONDS = 5.0  # a progress line at most this often
+BATCH_ROWS = 200_000  # rows per batch file at most (whole sessions)
+
+
+@dataclass(frozen=True)
+class PhhImport:
+    """What ``import_phh`` did."""
+
+    root: str  # the run folder written (its label: a path or a URI)
+    files: int
+    submitted: int
+    imported: int
+    skipped: dict[str, int]  # {reason: hands}
+    examples: dict[str, list[dict[str, str]]]
+    tables: dict[str, Any]
+    money: dict[str, Any]
+    seconds: float
+    odd_chip: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        """0 at least one hand imported, 2 none."""
+        return 0 if self.imported else 2
+
+    @property
+    def skipped_lines(self) -> list[str]:
+        return [ex["reason"] for exs in self.examples.values() for ex in exs]
+
+
+def counts_in_words(submitted: int, imported: int, skipped: dict[str, int]) -> str:
+    """"2,989 hands submitted, 2,981 imported, 8 skipped (3 unknown variant, ...)"."""
+    n = sum(skipped.values())
+    what = ", ".join(f"{c:,} {r}" for r, c in sorted(skipped.items(), key=lambda x: (-x[1], x[0])))
+    return (f"{submitted:,} hands submitted, {imported:,} imported, {n:,} skipped"
+            + (f" ({what})" if what else ""))
+
+
+def format_import(res: PhhImport) -> str:
+    """Examples of each skip reason, then the summary lines."""
+    lines = [f"skipped ({reason}): {ex['reason']}" for reason, exs in res.examples.items()
+             for ex in exs]
+    if res.removed:
+        lines.append(f"removed the previous import's {', '.join(res.removed)} (they described "
+                     "its hands; run `holdem audit` and `holdem report` again)")
+    t = res.tables
+    lines.append(f"{res.files} files: {counts_in_words(res.submitted, res.imported, res.skipped)}"
+                 f"; {t.get('tables', 0)} tables, {t.get('sessions', 0)} sessions, "
+                 f"{t.get('gaps', 0)} gaps; money in 10^-{res.money.get('exponent', 0)} "
+                 f"{res.money.get('currency') or 'units'}; {res.seconds:.1f} s -> {res.root}")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- sources
+
+
+def source_paths(paths: list[str]) -> list[str]:
+    """Every source file named or found (recursively, in natural order) under ``paths``, local
+    or URI. Raises FileNotFoundError for a missing path."""
+    out: list[str] = []
+    for p in paths:
+        if storage.is_uri(p):
+            if storage.is_file(p):
+                out.append(p)
+            elif storage.is_dir(p):
+                out += [str(storage.join(p, rel)) for rel in storage.list_files(p)
+                        if rel.lower().endswith(HISTORY_SUFFIXES)]
+            else:
+                raise FileNotFoundError(f"{p}: no such file or folder")
+            continue
+        if not Path(p).exists():
+            raise FileNotFoundError(f"{p}: no such file or folder")
+        out += [str(f) for f in iter_history_paths([p])]
+    return list(dict.fromkeys(out))
+
+
+def run_currency(pairs: list[str]) -> str:
+    """The run's currency from the hands' "code|symbol" pairs: the one ISO code written (hands
+    that give only its symbol agree with it), else the one symbol, else "mixed: ..." ("" when
+    no hand says)."""
+    codes = {p.split("|")[0] for p in pairs} - {""}
+    symbols = {p.split("|")[1] for p in pairs} - {""}
+    if len(codes) == 1:
+        code = next(iter(codes))
+        by_code = {p.split("|")[1] for p in pairs if p.split("|")[0] == code} - {""}
+        if symbols <= by_code or not by_code and len(symbols) <= 1:
+            return code
+    if not codes and len(symbols) <= 1:
+        return next(iter(symbols), "")
+    return "mixed: " + ", ".join(sorted(codes | symbols))
+
+
+# ---------------------------------------------------------------- tables
+
+
+def _natural(text: str) -> tuple[Any, ...]:
+    return tuple((0, int(t), "") if t.isdigit() else (1, 0, t)
+                 for t in re.split(r"(\d+)", text) if t)
+
+
+def _local_seconds(iso: str) -> int:
+    import datetime as dt
+
+    try:
+        d = dt.datetime.fromisoformat(iso)
+    except ValueError:
+        return -1
+    return int((d - dt.datetime(1970, 1, 1)).total_seconds())
+
+
+def _next_occupied(occ: list[bool], after: int) -> int:
+    k = len(occ)
+    for j in range(1, k + 1):
+        s = (after + j) % k
+        if occ[s]:
+            return s
+    return -1
+
+
+# per-seat columns and the value of an empty seat (``pad_seats``)
+SEAT_COLUMNS: dict[str, Any] = {
+    "occupied": False, "policy": -1, "player_ids": -1, "stacks_start": 0, "rebuys": 0,
+    "stacks_end": 0, "contributed": 0, "returned": 0, "won": 0, "folded": False,
+    "timed_out": False, "players": "", "stack_known": False, "cards_unrecorded": False,
+    "op_winnings": 0, "op_finishing": 0,
+}
+
+
+def pad_seats(table: pa.Table, seat_count_known: list[bool]) -> pa.Table:
+    """A table (venue, table name) whose record gives no ``seat_count`` seats as many as the
+    highest seat any of its hands names: those hands' per-seat columns are padded with empty
+    seats (so that its hands can be adjacent)."""
+    n = table.num_rows
+    if n == 0 or all(seat_count_known):
+        return table
+    venue = table.column("venue").to_pylist()
+    name = table.column("table_name").to_pylist()
+    seats = table.column("n_seats").to_pylist()
+    most: dict[tuple[str, str], int] = {}
+    for i in range(n):
+        if name[i] and not seat_count_known[i]:
+            key = (venue[i], name[i])
+            most[key] = max(most.get(key, 0), seats[i])
+    grow = {i: most[(venue[i], name[i])] for i in range(n)
+            if name[i] and not seat_count_known[i] and most[(venue[i], name[i])] > seats[i]}
+    if not grow:
+        return table
+    for col, empty in (*SEAT_COLUMNS.items(), ("hole_cards", -1)):
+        values = table.column(col).to_pylist()
+        for i, k in grow.items():
+            if col in ("op_winnings", "op_finishing") and not values[i]:
+                continue  # not recorded stays []
+            per = 2 if col == "hole_cards" else 1
+            values[i] = values[i] + [empty] * (per * (k - seats[i]))
+        j = table.schema.get_field_index(col)
+        table = table.set_column(j, table.schema.field(col),
+                                 pa.array(values, table.schema.field(col).type))
+    new_seats = [grow.get(i, seats[i]) for i in range(n)]
+    j = table.schema.get_field_index("n_seats")
+    return table.set_column(j, table.schema.field("n_seats"), pa.array(new_seats, pa.int8()))
+
+
+def rebuild(table: pa.Table) -> tuple[pa.Table, dict[str, Any]]:
+    """Order the hands into table sessions and set ``hand_id``, ``table_id``, ``hand_no``,
+    ``rebuys`` and ``player_ids`` (module docstring); returns the table in session order and
+    {tables, sessions, gaps, by_venue}."""
+    n = table.num_rows
+    if n == 0:
+        return table, {"tables": 0, "sessions": 0, "gaps": 0, "by_venue": {}}
+    c = {name: table.column(name).to_pylist() for name in (
+        "venue", "table_name", "time_utc", "hand_time", "site_hand", "source_file",
+        "source_section", "button", "n_seats", "occupied", "structure", "small_blind",
+        "big_blind", "stacks_start", "stacks_end", "stack_known")}
+    when = [u if u >= 0 else (_local_seconds(h) if h else -1)
+            for u, h in zip(c["time_utc"], c["hand_time"], strict=True)]
+    order = sorted(range(n), key=lambda i: (
+        c["venue"][i], c["table_name"][i], c["table_name"][i] == "" and c["source_file"][i],
+        c["table_name"][i] == "" and _natural(c["source_section"][i]), when[i],
+        _natural(c["site_hand"][i])))
+    session = [0] * n
+    hand_no = [0] * n
+    rebuys: list[list[int]] = [[]] * n
+    sessions = gaps = 0
+    by_venue: dict[str, dict[str, int]] = {}
+    tables: set[tuple[str, str]] = set()
+    prev = -1
+    for i in order:
+        named = c["table_name"][i] != ""
+        key = (c["venue"][i], c["table_name"][i])
+        start = c["stacks_start"][i]
+        adjacent = False
+        if prev >= 0 and named and key == (c["venue"][prev], c["table_name"][prev]):
+            same = all(c[f][i] == c[f][prev] for f in ("n_seats", "structure", "small_blind",
+                                                       "big_blind"))
+            t0, t1 = when[prev], when[i]
+            timely = t0 < 0 or t1 < 0 or 0 <= t1 - t0 <= MAX_PAUSE_SECONDS
+            b0 = c["button"][prev]
+            moved = c["button"][i] == _next_occupied(c["occupied"][i], b0)  # as rotation
+            adjacent = same and timely and moved
+            if not adjacent:
+                gaps += 1
+        v = by_venue.setdefault(c["venue"][i], {"tables": 0, "sessions": 0, "gaps": 0})
+        if not named or key not in tables:
+            tables.add(key if named else ("", str(i)))
+            v["tables"] += 1
+        elif not adjacent:
+            v["gaps"] += 1
+        v["sessions"] += not adjacent
+        if adjacent:
+            session[i] = session[prev]
+            hand_no[i] = hand_no[prev] + 1
+            before_occ, end = c["occupied"][prev], c["stacks_end"][prev]
+            occ = c["occupied"][i]
+            rebuys[i] = [0 if not occ[s] else start[s] - end[s] if before_occ[s] else start[s]
+                         for s in range(len(start))]
+        else:
+            session[i] = sessions
+            sessions += 1
+            rebuys[i] = list(start)
+        prev = i
+    take = pa.array(order, pa.int64())
+    out = table.take(take)
+    sess = np.asarray(session, np.int64)[order]
+    # player ids: one per name over the run (sorted names), -1 for an empty seat
+    players = out.column("players").combine_chunks()
+    flat = players.values
+    names = pc.unique(flat).to_pylist()
+    names = sorted(x for x in names if x)
+    ids = {name: j for j, name in enumerate(names)}
+    flat_ids = np.fromiter((ids.get(x, -1) for x in flat.to_pylist()), np.int64, len(flat))
+    pid = pa.ListArray.from_arrays(players.offsets, pa.array(flat_ids, pa.int64()))
+    cols = {
+        "hand_id": pa.array(np.arange(n, dtype=np.int64)),
+        "table_id": pa.array(sess),
+        "hand_no": pa.array(np.asarray(hand_no, np.int32)[order]),
+        "rebuys": pa.array([rebuys[i] for i in order], pa.list_(pa.int64())),
+        "player_ids": pid,
+    }
+    for name, arr in cols.items():
+        j = out.schema.get_field_index(name)
+        out = out.set_column(j, out.schema.field(name), arr)
+    return out, {"tables": len(tables), "sessions": sessions, "gaps": gaps,
+                 "by_venue": dict(sorted(by_venue.items()))}
+
+
+# ---------------------------------------------------------------- the command
 
 
 def _encode(table: pa.Table) -> bytes:
@@ -54,117 +321,174 @@ def _encode(table: pa.Table) -> bytes:
     return sink.getvalue().to_pybytes()
 
 
-@dataclass(frozen=True)
-class PhhImport:
-    """What ``import_phh`` did."""
-
-    root: str  # the run folder written (its label: a path or a URI)
-    files: int  # PHH files read
-    imported: int  # hands imported
-    unsupported: int
-    failed: int  # hands (and unreadable files) that could not be imported
-    skipped: list[str]  # one line each: unreadable files, unsupported or failed hands
-    odd_chip: list[str]  # hands whose half chips were replaced by our odd chip
-    seconds: float
-    removed: list[str] = field(default_factory=list)  # a previous import's stale audit/report
-
-    @property
-    def exit_code(self) -> int:
-        """0 at least one hand imported, 2 none."""
-        return 0 if self.imported else 2
+def _import_task(path: str, scale: int | None) -> FileImport:
+    return import_file(path, scale)
 
 
-def format_import(res: PhhImport) -> str:
-    """The skipped and odd-chip hands, one line each, then the summary line."""
-    lines = [f"skipped: {line}" for line in res.skipped]
-    lines += [f"odd chip: {line}" for line in res.odd_chip]
-    if res.removed:
-        lines.append(f"removed the previous import's {', '.join(res.removed)} (they described "
-                     "its hands; run `holdem audit` and `holdem report` again)")
-    lines.append(f"{res.files} files, {res.imported} hands imported, {res.unsupported} "
-                 f"unsupported, {res.failed} failed, {len(res.odd_chip)} with the file's half "
-                 f"chips replaced by our odd chip; {res.seconds:.1f} s -> {res.root}")
-    return "\n".join(lines)
+def _files_of(paths: list[str], scale_of: dict[str, int | None], workers: int | None,
+              address: str | None, say: Callable[[str], None] | None,
+              on_done: Callable[[int, FileImport], None]) -> list[FileImport]:
+    from cluster.fanout import fan_out
+    from cluster.ray_runtime import ray_session
+
+    calls = [(p, scale_of.get(p)) for p in paths]
+    if workers == 0:
+        return list(fan_out(_import_task, calls, session=None, on_done=on_done))
+    with ray_session(address, workers) as session:
+        return list(fan_out(_import_task, calls, session=session, label="import",
+                            window=workers or None, on_done=on_done, say=say,
+                            name=lambda call: f"import of {call[0]}"))
 
 
-def import_phh(paths: list[str], out: str | Path) -> PhhImport:
-    """Import the hands of PHH files and folders and write the run folder ``out`` (a local
-    path or a URI; its manifest only when a hand was imported). Raises FileNotFoundError for a
-    missing path, ``audits.runfolder.RunFolderError`` for an unusable output folder (e.g. one
-    of the old layout)."""
+def import_phh(paths: list[str], out: str | Path, *, rake: RakeSchedule | None = None,
+               workers: int | None = 0, address: str | None = None,
+               progress: bool = False) -> PhhImport:
+    """Import the hands of the source files and folders ``paths`` into the run folder ``out``
+    (a path or a URI; its manifest only when a hand was imported). ``workers=0``: in this
+    process; None or N: on Ray (module docstring). Raises FileNotFoundError for a missing path,
+    RunFolderError for an unusable output folder, RakeError for a rake amount finer than the
+    run's unit."""
     t0 = time.perf_counter()
-    for p in paths:
-        if not Path(p).exists():
-            raise FileNotFoundError(f"{p}: no such file or folder")
+    files = source_paths(paths)
     folder = RunFolder.open(out)
+    if storage.is_file(folder.label):
+        raise RunFolderError(f"run folder {folder.label}: a file, not a folder (nothing was "
+                             "changed)")
     stale = _replaceable(folder)
-    files = list(iter_phh_paths(paths))
-    hands: list[PhhHand] = []
-    sources: list[dict[str, Any]] = []
-    bad_files: list[str] = []
-    skipped_by_kind: dict[str, int] = {}
-    for f in files:
-        # per hand, never per file: a section that cannot be read is skipped with its reason
-        # and the rest of the file is imported (sim.phh.read_phh)
-        pf = read_phh(f)
-        hands.extend(pf.hands)
-        bad_files.extend(skip.describe() for skip in pf.skipped)
-        for skip in pf.skipped:
-            skipped_by_kind[skip.kind] = skipped_by_kind.get(skip.kind, 0) + 1
-        sources.append({"path": str(f), "sha256": pf.sha256, "sections": pf.sections,
-                        "unreadable": len(pf.skipped), "rows": 0})
-    res = import_hands(hands)
-    for s in sources:
-        s["rows"] = res.per_source.get(s["path"], 0)
+    say = (lambda text: print(text, file=sys.stderr, flush=True)) if progress else None
+    done = [0, 0]
+    last = [t0]
+
+    def tick(_i: int, r: FileImport) -> None:  # a line every PROGRESS_SECONDS, and the last
+        done[0] += 1
+        done[1] += r.submitted
+        now = time.perf_counter()
+        if say is not None and (now - last[0] >= PROGRESS_SECONDS or done[0] == len(files)):
+            last[0] = now
+            say(f"import: {done[0]:,}/{len(files):,} files, {done[1]:,} hands read "
+                f"({done[1] / max(now - t0, 1e-9):,.0f} hands/s)")
+
+    results = _files_of(files, {}, workers, address, say, tick)
+    exponent = max((r.file_scale for r in results if r.imported), default=0)
+    redo = [r.path for r in results if r.imported and r.scale != exponent]
+    if redo:  # a file converted at a coarser unit than the run's: again at the run's
+        again = {r.path: r for r in _files_of(redo, dict.fromkeys(redo, exponent), workers,
+                                              address, say, tick)}
+        results = [again.get(r.path, r) for r in results]
+    money = {"exponent": exponent, "currency": run_currency(
+        [c for r in results if r.imported for c in r.currencies])}
+    rake_manifest = rake.to_manifest(exponent) if rake is not None else None
+    parts = [r.table for r in results if r.table is not None]
+    table = pa.concat_tables(parts) if parts else IMPORT_SCHEMA.empty_table().drop(["digest"])
+    table = pad_seats(table, [k for r in results if r.table is not None
+                              for k in r.seat_count_known])
+    table, tables = rebuild(table)
+    run_id = "imp-" + hashlib.sha256("\n".join(
+        sorted(f"{r.path} {r.sha256}" for r in results)).encode()).hexdigest()[:16]
+    table = table.set_column(0, table.schema.field("run_id"),
+                             pa.array([run_id] * table.num_rows, pa.string()))
+    submitted = sum(r.submitted for r in results)
+    imported = sum(r.imported for r in results)
+    skipped: dict[str, int] = {}
+    examples: dict[str, list[dict[str, str]]] = {}
+    for r in results:
+        for reason, count in r.skipped.items():
+            skipped[reason] = skipped.get(reason, 0) + count
+            examples.setdefault(reason, [])
+            examples[reason] += r.examples.get(reason, [])[:5 - len(examples[reason])]
+    odd = [line for r in results for line in r.odd_chip]
     root = folder.label
+    if not imported:  # nothing to write: the folder is left as it was
+        return PhhImport(str(root), len(files), submitted, 0, dict(sorted(skipped.items())),
+                         examples, tables, money, time.perf_counter() - t0, odd, [])
     if folder.exists():
         for old in [*folder.batch_relpaths(), *stale]:
             folder.delete(old)
+    records = _write_batches(folder, table, run_id)
+    per_file = [{"path": r.path, "sha256": r.sha256, "format": r.format,
+                 "submitted": r.submitted, "imported": r.imported, "skipped": r.skipped}
+                for r in results]
+    report = {"import_version": IMPORT_VERSION, "submitted": submitted, "imported": imported,
+              "skipped": dict(sorted(skipped.items())), "files": per_file,
+              "examples": examples, "tables": tables, "money": money,
+              "rake_schedule": rake_manifest, "replay_differs": len(odd)}
+    if imported:  # the manifest last: a folder without it is no run
+        text = json.dumps(report, indent=1)
+        folder.write(IMPORT_FILE, text)
+        manifest = {
+            "format": MANIFEST_FORMAT, "manifest_version": MANIFEST_VERSION, "source": "import",
+            "import_version": IMPORT_VERSION, "run_id": run_id, "fingerprint": run_id,
+            "spec": None, "structures": sorted({f["structure"] for f in records}),
+            "hands": imported, "submitted": submitted, "skipped": dict(sorted(skipped.items())),
+            "sources": [{"path": r.path, "sha256": r.sha256, "format": r.format,
+                         "sections": r.submitted, "rows": r.imported} for r in results],
+            "files": records, "tables": tables, "money": money, "rake_schedule": rake_manifest,
+            "import_file": {"path": IMPORT_FILE, "sha256": sha256_bytes(text.encode())},
+            "inject": None, "schema_version": SCHEMA_VERSION, "digest_version": DIGEST_VERSION,
+        }
+        folder.write_manifest(manifest)
+    return PhhImport(str(root), len(files), submitted, imported, dict(sorted(skipped.items())),
+                     examples, tables, money, time.perf_counter() - t0, odd, stale)
+
+
+def _groups(table: pa.Table) -> Iterator[tuple[str, pa.Table]]:
+    """(structure label, rows) per batch file: one structure and table size each, whole
+    sessions of at most about BATCH_ROWS rows, in session order."""
+    struct = table.column("structure").to_pylist()
+    seats = table.column("n_seats").to_pylist()
+    tid = table.column("table_id").to_pylist()
+    by: dict[tuple[str, int], list[int]] = {}
+    for i, key in enumerate(zip(struct, seats, strict=True)):
+        by.setdefault(key, []).append(i)
+    for (label, _k), rows in sorted(by.items()):
+        chunk: list[int] = []
+        for j, i in enumerate(rows):
+            chunk.append(i)
+            last = j + 1 == len(rows)
+            if last or (len(chunk) >= BATCH_ROWS and tid[rows[j + 1]] != tid[i]):
+                yield label, table.take(pa.array(chunk, pa.int64()))
+                chunk = []
+
+
+def _write_batches(folder: RunFolder, table: pa.Table, run_id: str) -> list[dict[str, Any]]:
     records = []
     batch_of: dict[str, int] = {}
-    for (label, _k), table in res.tables.items():
+    hand_id = 0
+    for label, part in _groups(table):
+        part = part.set_column(part.schema.get_field_index("hand_id"),
+                               part.schema.field("hand_id"),
+                               pa.array(np.arange(hand_id, hand_id + part.num_rows,
+                                                  dtype=np.int64)))
+        hand_id += part.num_rows
+        part = pa.Table.from_arrays(with_digests(part).columns, schema=IMPORT_SCHEMA)
         b = batch_of.get(label, 0)
         batch_of[label] = b + 1
         rel = batch_relpath(label, b)
-        data = _encode(table)
+        data = _encode(part)
         folder.write(rel, data)
-        records.append({"path": rel, "structure": label, "batch": b, "hands": table.num_rows,
-                        "rows": table.num_rows, "bytes": len(data), "sha256": sha256_bytes(data)})
-    run_id = (res.tables and next(iter(res.tables.values())).column("run_id")[0].as_py()) or None
-    manifest = {
-        "format": MANIFEST_FORMAT, "manifest_version": MANIFEST_VERSION, "source": "phh",
-        "run_id": run_id, "fingerprint": run_id, "spec": None,
-        "structures": sorted(batch_of), "hands": res.imported,
-        "sources": sources, "files": records,
-        "skipped": bad_files + res.skipped, "unsupported": res.unsupported,
-        "unreadable_by_kind": skipped_by_kind,
-        "failed": res.failed + len(bad_files),
-        "odd_chip_hands": res.odd_chip,
-        "odd_chip_note": ("these files record a split pot's odd chip as X.5 each; imported with "
-                          "our stacks (the odd chip to the first winner clockwise from the "
-                          "button)"),
-        "inject": None, "schema_version": SCHEMA_VERSION, "digest_version": DIGEST_VERSION,
-    }
-    if res.imported:
-        folder.write_manifest(manifest)
-    return PhhImport(str(root), len(files), res.imported, res.unsupported,
-                     res.failed + len(bad_files), bad_files + res.skipped, list(res.odd_chip),
-                     time.perf_counter() - t0, stale)
+        records.append({"path": rel, "structure": label, "batch": b, "hands": part.num_rows,
+                        "rows": part.num_rows, "bytes": len(data), "sha256": sha256_bytes(data)})
+    return records
 
 
 def _replaceable(folder: RunFolder) -> list[str]:
-    """An output folder an import may write: new, empty, or a previous PHH import (its batch
-    files are replaced; returns its audit and report files, stale once they are). Anything else,
-    a simulated or shuffle run above all, is refused (RunFolderError) before a byte is touched."""
+    """An output folder an import may write: new, empty, or a previous import (its batch files
+    are replaced; returns its import.json, audit and report files, stale once they are).
+    Anything else, a simulated or shuffle run above all, is refused (RunFolderError) before a
+    byte is touched."""
     if not folder.exists():
         return []
     listing = folder.listing()
     folder.check_layout(listing)
     manifest = folder.read_manifest()
     kind = manifest.get("format") if manifest is not None else None
-    if (manifest is not None and kind != MANIFEST_FORMAT) or (
+    if (manifest is not None and kind not in (MANIFEST_FORMAT, OLD_FORMAT)) or (
             manifest is None and folder.batch_relpaths(listing)):
         what = f"a {kind} run" if kind else "batch files without a manifest"
-        raise RunFolderError(f"run folder {folder.label}: holds {what}, not a PHH import; "
+        raise RunFolderError(f"run folder {folder.label}: holds {what}, not an import; "
                              "import into a new folder (nothing was changed)")
-    return [rel for rel in listing if rel in PRODUCTS and rel != MANIFEST]
+    return [rel for rel in listing if (rel in PRODUCTS or rel == IMPORT_FILE)
+            and rel != MANIFEST]
+
+
+__all__ += ["RakeError", "counts_in_words"]

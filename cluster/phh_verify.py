@@ -1,5 +1,9 @@
-"""``holdem phh verify PATH...``: replay every hand of PHH files and folders through the engine
-(``sim.phh_verify.replay``) and tally the verdicts.
+"""``holdem phh verify PATH...``: replay every hand of hand history files and folders through the
+engine (``sim.phh_verify.replay``) and tally the verdicts.
+
+Files are read by ``sim.histories.read_history``: PHH/PHHS or a site's text export (detected from
+the content), hand by hand; a hand that cannot be read is an error of its own (its reason) and
+the other hands of its file are replayed.
 
 Each hand is replayed in its own minor units (cents: ``replay(..., minor_units=True)``). A hand
 is ok iff it replays without error and, when the file has ``finishing_stacks``, our stacks equal
@@ -21,7 +25,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 
-from sim.phh import SUPPORTED_VARIANTS, format_amounts, iter_phh_paths, read_phh
+from sim.histories import iter_history_paths, read_history
+from sim.phh import SUPPORTED_VARIANTS, format_amounts
 from sim.phh_verify import FOLD_CHECK_FREE, K_UNSUPPORTED, ReplayResult, replay
 
 __all__ = ["PhhVerification", "format_summary", "format_unreadable", "verify_paths"]
@@ -65,10 +70,10 @@ def verify_paths(paths: Iterable[str | Path], *,
     if missing:
         raise FileNotFoundError(f"no such file or folder: {', '.join(missing)}")
     t0 = time.perf_counter()
-    files = list(iter_phh_paths(paths))
+    files = list(iter_history_paths(paths))
     v = PhhVerification(files=len(files))
     for f in files:
-        pf = read_phh(f)
+        pf = read_history(f)
         for sk in pf.skipped:
             r = ReplayResult(source=sk.source, key=sk.key, index=0, variant="?", ok=False,
                              expected=None, actual=None, error=sk.describe(),

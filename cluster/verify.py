@@ -30,6 +30,7 @@ from audits.integrity import check_inputs, folder_mismatch
 from audits.runfolder import OldLayoutError, RunFolder, RunFolderError
 from audits.runner import AUDIT_FILE
 from reports import REPORT_FILES, SIGNATURE_FILE
+from reports.imports import load_import
 from reports.inputs import ReportInputError, load_inputs
 from reports.render import build_certificate
 
@@ -265,7 +266,12 @@ def verify_run(run: str | os.PathLike[str], public_key: str | None = None, *,
                               f"{claim['status']} disagrees with manifest.json (a run "
                               f"{'of' if reproducible(manifest) else 'not of'} the reproducible "
                               "generator)")
-    expected = build_certificate(audit, manifest, sha, reproduction=claim)
+    try:
+        record = load_import(root)
+    except ReportInputError as e:
+        raise VerifyInputError(str(e)) from None
+    expected = build_certificate(audit, manifest, sha, reproduction=claim,
+                                 import_record=record)
     expected["issued"] = cert.get("issued")
     expected["documents"] = cert.get("documents")  # checked against the files below
     # the calibration evidence beside each audit comes from `holdem calibrate`'s file, not from

@@ -48,6 +48,14 @@ Schema (``CERTIFICATE_SCHEMA``, JSON Schema draft 2020-12; ``format`` = "holdem-
 - ``coverage``: rule-path counts of the audited hands, counted by the audits (the ``coverage``
   audit): ``coverage[structure][path] = {"count", "minimum", "ok"}`` for every path that can
   occur in that structure, and ``coverage[structure]["hands"]``;
+- ``import`` (an imported run's only: operators' hand histories): ``counts`` in words ("2,989
+  hands submitted, 2,981 imported, 8 skipped (3 unknown variant, ...)", from RUN/import.json,
+  whose sha256 is ``import_sha256``), ``submitted``, ``imported``, ``skipped`` ({reason:
+  count}), ``tables`` ({tables, sessions, gaps}), ``certified`` and ``not_certified`` (sentences:
+  the legality of every action, payouts and rake where recorded or observable, rotation and chip
+  carry-over on the rebuilt tables; the deal and shuffle never), ``classes`` and ``per_venue``
+  (the outcome audit's class counts), ``rake_schedule`` (in words, null when none was given),
+  ``money`` (the minor unit: exponent and currency);
 - ``provenance``: ``simulate`` (manifest.json's ``provenance``) and ``audit`` (audit.json's):
   each ``code`` (``git_commit``, ``git_dirty``, ``identified_by``, ``sources_sha256``),
   ``versions`` (holdem, python, numba, numpy, pyarrow, scipy, ray) and ``command``, or null
@@ -116,6 +124,15 @@ CERTIFICATE_SCHEMA: dict[str, Any] = {
                              "hand_id": {"type": ["integer", "null"]}}},
         "power": {"type": ["object", "null"]},
         "coverage": {"type": "object"},
+        "import": {"type": "object", "required": ["counts", "certified", "not_certified",
+                                                  "classes", "per_venue"],
+                   "properties": {"counts": {"type": "string"},
+                                  "certified": {"type": "array", "items": {"type": "string"}},
+                                  "not_certified": {"type": "array",
+                                                    "items": {"type": "string"}},
+                                  "classes": {"type": "object"},
+                                  "per_venue": {"type": "object"},
+                                  "import_sha256": {"type": ["string", "null"]}}},
         "issued": {"type": "string"},
     },
 }

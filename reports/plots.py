@@ -103,3 +103,35 @@ def rotation_timeline(sample: Sequence[dict]) -> str:
     ax.set_title("Blind rotation: B = button, orange square = small blind, red dot = big blind;"
                  " grey = empty seat", fontsize=9)
     return _svg(fig)
+
+
+def rake_scatter(points: dict[str, Sequence[Sequence[int]]], schedule: dict | None,
+                 exponent: int, currency: str) -> str:
+    """What the operator kept against the pot, per venue (the outcome audit's points, minor
+    units), with the schedule's line: percent of the pot up to its cap."""
+    fig, ax = plt.subplots(figsize=(8, 4))
+    unit = 10 ** exponent
+    top = 1.0
+    for venue, pts in sorted(points.items()):
+        if not pts:
+            continue
+        xs = [p[0] / unit for p in pts]
+        ys = [p[1] / unit for p in pts]
+        top = max(top, *xs)
+        ax.scatter(xs, ys, s=10, alpha=0.6, label=f"{venue} ({len(pts):,})")
+    if schedule:
+        pct = float(schedule["percent"]) / 100
+        cap = schedule.get("cap")
+        low = 1 / unit  # a curve on the log axis: geometric steps from the minor unit
+        xs = [0.0] + [low * (top / low) ** (f / 200) for f in range(201)]
+        if cap is not None and pct > 0:
+            xs = sorted({*xs, cap / unit / pct} if cap / unit / pct < top else set(xs))
+        ys = [x * pct if cap is None else min(x * pct, cap / unit) for x in xs]
+        ax.plot(xs, ys, color="k", lw=1.2, ls="--", label=f"schedule: {schedule.get('text')}")
+    ax.set_xscale("symlog", linthresh=1.0)  # small and large pots alike
+    ax.set_xlabel(f"pot ({currency or 'currency units'}; logarithmic above 1)")
+    ax.set_ylabel(f"kept by the operator ({currency or 'currency units'})")
+    ax.legend(fontsize=7)
+    ax.set_title("Rake against pot per venue (hands whose payout was recorded or observed)",
+                 fontsize=9)
+    return _svg(fig)

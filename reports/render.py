@@ -22,7 +22,7 @@ from audits import runspec, storage
 from audits.runfolder import RunFolder
 from audits.runner import AUDIT_FILE
 from audits.storage import Location
-from reports import REPORT_FILES, plots
+from reports import REPORT_FILES, imports, plots
 from reports.certificate import CERTIFICATE_SCHEMA
 from reports.inputs import ReportInputError, load_inputs
 
@@ -251,6 +251,7 @@ def limitations(audit: dict[str, Any]) -> list[str]:
         out.append("The files could not be bound to a manifest (integrity not applicable: "
                    f"{integ.get('details', {}).get('note', 'no manifest.json')}): hands or files "
                    "could be missing, and hands need not share the run's seed.")
+    out += imports.outcome_limitations(audit)
     cov = by_name.get("coverage")
     if cov is None:
         out.append("Rule-path coverage was not counted (coverage not among the audits run): "
@@ -263,13 +264,17 @@ def limitations(audit: dict[str, Any]) -> list[str]:
 def build_certificate(audit: dict[str, Any], manifest: dict[str, Any],
                       audit_sha256: str | None = None,
                       calibration: dict[str, Any] | None = None,
-                      reproduction: dict[str, Any] | None = None) -> dict[str, Any]:
+                      reproduction: dict[str, Any] | None = None,
+                      import_record: tuple[dict[str, Any], str] | None = None
+                      ) -> dict[str, Any]:
     """The certificate of an audit: its files are the bytes audit.json records as audited
     (``inputs``), with the manifest's and audit.json's own sha256; ``calibration`` (the
     calibration.json of ``holdem calibrate``) adds the evidence beside each audit;
     ``reproduction`` (``cluster.reproduce``: REPRODUCED, DIFFERS, NOT RUN, NOT REPRODUCIBLE)
     what re-simulating the run from its spec gave: DIFFERS fails the certificate (reason
-    ``reproduction``), NOT RUN is a limitation."""
+    ``reproduction``), NOT RUN is a limitation. ``import_record``: an imported run's
+    import.json and its sha256 (``reports.imports.load_import``): the certificate's
+    ``import`` entry says in words what was certified and what was not, with its counts."""
     u = _uniformity(audit)
     evidence = calibration_evidence(calibration)
     entries = []
@@ -298,6 +303,7 @@ def build_certificate(audit: dict[str, Any], manifest: dict[str, Any],
         verdict = False
         reasons.append("reproduction")
     word = "PASS" if verdict else "FAIL"
+    imported = imports.import_section(audit, manifest, import_record)
     return {
         "format": "holdem-certificate", "version": 1,
         "verdict": word,
@@ -329,6 +335,7 @@ def build_certificate(audit: dict[str, Any], manifest: dict[str, Any],
         "reproduction": reproduction,
         "power": (u or {}).get("details", {}).get("power"),
         "coverage": coverage_of(audit),
+        **({"import": imported} if imported is not None else {}),
         # which code, libraries and command made the hands and the audit (audits.provenance)
         "provenance": {"simulate": manifest.get("provenance"), "audit": audit.get("provenance")},
         "issued": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -411,6 +418,8 @@ def render_summary(cert: dict[str, Any]) -> str:
         lines.append(f"| {md_text(a['name'])} | {verdict} | {_count(a['hands_checked'])} | "
                      f"{_count(a['failures'])} | {_fmt_p(a['p_value'])} | "
                      f"{_fmt_p(a['holm_adjusted_p'])} | {md_text(a.get('checks', ''))} |")
+    if isinstance(cert.get("import"), dict):
+        lines += ["", *imports.summary_lines(cert["import"], md_text)]
     if cert["power"]:
         lines += ["", md_text(cert["power"]["sentence"])]
     cov = cert.get("coverage") or {}
@@ -537,6 +546,8 @@ def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str,
         parts.append(f"<div class=fault>FAULT INJECTED: {_e(cert['fault_injected'])} — this run"
                      " used a deliberately broken engine and must fail</div>")
     parts.append(f"<p>{run['hands']:,} hands audited.</p>")
+    if isinstance(cert.get("import"), dict):
+        parts.append(imports.section_html(cert["import"], audit))
     rep = cert.get("reproduction")
     if isinstance(rep, dict):
         parts.append(f"<p><b>Reproduction: {_e(rep.get('status'))}</b>: {_e(rep.get('text'))}"
@@ -690,7 +701,7 @@ def write_report(run: Location, histories: dict[int, str] | None = None,
     audit, manifest = load_inputs(run)
     folder = RunFolder.open(run)
     cert = build_certificate(audit, manifest, folder.sha256(AUDIT_FILE)[0], cal_json,
-                             reproduction)
+                             reproduction, imports.load_import(run))
     out = {key: folder.location(name) for key, name in REPORT_FILES.items()}
     # the pages a person reads are written first and their sha256 recorded in the certificate,
     # so that `holdem verify` (and a signature) covers them too

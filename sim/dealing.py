@@ -9,6 +9,8 @@ the two cannot disagree (tests/sim/test_dealing.py).
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from numba import njit
 
 from sim.cards import BOARD_CARDS, HOLE_CARDS, N_CARDS
@@ -57,10 +59,19 @@ def burn_pos(n_dealt: int, street: int) -> int:
 
 def deck_positions(n_dealt: int) -> tuple[list[list[int]], list[int], list[int]]:
     """The whole dealing order of a hand dealt to ``n_dealt`` seats: (hole[i][round] deck
-    indices by seat of the dealing order, burn indices by street, board indices)."""
+    indices by seat of the dealing order, burn indices by street, board indices); fresh lists
+    (computed once per ``n_dealt``)."""
+    hole, burns, board = _deck_positions(n_dealt)
+    return [list(h) for h in hole], list(burns), list(board)
+
+
+@lru_cache(maxsize=64)
+def _deck_positions(n_dealt: int) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...],
+                                            tuple[int, ...]]:
     if not 0 <= HOLE_CARDS * n_dealt + BURN_CARDS * (RIVER - PREFLOP) + BOARD_CARDS <= N_CARDS:
         raise ValueError(f"{n_dealt} seats cannot be dealt from a {N_CARDS}-card deck")
-    hole = [[hole_pos(n_dealt, r, i) for r in range(HOLE_CARDS)] for i in range(n_dealt)]
-    burns = [burn_pos(n_dealt, st) for st in range(FLOP, RIVER + 1)]
-    board = [board_pos(n_dealt, k) for k in range(BOARD_CARDS)]
+    hole = tuple(tuple(int(hole_pos(n_dealt, r, i)) for r in range(HOLE_CARDS))
+                 for i in range(n_dealt))
+    burns = tuple(int(burn_pos(n_dealt, st)) for st in range(FLOP, RIVER + 1))
+    board = tuple(int(board_pos(n_dealt, k)) for k in range(BOARD_CARDS))
     return hole, burns, board

@@ -248,6 +248,13 @@ def _segments(arr: pa.Array, nullable: bool) -> list[_Segment]:
     if pa.types.is_list(t) or pa.types.is_large_list(t):
         offsets = arr.offsets.to_numpy()
         child = arr.values
+        if pa.types.is_string(child.type):  # list<string> (an import's ``players``)
+            inner = np.frombuffer(child.buffers()[1], dtype=np.int32)[
+                child.offset:child.offset + len(child) + 1]
+            lengths = np.diff(inner).astype(np.int32)  # each string's length, then its bytes
+            segs.append((lengths.view(np.uint8), offsets, 4, 0))
+            segs.append((_u8(child.buffers()[2]), inner[offsets], 1, 0))
+            return segs
         for f in (child.flatten() if pa.types.is_struct(child.type) else [child]):
             data, width = _values_bytes(f)
             segs.append((data, offsets, width, 0))

@@ -191,6 +191,8 @@ class PhhHand:
     currency: str | None = None
     currency_symbol: str | None = None
     scale: int = 0
+    rake: Number | None = None  # the rake the record states (site text), None when absent
+    total_pot: Number | None = None  # the total pot the record states, None when absent
 
     @property
     def n_players(self) -> int:
@@ -278,7 +280,8 @@ class PhhHand:
             min_bet=one(self.min_bet, "min_bet"), small_bet=one(self.small_bet, "small_bet"),
             big_bet=one(self.big_bet, "big_bet"), starting_stacks=stacks,
             finishing_stacks=conv(self.finishing_stacks, "finishing_stacks"),
-            winnings=conv(self.winnings, "winnings"), bets=bets)
+            winnings=conv(self.winnings, "winnings"), bets=bets,
+            rake=one(self.rake, "rake"), total_pot=one(self.total_pot, "total_pot"))
 
     def in_minor_units(self, scale: int | None = None) -> PhhHand:
         """This hand with every amount an integer of ``10**-scale`` units (scale None: the
@@ -291,7 +294,8 @@ class PhhHand:
         return replace(self, antes=mu.antes, blinds_or_straddles=mu.blinds_or_straddles,
                        min_bet=mu.min_bet, small_bet=mu.small_bet, big_bet=mu.big_bet,
                        starting_stacks=stacks, actions=acts,
-                       finishing_stacks=mu.finishing_stacks, winnings=mu.winnings, scale=0)
+                       finishing_stacks=mu.finishing_stacks, winnings=mu.winnings,
+                       rake=mu.rake, total_pot=mu.total_pot, scale=0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -310,6 +314,8 @@ class MinorUnits:
     finishing_stacks: tuple[int, ...] | None
     winnings: tuple[int, ...] | None
     bets: tuple[int | None, ...]
+    rake: int | None = None
+    total_pot: int | None = None
 
 
 def _decimals(v: Number) -> int:
@@ -394,6 +400,19 @@ _SKIP_KIND_OF = (
     ("got nan", "amount not representable"),
     ("expected a finite number", "amount not representable"),
     (">= 0, got", "negative amount"),
+    ("empty file", "empty file"),
+    ("unknown format", "unknown format"),
+    ("truncated hand", "truncated hand"),
+    ("unsupported variant", "unsupported variant"),
+    ("bad outcome", "bad outcome"),
+    ("bad post", "bad post"),
+    ("bad action", "bad action"),
+    ("unsupported:", "unsupported"),
+    ("cannot parse the hand", "unparsable hand"),
+    ("no hand in the file", "no hand"),
+    ("no button seat", "unparsable hand"),
+    ("has no seat line", "unparsable hand"),
+    ("fewer than 2 players", "unparsable hand"),
 )
 SKIP_KINDS = tuple(dict.fromkeys([k for _, k in _SKIP_KIND_OF] + ["bad field"]))
 
@@ -402,12 +421,14 @@ SKIP_KINDS = tuple(dict.fromkeys([k for _, k in _SKIP_KIND_OF] + ["bad field"]))
 class PhhFile:
     """What ``read_phh`` read from one file: ``hands`` in file order and ``skipped``
     sections; ``sections`` = len(hands) + len(skipped); ``sha256`` of the file's bytes (None
-    for a text or an unreadable file)."""
+    for a text or an unreadable file); ``format``: ``phh`` or a site's text format
+    (``sim.histories.FORMATS``), None when unknown."""
 
     source: str
     hands: list[PhhHand]
     skipped: list[PhhSkip]
     sha256: str | None = None
+    format: str | None = "phh"
 
     @property
     def sections(self) -> int:

@@ -1,104 +1,202 @@
-"""PHH hand histories -> rows of ``sim.schema.HAND_SCHEMA`` (pure: no files).
+"""Hand histories -> rows of ``sim.schema.IMPORT_SCHEMA``, one source file at a time (pure: the
+file's text in, an Arrow table and its counts out; ``cluster.phh_import`` fans files out and
+rebuilds the tables across them).
 
-Each supported hand (variants NT, FT, PT) is replayed with ``sim.phh_verify.replay``; its row is
-built from the replayed ``sim.hand.Hand`` (seat i = PHH player i, button last; heads-up p2 is the
-button). Choices, where the source lacks a fact or the schema expects a simulator's:
+Each hand is read (``read_source``: the one reader, ``sim.histories.read_history``), converted
+to the run's minor unit (``scale`` decimals: amounts are
+``Decimal`` text times ``10**scale``, never a float) and replayed with ``sim.phh_verify.replay``.
+Its row is the replay's result on the table's PHYSICAL seats (``seat_count``, else the largest
+of ``seats``, else the number of players; PHH player i sits at ``seats[i] - 1``, else i), with
+the record's own claims beside it, never replaced:
 
-- ``deck`` null (PHH has no deck; the replay fills unknown cards with spare cards, which are not
-  facts), ``burns`` empty: the deal audit (which still checks that no known card appears twice)
-  and the statistical deck audits are not applicable;
-- ``hole_cards``: a seat's card is the replayed card when the file names it (``d dh`` or a show
-  ``sm``), else -1 (``????``, mucked or never shown);
-- ``showdown_*``, ``pots``, ``won``, ``returned``, ``contributed``, ``rake``, ``stacks_end``: the
-  replay's; cards shown at showdown come from the replay (cards speak);
-- ``format`` "cash": the rotation audit checks a cash hand's blinds against the button (PHH's
-  seat order satisfies it); "phh" would be neither cash nor tournament;
-- every hand is its own table: ``table_id`` = ``hand_id`` = the hand's running index over the
-  import, ``hand_no`` 0, so across-hand rotation and chip carry-over checks do not apply;
-  ``rebuys`` = the starting stacks (a new table's buy-in), so chips in == chips out per table;
-- ``seed_key`` empty, ``generator`` "phh", ``policy`` -1 per seat, ``timed_out`` false,
-  ``fault`` null, ``level`` 0, ``run_id`` "phh-" + a digest of the source names;
-- ``ante``/``ante_mode`` from the file's per-player ``antes``: one amount for every player is
-  mode 1, the big blind's alone mode 2; other ante lists cannot be described: skipped;
-- ``structure`` from the variant (NT no-limit, FT fixed-limit, PT pot-limit);
-- stacks are our engine's: the 8 Pluribus hands whose files record half chips (a split pot's odd
-  chip given as X.5 each) are imported with our stacks (odd chip to the first winner clockwise
-  from the button) and counted in ``ImportResult.odd_chip``.
+- ``won``, ``stacks_end``, ``rake``, ``pots``, ``showdown_*``: the rules' (the replay's);
+  ``op_winnings``, ``op_finishing``, ``op_rake``, ``op_pot``: the operator's, as recorded;
+- ``deck`` null (a record has no deck), ``burns`` empty, ``hole_cards`` the record's known cards
+  (-1 unknown), ``seed_key`` empty, ``generator`` "phh", ``policy`` -1, ``format`` "cash";
+- ``stack_known`` false where the record says ``inf`` (``stacks_start`` holds the replay's
+  stand-in); ``cards_unrecorded`` true for a seat at showdown with none of its cards recorded;
+- ``ante``/``ante_mode``: one ante for everybody is mode 1, the big blind's alone mode 2, other
+  ante lists are skipped ("antes not representable");
+- the source columns (file, section, site hand, venue, table, time, currency) as written;
+  ``time_utc`` from the zone when ``UTC_OFFSETS`` knows it (``ET`` by the date's US daylight
+  saving), else -1;
+- ``run_id``, ``hand_id``, ``table_id``, ``hand_no``, ``rebuys``, ``player_ids`` are the run's:
+  the driver sets them when it rebuilds the tables (placeholders here).
 
-Hands that are unsupported (other variants, straddles) or do not replay are skipped and listed
-in ``ImportResult.skipped`` (one line each).
+A hand that cannot be read, represented or replayed is skipped with a named reason (``REASONS``)
+and an example line; the rest of its file is imported.
 """
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Iterable
-from dataclasses import dataclass, field
-from typing import cast
+import datetime as _dt
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from decimal import Decimal, InvalidOperation
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
-from sim.digest import with_digests
+from sim import layout as L
 from sim.hand import Hand
-from sim.layout import LOGGED_EVENTS, EventKind
-from sim.phh import PhhHand
+from sim.histories import read_history, reads_history
+from sim.layout import LOGGED_EVENTS, MAX_SEATS, EventKind
+from sim.phh import MAX_SCALE, PhhError, PhhFile, PhhHand
 from sim.phh_verify import replay
-from sim.schema import ACTION_DTYPE, HAND_SCHEMA
+from sim.schema import ACTION_DTYPE, IMPORT_SCHEMA
 
-__all__ = ["ImportResult", "hand_row", "import_hands"]
+__all__ = ["FileImport", "NotRepresentable", "import_file", "read_source", "showdown_and_pots"]
 
-_LOGGED = frozenset(LOGGED_EVENTS)
+_LOGGED = frozenset(int(k) for k in LOGGED_EVENTS)
+_IS_LOGGED = np.zeros(max(_LOGGED) + 1 + 64, np.bool_)  # by event kind
+_IS_LOGGED[sorted(_LOGGED)] = True
+_SHOW, _MUCK = int(EventKind.SHOW), int(EventKind.MUCK)
+ROW_SCHEMA = pa.schema([f for f in IMPORT_SCHEMA if f.name != "digest"],
+                       metadata=IMPORT_SCHEMA.metadata)
+MAX_EXAMPLES = 5  # examples kept per skip reason
+
+# fixed offsets of the zones the sites write, in minutes east of UTC (``ET``: US Eastern, by date)
+UTC_OFFSETS: dict[str, int] = {
+    "UTC": 0, "GMT": 0, "WET": 0, "BST": 60, "WEST": 60, "CET": 60, "CEST": 120, "EET": 120,
+    "EEST": 180, "MSK": 180, "EST": -300, "EDT": -240, "CST": -360, "CDT": -300, "MST": -420,
+    "MDT": -360, "PST": -480, "PDT": -420, "AKST": -540, "AKDT": -480, "HST": -600,
+    "AEST": 600, "AEDT": 660,
+}
+_GMT_OFFSET = re.compile(r"^(?:GMT|UTC)([+-])(\d{1,2}):?(\d{2})?$")
 
 
-@dataclass
-class ImportResult:
-    """Rows grouped by (structure label, n_seats); ``sources`` in row order per hand_id."""
-
-    tables: dict[tuple[str, int], pa.Table] = field(default_factory=dict)
-    imported: int = 0
-    skipped: list[str] = field(default_factory=list)  # one line per skipped hand
-    unsupported: int = 0
-    failed: int = 0
-    odd_chip: list[str] = field(default_factory=list)  # stacks differ from the file's halves
-    per_source: dict[str, int] = field(default_factory=dict)  # rows imported per source file
+def read_source(path: str) -> PhhFile:
+    """The one reader of a source file: PHH or a site's text export, detected from its content
+    (``sim.histories.read_history``)."""
+    return read_history(path)
 
 
-def _known_cards(phh: PhhHand) -> list[set[int]]:
-    known: list[set[int]] = [set() for _ in range(phh.n_players)]
-    for a in phh.actions:
-        if a.verb == "dh" and a.player is not None:
-            known[a.player].update(c for c in a.cards if c >= 0)
-        elif a.verb == "sm" and a.cards:
-            known[int(a.actor)].update(c for c in a.cards if c >= 0)
-    return known
+def read_source_bytes(data: bytes, source: str) -> PhhFile:
+    """A source file's bytes (a URI's, read by the caller) as ``read_source`` reads a file."""
+    import hashlib
+
+    digest = hashlib.sha256(data).hexdigest()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        from sim.phh import PhhSkip
+
+        return PhhFile(source, [], [PhhSkip(source, None, 0, None, f"not UTF-8 text ({e})")],
+                       digest)
+    return replace(reads_history(text, source=source), sha256=digest)
+
+
+def _us_eastern_dst(d: _dt.datetime) -> bool:
+    """US daylight saving (since 2007): second Sunday of March 02:00 to first Sunday of
+    November 02:00, local."""
+    march = _dt.datetime(d.year, 3, 8, 2)
+    start = march + _dt.timedelta(days=(6 - march.weekday()) % 7)
+    nov = _dt.datetime(d.year, 11, 1, 2)
+    end = nov + _dt.timedelta(days=(6 - nov.weekday()) % 7)
+    return start <= d < end
+
+
+def utc_seconds(local: _dt.datetime | None, zone: str | None) -> int:
+    """Seconds since 1970 UTC of a local time in ``zone`` as written, -1 when either is unknown."""
+    if local is None or not zone:
+        return -1
+    z = zone.strip().upper()
+    if z == "ET":
+        minutes = -240 if _us_eastern_dst(local) else -300
+    elif z in UTC_OFFSETS:
+        minutes = UTC_OFFSETS[z]
+    else:
+        m = _GMT_OFFSET.match(z)
+        if m is None:
+            return -1
+        minutes = int(m.group(2)) * 60 + int(m.group(3) or 0)
+        if minutes > 14 * 60:
+            return -1
+        minutes = -minutes if m.group(1) == "-" else minutes
+    epoch = _dt.datetime(1970, 1, 1)
+    return int((local - epoch).total_seconds()) - minutes * 60
 
 
 class NotRepresentable(ValueError):
-    """A replayed hand the row schema cannot describe."""
+    """A hand the row schema cannot describe: ``reason`` (a ``REASONS`` name) and the detail."""
+
+    def __init__(self, reason: str, detail: str) -> None:
+        super().__init__(detail)
+        self.reason = reason
 
 
-def _ante(hand: Hand, phh: PhhHand) -> tuple[int, int]:
-    """(ante, ante_mode) from the file's per-player antes: the same ante for everybody is mode 1,
-    an ante of the big blind's alone mode 2; anything else has no place in the schema."""
-    due = [int(v) for v in phh.antes]
-    if len(due) == 2:
-        due.reverse()  # heads-up: p1 (big blind) posts antes[1] (as sim.phh_verify)
-    nonzero = {v for v in due if v}
-    if not nonzero:
-        return 0, 0
-    if len(set(due)) == 1:
-        return due[0], 1
-    if [s for s, v in enumerate(due) if v] == [hand.bb_seat]:
-        return due[hand.bb_seat], 2
-    raise NotRepresentable(f"antes {list(phh.antes)}: neither one ante for every player nor a "
-                           "big-blind ante")
+# the reasons a hand is skipped (import.json ``skipped`` keys)
+REASONS = (
+    "unreadable", "not TOML", "too large", "amount not representable", "negative amount",
+    "missing field", "bad action", "bad field", "unknown variant", "too many players",
+    "straddle", "blinds", "antes not representable", "seats", "replay failed",
+    # the replay's own kinds (sim.phh_verify.KINDS)
+    "blinds not understood", "heads-up blinds reversed", "cards inconsistent",
+    "action not legal", "actions end early", "showdown not replayable", "board differs",
+    "hand not playable",
+)
+
+
+def skip_reason(text: str, unsupported: bool) -> str:
+    """The ``REASONS`` name of a replay's error text."""
+    t = text.lower()
+    if "variant" in t:
+        return "unknown variant"
+    if "players" in t and ("seat at most" in t or "tables seat" in t):
+        return "too many players"
+    if "dead blind" in t:
+        return "dead blind"
+    if "unsupported: straddle" in t:
+        return "straddle"
+    if "expected a small blind" in t:
+        return "blinds"
+    if "unknown starting stacks" in t or "inf" in t.split():
+        return "unknown stacks"
+    if "whole number" in t or "whole chips" in t or "not representable" in t:
+        return "amount not representable"
+    return "replay failed"
+
+
+def read_skip_reason(kind: str) -> str:
+    """The ``REASONS`` name of a ``sim.phh.PhhSkip.kind``."""
+    return {"not UTF-8 text": "unreadable", "unreadable file": "unreadable",
+            "duplicate section": "bad field", "not a hand": "bad field"}.get(kind, kind)
+
+
+@dataclass
+class FileImport:
+    """One source file imported: its rows (``table``, no digest, run columns placeholders) and
+    counts. ``scale``: the decimals the amounts were converted at; ``file_scale``: the finest
+    the file's hands need (the driver redoes a file whose ``scale`` is below the run's)."""
+
+    path: str
+    sha256: str | None
+    format: str
+    submitted: int = 0
+    imported: int = 0
+    skipped: dict[str, int] = field(default_factory=dict)
+    examples: dict[str, list[dict[str, str]]] = field(default_factory=dict)
+    scale: int = 0
+    file_scale: int = 0
+    currencies: list[str] = field(default_factory=list)
+    odd_chip: list[str] = field(default_factory=list)
+    table: pa.Table | None = None
+    seat_count_known: list[bool] = field(default_factory=list)  # per row: from ``seat_count``
+
+    def skip(self, reason: str, section: str, site_hand: str, text: str) -> None:
+        self.skipped[reason] = self.skipped.get(reason, 0) + 1
+        ex = self.examples.setdefault(reason, [])
+        if len(ex) < MAX_EXAMPLES:
+            ex.append({"file": self.path, "section": section, "site_hand": site_hand,
+                       "reason": text})
 
 
 def showdown_and_pots(hand: Hand) -> tuple[list[int], list[bool], list[int],
                                             list[dict[str, int]]]:
     """The row's showdown columns (seats in order, shown, rank or -1) and pots of a finished
-    hand, as the log stores them."""
+    hand, as the log stores them (the replay's seats)."""
     seats, shown, ranks = [], [], []
     for r in hand.records:
         if r.kind == EventKind.SHOW:
@@ -115,81 +213,238 @@ def showdown_and_pots(hand: Hand) -> tuple[list[int], list[bool], list[int],
     return seats, shown, ranks, pots
 
 
-def hand_row(hand: Hand, phh: PhhHand, hand_id: int, run_id: str) -> dict[str, object]:
-    """One replayed hand as a row (a dict of Python values in HAND_SCHEMA); raises
-    NotRepresentable for antes the schema cannot describe."""
+def _ante(hand: Hand, phh: PhhHand) -> tuple[int, int]:
+    due = [int(v) for v in phh.antes]
+    if len(due) == 2:
+        due.reverse()  # heads-up: p1 (big blind) posts antes[1] (as sim.phh_verify)
+    if not any(due):
+        return 0, 0
+    if len(set(due)) == 1:
+        return due[0], 1
+    if [s for s, v in enumerate(due) if v] == [hand.bb_seat]:
+        return due[hand.bb_seat], 2
+    raise NotRepresentable("antes not representable",
+                           f"antes {list(phh.antes)}: neither one ante for every player nor a "
+                           "big-blind ante")
+
+
+def physical_seats(phh: PhhHand) -> tuple[int, list[int]]:
+    """(seats at the table, the physical seat of each PHH player). Raises NotRepresentable
+    ("seats") for seats the table cannot hold or players not in clockwise order."""
+    n = phh.n_players
+    if phh.seats is None:
+        k = max(n, phh.seat_count or 0)
+        where = list(range(n))
+    else:
+        where = [s - 1 for s in phh.seats]
+        k = phh.seat_count if phh.seat_count is not None else max(phh.seats, default=0)
+        if len(where) != n or len(set(where)) != n or min(where, default=0) < 0 or (
+                max(where, default=0) >= k):
+            raise NotRepresentable("seats", f"seats {list(phh.seats)} (seat_count "
+                                   f"{phh.seat_count}): expected {n} distinct seats 1..{k}")
+        # p1..pN are clockwise from the small blind to the button: exactly one wrap around
+        wraps = sum(where[(i + 1) % n] < where[i] for i in range(n))
+        if n > 1 and wraps != 1:
+            raise NotRepresentable("seats", f"seats {list(phh.seats)}: the players are not in "
+                                   "clockwise order (p1 the small blind ... the button last)")
+    if k > MAX_SEATS:
+        raise NotRepresentable("too many players", f"{k} seats: our tables seat at most "
+                               f"{MAX_SEATS}")
+    return k, where
+
+
+def _units(v: Any, scale: int) -> int:
+    """A stated amount (Decimal or int, as sitetext gives ``rake``/``total_pot``) in units."""
+    try:
+        d = Decimal(v) if not isinstance(v, Decimal) else v
+        if not d.is_finite() or d < 0:
+            raise NotRepresentable("amount not representable", f"{v}: not an amount")
+        u = d.scaleb(scale)
+        if u != u.to_integral_value() or u >= 2**63:
+            raise NotRepresentable("amount not representable",
+                                   f"{v}: not a whole number of 10^-{scale} units")
+        return int(u)
+    except (InvalidOperation, TypeError, ValueError) as e:
+        if isinstance(e, NotRepresentable):
+            raise
+        raise NotRepresentable("amount not representable", f"{v!r}: not an amount") from None
+
+
+class _Columns:
+    """The rows of one file, column by column (no per-row dicts)."""
+
+    def __init__(self) -> None:
+        self.cols: dict[str, list[Any]] = {f.name: [] for f in ROW_SCHEMA}
+
+    def add(self, **values: Any) -> None:
+        for k, v in values.items():
+            self.cols[k].append(v)
+
+    def table(self) -> pa.Table:
+        n = len(self.cols["n_seats"])
+        arrays = []
+        for f in ROW_SCHEMA:
+            vals = self.cols[f.name]
+            if not vals and n:
+                raise KeyError(f.name)
+            arrays.append(pa.array(vals, f.type))
+        return pa.Table.from_arrays(arrays, schema=ROW_SCHEMA)
+
+
+def _row(cols: _Columns, hand: Hand, phh: PhhHand, raw: PhhHand, source: str, section: str,
+         scale: int, unrecorded_by_replay: tuple[bool, ...] = ()) -> None:
+    """Append one replayed hand (``phh`` in minor units, ``raw`` as written) on its physical
+    seats (``unrecorded_by_replay``: the replay's per-player unrecorded showdown cards)."""
     cfg = hand.config
-    k = cfg.n_seats
+    n = cfg.n_seats
+    k, where = physical_seats(raw)
     ante, ante_mode = _ante(hand, phh)
-    known = _known_cards(phh)
-    hole: list[int] = []
-    for s in range(k):
-        for c in hand.hole_cards(s):
-            hole.append(c if c in known[s] else -1)
-    recs = [r for r in hand.records if r.kind in _LOGGED]
-    packed = np.empty(len(recs), dtype=ACTION_DTYPE)
-    for j, r in enumerate(recs):
-        packed[j] = (int(r.street), r.seat, int(r.kind), r.to_street_total, r.added)
-    show_seats, show_shown, show_ranks, pots = showdown_and_pots(hand)
-    start = hand.starting_stacks
-    return {
-        "run_id": run_id, "hand_id": hand_id, "table_id": hand_id, "hand_no": 0,
-        "structure": cfg.structure.label, "format": "cash", "generator": "phh", "seed_key": [],
-        "n_seats": k, "occupied": [True] * k, "button": hand.button, "sb_seat": hand.sb_seat,
-        "bb_seat": hand.bb_seat, "small_blind": cfg.small_blind, "big_blind": cfg.big_blind,
-        "ante": ante, "ante_mode": ante_mode, "ante_trimming": cfg.ante_trimming,
-        "min_bet": cfg.min_bet, "small_bet": cfg.small_bet, "big_bet": cfg.big_bet,
-        "raise_cap": cfg.raise_cap, "rake_bps": cfg.rake_bps, "rake_cap": cfg.rake_cap,
-        "no_flop_no_drop": cfg.no_flop_no_drop, "level": 0, "deck": None, "hole_cards": hole,
-        "burns": [], "board": hand.board, "policy": [-1] * k,
-        "player_ids": [16 * hand_id + s for s in range(k)], "stacks_start": start,
-        "rebuys": list(start), "stacks_end": hand.stacks, "contributed": hand.contributed,
-        "returned": hand.returned, "won": hand.won, "folded": hand.folded,
-        "timed_out": [False] * k, "rake": hand.rake, "actions": packed.tobytes(),
-        "showdown_seats": show_seats, "showdown_shown": show_shown,
-        "showdown_ranks": show_ranks, "pots": pots, "fault": None,
-    }
+
+    def per_seat(values: list[Any], empty: Any) -> list[Any]:
+        out = [empty] * k
+        for i, v in enumerate(values):
+            out[where[i]] = v
+        return out
+
+    known: list[set[int]] = [set() for _ in range(n)]
+    for a in phh.actions:
+        if a.verb == "dh" and a.player is not None:
+            known[a.player].update(c for c in a.cards if c >= 0)
+        elif a.verb == "sm" and a.cards:
+            known[int(a.actor)].update(c for c in a.cards if c >= 0)
+    hole = [-1] * (2 * k)
+    for s in range(n):
+        for j, c in enumerate(hand.hole_cards(s)):
+            if c in known[s]:
+                hole[2 * where[s] + j] = c
+    # the engine's record log, read as arrays (no Record objects)
+    log = hand._log[:int(hand._S[L.N_LOG])]
+    kinds = log[:, L.LOG_KIND]
+    seat_map = np.asarray([*where, -1], np.int64)  # seat -1 (table events) stays -1
+    sel = log[_IS_LOGGED[kinds]]
+    packed = np.empty(len(sel), dtype=ACTION_DTYPE)
+    packed["street"] = sel[:, L.LOG_STREET]
+    packed["seat"] = seat_map[sel[:, L.LOG_SEAT]]
+    packed["kind"] = sel[:, L.LOG_KIND]
+    packed["to_street_total"] = sel[:, L.LOG_TO]
+    packed["added"] = sel[:, L.LOG_ADDED]
+    sd = log[(kinds == _SHOW) | (kinds == _MUCK)]
+    sd_seats = [int(x) for x in sd[:, L.LOG_SEAT]]
+    sd_shown = [bool(x) for x in sd[:, L.LOG_KIND] == _SHOW]
+    sd_ranks = [int(r) if shown else -1 for r, shown in zip(sd[:, L.LOG_STRENGTH], sd_shown,
+                                                             strict=True)]
+    pots = [{"amount": p.amount, "rake": p.rake,
+             "eligible_mask": sum(1 << where[s] for s in p.eligible),
+             "winners_mask": sum(1 << where[s] for s in p.winners)} for p in hand.pots]
+    unknown = set(raw.unknown_stacks)
+    at_showdown = set(sd_seats)
+    unrecorded = (list(unrecorded_by_replay) if len(unrecorded_by_replay) == n
+                  else [s in at_showdown and not known[s] for s in range(n)])
+    # no names (or not one per player): unknown, "" (no player id: a made-up name would make
+    # strangers at other tables one player)
+    names = list(raw.players) if raw.players is not None and len(raw.players) == n else [""] * n
+    local = raw.local_datetime
+    zone = raw.time_zone_abbreviation or ""
+    currency = raw.currency or raw.currency_symbol or ""
+    op_rake = getattr(raw, "rake", None)
+    op_pot = getattr(raw, "total_pot", None)
+    cols.add(
+        run_id="", hand_id=0, table_id=0, hand_no=0, structure=cfg.structure.label,
+        format="cash", generator="phh", seed_key=[], n_seats=k,
+        occupied=per_seat([True] * n, False), button=where[hand.button],
+        sb_seat=where[hand.sb_seat] if hand.sb_seat >= 0 else -1, bb_seat=where[hand.bb_seat],
+        small_blind=cfg.small_blind, big_blind=cfg.big_blind, ante=ante, ante_mode=ante_mode,
+        ante_trimming=cfg.ante_trimming, min_bet=cfg.min_bet, small_bet=cfg.small_bet,
+        big_bet=cfg.big_bet, raise_cap=cfg.raise_cap, rake_bps=cfg.rake_bps,
+        rake_cap=cfg.rake_cap, no_flop_no_drop=cfg.no_flop_no_drop, level=0, deck=None,
+        hole_cards=hole, burns=[], board=hand.board, policy=[-1] * k,
+        player_ids=per_seat([-1] * n, -1), stacks_start=per_seat(hand.starting_stacks, 0),
+        rebuys=[0] * k, stacks_end=per_seat(hand.stacks, 0),
+        contributed=per_seat(hand.contributed, 0), returned=per_seat(hand.returned, 0),
+        won=per_seat(hand.won, 0), folded=per_seat(hand.folded, False), timed_out=[False] * k,
+        rake=hand.rake, actions=packed.tobytes(), showdown_seats=[where[s] for s in sd_seats],
+        showdown_shown=sd_shown, showdown_ranks=sd_ranks, pots=pots, fault=None,
+        source_file=source, source_section=section, site_hand=raw.hand or "",
+        venue=raw.venue or "", table_name=raw.table or "",
+        hand_time=local.isoformat() if local is not None else "", time_zone=zone,
+        time_utc=utc_seconds(local, zone), currency=currency,
+        players=per_seat(names, ""), stack_known=per_seat([i not in unknown for i in range(n)],
+                                                          False),
+        cards_unrecorded=per_seat(unrecorded, False),
+        op_winnings=per_seat(list(phh.winnings), 0) if phh.winnings is not None else [],
+        op_finishing=(per_seat(list(phh.finishing_stacks), 0)
+                      if phh.finishing_stacks is not None else []),
+        op_rake=_units(op_rake, scale) if op_rake is not None else -1,
+        op_pot=_units(op_pot, scale) if op_pot is not None else -1,
+    )
 
 
-_SCHEMA = pa.schema([f.with_nullable(True) if f.name == "deck" else f for f in HAND_SCHEMA
-                     if f.name != "digest"], metadata=HAND_SCHEMA.metadata)
+def file_format(pf: PhhFile, path: str) -> str:
+    """The source's format as import.json names it."""
+    fmt = getattr(pf, "format", None)
+    if isinstance(fmt, str) and fmt:
+        return fmt
+    return "phhs" if path.endswith(".phhs") else "phh"
 
 
-def rows_to_table(rows: list[dict[str, object]]) -> pa.Table:
-    """Rows -> a table in HAND_SCHEMA (``deck`` nullable: PHH has no decks), with digests."""
-    return with_digests(pa.Table.from_pylist(rows, schema=_SCHEMA))
+def import_file(path: str, scale: int | None = None,
+                read: Callable[[str], PhhFile] | None = None) -> FileImport:
+    """Read, convert (``scale`` decimals; None: the file's own finest) and replay every hand of
+    one source file; never raises for its content."""
+    if read is not None:
+        pf = read(path)
+    else:
+        from audits import storage
 
+        if storage.is_uri(path):
+            try:
+                pf = read_source_bytes(storage.read_bytes(path), path)
+            except (OSError, storage.StorageError) as e:
+                from sim.phh import PhhSkip
 
-def import_hands(hands: Iterable[PhhHand]) -> ImportResult:
-    """Replay and convert hands (in order); see the module docstring."""
-    hands = list(hands)
-    run_id = "phh-" + hashlib.sha256(
-        "\n".join(sorted({h.source for h in hands})).encode()).hexdigest()[:16]
-    res = ImportResult()
-    groups: dict[tuple[str, int], list[dict[str, object]]] = {}
-    index_in_file: dict[str, int] = {}
-    for phh in hands:
-        i = index_in_file.get(phh.source, 0)
-        index_in_file[phh.source] = i + 1
+                pf = PhhFile(path, [], [PhhSkip(path, None, 0, None,
+                                                f"cannot read the file ({e})")])
+        else:
+            pf = read_source(path)
+    res = FileImport(path=path, sha256=pf.sha256, format=file_format(pf, path))
+    res.submitted = pf.sections
+    for sk in pf.skipped:
+        res.skip(read_skip_reason(sk.kind), sk.key or "", sk.hand or "", sk.describe())
+    res.file_scale = min(MAX_SCALE, max((h.scale for h in pf.hands), default=0))
+    res.scale = res.file_scale if scale is None else scale
+    cols = _Columns()
+    currencies: set[str] = set()
+    for i, raw in enumerate(pf.hands):
+        section = raw.key if raw.key is not None else str(i + 1)
+        site = raw.hand or ""
+        try:
+            phh = raw.in_minor_units(res.scale)
+        except PhhError as e:
+            res.skip("amount not representable", section, site, str(e))
+            continue
         r = replay(phh, i)
         if r.hand is None:
-            if r.unsupported:
-                res.unsupported += 1
-            else:
-                res.failed += 1
-            res.skipped.append(f"{phh.where} hand {r.label}: {r.error}")
+            text = r.error or "the replay failed"
+            text = text if text.startswith(raw.where) else f"{raw.where}: {text}"
+            kind = getattr(r, "kind", None)
+            reason = skip_reason(text, r.unsupported) if kind in (None, "unsupported") else kind
+            res.skip(reason, section, site, text)
             continue
+        before = len(cols.cols["n_seats"])
         try:
-            row = hand_row(r.hand, phh, res.imported, run_id)
+            _row(cols, r.hand, phh, raw, path, section, res.scale,
+                 tuple(getattr(r, "cards_unrecorded", ()) or ()))
         except NotRepresentable as e:
-            res.failed += 1
-            res.skipped.append(f"{phh.where} hand {r.label}: {e}")
+            for v in cols.cols.values():  # a partly appended row is undone
+                del v[before:]
+            res.skip(e.reason, section, site, f"{raw.where}: {e}")
             continue
-        if not r.ok:  # replayed, finishing stacks differ: the half-chip files
-            res.odd_chip.append(f"{phh.where} hand {r.label}: file {r.expected}, ours {r.actual}")
+        if not r.ok and phh.finishing_stacks is not None:
+            res.odd_chip.append(f"{raw.where} hand {site or section}: the record's finishing "
+                                f"stacks {r.expected}, the rules' {r.actual}")
         res.imported += 1
-        res.per_source[phh.source] = res.per_source.get(phh.source, 0) + 1
-        n_seats = cast(int, row["n_seats"])  # hand_row writes Python ints
-        groups.setdefault((str(row["structure"]), n_seats), []).append(row)
-    res.tables = {key: rows_to_table(rows) for key, rows in sorted(groups.items())}
+        res.seat_count_known.append(raw.seat_count is not None)
+        currencies.add(f"{raw.currency or ''}|{raw.currency_symbol or ''}")
+    res.currencies = sorted(currencies)
+    res.table = cols.table() if res.imported else None
     return res

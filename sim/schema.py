@@ -132,6 +132,44 @@ UNITS: dict[str, str] = {
     "digest": "64-bit hash (uint64)",
 }
 
+# ``holdem import``'s own columns (``holdem import`` runs only; after every other column, before
+# ``digest``, which covers them). Money in the run's minor unit (manifest ``money``). No nulls:
+# a sentinel marks an absent fact. Seats are the table's physical seats.
+IMPORT_VERSION = 1
+IMPORT_FIELDS: list[tuple[str, pa.DataType, str, str]] = [  # (name, type, unit, doc)
+    ("source_file", pa.string(), "text (a path or URI)",
+     "the source file, as listed in the manifest's ``sources[].path``"),
+    ("source_section", pa.string(), "text",
+     "the .phhs section key, or the hand's 1-based index in a .phh or text file"),
+    ("site_hand", pa.string(), "text", "the site's hand number as written (\"\" unknown)"),
+    ("venue", pa.string(), "text", "the site (PHH ``venue``; \"\" unknown)"),
+    ("table_name", pa.string(), "text", "the site's table name (\"\" unknown)"),
+    ("hand_time", pa.string(), "local ISO date-time (2009-07-01T00:00:30)",
+     "the hand's local date and time as written (\"\" unknown)"),
+    ("time_zone", pa.string(), "text (ET, CEST, GMT-0910)",
+     "the time zone as written (\"\" unknown)"),
+    ("time_utc", pa.int64(), "seconds since 1970-01-01 UTC, -1 unknown",
+     "the hand's time in UTC when its zone is known, else -1"),
+    ("currency", pa.string(), "text (ISO code or symbol)",
+     "the currency as written (\"\" unknown)"),
+    ("players", pa.list_(pa.string()), "per seat: text, \"\" empty seat or no name",
+     "per seat the player's name as the record writes it (``player_ids``: one id per name over "
+     "the run, -1 without a name)"),
+    ("stack_known", pa.list_(pa.bool_()), "per seat: bool",
+     "per seat: the starting stack is the record's (false: unknown, ``inf``; stacks_start is a "
+     "stand-in large enough never to limit an action)"),
+    ("cards_unrecorded", pa.list_(pa.bool_()), "per seat: bool",
+     "per seat: reached showdown with cards the record does not hold (``sm ????``)"),
+    ("op_winnings", pa.list_(pa.int64()), "minor units per seat, [] not recorded",
+     "the operator's ``winnings`` as recorded (its claim; the replay's are ``won``)"),
+    ("op_finishing", pa.list_(pa.int64()), "minor units per seat, [] not recorded",
+     "the operator's ``finishing_stacks`` as recorded (the replay's are ``stacks_end``)"),
+    ("op_rake", pa.int64(), "minor units, -1 not recorded",
+     "the rake the record states (the replay's schedule rake is ``rake``)"),
+    ("op_pot", pa.int64(), "minor units, -1 not recorded", "the total pot the record states"),
+]
+IMPORT_UNITS: dict[str, str] = {name: unit for name, _, unit, _ in IMPORT_FIELDS}
+
 HAND_SCHEMA = pa.schema(
     [pa.field(name, typ, nullable=(name == "fault"), metadata={"unit": UNITS[name], "doc": doc})
      for name, typ, doc in FIELDS],
@@ -139,11 +177,28 @@ HAND_SCHEMA = pa.schema(
 )
 
 
-def describe_schema() -> str:
-    """The schema as a Markdown table (for the README)."""
+def _field(name: str, typ: pa.DataType, unit: str, doc: str, nullable: bool) -> pa.Field:
+    return pa.field(name, typ, nullable=nullable, metadata={"unit": unit, "doc": doc})
+
+
+# an imported batch file: the hand columns but ``digest`` (``deck`` nullable: no deck), the
+# import columns, ``digest``
+IMPORT_SCHEMA = pa.schema(
+    [f.with_nullable(True) if f.name == "deck" else f for f in HAND_SCHEMA
+     if f.name != "digest"]
+    + [_field(n, t, u, d, False) for n, t, u, d in IMPORT_FIELDS] + [HAND_SCHEMA.field("digest")],
+    metadata={"holdem.schema_version": str(SCHEMA_VERSION),
+              "holdem.import_version": str(IMPORT_VERSION)},
+)
+
+
+def describe_schema(imported: bool = False) -> str:
+    """The schema as a Markdown table (for the README; ``imported``: the import columns)."""
     rows = ["| field | type | unit or codes | meaning |", "|---|---|---|---|"]
-    for name, typ, doc in FIELDS:
-        cells = [UNITS[name].replace("|", "\\|"), doc.replace("|", "\\|")]
+    fields = ([(n, t, u, d) for n, t, u, d in IMPORT_FIELDS] if imported
+              else [(n, t, UNITS[n], d) for n, t, d in FIELDS])
+    for name, typ, unit, doc in fields:
+        cells = [unit.replace("|", "\\|"), doc.replace("|", "\\|")]
         rows.append(f"| `{name}` | `{typ}` | {cells[0]} | {cells[1]} |")
     return "\n".join(rows)
 

@@ -44,6 +44,7 @@ def open_run(run: str | os.PathLike[str]) -> ComparedRun:
     from audits.runfolder import RunFolder, RunFolderError
     from cluster.manifest import MANIFEST_FORMAT
     from cluster.phh_import import MANIFEST_FORMAT as PHH_FORMAT
+    from cluster.phh_import import OLD_FORMAT
 
     label = os.fspath(run)
     try:
@@ -52,7 +53,7 @@ def open_run(run: str | os.PathLike[str]) -> ComparedRun:
         rels = folder.batch_relpaths()
         if not rels:
             raise RunFolderError(f"run folder {label} holds no batch files")
-        manifest = folder.read_manifest({MANIFEST_FORMAT, PHH_FORMAT})
+        manifest = folder.read_manifest({MANIFEST_FORMAT, PHH_FORMAT, OLD_FORMAT})
     except RunFolderError as e:
         raise NotComparable(str(e)) from None
     if manifest is None:

@@ -61,10 +61,30 @@ def test_the_audits_statement_of_the_log_is_the_simulators() -> None:
     assert int(HAND_SCHEMA.metadata[logschema.META_SCHEMA_VERSION]) == logschema.SCHEMA_VERSION
     assert logschema.SIMULATOR_KEYS == {*HAND_SCHEMA.metadata, META_RUN_ID, META_STRUCTURE,
                                         META_BATCH, META_COUNTS}
-    assert logschema.IMPORT_KEYS == set(HAND_SCHEMA.metadata)
+    assert logschema.OLD_IMPORT_KEYS == set(HAND_SCHEMA.metadata)
     assert all(set(f.metadata) == logschema.FIELD_METADATA_KEYS for f in HAND_SCHEMA)
     assert {n: t for n, t in io.EXPECTED.items()} == {
         n: logschema.TYPES[n] for n in io.EXPECTED}
+
+
+def test_the_audits_statement_of_the_import_columns_is_the_importers() -> None:
+    """``audits.logschema.IMPORT_COLUMNS`` (the audits' statement) is ``sim.schema``'s
+    IMPORT_FIELDS, in order and type; an imported file's schema is the log's but ``digest``, the
+    import columns, ``digest``, with both versions in its metadata; every import column documents
+    its unit and meaning."""
+    from sim.schema import IMPORT_FIELDS, IMPORT_SCHEMA
+    assert [(n, str(t)) for n, t in logschema.IMPORT_COLUMNS] == [
+        (n, str(t)) for n, t, _, _ in IMPORT_FIELDS]
+    got = logschema.expected_schema(logschema.SCHEMA_VERSION, logschema.IMPORT_NULLABLE, True)
+    assert [(f.name, str(f.type), f.nullable) for f in got] == [
+        (f.name, str(f.type), f.nullable) for f in IMPORT_SCHEMA]
+    assert IMPORT_SCHEMA.names[-1] == "digest"
+    assert IMPORT_SCHEMA.names[-1 - len(IMPORT_FIELDS):-1] == list(logschema.IMPORT_COLUMN_NAMES)
+    assert set(IMPORT_SCHEMA.metadata) == logschema.IMPORT_KEYS
+    assert int(IMPORT_SCHEMA.metadata[logschema.META_IMPORT_VERSION]) == logschema.IMPORT_VERSION
+    for f in IMPORT_SCHEMA:
+        assert set(f.metadata) == logschema.FIELD_METADATA_KEYS
+        assert all(v.strip() for v in f.metadata.values()), f.name
 
 
 def test_clean_files_pass(clean_run: Path) -> None:

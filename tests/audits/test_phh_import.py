@@ -70,7 +70,7 @@ def imported(tmp_path: Path) -> Path:
     res = import_phh([str(src)], run)
     assert res.exit_code == 0 and res.imported == 3
     text = format_import(res)
-    assert "3 hands imported" in text
+    assert "4 hands submitted, 3 imported, 1 skipped (1 unknown variant)" in text
     assert "stud.phh" in text  # skipped, one line
     return run
 
@@ -81,7 +81,7 @@ def _audit(run: Path) -> dict:
 
 def test_imported_hands_pass_the_exact_audits(imported: Path) -> None:
     m = json.loads((imported / "manifest.json").read_text())
-    assert m["source"] == "phh" and m["spec"] is None and m["hands"] == 3
+    assert m["source"] == "import" and m["spec"] is None and m["hands"] == 3
     assert {s["rows"] for s in m["sources"]} == {0, 1}
     assert all(len(s["sha256"]) == 64 for s in m["sources"])
     res = _audit(imported)
@@ -122,10 +122,11 @@ def test_import_and_audit_shared_phh(tmp_path: Path) -> None:
     run = tmp_path / "run"
     assert import_phh([str(SHARED)], run).exit_code == 0
     m = json.loads((run / "manifest.json").read_text())
-    # every NT/FT hand imports (the 8 half-chip Pluribus hands with our odd-chip stacks)
-    assert m["failed"] == 0, m["skipped"][:5]
-    assert all("unsupported" in line for line in m["skipped"])
-    assert len(m["odd_chip_hands"]) == 8
+    # every NT/FT hand imports; the 8 Pluribus hands that record half chips make the run's
+    # unit a tenth of a chip, in which the rules split their pots exactly as the record does
+    assert set(m["skipped"]) == {"unknown variant"}, m["skipped"]
+    report = json.loads((run / "import.json").read_text())
+    assert report["money"]["exponent"] == 1 and report["replay_differs"] == 0
     assert m["hands"] == 10_019
     res = _audit(run)
     for name in ("chips", "rotation", "payouts", "betting"):
@@ -162,7 +163,7 @@ def test_imported_run_reads_in_diff_and_audit(imported: Path,
     from cluster.cli import main
 
     m = json.loads((imported / "manifest.json").read_text())
-    assert m["format"] == "holdem-phh-import" and m["manifest_version"] == 1
+    assert m["format"] == "holdem-import" and m["manifest_version"] == 2
     folder = RunFolder.open(imported)
     assert [f["path"] for f in m["files"]] == folder.batch_relpaths()
     assert all(parse_batch_relpath(f["path"]) == (f["structure"], f["batch"])
@@ -211,7 +212,8 @@ def test_import_never_overwrites_another_run(tmp_path: Path,
     assert main(["audit", str(again), "--workers", "0", "--quiet", "--only", "chips"]) == 0
     assert (again / "audit.json").is_file()
     res = import_phh([str(src)], again)
-    assert res.removed == ["audit.json"] and not (again / "audit.json").exists()
+    assert res.removed == ["audit.json", "import.json"]
+    assert not (again / "audit.json").exists() and (again / "import.json").exists()
     assert "removed the previous import's audit.json" in format_import(res)
 
 
@@ -226,11 +228,11 @@ def test_a_bad_section_skips_its_hand_not_its_file(tmp_path: Path) -> None:
     run = tmp_path / "run"
     res = import_phh([str(src)], run)
     assert res.imported == 2
-    named = [line for line in res.skipped if str(src) in line]
+    named = [line for line in res.skipped_lines if str(src) in line]
     assert len(named) == 2 and any("[2]" in x for x in named) and any("[4]" in x for x in named)
     m = json.loads((run / "manifest.json").read_text())
     (entry,) = m["sources"]
-    assert (entry["sections"], entry["unreadable"], entry["rows"]) == (4, 2, 2)
-    assert sum(m["unreadable_by_kind"].values()) == 2
+    assert (entry["sections"], entry["rows"]) == (4, 2)
+    assert sum(m["skipped"].values()) == 2
     assert {r.name: r.passed for r in run_audits(run, EXACT).results} == dict.fromkeys(EXACT,
                                                                                         True)

@@ -9,8 +9,8 @@ import pytest
 
 from audits import registry
 
-ORDER = ["integrity", "deal", "stakes", "chips", "rotation", "payouts", "betting", "coverage",
-         "uniformity"]
+ORDER = ["integrity", "deal", "stakes", "chips", "rotation", "payouts", "outcome", "betting",
+         "coverage", "uniformity"]
 
 
 def test_every_audit_module_exports_its_spec_in_the_documented_order() -> None:

@@ -34,3 +34,4 @@ def test_every_log_column_states_its_unit_and_meaning(tmp_path: Path) -> None:
 
 def test_readme_log_table_is_generated_from_the_schema() -> None:
     assert describe_schema() in README.read_text()
+    assert describe_schema(imported=True) in README.read_text()

@@ -1,0 +1,866 @@
+"""Read hand histories whatever their format: PHH/PHHS and the sites' own text exports.
+
+``read_history(path)`` returns a ``sim.phh.PhhFile`` (hands as ``PhhHand``, skipped hands with a
+named reason) for a ``.phh``/``.phhs`` file (``sim.phh.read_phh``) or a site's export:
+PokerStars, Full Tilt, iPoker (XML), Ongame, PartyPoker, Absolute. The format is detected from
+the CONTENT (``detect_format``), never the file name. ``iter_history_paths`` lists the files of
+paths and folders.
+
+Site text is read hand by hand: the file is split at each hand's first line, and each hand goes
+through PokerKit's parser of its site (``pokerkit.notation``, the pinned version: its text stages
+only, not its state replay) and then ``sim.phh``'s validation, so every amount is exact (PokerKit
+reads amounts from the text as ``int``/``Decimal``; no float) and bounded as in a PHH file. A
+hand that cannot be read is a ``PhhSkip`` with its reason and the rest of the file is read; an
+unknown format, an empty or binary file is one skip for the file.
+
+What PokerKit drops and this module reads from the text itself:
+- the OUTCOME: each player's ``winnings`` (the lines that pay a pot), the ``total_pot`` and the
+  ``rake`` (``PhhHand.total_pot``/``rake``; None when the text has no such line);
+- dead and missed blinds (PokerStars ``posts small & big blinds``, Full Tilt ``posts a dead
+  small blind``, Absolute ``Posts $1 dead $0.50``, Ongame ``posts dead blind``, PartyPoker
+  ``posts big blind + dead``): a negative ``blinds_or_straddles`` entry (the live part, a big
+  blind, plus the dead part: ``-(live + dead)``, see the README);
+- showdown players whose cards are not in the text: ``pN sm ????``;
+- table names with spaces (Full Tilt, Ongame), seat lines at the end of a line (Ongame), names
+  with spaces in PartyPoker's pot lines, iPoker's actions out of order in the XML, its all-in
+  action and its card notation (``SA H10``).
+
+``winnings`` of a text hand is, for every site, what the site says it paid the player from the
+pot(s): after the rake, WITHOUT the player's own uncalled bet returned. PartyPoker's ``wins $X``
+and iPoker's ``win="$X"`` include the uncalled bet: it is subtracted (PartyPoker: the uncalled
+bet computed from the actions, ``pot_contributions``; iPoker: from the players' ``bet``
+attributes). So for every text hand: sum of contributions = ``total_pot`` = sum of
+``winnings`` + ``rake`` when the site states them. iPoker states no pot or rake line: there
+``total_pot`` = the sum of the ``bet`` attributes minus the uncalled bet and ``rake`` =
+``total_pot`` minus the winnings. PartyPoker states neither: both None. Ongame also states each
+player's finishing stack (``finishing_stacks``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import warnings
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, replace
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from re import Match, Pattern
+from typing import Any, cast
+
+from pokerkit.notation import (
+    AbsolutePokerParser,
+    FullTiltPokerParser,
+    IPokerNetworkParser,
+    OngameNetworkParser,
+    PartyPokerParser,
+    PokerStarsParser,
+    REParser,
+)
+from pokerkit.utilities import Card
+
+from sim.phh import (
+    PHH_SUFFIXES,
+    Number,
+    PhhError,
+    PhhFile,
+    PhhHand,
+    PhhSkip,
+    _hand_from_dict,
+    _natural_key,
+    reads_phh,
+)
+
+__all__ = [
+    "FORMATS",
+    "HISTORY_SUFFIXES",
+    "MAX_HAND_CHARS",
+    "MAX_LINE_CHARS",
+    "detect_format",
+    "iter_history_paths",
+    "pot_contributions",
+    "read_history",
+    "reads_history",
+]
+
+FORMATS = ("phh", "pokerstars", "fulltilt", "ipoker", "ongame", "partypoker", "absolute")
+TEXT_SUFFIXES = (".txt", ".xml", ".hh", ".log")
+HISTORY_SUFFIXES = PHH_SUFFIXES + TEXT_SUFFIXES  # what a folder listing picks up
+MAX_LINE_CHARS = 2_000  # a longer line skips its hand (the site parsers' patterns are per line)
+MAX_HAND_CHARS = 256_000  # a longer hand is skipped
+_HEAD_CHARS = 65_536  # the start of a file that detection reads
+
+_AMT = r"(?P<amount>[0-9][0-9,]*(?:\.[0-9]+)?)"  # an amount as the sites write it (no sign)
+
+
+def _amount(text: str) -> Decimal:
+    try:
+        return Decimal(text.replace(",", ""))
+    except InvalidOperation:
+        raise ValueError(f"amount {text!r}: expected a number") from None
+
+
+# ---------------------------------------------------------------- the sites' parsers (subclassed
+# where PokerKit 0.7.7's patterns miss a real line)
+
+
+class _Stars(PokerStarsParser):
+    ANTE_POSTING = re.compile(r"(?P<player>.+): posts the ante \D?(?P<ante>[0-9.,]+)")
+
+
+_DEALT_TO = re.compile(r"Dealt to (?P<player>.+?) \[(?P<cards>[0-9TJQKAcdhs ]+)\]")
+
+
+class _FullTilt(FullTiltPokerParser):
+    HOLE_DEALING = _DEALT_TO
+    VARIABLES = FullTiltPokerParser.VARIABLES | {
+        "table": (re.compile(r"Table (?P<table>.+?)(?: \(\d+ max\))?(?: \(.*?\))? - "), str),
+    }
+
+
+class _Absolute(AbsolutePokerParser):
+    HOLE_DEALING = _DEALT_TO
+
+
+class _Ongame(OngameNetworkParser):
+    HOLE_DEALING = re.compile(r"Dealing to (?P<player>.+?): \[(?P<cards>[0-9TJQKAcdhs ,]+)\]")
+    SEATS = re.compile(r"Seat (?P<seat>\d+): (?P<player>.+) \(\D?[0-9.,]+\)(?!,)")
+    STARTING_STACKS = re.compile(
+        r"Seat \d+: (?P<player>.+) \(\D?(?P<starting_stack>[0-9.,]+)\)(?!,)")
+    VARIABLES = OngameNetworkParser.VARIABLES | {
+        "table": (re.compile(r"Table: (?P<table>.+?) \["), str),
+    }
+
+
+class _Party(PartyPokerParser):
+    HOLE_DEALING = re.compile(r"Dealt to (?P<player>.+?) \[(?P<cards>[0-9TJQKAcdhs ,]+)\]")
+    VARIABLES = PartyPokerParser.VARIABLES | {
+        "seat_count": (re.compile(r"Total number of players : \d+/(?P<seat_count>\d+)"), int),
+    }
+
+
+_IPOKER_CARDS = r"(?P<cards>[0-9TJQKAcdhsCDHS ]+)"
+
+
+class _IPoker(IPokerNetworkParser):
+    HOLE_DEALING = re.compile(
+        r'<cards\b.*\btype="Pocket".*\bplayer="(?P<player>.+?)".*>' + _IPOKER_CARDS + "</cards>")
+    BOARD_DEALING = re.compile(
+        r'<cards\b.*\btype="(Flop|Turn|River)".*>' + _IPOKER_CARDS + "</cards>")
+    COMPLETION_BETTING_OR_RAISING = re.compile(
+        r'<action\b.*\bplayer="(?P<player>.+?)".*\btype="(5|6|7|23)"'
+        r'.*\bsum="\D?(?P<amount>[0-9.,]+)".*/>')
+
+    def _format_cards(self, m: Match[str]) -> str:
+        out = []
+        for word in m["cards"].split():
+            w = word.replace("10", "T")
+            if len(w) == 2 and w[0] in "cdhsCDHS":  # suit first (SA, H10)
+                w = w[1] + w[0]
+            out.append(w[0].upper() + w[1].lower())
+        return "".join(map(repr, Card.parse("".join(out))))
+
+    def _get_completion_betting_or_raising_to_amount(
+            self, bets: Any, player: str, completion_betting_or_raising_amount: int,
+            line: str) -> int:
+        if 'type="6"' in line or 'type="7"' in line:  # raise by / all-in: the amount added
+            return bets[player] + completion_betting_or_raising_amount
+        return completion_betting_or_raising_amount
+
+
+# ---------------------------------------------------------------- outcome lines
+
+
+@dataclass
+class _Outcome:
+    """What a hand's text says it paid: per player name (as written) and the pot lines."""
+
+    paid: dict[str, Decimal]
+    total_pot: Decimal | None = None
+    rake: Decimal | None = None
+    includes_uncalled: bool = False  # paid includes the player's own uncalled bet
+    recorded: bool = True  # False: the text has no line paying a pot
+
+
+def _sum_lines(text: str, pattern: Pattern[str]) -> dict[str, Decimal]:
+    paid: dict[str, Decimal] = {}
+    for m in pattern.finditer(text):
+        name = m["player"]
+        paid[name] = paid.get(name, Decimal(0)) + _amount(m["amount"])
+    return paid
+
+
+def _first(text: str, pattern: Pattern[str]) -> Decimal | None:
+    m = pattern.search(text)
+    return None if m is None else _amount(m["amount"])
+
+
+def _plus(*vals: Decimal | None) -> Decimal | None:
+    got = [v for v in vals if v is not None]
+    return sum(got, Decimal(0)) if got else None
+
+
+_PS_COLLECT = re.compile(r"^(?P<player>.+?) collected \D?" + _AMT
+                         + r" from (?:the )?(?:main |side )?pot(?:-\d+)?\s*$", re.M)
+_PS_SUMMARY = re.compile(r"^Seat \d+: (?P<player>.+?)(?: \((?:button|small blind|big blind)\))*"
+                         r" (?:collected|showed \[[^\]]*\] and won) \(\D?" + _AMT + r"\)", re.M)
+_TOTAL_POT = re.compile(r"^Total pot \D?" + _AMT, re.M)
+_RAKE = re.compile(r"\| Rake \D?" + _AMT)
+
+
+def _stars_outcome(text: str) -> _Outcome:
+    paid = _sum_lines(text, _PS_COLLECT) or _sum_lines(text, _PS_SUMMARY)
+    return _Outcome(paid, _first(text, _TOTAL_POT), _first(text, _RAKE), recorded=bool(paid))
+
+
+_FT_WINS = re.compile(r"^(?P<player>.+?) (?:wins|ties for) (?:the )?(?:main |side )?pot"
+                      r"(?: #?\d+)? \(\D?" + _AMT + r"\)", re.M)
+
+
+def _fulltilt_outcome(text: str) -> _Outcome:
+    paid = _sum_lines(text, _FT_WINS)
+    return _Outcome(paid, _first(text, _TOTAL_POT), _first(text, _RAKE), recorded=bool(paid))
+
+
+_ABS_COLLECT = re.compile(r"^(?P<player>.+?) Collects \D?" + _AMT
+                          + r" from (?:main|side) pot(?:[ -]?#?\d+)?", re.M)
+_ABS_TOTAL = re.compile(r"^Total Pot\(\D?" + _AMT + r"\)", re.M)
+_ABS_RAKE = re.compile(r"\| Rake \(\D?" + _AMT + r"\)")
+_ABS_JACKPOT = re.compile(r"\| Jackpot Rake \(\D?" + _AMT + r"\)")
+
+
+def _absolute_outcome(text: str) -> _Outcome:
+    paid = _sum_lines(text, _ABS_COLLECT)
+    rake = _plus(_first(text, _ABS_RAKE), _first(text, _ABS_JACKPOT))  # both kept by the site
+    return _Outcome(paid, _first(text, _ABS_TOTAL), rake, recorded=bool(paid))
+
+
+_ONG_POT = re.compile(r"^(?:Main|Side) pot(?: \d+)?: \D?" + _AMT + r" won by (?P<rest>.+)$",
+                      re.M)
+_ONG_SHARE = re.compile(r"(?P<player>.+?) \(\D?" + _AMT + r"\)(?:, |$)")
+_ONG_RAKE = re.compile(r"^Rake taken: \D?" + _AMT, re.M)
+
+
+def _ongame_outcome(text: str) -> _Outcome:
+    paid: dict[str, Decimal] = {}
+    pots: list[Decimal] = []
+    for m in _ONG_POT.finditer(text):
+        pots.append(_amount(m["amount"]))
+        for s in _ONG_SHARE.finditer(m["rest"]):
+            paid[s["player"]] = paid.get(s["player"], Decimal(0)) + _amount(s["amount"])
+    total = sum(pots, Decimal(0)) if pots else None
+    return _Outcome(paid, total, _first(text, _ONG_RAKE), recorded=bool(paid))
+
+
+_PTY_WINS = re.compile(r"^(?P<player>.+?) wins \D?" + _AMT, re.M)
+
+
+def _party_outcome(text: str) -> _Outcome:
+    paid = _sum_lines(text, _PTY_WINS)
+    return _Outcome(paid, None, None, includes_uncalled=True, recorded=bool(paid))
+
+
+_IPN_PLAYER = re.compile(r'<player\b.*\bname="(?P<player>.+?)".*\bwin="\D?(?P<win>[0-9.,]+)"'
+                         r'.*\bbet="\D?(?P<bet>[0-9.,]+)"')
+
+
+def _ipoker_outcome(text: str) -> _Outcome:
+    paid: dict[str, Decimal] = {}
+    bets: dict[str, Decimal] = {}
+    for line in text.splitlines():
+        m = _IPN_PLAYER.search(line)
+        if m is not None:
+            paid[m["player"]] = _amount(m["win"])
+            bets[m["player"]] = _amount(m["bet"])
+    if not paid:
+        return _Outcome({}, recorded=False)
+    ranked = sorted(bets.items(), key=lambda kv: kv[1], reverse=True)
+    uncalled = ranked[0][1] - (ranked[1][1] if len(ranked) > 1 else Decimal(0))
+    if uncalled > 0:  # the top bettor's excess came back: it is in his win="..."
+        top = ranked[0][0]
+        paid[top] = paid[top] - uncalled
+        if paid[top] < 0:
+            raise ValueError(f"bad outcome: {top!r} bet {ranked[0][1]} of which {uncalled} "
+                             f"was not called, but won {paid[top] + uncalled}")
+    total = sum(bets.values(), Decimal(0)) - max(uncalled, Decimal(0))
+    return _Outcome(paid, total, total - sum(paid.values(), Decimal(0)))
+
+
+# ---------------------------------------------------------------- dead and missed blinds
+
+
+@dataclass(frozen=True)
+class _Post:
+    """A post PokerKit does not read: ``pattern`` (groups player and amount, or live and dead);
+    ``live_bb``: the amount is a big blind plus dead money (the rest); else dead only unless a
+    ``live`` group is present."""
+
+    pattern: Pattern[str]
+    live_bb: bool = False
+
+
+@dataclass(frozen=True)
+class _Site:
+    name: str
+    venue: str
+    parser: type[REParser]
+    starts: Pattern[str]  # a line that starts a hand
+    header: Pattern[str]  # a line of a hand's header (several may precede its first line)
+    ends: str  # a hand without this text is truncated
+    outcome: Callable[[str], _Outcome]
+    posts: tuple[_Post, ...]
+    blind_line: Callable[[str, str], str]  # a live big blind post PokerKit reads: (name, amount)
+    cards_at_showdown: bool = False  # known dealt cards of a showdown player are shown
+
+
+_SITES = {
+    "pokerstars": _Site(
+        "pokerstars", "PokerStars", _Stars,
+        re.compile(r"PokerStars (?:Zoom )?(?:Hand|Game) #"), re.compile(r"(?!)"),
+        "*** SUMMARY ***", _stars_outcome,
+        (_Post(re.compile(r"^(?P<player>.+): posts small & big blinds \D?" + _AMT), True),),
+        lambda name, amt: f"{name}: posts big blind {amt}"),
+    "fulltilt": _Site(
+        "fulltilt", "Full Tilt Poker", _FullTilt,
+        re.compile(r"Full Tilt Poker Game #"), re.compile(r"(?!)"),
+        "*** SUMMARY ***", _fulltilt_outcome,
+        (_Post(re.compile(r"^(?P<player>.+) posts a dead (?:small |big )?blind of \D?" + _AMT)),),
+        lambda name, amt: f"{name} posts the big blind of {amt}"),
+    "absolute": _Site(
+        "absolute", "Absolute Poker", _Absolute,
+        re.compile(r"Stage #"), re.compile(r"(?!)"),
+        "*** SUMMARY ***", _absolute_outcome,
+        (_Post(re.compile(r"^(?P<player>.+) - Posts \D?(?P<live>[0-9.,]+) dead \D?"
+                          r"(?P<dead>[0-9.,]+)")),
+         _Post(re.compile(r"^(?P<player>.+) - Posts dead \D?" + _AMT))),
+        lambda name, amt: f"{name} - Posts big blind {amt}"),
+    "ongame": _Site(
+        "ongame", "Ongame Network", _Ongame,
+        re.compile(r"\*\*\*\*\* History for hand "), re.compile(r"(?!)"),
+        "Summary:", _ongame_outcome,
+        (_Post(re.compile(r"^(?P<player>.+) posts dead blind \(\D?" + _AMT + r"\)")),),
+        lambda name, amt: f"{name} posts big blind ({amt})"),
+    "partypoker": _Site(
+        "partypoker", "PartyPoker", _Party,
+        re.compile(r"Game #\d+ starts\.|#Game No : |\*\*\*\*\* Hand History [Ff]or Game "),
+        re.compile(r"Game #\d+ starts\.|#Game No : |\*\*\*\*\* Hand History [Ff]or Game "),
+        " wins ", _party_outcome,
+        (_Post(re.compile(r"^(?P<player>.+) posts big blind \+ dead \[\D?" + _AMT), True),),
+        lambda name, amt: f"{name} posts big blind [{amt} USD]."),
+    "ipoker": _Site(
+        "ipoker", "iPoker Network", _IPoker,
+        re.compile(r"<game\b"), re.compile(r"(?!)"),
+        "</game>", _ipoker_outcome, (),
+        lambda name, amt: "", cards_at_showdown=True),
+}
+
+# the first line of a file's content -> its format
+_DETECT = (
+    (re.compile(r"PokerStars (?:Zoom )?(?:Hand|Game) #"), "pokerstars"),
+    (re.compile(r"Full Tilt Poker Game #"), "fulltilt"),
+    (re.compile(r"Stage #\d+"), "absolute"),
+    (re.compile(r"\*\*\*\*\* History for hand "), "ongame"),
+    (re.compile(r"Game #\d+ starts\.|#Game No : |\*\*\*\*\* Hand History [Ff]or Game "),
+     "partypoker"),
+    (re.compile(r"<\?xml\b|<session\b|<game gamecode="), "ipoker"),
+    (re.compile(r"\[[^\]\n]+\]\s*$|[A-Za-z_][A-Za-z0-9_-]*\s*=|#"), "phh"),
+)
+
+
+def detect_format(text: str) -> str | None:
+    """The format of a file's content (one of ``FORMATS``), from its first non-blank lines; None
+    when it is none of them."""
+    head = text[:_HEAD_CHARS].lstrip("\ufeff")
+    for line in head.splitlines()[:50]:
+        line = line.strip()
+        if not line:
+            continue
+        for pattern, name in _DETECT:
+            if pattern.match(line):
+                if name == "phh" and line.startswith("#") and not line.startswith("#Game"):
+                    break  # a TOML comment: read on
+                return name
+        else:
+            return None
+    return None
+
+
+# ---------------------------------------------------------------- files
+
+
+def iter_history_paths(paths: Iterable[str | Path]) -> Iterator[Path]:
+    """Every hand history file named or found under ``paths``: a named file whatever its name;
+    in a folder (recursively, natural order) the files ending in ``HISTORY_SUFFIXES``
+    (``.phh``, ``.phhs``, ``.txt``, ``.xml``, ``.hh``, ``.log``). Raises FileNotFoundError for a
+    missing path."""
+    for p in paths:
+        path = Path(p)
+        if path.is_dir():
+            found = [f for f in path.rglob("*")
+                     if f.suffix.lower() in HISTORY_SUFFIXES and f.is_file()]
+            yield from sorted(found, key=_natural_key)
+        elif path.is_file():
+            yield path
+        else:
+            raise FileNotFoundError(f"{path}: no such file or folder")
+
+
+def read_history(path: str | Path) -> PhhFile:
+    """The hands of a hand history file of any supported format (detected from its content) and
+    the hands that could not be read, each with its reason; ``PhhFile.format`` names the format.
+    Never raises for the file's content."""
+    path = Path(path)
+    source = str(path)
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        return PhhFile(source, [], [PhhSkip(source, None, 0, None,
+                                            f"cannot read the file ({e.strerror or e})")])
+    digest = hashlib.sha256(data).hexdigest()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return PhhFile(source, [], [PhhSkip(source, None, 0, None, f"not UTF-8 text ({e})")],
+                       digest)
+    f = reads_history(text, source=source)
+    return replace(f, sha256=digest)
+
+
+def reads_history(text: str, *, source: str = "<string>") -> PhhFile:
+    """``read_history`` of a text. A PHH text whose first line is a ``[key]`` header holds
+    several hands (``.phhs``), else one (``.phh``): the content decides, not the name."""
+    if "\x00" in text[:_HEAD_CHARS]:
+        return _file_skip(source, "unknown format: binary content (NUL bytes)")
+    fmt = detect_format(text)
+    if fmt is None:
+        if not text.strip():
+            return _file_skip(source, "empty file: no hand")
+        return _file_skip(source, "unknown format: not PHH nor a PokerStars, Full Tilt, iPoker, "
+                                  "Ongame, PartyPoker or Absolute hand history")
+    if fmt == "phh":
+        body = text.lstrip("\ufeff")
+        first = next((ln.strip() for ln in body.splitlines()
+                      if ln.strip() and not ln.strip().startswith("#")), "")
+        f = reads_phh(body, source=source, many=first.startswith("["))
+        return replace(f, format="phh")
+    site = _SITES[fmt]
+    hands: list[PhhHand] = []
+    skipped: list[PhhSkip] = []
+    index = 0
+    for line_no, chunk, too_long, session in _split(text.lstrip("\ufeff"), site):
+        index += 1
+        h = _read_hand(site, chunk, too_long, session, source, str(index), line_no)
+        (skipped if isinstance(h, PhhSkip) else hands).append(h)  # type: ignore[arg-type]
+    if index == 0:
+        return _file_skip(source, f"no hand in the file (a {fmt} text without a hand)", fmt)
+    return PhhFile(source, hands, skipped, format=fmt)
+
+
+def _file_skip(source: str, reason: str, fmt: str | None = None) -> PhhFile:
+    return PhhFile(source, [], [PhhSkip(source, None, 0, None, reason)], format=fmt)
+
+
+_XML_GAP = re.compile(r">\s*<")
+
+
+def _split(text: str, site: _Site) -> Iterator[tuple[int, str, str | None, str]]:
+    """(line of the hand's first line, the hand's text, why it is too large or None, the
+    iPoker session header) per hand, in file order."""
+    if site.name == "ipoker":
+        text = _XML_GAP.sub(">\n<", text)  # one element per line, as PokerKit's patterns read
+    cur: list[str] = []
+    start = 0
+    too_long: str | None = None
+    size = 0
+    session: list[str] = []
+    in_game = False
+
+    def flush() -> tuple[int, str, str | None, str]:
+        return start, "\n".join(cur) + "\n", too_long, "\n".join(session)
+
+    for no, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip() if site.name == "ipoker" else raw.rstrip()
+        if len(line) > MAX_LINE_CHARS:
+            if cur:
+                too_long = too_long or (f"line {no} has {len(line)} characters: expected at "
+                                        f"most {MAX_LINE_CHARS}")
+            continue
+        starts = site.starts.match(line) is not None
+        if site.name == "ipoker":
+            if line.startswith("<session"):
+                session = []
+            if starts:
+                if cur:
+                    yield flush()
+                cur, start, too_long, size, in_game = [line], no, None, len(line), True
+            elif in_game:
+                cur.append(line)
+                size += len(line)
+                if line.startswith("</game>"):
+                    in_game = False
+            else:
+                session.append(line)
+            continue
+        if starts and cur and any(ln.strip() and site.header.match(ln) is None for ln in cur):
+            yield flush()
+            cur, too_long, size = [], None, 0
+        if starts and not cur:
+            start = no
+        if cur or starts:
+            cur.append(line)
+            size += len(line)
+            if size > MAX_HAND_CHARS and too_long is None:
+                too_long = f"the hand has over {MAX_HAND_CHARS} characters: expected at most that"
+    if cur:
+        yield flush()
+
+
+def _read_hand(site: _Site, chunk: str, too_long: str | None, session: str, source: str,
+               key: str, line: int) -> PhhHand | PhhSkip:
+    site_hand = _site_hand_number(site, chunk)
+    if too_long is not None:
+        return PhhSkip(source, key, line, site_hand, too_long)
+    if site.ends not in chunk:
+        return PhhSkip(source, key, line, site_hand,
+                       f"truncated hand: no {site.ends.strip()!r} line")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            doc, outcome = _fields(site, chunk, session)
+        h = _hand_from_dict(doc, source, key, line)
+        return _with_outcome(h, outcome, doc["_names"])
+    except _Skip as e:
+        return PhhSkip(source, key, line, site_hand, str(e))
+    except PhhError as e:
+        reason = str(e)
+        prefix = f"{source} [{key}]: "
+        return PhhSkip(source, key, line, site_hand,
+                       reason[len(prefix):] if reason.startswith(prefix) else reason)
+    except (ValueError, KeyError, IndexError, TypeError, ArithmeticError, AttributeError) as e:
+        return PhhSkip(source, key, line, site_hand,
+                       f"cannot parse the hand ({type(e).__name__}: {str(e)[:200]})")
+
+
+class _Skip(Exception):
+    """A hand this reader refuses, with its reason."""
+
+
+_HAND_NO = {
+    "pokerstars": re.compile(r"(?:Hand|Game) #(\d+)"),
+    "fulltilt": re.compile(r"Game #(\d+)"),
+    "absolute": re.compile(r"Stage #(\d+)"),
+    "ongame": re.compile(r"History for hand (\S+)"),
+    "partypoker": re.compile(r"(?:Game #|Game No : |for Game )(\d+)"),
+    "ipoker": re.compile(r'gamecode="(\d+)"'),
+}
+
+
+def _site_hand_number(site: _Site, chunk: str) -> str | None:
+    m = _HAND_NO[site.name].search(chunk[:2000])
+    return None if m is None else m.group(1)[:200]
+
+
+def _iter_posts(site: _Site, chunk: str) -> tuple[str, dict[str, Decimal], dict[str, Decimal]]:
+    """The hand's text with each dead/missed blind post rewritten as PokerKit reads a live post
+    (or removed when all dead), and the live and dead amounts per player name."""
+    live: dict[str, Decimal] = {}
+    dead: dict[str, Decimal] = {}
+    if not site.posts:
+        return chunk, live, dead
+    bb = _big_blind(site, chunk)
+    lines = []
+    for line in chunk.split("\n"):
+        for post in site.posts:
+            m = post.pattern.match(line)
+            if m is None:
+                continue
+            groups = m.groupdict()
+            name = m["player"]
+            if groups.get("live") is not None:
+                lv, dv = _amount(m["live"]), _amount(m["dead"])
+            elif post.live_bb:
+                if bb is None:
+                    raise _Skip(f"bad post: {line.strip()!r} before the big blind is known")
+                lv, dv = bb, _amount(m["amount"]) - bb
+            else:
+                lv, dv = Decimal(0), _amount(m["amount"])
+            if dv < 0:
+                raise _Skip(f"bad post: {line.strip()!r}: less than a big blind of {bb}")
+            live[name] = live.get(name, Decimal(0)) + lv
+            dead[name] = dead.get(name, Decimal(0)) + dv
+            line = site.blind_line(name, _money_text(line, lv)) if lv > 0 else ""
+            break
+        lines.append(line)
+    return "\n".join(lines), live, dead
+
+
+def _money_text(line: str, v: Decimal) -> str:
+    m = re.search(r"[$€£]", line)
+    return f"{m.group(0) if m else ''}{v}"
+
+
+_RUN_TWICE = re.compile(r"\*\*\* (?:FIRST|SECOND|THIRD) (?:FLOP|TURN|RIVER)|run (?:it )?twice",
+                        re.I)
+_BB_LINE = re.compile(r"big blind(?: of)? [\[(]?\D?" + _AMT)
+_STAKES = re.compile(r"\D?[0-9.,]+\s*/\s*\D?" + _AMT)
+
+
+def _big_blind(site: _Site, chunk: str) -> Decimal | None:
+    for line in chunk.split("\n"):
+        if "+ dead" in line or "&" in line:
+            continue
+        m = _BB_LINE.search(line)
+        if m is not None:
+            return _amount(m["amount"])
+    m = _STAKES.search(chunk.split("\n", 1)[0])
+    return None if m is None else _amount(m["amount"])
+
+
+def _fields(site: _Site, chunk: str, session: str) -> tuple[dict[str, Any], _Outcome]:
+    """The hand as PHH fields (PokerKit's parser stages, then what it misses) and its
+    outcome."""
+    p = site.parser()
+    if _RUN_TWICE.search(chunk) is not None:
+        raise _Skip("unsupported: the board was run more than once")
+    text, live, dead = _iter_posts(site, chunk)
+    if site.name == "ipoker":
+        for ln in text.split("\n"):
+            if ln.startswith("<action") and _IPN_SUM_OK.search(ln) is None:
+                raise _Skip(f"bad action: {ln[:200]!r}: expected sum=\"AMOUNT\"")
+        text = _ipoker_in_order(text)
+    pv = cast(Callable[[str], int], _value)  # PokerKit's annotation; values are exact
+    try:
+        final_seat = p._parse_final_seat(text)
+    except ValueError:
+        raise _Skip("no button seat in the hand") from None
+    parsed_seats = p._parse_seats(text)
+    parsed_players = p._parse_players(text)
+    try:
+        variant = p._parse_variant(text)
+    except (ValueError, KeyError):
+        first = text.strip().split("\n", 1)[0][:120]
+        raise _Skip(f"unsupported variant: not no-limit hold'em ({first!r})") from None
+    antes = p._parse_antes(text, pv)
+    blinds: dict[str, Any] = p._parse_blinds_or_straddles(text, pv)
+    stacks = p._parse_starting_stacks(text, pv)
+    for name in parsed_players:
+        if name not in parsed_seats or name not in stacks:
+            raise _Skip(f"player {name!r} acts but has no seat line")
+    players = sorted(parsed_players, key=parsed_seats.__getitem__)
+    if len(players) < 2:
+        raise _Skip(f"fewer than 2 players in the hand ({len(players)})")
+    seats = [parsed_seats[x] for x in players]
+    players = p._get_ordered_players(text, final_seat, cast(Any, blinds), players, seats)
+    for name in dead:
+        if name not in players:
+            raise _Skip(f"a dead blind by {name!r}, who has no seat line")
+    bb = _bb_of(blinds, players)
+    for name in players[:2]:
+        if dead.get(name):
+            raise _Skip(f"unsupported: dead money posted by {name!r} from a blind's seat")
+    for name in players[2:]:
+        if dead.get(name) and not blinds[name] and dead[name] >= bb:
+            raise _Skip(f"unsupported: a dead post by {name!r} of a big blind or more without "
+                        "a live blind")
+        blinds[name] = -blinds[name] - dead.get(name, 0)
+    n = len(players)
+    ante_list = [antes[x] for x in players]
+    blind_list = [blinds[x] for x in players]
+    if n == 2:
+        ante_list.reverse()
+        blind_list.reverse()
+    actions = p._parse_actions(text, pv, players)
+    actions = _complete_actions(actions, n, site.cards_at_showdown)
+    variables = p._parse_variables(text, pv)
+    if site.name == "ipoker" and session:
+        for k, v in p._parse_variables(session, pv).items():
+            variables.setdefault(k, v)
+    pvars = p._parse_player_variables(text, pv)
+    doc: dict[str, Any] = {
+        "variant": variant, "antes": ante_list, "blinds_or_straddles": blind_list,
+        "min_bet": max(abs(b) for b in blind_list[:2]) if any(blind_list[:2]) else
+        _bb_of(blinds, players),
+        "starting_stacks": [stacks[x] for x in players], "actions": actions,
+        "players": list(players), "seats": [parsed_seats[x] for x in players],
+        "venue": site.venue,
+    }
+    for k in ("time", "day", "month", "year", "time_zone_abbreviation", "hand", "table",
+              "seat_count", "currency", "currency_symbol"):
+        if variables.get(k) is not None:
+            doc[k] = variables[k] if k not in ("hand", "table") else str(variables[k])
+    if "currency" not in doc:
+        m = _CURRENCY.search("\n".join(text.split("\n", 6)[:6]))
+        if m is not None:
+            doc["currency"] = m.group(1)
+    if "finishing_stacks" in pvars:
+        doc["finishing_stacks"] = [pvars["finishing_stacks"][x] for x in players]
+    doc["_names"] = list(players)
+    return doc, site.outcome(text)
+
+
+_CURRENCY = re.compile(r"\b(USD|EUR|GBP|CAD|SEK|CHF|AUD)\b")
+
+
+def _bb_of(blinds: dict[str, Any], players: list[str]) -> Any:
+    vals = [abs(v) for v in blinds.values() if v]
+    return max(vals) if vals else 0
+
+
+def _value(raw: str) -> int | Decimal:
+    v = _amount(raw)
+    return int(v) if v == v.to_integral_value() and "." not in raw else v
+
+
+def _complete_actions(actions: list[str], n: int, cards_at_showdown: bool) -> list[str]:
+    """Every player dealt (``d dh pN ????`` unless the text shows the cards), and ``pN sm
+    ????`` for each player at a showdown the text shows no cards of (known dealt cards at
+    showdown: shown, for the sites that reveal them so)."""
+    dealt: dict[int, str] = {}
+    rest = []
+    for a in actions:
+        w = a.split()
+        if w[:2] == ["d", "dh"]:
+            dealt[int(w[2][1:]) - 1] = w[3]
+        else:
+            rest.append(a)
+    folded = {int(a.split()[0][1:]) - 1 for a in rest if a.split()[1:2] == ["f"]}
+    shown = {int(a.split()[0][1:]) - 1 for a in rest if a.split()[1:2] == ["sm"]}
+    live = [i for i in range(n) if i not in folded]
+    if len(live) >= 2:
+        for i in live:
+            if i not in shown:
+                cards = dealt.get(i) if cards_at_showdown else None
+                rest.append(f"p{i + 1} sm {cards or '????'}")
+    return [f"d dh p{i + 1} {dealt.get(i, '????')}" for i in range(n)] + rest
+
+
+_IPN_SUM_OK = re.compile(r'\bsum="[^0-9"]?[0-9][0-9.,]*"')
+_ROUND = re.compile(r'<round\b[^>]*\bno="(\d+)"')
+_ACTION_NO = re.compile(r'<action\b[^>]*\bno="(\d+)"')
+
+
+def _ipoker_in_order(text: str) -> str:
+    """The game with each round's cards first and its actions in their ``no`` order."""
+    head: list[str] = []
+    rounds: list[tuple[list[str], list[tuple[int, str]]]] = []
+    tail: list[str] = []
+    for line in text.split("\n"):
+        if _ROUND.match(line):
+            rounds.append(([line], []))
+        elif rounds and not line.startswith("</game>") and not tail:
+            m = _ACTION_NO.match(line)
+            if m is not None:
+                rounds[-1][1].append((int(m.group(1)), line))
+            else:
+                rounds[-1][0].append(line)
+        elif rounds:
+            tail.append(line)
+        else:
+            head.append(line)
+    out = list(head)
+    for other, acts in rounds:
+        out += other
+        out += [ln for _, ln in sorted(acts, key=lambda t: t[0])]
+    return "\n".join(out + tail)
+
+
+def _with_outcome(h: PhhHand, outcome: _Outcome, names: list[str]) -> PhhHand:
+    index = {name: i for i, name in enumerate(names)}
+    for name, v in outcome.paid.items():
+        if name not in index and v:
+            raise _Skip(f"bad outcome: {name!r} is paid but is not a player of the hand")
+    if not outcome.recorded:
+        return replace(h, total_pot=outcome.total_pot, rake=outcome.rake)
+    won = [outcome.paid.get(name, Decimal(0)) for name in names]
+    if outcome.includes_uncalled:
+        _, uncalled = pot_contributions(h)
+        for i, u in enumerate(uncalled):
+            if u and won[i] >= u:
+                won[i] -= u
+    winnings = tuple(_kept(v) for v in won)
+    return replace(h, winnings=winnings, total_pot=_opt_kept(outcome.total_pot),
+                   rake=_opt_kept(outcome.rake), scale=max(h.scale, *(
+                       _scale(v) for v in (*won, outcome.total_pot, outcome.rake)
+                       if v is not None)))
+
+
+def _scale(v: Decimal) -> int:
+    exp = v.normalize().as_tuple().exponent
+    return -exp if isinstance(exp, int) and exp < 0 else 0
+
+
+def _kept(v: Decimal) -> Number:
+    if not v.is_finite() or abs(v) >= 10**15 or _scale(v) > 6:
+        raise _Skip(f"bad outcome: amount {v} cannot be represented")
+    return int(v) if v == v.to_integral_value() else v
+
+
+def _opt_kept(v: Decimal | None) -> Number | None:
+    return None if v is None else _kept(v)
+
+
+# ---------------------------------------------------------------- contributions
+
+
+def pot_contributions(hand: PhhHand) -> tuple[tuple[Number, ...], tuple[Number, ...]]:
+    """(what each player put in the pot, the uncalled bet returned to each) from the hand's
+    antes, blinds (a negative entry: a live big blind and/or dead money, as the README says),
+    calls and raises, in the hand's own unit (exact). A call is capped by the player's stack."""
+    n = hand.n_players
+    blinds: list[Number] = list(hand.blinds_or_straddles or (0,) * n)
+    antes: list[Number] = list(hand.antes)
+    if n == 2:
+        blinds.reverse()
+        antes.reverse()
+    bb = (max((abs(Decimal(b)) for b in blinds[:2]), default=Decimal(0))
+          or max((abs(Decimal(b)) for b in blinds), default=Decimal(0)))
+    stack: list[Decimal] = [Decimal(v) for v in hand.starting_stacks]
+    total = [Decimal(0)] * n
+    street = [Decimal(0)] * n
+    uncalled = [Decimal(0)] * n
+
+    def put(i: int, v: Decimal, live: bool) -> None:
+        v = min(v, stack[i])
+        stack[i] -= v
+        total[i] += v
+        if live:
+            street[i] += v
+
+    for i, ante in enumerate(antes):
+        put(i, Decimal(ante), False)
+    for i, blind in enumerate(blinds):
+        b = Decimal(blind)
+        if b > 0:
+            put(i, b, True)
+        elif b < 0:
+            v = -b
+            live = bb if v >= bb else Decimal(0)
+            put(i, live, True)
+            put(i, v - live, False)
+
+    def close_street() -> None:
+        ranked = sorted(range(n), key=lambda j: street[j], reverse=True)
+        if n > 1 and street[ranked[0]] > street[ranked[1]]:
+            back = street[ranked[0]] - street[ranked[1]]
+            top = ranked[0]
+            total[top] -= back
+            stack[top] += back
+            uncalled[top] += back
+        for j in range(n):
+            street[j] = Decimal(0)
+
+    for a in hand.actions:
+        if a.verb == "db":
+            close_street()
+        elif a.verb == "cc":
+            p = int(a.actor)
+            put(p, max(street) - street[p], True)
+        elif a.verb == "cbr":
+            p = int(a.actor)
+            put(p, Decimal(a.amount or 0) - street[p], True)
+    close_street()
+    return tuple(_num(v) for v in total), tuple(_num(v) for v in uncalled)
+
+
+def _num(v: Decimal) -> Number:
+    return int(v) if v == v.to_integral_value() else v

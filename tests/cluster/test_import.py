@@ -1,0 +1,394 @@
+"""``holdem import``: an operator's hand histories -> a run folder (issue #22 §1, §4; spec B).
+
+The import columns and physical seats, exact money in the run's minor unit, tables rebuilt into
+sessions across files, player ids by name, import.json, the ``phh import`` alias, the fan-out by
+file on Ray, ``certify --import``, and every kind of hostile input skipped per hand or file with
+its reason."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from cluster.cli import main
+from cluster.phh_import import import_phh
+from sim.schema import IMPORT_SCHEMA
+
+
+def hand(key: str, *, table: str = "T1", venue: str = "Site", hand_no: int = 100,
+         time: str = "00:00:30", seats: str = "[1, 3, 4]", seat_count: int = 6,
+         stacks: str = "[10.05, 20, 30.10]", players: str = "['ann', 'bob', 'cid']",
+         blinds: str = "[0.05, 0.10, 0]", actions: str | None = None, extra: str = "",
+         variant: str = "NT") -> str:
+    """One 3-handed hand (p1 small blind, p2 big blind, p3 button), as a .phhs section."""
+    acts = actions or ("['d dh p1 ????', 'd dh p2 ????', 'd dh p3 ????', 'p3 cbr 0.30', "
+                       "'p1 f', 'p2 f']")
+    return (f"[{key}]\nvariant = '{variant}'\nantes = [0, 0, 0]\n"
+            f"blinds_or_straddles = {blinds}\nmin_bet = 0.10\nstarting_stacks = {stacks}\n"
+            f"actions = {acts}\nvenue = '{venue}'\ntable = '{table}'\nhand = {hand_no}\n"
+            f"time = {time}\nday = 1\nmonth = 7\nyear = 2009\ntime_zone_abbreviation = 'ET'\n"
+            f"seats = {seats}\nseat_count = {seat_count}\nplayers = {players}\n"
+            f"currency = 'USD'\n{extra}\n")
+
+
+def rows(run: Path) -> list[dict[str, Any]]:
+    m = json.loads((run / "manifest.json").read_text())
+    t = pa.concat_tables(pq.read_table(run / f["path"]) for f in m["files"])
+    return sorted(t.to_pylist(), key=lambda r: r["hand_id"])
+
+
+def test_columns_physical_seats_and_the_operators_claims(tmp_path: Path) -> None:
+    """A hand's row: physical seats (seats [1, 3, 4] of 6), money in cents, the source columns,
+    the record's winnings/finishing stacks beside the rules' result, unknown stacks marked."""
+    src = tmp_path / "a.phhs"
+    src.write_text(hand("1", extra="winnings = [0, 0, 0.45]\nfinishing_stacks = "
+                                   "[10, 19.90, 30.25]")
+                   + hand("2", hand_no=101, time="00:01:30", stacks="[inf, 19.90, 30.25]",
+                          seats="[3, 4, 1]", players="['bob', 'cid', 'ann']"))
+    run = tmp_path / "run"
+    res = import_phh([str(src)], run)
+    assert (res.submitted, res.imported, res.skipped) == (2, 2, {})
+    got = rows(run)
+    first, second = got
+    assert pq.read_schema(next((run / "log").rglob("*.parquet"))).names == IMPORT_SCHEMA.names
+    assert first["n_seats"] == 6 and first["occupied"] == [True, False, True, True, False,
+                                                           False]
+    assert (first["button"], first["sb_seat"], first["bb_seat"]) == (3, 0, 2)
+    assert first["stacks_start"] == [1005, 0, 2000, 3010, 0, 0]
+    assert first["won"] == [0, 0, 0, 25, 0, 0]  # the rules': the blinds and his matched 10
+    assert first["returned"] == [0, 0, 0, 20, 0, 0]
+    assert first["op_winnings"] == [0, 0, 0, 45, 0, 0]
+    assert first["op_finishing"] == [1000, 0, 1990, 3025, 0, 0]
+    assert (first["op_rake"], first["op_pot"]) == (-1, -1)
+    assert first["players"] == ["ann", "", "bob", "cid", "", ""]
+    assert (first["source_file"], first["source_section"], first["site_hand"]) == (
+        str(src), "1", "100")
+    assert (first["venue"], first["table_name"], first["currency"]) == ("Site", "T1", "USD")
+    assert (first["hand_time"], first["time_zone"]) == ("2009-07-01T00:00:30", "ET")
+    assert first["time_utc"] == 1246420830  # 00:00:30 EDT = 04:00:30 UTC
+    assert second["stack_known"] == [True, False, False, True, False, False]  # bob: inf
+    assert second["op_winnings"] == [] and second["op_finishing"] == []
+    # one id per name, everywhere; -1 for an empty seat
+    assert first["player_ids"] == [0, -1, 1, 2, -1, -1]
+    assert second["player_ids"] == first["player_ids"]
+    m = json.loads((run / "manifest.json").read_text())
+    assert m["format"] == "holdem-import" and m["money"] == {"exponent": 2, "currency": "USD"}
+    meta = pq.read_metadata(run / m["files"][0]["path"]).metadata
+    assert meta[b"holdem.import_version"] == b"1" and meta[b"holdem.schema_version"] == b"3"
+
+
+def test_money_is_exact_and_one_unit_for_the_run(tmp_path: Path) -> None:
+    """0.1 + 0.2 is 0.3 exactly; a file of whole chips beside a file in cents is converted at
+    the run's unit (cents), and a file in tenths too."""
+    tenths = tmp_path / "tenths.phhs"
+    tenths.write_text(hand("1", stacks="[0.3, 0.3, 0.3]", blinds="[0.1, 0.2, 0]",
+                           actions="['d dh p1 ????', 'd dh p2 ????', 'd dh p3 ????', 'p3 f', "
+                                   "'p1 cc', 'p2 cc', 'd db 2c3d4h', 'p1 cbr 0.1', 'p2 f']",
+                           extra="finishing_stacks = [0.5, 0.1, 0.3]"))
+    whole = tmp_path / "whole.phhs"
+    whole.write_text(hand("1", table="T2", stacks="[100, 200, 300]", blinds="[1, 2, 0]",
+                          actions="['d dh p1 ????', 'd dh p2 ????', 'd dh p3 ????', "
+                                  "'p3 cbr 6', 'p1 f', 'p2 f']").replace("min_bet = 0.10",
+                                                                         "min_bet = 2"))
+    cents = tmp_path / "cents.phhs"
+    cents.write_text(hand("1", table="T3"))
+    run = tmp_path / "run"
+    res = import_phh([str(tenths), str(whole), str(cents)], run)
+    assert res.imported == 3 and res.money["exponent"] == 2
+    by_table = {r["table_name"]: r for r in rows(run)}
+    t = by_table["T1"]
+    assert t["stacks_start"][:1] == [30] and t["small_blind"] == 10 and t["big_blind"] == 20
+    assert t["stacks_end"][0] == 50 and t["op_finishing"][0] == 50  # 0.3 - 0.2 + 0.4
+    assert by_table["T2"]["stacks_start"][:1] == [10_000] and by_table["T2"]["big_blind"] == 200
+    assert by_table["T3"]["stacks_start"][0] == 1005
+
+
+def test_sessions_rebuilt_across_files(tmp_path: Path) -> None:
+    """Hands of one table given out of order across two files form one session in (time, hand
+    number) order; a missing hand (the button skips a seat) starts a new session (a gap); the
+    same table name at two venues is two tables."""
+    def at(k: int, button_first: bool = False) -> str:
+        # the button rotates 4 -> 1 -> 3 -> 4 over seats 1, 3, 4
+        orders = [("[1, 3, 4]", "['ann', 'bob', 'cid']"), ("[3, 4, 1]", "['bob', 'cid', 'ann']"),
+                  ("[4, 1, 3]", "['cid', 'ann', 'bob']")]
+        seats, players = orders[k % 3]
+        return hand(str(k), hand_no=100 + k, time=f"00:{k:02d}:00", seats=seats,
+                    players=players)
+
+    (tmp_path / "a.phhs").write_text(at(2) + at(0))
+    (tmp_path / "b.phhs").write_text(at(1) + at(3) + at(5))  # hand 4 missing: a gap
+    (tmp_path / "c.phhs").write_text(hand("1", venue="Other", hand_no=7))
+    run = tmp_path / "run"
+    res = import_phh([str(tmp_path)], run)
+    assert res.imported == 6
+    assert res.tables == {"tables": 2, "sessions": 3, "gaps": 1, "by_venue": {
+        "Other": {"tables": 1, "sessions": 1, "gaps": 0},
+        "Site": {"tables": 1, "sessions": 2, "gaps": 1}}}
+    got = [r for r in rows(run) if r["venue"] == "Site"]
+    assert [r["site_hand"] for r in got] == ["100", "101", "102", "103", "105"]
+    assert [r["hand_no"] for r in got] == [0, 1, 2, 3, 0]
+    assert len({r["table_id"] for r in got[:4]}) == 1 and got[4]["table_id"] != got[0][
+        "table_id"]
+    # rebuys: a session's first hand its stacks, then start - previous end per seat
+    second = got[1]
+    assert second["rebuys"] == [s - e for s, e in zip(second["stacks_start"],
+                                                      got[0]["stacks_end"], strict=True)]
+    assert got[0]["rebuys"] == got[0]["stacks_start"]
+    report = json.loads((run / "import.json").read_text())
+    assert report["tables"] == res.tables
+    ids = {}
+    for r in rows(run):
+        for name, pid in zip(r["players"], r["player_ids"], strict=True):
+            if name:
+                assert ids.setdefault(name, pid) == pid
+    assert sorted(ids) == ["ann", "bob", "cid"]
+
+
+def test_import_json_counts_reasons_examples(tmp_path: Path) -> None:
+    good = hand("1")
+    src = tmp_path / "h.phhs"
+    src.write_text(good + hand("2", variant="FO/5") + hand("3", stacks="[1e400, 20, 30]")
+                   + "[4]\nvariant = 'NT'\nantes = [0,")
+    run = tmp_path / "run"
+    res = import_phh([str(src)], run)
+    report = json.loads((run / "import.json").read_text())
+    assert (report["submitted"], report["imported"]) == (4, 1)
+    assert sum(report["skipped"].values()) == 3 and len(report["skipped"]) == 3
+    assert "unknown variant" in report["skipped"]
+    (f,) = report["files"]
+    assert f["path"] == str(src) and len(f["sha256"]) == 64 and f["format"] == "phhs"
+    assert (f["submitted"], f["imported"], sum(f["skipped"].values())) == (4, 1, 3)
+    for reason, examples in report["examples"].items():
+        assert examples and all(e["file"] == str(src) and e["section"] for e in examples), reason
+    assert report["examples"]["unknown variant"][0]["section"] == "2"
+    m = json.loads((run / "manifest.json").read_text())
+    assert m["skipped"] == report["skipped"] and m["hands"] == 1
+    from cluster.phh_import import counts_in_words, format_import
+
+    assert counts_in_words(4, 1, report["skipped"]).startswith(
+        "4 hands submitted, 1 imported, 3 skipped (")
+    assert "1 unknown variant" in format_import(res)
+
+
+def test_the_alias_and_the_rake_options(tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """``holdem phh import`` is ``holdem import``; ``--rake`` is parsed strictly (a bad value is
+    one line, exit 2, nothing written) and stored in the manifest in minor units."""
+    src = tmp_path / "h.phhs"
+    src.write_text(hand("1"))
+    for bad in ("5", "x:3", "5:-1", "101:3", "nan:3", "5:0.0000001"):
+        out = tmp_path / f"bad{len(bad)}"
+        assert main(["import", str(src), "--out", str(out), "--workers", "0", "--quiet",
+                     "--rake", bad]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "rake" in err[0], err
+        assert not out.exists()
+    sched = tmp_path / "s.toml"
+    sched.write_text("percent = 5\ncap = 3\ncaps_by_players = {'2' = 0.5}\nstep = 0.01\n"
+                     "no_flop_no_drop = true\n")
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert main(["import", str(src), "--out", str(a), "--workers", "0", "--quiet",
+                 "--rake-schedule", str(sched)]) == 0
+    assert main(["phh", "import", str(src), "--out", str(b), "--workers", "0", "--quiet",
+                 "--rake", "5:3"]) == 0
+    ma = json.loads((a / "manifest.json").read_text())
+    mb = json.loads((b / "manifest.json").read_text())
+    assert ma["rake_schedule"] == {"percent": "5", "cap": 300, "caps_by_players": {"2": 50},
+                                   "no_flop_no_drop": True, "step": 1}
+    assert mb["rake_schedule"]["cap"] == 300 and mb["rake_schedule"]["percent"] == "5"
+    assert [f["sha256"] for f in ma["files"]] == [f["sha256"] for f in mb["files"]]
+    sched.write_text("percent = 5\ncapp = 3\n")
+    assert main(["import", str(src), "--out", str(tmp_path / "c"), "--workers", "0",
+                 "--rake-schedule", str(sched)]) == 2
+    assert "unknown key 'capp'" in capsys.readouterr().err
+
+
+def test_fan_out_by_file_on_ray(tmp_path: Path, ray_local: None) -> None:
+    """On Ray (one task a file) the run is the one this process makes, byte for byte."""
+    for k in range(3):
+        (tmp_path / "src").mkdir(exist_ok=True)
+        (tmp_path / "src" / f"f{k}.phhs").write_text(hand("1", table=f"T{k}")
+                                                     + hand("2", table=f"T{k}", hand_no=101,
+                                                            time="00:01:00", seats="[3, 4, 1]",
+                                                            players="['bob', 'cid', 'ann']"))
+    here, there = tmp_path / "here", tmp_path / "there"
+    assert import_phh([str(tmp_path / "src")], here, workers=0).imported == 6
+    assert import_phh([str(tmp_path / "src")], there, workers=2).imported == 6
+    mh = json.loads((here / "manifest.json").read_text())
+    mt = json.loads((there / "manifest.json").read_text())
+    assert mh["files"] == mt["files"] and mh["tables"] == mt["tables"]
+    assert (mh["tables"]["tables"], mh["tables"]["sessions"], mh["tables"]["gaps"]) == (3, 3, 0)
+
+
+def test_certify_import_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``holdem certify --import``: import, audit and report in one command; the certificate
+    exists, the deal is honestly not applicable (no deck)."""
+    src = tmp_path / "h.phhs"
+    src.write_text(hand("1") + hand("2", hand_no=101, time="00:01:00", seats="[3, 4, 1]",
+                                    stacks="[20, 30.10, 10.05]",
+                                    players="['bob', 'cid', 'ann']"))
+    run = tmp_path / "run"
+    code = main(["certify", "--import", str(src), "--out", str(run), "--workers", "0",
+                 "--quiet"])
+    out = capsys.readouterr().out
+    assert "2 hands submitted, 2 imported, 0 skipped" in out
+    assert (run / "certificate.json").is_file() and (run / "import.json").is_file()
+    audit = json.loads((run / "audit.json").read_text())
+    res = {r["name"]: r for r in audit["results"]}
+    assert not res["deal"]["applicable"] or res["deal"]["passed"]
+    assert res["integrity"]["passed"], res["integrity"]
+    assert code in (0, 1)
+    assert "verdict:" in out
+
+
+def test_an_import_never_overwrites_another_run(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "manifest.json").write_text(json.dumps({"format": "holdem-simulate-run"}))
+    src = tmp_path / "h.phhs"
+    src.write_text(hand("1"))
+    assert main(["import", str(src), "--out", str(out), "--workers", "0", "--quiet"]) == 2
+    assert "not an import" in capsys.readouterr().err
+    assert sorted(p.name for p in out.iterdir()) == ["manifest.json"]
+    a_file = tmp_path / "a-file"
+    a_file.write_text("x")
+    assert main(["import", str(src), "--out", str(a_file), "--workers", "0", "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "a file, not a folder" in err[0] and a_file.read_text() == "x"
+
+
+# ---------------------------------------------------------------- hostile input (issue §4)
+
+GOOD = hand("1")
+
+
+@pytest.mark.parametrize(("bad", "reason"), [
+    ("[2]\nvariant = 'NT\nantes = [0, 0]\n", "not TOML"),
+    ("[2]\nvariant = 'NT'\nantes = [0,", "not TOML"),
+    (hand("2", stacks="[1e400, 20, 30]"), "amount not representable"),
+    (hand("2", stacks="[nan, 20, 30]"), "amount not representable"),
+    (hand("2", stacks="[-10, 20, 30]"), "negative amount"),
+    (hand("2", stacks="[10.0000001, 20, 30]"), "amount not representable"),
+    (hand("2", variant="F7S"), "unknown variant"),
+    ("[2]\nvariant = 'NT'\nantes = [" + ", ".join(["0"] * 30) + "]\nblinds_or_straddles = ["
+     + ", ".join(["1", "2"] + ["0"] * 28) + "]\nmin_bet = 2\nstarting_stacks = ["
+     + ", ".join(["100"] * 30) + "]\nactions = []\n", "too many players"),
+])
+def test_hostile_hand_is_skipped_with_its_reason(tmp_path: Path, bad: str, reason: str) -> None:
+    """Each broken hand is skipped with its named reason; the good hands of its file import."""
+    src = tmp_path / "h.phhs"
+    src.write_text(GOOD + bad + "\n" + hand("3", hand_no=102))
+    run = tmp_path / "run"
+    res = import_phh([str(src)], run)
+    assert res.imported == 2, res.skipped
+    assert res.skipped == {reason: 1}, res.examples
+    (ex,) = res.examples[reason]
+    assert ex["section"] == "2" and ex["file"] == str(src)
+
+
+def test_a_huge_line_is_skipped_not_a_hang(tmp_path: Path) -> None:
+    """A 100 MB line (a hostile file) is one skip with its reason, the file's other hands
+    import."""
+    src = tmp_path / "h.phhs"
+    with src.open("w") as f:
+        f.write(GOOD)
+        f.write("[2]\nvariant = '" + "x" * 100_000_000 + "'\n\n")
+        f.write(hand("3", hand_no=102))
+    res = import_phh([str(src)], tmp_path / "run")
+    assert res.imported == 2 and res.skipped == {"too large": 1}, res.skipped
+
+
+def test_unreadable_files_are_skips(tmp_path: Path) -> None:
+    """A file that is not UTF-8 or not TOML at all is a per-file skip with its reason; the other
+    files import; nothing imported at all is exit 2 with nothing written."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.phhs").write_bytes(b"\xff\xfe\x00garbage")
+    (tmp_path / "src" / "b.phh").write_text("this is { not toml")
+    (tmp_path / "src" / "c.phhs").write_text(GOOD)
+    res = import_phh([str(tmp_path / "src")], tmp_path / "run")
+    assert res.imported == 1 and set(res.skipped) == {"unreadable", "not TOML"}, res.skipped
+    (tmp_path / "src" / "c.phhs").unlink()
+    assert main(["import", str(tmp_path / "src"), "--out", str(tmp_path / "none"),
+                 "--workers", "0", "--quiet"]) == 2
+    assert not (tmp_path / "none" / "manifest.json").exists()
+
+
+@pytest.mark.parametrize(("forge", "words"), [
+    ({"metadata": {b"holdem.import_version": b"0"}}, ["holdem.import_version", "'0'"]),
+    ({"drop": "op_winnings"}, ["missing column", "op_winnings"]),
+])
+def test_an_imported_file_is_exactly_the_importers(tmp_path: Path, forge: dict[str, Any],
+                                                   words: list[str],
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """The integrity audit checks an imported file against the import schema: an import version
+    it does not know, or an import column dropped (the operator's claim gone), fails it naming
+    the file and the field, even with the manifest restamped."""
+    from tests.audits.forgery import RunForger
+
+    src = tmp_path / "h.phhs"
+    src.write_text(hand("1", extra="winnings = [0, 0, 0.45]"))
+    run = tmp_path / "run"
+    assert import_phh([str(src)], run).imported == 1
+    assert main(["audit", str(run), "--workers", "0", "--quiet", "--only", "integrity"]) == 0
+    f = RunForger(run)
+    if "drop" in forge:
+        f.write(fields=[x for x in f.schema if x.name != forge["drop"]])
+    else:
+        f.write(metadata=forge["metadata"])
+    capsys.readouterr()
+    assert main(["audit", str(run), "--workers", "0", "--quiet", "--only", "integrity"]) == 1
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if x.strip().startswith("integrity:"))
+    assert f.rel in line and all(w in line for w in words), out
+
+
+def test_sources_and_run_as_uris(tmp_path: Path) -> None:
+    """Sources and the run folder as URIs (``file://``: the same code as s3:// or gs://)."""
+    (tmp_path / "src" / "sub").mkdir(parents=True)
+    (tmp_path / "src" / "sub" / "a.phhs").write_text(hand("1"))
+    (tmp_path / "src" / "b.phhs").write_text(hand("1", table="T9"))
+    res = import_phh([f"file://{tmp_path}/src"], f"file://{tmp_path}/run")
+    assert (res.files, res.imported) == (2, 2)
+    report = json.loads((tmp_path / "run" / "import.json").read_text())
+    assert all(f["path"].startswith("file://") and len(f["sha256"]) == 64
+               for f in report["files"])
+    # nothing imported into a previous import: the folder is left as it was
+    before = sorted(p.name for p in (tmp_path / "run").iterdir())
+    (tmp_path / "bad.phhs").write_text("[1]\nvariant = 'F7S'\n")
+    assert import_phh([str(tmp_path / "bad.phhs")], tmp_path / "run").imported == 0
+    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == before
+
+
+def test_hands_without_names_have_no_player_ids(tmp_path: Path) -> None:
+    """A record without ``players``: the names are unknown (""), their ids -1 (never one made-up
+    name shared by strangers at two tables); the audits still read the run."""
+    from audits.runner import run_audits
+
+    src = tmp_path / "h.phhs"
+    src.write_text(hand("1").replace("players = ['ann', 'bob', 'cid']\n", "")
+                   + hand("2", table="T2").replace("players = ['ann', 'bob', 'cid']\n", ""))
+    run = tmp_path / "run"
+    assert import_phh([str(src)], run).imported == 2
+    for r in rows(run):
+        assert r["players"] == [""] * 6 and r["player_ids"] == [-1] * 6
+    res = run_audits(run, ["integrity", "chips", "rotation", "payouts", "betting"])
+    assert all(r.passed for r in res.results), [(r.name, r.details) for r in res.results]
+
+
+def test_a_schedule_without_a_cap_has_none(tmp_path: Path) -> None:
+    from cluster.rake import RakeError, parse_rake, read_rake_schedule
+
+    f = tmp_path / "s.toml"
+    f.write_text("percent = 4.5\n")
+    assert read_rake_schedule(f).to_manifest(2) == {
+        "percent": "4.5", "cap": None, "caps_by_players": {}, "no_flop_no_drop": False,
+        "step": 1}
+    assert parse_rake("5:0.5").to_manifest(2)["cap"] == 50
+    with pytest.raises(RakeError, match="finer than the run's minor unit"):
+        parse_rake("5:0.005").to_manifest(2)

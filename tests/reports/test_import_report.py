@@ -1,0 +1,79 @@
+"""The certificate and report of an imported run (#22 §3): what was certified and what was not,
+in words, the import's counts from import.json, the outcome classes per venue, the rake scatter;
+import.json bound to the certificate by its sha256 (holdem verify)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cluster.cli import main
+from tests.audits.imported import SHOWDOWN, UNCONTESTED, H, build_run
+from tests.audits.test_outcome import SCHEDULE, _session
+
+IMPORT = {"submitted": 2989, "imported": 2981,
+          "skipped": {"unknown variant": 3, "truncated section": 5},
+          "tables": {"tables": 3, "sessions": 3, "gaps": 0}}
+
+
+@pytest.fixture(scope="module")
+def reported(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("imp") / "run"
+    hands = _session() + [
+        H([100, 100, 100], SHOWDOWN, finishing=[99, 84, 115], venue="Ongame Network"),
+        H([100, 100, 100], UNCONTESTED, winnings=[0, 0, 9], venue="PartyPoker")]
+    build_run(root, hands, SCHEDULE)
+    (root / "import.json").write_text(json.dumps(IMPORT))
+    assert main(["audit", str(root), "--workers", "0", "--quiet"]) in (0, 1)
+    assert main(["report", str(root)]) in (0, 1)
+    return root
+
+
+def test_the_certificate_says_what_was_and_was_not_certified(reported: Path) -> None:
+    cert = json.loads((reported / "certificate.json").read_text())
+    sec = cert["import"]
+    assert sec["counts"] == ("2,989 hands submitted, 2,981 imported, 8 skipped (5 truncated "
+                             "section, 3 unknown variant)")
+    words = " ".join(sec["certified"])
+    assert "legality of every action" in words and "payouts and rake" in words
+    assert "rotation and chip carry-over on the rebuilt tables (3 sessions" in words
+    assert any("deal and the shuffle" in t for t in sec["not_certified"])
+    assert sec["per_venue"] == {"Ongame Network": {"rake": 1},
+                                "PartyPoker": {"convention:collected+uncalled": 1},
+                                "Test Poker": {"exact": 3, "not recorded": 1}}
+    assert sec["rake_schedule"] == "5% cap 3, no flop no drop, step 1"
+    assert any("not recorded" in t for t in cert["limitations"])
+    summary = (reported / "summary.md").read_text()
+    assert "2,989 hands submitted, 2,981 imported, 8 skipped" in summary
+    assert "| Ongame Network | 0 | 1 |" in summary
+    page = (reported / "report.html").read_text()
+    assert "Rake against pot" in page and "<svg" in page
+    assert "Outcome classes per venue" in page
+
+
+def test_import_json_is_bound_to_the_certificate(reported: Path, tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    import shutil
+
+    assert main(["verify", str(reported)]) == 0
+    capsys.readouterr()
+    run = tmp_path / "run"
+    shutil.copytree(reported, run)
+    (run / "import.json").write_text(json.dumps({**IMPORT, "submitted": 2981}))
+    assert main(["verify", str(run)]) == 1
+    assert "import" in capsys.readouterr().out
+
+
+def test_without_a_schedule_the_rake_is_said_not_checked() -> None:
+    from reports.imports import outcome_limitations
+
+    audit = {"results": [{"name": "outcome", "applicable": True, "details": {
+        "classes": {"exact": 3, "rake (no schedule: not checked)": 1,
+                    "convention:zeros": 2},
+        "notes": {"pots contested by unrecorded cards (amounts checked, winners not)": 4}}}]}
+    text = " ".join(outcome_limitations(audit))
+    assert "The rake of 1 hand: no rake schedule was given" in text
+    assert "2 hands whose winnings are all zeros" in text
+    assert "4 pots contested by unrecorded cards" in text
