@@ -18,13 +18,16 @@ Blinds (``blinds_or_straddles``, what the sites' own finishing stacks show; READ
   the pot, never toward a call), |v| > big blind is both (big blind live + the rest dead). PokerKit
   reads every negative entry as a live post; Ongame's finishing stacks say otherwise
   (ong/1000nl-handhq_1 [2]: a -5 at 5/10 is dead; ong/600nl-handhq_1 [9]: a -6 at 3/6 is live);
-- a positive entry after the big blind (a straddle), a post by a blind's own seat, a heads-up
-  hand whose big blind is smaller than its small blind (pty/25nl-handhq_2 [68]: which player had
-  the button is not in the record) or with one blind only: skipped with a named reason.
+- a positive entry after the big blind (a straddle), a post by a blind's own seat or of more
+  than two big blinds, a heads-up hand whose big blind is smaller than its small blind
+  (pty/25nl-handhq_2 [68]: which player had the button is not in the record) or with one blind
+  only: skipped with a named reason.
 
 Unknown stacks (``inf``, iPoker): replayed with a stand-in stack, ``STAND_IN_FLOOR`` units plus
-every amount the record names (so it never limits an action: no seat with an unknown stack is
-ever all-in); ``ReplayResult.stack_known`` marks them (the row's ``stack_known``).
+every amount the record names (so it never limits an action); ``ReplayResult.stack_known`` marks
+them (the row's ``stack_known``). When the record's actions end while a seat must still act (an
+all-in the record does not write), the hand is replayed once more with each live unknown stack
+equal to what it put in (``_unsaid_all_ins``).
 
 Our engine deals hole cards one at a time clockwise from the first seat left of the button (seat
 0 in both cases), two rounds, then burn, flop (3), burn, turn, burn, river. ``replay`` places the
@@ -219,7 +222,10 @@ def _blinds(phh: PhhHand, n: int) -> tuple[int, int, int, int, list[int], list[i
             raise _ReplayError(f"blinds_or_straddles {shown}: a straddle (p{i + 1} posts "
                                f"{raw[i]}): not supported", K_UNSUPPORTED)
         a = -v
-        live[i] = min(a, bb) if a >= bb else 0
+        if a > 2 * bb:
+            raise _ReplayError(f"blinds_or_straddles {shown}: p{i + 1} posts {raw[i]}, more "
+                               "than a big blind live and one dead", K_BLINDS)
+        live[i] = bb if a >= bb else 0
         dead[i] = a - live[i]
     return sb, bb, sb_seat, bb_seat, live, dead
 

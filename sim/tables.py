@@ -43,6 +43,10 @@ ACTION_LABELS: dict[EventKind, tuple[str, str]] = {
     EventKind.RAISE: ("raise", "a raise (maybe all-in for less than a full raise)"),
     EventKind.RETURN_UNCALLED: ("return", "uncalled chips given back at the end of a round: "
                                           "`added` is negative"),
+    EventKind.POST: ("post", "a returning player's live post of the big blind (replayed "
+                             "histories: on the street, the option kept)"),
+    EventKind.DEAD_BLIND: ("post_dead", "dead money posted by a returning player (replayed "
+                                        "histories: in the pot, never toward a call)"),
 }
 ACTION_NAMES = tuple(label for label, _ in ACTION_LABELS.values())
 STREET_NAMES = tuple(s.name.lower() for s in Street if s <= Street.SHOWDOWN)

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
 import pytest
 
 from audits.io import DEAD_BLIND, POST
@@ -81,14 +80,6 @@ def imported(tmp_path: Path) -> Path:
         (src / name).write_text(text)
     run = tmp_path / "run"
     assert import_phh([str(src)], run).exit_code == 0
-    # a shown hand without its cards fails the payouts audit, unless the import's column says
-    # they are unrecorded (this branch's importer predates the column: written here)
-    bad, _ = _failing(run, "payouts")
-    f, i = _forger(run, lambda r: r["n_seats"] == 2)
-    assert bad == {f.rows[i]["hand_id"]}
-    for rec in json.loads((run / "manifest.json").read_text())["files"]:
-        f = RunForger(run, rec["path"])
-        f.write(fields=_unrecorded_column(f))
     return run
 
 
@@ -116,20 +107,6 @@ def _all_rows(run: Path) -> list[dict[str, Any]]:
     return [r for rec in m["files"] for r in RunForger(run, rec["path"]).rows]
 
 
-def _unrecorded_column(f: RunForger) -> list[pa.Field]:
-    """The import's ``cards_unrecorded`` column (spec22 §B) for the rows: the seats whose
-    showdown cards are unknown (shown or mucked with hole cards -1)."""
-    for r in f.rows:
-        k = int(r["n_seats"])
-        unrec = [False] * k
-        for s in r["showdown_seats"]:
-            unrec[s] = r["hole_cards"][2 * s] < 0
-        r["cards_unrecorded"] = r.get("cards_unrecorded") or unrec
-    fields = [x for x in f.schema if x.name not in ("digest", "cards_unrecorded")]
-    return [*fields, pa.field("cards_unrecorded", pa.list_(pa.bool_()), nullable=False),
-            f.schema.field("digest")]
-
-
 def _pack(recs: Any) -> bytes:
     out = np.empty(len(recs), dtype=ACTION_DTYPE)
     for j, a in enumerate(recs):
@@ -146,7 +123,7 @@ def test_imported_posts_pass_the_exact_audits(imported: Path) -> None:
     kinds = {int(a["kind"]) for r in rows for a in decode_actions(r["actions"])}
     assert {POST, DEAD_BLIND} <= kinds
     assert any(r["sb_seat"] == -1 for r in rows)  # the one-blind hand
-    assert any(any(r["cards_unrecorded"]) for r in rows)
+    assert any(any(r["cards_unrecorded"]) for r in rows)  # the import's column (spec22 B)
     for name in EXACT:
         assert _failing(imported, name) == (set(), []), name
 
@@ -252,3 +229,29 @@ def test_unrecorded_pot_winners_are_not_judged_but_amounts_are(imported: Path) -
     f.write()
     bad, why = _failing(imported, "payouts")
     assert bad == {row["hand_id"]} and why[0].startswith("payout mismatch")
+
+
+def test_a_post_by_a_seat_without_chips_fails(imported: Path) -> None:
+    f, i = _forger(imported, _has(EventKind.DEAD_BLIND))
+    row = f.rows[i]
+    acts = decode_actions(row["actions"])
+    d = next(j for j, a in enumerate(acts) if a["kind"] == DEAD_BLIND)
+    poster = int(acts[d]["seat"])
+    # an empty seat (a player who folded, taken out of the hand) made the dead poster
+    empty = next(s for s in range(int(row["n_seats"])) if s != poster and s != row["button"]
+                 and s not in (row["sb_seat"], row["bb_seat"]) and row["folded"][s])
+    kept = []
+    for j, a in enumerate(acts):
+        if a["seat"] == empty:
+            continue  # its fold
+        if j == d:
+            a = a.copy()
+            a["seat"] = empty
+        kept.append(a)
+    row["actions"] = _pack(kept)
+    for col, v in (("occupied", False), ("stacks_start", 0), ("rebuys", 0), ("stacks_end", 0),
+                   ("folded", False), ("player_ids", -1)):
+        row[col] = [v if t == empty else x for t, x in enumerate(row[col])]
+    f.write()
+    bad, why = _failing(imported, "betting")
+    assert row["hand_id"] in bad and why[0].startswith("wrong post: seat"), why

@@ -118,6 +118,9 @@ def test_straddles_and_blind_seat_posts_are_named() -> None:
     r = run(hand("actions = ['p3 f']\n", antes="[0, 0, 0]", blinds_or_straddles="[-1, 2, 0]",
                  min_bet="2", starting_stacks="[10, 10, 10]"))
     assert r.kind == K_BLINDS and "blind's own seat" in str(r.error)
+    r = run(hand("actions = ['p3 f']\n", antes="[0, 0, 0]", blinds_or_straddles="[1, 2, -5]",
+                 min_bet="2", starting_stacks="[10, 10, 10]"))
+    assert r.kind == K_BLINDS and "more than a big blind live and one dead" in str(r.error)
 
 
 IPN = """actions = ['d dh p1 ????', 'd dh p2 ????', 'd dh p3 8hKd', 'd dh p4 ????', 'd dh p5 7sQs', 'p3 cbr 2', 'p4 f', 'p5 cc', 'p1 f', 'p2 f', 'd db KsQd5s', 'p3 cc', 'p5 cbr 2.75', 'p3 cc', 'd db 4d', 'p3 cbr 5.50', 'p5 cbr 27.50', 'p3 cc', 'd db 9s']
