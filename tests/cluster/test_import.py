@@ -161,7 +161,7 @@ def test_import_json_counts_reasons_examples(tmp_path: Path) -> None:
     assert sum(report["skipped"].values()) == 3 and len(report["skipped"]) == 3
     assert "unknown variant" in report["skipped"]
     (f,) = report["files"]
-    assert f["path"] == str(src) and len(f["sha256"]) == 64 and f["format"] == "phhs"
+    assert f["path"] == str(src) and len(f["sha256"]) == 64 and f["format"] == "phh"
     assert (f["submitted"], f["imported"], sum(f["skipped"].values())) == (4, 1, 3)
     for reason, examples in report["examples"].items():
         assert examples and all(e["file"] == str(src) and e["section"] for e in examples), reason
@@ -313,7 +313,7 @@ def test_unreadable_files_are_skips(tmp_path: Path) -> None:
     (tmp_path / "src" / "b.phh").write_text("this is { not toml")
     (tmp_path / "src" / "c.phhs").write_text(GOOD)
     res = import_phh([str(tmp_path / "src")], tmp_path / "run")
-    assert res.imported == 1 and set(res.skipped) == {"unreadable", "not TOML"}, res.skipped
+    assert res.imported == 1 and set(res.skipped) == {"unreadable", "unknown format"}, res.skipped
     (tmp_path / "src" / "c.phhs").unlink()
     assert main(["import", str(tmp_path / "src"), "--out", str(tmp_path / "none"),
                  "--workers", "0", "--quiet"]) == 2
