@@ -45,6 +45,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from audits import storage
+from audits.provenance import provenance
 from audits.runfolder import (
     MANIFEST,
     PRODUCTS,
@@ -53,6 +54,8 @@ from audits.runfolder import (
     batch_relpath,
     sha256_bytes,
 )
+from cluster.manifest import engine_version, git_commit
+from cluster.manifest import now as manifest_now
 from cluster.rake import RakeError, RakeSchedule
 from sim.digest import DIGEST_VERSION, with_digests
 from sim.histories import HISTORY_SUFFIXES, iter_history_paths
@@ -349,6 +352,7 @@ def import_phh(paths: list[str], out: str | Path, *, rake: RakeSchedule | None =
     RunFolderError for an unusable output folder, RakeError for a rake amount finer than the
     run's unit."""
     t0 = time.perf_counter()
+    created = manifest_now()
     files = source_paths(paths)
     folder = RunFolder.open(out)
     if storage.is_file(folder.label):
@@ -425,6 +429,9 @@ def import_phh(paths: list[str], out: str | Path, *, rake: RakeSchedule | None =
             "files": records, "tables": tables, "money": money, "rake_schedule": rake_manifest,
             "import_file": {"path": IMPORT_FILE, "sha256": sha256_bytes(text.encode())},
             "inject": None, "schema_version": SCHEMA_VERSION, "digest_version": DIGEST_VERSION,
+            # the code whose engine gave the rules' results (won, stacks_end, pots): stated
+            "engine_version": engine_version(), "git_commit": git_commit(),
+            "provenance": provenance(), "created": created, "finished": manifest_now(),
         }
         folder.write_manifest(manifest)
     return PhhImport(str(root), len(files), submitted, imported, dict(sorted(skipped.items())),

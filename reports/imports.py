@@ -118,8 +118,7 @@ def import_section(audit: dict[str, Any], manifest: dict[str, Any],
         "tables": tables, "import_sha256": sha,
         "certified": certified, "not_certified": not_certified,
         "classes": classes, "per_venue": per_venue,
-        "rake_schedule": (det.get("rake_schedule") or {}).get("text")
-        if isinstance(det.get("rake_schedule"), dict) else None,
+        "rake_schedule": _schedule_text(det.get("rake_schedule")),
         "money": det.get("money"),
     }
 
@@ -173,6 +172,18 @@ def summary_lines(sec: dict[str, Any], md_text: Any) -> list[str]:
 
 def _e(x: Any) -> str:
     return html.escape(str(x))
+
+
+def _schedule_text(sched: Any) -> str | None:
+    """The schedule in words, each venue's own after the default (None: none was given)."""
+    if not isinstance(sched, dict):
+        return None
+    text = str(sched.get("text"))
+    venues = sched.get("venues")
+    if isinstance(venues, dict) and venues:
+        text += "; " + "; ".join(f"{name}: {_dict(v).get('text')}"
+                                 for name, v in sorted(venues.items()))
+    return text
 
 
 def section_html(sec: dict[str, Any], audit: dict[str, Any]) -> str:

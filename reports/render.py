@@ -408,10 +408,15 @@ def render_summary(cert: dict[str, Any]) -> str:
         lines += [f"Reproduction: **{md_text(rep.get('status'))}**: {md_text(rep.get('text'))}",
                   ""]
     run = cert["run"]
-    lines += [f"{_count(run['hands'])} hands, run {md_code(run['run_id'])}, engine "
-              f"{md_text(run['engine_version'])} at {md_code(run['git_commit'])}, seed "
-              f"{_count(run['seed'])} ({md_text(run['generator'])}).", "",
-              "| audit | verdict | hands | failures | p-value | Holm p | checked against |",
+    if cert.get("import") is not None:  # an operator's histories: no seed, a replaying engine
+        lines += [f"{_count(run['hands'])} imported hands, run {md_code(run['run_id'])}, "
+                  f"replayed by the engine {md_text(run['engine_version'])} at "
+                  f"{md_code(run['git_commit'])}.", ""]
+    else:
+        lines += [f"{_count(run['hands'])} hands, run {md_code(run['run_id'])}, engine "
+                  f"{md_text(run['engine_version'])} at {md_code(run['git_commit'])}, seed "
+                  f"{_count(run['seed'])} ({md_text(run['generator'])}).", ""]
+    lines += ["| audit | verdict | hands | failures | p-value | Holm p | checked against |",
               "|---|---|---|---|---|---|---|"]
     for a in cert["audits"]:
         verdict = verdict_cell(a)[1]
