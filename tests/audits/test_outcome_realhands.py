@@ -118,3 +118,23 @@ def test_a_pot_planted_on_the_loser_of_a_real_session_is_named(
     line = next(x for x in out.splitlines() if "outcome:" in x and POT_HAND in x)
     assert "ong/1000nl-handhq_1.phhs [12]" in line and "wrong payout" in line
     assert ("500.00 of the 503.00 missing from the winners" in line) != keep_record
+
+
+def test_a_venues_own_schedule_explains_absolutes_jackpot_drop(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Held to 5 %, capped at $3, Absolute's hands that also paid its $0.50 jackpot drop are
+    wrong payouts; with the venue's own schedule (tests/fixtures/rake/realhands-2009.toml) only
+    the export's omitted dead blind remains, and the other venues are judged as before."""
+    if not REAL.exists():
+        pytest.skip(f"{REAL} not present (the shared data set beside the repo)")
+    sched = Path(__file__).resolve().parents[1] / "fixtures" / "rake" / "realhands-2009.toml"
+    run = tmp_path / "run"
+    assert main(["import", str(REAL / "abs"), "--out", str(run), "--rake-schedule", str(sched),
+                 "--workers", "0", "--quiet"]) == 0
+    (res,) = run_audits(run, ["outcome"]).results
+    wrong = res.details["wrong_payouts"]
+    # the one left: a dead blind the record omits, which the next hand shows the winner got
+    assert [w["site_hand"] for w in wrong] == ["3017254790"], [w["why"] for w in wrong]
+    assert res.details["classes"]["rake"] > 100
+    assert "jackpot 0.50 from pots of 5.00" in res.details["rake_schedule"]["venues"][
+        "Absolute Poker"]["text"]
