@@ -310,7 +310,8 @@ def certify_import(paths: list[str], out: Location, *, rake: Any = None,
                    address: str | None = None, workers: int | None = None,
                    key_memory: int | None = None, sign_key: str | Path | None = None,
                    calibration: str | Path | None = DEFAULT_CALIBRATION,
-                   progress: bool = True) -> tuple[Any, CertifyResult | None]:
+                   progress: bool = True, name_key: bytes | None = None
+                   ) -> tuple[Any, CertifyResult | None]:
     """``holdem certify --import PATH...``: import an operator's hand histories into ``out``
     (``cluster.phh_import.import_phh``, ``rake`` its schedule), audit them and write the report
     (signed with ``sign_key``). Returns (the import, the certify result; None when no hand was
@@ -324,7 +325,7 @@ def certify_import(paths: list[str], out: Location, *, rake: Any = None,
 
         load_private_key(sign_key)
     imp = import_phh(paths, out, rake=rake, workers=workers, address=address,
-                     progress=progress)
+                     progress=progress, name_key=name_key)
     if not imp.imported:
         return imp, None
     audited, audit_path = audit_step(out, workers=workers, address=address,

@@ -62,6 +62,20 @@ def _rake_arg(args: argparse.Namespace) -> Any:
     return None
 
 
+def _name_key(args: argparse.Namespace) -> bytes | None:
+    """The secret of ``--hash-names KEYFILE`` (None without it); UsageError when unusable."""
+    from audits.runfolder import RunFolderError
+    from cluster.phh_import import read_name_key
+
+    path = getattr(args, "hash_names", None)
+    if path is None:
+        return None
+    try:
+        return read_name_key(path)
+    except RunFolderError as e:
+        raise UsageError(str(e)) from None
+
+
 def _cmd_phh_import(args: argparse.Namespace) -> int:
     """``holdem import`` (and its alias ``holdem phh import``)."""
     from audits.runfolder import RunFolderError
@@ -72,7 +86,8 @@ def _cmd_phh_import(args: argparse.Namespace) -> int:
     rake = _rake_arg(args)
     try:
         res = import_phh(args.paths, args.out, rake=rake, workers=args.workers,
-                         address=args.address, progress=not args.quiet)
+                         address=args.address, progress=not args.quiet,
+                         name_key=_name_key(args))
     except (FileNotFoundError, RunFolderError, RakeError, ConnectionError) as e:
         raise UsageError(str(e)) from None
     except TaskFailed as e:
@@ -95,6 +110,9 @@ def _add_import_options(p: argparse.ArgumentParser, paths: bool = True) -> None:
     p.add_argument("--rake-schedule", default=None, metavar="FILE.toml",
                    help="a rake schedule file: percent, cap, caps_by_players, no_flop_no_drop, "
                         "step (README, Importing)")
+    p.add_argument("--hash-names", default=None, metavar="KEYFILE",
+                   help="store a keyed hash (HMAC-SHA256) of each player name, never the name: "
+                        "the same player keeps one pseudonym and one player id")
     if paths:
         _add_ray_options(p, "the import")
         p.add_argument("--quiet", action="store_true", help="no progress output")
@@ -324,8 +342,9 @@ def _cmd_certify(args: argparse.Namespace) -> int:
 
     if args.import_paths:
         return _certify_import(args)
-    if args.rake is not None or args.rake_schedule is not None:
-        raise UsageError("--rake and --rake-schedule go with --import (an operator's hands)")
+    if args.rake is not None or args.rake_schedule is not None or args.hash_names is not None:
+        raise UsageError("--rake, --rake-schedule and --hash-names go with --import (an "
+                         "operator's hands)")
     spec = _run_spec(args)
     try:
         res = certify(spec, args.out, address=args.address, workers=args.workers,
@@ -374,7 +393,8 @@ def _certify_import(args: argparse.Namespace) -> int:
                                   workers=args.workers,
                                   key_memory=None if args.key_memory is None
                                   else args.key_memory << 20,
-                                  sign_key=args.sign_key, progress=not args.quiet)
+                                  sign_key=args.sign_key, progress=not args.quiet,
+                                  name_key=_name_key(args))
     except (FileNotFoundError, SigningKeyError, RunFolderError, RakeError, ConnectionError,
             AuditInputError, ReportInputError) as e:
         raise UsageError(str(e)) from None

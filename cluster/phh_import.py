@@ -343,14 +343,49 @@ def _files_of(paths: list[str], scale_of: dict[str, int | None], workers: int | 
                             name=lambda call: f"import of {call[0]}"))
 
 
+def read_name_key(path: str | Path) -> bytes:
+    """The secret of ``--hash-names``: a regular file of at least 16 bytes (RunFolderError, one
+    line, otherwise). ``holdem keygen``'s private key file serves, or any random bytes."""
+    try:
+        p = Path(path)
+        if not p.is_file():
+            raise RunFolderError(f"--hash-names {path}: not a regular file")
+        key = p.read_bytes()
+    except OSError as e:
+        raise RunFolderError(f"--hash-names {path}: cannot read it ({e.strerror or e})") from None
+    if len(key) < 16:
+        raise RunFolderError(f"--hash-names {path}: {len(key)} bytes: expected a secret of at "
+                             "least 16 bytes")
+    return key
+
+
+def hash_names(table: pa.Table, key: bytes) -> pa.Table:
+    """The ``players`` column with each name replaced by its keyed hash (HMAC-SHA256 under
+    ``key``, 16 hex digits): the same name is the same pseudonym everywhere in the run (and in
+    every run imported under the same key); "" (an empty seat) stays ""."""
+    import hmac
+
+    players = table.column("players").combine_chunks()
+    flat = players.values.to_pylist()
+    memo: dict[str, str] = {"": ""}
+    for name in flat:
+        if name not in memo:
+            memo[name] = hmac.new(key, name.encode(), "sha256").hexdigest()[:16]
+    hashed = pa.ListArray.from_arrays(players.offsets, pa.array([memo[x] for x in flat],
+                                                                pa.string()))
+    i = table.schema.get_field_index("players")
+    return table.set_column(i, table.schema.field(i), hashed)
+
+
 def import_phh(paths: list[str], out: str | Path, *, rake: RakeSchedule | None = None,
                workers: int | None = 0, address: str | None = None,
-               progress: bool = False) -> PhhImport:
+               progress: bool = False, name_key: bytes | None = None) -> PhhImport:
     """Import the hands of the source files and folders ``paths`` into the run folder ``out``
     (a path or a URI; its manifest only when a hand was imported). ``workers=0``: in this
     process; None or N: on Ray (module docstring). Raises FileNotFoundError for a missing path,
     RunFolderError for an unusable output folder, RakeError for a rake amount finer than the
-    run's unit."""
+    run's unit. ``name_key``: store each player name's keyed hash, never the name
+    (``hash_names``)."""
     t0 = time.perf_counter()
     created = manifest_now()
     files = source_paths(paths)
@@ -386,6 +421,8 @@ def import_phh(paths: list[str], out: str | Path, *, rake: RakeSchedule | None =
     table = pa.concat_tables(parts) if parts else IMPORT_SCHEMA.empty_table().drop(["digest"])
     table = pad_seats(table, [k for r in results if r.table is not None
                               for k in r.seat_count_known])
+    if name_key is not None:
+        table = hash_names(table, name_key)
     table, tables = rebuild(table)
     run_id = "imp-" + hashlib.sha256("\n".join(
         sorted(f"{r.path} {r.sha256}" for r in results)).encode()).hexdigest()[:16]
@@ -432,6 +469,8 @@ def import_phh(paths: list[str], out: str | Path, *, rake: RakeSchedule | None =
             # the code whose engine gave the rules' results (won, stacks_end, pots): stated
             "engine_version": engine_version(), "git_commit": git_commit(),
             "provenance": provenance(), "created": created, "finished": manifest_now(),
+            "player_names": "as recorded" if name_key is None else (
+                "hmac-sha256, key " + hashlib.sha256(name_key).hexdigest()[:16]),
         }
         folder.write_manifest(manifest)
     return PhhImport(str(root), len(files), submitted, imported, dict(sorted(skipped.items())),

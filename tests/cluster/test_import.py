@@ -414,3 +414,40 @@ def test_a_schedule_per_venue_with_a_jackpot_drop(tmp_path: Path) -> None:
         f.write_text("percent = 5\n" + body)
         with pytest.raises(RakeError, match=named):
             read_rake_schedule(f)
+
+
+def test_names_hashed_under_a_key(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--hash-names KEYFILE``: no name is stored, each is its keyed hash (the same name the
+    same pseudonym and player id at every table), the manifest says so; another key gives
+    other pseudonyms; an unusable key file is one line, exit 2, nothing written."""
+    src = tmp_path / "h.phhs"
+    src.write_text(hand("1") + hand("2", table="T2", players="['cid', 'dee', 'ann']"))
+    key = tmp_path / "k.bin"
+    key.write_bytes(b"s" * 32)
+    run = tmp_path / "run"
+    assert main(["import", str(src), "--out", str(run), "--workers", "0", "--quiet",
+                 "--hash-names", str(key)]) == 0
+    got = rows(run)
+    names = {n for r in got for n in r["players"] if n}
+    assert len(names) == 4 and not names & {"ann", "bob", "cid", "dee"}
+    assert all(len(n) == 16 for n in names)
+    ids = {}
+    for r in got:
+        for name, pid in zip(r["players"], r["player_ids"], strict=True):
+            if name:
+                assert ids.setdefault(name, pid) == pid
+    text = json.dumps(got, default=str) + (run / "import.json").read_text()
+    assert not any(f"'{n}'" in text or f'"{n}"' in text for n in ("ann", "bob", "cid", "dee"))
+    assert json.loads((run / "manifest.json").read_text())["player_names"].startswith(
+        "hmac-sha256, key ")
+    key.write_bytes(b"t" * 32)
+    assert main(["import", str(src), "--out", str(tmp_path / "run2"), "--workers", "0",
+                 "--quiet", "--hash-names", str(key)]) == 0
+    assert not names & {n for r in rows(tmp_path / "run2") for n in r["players"]}
+    key.write_bytes(b"short")
+    capsys.readouterr()
+    assert main(["import", str(src), "--out", str(tmp_path / "run3"), "--workers", "0",
+                 "--quiet", "--hash-names", str(key)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--hash-names" in err[0] and "16 bytes" in err[0]
+    assert not (tmp_path / "run3").exists()
