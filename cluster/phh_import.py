@@ -70,6 +70,7 @@ OLD_FORMAT = "holdem-phh-import"
 MANIFEST_VERSION = 2
 IMPORT_FILE = "import.json"
 MAX_PAUSE_SECONDS = 600
+SMALL_IMPORT_BYTES = 8_000_000  # local sources up to this size: in this process by default
 PROGRESS_SECONDS = 5.0  # a progress line at most this often
 BATCH_ROWS = 200_000  # rows per batch file at most (whole sessions)
 
@@ -343,6 +344,19 @@ def _files_of(paths: list[str], scale_of: dict[str, int | None], workers: int | 
                             name=lambda call: f"import of {call[0]}"))
 
 
+def _local_bytes(files: list[str]) -> int | None:
+    """The sources' total size when every one is a local file, else None."""
+    total = 0
+    for f in files:
+        if storage.is_uri(f):
+            return None
+        try:
+            total += Path(f).stat().st_size
+        except OSError:
+            return None
+    return total
+
+
 def read_name_key(path: str | Path) -> bytes:
     """The secret of ``--hash-names``: a regular file of at least 16 bytes (RunFolderError, one
     line, otherwise). ``holdem keygen``'s private key file serves, or any random bytes."""
@@ -407,6 +421,13 @@ def import_phh(paths: list[str], out: str | Path, *, rake: RakeSchedule | None =
             say(f"import: {done[0]:,}/{len(files):,} files, {done[1]:,} hands read "
                 f"({done[1] / max(now - t0, 1e-9):,.0f} hands/s)")
 
+    if workers is None and address is None:
+        size = _local_bytes(files)
+        if size is not None and size <= SMALL_IMPORT_BYTES:  # Ray's start would cost more
+            workers = 0
+            if say is not None:
+                say(f"import: {len(files):,} files, {size / 1e6:.1f} MB: read in this process "
+                    f"(at most {SMALL_IMPORT_BYTES // 10**6} MB; --workers N for Ray)")
     results = _files_of(files, {}, workers, address, say, tick)
     exponent = max((r.file_scale for r in results if r.imported), default=0)
     redo = [r.path for r in results if r.imported and r.scale != exponent]
