@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from cluster.bench.audit import PEER_COLUMNS, run_audit_bench, simulate_bench_run
+from cluster.bench.audit import run_audit_bench
 from cluster.bench.runner import BENCH_DEFAULTS, BENCHMARKS, run_bench
+from cluster.bench.runs import PEER_COLUMNS, simulate_bench_run
 from cluster.cli import main
 
 

@@ -179,9 +179,11 @@ def test_match_counts_and_first() -> None:
 
 
 def test_bench_prints_rate(capsys: pytest.CaptureFixture[str]) -> None:
-    rate = run_diff_bench(20_000, repeats=1)
+    res = run_diff_bench(20_000, repeats=1)
     out = capsys.readouterr().out
-    assert rate > 0 and "peer: Arrow" in out and "two identical runs" in out
+    assert res["digest_match"] > 0 and res["peer_arrow_equals"] > 0 and "peer: Arrow" in out
+    assert len(res["on_disk"]) == 4 and all(v > 0 for v in res["on_disk"].values())
+    assert "two identical runs" in out
     assert "--trust-digests (stored read)" in out and "sha256 of both sides' files" in out
 
 
