@@ -12,8 +12,11 @@ is removed (no job, no Ray, nothing left but the cache):
   run larger than the driver's key memory is), reproduction, report;
 - ``holdem simulate`` of the classic population (the stress bots) and of the other deck
   generators;
-- ``holdem shuffle`` with and without the decks kept, and ``holdem export``, ``holdem diff``;
-- the benchmarks' own kernels, called on a few hands.
+- ``holdem shuffle`` with and without the decks kept, ``holdem export``, ``holdem diff``;
+- PHH hands imported and audited (no decks: the deal audit's known-cards path);
+- the kernels of ``holdem rngtest`` (raw streams), ``holdem calibrate`` (planted shufflers),
+  ``--inject`` (faulty decks), the evaluators' array entry points, and the benchmarks' own,
+  each called on a few values.
 
 Then every module of the four packages is imported and each compiled function (a numba
 dispatcher) is counted: signatures loaded from the cache, signatures compiled now, and the
@@ -36,6 +39,15 @@ from typing import Any
 from audits import jitcache
 
 TINY = 400  # hands per structure of the warm-up runs: every batch path, seconds of work
+PHH_HAND = """variant = "NT"
+antes = [0, 0]
+blinds_or_straddles = [1, 2]
+min_bet = 2
+starting_stacks = [200, 150]
+actions = ["d dh p1 AsAh", "d dh p2 ????", "p2 cc", "p1 cbr 8", "p2 cc", "d db 2c7d9h",
+  "p1 cbr 10", "p2 f"]
+finishing_stacks = [208, 142]
+"""  # one heads-up hand (an imported run: no decks)
 
 
 @dataclass
@@ -120,11 +132,55 @@ def _steps(tmp: Path) -> list[tuple[str, Callable[[], object]]]:
         _evaluate_loop(random_hands(10, 1))
         count_categories_all7.compile(())  # compiled only: running it is the evaluator bench
 
+    def imported() -> None:
+        from cluster.audit import audit_run
+        from cluster.phh_import import import_phh
+
+        phh = tmp / "hand.phh"
+        phh.write_text(PHH_HAND, encoding="utf-8")
+        import_phh([str(phh)], tmp / "imported")
+        audit_run(tmp / "imported", workers=0, progress=False)
+
+    def tools() -> None:
+        import numpy as np
+
+        from audits.evaluator import eval7_brute_many, eval7_many
+        from audits.shuffles import SHUFFLES
+        from sim.deckgen import (
+            GENERATORS,
+            SHUFFLE_FAULTS,
+            draw_bits,
+            faulty_decks,
+            philox_decks,
+            raw_output,
+        )
+        from sim.digest import combine_digests
+        from sim.evaluator import category_of, evaluate, evaluate_many
+        from sim.rng import new_stream, uniform01
+
+        for g in GENERATORS:  # holdem rngtest
+            raw_output(g, 1, 0, 2)
+        draw_bits(philox_decks(1, 0, 4))
+        for fault in SHUFFLE_FAULTS:  # --inject
+            faulty_decks(1, 0, 4, fault)
+        rng = np.random.default_rng(1)
+        for shuffle in SHUFFLES.values():  # holdem calibrate's planted shufflers
+            shuffle(4, rng)
+        seven = np.arange(7, dtype=np.int64).reshape(1, 7)
+        eval7_many(seven)
+        eval7_brute_many(seven)
+        category_of(evaluate(list(range(7))))
+        evaluate_many(seven)
+        combine_digests(np.arange(3, dtype=np.uint64))
+        uniform01(new_stream())  # sim.rng's float draw (no caller in the project today)
+
     return [("certify (default population, every structure; simulate, audit, reproduce, "
              "report)", certify_default),
             ("simulate (classic population; other deck generators)", simulate_others),
             ("shuffle (decks kept and not; other deck generators)", shuffle),
             ("export, diff", export_diff),
+            ("PHH hands imported and audited", imported),
+            ("rngtest, calibrate, fault-injection and evaluator kernels", tools),
             ("benchmark kernels", benches)]
 
 
@@ -197,4 +253,4 @@ def is_cached(d: Any) -> bool:
     own machine code and never asks for the callee's, so the callee's signatures stay empty)."""
     cache = getattr(d, "_cache", None)
     index = getattr(getattr(cache, "_cache_file", None), "_index_path", None)
-    return bool(index) and Path(index).is_file()
+    return isinstance(index, str) and Path(index).is_file()

@@ -5,8 +5,9 @@ the same run (the ratio between them is what compares across machines and loads)
 compiled-code keys of ``audits.jitcache``) and the sizes.
 
 Each figure is what its benchmark reports: the median of its repeats. ``--quick`` runs every
-benchmark at small sizes (seconds, for tests and smoke checks: the figures are then noisy);
-``--no-ray`` leaves out the two Ray benchmarks (``simulate`` on Ray, ``scale``).
+benchmark at small sizes (seconds, for tests and smoke checks: the figures are then noisy)
+and without Ray; ``--no-ray`` leaves out the two Ray benchmarks (``simulate`` on Ray,
+``scale``).
 
 The JSON (``FORMAT``): ``{"format", "version", "quick", "code", "machine", "sizes",
 "figures": [{"bench", "figure", "value", "unit", "peer": {"figure", "value"} | null,
@@ -29,11 +30,11 @@ from cluster.bench.runner import BENCH_DEFAULTS
 
 FORMAT = "holdem-bench-all"
 VERSION = 1
-# benchmark -> (hands, repeats) in --quick mode (every path runs; the figures are noisy)
+# benchmark -> (hands, repeats) in --quick mode (every path but Ray's; the figures are noisy)
 QUICK: dict[str, tuple[int, int]] = {
     "engine": (20_000, 2), "evaluator": (100_000, 2), "simulate": (4_000, 2),
     "audit": (4_000, 2), "diff": (4_000, 2), "shuffle": (20_000, 2), "export": (2_000, 2),
-    "import": (600, 2), "scale": (8_000, 1)}
+    "import": (600, 2)}
 QUICK_BATCH = 1_000  # simulate's batch in --quick mode
 QUICK_POKERKIT = 20  # PokerKit's hands (engine, import) in --quick mode
 
@@ -41,7 +42,7 @@ QUICK_POKERKIT = 20  # PokerKit's hands (engine, import) in --quick mode
 def _figure(bench: str, figure: str, value: float | None, unit: str,
             peer: tuple[str, float | None] | None = None) -> dict[str, Any]:
     p = None if peer is None or peer[1] is None else {"figure": peer[0], "value": peer[1]}
-    ratio = value / p["value"] if p and value is not None and p["value"] else None
+    ratio = value / peer[1] if p and peer and peer[1] and value is not None else None
     return {"bench": bench, "figure": figure, "value": value, "unit": unit, "peer": p,
             "ratio": ratio}
 
@@ -143,7 +144,7 @@ def _load() -> list[float] | None:
 def machine() -> dict[str, Any]:
     """The machine the figures were measured on (load: 1, 5, 15-minute averages)."""
     try:
-        usable = len(os.sched_getaffinity(0))
+        usable: int | None = len(os.sched_getaffinity(0))
     except AttributeError:
         usable = os.cpu_count()
     return {"cores": os.cpu_count(), "cores_usable": usable, "cpu": _cpu_model(),
@@ -193,6 +194,7 @@ def run_all(*, quick: bool = False, ray: bool = True, json_out: str | None = Non
     figures with their peers; write the record to ``json_out`` when given; return it. Raises
     ValueError (one line) for an unusable ``json_out`` before running anything."""
     out_path = check_writable(json_out) if json_out else None
+    ray = ray and not quick
     sizes = dict(QUICK if quick else BENCH_DEFAULTS)
     if not quick:
         sizes["evaluator"] = (10_000_000, 3)
@@ -203,6 +205,14 @@ def run_all(*, quick: bool = False, ray: bool = True, json_out: str | None = Non
                               "sizes": {k: {"hands": h, "repeats": r}
                                         for k, (h, r) in sizes.items()}}
     benches: dict[str, Any] = {}
+    real = sys.stdout  # what print wrote to before the benchmarks' output is redirected
+
+    def emit(line: str) -> None:
+        if say is print:
+            print(line, file=real)
+        else:
+            say(line)
+
     t0 = time.perf_counter()
     pk = QUICK_POKERKIT if quick else 300
     for name in ("engine", "evaluator", "simulate", "audit", "diff", "shuffle", "export",
@@ -211,7 +221,7 @@ def run_all(*, quick: bool = False, ray: bool = True, json_out: str | None = Non
             continue
         n, r = sizes[name]
         say(f"== holdem bench {name} ==")
-        with contextlib.redirect_stdout(_Say(say)):
+        with contextlib.redirect_stdout(_Say(emit)):
             benches[name] = _run_one(name, n, r, quick=quick, ray=ray, pokerkit=pk)
     record["machine"]["load_after"] = _load()
     record["seconds"] = round(time.perf_counter() - t0, 1)
@@ -219,14 +229,17 @@ def run_all(*, quick: bool = False, ray: bool = True, json_out: str | None = Non
     record["benches"] = benches
     say(f"== every figure with its peer (same run; {record['seconds']:.0f} s) ==")
     for f in record["figures"]:
-        peer = (f"  vs {f['peer']['figure']} {f['peer']['value']:,.2f}: {f['ratio']:,.2f}x"
+        peer = (f"  vs {f['peer']['figure']} {_num(f['peer']['value'])}: {f['ratio']:,.2f}x"
                 if f["peer"] else "")
-        value = "n/a" if f["value"] is None else f"{f['value']:,.2f}"
-        say(f"  {f['bench']:<9} {f['figure']:<46} {value:>16} {f['unit']}{peer}")
+        say(f"  {f['bench']:<9} {f['figure']:<46} {_num(f['value']):>14} {f['unit']}{peer}")
     if out_path:
         write_json(record, out_path)
         say(f"written: {out_path}")
     return record
+
+
+def _num(v: float | None) -> str:
+    return "n/a" if v is None else f"{v:,.0f}" if abs(v) >= 100 else f"{v:,.2f}"
 
 
 class _Say:
