@@ -10,11 +10,13 @@ Each process warms its code up (untimed) and takes ``repeats`` samples, in CPU s
 
 Per benchmark: the median of each side's samples, the candidate's time per hand relative to the
 baseline's (``slowdown`` = baseline median / candidate median; 1.25 = 25% more time per hand),
-and the noise: the largest distance of a sample from its side's median, relative to that
-median. The verdict: SLOWER when a slowdown exceeds ``1 + tolerance`` (default 10%), else SAME
-(FASTER is said, never a failure). When the noise is above the tolerance the verdict is
-marked uncertain (the output says to rerun with more rounds on a quieter machine): the figure is
-shown, not hidden.
+the noise (the largest distance of a sample from its side's median, relative to that median),
+and a one-sided Mann-Whitney p-value (the candidate's samples slower than the baseline's). The
+verdict: SLOWER when a slowdown exceeds ``1 + tolerance`` (default 10%) and the samples confirm
+it (p <= ``ALPHA``); a slowdown past the tolerance that the samples do not confirm (the machine's
+noise: processes of the same code differ by 10-40% on a loaded machine) is said as unconfirmed,
+with the advice to rerun with more rounds, and does not fail. Else SAME. The noise is always
+shown; above the tolerance the verdict is marked uncertain.
 """
 
 from __future__ import annotations
@@ -29,8 +31,9 @@ from pathlib import Path
 
 BENCHES = ("engine", "simulate", "audit")
 TOLERANCE = 0.10  # fail when the candidate takes more than 10% more time per hand
+ALPHA = 0.05  # ... and the samples confirm it (one-sided Mann-Whitney)
 ROUNDS = 3
-REPEATS = 2
+REPEATS = 3
 HANDS = 40_000  # simulate and audit; the engine plays 4x as many
 PROBE = Path(__file__).with_name("speed_probe.py")
 
@@ -57,6 +60,13 @@ class SpeedFigure:
         return self.baseline_median / self.candidate_median
 
     @property
+    def p_value(self) -> float:
+        """One-sided Mann-Whitney: the candidate's hands/s below the baseline's."""
+        from scipy.stats import mannwhitneyu
+
+        return float(mannwhitneyu(self.candidate, self.baseline, alternative="less").pvalue)
+
+    @property
     def noise(self) -> float:
         """The largest relative distance of a sample from its side's median (both sides)."""
         return max(max(abs(x - m) / m for x in xs)
@@ -73,8 +83,17 @@ class SpeedResult:
     skipped: dict[str, str] = field(default_factory=dict)  # bench -> why (not measured)
 
     @property
-    def slower(self) -> list[SpeedFigure]:
+    def past_tolerance(self) -> list[SpeedFigure]:
         return [f for f in self.figures if f.slowdown > 1 + self.tolerance]
+
+    @property
+    def slower(self) -> list[SpeedFigure]:
+        """Past the tolerance, and confirmed by the samples."""
+        return [f for f in self.past_tolerance if f.p_value <= ALPHA]
+
+    @property
+    def unconfirmed(self) -> list[SpeedFigure]:
+        return [f for f in self.past_tolerance if f.p_value > ALPHA]
 
     @property
     def noisy(self) -> list[SpeedFigure]:
@@ -107,21 +126,27 @@ def speed_verdict(baseline: Mapping[str, Sequence[float]],
 def format_speed(res: SpeedResult) -> str:
     """The speed check's table and verdict line."""
     tol = f"{res.tolerance:.0%}"
-    lines = [f"speed (hands/s per core, CPU time, median of each side's samples; fails when the "
-             f"candidate takes more than {tol} more time per hand):",
+    lines = [f"speed (hands/s per core, user CPU time, median of each side's samples; fails when "
+             f"the candidate takes more than {tol} more time per hand and its samples confirm "
+             f"it, one-sided Mann-Whitney p <= {ALPHA}):",
              f"  {'bench':<9} {'baseline':>12} {'candidate':>12} {'time/hand':>10} "
-             f"{'noise':>7}  samples"]
+             f"{'noise':>7} {'p':>7}  samples"]
     for f in res.figures:
-        mark = "  SLOWER" if f in res.slower else ""
+        mark = ("  SLOWER" if f in res.slower else "  unconfirmed" if f in res.unconfirmed
+                else "")
         lines.append(f"  {f.bench:<9} {f.baseline_median:>12,.0f} {f.candidate_median:>12,.0f} "
-                     f"{f.slowdown:>9.2f}x {f.noise:>6.1%}  {len(f.baseline)} + "
-                     f"{len(f.candidate)}{mark}")
+                     f"{f.slowdown:>9.2f}x {f.noise:>6.1%} {f.p_value:>7.3f}  "
+                     f"{len(f.baseline)} + {len(f.candidate)}{mark}")
     for bench, why in res.skipped.items():
         lines.append(f"  {bench:<9} {why}")
     verdict = f"speed: {res.verdict}"
     if res.slower:
         verdict += " (" + ", ".join(f"{f.bench} {f.slowdown:.2f}x the baseline's time per hand"
                                     for f in res.slower) + f"; tolerance {tol})"
+    if res.unconfirmed:
+        verdict += ("; unconfirmed by the samples: " + ", ".join(
+            f"{f.bench} {f.slowdown:.2f}x (p {f.p_value:.2f})" for f in res.unconfirmed)
+            + " (rerun with more --speed-rounds)")
     if res.noisy:
         verdict += (f"; uncertain: noise above the tolerance on "
                     f"{', '.join(f.bench for f in res.noisy)} (rerun with more --speed-rounds "

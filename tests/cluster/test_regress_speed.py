@@ -37,6 +37,15 @@ def test_a_slowdown_past_the_tolerance_fails() -> None:
     assert "uncertain" not in text
 
 
+def test_a_slowdown_the_samples_do_not_confirm_does_not_fail() -> None:
+    # the medians 15% apart, the samples interleaved (the machine's noise)
+    res = speed_verdict({"engine": [100, 70, 120, 95]}, {"engine": [87, 110, 60, 86]})
+    assert res.figures[0].slowdown == pytest.approx(97.5 / 86.5)
+    assert res.figures[0].p_value > 0.05
+    assert res.verdict == "SAME" and res.exit_code == 0 and res.unconfirmed
+    assert "unconfirmed by the samples: engine 1.13x" in format_speed(res)
+
+
 def test_within_the_tolerance_is_the_same_and_noise_is_shown() -> None:
     res = speed_verdict({"engine": [100, 100, 100]}, {"engine": [92, 93, 91.5]})  # 7.5% slower
     assert res.verdict == "SAME" and res.exit_code == 0 and not res.noisy
@@ -46,7 +55,8 @@ def test_within_the_tolerance_is_the_same_and_noise_is_shown() -> None:
     assert noisy.verdict == "SAME" and noisy.noisy
     assert "uncertain: noise above the tolerance on engine" in format_speed(noisy)
     # the tolerance is the caller's
-    assert speed_verdict({"engine": [100]}, {"engine": [92]}, tolerance=0.05).verdict == "SLOWER"
+    assert speed_verdict({"engine": [100, 101, 99]}, {"engine": [92, 92, 91]},
+                         tolerance=0.05).verdict == "SLOWER"
 
 
 def test_a_bench_one_side_could_not_run_is_skipped_not_failed() -> None:
@@ -64,8 +74,9 @@ def _tree(tmp_path: Path) -> Path:
 
 
 def test_smoke_an_engine_made_slower_is_caught(tmp_path: Path) -> None:
-    """The real probes, one round, engine only: the candidate tree's benchmark loop plays every
-    hand four times (4x the work per hand counted), the baseline is this tree."""
+    """The real probes, one round of 3 samples a side, engine only: the candidate tree's
+    benchmark loop plays every hand four times (4x the work per hand counted), the baseline is
+    this tree."""
     cand = _tree(tmp_path)
     bench = cand / "cluster" / "bench" / "engine.py"
     text = bench.read_text()
@@ -76,7 +87,7 @@ def test_smoke_an_engine_made_slower_is_caught(tmp_path: Path) -> None:
     said: list[str] = []
     res = run_speed_check(Side(sys.executable, ROOT, str(ROOT), ROOT, {}),
                           Side(sys.executable, cand, str(cand), cand, {}),
-                          benches=("engine",), hands=5000, rounds=1, repeats=1, say=said.append)
+                          benches=("engine",), hands=5000, rounds=1, repeats=3, say=said.append)
     assert said == ["speed: round 1 of 1 measured (baseline then candidate)"]
     assert res.verdict == "SLOWER" and res.exit_code == 1
     assert res.figures[0].slowdown > 1.5  # 4x the work; far from any machine's noise
