@@ -10,7 +10,7 @@ Each process warms its code up (untimed) and takes ``repeats`` samples, in CPU s
 
 Per benchmark: the median of each side's samples, the candidate's time per hand relative to the
 baseline's (``slowdown`` = baseline median / candidate median; 1.25 = 25% more time per hand),
-the noise (the largest distance of a sample from its side's median, relative to that median),
+the noise (the median distance of a side's samples from its median, relative to that median),
 and a one-sided Mann-Whitney p-value (the candidate's samples slower than the baseline's). The
 verdict: SLOWER when a slowdown exceeds ``1 + tolerance`` (default 10%) and the samples confirm
 it (p <= ``ALPHA``); a slowdown past the tolerance that the samples do not confirm (the machine's
@@ -68,8 +68,9 @@ class SpeedFigure:
 
     @property
     def noise(self) -> float:
-        """The largest relative distance of a sample from its side's median (both sides)."""
-        return max(max(abs(x - m) / m for x in xs)
+        """The median distance of a side's samples from its median, relative to that median
+        (the larger of the two sides)."""
+        return max(statistics.median(abs(x - m) for x in xs) / m
                    for xs, m in ((self.baseline, self.baseline_median),
                                  (self.candidate, self.candidate_median)))
 
