@@ -178,8 +178,12 @@ def probe(python: str, tree: Path, env_path: str | None, expect: Path, env: Mapp
         err = [x for x in r.stderr.strip().splitlines() if x.strip()]
         raise ProbeError(f"{tree}: the speed probe failed (exit {r.returncode}): "
                          f"{err[-1] if err else '(no output)'}")
-    out = json.loads(lines[-1])
-    for f in out["files"]:
+    try:
+        out = json.loads(lines[-1])
+        files, _, _ = list(out["files"]), dict(out["samples"]), dict(out["errors"])
+    except (ValueError, KeyError, TypeError):
+        raise ProbeError(f"{tree}: the speed probe printed no result: {lines[-1][:200]}") from None
+    for f in files:
         if not Path(f).resolve().is_relative_to(expect.resolve()):
             raise ProbeError(f"{tree}: the speed probe imported {f}, not from {expect}")
     return dict(out)
