@@ -145,6 +145,7 @@ def _steps(tmp: Path) -> list[tuple[str, Callable[[], object]]]:
         import numpy as np
 
         from audits.evaluator import eval7_brute_many, eval7_many
+        from audits.keyed import derive_deck
         from audits.shuffles import SHUFFLES
         from sim.deckgen import (
             GENERATORS,
@@ -173,6 +174,7 @@ def _steps(tmp: Path) -> list[tuple[str, Callable[[], object]]]:
         evaluate_many(seven)
         combine_digests(np.arange(3, dtype=np.uint64))
         uniform01(new_stream())  # sim.rng's float draw (no caller in the project today)
+        derive_deck(9, 0, 1)  # a key's deck built forward (the audits' messages, the tests)
 
     return [("certify (default population, every structure; simulate, audit, reproduce, "
              "report)", certify_default),
