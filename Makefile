@@ -3,15 +3,22 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: venv run test test-fast bench bench-all lint clean clean-cache
+.PHONY: venv warmup run test test-fast bench bench-all lint clean clean-cache
 
+# the install ends by compiling every numba kernel into the shared cache (holdem warmup), so the
+# first `make run` (and every Ray worker using the same cache root) loads machine code
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/holdem warmup
 	touch $(STAMP)
 
 venv: $(STAMP)
+
+# again after changing the sources (the cache is keyed by them: a new key starts cold)
+warmup: venv
+	$(BIN)/holdem warmup
 
 run: venv
 	$(BIN)/holdem certify --hands 1000000 --structure all --seed 1 --out runs/main
@@ -31,8 +38,9 @@ test-fast: venv
 bench: venv
 	$(BIN)/holdem bench engine
 
+# every benchmark, every figure with its peer, the machine and the code in one JSON
 bench-all: venv
-	for b in engine evaluator simulate scale audit diff shuffle export import; do $(BIN)/holdem bench $$b || exit 1; done
+	$(BIN)/holdem bench all --json bench-all.json
 
 # frees the disk only: compiled caches are keyed by the sources (audits/jitcache.py), so a stale
 # one is never loaded

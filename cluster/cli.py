@@ -132,12 +132,32 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     from audits.io import AuditInputError
     from cluster.bench.runner import run_bench
 
+    if args.what == "all":
+        from cluster.bench.suite import run_all
+
+        if args.hands is not None or args.repeats is not None or args.run is not None:
+            raise UsageError("bench all: --hands, --repeats and --run are per benchmark "
+                             "(bench all runs each at its default sizes, or --quick)")
+        try:
+            run_all(quick=args.quick, ray=not args.no_ray, json_out=args.json)
+        except ValueError as e:
+            raise UsageError(str(e)) from None
+        return 0
+    if args.json or args.quick or args.no_ray:
+        raise UsageError(f"bench {args.what}: --json, --quick and --no-ray are for bench all")
     try:
         return run_bench(args.what, hands=args.hands, repeats=args.repeats,
                          population=args.population, run=args.run,
                          pokerkit_hands=args.pokerkit_hands)
     except (ValueError, AuditInputError) as e:  # a bad size, an unreadable --run folder
         raise UsageError(str(e)) from None
+
+
+def _cmd_warmup(args: argparse.Namespace) -> int:
+    from cluster.warmup import run_warmup
+
+    run_warmup()
+    return 0
 
 
 def population_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -532,7 +552,9 @@ def _cmd_regress(args: argparse.Namespace) -> int:
         return run_regress(args.baseline, hands=args.hands, structures=args.structures,
                            seed=args.seed, players=args.players, fmt=args.format,
                            batch_size=args.batch_size, first=args.first,
-                           full_venv=args.full_venv, keep=args.keep)
+                           full_venv=args.full_venv, keep=args.keep, speed=not args.no_speed,
+                           speed_rounds=args.speed_rounds, speed_hands=args.speed_hands,
+                           tolerance=args.tolerance)
     except RegressError as e:
         raise UsageError(str(e)) from None
 
@@ -662,7 +684,8 @@ def build_parser() -> argparse.ArgumentParser:
     from cluster.bench.runner import BENCH_DEFAULTS, BENCHMARKS
 
     b = sub.add_parser("bench", help="benchmarks (medians of repeated runs)")
-    b.add_argument("what", choices=list(BENCHMARKS))
+    b.add_argument("what", choices=[*BENCHMARKS, "all"],
+                   help="one benchmark, or all of them (then every figure with its peer)")
     b.add_argument("--hands", type=int, default=None,
                    help="hands (decks for shuffle) per repetition (default: " + ", ".join(
                        f"{k} {h:,}" for k, (h, _) in BENCH_DEFAULTS.items())
@@ -676,7 +699,17 @@ def build_parser() -> argparse.ArgumentParser:
                    help="audit: time the audits on this run folder instead of a fresh one")
     b.add_argument("--pokerkit-hands", type=int, default=300,
                    help="hands for the PokerKit peer (0 to skip)")
+    b.add_argument("--json", default=None, metavar="OUT",
+                   help="all: write every figure with its peer, the machine and the code here")
+    b.add_argument("--quick", action="store_true",
+                   help="all: every benchmark at small sizes (seconds; noisy figures)")
+    b.add_argument("--no-ray", action="store_true",
+                   help="all: leave out the Ray benchmarks (simulate on Ray, scale)")
     b.set_defaults(func=_cmd_bench)
+
+    wu = sub.add_parser("warmup", help="compile every numba kernel into the shared compiled-code "
+                                       "cache (make venv runs it; no job is run)")
+    wu.set_defaults(func=_cmd_warmup)
 
     sm = sub.add_parser("simulate", help="simulate hands on Ray into a Parquet run folder")
     _add_run_options(sm, None, "no-limit", None)
@@ -855,6 +888,16 @@ def build_parser() -> argparse.ArgumentParser:
     rg.add_argument("--full-venv", action="store_true",
                     help="install the baseline into its own venv (when REF changed dependencies)")
     rg.add_argument("--keep", action="store_true", help="keep the two run folders")
+    rg.add_argument("--no-speed", action="store_true",
+                    help="skip the speed check (engine, simulate, audit timed on both sides)")
+    rg.add_argument("--speed-rounds", type=int, default=3,
+                    help="speed check: processes per side, interleaved (default 3)")
+    rg.add_argument("--speed-hands", type=int, default=40_000,
+                    help="speed check: hands simulated and audited per sample (the engine "
+                         "plays 4x as many; default 40,000)")
+    rg.add_argument("--tolerance", type=float, default=0.10,
+                    help="speed check: fail when this tree takes more than this fraction more "
+                         "time per hand than the baseline (default 0.10)")
     rg.set_defaults(func=_cmd_regress)
 
     gd = sub.add_parser("golden", help="check the engine against tests/golden/digests.json")

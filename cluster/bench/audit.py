@@ -32,21 +32,10 @@ from audits.io import Batch, open_checked, read_batch, run_files
 from audits.keyed import check_keyed
 from audits.registry import REGISTRY, resolve
 from audits.storage import Location
+from cluster.bench.runs import PEER_COLUMNS, simulate_bench_run
 
 # audits whose map reads what other maps leave in ``Batch.derived``
 PREREQUISITES = {"coverage": ("payouts", "betting")}
-# the peer of both benchmarks (`holdem bench simulate` encodes them): a four-column log
-PEER_COLUMNS = ("hand_id", "button", "deck", "rake")
-
-
-def simulate_bench_run(out: str, hands: int, population: str = "default") -> None:
-    """The benchmark's own run folder: ``hands`` no-limit hands of the ``population`` preset
-    (seed 1, batches of up to 100,000 hands), simulated in this process."""
-    from cluster.bench.simulate import bench_spec
-    from cluster.simulate import run_simulate
-
-    spec = bench_spec(population, hands=hands, batch_size=min(hands, 100_000), seed=1)
-    run_simulate(spec, out, workers=0, progress=False)
 
 
 def _batches(hands: int, run: Location) -> list[Location]:

@@ -21,6 +21,7 @@ import shutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -33,8 +34,9 @@ from sim.digest import content_columns, hand_digests
 
 
 def run_diff_bench(hands: int = 2_000_000, repeats: int = 3,
-                   say: Callable[[str], None] = print) -> float:
-    """Print the three figures; return the digest + match rate (matched hands/s per core)."""
+                   say: Callable[[str], None] = print) -> dict[str, Any]:
+    """Print the figures; return them (matched hands/s per core): ``digest_match``, its peer
+    ``peer_arrow_equals``, ``on_disk`` (label -> rate) and ``sha256_both``."""
     from cluster.simulate import run_simulate
     from sim.batch import simulate_batch
     from sim.config import Structure
@@ -67,6 +69,7 @@ def run_diff_bench(hands: int = 2_000_000, repeats: int = 3,
     ours = median_cpu_seconds(digest_match, repeats)
     peer = median_cpu_seconds(arrow_equals, repeats)
     rate = n / ours
+    res: dict[str, Any] = {"digest_match": rate, "peer_arrow_equals": n / peer, "on_disk": {}}
     say(f"holdem diff speed, {n:,} six-max no-limit hands per side (~{t.nbytes / unit:,.0f} "
         f"B/hand in Arrow), one thread, median of {repeats}")
     say(f"  digest + match (in memory):        {rate:>12,.0f} hands/s per core "
@@ -95,17 +98,19 @@ def run_diff_bench(hands: int = 2_000_000, repeats: int = 3,
                 res = diff_runs(tmp / "a", tmp / other, threads=1, **kw)
                 if not res.identical:
                     raise AssertionError("two runs of one spec differ")
-            rate = m / median_cpu_seconds(command, repeats)
-            say(f"    {label + ':':<62} {rate:>12,.0f} hands/s per core")
+            disk_rate = m / median_cpu_seconds(command, repeats)
+            res["on_disk"][label] = disk_rate
+            say(f"    {label + ':':<62} {disk_rate:>12,.0f} hands/s per core")
 
         def sha_both() -> None:
             for f in [*list_batch_files(tmp / "a"), *list_batch_files(tmp / "c")]:
                 file_sha256(f)
         label = "of which the sha256 of both sides' files:"
-        say(f"    {label:<62} {m / median_cpu_seconds(sha_both, repeats):>12,.0f} hands/s per core")
+        res["sha256_both"] = m / median_cpu_seconds(sha_both, repeats)
+        say(f"    {label:<62} {res['sha256_both']:>12,.0f} hands/s per core")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    return rate
+    return res
 
 
 def _reencode(run: Path) -> None:

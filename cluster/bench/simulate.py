@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from cluster.bench.audit import PEER_COLUMNS
+from cluster.bench.runs import PEER_COLUMNS, bench_spec
 from cluster.manifest import COMPRESSION, COMPRESSION_NOTE
 from sim.runspec import RunSpec
 
@@ -47,14 +47,6 @@ def _timed_runs(spec: RunSpec, workers: int, repeats: int, tmp: Path) -> dict[st
     return {"hands": spec.hands * len(spec.structures), "workers": workers,
             "hands_per_second": statistics.median(rates), "wall_seconds": statistics.median(walls),
             "peak_rss_mb": max(rss) if rss else None}
-
-
-def bench_spec(population: str, **kw: Any) -> RunSpec:
-    """A bench spec of the ``population`` preset (``default``: the command line's mixed
-    population; ``classic``: ``RunSpec``'s own 6-seat cash tables of stress bots)."""
-    from sim.runspec import DEFAULT_POPULATION
-
-    return RunSpec(**kw, **(DEFAULT_POPULATION if population == "default" else {}))
 
 
 def time_breakdown(batch_size: int, batches: int, structure: str = "no-limit",
@@ -92,7 +84,8 @@ def time_breakdown(batch_size: int, batches: int, structure: str = "no-limit",
 def run_simulate_bench(hands: int = 100_000, batch_size: int = 10_000, repeats: int = 3,
                        ray_workers: int = 2, structure: str = "no-limit",
                        out: TextIO | None = None, population: str = "default") -> dict[str, Any]:
-    """Run the benchmark, print a table to ``out`` (stdout) and return the figures."""
+    """Run the benchmark, print a table to ``out`` (stdout) and return the figures
+    (``ray_workers`` 0: in this process only, no Ray)."""
     import ray
 
     from cluster.ray_runtime import ray_session
@@ -111,7 +104,7 @@ def run_simulate_bench(hands: int = 100_000, batch_size: int = 10_000, repeats: 
                               structures=(structure,), seed=7)
             rows.append(_timed_runs(spec, 0, repeats, tmp))
         startup = []
-        for n in sizes:  # a fresh Ray per size: its workers' peak RSS belongs to that size
+        for n in sizes if ray_workers else ():  # a fresh Ray per size: its workers' peak RSS
             if ray.is_initialized():
                 raise RuntimeError("bench simulate starts its own Ray; shut the current one down")
             t0 = time.perf_counter()
@@ -131,7 +124,8 @@ def run_simulate_bench(hands: int = 100_000, batch_size: int = 10_000, repeats: 
         r["speedup"] = r["hands_per_second"] / base[r["hands"]]
     result: dict[str, Any] = {
         "structure": structure, "population": population, "batch_size": batch_size,
-        "repeats": repeats, "ray_startup_seconds": statistics.median(startup), "rows": rows,
+        "repeats": repeats, "rows": rows,
+        "ray_startup_seconds": statistics.median(startup) if startup else None,
         "breakdown_us_per_hand": {k: v * 1e6 for k, v in split.items()}}
     print(f"holdem simulate end to end ({structure}, {population} population, batch "
           f"{batch_size:,} hands, {COMPRESSION_NOTE} Parquet, median of {repeats})", file=out)
@@ -142,7 +136,8 @@ def run_simulate_bench(hands: int = 100_000, batch_size: int = 10_000, repeats: 
         rss = f"{r['peak_rss_mb']:.0f}" if r["peak_rss_mb"] is not None else "?"
         print(f"{r['hands']:>10,} {mode:>16} {r['hands_per_second']:>10,.0f} "
               f"{r['wall_seconds']:>8.2f} {r['speedup']:>8.2f}x {rss:>19}", file=out)
-    print(f"Ray start-up (excluded above): {result['ray_startup_seconds']:.1f} s", file=out)
+    if startup:
+        print(f"Ray start-up (excluded above): {result['ray_startup_seconds']:.1f} s", file=out)
     us = result["breakdown_us_per_hand"]
     total = us["play"] + us["arrow"] + us["encode"]
     print(f"where one core's time goes (in-process, batches of {batch_size:,}, median, "

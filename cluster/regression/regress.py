@@ -14,7 +14,11 @@ hands as the engine at git ``REF``?
    ran is the code that is named.
 3. ``cluster.regression.digest_diff.diff_runs`` compares them hand by hand (exit 0 identical,
    1 different).
-4. The worktree and the run folders are removed (``--keep`` keeps the run folders).
+4. The speed check (``cluster.regression.speed``; ``--no-speed`` skips it): the engine, the
+   simulation and the audits of both sides timed in the same run, interleaved, each side in
+   its own processes with its own tree and cache; exit 1 (SLOWER) when the candidate takes
+   more than the tolerance (10%) more time per hand than the baseline on one of them.
+5. The worktree and the run folders are removed (``--keep`` keeps the run folders).
 
 The candidate is the CURRENT working tree, uncommitted changes included (the report says when
 there are any); the baseline is the committed REF.
@@ -40,6 +44,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from audits import jitcache, runfolder
+from cluster.regression import speed as speed_check
 from cluster.regression.digest_diff import diff_runs, format_diff
 from cluster.regression.runs import EXIT_NOT_COMPARABLE, NotComparable
 
@@ -158,9 +163,15 @@ def _to_current_layout(run: Path, say: Callable[[str], None]) -> None:
 def run_regress(baseline: str, *, hands: int = 20_000, structures: Sequence[str] = ("all",),
                 seed: int = 1, players: int = 6, fmt: str = "cash",
                 batch_size: int | None = None, first: int = 10, full_venv: bool = False,
-                keep: bool = False, say: Callable[[str], None] = print) -> int:
-    """Run the regression check; prints the report; returns the exit code (0 identical,
-    1 different, 2 a step failed)."""
+                keep: bool = False, speed: bool = True,
+                speed_rounds: int = speed_check.ROUNDS, speed_hands: int = speed_check.HANDS,
+                tolerance: float = speed_check.TOLERANCE,
+                say: Callable[[str], None] = print) -> int:
+    """Run the regression check; prints the report; returns the exit code (0 identical and not
+    slower, 1 different or slower, 2 a step failed)."""
+    if speed and (speed_rounds < 1 or speed_hands < 1000 or not 0 < tolerance < 10):
+        raise RegressError("--speed-rounds >= 1, --speed-hands >= 1000 and 0 < --tolerance < 10 "
+                           "expected")
     sha = resolve_ref(baseline)
     units = _units(structures)
     dirty = uncommitted_changes()
@@ -210,8 +221,26 @@ def run_regress(baseline: str, *, hands: int = 20_000, structures: Sequence[str]
                 continue
             say(format_diff(res))
             worst = max(worst, res.exit_code)
-        say(f"regress: {'IDENTICAL' if worst == 0 else 'DIFFERENT' if worst == 1 else 'FAILED'}"
-            f" ({time.perf_counter() - t0:.1f} s)")
+        hands_word = "IDENTICAL" if worst == 0 else "DIFFERENT" if worst == 1 else "FAILED"
+        speed_word = ""
+        if speed:
+            say(f"timing both sides, interleaved ({speed_rounds} rounds) ...")
+            base_side = speed_check.Side(python, tree if path else tmp, path,
+                                         tree if path else tmp / "venv", base_cache)
+            cand_side = speed_check.Side(sys.executable, REPO_ROOT, str(REPO_ROOT), REPO_ROOT,
+                                         cand_cache)
+            try:
+                sp = speed_check.run_speed_check(base_side, cand_side, hands=speed_hands,
+                                                 rounds=speed_rounds, tolerance=tolerance,
+                                                 say=say)
+            except speed_check.ProbeError as e:
+                raise RegressError(str(e)) from None
+            say(speed_check.format_speed(sp))
+            worst = max(worst, sp.exit_code)
+            speed_word = f", speed {sp.verdict}"
+        else:
+            say("speed: not checked (--no-speed)")
+        say(f"regress: {hands_word}{speed_word} ({time.perf_counter() - t0:.1f} s)")
         if keep:
             say(f"run folders kept in {tmp / 'runs'}")
         return worst

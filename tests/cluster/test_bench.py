@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from cluster.bench.audit import PEER_COLUMNS, run_audit_bench, simulate_bench_run
+from cluster.bench.audit import run_audit_bench
 from cluster.bench.runner import BENCH_DEFAULTS, BENCHMARKS, run_bench
+from cluster.bench.runs import PEER_COLUMNS, simulate_bench_run
 from cluster.cli import main
 
 
@@ -66,3 +67,60 @@ def test_bench_import_measures_the_reader_and_its_peers(
                           "peer tomllib (floats)", "peer PokerKit parse + replay"}
     assert all(r > 0 for r in rates.values())
     assert "0 of them PokerKit could not replay" in out
+
+
+# ---------------------------------------------------------------- holdem bench all
+
+
+def test_bench_all_quick_writes_every_figure_with_its_peer(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from audits import jitcache
+    from cluster.bench.suite import FORMAT
+
+    out = tmp_path / "bench.json"
+    assert main(["bench", "all", "--quick", "--json", str(out)]) == 0
+    printed = capsys.readouterr().out
+    rec = json.loads(out.read_text())
+    assert rec["format"] == FORMAT and rec["quick"] is True
+    # the code and the machine the figures belong to
+    assert rec["code"]["compiled"] == jitcache.identity()["keys"]
+    assert rec["code"]["git_commit"] and "git_dirty" in rec["code"]
+    assert rec["machine"]["cores"] >= 1 and len(rec["machine"]["load_after"]) == 3
+    # every benchmark ran (the Ray ones are left out by --quick)
+    assert set(rec["benches"]) == {"engine", "evaluator", "simulate", "audit", "diff", "shuffle",
+                                   "export", "import"}
+    figs = {(f["bench"], f["figure"]): f for f in rec["figures"]}
+    peers = {b: f["peer"]["figure"] for (b, _), f in figs.items() if f["peer"]}
+    assert peers["engine"] == "PokerKit hands/s" and peers["shuffle"] == "numpy permuted"
+    assert peers["diff"] == "Arrow Table.equals" and peers["import"]
+    assert figs[("audit", "Parquet decode (the audited columns)")]["peer"]["value"] > 0
+    for f in rec["figures"]:
+        if f["peer"]:  # the ratio is the figure over its peer from this same run
+            assert f["ratio"] == pytest.approx(f["value"] / f["peer"]["value"])
+    assert "every figure with its peer" in printed and f"written: {out}" in printed
+    assert "holdem engine: 6-max no-limit" in printed  # each benchmark's own table too
+
+
+@pytest.mark.parametrize("argv,expect", [
+    (["bench", "all", "--json", "/nonexistent-dir/x.json"], "does not exist"),
+    (["bench", "all", "--hands", "10"], "per benchmark"),
+    (["bench", "engine", "--json", "x.json"], "are for bench all"),
+])
+def test_bench_all_refuses_bad_options_before_running(
+        argv: list[str], expect: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("holdem: error: ") and expect in err and len(err.splitlines()) == 1
+
+
+def test_bench_modules_do_not_import_each_other() -> None:
+    """simulate and audit share cluster.bench.runs; neither imports the other (no cycle)."""
+    import ast
+
+    root = Path(__file__).resolve().parents[2] / "cluster" / "bench"
+    for a, b in (("simulate", "audit"), ("audit", "simulate")):
+        tree = ast.parse((root / f"{a}.py").read_text())
+        imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+        assert f"cluster.bench.{b}" not in imported, f"{a}.py imports {b}.py"

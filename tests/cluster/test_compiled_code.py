@@ -243,7 +243,7 @@ def test_golden_simulate_and_regress_see_a_helper_changed_in_another_module(
              check=False)
     assert d.returncode == 1 and "DIFFERENT" in d.stdout, d.stdout + d.stderr
     r = _run(tree, cache, *cli, "regress", "--baseline", "HEAD", "--hands", "1000",
-             "--structures", "no-limit", check=False, timeout=900)
+             "--structures", "no-limit", "--no-speed", check=False, timeout=900)
     assert r.returncode == 1 and "regress: DIFFERENT" in r.stdout, r.stdout + r.stderr
     lines = {ln.split(":")[0]: ln for ln in r.stdout.splitlines() if " code: " in ln}
     base, cand = lines["baseline code"], lines["candidate code"]

@@ -333,6 +333,26 @@ def test_runtime_env_ships_the_code_and_uses_the_nodes_environment(monkeypatch):
     assert env["env_vars"]["NUMBA_NUM_THREADS"] == "1"
 
 
+def test_workers_load_the_compiled_cache_the_image_and_the_setup_commands_warm():
+    """One cache path for every node: the image's HOLDEM_JIT_CACHE (compiled by `holdem warmup`
+    at build, as user ray), the runtime env's (``~`` of user ray, expanded by audits.jitcache),
+    and the launcher configs' setup_commands, which run `holdem warmup` as that user."""
+    env = yaml.safe_load((CONFIGS / "runtime_env.yaml").read_text())["env_vars"]
+    assert "NUMBA_CACHE_DIR" not in env  # it would take the place of the warm cache
+    home = "/home/ray"
+    path = env["HOLDEM_JIT_CACHE"].replace("~", home, 1)
+    text = (ROOT / "cluster" / "Dockerfile").read_text()
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
+    assert f"HOLDEM_JIT_CACHE={path}" in text
+    assert lines.index("USER ray") < lines.index("RUN holdem warmup")  # ray's home, ray's files
+    for name in ("aws.yaml", "onprem.yaml"):
+        assert "holdem warmup" in _load(name)["setup_commands"], name
+    # and the KubeRay jobs leave the image's variable alone
+    for name in KUBERAY:
+        assert "JIT_CACHE" not in (CONFIGS / name).read_text()
+        assert "NUMBA_CACHE_DIR" not in (CONFIGS / name).read_text()
+
+
 def test_readme_names_existing_configs():
     text = (ROOT / "cluster" / "README.md").read_text()
     named = set(re.findall(r"cluster/configs/[\w.-]+\.yaml", text))

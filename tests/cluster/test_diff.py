@@ -179,9 +179,11 @@ def test_match_counts_and_first() -> None:
 
 
 def test_bench_prints_rate(capsys: pytest.CaptureFixture[str]) -> None:
-    rate = run_diff_bench(20_000, repeats=1)
+    res = run_diff_bench(20_000, repeats=1)
     out = capsys.readouterr().out
-    assert rate > 0 and "peer: Arrow" in out and "two identical runs" in out
+    assert res["digest_match"] > 0 and res["peer_arrow_equals"] > 0 and "peer: Arrow" in out
+    assert len(res["on_disk"]) == 4 and all(v > 0 for v in res["on_disk"].values())
+    assert "two identical runs" in out
     assert "--trust-digests (stored read)" in out and "sha256 of both sides' files" in out
 
 
@@ -418,9 +420,9 @@ def test_regress_against_head(capsys: pytest.CaptureFixture[str]) -> None:
     """The committed HEAD against this working tree: identical unless the working tree changed
     the engine (then this test says so rather than failing on someone's work in progress)."""
     code = main(["regress", "--baseline", "HEAD", "--hands", "2000",
-                 "--structures", "no-limit", "fixed-limit"])
+                 "--structures", "no-limit", "fixed-limit", "--no-speed"])
     out = capsys.readouterr().out
-    assert "baseline: HEAD = " in out
+    assert "baseline: HEAD = " in out and "speed: not checked (--no-speed)" in out
     assert out.count("hands match") + out.count("DIFFERENT") == 2  # one diff per structure
     r = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "sim"],
                        capture_output=True, text=True, check=False)

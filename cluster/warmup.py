@@ -1,0 +1,258 @@
+"""``holdem warmup``: compile every numba kernel of ``sim/``, ``audits/``, ``cluster/`` and
+``reports/`` into the shared compiled-code cache (``audits.jitcache``: ``ROOT/<label>-<key>``),
+so that the first real command, and every Ray worker that uses the same ``ROOT``, loads machine
+code instead of compiling it.
+
+numba compiles a kernel for the argument types of its first call, so the way to compile exactly
+what the commands run is to run them: tiny runs, in this process, into a temporary folder that
+is removed (no job, no Ray, nothing left but the cache):
+
+- ``holdem certify`` of the default population (cash and tournament tables of 2-10 seats, the
+  real bots) in every structure: simulate, every audit (the collision keys partitioned, as a
+  run larger than the driver's key memory is), reproduction, report;
+- ``holdem simulate`` of the classic population (the stress bots) and of the other deck
+  generators;
+- ``holdem shuffle`` with and without the decks kept, ``holdem export``, ``holdem diff``;
+- PHH hands imported and audited (no decks: the deal audit's known-cards path);
+- the kernels of ``holdem rngtest`` (raw streams), ``holdem calibrate`` (planted shufflers),
+  ``--inject`` (faulty decks), the evaluators' array entry points, and the benchmarks' own,
+  each called on a few values.
+
+Then every module of the four packages is imported and each compiled function (a numba
+dispatcher) is counted: signatures loaded from the cache, signatures compiled now, and the
+kernels no step called (compiled at their first call: named, so that a step can be added).
+A second ``holdem warmup`` with the same sources compiles nothing.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from audits import jitcache
+
+TINY = 400  # hands per structure of the warm-up runs: every batch path, seconds of work
+PHH_HAND = """variant = "NT"
+antes = [0, 0]
+blinds_or_straddles = [1, 2]
+min_bet = 2
+starting_stacks = [200, 150]
+actions = ["d dh p1 AsAh", "d dh p2 ????", "p2 cc", "p1 cbr 8", "p2 cc", "d db 2c7d9h",
+  "p1 cbr 10", "p2 f"]
+finishing_stacks = [208, 142]
+"""  # one heads-up hand (an imported run: no decks)
+
+
+@dataclass
+class WarmupResult:
+    """What ``run_warmup`` did: seconds per step, and the kernels it found."""
+
+    root: Path
+    keys: dict[str, str]
+    steps: list[tuple[str, float]] = field(default_factory=list)
+    kernels: int = 0  # the project's cached kernels (inlined helpers aside)
+    compiled: int = 0  # signatures compiled in this process (cache misses)
+    loaded: int = 0  # signatures loaded from the cache
+    uncached: list[str] = field(default_factory=list)  # kernels with no cache entry
+    seconds: float = 0.0
+
+
+def half_keys(decks: int) -> int:
+    """Key memory for half the collision keys of ``decks`` decks: two partitions, so the
+    partitioned path (one extra pass over the deck column) is compiled too."""
+    from audits.uniformity import KEY_BYTES
+
+    return decks * KEY_BYTES // 2 + 1
+
+
+def _steps(tmp: Path) -> list[tuple[str, Callable[[], object]]]:
+    from cluster.certify import certify
+    from cluster.export import run_export
+    from cluster.regression.digest_diff import diff_runs, match_digests
+    from cluster.shuffle import ShuffleSpec, run_shuffle
+    from cluster.simulate import run_simulate
+    from sim.config import Structure
+    from sim.runspec import DEFAULT_POPULATION, RunSpec
+
+    every = tuple(Structure)
+    default = RunSpec(hands=TINY, batch_size=TINY // 2, structures=every, seed=1,
+                      **DEFAULT_POPULATION)
+
+    def certify_default() -> None:
+        # key memory for half the collision keys: two partitions (one extra deck pass)
+        certify(default, tmp / "certify", workers=0, calibration=None, progress=False,
+                key_memory=half_keys(TINY * len(every)))
+
+    def simulate_others() -> None:
+        from sim.deckgen import GENERATORS
+
+        run_simulate(RunSpec(hands=TINY, batch_size=TINY, structures=every, seed=2),
+                     tmp / "classic", workers=0, progress=False)
+        for i, g in enumerate(GENERATORS[1:]):
+            run_simulate(RunSpec(hands=TINY // 4, batch_size=TINY // 4, seed=3 + i, generator=g,
+                                 structures=(Structure.NO_LIMIT,)),
+                         tmp / f"gen-{i}", workers=0, progress=False)
+
+    def shuffle() -> None:
+        from sim.deckgen import GENERATORS
+
+        for keep in (True, False):
+            run_shuffle(ShuffleSpec(decks=2000, batch_size=1000, keep_decks=keep),
+                        tmp / f"shuffle-{keep}", workers=0, key_memory=half_keys(2000),
+                        progress=False)
+        for g in GENERATORS[1:]:
+            run_shuffle(ShuffleSpec(decks=1000, generator=g), tmp / f"shuffle-{g}", workers=0,
+                        progress=False)
+
+    def export_diff() -> None:
+        import numpy as np
+
+        run_export(tmp / "certify", tmp / "tables", workers=0)
+        diff_runs(tmp / "certify", tmp / "certify", recompute=True)
+        ids, digests = np.arange(3, dtype=np.int64), np.arange(3, dtype=np.uint64)
+        match_digests(ids, digests, ids, digests)  # two identical runs never get this far
+
+    def benches() -> None:
+        from cluster.bench.engine import play_random_hands
+        from cluster.bench.evaluator import _evaluate_loop, random_hands
+        from sim.config import TableConfig
+        from sim.evaluator import count_categories_all7
+        from sim.hand import config_block
+
+        cfg = config_block(TableConfig(n_seats=6, structure=Structure.NO_LIMIT, small_blind=1,
+                                       big_blind=2))
+        play_random_hands(cfg, 10, 6, 200, 1)
+        _evaluate_loop(random_hands(10, 1))
+        count_categories_all7.compile(())  # compiled only: running it is the evaluator bench
+
+    def imported() -> None:
+        from cluster.audit import audit_run
+        from cluster.phh_import import import_phh
+
+        phh = tmp / "hand.phh"
+        phh.write_text(PHH_HAND, encoding="utf-8")
+        import_phh([str(phh)], tmp / "imported")
+        audit_run(tmp / "imported", workers=0, progress=False)
+
+    def tools() -> None:
+        import numpy as np
+
+        from audits.evaluator import eval7_brute_many, eval7_many
+        from audits.keyed import derive_deck
+        from audits.shuffles import SHUFFLES
+        from sim.deckgen import (
+            GENERATORS,
+            SHUFFLE_FAULTS,
+            draw_bits,
+            faulty_decks,
+            philox_decks,
+            raw_output,
+        )
+        from sim.digest import combine_digests
+        from sim.evaluator import category_of, evaluate, evaluate_many
+        from sim.rng import new_stream, uniform01
+
+        for g in GENERATORS:  # holdem rngtest
+            raw_output(g, 1, 0, 2)
+        draw_bits(philox_decks(1, 0, 4))
+        for fault in SHUFFLE_FAULTS:  # --inject
+            faulty_decks(1, 0, 4, fault)
+        rng = np.random.default_rng(1)
+        for shuffle in SHUFFLES.values():  # holdem calibrate's planted shufflers
+            shuffle(4, rng)
+        seven = np.arange(7, dtype=np.int64).reshape(1, 7)
+        eval7_many(seven)
+        eval7_brute_many(seven)
+        category_of(evaluate(list(range(7))))
+        evaluate_many(seven)
+        combine_digests(np.arange(3, dtype=np.uint64))
+        uniform01(new_stream())  # sim.rng's float draw (no caller in the project today)
+        derive_deck(9, 0, 1)  # a key's deck built forward (the audits' messages, the tests)
+
+    return [("certify (default population, every structure; simulate, audit, reproduce, "
+             "report)", certify_default),
+            ("simulate (classic population; other deck generators)", simulate_others),
+            ("shuffle (decks kept and not; other deck generators)", shuffle),
+            ("export, diff", export_diff),
+            ("PHH hands imported and audited", imported),
+            ("rngtest, calibrate, fault-injection and evaluator kernels", tools),
+            ("benchmark kernels", benches)]
+
+
+def _import_all() -> None:
+    """Import every module of the four packages (so every kernel is seen)."""
+    for name in jitcache.PACKAGES:
+        pkg = importlib.import_module(name)
+        for info in pkgutil.walk_packages(pkg.__path__, prefix=f"{name}."):
+            try:
+                importlib.import_module(info.name)
+            except ImportError:  # an optional dependency (e.g. a dev-only peer) is absent
+                continue
+
+
+def kernels() -> list[tuple[str, Any]]:
+    """(qualified name, dispatcher) of every numba-compiled function the four packages define,
+    among the modules imported in this process (those inlined into their callers aside: they
+    are never compiled, or cached, on their own)."""
+    import sys
+
+    from numba.core.dispatcher import Dispatcher
+
+    out, seen = [], set()
+    for modname, mod in sorted(sys.modules.items()):
+        if modname.split(".")[0] not in jitcache.PACKAGES or mod is None:
+            continue
+        for attr, obj in sorted(vars(mod).items()):
+            if (isinstance(obj, Dispatcher) and id(obj) not in seen
+                    and getattr(obj.py_func, "__module__", None) == modname
+                    and obj.targetoptions.get("inline", "never") != "always"):
+                seen.add(id(obj))
+                out.append((f"{modname}.{attr}", obj))
+    return out
+
+
+def run_warmup(say: Callable[[str], None] = print) -> WarmupResult:
+    """Run the warm-up steps (see the module doc) and count the kernels; returns the record."""
+    t0 = time.perf_counter()
+    res = WarmupResult(root=jitcache.cache_root(), keys=dict(jitcache.identity()["keys"]))
+    say(f"holdem warmup: compiled-code cache {res.root} ("
+        + ", ".join(f"{k} {v}" for k, v in res.keys.items()) + ")")
+    tmp = Path(tempfile.mkdtemp(prefix="holdem-warmup-"))
+    try:
+        for label, step in _steps(tmp):
+            s0 = time.perf_counter()
+            step()
+            res.steps.append((label, time.perf_counter() - s0))
+            say(f"  {res.steps[-1][1]:6.1f} s  {label}")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    _import_all()
+    for name, d in kernels():
+        res.kernels += 1
+        res.compiled += sum(d.stats.cache_misses.values())
+        res.loaded += sum(d.stats.cache_hits.values())
+        if not is_cached(d):
+            res.uncached.append(name)
+    res.seconds = time.perf_counter() - t0
+    say(f"holdem warmup: {res.kernels} kernels, {res.kernels - len(res.uncached)} of them in the "
+        f"cache; {res.compiled} signatures compiled now, {res.loaded} loaded, "
+        f"{res.seconds:.1f} s")
+    if res.uncached:
+        say(f"  not compiled by any step (compiled at first use): {', '.join(res.uncached)}")
+    return res
+
+
+def is_cached(d: Any) -> bool:
+    """Whether the kernel has an entry in its cache: its index file exists (a kernel that only
+    other kernels call is compiled, and cached, with its first caller; a warm caller loads its
+    own machine code and never asks for the callee's, so the callee's signatures stay empty)."""
+    cache = getattr(d, "_cache", None)
+    index = getattr(getattr(cache, "_cache_file", None), "_index_path", None)
+    return isinstance(index, str) and Path(index).is_file()
