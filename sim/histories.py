@@ -634,6 +634,7 @@ def _fields(site: _Site, chunk: str, session: str) -> tuple[dict[str, Any], _Out
     except ValueError:
         raise _Skip("no button seat in the hand") from None
     parsed_seats = p._parse_seats(text)
+    _one_seat_each(p, text)
     parsed_players = p._parse_players(text)
     try:
         variant = p._parse_variant(text)
@@ -696,6 +697,20 @@ def _fields(site: _Site, chunk: str, session: str) -> tuple[dict[str, Any], _Out
         doc["finishing_stacks"] = [pvars["finishing_stacks"][x] for x in players]
     doc["_names"] = list(players)
     return doc, site.outcome(text)
+
+
+def _one_seat_each(p: REParser, text: str) -> None:
+    """_Skip "player in two seats" when one name has seat lines of two seat numbers (the
+    parser would keep the last one and lose the other seat's player)."""
+    seat_of: dict[str, str] = {}
+    for line in text.split("\n"):
+        m = p.SEATS.search(line)
+        if m is None:
+            continue
+        name, seat = m["player"], m["seat"]
+        if seat_of.setdefault(name, seat) != seat:
+            raise _Skip(f"player in two seats: {name[:60]!r} has seats {seat_of[name]} and "
+                        f"{seat}")
 
 
 _CURRENCY = re.compile(r"\b(USD|EUR|GBP|CAD|SEK|CHF|AUD)\b")

@@ -389,10 +389,12 @@ _SKIP_KIND_OF = (
     ("cannot read the file", "unreadable file"),
     ("characters: expected at most", "too large"),
     ("whose hands are not all under", "too large"),
+    ("arrays nested too deep", "nested too deep"),
     ("bad TOML", "not TOML"),
     ("duplicate section", "duplicate section"),
     ("top-level key", "not a hand"),
     ("missing required field", "missing field"),
+    ("player in two seats", "player in two seats"),
     ("field actions", "bad action"),
     ("actions[", "bad action"),
     ("cannot be represented", "amount not representable"),
@@ -728,6 +730,19 @@ def _actions_slow(raw_actions: list[Any], where: str, n: int) -> list[PhhAction]
     return actions
 
 
+def _one_seat_each(players: Sequence[str], where: str) -> None:
+    """PhhError "player in two seats" when one name (not "") is given to two players of a
+    hand: a record that seats one player twice cannot say whose chips are whose."""
+    if len(set(players)) == len(players):
+        return
+    first: dict[str, int] = {}
+    for i, name in enumerate(players):
+        if name and name in first:
+            raise PhhError(f"{where}: field players: player in two seats: {name[:60]!r} is "
+                           f"players {first[name] + 1} and {i + 1}")
+        first.setdefault(name, i)
+
+
 def _hand_from_dict(doc: dict[str, Any], source: str, key: str | None,
                     line: int = 1) -> PhhHand:
     where = source if key is None else f"{source} [{key}]"
@@ -765,6 +780,7 @@ def _hand_from_dict(doc: dict[str, Any], source: str, key: str | None,
         if len(players) != n:
             raise PhhError(f"{where}: field players: expected {n} names, got {len(players)}")
         players = tuple(players)
+        _one_seat_each(players, where)
     seats = doc.get("seats")
     if seats is not None:
         if (not isinstance(seats, list) or len(seats) != n

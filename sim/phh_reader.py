@@ -19,7 +19,9 @@ of TOML values, exactly as ``tomllib.loads(text, parse_float=Decimal)`` would (f
   a section defined in another), its result is the answer;
 - limits (never a hang or a traceback): a section over ``MAX_SECTION_CHARS`` characters is an
   error section without being parsed (and the whole file is not given to tomllib); nor is a
-  file of more than ``MAX_WHOLE_FILE_CHARS``.
+  file of more than ``MAX_WHOLE_FILE_CHARS``; arrays nested deeper than ``MAX_DEPTH`` (a hand
+  nests two deep at most) make their section an error ("nested too deep", tomllib is not
+  asked: its recursion is the hostile file's lever), whichever reader met them.
 
 Differences from ``tomllib`` on purpose (a .phhs file is hands, and one bad hand must not lose
 the others): a section tomllib refuses does not invalidate the file, and a repeated table key
@@ -35,10 +37,12 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-__all__ = ["MAX_SECTION_CHARS", "MAX_WHOLE_FILE_CHARS", "Section", "parse_toml", "read_sections"]
+__all__ = ["MAX_DEPTH", "MAX_SECTION_CHARS", "MAX_WHOLE_FILE_CHARS", "Section", "parse_toml",
+           "read_sections"]
 
 MAX_SECTION_CHARS = 1_000_000  # a hand is about 1-3 KB; a longer section is hostile
 MAX_WHOLE_FILE_CHARS = 64_000_000  # tomllib reads at most this much at once
+MAX_DEPTH = 8  # arrays nested at most this deep (PHH uses 1; a hostile file 10,000)
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +61,29 @@ class Section:
 
 class _Unsupported(Exception):
     """Something this reader does not parse itself: tomllib decides."""
+
+
+class _TooDeep(Exception):
+    """Arrays nested deeper than MAX_DEPTH: the section is refused, tomllib is not asked."""
+
+
+def _too_deep_text() -> str:
+    return f"arrays nested too deep: expected at most {MAX_DEPTH} levels"
+
+
+def _depth(v: Any) -> int:
+    """How deep lists and tables nest in a parsed value (iterative: never a RecursionError)."""
+    most = 0
+    todo = [(v, 0)]
+    while todo:
+        x, d = todo.pop()
+        if isinstance(x, list | dict):
+            d += 1
+            most = max(most, d)
+            if d > MAX_DEPTH + 1:
+                return d
+            todo.extend((y, d) for y in (x.values() if isinstance(x, dict) else x))
+    return most
 
 
 _CTRL = "\x00-\x08\x0a-\x1f\x7f"
@@ -136,8 +163,9 @@ def _nums(inner: str) -> list[int | Decimal]:
     return out  # type: ignore[return-value]  # no None left
 
 
-def _value(s: str, pos: int) -> tuple[Any, int]:
-    """The value starting at ``pos`` and the position after it; _Unsupported otherwise."""
+def _value(s: str, pos: int, depth: int = 0) -> tuple[Any, int]:
+    """The value starting at ``pos`` (``depth`` arrays deep) and the position after it;
+    _Unsupported otherwise, _TooDeep for arrays nested deeper than MAX_DEPTH."""
     c = s[pos : pos + 1]
     if c == "'":
         if s.startswith("'''", pos):
@@ -152,7 +180,7 @@ def _value(s: str, pos: int) -> tuple[Any, int]:
             raise _Unsupported
         return m.group(1), m.end()
     if c == "[":
-        return _array(s, pos)
+        return _array(s, pos, depth + 1)
     if c == "t" or c == "f":
         m = _BOOL.match(s, pos)
         if m is None:
@@ -195,7 +223,9 @@ def _ml_literal(s: str, pos: int) -> tuple[str, int]:
     return body, q
 
 
-def _array(s: str, pos: int) -> tuple[list[Any], int]:
+def _array(s: str, pos: int, depth: int = 1) -> tuple[list[Any], int]:
+    if depth > MAX_DEPTH:
+        raise _TooDeep
     m = _STR_ARRAY.match(s, pos)
     if m is not None:
         inner = m.group(1)
@@ -210,7 +240,7 @@ def _array(s: str, pos: int) -> tuple[list[Any], int]:
         pos = _FILL.match(s, pos).end()  # type: ignore[union-attr]  # matches the empty string
         if s.startswith("]", pos):
             return out, pos + 1
-        v, pos = _value(s, pos)
+        v, pos = _value(s, pos, depth)
         out.append(v)
         pos = _FILL.match(s, pos).end()  # type: ignore[union-attr]
         if s.startswith(",", pos):
@@ -273,10 +303,15 @@ def _table(s: str, pos: int) -> dict[str, Any]:
 
 def _tomllib_section(text: str) -> tuple[dict[str, Any] | None, str | None]:
     try:
-        return tomllib.loads(text, parse_float=Decimal), None
+        doc = tomllib.loads(text, parse_float=Decimal)
+        if _depth(doc) > MAX_DEPTH + 2:  # + 2: the document's and a section's tables
+            return None, _too_deep_text()
+        return doc, None
     except tomllib.TOMLDecodeError as e:
         return None, f"bad TOML: {e}"
-    except (ValueError, RecursionError, MemoryError) as e:  # e.g. an integer of 5,000 digits
+    except RecursionError:
+        return None, _too_deep_text()
+    except (ValueError, MemoryError) as e:  # e.g. an integer of 5,000 digits
         return None, f"bad TOML: {type(e).__name__}: {str(e)[:200]}"
 
 
@@ -285,8 +320,13 @@ def parse_toml(text: str) -> dict[str, Any]:
     Raises ``tomllib.TOMLDecodeError`` (or ValueError) as tomllib does."""
     try:
         return _table(text, 0)
+    except _TooDeep:
+        raise ValueError(_too_deep_text()) from None
     except _Unsupported:
-        return tomllib.loads(text, parse_float=Decimal)
+        doc = tomllib.loads(text, parse_float=Decimal)
+        if _depth(doc) > MAX_DEPTH + 2:
+            raise ValueError(_too_deep_text()) from None
+        return doc
 
 
 def _one(text: str, key: str | None, line: int, body_start: int) -> Section:
@@ -296,6 +336,8 @@ def _one(text: str, key: str | None, line: int, body_start: int) -> Section:
                        hand=_hand_hint(text))
     try:
         return Section(key, line, _table(text, body_start))
+    except _TooDeep:
+        return Section(key, line, None, _too_deep_text(), hand=_hand_hint(text))
     except _Unsupported:
         pass
     except (ValueError, ArithmeticError):  # e.g. int() of 5,000 digits: tomllib decides
@@ -337,8 +379,10 @@ def read_sections(text: str, *, many: bool) -> list[Section]:
                                hand=_hand_hint(chunk)))
         else:
             seen.add(key)
-            oversize = oversize or len(chunk) > MAX_SECTION_CHARS
-            out.append(_one(chunk, key, line, h.end() - 1 - start))
+            sec = _one(chunk, key, line, h.end() - 1 - start)
+            oversize = (oversize or len(chunk) > MAX_SECTION_CHARS
+                        or sec.error == _too_deep_text())  # tomllib is not asked for the file
+            out.append(sec)
         line += chunk.count("\n")
     if (not oversize and len(text) <= MAX_WHOLE_FILE_CHARS
             and any(sec.error is not None for sec in out)):
