@@ -11,6 +11,14 @@ previous hand's small blind position;
 First to act (from the actions): pre-flop the first seat left of the big blind with chips (heads-up
 that is the button); post-flop the first live seat with chips left of the button.
 heads-up the button posts the small blind and the other player the big blind.
+Imported hands (generator ``phh``), across two adjacent hands h -> i of a session:
+- the button may also STAY on its seat when the seat it would move to, h's small blind, is
+  empty in i (the small blind left the table: the blinds advance, the button waits; every
+  such case in the real exports of ../shared/realhands is this one);
+- a POST or DEAD_BLIND (a returning or new player's post) comes only from a seat that was
+  empty in h, or whose turn as big blind was skipped: the big blind moved from h's big blind
+  seat to i's past it (the seat lies strictly between them clockwise). A player who played h
+  and missed no blind has nothing to post: the post is invented money (code 11).
 Fairness per table: nobody posts the big blind twice in a row (cash: while nobody joins or leaves;
 a player sitting down between the button and the big blind legitimately shifts the blinds under a
 moving button), and while the table's players stay the same, the big blind visits every player
@@ -50,6 +58,8 @@ MESSAGES = {
     8: "big blind posted twice within one orbit by seat {aux}",
     9: "wrong first actor pre-flop: seat {aux}",
     10: "wrong first actor post-flop: seat {aux}",
+    11: "a post (dead or live blind) by seat {aux}, who played the previous hand and missed no "
+        "big blind",
 }
 
 
@@ -60,6 +70,14 @@ def _next_occ(occ, i, s, k):
         if occ[i, s]:
             return s
     return -1
+
+
+@njit(cache=True)
+def _between(a, x, b, k):
+    """Seat x lies strictly between seats a and b going clockwise (a == b: none)."""
+    da = (x - a) % k
+    db = (b - a) % k
+    return 0 < da < db
 
 
 @njit(cache=True)
@@ -151,7 +169,11 @@ def _rotation_kernel(occ, start, button, sb, bb, table, hand_no, order, tourn, i
                 same = False
         if not tourn[i]:
             if button[i] != _next_occ(occ, i, button[h], k):
-                c, a = 3, button[i]
+                # imported: the small blind left, the button stays (module docstring)
+                kept = (imported[i] and button[i] == button[h] and sb[h] >= 0
+                        and sb[h] != button[h] and not occ[i, sb[h]])
+                if not kept:
+                    c, a = 3, button[i]
         else:
             exp_sb = bb[h] if occ[i, bb[h]] else -1
             if bb[i] != _next_occ(occ, i, bb[h], k):
@@ -169,6 +191,14 @@ def _rotation_kernel(occ, start, button, sb, bb, table, hand_no, order, tourn, i
                 if bb[order[q]] == bb[i]:
                     c, a = 8, bb[i]
                     break
+        if c == 0 and imported[i]:
+            for j in range(act_off[i], act_off[i + 1]):
+                kd = a_kind[j]
+                if kd == POST or kd == DEAD_BLIND:
+                    st = a_seat[j]
+                    if 0 <= st < k and occ[h, st] and not _between(bb[h], st, bb[i], k):
+                        c, a = 11, st
+                        break
         if c and codes[i] == 0:
             codes[i] = c
             aux[i] = a

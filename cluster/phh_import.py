@@ -8,7 +8,10 @@ finest any file needs (``10**-E``, E <= 6): a file converted at a coarser unit i
 E (rare: a run's files share their currency). The driver then rebuilds the tables across files
 (``rebuild``): the hands of one (venue, table name), ordered by (time, site hand number), form
 table SESSIONS of adjacent hands (button moved to the next occupied seat, same seats and stakes,
-no pause over ``MAX_PAUSE_SECONDS``); anything else starts a new session (a gap, counted).
+no pause over ``MAX_PAUSE_SECONDS``; or the button stayed because the small blind left, as the
+sites do); anything else starts a new session (a gap, counted). A button on the SAME seat with
+the same players otherwise (``button_stayed``) keeps the hands adjacent, so that the rotation
+audit fails it (no missing hand explains it), counted as ``button_stuck``.
 ``table_id`` = the session, ``hand_no`` = the hand's place in it, ``rebuys`` = a session's first
 stacks, then each seat's start minus its previous end (negative: what the operator took between
 the hands, judged by the outcome audit; for an unknown stack the difference of the stand-ins,
@@ -119,7 +122,7 @@ def format_import(res: PhhImport) -> str:
     t = res.tables
     lines.append(f"{res.files} files: {counts_in_words(res.submitted, res.imported, res.skipped)}"
                  f"; {t.get('tables', 0)} tables, {t.get('sessions', 0)} sessions, "
-                 f"{t.get('gaps', 0)} gaps; money in 10^-{res.money.get('exponent', 0)} "
+                 f"{t.get('gaps', 0)} gaps, {t.get('button_stuck', 0)} buttons not moved; money in 10^-{res.money.get('exponent', 0)} "
                  f"{res.money.get('currency') or 'units'}; {res.seconds:.1f} s -> {res.root}")
     return "\n".join(lines)
 
@@ -233,17 +236,44 @@ def pad_seats(table: pa.Table, seat_count_known: list[bool]) -> pa.Table:
     return table.set_column(j, table.schema.field("n_seats"), pa.array(new_seats, pa.int8()))
 
 
+def same_players(before: list[str], after: list[str]) -> bool:
+    """The same table's players: at least two named players kept their seats and no seat
+    occupied in both hands changed hands (iPoker's exports name every table "HandHQ": two
+    hands of different tables share no seated player)."""
+    kept = 0
+    for x, y in zip(before, after, strict=False):
+        if x and y:
+            if x != y:
+                return False
+            kept += 1
+    return kept >= 2
+
+
+def button_stayed(button: int, before: int, sb_before: int, occupied: list[bool],
+                  players_before: list[str], players: list[str]) -> tuple[bool, bool]:
+    """(kept, stuck) for a hand whose button is on the previous hand's seat ``before``:
+    ``kept``, the rule of the sites when the small blind left (the seat the button would move
+    to is empty: the button stays, the blinds advance; ``audits.rotation`` accepts it);
+    ``stuck``, otherwise with the same players (``same_players``): no missing hand explains it,
+    so the hands stay ADJACENT and the rotation audit fails the hand."""
+    if button != before:
+        return False, False
+    if 0 <= sb_before < len(occupied) and sb_before != before and not occupied[sb_before]:
+        return True, False
+    return False, same_players(players_before, players)
+
+
 def rebuild(table: pa.Table) -> tuple[pa.Table, dict[str, Any]]:
     """Order the hands into table sessions and set ``hand_id``, ``table_id``, ``hand_no``,
     ``rebuys`` and ``player_ids`` (module docstring); returns the table in session order and
     {tables, sessions, gaps, by_venue}."""
     n = table.num_rows
     if n == 0:
-        return table, {"tables": 0, "sessions": 0, "gaps": 0, "by_venue": {}}
+        return table, {"tables": 0, "sessions": 0, "gaps": 0, "button_stuck": 0, "by_venue": {}}
     c = {name: table.column(name).to_pylist() for name in (
         "venue", "table_name", "time_utc", "hand_time", "site_hand", "source_file",
         "source_section", "button", "n_seats", "occupied", "structure", "small_blind",
-        "big_blind", "stacks_start", "stacks_end", "stack_known")}
+        "big_blind", "stacks_start", "stacks_end", "stack_known", "sb_seat", "players")}
     when = [u if u >= 0 else (_local_seconds(h) if h else -1)
             for u, h in zip(c["time_utc"], c["hand_time"], strict=True)]
     order = sorted(range(n), key=lambda i: (
@@ -253,7 +283,7 @@ def rebuild(table: pa.Table) -> tuple[pa.Table, dict[str, Any]]:
     session = [0] * n
     hand_no = [0] * n
     rebuys: list[list[int]] = [[]] * n
-    sessions = gaps = 0
+    sessions = gaps = stuck = 0
     by_venue: dict[str, dict[str, int]] = {}
     tables: set[tuple[str, str]] = set()
     prev = -1
@@ -261,7 +291,7 @@ def rebuild(table: pa.Table) -> tuple[pa.Table, dict[str, Any]]:
         named = c["table_name"][i] != ""
         key = (c["venue"][i], c["table_name"][i])
         start = c["stacks_start"][i]
-        adjacent = False
+        adjacent = still = False
         if prev >= 0 and named and key == (c["venue"][prev], c["table_name"][prev]):
             same = all(c[f][i] == c[f][prev] for f in ("n_seats", "structure", "small_blind",
                                                        "big_blind"))
@@ -269,15 +299,20 @@ def rebuild(table: pa.Table) -> tuple[pa.Table, dict[str, Any]]:
             timely = t0 < 0 or t1 < 0 or 0 <= t1 - t0 <= MAX_PAUSE_SECONDS
             b0 = c["button"][prev]
             moved = c["button"][i] == _next_occupied(c["occupied"][i], b0)  # as rotation
-            adjacent = same and timely and moved
+            kept, still = button_stayed(c["button"][i], b0, c["sb_seat"][prev],
+                                        c["occupied"][i], c["players"][prev], c["players"][i])
+            adjacent = same and timely and (moved or kept or still)
+            stuck += adjacent and still
             if not adjacent:
                 gaps += 1
-        v = by_venue.setdefault(c["venue"][i], {"tables": 0, "sessions": 0, "gaps": 0})
+        v = by_venue.setdefault(c["venue"][i], {"tables": 0, "sessions": 0, "gaps": 0,
+                                                "button_stuck": 0})
         if not named or key not in tables:
             tables.add(key if named else ("", str(i)))
             v["tables"] += 1
         elif not adjacent:
             v["gaps"] += 1
+        v["button_stuck"] += adjacent and still
         v["sessions"] += not adjacent
         if adjacent:
             session[i] = session[prev]
@@ -313,7 +348,7 @@ def rebuild(table: pa.Table) -> tuple[pa.Table, dict[str, Any]]:
         j = out.schema.get_field_index(name)
         out = out.set_column(j, out.schema.field(name), arr)
     return out, {"tables": len(tables), "sessions": sessions, "gaps": gaps,
-                 "by_venue": dict(sorted(by_venue.items()))}
+                 "button_stuck": stuck, "by_venue": dict(sorted(by_venue.items()))}
 
 
 # ---------------------------------------------------------------- the command

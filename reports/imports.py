@@ -80,6 +80,14 @@ def _classes_text(classes: dict[str, int]) -> str:
     return ", ".join(f"{c} {x:,}" for c, x in classes.items()) or "none"
 
 
+def _stuck_text(tables: dict[str, Any]) -> str:
+    """", N hands with the button not moved": the same players, within the pause, the button
+    on the same seat: no missing hand explains it (the rotation audit fails them)."""
+    n = _n(tables.get("button_stuck"))
+    return (f", {n:,} hands with the button not moved (no missing hand explains them: "
+            "rotation fails them)") if n else ""
+
+
 def import_section(audit: dict[str, Any], manifest: dict[str, Any],
                    record: tuple[dict[str, Any], str] | None) -> dict[str, Any] | None:
     """The certificate's ``import`` entry of an imported run (None for any other run)."""
@@ -103,7 +111,7 @@ def import_section(audit: dict[str, Any], manifest: dict[str, Any],
         f"{_verdict(out_r)}.",
         "Table rotation and chip carry-over on the rebuilt tables"
         + (f" ({_n(tables.get('sessions')):,} sessions of {_n(tables.get('tables')):,} tables, "
-           f"{_n(tables.get('gaps')):,} gaps)" if tables else "")
+           f"{_n(tables.get('gaps')):,} gaps{_stuck_text(tables)})" if tables else "")
         + f" (rotation: {_verdict(_result(audit, 'rotation'))}; chips: "
         f"{_verdict(_result(audit, 'chips'))}).",
     ]
