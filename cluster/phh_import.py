@@ -122,7 +122,8 @@ def format_import(res: PhhImport) -> str:
     t = res.tables
     lines.append(f"{res.files} files: {counts_in_words(res.submitted, res.imported, res.skipped)}"
                  f"; {t.get('tables', 0)} tables, {t.get('sessions', 0)} sessions, "
-                 f"{t.get('gaps', 0)} gaps, {t.get('button_stuck', 0)} buttons not moved; money in 10^-{res.money.get('exponent', 0)} "
+                 f"{t.get('gaps', 0)} gaps, {t.get('button_stuck', 0)} buttons not moved; "
+                 f"money in 10^-{res.money.get('exponent', 0)} "
                  f"{res.money.get('currency') or 'units'}; {res.seconds:.1f} s -> {res.root}")
     return "\n".join(lines)
 

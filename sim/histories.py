@@ -6,8 +6,11 @@ PokerStars, Full Tilt, iPoker (XML), Ongame, PartyPoker, Absolute. The format is
 the CONTENT (``detect_format``), never the file name. ``iter_history_paths`` lists the files of
 paths and folders.
 
-Site text is read hand by hand: the file is split at each hand's first line, and each hand goes
-through PokerKit's parser of its site (``pokerkit.notation``, the pinned version: its text stages
+Site text is read hand by hand: the file is split at each hand's first line; every line of a
+hand must have a known shape of its site (``sim.sitelines``: a fact line, or a harmless table
+event such as chat, which is dropped), else the hand is skipped ("unrecognised line": a line
+the importer does not understand may move chips); then the hand goes through PokerKit's parser
+of its site (``pokerkit.notation``, the pinned version: its text stages
 only, not its state replay) and then ``sim.phh``'s validation, so every amount is exact (PokerKit
 reads amounts from the text as ``int``/``Decimal``; no float) and bounded as in a PHH file. A
 hand that cannot be read is a ``PhhSkip`` with its reason and the rest of the file is read; an
@@ -70,6 +73,7 @@ from sim.phh import (
     _natural_key,
     reads_phh,
 )
+from sim.sitelines import Unrecognised, screen
 
 __all__ = [
     "FORMATS",
@@ -524,12 +528,13 @@ def _read_hand(site: _Site, chunk: str, too_long: str | None, session: str, sour
         return PhhSkip(source, key, line, site_hand,
                        f"truncated hand: no {site.ends.strip()!r} line")
     try:
+        chunk = screen(site.name, chunk)  # every line known; harmless ones dropped
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             doc, outcome = _fields(site, chunk, session)
         h = _hand_from_dict(doc, source, key, line)
         return _with_outcome(h, outcome, doc["_names"])
-    except _Skip as e:
+    except (_Skip, Unrecognised) as e:
         return PhhSkip(source, key, line, site_hand, str(e))
     except PhhError as e:
         reason = str(e)

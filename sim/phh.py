@@ -385,6 +385,7 @@ class PhhSkip:
 
 # (a needle of the reason, its kind), first match wins
 _SKIP_KIND_OF = (
+    ("unrecognised line", "unrecognised line"),
     ("not UTF-8", "not UTF-8 text"),
     ("cannot read the file", "unreadable file"),
     ("characters: expected at most", "too large"),
