@@ -17,7 +17,11 @@ import pytest
 
 from cluster.cli import main
 from cluster.phh_import import import_phh
+from audits.runner import run_audits
 from sim.schema import IMPORT_SCHEMA
+
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "sitetext"
+REALHANDS = Path(__file__).resolve().parents[2].parent / "shared" / "realhands"
 
 
 def hand(key: str, *, table: str = "T1", venue: str = "Site", hand_no: int = 100,
@@ -126,9 +130,10 @@ def test_sessions_rebuilt_across_files(tmp_path: Path) -> None:
     run = tmp_path / "run"
     res = import_phh([str(tmp_path)], run)
     assert res.imported == 6
-    assert res.tables == {"tables": 2, "sessions": 3, "gaps": 1, "by_venue": {
-        "Other": {"tables": 1, "sessions": 1, "gaps": 0},
-        "Site": {"tables": 1, "sessions": 2, "gaps": 1}}}
+    assert res.tables == {"tables": 2, "sessions": 3, "gaps": 1, "button_stuck": 0,
+                          "by_venue": {
+        "Other": {"tables": 1, "sessions": 1, "gaps": 0, "button_stuck": 0},
+        "Site": {"tables": 1, "sessions": 2, "gaps": 1, "button_stuck": 0}}}
     got = [r for r in rows(run) if r["venue"] == "Site"]
     assert [r["site_hand"] for r in got] == ["100", "101", "102", "103", "105"]
     assert [r["hand_no"] for r in got] == [0, 1, 2, 3, 0]
@@ -451,3 +456,153 @@ def test_names_hashed_under_a_key(tmp_path: Path, capsys: pytest.CaptureFixture[
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--hash-names" in err[0] and "16 bytes" in err[0]
     assert not (tmp_path / "run3").exists()
+
+
+def test_a_player_in_two_seats_is_a_skip(tmp_path: Path) -> None:
+    """A hand whose record names one player in two seats is skipped "player in two seats"
+    (counted in import.json with an example); the file's other hands import."""
+    src = tmp_path / "h.phhs"
+    src.write_text(GOOD + hand("2", hand_no=101, players="['ann', 'bob', 'ann']")
+                   + hand("3", hand_no=102))
+    run = tmp_path / "run"
+    res = import_phh([str(src)], run)
+    assert res.imported == 2 and res.skipped == {"player in two seats": 1}, res.examples
+    (ex,) = res.examples["player in two seats"]
+    assert ex["section"] == "2" and ex["site_hand"] == "101" and "'ann'" in ex["reason"]
+    report = json.loads((run / "import.json").read_text())
+    assert report["skipped"] == {"player in two seats": 1}
+    assert report["files"][0]["skipped"] == {"player in two seats": 1}
+
+
+def test_a_site_text_seat_line_twice_is_a_skip(tmp_path: Path) -> None:
+    """In a site's text, one name on two seat lines is the same skip (the parser would keep
+    one seat and lose the other player)."""
+    text = (FIXTURES / "pokerstars.txt").read_text()
+    src = tmp_path / "ps.txt"
+    src.write_text(text.replace("Seat 5: zz_top ($60 in chips)", "Seat 5: omgmuffins ($60 in "
+                                                                 "chips)", 1))
+    res = import_phh([str(src)], tmp_path / "run")
+    assert res.skipped == {"player in two seats": 1}, res.examples
+    assert res.imported == 2
+
+
+def _turn(k: int, **kw: Any) -> str:
+    """Hand k of a 3-handed session at T1 whose button moves 4 -> 1 -> 3 (seats 1, 3, 4)."""
+    orders = [("[1, 3, 4]", "['ann', 'bob', 'cid']"), ("[3, 4, 1]", "['bob', 'cid', 'ann']"),
+              ("[4, 1, 3]", "['cid', 'ann', 'bob']")]
+    seats, players = orders[k % 3]
+    return hand(str(k), hand_no=100 + k, time=f"00:{k:02d}:00", seats=seats, players=players,
+                **kw)
+
+
+def test_a_button_that_did_not_move_is_counted_and_kept_adjacent(tmp_path: Path) -> None:
+    """The next hand at the same table, within the pause, the same players, the button on the
+    SAME seat: no missing hand explains it. It stays in the session (so that rotation fails
+    it) and is counted as button_stuck; the same with other players (another table under the
+    same name, as iPoker's "HandHQ") is a gap, not counted."""
+    (tmp_path / "a.phhs").write_text(_turn(0) + _turn(1) + _turn(2).replace(
+        "seats = [4, 1, 3]", "seats = [3, 4, 1]").replace("['cid', 'ann', 'bob']",
+                                                          "['bob', 'cid', 'ann']"))
+    run = tmp_path / "run"
+    res = import_phh([str(tmp_path / "a.phhs")], run)
+    assert res.imported == 3
+    assert (res.tables["sessions"], res.tables["gaps"], res.tables["button_stuck"]) == (1, 0, 1)
+    assert res.tables["by_venue"]["Site"]["button_stuck"] == 1
+    assert [r["hand_no"] for r in rows(run)] == [0, 1, 2]
+    (r,) = run_audits(run, ["rotation"]).results
+    assert not r.passed and r.failures == 1
+    assert "button did not move" in r.details["violations"][0]["reason"]
+    # other players at a table of the same name: a new session, not a stuck button
+    other = _turn(2).replace("seats = [4, 1, 3]", "seats = [3, 4, 1]").replace(
+        "['cid', 'ann', 'bob']", "['dan', 'eve', 'fay']")
+    (tmp_path / "a.phhs").write_text(_turn(0) + _turn(1) + other)
+    res = import_phh([str(tmp_path / "a.phhs")], tmp_path / "run2")
+    assert (res.tables["sessions"], res.tables["gaps"], res.tables["button_stuck"]) == (2, 1, 0)
+
+
+def test_the_button_stays_when_the_small_blind_left(tmp_path: Path) -> None:
+    """The sites' rule (8 hands of ../shared/realhands): the small blind leaves, the button
+    stays on its seat and the blinds advance: adjacent, rotation passes."""
+    four = ("[0.05, 0.10, 0, 0]", "[10, 20, 30, 40]", "[1, 2, 3, 5]",
+            "['ann', 'bob', 'cid', 'dan']")
+    acts4 = ("['d dh p1 ????', 'd dh p2 ????', 'd dh p3 ????', 'd dh p4 ????', 'p3 f', "
+             "'p4 f', 'p1 f']")
+    first = hand("0", hand_no=100, blinds=four[0], stacks=four[1], seats=four[2],
+                 players=four[3], actions=acts4).replace("antes = [0, 0, 0]",
+                                                          "antes = [0, 0, 0, 0]")
+    # ann (seat 1, small blind) left: button stays on seat 5 (dan), bob small, cid big
+    second = hand("1", hand_no=101, time="00:01:00", seats="[2, 3, 5]",
+                  players="['bob', 'cid', 'dan']", stacks="[19.95, 30, 40]")
+    (tmp_path / "a.phhs").write_text(first + second)
+    run = tmp_path / "run"
+    res = import_phh([str(tmp_path / "a.phhs")], run)
+    assert res.imported == 2, res.examples
+    assert (res.tables["sessions"], res.tables["button_stuck"]) == (1, 0)
+    (r,) = run_audits(run, ["rotation"]).results
+    assert r.passed, r.details
+
+
+def test_the_certificate_names_stuck_buttons() -> None:
+    """The import section says how many hands had the button not moved."""
+    from reports.imports import import_section
+
+    sec = import_section({"hands": 3, "results": []}, {"format": "holdem-import"}, (
+        {"submitted": 3, "imported": 3, "skipped": {}, "tables": {
+            "tables": 1, "sessions": 1, "gaps": 0, "button_stuck": 1}}, "x"))
+    assert sec is not None
+    assert "1 hands with the button not moved" in " ".join(sec["certified"])
+
+
+@pytest.mark.skipif(not REALHANDS.is_dir(), reason="../shared/realhands is not here")
+def test_realhands_tables_and_posts(tmp_path: Path) -> None:
+    """On the real corpus: every post comes from a seat absent from the previous adjacent hand
+    (rotation passes with the post rule), no button is stuck (the 8 hands whose button stayed
+    are all the small blind leaving)."""
+    run = tmp_path / "run"
+    res = import_phh([str(REALHANDS)], run)
+    assert res.tables["button_stuck"] == 0
+    assert res.tables["sessions"] == 667, res.tables
+    (r,) = run_audits(run, ["rotation"]).results
+    assert r.passed, r.details
+
+
+def _four(key: str, seats: str, players: str, blinds: str, *, time: str) -> str:
+    """A hand of len(players) players where every one after the big blind folds."""
+    n = len(players.split(","))
+    acts = ", ".join([f"'d dh p{k} ????'" for k in range(1, n + 1)]
+                     + [f"'p{k} f'" for k in [*range(3, n + 1), 1]])
+    return hand(key, hand_no=100 + int(key), time=time, seats=seats, players=players,
+                blinds=blinds, stacks="[" + ", ".join(["20"] * n) + "]",
+                actions=f"[{acts}]").replace("antes = [0, 0, 0]",
+                                             "antes = [" + ", ".join(["0"] * n) + "]")
+
+
+def _posting(newcomer: bool) -> str:
+    """Hand 0 (ann small blind at seat 1, bob, cid, dan the button at seat 6), then hand 1
+    (the button on ann) with a post: by eve, new at seat 5 (``newcomer``), else a dead small
+    blind by ann, who played hand 0."""
+    first = _four("0", "[1, 3, 4, 6]", "['ann', 'bob', 'cid', 'dan']",
+                  "[0.05, 0.10, 0, 0]", time="00:00:00")
+    if newcomer:
+        return first + _four("1", "[3, 4, 5, 6, 1]", "['bob', 'cid', 'eve', 'dan', 'ann']",
+                             "[0.05, 0.10, -0.10, 0, 0]", time="00:01:00")
+    return first + _four("1", "[3, 4, 6, 1]", "['bob', 'cid', 'dan', 'ann']",
+                         "[0.05, 0.10, 0, -0.05]", time="00:01:00")
+
+
+@pytest.mark.parametrize("newcomer", [True, False])
+def test_a_post_only_from_a_seat_absent_before(tmp_path: Path, newcomer: bool) -> None:
+    """A post (live or dead) comes from a seat that was empty in the previous adjacent hand
+    (or whose big blind was skipped): a newcomer's passes; a dead blind invented for a player
+    who played the previous hand 60 s earlier fails rotation naming the hand and seat."""
+    (tmp_path / "a.phhs").write_text(_posting(newcomer))
+    run = tmp_path / "run"
+    res = import_phh([str(tmp_path / "a.phhs")], run)
+    assert res.imported == 2 and res.tables["sessions"] == 1, (res.examples, res.tables)
+    (r,) = run_audits(run, ["rotation"]).results
+    if newcomer:
+        assert r.passed, r.details
+    else:
+        assert not r.passed and r.failures == 1
+        (v,) = r.details["violations"]
+        assert v["hand_id"] == 1 and "post (dead or live blind) by seat 0" in v["reason"]

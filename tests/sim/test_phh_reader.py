@@ -419,3 +419,27 @@ def test_random_damage_never_raises() -> None:
         skipped += len(f.skipped)
         assert all(s.reason and s.kind in SKIP_KINDS for s in f.skipped)
     assert skipped > 100  # the damage was seen
+
+
+@pytest.mark.parametrize("depth", [9, 500, 3000, 100_000])
+def test_arrays_nested_too_deep_are_a_named_skip(depth: int) -> None:
+    """Arrays nested deeper than MAX_DEPTH (the red team's 500 deep crashed with a
+    RecursionError): that hand is skipped "nested too deep", the others are read; whichever
+    reader meets it (ours, or tomllib for a section it is given), never a RecursionError."""
+    from sim.phh_reader import MAX_DEPTH, parse_toml
+
+    good = "variant = 'NT'\nantes = [0, 0]\nblinds_or_straddles = [1, 2]\nmin_bet = 2\n" \
+           "starting_stacks = [100, 100]\nactions = ['d dh p1 ????', 'd dh p2 ????', 'p2 f']\n"
+    deep = "[" * depth + "]" * depth
+    for extra in (f"x = {deep}\n", f"x = {deep}\ny = \"a\\tb\"\n"):  # 2nd: tomllib's
+        f = reads_phh(f"[1]\n{good}\n[2]\n{good}{extra}\n[3]\n{good}", many=True)
+        assert [h.key for h in f.hands] == ["1", "3"]
+        (sk,) = f.skipped
+        assert sk.key == "2" and sk.kind == "nested too deep", sk.reason
+        assert f"at most {MAX_DEPTH}" in sk.reason
+        one = reads_phh(good + extra)
+        assert one.hands == [] and [s.kind for s in one.skipped] == ["nested too deep"]
+        with pytest.raises(ValueError, match="nested too deep"):
+            parse_toml(good + extra)
+    ok = "[" * MAX_DEPTH + "]" * MAX_DEPTH  # at the limit: read (an unknown field, kept)
+    assert len(reads_phh(f"[1]\n{good}x = {ok}\n", many=True).hands) == 1
