@@ -15,9 +15,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from audits.runner import run_audits
 from cluster.cli import main
 from cluster.phh_import import import_phh
-from audits.runner import run_audits
 from sim.schema import IMPORT_SCHEMA
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "sitetext"
