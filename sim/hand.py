@@ -271,27 +271,31 @@ class Hand:
             can_muck=bool(lg[L.LG_CAN_MUCK]),
         )
 
-    def apply(self, action: Action) -> tuple[Record, ...]:
+    def apply(self, action: Action, *, records: bool = True) -> tuple[Record, ...]:
         """Apply one player action; returns the records it produced (its own and the forced
-        events that followed). Raises IllegalAction, leaving the hand unchanged."""
-        to_act = int(self._S[L.TO_ACT])
-        what = f"seat {action.seat} {action.describe()}"
-        if self.is_complete:
-            raise IllegalAction(f"hand {self.hand_id}: {what}: the hand is complete")
+        events that followed; ``records=False``: none are built, e.g. for a replay that reads
+        the log as arrays). Raises IllegalAction, leaving the hand unchanged."""
+        S = self._S
+        to_act = int(S[L.TO_ACT])
+        if int(S[L.STREET]) == Street.COMPLETE:
+            raise IllegalAction(f"hand {self.hand_id}: seat {action.seat} {action.describe()}: "
+                                "the hand is complete")
         if action.seat != to_act:
             raise IllegalAction(
-                f"hand {self.hand_id}: {what}: out of turn, seat {to_act} is to act"
+                f"hand {self.hand_id}: seat {action.seat} {action.describe()}: out of turn, "
+                f"seat {to_act} is to act"
             )
-        before = int(self._S[L.N_LOG])
-        err = engine.apply(self._S, self._log, int(action.kind), int(action.amount))
+        before = int(S[L.N_LOG])
+        err = engine.apply(S, self._log, int(action.kind), int(action.amount))
         if err != Err.OK:
             la = self.legal_actions()
             raise IllegalAction(
-                f"hand {self.hand_id}: {what}: {_ERR_TEXT.get(Err(err), 'illegal')}"
-                f" (legal: {la.describe()})"
+                f"hand {self.hand_id}: seat {action.seat} {action.describe()}: "
+                f"{_ERR_TEXT.get(Err(err), 'illegal')} (legal: {la.describe()})"
             )
-        self._check_log()
-        return self._records(before, int(self._S[L.N_LOG]))
+        if S[L.N_LOG] != S[L.SEQ]:
+            self._check_log()
+        return self._records(before, int(S[L.N_LOG])) if records else ()
 
     # ---- views ----
     def _check_log(self) -> None:
@@ -316,7 +320,7 @@ class Hand:
         return self._records(0, int(self._S[L.N_LOG]))
 
     def _seat_block(self, offset: int) -> list[int]:
-        return [int(x) for x in self._S[offset : offset + self.config.n_seats]]
+        return self._S[offset : offset + self.config.n_seats].tolist()  # type: ignore[no-any-return]
 
     @property
     def state_array(self) -> np.ndarray:
@@ -326,6 +330,16 @@ class Hand:
     @property
     def street(self) -> Street:
         return Street(int(self._S[L.STREET]))
+
+    @property
+    def street_code(self) -> int:
+        """``street`` as a plain int (no enum: for replay loops)."""
+        return int(self._S[L.STREET])
+
+    @property
+    def status_codes(self) -> list[int]:
+        """``statuses`` as plain ints (``SeatStatus`` values)."""
+        return self._seat_block(L.STATUS_)
 
     @property
     def is_complete(self) -> bool:

@@ -59,7 +59,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
@@ -159,14 +159,14 @@ def _closed_check(hand: Hand, seat: int, dealt: int) -> bool:
     only one who could still bet, every other player in the hand is all-in with the bets
     matched, so betting is closed and the engine has already moved on (a later street than the
     file has dealt, or the showdown)."""
-    statuses = hand.statuses
+    statuses = hand.status_codes
     if statuses[seat] != SeatStatus.ACTIVE:
         return False
     if any(st == SeatStatus.ACTIVE for s, st in enumerate(statuses) if s != seat):
         return False
     if not any(st == SeatStatus.ALL_IN for st in statuses):
         return False
-    return hand.street >= Street.SHOWDOWN or len(hand.board) > dealt
+    return hand.street_code >= Street.SHOWDOWN or len(hand.board) > dealt
 
 def _chips(v: Any, what: str) -> int:
     if not isinstance(v, int):  # a Decimal: fractional, or an unknown (inf) stack
@@ -354,7 +354,7 @@ def _play(phh: PhhHand, all_in: dict[int, int]) -> _Setup:
         if a.verb not in ("f", "cc", "cbr"):
             continue
         seat = int(a.actor)
-        street = hand.street
+        street = hand.street_code
         if a.verb == "cc" and _closed_check(hand, seat, dealt):
             continue  # PokerKit's check when betting is already closed: a no-op (README)
         if street >= Street.SHOWDOWN:
@@ -363,8 +363,8 @@ def _play(phh: PhhHand, all_in: dict[int, int]) -> _Setup:
             raise _ReplayError(f"{a.describe()}: {over}")
         if BOARD_BY_STREET[street] != dealt:
             raise _ReplayError(
-                f"{a.describe()}: the engine bets on the {street.name.lower()} but the file "
-                f"has dealt {dealt} board cards"
+                f"{a.describe()}: the engine bets on the {Street(street).name.lower()} but the "
+                f"file has dealt {dealt} board cards"
             )
         if hand.to_act != seat:
             raise _ReplayError(f"{a.describe()}: out of turn: p{hand.to_act + 1} is to act "
@@ -381,7 +381,7 @@ def _play(phh: PhhHand, all_in: dict[int, int]) -> _Setup:
                                    K_MONEY)
             action = Action.raise_to(seat, int(a.amount or 0))
         try:
-            hand.apply(action)
+            hand.apply(action, records=False)
         except IllegalAction as e:
             raise _ReplayError(f"{a.describe()}: {_engine_message(e)}") from None
 
@@ -399,14 +399,14 @@ def _play(phh: PhhHand, all_in: dict[int, int]) -> _Setup:
             if not la.can_muck:
                 raise _ReplayError(f"{d.describe()}: p{seat + 1} mucks but would leave a pot "
                                    "without a hand: the engine requires a show", K_SHOWDOWN)
-            hand.apply(Action.muck(seat))
+            hand.apply(Action.muck(seat), records=False)
         elif -1 in hole[seat]:
             # unrecorded cards: a muck where the rules allow it, else the last contender shows
             # the stand-in cards (the pot's winners are not proven by the record)
             st.unrecorded[seat] = True
-            hand.apply(Action.muck(seat) if la.can_muck else Action.show(seat))
+            hand.apply(Action.muck(seat) if la.can_muck else Action.show(seat), records=False)
         else:
-            hand.apply(Action.show(seat))
+            hand.apply(Action.show(seat), records=False)
     got = hand.board
     if len(got) != len(board):
         raise _ReplayError(f"the engine dealt {len(got)} board cards ({format_cards(got)}), the "
@@ -440,20 +440,23 @@ def replay(phh: PhhHand, index: int = 0, *, minor_units: bool = False) -> Replay
     import converts every hand to the run's unit itself first). Without it such a hand is a
     ``K_MONEY`` error. Never raises for a bad or unsupported hand: the result carries the error
     and its ``kind``."""
-    base = ReplayResult(source=phh.source, key=phh.key, index=index, variant=phh.variant,
-                        ok=False, expected=None if phh.finishing_stacks is None else list(
-                            phh.finishing_stacks), actual=None, error=None)
+    def failed(expected: list[int | Decimal] | None, **kw: Any) -> ReplayResult:
+        return ReplayResult(source=phh.source, key=phh.key, index=index, variant=phh.variant,
+                            ok=False, expected=expected, actual=None, **kw)
+
+    written = None if phh.finishing_stacks is None else list(phh.finishing_stacks)
     reason = phh.unsupported_reason
     if reason is not None:
-        return replace(base, error=reason, unsupported=True, kind=K_UNSUPPORTED)
+        return failed(written, error=reason, unsupported=True, kind=K_UNSUPPORTED)
     scale = phh.scale if minor_units else 0
     if scale:
         try:
             phh = phh.in_minor_units()
         except PhhError as e:
-            return replace(base, error=str(e), kind=K_MONEY)
-    expected = list(phh.finishing_stacks) if phh.finishing_stacks is not None else None
-    base = replace(base, expected=expected, scale=scale)
+            return failed(written, error=str(e), kind=K_MONEY)
+        expected = list(phh.finishing_stacks) if phh.finishing_stacks is not None else None
+    else:
+        expected = written
     try:
         try:
             st = _play(phh, {})
@@ -465,10 +468,12 @@ def replay(phh: PhhHand, index: int = 0, *, minor_units: bool = False) -> Replay
             except _ReplayError:
                 raise e from None  # the first try's reason
     except _ReplayError as e:
-        return replace(base, error=f"{phh.where}: {e}", kind=e.kind,
-                       unsupported=e.kind == K_UNSUPPORTED)
+        return failed(expected, error=f"{phh.where}: {e}", kind=e.kind,
+                      unsupported=e.kind == K_UNSUPPORTED, scale=scale)
     hand = st.hand
     actual = hand.stacks
-    return replace(base, ok=expected is None or actual == expected, actual=actual, hand=hand,
-                   stack_known=st.stack_known, cards_unrecorded=tuple(st.unrecorded),
-                   free_folds=st.free_folds, posts=st.posts, dead=st.dead)
+    return ReplayResult(source=phh.source, key=phh.key, index=index, variant=phh.variant,
+                        ok=expected is None or actual == expected, expected=expected,
+                        actual=actual, error=None, hand=hand, scale=scale,
+                        stack_known=st.stack_known, cards_unrecorded=tuple(st.unrecorded),
+                        free_folds=st.free_folds, posts=st.posts, dead=st.dead)
