@@ -19,6 +19,8 @@ from sim.cards import format_card
 from sim.config import TableConfig
 from sim.layout import ActionKind, Err, EventKind, SeatStatus, Street
 
+_ALL_CARDS = list(range(52))
+
 
 class IllegalAction(ValueError):
     """An action that the rules do not allow now; the hand is unchanged."""
@@ -219,7 +221,8 @@ class Hand:
             if deck_arr.shape != (52,):
                 raise ValueError(f"deck: expected 52 cards, got {deck_arr.size}")
             seen: set[int] = set()
-            for c in deck_arr.tolist():
+            listed = deck_arr.tolist()
+            for c in (() if sorted(listed) == _ALL_CARDS else listed):
                 if not 0 <= c < 52:
                     raise ValueError(f"deck: card {c} out of range 0..51")
                 if c in seen:

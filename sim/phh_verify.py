@@ -318,8 +318,9 @@ def _build(phh: PhhHand, all_in: dict[int, int]) -> _Setup:
             if c in seen:
                 raise _ReplayError(f"card {format_card(c)} appears twice", K_CARDS)
             seen.add(c)
-    spare = iter(c for c in range(N_CARDS) if c not in seen)
-    deck = [c if c >= 0 else next(spare) for c in deck]
+    spare = [c for c in range(N_CARDS) if c not in seen]
+    spare.reverse()
+    deck = [c if c >= 0 else spare.pop() for c in deck]
     try:
         hand = Hand(cfg, stacks, button=button, sb_seat=sb_seat, bb_seat=bb_seat, deck=deck,
                     antes=antes, auto_showdown=False, posts=live, dead=dead, free_fold=True)
