@@ -20,6 +20,7 @@ from sim.config import TableConfig
 from sim.layout import ActionKind, Err, EventKind, SeatStatus, Street
 
 _ALL_CARDS = list(range(52))
+_CONFIG_BLOCKS: dict[tuple[TableConfig, bool], np.ndarray] = {}
 
 
 class IllegalAction(ValueError):
@@ -153,9 +154,10 @@ def _per_seat(vals: Sequence[int] | None, n: int, name: str) -> list[int]:
     """A per-seat list of whole amounts >= 0 (zeros when None)."""
     if vals is None:
         return [0] * n
-    if len(vals) != n or any(int(v) != v or v < 0 for v in vals):
+    out = [int(v) for v in vals] if len(vals) == n else []
+    if len(vals) != n or out != list(vals) or (out and min(out) < 0):
         raise ValueError(f"{name}: expected {n} whole amounts >= 0, got {list(vals)}")
-    return [int(v) for v in vals]
+    return out
 
 
 _ERR_TEXT = {
@@ -245,7 +247,12 @@ class Hand:
         self._S = engine.new_state()
         self._log = engine.new_log(log_rows)
         self._lg = np.zeros(L.LG_SIZE, dtype=np.int64)
-        cfg = config_block(config, auto_showdown)
+        cfg = _CONFIG_BLOCKS.get((config, auto_showdown))
+        if cfg is None:  # the engine only reads the block: one per config (replays repeat them)
+            cfg = config_block(config, auto_showdown)
+            if len(_CONFIG_BLOCKS) >= 4096:
+                _CONFIG_BLOCKS.clear()
+            _CONFIG_BLOCKS[(config, auto_showdown)] = cfg
         st = np.asarray(stacks, dtype=np.int64)
         an = np.asarray(antes, dtype=np.int64)
         if posts is None and dead is None and not free_fold:

@@ -61,6 +61,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
+from functools import lru_cache
 from typing import Any
 
 from sim.cards import BOARD_CARDS, HOLE_CARDS, N_CARDS, format_card, format_cards
@@ -240,6 +241,15 @@ def _merge_shown(dealt: list[int], shown: Iterable[int], player: int, act: PhhAc
         dealt[dealt.index(-1)] = c
 
 
+@lru_cache(maxsize=4096)
+def _table_config(n: int, structure: Any, small_blind: int, big_blind: int,
+                  ante_trimming: bool, kw: tuple[tuple[str, int], ...]) -> TableConfig:
+    """The table of a replay (hands repeat their tables: built once; a ValueError is raised
+    each time, lru_cache keeps no exceptions)."""
+    return TableConfig(n_seats=n, structure=structure, small_blind=small_blind,
+                       big_blind=big_blind, ante_trimming=ante_trimming, **dict(kw))
+
+
 def _build(phh: PhhHand, all_in: dict[int, int]) -> _Setup:
     n = phh.n_players
     if n > MAX_SEATS:
@@ -265,8 +275,8 @@ def _build(phh: PhhHand, all_in: dict[int, int]) -> _Setup:
     else:
         kw["min_bet"] = _chips(phh.min_bet, "min_bet")
     try:
-        cfg = TableConfig(n_seats=n, structure=structure, small_blind=sb or bb, big_blind=bb,
-                          ante_trimming=phh.ante_trimming_status, **kw)
+        cfg = _table_config(n, structure, sb or bb, bb, phh.ante_trimming_status,
+                            tuple(sorted(kw.items())))
     except ValueError as e:
         raise _ReplayError(f"cannot set up the table: {e}", K_SETUP) from None
 
