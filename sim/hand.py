@@ -403,7 +403,7 @@ class Hand:
 
     @property
     def folded(self) -> list[bool]:
-        return [s == SeatStatus.FOLDED for s in self.statuses]
+        return [s == SeatStatus.FOLDED for s in self.status_codes]
 
     @property
     def rake(self) -> int:
@@ -428,6 +428,21 @@ class Hand:
     @property
     def strengths(self) -> list[int]:
         return self._seat_block(L.STRENGTH_)
+
+    @property
+    def pot_blocks(self) -> list[tuple[int, int, int, int]]:
+        """``pots`` as (amount, rake, eligible seat mask, winners seat mask), no objects."""
+        S = self._S
+        n = int(S[L.N_POTS])
+        return list(zip(S[L.POT_AMOUNT_:L.POT_AMOUNT_ + n].tolist(),
+                        S[L.POT_RAKE_:L.POT_RAKE_ + n].tolist(),
+                        S[L.POT_ELIGIBLE_:L.POT_ELIGIBLE_ + n].tolist(),
+                        S[L.POT_WINNERS_:L.POT_WINNERS_ + n].tolist(), strict=True))
+
+    @property
+    def hole_block(self) -> list[int]:
+        """Every seat's two hole cards, seat by seat (``hole_cards`` of all seats)."""
+        return self._S[L.HOLE_:L.HOLE_ + 2 * self.config.n_seats].tolist()  # type: ignore[no-any-return]
 
     @property
     def pots(self) -> list[Pot]:
