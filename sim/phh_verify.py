@@ -64,16 +64,20 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
+from sim import engine
+from sim import layout as L
 from sim.cards import BOARD_CARDS, HOLE_CARDS, N_CARDS, format_card, format_cards
 from sim.config import MAX_SEATS, TableConfig
 from sim.dealing import BOARD_BY_STREET, deck_positions
 from sim.hand import Action, Hand, IllegalAction
-from sim.layout import SeatStatus, Street
+from sim.layout import ActionKind, Err, SeatStatus, Street
 from sim.phh import SUPPORTED_VARIANTS, PhhAction, PhhError, PhhHand, format_amounts
 
 __all__ = ["FOLD_CHECK_FREE", "KINDS", "STAND_IN_FLOOR", "ReplayResult", "replay"]
 
 FOLD_CHECK_FREE = "fold while checking is free"
+_FOLD, _CHECK_CALL, _BET_RAISE = (int(ActionKind.FOLD), int(ActionKind.CHECK_CALL),
+                                  int(ActionKind.BET_RAISE))
 STAND_IN_FLOOR = 10**12  # units of an unknown stack's stand-in, before the record's amounts
 # the short named kinds of a hand that does not replay (ReplayResult.kind)
 K_UNSUPPORTED = "unsupported"  # another variant, straddles, too many players
@@ -154,20 +158,6 @@ class _Setup:
     free_folds: int = 0
 
 
-
-def _closed_check(hand: Hand, seat: int, dealt: int) -> bool:
-    """True for a check that PokerKit writes and our engine has no turn for: the seat is the
-    only one who could still bet, every other player in the hand is all-in with the bets
-    matched, so betting is closed and the engine has already moved on (a later street than the
-    file has dealt, or the showdown)."""
-    statuses = hand.status_codes
-    if statuses[seat] != SeatStatus.ACTIVE:
-        return False
-    if any(st == SeatStatus.ACTIVE for s, st in enumerate(statuses) if s != seat):
-        return False
-    if not any(st == SeatStatus.ALL_IN for st in statuses):
-        return False
-    return hand.street_code >= Street.SHOWDOWN or len(hand.board) > dealt
 
 def _chips(v: Any, what: str) -> int:
     if not isinstance(v, int):  # a Decimal: fractional, or an unknown (inf) stack
@@ -352,22 +342,35 @@ def _play(phh: PhhHand, all_in: dict[int, int]) -> _Setup:
     st = _build(phh, all_in)
     hand, hole, board, decisions = st.hand, st.hole, st.board, st.decisions
     dealt = 0
+    # the engine driven on its state arrays (no objects per action); any rejection is
+    # re-applied through Hand.apply for its message (a rejected action changes nothing)
+    S, log, lg, n = hand._S, hand._log, hand._lg, hand.config.n_seats
+    status_at = L.STATUS_
     for a in phh.actions:
-        if a.verb == "db":
+        verb = a.verb
+        if verb == "db":
             dealt += len(a.cards)
-            if len(hand.board) < dealt:
+            if int(S[L.N_BOARD]) < dealt:
                 raise _ReplayError(
                     f"{a.describe()}: the file deals board card {dealt} but the engine has dealt "
                     f"{len(hand.board)}: betting is not over (p{hand.to_act + 1} to act: "
                     f"{hand.legal_actions().describe()})"
                 )
             continue
-        if a.verb not in ("f", "cc", "cbr"):
+        if verb != "f" and verb != "cc" and verb != "cbr":
             continue
         seat = int(a.actor)
-        street = hand.street_code
-        if a.verb == "cc" and _closed_check(hand, seat, dealt):
-            continue  # PokerKit's check when betting is already closed: a no-op (README)
+        street = int(S[L.STREET])
+        if verb == "cc":
+            # a check that PokerKit writes and our engine has no turn for: the seat is the only
+            # one who could still bet, every other player in the hand is all-in with the bets
+            # matched, so betting is closed and the engine has already moved on (a later
+            # street than the file has dealt, or the showdown): a no-op (README)
+            statuses = S[status_at:status_at + n].tolist()
+            if (statuses[seat] == SeatStatus.ACTIVE and statuses.count(SeatStatus.ACTIVE) == 1
+                    and SeatStatus.ALL_IN in statuses
+                    and (street >= Street.SHOWDOWN or int(S[L.N_BOARD]) > dealt)):
+                continue
         if street >= Street.SHOWDOWN:
             over = "the hand is already over" if hand.is_complete else (
                 "betting is over (the engine is at showdown)")
@@ -377,24 +380,28 @@ def _play(phh: PhhHand, all_in: dict[int, int]) -> _Setup:
                 f"{a.describe()}: the engine bets on the {Street(street).name.lower()} but the "
                 f"file has dealt {dealt} board cards"
             )
-        if hand.to_act != seat:
+        if int(S[L.TO_ACT]) != seat:
             raise _ReplayError(f"{a.describe()}: out of turn: p{hand.to_act + 1} is to act "
                                f"({hand.legal_actions().describe()})")
-        if a.verb == "f":
-            action = Action.fold(seat)
-            if hand.legal_actions().can_check:
+        if verb == "f":
+            kind, amount = _FOLD, 0
+            engine.legal(S, lg)
+            if lg[L.LG_CAN_CHECK]:
                 st.free_folds += 1  # FOLD_CHECK_FREE: allowed (module docstring)
-        elif a.verb == "cc":
-            action = Action.check_call(seat)
+        elif verb == "cc":
+            kind, amount = _CHECK_CALL, 0
         else:
             if not isinstance(a.amount, int):
                 raise _ReplayError(f"{a.describe()}: amount {a.amount}: expected whole chips",
                                    K_MONEY)
-            action = Action.raise_to(seat, int(a.amount or 0))
-        try:
-            hand.apply(action, records=False)
-        except IllegalAction as e:
-            raise _ReplayError(f"{a.describe()}: {_engine_message(e)}") from None
+            kind, amount = _BET_RAISE, int(a.amount or 0)
+        if engine.apply(S, log, kind, amount) != Err.OK:
+            try:  # the same action through the checked entry point: its message
+                hand.apply(Action(seat, ActionKind(kind), amount), records=False)
+            except IllegalAction as e:
+                raise _ReplayError(f"{a.describe()}: {_engine_message(e)}") from None
+        if S[L.N_LOG] != S[L.SEQ]:
+            hand._check_log()  # the record log is full: a RuntimeError, as Hand.apply
 
     # showdown, in the engine's order
     at_showdown = False
