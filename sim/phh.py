@@ -48,7 +48,7 @@ import hashlib
 import json
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
@@ -309,11 +309,16 @@ class PhhHand:
                                                    a.dash, a.index, a.text)
                      for a, u in zip(self.actions, mu.bets, strict=True))
         stacks = tuple(_INF if v is None else v for v in mu.starting_stacks)
-        return replace(self, antes=mu.antes, blinds_or_straddles=mu.blinds_or_straddles,
-                       min_bet=mu.min_bet, small_bet=mu.small_bet, big_bet=mu.big_bet,
-                       starting_stacks=stacks, actions=acts,
-                       finishing_stacks=mu.finishing_stacks, winnings=mu.winnings,
-                       rake=mu.rake, total_pot=mu.total_pot, scale=0)
+        # dataclasses.replace without its per-call field walk (no __post_init__: a copy of
+        # the fields with these changed is the same hand)
+        out = object.__new__(type(self))
+        out.__dict__.update(self.__dict__)
+        out.__dict__.update(antes=mu.antes, blinds_or_straddles=mu.blinds_or_straddles,
+                            min_bet=mu.min_bet, small_bet=mu.small_bet, big_bet=mu.big_bet,
+                            starting_stacks=stacks, actions=acts,
+                            finishing_stacks=mu.finishing_stacks, winnings=mu.winnings,
+                            rake=mu.rake, total_pot=mu.total_pot, scale=0)
+        return out
 
 
 @dataclass(frozen=True, slots=True)
