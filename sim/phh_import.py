@@ -312,7 +312,11 @@ def _row(cols: _Columns, hand: Hand, phh: PhhHand, raw: PhhHand, source: str, se
     k, where = physical_seats(raw)
     ante, ante_mode = _ante(hand, phh)
 
+    same = k == n and where == list(range(n))  # PHH player i at seat i
+
     def per_seat(values: list[Any], empty: Any) -> list[Any]:
+        if same and len(values) == n:
+            return list(values)
         out = [empty] * k
         for i, v in enumerate(values):
             out[where[i]] = v
