@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
+import struct
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation
@@ -53,7 +54,10 @@ __all__ = ["FileImport", "NotRepresentable", "import_file", "read_source", "show
 _LOGGED = frozenset(int(k) for k in LOGGED_EVENTS)
 _IS_LOGGED = np.zeros(max(_LOGGED) + 1 + 64, np.bool_)  # by event kind
 _IS_LOGGED[sorted(_LOGGED)] = True
+_IS_LOGGED_LIST = _IS_LOGGED.tolist()
 _SHOW, _MUCK = int(EventKind.SHOW), int(EventKind.MUCK)
+_PACK = struct.Struct("<bbbqq").pack  # ACTION_DTYPE: street, seat, kind, to_street_total, added
+assert struct.calcsize("<bbbqq") == ACTION_DTYPE.itemsize
 ROW_SCHEMA = pa.schema([f for f in IMPORT_SCHEMA if f.name != "digest"],
                        metadata=IMPORT_SCHEMA.metadata)
 MAX_EXAMPLES = 5  # examples kept per skip reason
@@ -335,22 +339,22 @@ def _row(cols: _Columns, hand: Hand, phh: PhhHand, raw: PhhHand, source: str, se
             c = dealt[2 * s + j]
             if c in known[s]:
                 hole[2 * where[s] + j] = c
-    # the engine's record log, read as arrays (no Record objects)
-    log = hand._log[:int(hand._S[L.N_LOG])]
-    kinds = log[:, L.LOG_KIND]
-    seat_map = np.asarray([*where, -1], np.int64)  # seat -1 (table events) stays -1
-    sel = log[_IS_LOGGED[kinds]]
-    packed = np.empty(len(sel), dtype=ACTION_DTYPE)
-    packed["street"] = sel[:, L.LOG_STREET]
-    packed["seat"] = seat_map[sel[:, L.LOG_SEAT]]
-    packed["kind"] = sel[:, L.LOG_KIND]
-    packed["to_street_total"] = sel[:, L.LOG_TO]
-    packed["added"] = sel[:, L.LOG_ADDED]
-    sd = log[(kinds == _SHOW) | (kinds == _MUCK)]
-    sd_seats = [int(x) for x in sd[:, L.LOG_SEAT]]
-    sd_shown = [bool(x) for x in sd[:, L.LOG_KIND] == _SHOW]
-    sd_ranks = [int(r) if shown else -1 for r, shown in zip(sd[:, L.LOG_STRENGTH], sd_shown,
-                                                             strict=True)]
+    # the engine's record log, read as rows of ints (no Record objects): the logged events
+    # packed as ACTION_DTYPE records (19 bytes, little-endian), the showdown's shows and mucks
+    seat_map = [*where, -1]  # seat -1 (table events) stays -1
+    packed = bytearray()
+    sd_seats: list[int] = []
+    sd_shown: list[bool] = []
+    sd_ranks: list[int] = []
+    for r in hand._log[:int(hand._S[L.N_LOG])].tolist():
+        kind = r[L.LOG_KIND]
+        if _IS_LOGGED_LIST[kind]:
+            packed += _PACK(r[L.LOG_STREET], seat_map[r[L.LOG_SEAT]], kind, r[L.LOG_TO],
+                            r[L.LOG_ADDED])
+        if kind == _SHOW or kind == _MUCK:
+            sd_seats.append(r[L.LOG_SEAT])
+            sd_shown.append(kind == _SHOW)
+            sd_ranks.append(r[L.LOG_STRENGTH] if kind == _SHOW else -1)
     if where == list(range(n)):
         full = (1 << n) - 1
         pots = [{"amount": a, "rake": r, "eligible_mask": e & full, "winners_mask": w & full}
@@ -391,7 +395,7 @@ def _row(cols: _Columns, hand: Hand, phh: PhhHand, raw: PhhHand, source: str, se
                     if phh.finishing_stacks is not None else [])
     op_rake_units = _units(op_rake, scale) if op_rake is not None else -1
     op_pot_units = _units(op_pot, scale) if op_pot is not None else -1
-    actions = packed.tobytes()
+    actions = bytes(packed)
     board = hand.board
     cols.add(
         run_id="", hand_id=0, table_id=0, hand_no=0, structure=structure,
