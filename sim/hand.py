@@ -330,7 +330,7 @@ class Hand:
         return self._records(0, int(self._S[L.N_LOG]))
 
     def _seat_block(self, offset: int) -> list[int]:
-        return self._S[offset : offset + self.config.n_seats].tolist()  # type: ignore[no-any-return]
+        return self._S[offset : offset + self.config.n_seats].tolist()
 
     @property
     def state_array(self) -> np.ndarray:
@@ -442,7 +442,7 @@ class Hand:
     @property
     def hole_block(self) -> list[int]:
         """Every seat's two hole cards, seat by seat (``hole_cards`` of all seats)."""
-        return self._S[L.HOLE_:L.HOLE_ + 2 * self.config.n_seats].tolist()  # type: ignore[no-any-return]
+        return self._S[L.HOLE_:L.HOLE_ + 2 * self.config.n_seats].tolist()
 
     @property
     def pots(self) -> list[Pot]:

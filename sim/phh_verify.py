@@ -236,8 +236,9 @@ def _table_config(n: int, structure: Any, small_blind: int, big_blind: int,
                   ante_trimming: bool, kw: tuple[tuple[str, int], ...]) -> TableConfig:
     """The table of a replay (hands repeat their tables: built once; a ValueError is raised
     each time, lru_cache keeps no exceptions)."""
+    extra: dict[str, Any] = dict(kw)
     return TableConfig(n_seats=n, structure=structure, small_blind=small_blind,
-                       big_blind=big_blind, ante_trimming=ante_trimming, **dict(kw))
+                       big_blind=big_blind, ante_trimming=ante_trimming, **extra)
 
 
 def _build(phh: PhhHand, all_in: dict[int, int]) -> _Setup:
