@@ -296,7 +296,9 @@ def run_id_difference(manifest: dict[str, Any]) -> str | None:
     """Why an import manifest's run_id is not the digest of the sources it lists (None: it
     is)."""
     sources = manifest.get("sources")
-    if not isinstance(sources, list) or not sources or not all(
+    if sources is None or sources == []:
+        return None  # nothing to check it against: NOT REPRODUCIBLE (``reproduce_import``)
+    if not isinstance(sources, list) or not all(
             isinstance(s, dict) and isinstance(s.get("path"), str)
             and isinstance(s.get("sha256"), str) for s in sources):
         return "manifest.json: field sources: expected the imported files with path and sha256"
@@ -499,6 +501,9 @@ def _reproduce_import(run: str, sources: str | None, name_key: bytes | None,
     if why:
         return Reproduced(False, why, 0, 0, len(files), MANIFEST, None,
                           time.perf_counter() - t0)
+    if not manifest.get("sources"):
+        raise NotReproducible("the manifest lists no source files (not as holdem import "
+                              "writes it): nothing to re-import")
     _name_key_check(manifest, name_key)
     rake = _rake_of(manifest)
     found = locate_sources(manifest, sources)
