@@ -106,7 +106,6 @@ def import_reproduction(run: Location, manifest: dict[str, Any], *, reproduce: b
     (named), NOT REPRODUCIBLE (a source absent or changed, the name key absent: the reason) or
     NOT RUN (``reproduce=False``); the last two are limitations (nothing binds the log to the
     sources)."""
-    from cluster.phh_import import MANIFEST_FORMAT
     from cluster.reproduce import (
         NOT_REPRODUCIBLE,
         NotReproducible,
@@ -115,9 +114,6 @@ def import_reproduction(run: Location, manifest: dict[str, Any], *, reproduce: b
         reproduce_import,
     )
 
-    if manifest.get("format") != MANIFEST_FORMAT:
-        return not_run(f"an import of an earlier holdem ({manifest.get('format')}): import its "
-                       "sources again to bind the log to them", NOT_REPRODUCIBLE, of="sources")
     if not reproduce:
         return not_run("--no-reproduce", of="sources")
     try:

@@ -470,6 +470,15 @@ IMPORT_FIELDS = ("run_id", "structures", "hands", "submitted", "skipped", "sourc
                  "digest_version")
 
 
+def _engine_note(manifest: dict[str, Any]) -> str:
+    """Why a re-import may differ besides the log: another engine than the import's."""
+    from cluster.manifest import engine_version
+
+    then, now = manifest.get("engine_version"), engine_version()
+    return "" if then == now else (f" (imported by engine {then}, re-imported by {now}: the "
+                                   "rules' columns may differ for that reason)")
+
+
 def reproduce_import(run: str, *, sources: str | None = None, name_key: bytes | None = None,
                      workers: int | None = None, address: str | None = None) -> Reproduced:
     """Re-import an imported run from the source files its manifest lists (at their recorded
@@ -481,6 +490,9 @@ def reproduce_import(run: str, *, sources: str | None = None, name_key: bytes | 
     name key absent) and ReproduceInputError (not an import)."""
     rep = _reproduce_import(run, sources, name_key, workers, address)
     rep.of = "sources"
+    if not rep.ok and rep.path != MANIFEST:
+        _, manifest = _import_manifest(run)
+        rep.message += _engine_note(manifest)
     return rep
 
 
@@ -501,6 +513,11 @@ def _reproduce_import(run: str, sources: str | None, name_key: bytes | None,
     if why:
         return Reproduced(False, why, 0, 0, len(files), MANIFEST, None,
                           time.perf_counter() - t0)
+    from cluster.phh_import import MANIFEST_FORMAT
+
+    if manifest.get("format") != MANIFEST_FORMAT:
+        raise NotReproducible(f"an import of an earlier holdem ({manifest.get('format')}): "
+                              "import its sources again to bind the log to them")
     if not manifest.get("sources"):
         raise NotReproducible("the manifest lists no source files (not as holdem import "
                               "writes it): nothing to re-import")
@@ -517,14 +534,19 @@ def _reproduce_import(run: str, sources: str | None, name_key: bytes | None,
                 name = Path(p.rstrip("/")).name or "source"
                 dst = tmp / "sources" / f"{rank:06d}" / name
                 dst.parent.mkdir(parents=True)
-                shutil.copyfile(found[p], dst)
+                dst.write_bytes(storage.read_bytes(found[p]))
                 staged[str(dst)] = p
             paths = [next(k for k, v in staged.items() if v == p) for p in recorded]
         else:
             paths = recorded
         out = tmp / "run"
-        import_phh(paths, str(out), rake=rake, workers=workers, address=address,
-                   progress=False, name_key=name_key)
+        try:
+            import_phh(paths, str(out), rake=rake, workers=workers, address=address,
+                       progress=False, name_key=name_key)
+        except (OSError, storage.StorageError) as e:  # a source gone since it was found
+            raise NotReproducible(f"the sources cannot be read again ({e})") from None
+        except (RunFolderError, ValueError) as e:
+            raise ReproduceInputError(f"the sources cannot be imported again ({e})") from None
         again = RunFolder.open(storage.as_location(str(out)))
         mine = again.read_manifest() or {}
         if staged:

@@ -248,3 +248,23 @@ def test_a_run_id_that_is_not_the_sources_digest_is_named() -> None:
     assert run_id_difference({"run_id": import_run_id(sources), "sources": sources}) is None
     why = run_id_difference({"run_id": "imp-0000000000000000", "sources": sources})
     assert why is not None and "is not the digest of the sources it lists" in why
+
+
+def test_a_manifest_pointing_at_other_sources_fails_verify(
+        sources: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The forger lists another file (the honest one) as the source of the forged log and
+    reports again: the run_id, in every row and digest, is not the digest of that source."""
+    run = tmp_path / "run"
+    assert certify(sources / "moved.phhs", run, capsys)[0] == 1
+    forge_after_import(run)
+    manifest = json.loads((run / "manifest.json").read_text())
+    clean = sources / "clean.phhs"
+    import hashlib
+
+    manifest["sources"][0].update(path=str(clean),
+                                  sha256=hashlib.sha256(clean.read_bytes()).hexdigest())
+    (run / "manifest.json").write_text(json.dumps(manifest, indent=2))
+    assert cli(capsys, "audit", str(run), "--workers", "0", "--quiet")[0] == 0
+    assert cli(capsys, "report", str(run), "--no-reproduce", "--workers", "0")[0] == 0
+    code, out = verify(run, capsys)
+    assert code == 1 and "is not the digest of the sources it lists" in out, out
