@@ -586,15 +586,17 @@ class OutcomePartial:
 
 
 def _later_stacks(b: Batch, occ: list[list[bool]], known: list[list[bool]],
-                  pids: list[list[int]], start: list[list[int]], change: list[list[int | None]],
-                  slack: list[int]) -> list[dict[int, tuple[int, int]] | None]:
+                  pids: list[list[int]], start: list[list[int]],
+                  change: list[list[tuple[int, bool] | None]], slack: list[int]
+                  ) -> list[dict[int, tuple[int, int]] | None]:
     """Per row: None for the last hand of its table session, else per seat the stack its
     player's NEXT APPEARANCE in the session (same ``table_id``, a later ``hand_no``, with a known
     stack) says he left the hand with, and the slack of that chain. The chain goes through the
     hands he was absent from (his stack unchanged) and those where his stack is unknown (his
-    change there is ``change``: the rules' payout minus his bets; ``None`` ends the chain: a pot
-    whose winners the record cannot prove, or a hand not rebuilt); a pot he won there with an
-    unknown stack adds its allowed rake to the slack (``slack`` of that row)."""
+    change there is ``change``: the rules' payout minus his bets, and whether he won a pot;
+    ``None`` ends the chain: a pot whose winners the record cannot prove, or a hand not
+    rebuilt); a pot he won there with an unknown stack adds its allowed rake to the slack
+    (``slack`` of that row)."""
     order = table_order(b)
     tid = b.cols["table_id"][order].tolist()
     out: list[dict[int, tuple[int, int]] | None] = [None] * b.n
@@ -614,7 +616,7 @@ def _later_stacks(b: Batch, occ: list[list[bool]], known: list[list[bool]],
                 ahead[p] = (start[i][s], 0)
             elif p in ahead and c is not None:
                 stack, sl = ahead[p]
-                ahead[p] = (stack - c, sl + (slack[i] if c > 0 else 0))
+                ahead[p] = (stack - c[0], sl + (slack[i] if c[1] else 0))
             else:
                 ahead.pop(p, None)
     return out
@@ -649,8 +651,9 @@ def outcome_map(b: Batch) -> OutcomePartial:
     venues = [_text(b, "venue", i) or UNKNOWN_VENUE for i in range(b.n)]
     # each seat's change in a hand by the rules (None: not provable), and the rake a schedule
     # allows on the hand (a chain through a pot won with an unknown stack may have paid it)
-    change: list[list[int | None]] = [
-        [None if status[i] or (unproven[i] >> s) & 1 else won[i][s] - contrib[i][s]
+    change: list[list[tuple[int, bool] | None]] = [
+        [None if status[i] or (unproven[i] >> s) & 1 else (won[i][s] - contrib[i][s],
+                                                          won[i][s] > 0)
          for s in range(b.k)] for i in range(b.n)]
     slack = [0 if sched is None else int(
         sched.for_venue(venues[i]).allowed(int(r["pot_total"][i]), sum(occ[i]), nb[i] >= 3)

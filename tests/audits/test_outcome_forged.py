@@ -297,3 +297,16 @@ def test_a_winner_short_of_the_rake_beside_a_losers_top_up_is_rake(
     res = outcome(imported(tmp_path, session([120, 130, 99], [131, 99, 119]), *flags))
     assert res.passed and res.details["classes"] == {cls: 1, "exact": 1, "not recorded": 1}
     assert res.details["topped_up"] == 50
+
+
+@pytest.mark.parametrize(("b_103", "passed"), [(123, True), (122, True), (116, False)])
+def test_a_pot_won_with_an_unknown_stack_in_between_allows_its_rake(
+        tmp_path: Path, b_103: int, passed: bool) -> None:
+    """B's stack is unknown in 102, where he wins C's big blind (2): 103 may show him 2 up, or
+    1 up (a rake the schedule allows on that pot), but not 5 short of it."""
+    h102 = _hand(2, 102, [2, 3, 1], ["B", "C", "A"], ["inf", 80, 99], ["p3 f", "p1 cbr 6", "p2 f"],
+                 "00:00:30", "RedTeam")
+    res = outcome(imported(tmp_path, session(h102=h102, s103=[78, 99, b_103]), *RAKE))
+    assert res.passed == passed
+    if not passed:
+        assert res.details["wrong_payouts"][0]["site_hand"] == "101"
