@@ -25,8 +25,8 @@ class (``CLASSES``):
 - ``wrong payout`` (FAIL): the operator paid a player more than the rules did (or a player the
   rules did not pay), a player lost more than his bets, kept more than the schedule allows
   (more than the rounding step over it), kept more than its record states, carried over less
-  than its record paid, or a loser gained between half and all of what the winners are short
-  of (the pot moved to him, whatever the schedule).
+  than its record paid, or a player (a loser, or a split pot's other winner) gained between half
+  and all of what the winners are short of (the pot moved to him, whatever the schedule).
 
 A pot is won only by a hand that is shown: a seat that mucked, or whose showdown cards are not
 in the record (``cards_unrecorded``) while another contender of the pot showed, wins nothing
@@ -522,13 +522,13 @@ def classify(h: Hand, fin: list[int] | None, win: list[int] | None, op_rake: int
             observed[s] -= take_back
             surplus[s] = take_back
         v.topup = sum(surplus.values())
-        # a top-up never hides a shortfall: a loser who gains between half and all of what
-        # the winners are short of is the pot paid to the wrong player, whatever the schedule
+        # a top-up never hides a shortfall: a player (a loser, or a winner of a split pot) who
+        # gains between half and all of what the winners are short of is the pot paid to the
+        # wrong player, whatever the schedule
         claim = observed if paid is None else paid
         short = sum(h.won[s] - x for s, x in claim.items()
                     if not (h.unproven >> s) & 1 and h.won[s] > x)
-        moved = next((s for s, x in sorted(surplus.items())
-                      if h.won[s] == 0 and 0 < x <= short <= 2 * x), -1)
+        moved = next((s for s, x in sorted(surplus.items()) if 0 < x <= short <= 2 * x), -1)
         if moved >= 0:
             x = surplus[moved]
             v.cls = WRONG

@@ -310,3 +310,18 @@ def test_a_pot_won_with_an_unknown_stack_in_between_allows_its_rake(
     assert res.passed == passed
     if not passed:
         assert res.details["wrong_payouts"][0]["site_hand"] == "101"
+
+
+def test_a_split_pot_moved_to_one_winner_is_not_a_top_up() -> None:
+    """Two winners of a split pot of 40 (20 each): the next hands show one with all of it, the
+    other with nothing. Without a schedule this is no rake of 20: the pot moved."""
+    from audits.outcome import Hand, Money, classify
+
+    h = Hand(occ=[True, True, True], start=[100, 100, 100], contrib=[20, 20, 0],
+             returned=[0, 0, 0], won=[20, 20, 0], known=[True, True, True], pids=[7, 8, 9],
+             pot=40, unproven=0, unproven_amt=0, players=3, flop=True, live=2)
+    v = classify(h, None, None, -1, {0: (120, 0), 1: (80, 0), 2: (100, 0)}, None, Money(0, ""))
+    assert v.cls == "wrong payout" and "appears as player 7's (seat 0) top-up" in v.why
+    # a rake of 2 taken from the two (1 each) beside a third player's top-up of 50 is rake
+    v = classify(h, None, None, -1, {0: (99, 0), 1: (99, 0), 2: (150, 0)}, None, Money(0, ""))
+    assert v.cls == "rake (no schedule: not checked)" and v.take == 2 and v.topup == 50
