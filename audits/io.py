@@ -82,9 +82,14 @@ def run_context(manifest: dict[str, Any] | None) -> dict[str, Any]:
     kind = manifest.get("format")
     if kind in runspec.IMPORT_FORMATS:
         # the money unit and the rake schedule the outcome audit reads (checked there)
+        sources = manifest.get("sources")
         return {"simulated": False, "generator": "phh", "seed": None, "imported": True,
                 "import_columns": kind == runspec.IMPORT_FORMAT,
-                "money": manifest.get("money"), "rake_schedule": manifest.get("rake_schedule")}
+                "money": manifest.get("money"), "rake_schedule": manifest.get("rake_schedule"),
+                # each source's format (phh or a site's text export): how its winnings read
+                "source_formats": {str(s["path"]): str(s.get("format") or "")
+                                   for s in (sources if isinstance(sources, list) else [])
+                                   if isinstance(s, dict) and "path" in s}}
     if kind != runspec.SIMULATE_FORMAT:
         return {}
     try:

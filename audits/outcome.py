@@ -1,7 +1,7 @@
 """The operator's outcome against the rules' payout (exact; imported hand histories only).
 
 An imported hand keeps two results: the rules' (the replay: ``won``, ``stacks_end``) and the
-operator's claim (``op_finishing``, ``op_winnings``, ``op_rake``, and the next hand of the same
+operator's claim (``op_finishing``, ``op_winnings``, ``op_rake``, and the later hands of the same
 table session, whose starting stacks show what the operator actually carried over). This audit
 never reads ``won``: it rebuilds the rules' gross payout of every seat from the primary facts
 with the payouts audit's own pot builder and evaluator (``audits.payouts``: contributions,
@@ -11,22 +11,31 @@ class (``CLASSES``):
 - ``exact``: the operator paid every seat what the rules pay (no rake);
 - ``rake``: the operator kept a rake, taken from the winners only, within the manifest's
   ``rake_schedule`` (percent of the pot, capped; caps by players; no flop no drop; plus the
-  rounding step); ``rake (no schedule: not checked)`` when the import gave no schedule;
-- ``convention:<name>``: the ``winnings`` record reads right only under a site's known way of
-  writing it (``CONVENTIONS``, README "Sites' winnings conventions");
-- ``top-up``: the next hand of the session shows a player with more chips than the hand left
-  him (allowed; counted, with the amount);
-- ``not recorded``: no outcome in the record and no adjacent next hand to observe it;
+  rounding step); ``rake (no schedule: not checked)`` when the import gave no schedule (the
+  amounts are summed per venue);
+- ``convention:<name>``: the ``winnings`` record reads right only under its venue's way of
+  writing it (``VENUE_READINGS``, README "Sites' winnings conventions");
+- ``top-up``: a later hand shows a player with more chips than the hand left him, and no winner
+  is short (allowed; counted, with the amount): a top-up never hides a shortfall;
+- ``not recorded``: no outcome in the record and no later hand to observe it;
 - ``not checked``: the rules' payout could not be rebuilt (the payouts audit fails the hand);
+- ``ambiguous``: a venue the audit does not know, whose ``winnings`` read under two
+  conventions that disagree on what the operator kept, and no later hand shows which (not
+  certified, never a silent choice in the operator's favour);
 - ``wrong payout`` (FAIL): the operator paid a player more than the rules did (or a player the
   rules did not pay), a player lost more than his bets, kept more than the schedule allows
   (more than the rounding step over it), kept more than its record states, carried over less
-  than its record paid, or a winner's shortfall reappears exactly as a loser's "top-up".
+  than its record paid, or a player (a loser, or a split pot's other winner) gained between half
+  and all of what the winners are short of (the pot moved to him, whatever the schedule).
 
-Seats with an unknown stack (``stack_known`` false) are not compared by their stacks (their
-finishing stack and next-hand stack say nothing); pots contested by a seat whose showdown cards
-are not in the record (``cards_unrecorded``) are checked as a whole (what their eligible seats
-got together, never who among them won).
+A pot is won only by a hand that is shown: a seat that mucked, or whose showdown cards are not
+in the record (``cards_unrecorded``) while another contender of the pot showed, wins nothing
+from it; only a pot where no contender's cards are known has winners the record cannot prove
+(checked as a whole: what its eligible seats got together). Seats with an unknown stack
+(``stack_known`` false) are not compared by their stacks. The later-hand evidence follows each
+player (``player_ids``) to his next appearance in the session with a known stack, through the
+hands he sat out (his stack unchanged) and those where his stack is unknown (his change by the
+rules: payout minus bets).
 """
 
 from __future__ import annotations
@@ -50,15 +59,15 @@ from audits.payouts import (
     _build_pots,
     _check_listing,
     _live_levels,
-    _pot_winners,
+    _proven_winners,
     _score_hands,
 )
 from audits.result import MAX_EXAMPLES, AuditResult, Partial, reduce_partials
 from audits.spec import AuditSpec
 
-EXACT, RAKE, RAKE_UNCHECKED, TOP_UP, NOT_RECORDED, NOT_CHECKED, WRONG = (
+EXACT, RAKE, RAKE_UNCHECKED, TOP_UP, NOT_RECORDED, NOT_CHECKED, AMBIGUOUS, WRONG = (
     "exact", "rake", "rake (no schedule: not checked)", "top-up", "not recorded", "not checked",
-    "wrong payout")
+    "ambiguous", "wrong payout")
 # how sites write ``winnings`` (README, "Sites' winnings conventions"): per name, what it means
 CONVENTIONS = {
     "collected+uncalled": "the amount collected including the uncalled bet returned",
@@ -68,11 +77,32 @@ CONVENTIONS = {
                         "hand shows the payout)",
     "zeros": "all zeros whatever happened (no claim: the next hand shows the payout)",
 }
+# The readings of ``winnings`` each venue's PHH files are held to (README, "Sites' winnings
+# conventions", from ../shared/realhands: wherever two readings fit and disagree, the next hand
+# shows the first): tried in order, the first the record fits is THE reading (the schedule is
+# applied to it, never a second reading in the operator's favour). ``standard``: what each
+# player collected, after the rake, without his uncalled bet. A site's text export is read by
+# ``sim.histories`` into the standard whatever the venue (``TEXT_READINGS``). A venue not listed
+# is tried under every reading (``ALL_READINGS``); where two fit and disagree on what the
+# operator kept, the hand is ``ambiguous`` unless its next hand shows the payout.
+VENUE_READINGS: dict[str, tuple[str, ...]] = {
+    "Absolute Poker": ("standard", "collected+uncalled"),
+    "Full Tilt Poker": ("standard", "zero-uncontested", "zeros"),
+    "iPoker Network": ("zero-uncontested", "zeros"),
+    "Ongame Network": ("standard", "zeros"),
+    "PartyPoker": ("collected+uncalled",),
+    "PokerStars": ("standard", "zero-uncontested"),
+}
+TEXT_READINGS = ("standard",)
+ALL_READINGS = ("standard", "collected+uncalled", "net", "zero-uncontested", "zeros")
+PHH_FORMATS = ("phh", "")  # a source the manifest does not list is taken as PHH
 CLASSES = (EXACT, RAKE, RAKE_UNCHECKED, *(f"convention:{c}" for c in CONVENTIONS), TOP_UP,
-           NOT_RECORDED, NOT_CHECKED, WRONG)
+           NOT_RECORDED, NOT_CHECKED, AMBIGUOUS, WRONG)
 MAX_POINTS = 3000  # rake-vs-pot points kept per venue for the report's scatter
 MAX_WRONG = 200  # wrong payouts listed in full in audit.json (all are counted)
 UNKNOWN_VENUE = "(unknown venue)"
+UNPROVEN_NOTE = ("pots contested by unrecorded cards only, none shown (amounts checked, winners "
+                 "not)")
 
 
 @njit(cache=True, _nrt=False)
@@ -80,9 +110,9 @@ def _rules_kernel(occ, contrib, folded, hole, button, a_seat, a_kind, a_add, act
                   sshown, soff, dv, doff, trim, unrec, table, work, won, pot_total,
                   unproven, unproven_amt, status):  # pragma: no cover - compiled
     # per hand, the rules' gross payout per seat (the payouts audit's pot rebuild, no rake)
-    # into won[i]; the pots' total; the seats of pots contested by a seat whose cards are not in
-    # the record (their winners unproven) and those pots' amount; status[i] != 0 when the hand
-    # cannot be rebuilt (the payouts audit names why)
+    # into won[i]; the pots' total; the seats of pots whose winners the record cannot prove
+    # (contested with no contender's cards known: ``payouts._proven_winners``) and those pots'
+    # amount; status[i] != 0 when the hand cannot be rebuilt (the payouts audit names why)
     k = occ.shape[1]
     for i in range(occ.shape[0]):
         nlive, live, dead = _live_levels(work, i, occ, contrib, folded, trim, a_seat, a_kind,
@@ -105,22 +135,15 @@ def _rules_kernel(occ, contrib, folded, hole, button, a_seat, a_kind, a_add, act
         if code:
             status[i] = code
             continue
-        mask = 0
         for s in range(k):
-            if unrec[i, s]:
-                mask |= 1 << s
             work[MINE, s] = 0
         total = 0
         for p in range(npots):
             work[POT_RAKE, p] = 0
             total += work[POT_AMOUNT, p]
             elig = work[POT_ELIGIBLE, p]
-            cnt = 0
-            for s in range(k):
-                if (elig >> s) & 1:
-                    cnt += 1
-            winners, _ = _pot_winners(work, p, nb, -1, k)
-            if cnt >= 2 and (elig & mask or winners == 0):
+            winners, _, proven = _proven_winners(work, p, nb, -1, unrec, i, k)
+            if not proven or winners == 0:  # no contender's cards known: amounts only
                 unproven[i] |= elig
                 unproven_amt[i] += work[POT_AMOUNT, p]
                 continue
@@ -374,16 +397,49 @@ def _reading(name: str, w: list[int], h: Hand) -> dict[int, int] | None:
     return out
 
 
+def _winnings_fits(h: Hand, win: list[int], names: tuple[str, ...], fin_take: int | None,
+                   money: Money) -> tuple[list[tuple[str, dict[int, int], int]], str,
+                                          dict[int, int]]:
+    """The readings of ``win`` (in the order of ``names``) the record fits as a payout, the
+    schedule aside: nobody paid more than the rules pay him, nobody losing more than his bets,
+    and the same take as the finishing stacks when the hand has them. Returns them as (name,
+    payout, take), the first misfit's reason and its payout."""
+    fits: list[tuple[str, dict[int, int], int]] = []
+    first, first_paid = "", {}
+    for name in names:
+        reading = _reading(name, win, h)
+        if reading is None:
+            continue
+        read_as = "" if name == "standard" else f" (read as {name})"
+        why, take, _ = _compare(h, reading, None, money)
+        if not why and fin_take is not None and take != fin_take:
+            why = (f"winnings and finishing_stacks disagree (kept {money.fmt(take)} against "
+                   f"{money.fmt(fin_take)})")
+        if why:
+            if not first:
+                first, first_paid = why + read_as, reading
+            continue
+        fits.append((name, reading, take))
+    return fits, first, first_paid
+
+
 def classify(h: Hand, fin: list[int] | None, win: list[int] | None, op_rake: int,
-             nxt: Hand | None, sched: Schedule | None, money: Money,
-             op_pot: int = -1) -> Verdict:
-    """One hand's class (``CLASSES``) from its record and the next hand of its session
-    (``op_pot``: the total pot the record states, -1 unstated: a pot other than the rules' is
-    counted in the notes)."""
+             later: dict[int, tuple[int, int]] | None, sched: Schedule | None, money: Money,
+             op_pot: int = -1, readings: tuple[str, ...] = ALL_READINGS) -> Verdict:
+    """One hand's class (``CLASSES``) from its record and the later hands of its session.
+
+    ``later``: None when the hand is its session's last; else per seat, the stack its player's
+    next appearance in the session (with a known stack) implies he left this hand with, and the
+    slack of that chain (the rake the schedule allows on pots he won in between with an unknown
+    stack). ``readings``: the ``winnings`` readings of the hand's venue and source
+    (``VENUE_READINGS``); ``ALL_READINGS`` for a venue the audit does not know. ``op_pot``: the
+    total pot the record states (-1 unstated: a pot other than the rules' is counted in the
+    notes)."""
     v = Verdict()
     if op_pot >= 0 and op_pot != h.pot:
         v.notes.append("stated total pot other than the rules' pot")
     evidence = False
+    ambiguous = False
     convention = ""
     paid: dict[int, int] | None = None  # what the record says the operator paid
     if fin is not None:
@@ -398,50 +454,52 @@ def classify(h: Hand, fin: list[int] | None, win: list[int] | None, op_rake: int
             return v
         v.take, v.allowed, evidence = take, allowed, True
     if win is not None:
-        if not any(win) and (any(h.won) or h.unproven_amt):
-            convention = "zero-uncontested" if h.live == 1 else "zeros"
+        zero = "zero-uncontested" if h.live == 1 else "zeros"
+        if not any(win) and (any(h.won) or h.unproven_amt) and zero in readings:
+            convention = zero  # no claim: the next hand decides
         else:
-            first = ""
-            for name in ("standard", "collected+uncalled", "net"):
-                reading = _reading(name, win, h)
-                if reading is None:
-                    continue
-                why, take, allowed = _compare(h, reading, sched, money)
-                if not why:
-                    paid = reading if paid is None else paid
-                    if fin is None:
-                        v.take, v.allowed = take, allowed
-                    elif take != v.take:
-                        first = first or ("winnings and finishing_stacks disagree (kept "
-                                          f"{money.fmt(take)} against {money.fmt(v.take or 0)})")
-                        continue  # winnings and finishing stacks must tell one story
-                    evidence = True
-                    convention = "" if name == "standard" else name
-                    break
-                # the reading that fails by the rake alone says most (else the first)
-                if not first or (why.startswith("kept") and not first.startswith("kept")):
-                    first, v.operator, v.allowed = (
-                        why + ("" if name == "standard" else f" (read as {name})"),
-                        reading, allowed)
-            else:
-                v.why = f"winnings: {first or 'not readable under any known convention'}"
-                v.cls = WRONG
+            fits, first, first_paid = _winnings_fits(
+                h, win, tuple(n for n in readings if n not in ("zeros", "zero-uncontested")),
+                None if fin is None else v.take, money)
+            if not fits:
+                v.why = "winnings: " + (first or "not readable under the venue's conventions")
+                v.cls, v.operator = WRONG, first_paid
+                v.allowed = None if sched is None else sched.allowed(h.pot, h.players, h.flop)
                 return v
+            if readings is ALL_READINGS and len({take for _, _, take in fits}) > 1:
+                # a venue the audit does not know, read two ways that disagree on what the
+                # operator kept: no claim (never the reading in its favour)
+                ambiguous = True
+            else:
+                name, reading, _ = fits[0]
+                why, take, allowed = _compare(h, reading, sched, money)
+                if why:
+                    v.why = "winnings: " + why + ("" if name == "standard"
+                                                  else f" (read as {name})")
+                    v.cls, v.operator, v.allowed = WRONG, reading, allowed
+                    return v
+                paid = reading if paid is None else paid
+                if fin is None:
+                    v.take, v.allowed = take, allowed
+                evidence = True
+                # named only where it reads otherwise than the standard
+                convention = "" if _reading("standard", win, h) == reading else name
     if op_rake >= 0 and v.take is not None and v.take > op_rake:
         v.cls, v.why = WRONG, (f"kept {money.fmt(v.take)} but its record states a rake of "
                                f"{money.fmt(op_rake)}")
         return v
-    if nxt is not None:
-        where = {p: t for t, p in enumerate(nxt.pids) if nxt.occ[t]}
+    if later is not None:
         observed: dict[int, int] = {}
         surplus: dict[int, int] = {}
         for s in h.seats():
-            t = where.get(h.pids[s], -1) if h.occ[s] else -1
-            if t < 0 or not h.known[s] or not nxt.known[t]:
+            if not h.occ[s] or not h.known[s] or s not in later:
                 continue
+            stack, slack = later[s]
             got = (paid[s] if paid is not None and s in paid else h.won[s])
             end = h.start[s] - h.contrib[s] + got
-            diff = nxt.start[t] - end
+            diff = stack - end
+            if diff < 0 and slack:  # a rake he may have paid on a pot won in between
+                diff = min(0, diff + slack)
             if (h.unproven >> s) & 1 and not (paid is not None and s in paid):
                 observed[s] = diff  # what it got from pots the record cannot attribute
             elif diff > 0:
@@ -451,7 +509,7 @@ def classify(h: Hand, fin: list[int] | None, win: list[int] | None, op_rake: int
                 if diff < 0:
                     v.cls, v.operator = WRONG, {s: paid[s] + diff}
                     v.why = (f"next hand: player {h.pids[s]} (seat {s}) starts with "
-                             f"{money.fmt(nxt.start[t])}, less than the record left him "
+                             f"{money.fmt(stack)}, less than the record left him "
                              f"({money.fmt(end)})")
                     return v
             else:
@@ -464,48 +522,44 @@ def classify(h: Hand, fin: list[int] | None, win: list[int] | None, op_rake: int
             observed[s] -= take_back
             surplus[s] = take_back
         v.topup = sum(surplus.values())
+        # a top-up never hides a shortfall: a player (a loser, or a winner of a split pot) who
+        # gains between half and all of what the winners are short of is the pot paid to the
+        # wrong player, whatever the schedule
+        claim = observed if paid is None else paid
+        short = sum(h.won[s] - x for s, x in claim.items()
+                    if not (h.unproven >> s) & 1 and h.won[s] > x)
+        moved = next((s for s, x in sorted(surplus.items()) if 0 < x <= short <= 2 * x), -1)
+        if moved >= 0:
+            x = surplus[moved]
+            v.cls = WRONG
+            v.allowed = None if sched is None else sched.allowed(h.pot, h.players, h.flop)
+            v.operator = {**claim, moved: x}
+            v.why = (f"next hand: {money.fmt(x)} of the {money.fmt(short)} missing from "
+                     f"the winners appears as player {h.pids[moved]}'s (seat {moved}) top-up")
+            return v
         if paid is None:
             winners = [s for s in h.seats() if h.won[s] > 0 or (h.unproven >> s) & 1]
             covered = all(s in observed for s in winners)
             if observed:
                 why, take, allowed = _compare(h, observed, sched, money)
-                # a winner's shortfall reappearing exactly as a loser's "top-up" is the pot
-                # paid to the wrong player, whatever the schedule
-                short = sum(h.won[s] - x for s, x in observed.items()
-                            if not (h.unproven >> s) & 1 and h.won[s] > x)
-                # (or, with a schedule, all of it but a rake the schedule allows)
-                slack = None if sched is None or allowed is None else allowed + sched.step
-
-                def _moved(x: int) -> bool:
-                    return x == short or (slack is not None and x > slack
-                                          and 0 <= short - x <= slack)
-
-                moved = next((s for s, x in surplus.items() if h.won[s] == 0 and _moved(x)),
-                             -1) if covered and short else -1
-                if moved >= 0:
-                    x = surplus[moved]
-                    v.cls, v.allowed = WRONG, allowed
-                    v.operator = {**observed, moved: x}
-                    v.why = (f"next hand: {money.fmt(x)} of the {money.fmt(short)} missing from "
-                             f"the winners appears as player {h.pids[moved]}'s (seat {moved}) "
-                             "top-up")
-                    return v
                 if why:
                     v.cls, v.operator, v.allowed = WRONG, observed, allowed
                     v.why = f"next hand: {why}"
                     return v
-                if covered:
+                if covered or take:  # (a winner seen short: at least that was kept)
                     v.take, v.allowed, evidence = take, allowed, True
-                else:
+                if not covered:
                     v.notes.append("a winner left before the next hand")
         elif surplus:
             evidence = True
-        if surplus:
+        if surplus and not v.take:
             v.cls = TOP_UP
             return v
     if convention in ("zeros", "zero-uncontested") and evidence:
         convention = ""
-    if convention:
+    if ambiguous and not evidence:
+        v.cls = AMBIGUOUS
+    elif convention:
         v.cls = f"convention:{convention}"
     elif v.take:
         v.cls = RAKE if sched is not None else RAKE_UNCHECKED
@@ -526,18 +580,46 @@ class OutcomePartial:
     wrong: list[dict[str, Any]] = field(default_factory=list)
     notes: dict[str, int] = field(default_factory=dict)
     topups: int = 0
+    unchecked: dict[str, int] = field(default_factory=dict)  # venue: rake kept, not checked
     money: dict[str, Any] = field(default_factory=dict)  # {"exponent", "currency"}
     schedule: dict[str, Any] | None = None  # the schedule in words and numbers (the report's)
 
 
-def _next_rows(b: Batch) -> np.ndarray:
-    """Per row, the row of the next hand of its table session (hand_no + 1), or -1."""
+def _later_stacks(b: Batch, occ: list[list[bool]], known: list[list[bool]],
+                  pids: list[list[int]], start: list[list[int]],
+                  change: list[list[tuple[int, bool] | None]], slack: list[int]
+                  ) -> list[dict[int, tuple[int, int]] | None]:
+    """Per row: None for the last hand of its table session, else per seat the stack its
+    player's NEXT APPEARANCE in the session (same ``table_id``, a later ``hand_no``, with a known
+    stack) says he left the hand with, and the slack of that chain. The chain goes through the
+    hands he was absent from (his stack unchanged) and those where his stack is unknown (his
+    change there is ``change``: the rules' payout minus his bets, and whether he won a pot;
+    ``None`` ends the chain: a pot whose winners the record cannot prove, or a hand not
+    rebuilt); a pot he won there with an unknown stack adds its allowed rake to the slack
+    (``slack`` of that row)."""
     order = table_order(b)
-    nxt = np.full(b.n, -1, np.int64)
-    t, hn = b.cols["table_id"][order], b.cols["hand_no"][order].astype(np.int64)
-    adj = np.flatnonzero((t[1:] == t[:-1]) & (hn[1:] == hn[:-1] + 1))
-    nxt[order[adj]] = order[adj + 1]
-    return nxt
+    tid = b.cols["table_id"][order].tolist()
+    out: list[dict[int, tuple[int, int]] | None] = [None] * b.n
+    ahead: dict[int, tuple[int, int]] = {}  # player -> (his stack at this point, slack)
+    for q in range(len(order) - 1, -1, -1):
+        i = int(order[q])
+        if q + 1 == len(order) or tid[q + 1] != tid[q]:
+            ahead = {}  # the session's last hand
+        else:
+            out[i] = {s: ahead[p] for s, p in enumerate(pids[i])
+                      if occ[i][s] and p in ahead}
+        for s, p in enumerate(pids[i]):
+            if not occ[i][s]:
+                continue
+            c = change[i][s]
+            if known[i][s]:
+                ahead[p] = (start[i][s], 0)
+            elif p in ahead and c is not None:
+                stack, sl = ahead[p]
+                ahead[p] = (stack - c[0], sl + (slack[i] if c[1] else 0))
+            else:
+                ahead.pop(p, None)
+    return out
 
 
 def _text(b: Batch, name: str, i: int) -> str:
@@ -563,8 +645,21 @@ def outcome_map(b: Batch) -> OutcomePartial:
     wv, woff = b.imp["op_winnings"]
     fv, foff = b.imp["op_finishing"]
     op_rake, op_pot = b.imp["op_rake"].tolist(), b.imp["op_pot"].tolist()
-    nxt = _next_rows(b).tolist()
     hid = b.cols["hand_id"].tolist()
+    status = r["status"]
+    unproven = r["unproven"].tolist()
+    venues = [_text(b, "venue", i) or UNKNOWN_VENUE for i in range(b.n)]
+    # each seat's change in a hand by the rules (None: not provable), and the rake a schedule
+    # allows on the hand (a chain through a pot won with an unknown stack may have paid it)
+    change: list[list[tuple[int, bool] | None]] = [
+        [None if status[i] or (unproven[i] >> s) & 1 else (won[i][s] - contrib[i][s],
+                                                          won[i][s] > 0)
+         for s in range(b.k)] for i in range(b.n)]
+    slack = [0 if sched is None else int(
+        sched.for_venue(venues[i]).allowed(int(r["pot_total"][i]), sum(occ[i]), nb[i] >= 3)
+        + sched.for_venue(venues[i]).step) for i in range(b.n)]
+    later = _later_stacks(b, occ, known, pids, start, change, slack)
+    formats = b.context.get("source_formats") or {}
     out = OutcomePartial(Partial(hands=b.n), money={"exponent": money.exponent,
                                                     "currency": money.currency},
                          schedule=None if sched is None else {
@@ -584,30 +679,32 @@ def outcome_map(b: Batch) -> OutcomePartial:
                             sum(1 for s in range(b.k) if occ[i][s] and not folded[i][s]))
         return hands[i]
 
-    status = r["status"]
     for i in range(b.n):
-        venue = _text(b, "venue", i) or UNKNOWN_VENUE
+        venue = venues[i]
         if status[i]:
             v = Verdict(cls=NOT_CHECKED)
         else:
             fin = fv[foff[i]:foff[i + 1]].tolist() if foff[i + 1] > foff[i] else None
             win = wv[woff[i]:woff[i + 1]].tolist() if woff[i + 1] > woff[i] else None
-            j = nxt[i]
-            v = classify(hand(i), fin, win, op_rake[i], hand(j) if j >= 0 else None,
-                         None if sched is None else sched.for_venue(venue), money, op_pot[i])
+            fmt = formats.get(_text(b, "source_file", i), "") if isinstance(formats, dict) else ""
+            readings = (VENUE_READINGS.get(venue, ALL_READINGS) if fmt in PHH_FORMATS
+                        else TEXT_READINGS)
+            v = classify(hand(i), fin, win, op_rake[i], later[i],
+                         None if sched is None else sched.for_venue(venue), money, op_pot[i],
+                         readings)
             hands.pop(i, None)
         per = out.counts.setdefault(venue, {})
         per[v.cls] = per.get(v.cls, 0) + 1
         for note in v.notes:
             out.notes[note] = out.notes.get(note, 0) + 1
         if r["unproven"][i]:
-            out.notes["pots contested by unrecorded cards (amounts checked, winners not)"] = (
-                out.notes.get("pots contested by unrecorded cards (amounts checked, winners "
-                              "not)", 0) + 1)
+            out.notes[UNPROVEN_NOTE] = out.notes.get(UNPROVEN_NOTE, 0) + 1
         if not all(known[i][s] for s in range(b.k) if occ[i][s]):
             key = "hands with an unknown stack (that seat's stacks not compared)"
             out.notes[key] = out.notes.get(key, 0) + 1
         out.topups += v.topup
+        if v.cls == RAKE_UNCHECKED and v.take:
+            out.unchecked[venue] = out.unchecked.get(venue, 0) + v.take
         if v.take is not None and v.cls != WRONG:
             pts = out.points.setdefault(venue, [])
             if len(pts) < MAX_POINTS:
@@ -652,7 +749,10 @@ def reduce_outcome(name: str, partials: list[Any]) -> AuditResult:
     points: dict[str, list[list[int]]] = {}
     notes: dict[str, int] = {}
     wrong: list[dict[str, Any]] = []
+    unchecked: dict[str, int] = {}
     for p in parts:
+        for venue, x in p.unchecked.items():
+            unchecked[venue] = unchecked.get(venue, 0) + x
         for venue, per in p.counts.items():
             into = counts.setdefault(venue, {})
             for c, x in per.items():
@@ -678,6 +778,9 @@ def reduce_outcome(name: str, partials: list[Any]) -> AuditResult:
         "rake_points": points, "wrong_payouts": wrong,
         "notes": notes, "topped_up": sum(p.topups for p in parts),
         "conventions": CONVENTIONS,
+        "venue_readings": {v: list(x) for v, x in VENUE_READINGS.items()},
+        # what the operator kept where no schedule was given (minor units): counted, not checked
+        "rake_not_checked": dict(sorted(unchecked.items())),
     })
     first = next((p for p in parts if p.part.applicable), None)
     if first is not None:

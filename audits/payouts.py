@@ -12,9 +12,12 @@ floor(total * rake_bps / 10000), capped by rake_cap, zero without a flop under n
 taken from the main pot first. Checked: the rake, every logged pot (amount, rake, eligible,
 winners), nobody paid from a pot they were not eligible for, and won per seat. An imported
 hand's seat whose showdown cards are not in the record (the ``cards_unrecorded`` column) is
-never scored: a pot it contests with another seat has winners the record cannot prove, so the
-logged winners of that pot are taken (still among its eligible players, with its amount, rake and
-the payouts they imply checked).
+never scored, and a pot is won only by a hand that is shown: where another contender of the pot
+showed, such a seat (like a seat that mucked) wins nothing from it; where no contender showed, a
+single unrecorded contender is the one the others left (he wins it), and only a pot contested by
+two or more unrecorded seats with nothing shown has winners the record cannot prove: its logged
+winners are taken (still among its eligible players, with its amount, rake and the payouts they
+imply checked).
 """
 
 from __future__ import annotations
@@ -315,17 +318,28 @@ def _pot_winners(work, p, nb, board, k):
 
 
 @_inline
-def _unproven(work, p, unrec, i, k):
-    """Pot p is contested (two or more eligible) by a seat whose cards are not recorded."""
+def _proven_winners(work, p, nb, board, unrec, i, k):
+    """The winners (seat bits) of pot p as far as the record proves them, whether the board
+    plays, and whether they are proven. A pot is won only by a hand that is shown: its only
+    eligible player, else the best shown hands among its contenders (a seat that mucked, or
+    whose cards are not in the record, wins nothing from a pot where another contender showed);
+    when no contender showed, a single contender whose cards are not recorded is the one every
+    other contender left (he wins it); with two or more such contenders and nothing shown the
+    winners are not proven (0, unproven). Winners 0 and proven: a contested pot with no shown
+    hand."""
+    winners, board_plays = _pot_winners(work, p, nb, board, k)
+    if winners:
+        return winners, board_plays, True
     elig = work[POT_ELIGIBLE, p]
-    cnt = 0
-    hidden = False
+    hidden = 0
+    nh = 0
     for s in range(k):
-        if elig & (1 << s):
-            cnt += 1
-            if unrec[i, s]:
-                hidden = True
-    return hidden and cnt >= 2
+        if elig & (1 << s) and unrec[i, s]:
+            hidden |= 1 << s
+            nh += 1
+    if nh == 1:
+        return hidden, False, True
+    return 0, False, nh == 0
 
 
 @_inline
@@ -367,11 +381,11 @@ def _award(work, i, npots, nb, board, button, p_amt, p_rake, p_elig, p_win, p_of
     ax = 0
     flags = 0
     for p in range(npots):
-        winners, board_plays = _pot_winners(work, p, nb, board, k)
-        if p < nlog and _unproven(work, p, unrec, i, k):
-            # the record cannot prove this pot's winners: its logged ones, if eligible
+        winners, board_plays, proven = _proven_winners(work, p, nb, board, unrec, i, k)
+        if not proven and p < nlog:
+            # no contender's cards are known: the record cannot prove this pot's winners,
+            # its logged ones are taken (if eligible)
             winners = p_win[lo + p] & work[POT_ELIGIBLE, p]
-            board_plays = False
         if board_plays:
             flags |= 1 << P.BOARD_PLAYS
         if winners == 0:

@@ -62,13 +62,20 @@ class SigningRefused(ValueError):
 
 
 def reproduction_for(run: Location, manifest: dict[str, Any], *, reproduce: bool = True,
-                     workers: int | None = None, address: str | None = None) -> dict[str, Any]:
+                     workers: int | None = None, address: str | None = None,
+                     sources: str | None = None, name_key: bytes | None = None
+                     ) -> dict[str, Any]:
     """The certificate's ``reproduction`` entry of a received run folder: for a simulate run of
     the reproducible generator, every planned batch re-simulated from the manifest's spec and
-    compared byte for byte (``reproduce=False``: NOT RUN, a limitation); NOT REPRODUCIBLE for
-    any other run, with the reason."""
+    compared byte for byte (``reproduce=False``: NOT RUN, a limitation); for an imported run,
+    the source files it lists re-imported and compared (``import_reproduction``); NOT
+    REPRODUCIBLE for any other run, with the reason."""
+    from audits.runspec import IMPORT_FORMATS
     from cluster.reproduce import NOT_REPRODUCIBLE, ReproduceInputError, not_run, reproduce_run
 
+    if manifest.get("format") in IMPORT_FORMATS:
+        return import_reproduction(run, manifest, reproduce=reproduce, workers=workers,
+                                   address=address, sources=sources, name_key=name_key)
     simulated = manifest.get("format") == "holdem-simulate-run"
     spec = manifest.get("spec") if simulated else None
     generator = spec.get("generator") if isinstance(spec, dict) else manifest.get("generator")
@@ -87,6 +94,36 @@ def reproduction_for(run: Location, manifest: dict[str, Any], *, reproduce: bool
         # alone means the hands are not what a spec of this holdem plays
         return {"status": "DIFFERS", "text": str(e), "batches": 0, "planned": None, "hands": 0,
                 "path": "manifest.json", "hand_id": None}
+
+
+def import_reproduction(run: Location, manifest: dict[str, Any], *, reproduce: bool = True,
+                        workers: int | None = None, address: str | None = None,
+                        sources: str | None = None, name_key: bytes | None = None
+                        ) -> dict[str, Any]:
+    """The ``reproduction`` entry of an imported run: its source files (at their recorded
+    paths, or found by sha256 under ``sources``) re-imported with the run's options and
+    compared with its files (``cluster.reproduce.reproduce_import``): REPRODUCED, DIFFERS
+    (named), NOT REPRODUCIBLE (a source absent or changed, the name key absent: the reason) or
+    NOT RUN (``reproduce=False``); the last two are limitations (nothing binds the log to the
+    sources)."""
+    from cluster.reproduce import (
+        NOT_REPRODUCIBLE,
+        NotReproducible,
+        ReproduceInputError,
+        not_run,
+        reproduce_import,
+    )
+
+    if not reproduce:
+        return not_run("--no-reproduce", of="sources")
+    try:
+        return reproduce_import(str(run), sources=sources, name_key=name_key, workers=workers,
+                                address=address).record()
+    except NotReproducible as e:
+        return not_run(str(e), NOT_REPRODUCIBLE, of="sources")
+    except ReproduceInputError as e:
+        return {"status": "DIFFERS", "text": str(e), "batches": 0, "planned": None, "hands": 0,
+                "path": "manifest.json", "hand_id": None, "of": "sources"}
 
 
 def _comparable(cert: dict[str, Any]) -> dict[str, Any]:
@@ -142,13 +179,16 @@ def report(run: str | Path, calibration: str | Path | None = DEFAULT_CALIBRATION
            sign_key: str | Path | None = None, *, reproduce: bool = True,
            reproduction: dict[str, Any] | None = None, fresh: AuditReport | None = None,
            workers: int | None = None, address: str | None = None,
-           progress: bool = False) -> WrittenReport:
+           progress: bool = False, sources: str | None = None,
+           name_key: bytes | None = None) -> WrittenReport:
     """``holdem report RUN``: write report.html, certificate.json and summary.md (with the
     calibration tables of ``holdem calibrate`` when that file exists).
 
     ``reproduction``: the certificate's reproduction entry when the caller has it (certify);
     otherwise a reproducible run is re-simulated from its spec here (``reproduction_for``;
-    ``reproduce=False``: NOT RUN, a limitation). ``sign_key``: an Ed25519 private key (PEM)
+    ``reproduce=False``: NOT RUN, a limitation; an import is re-imported from its sources,
+    ``sources`` a folder where they are found by sha256, ``name_key`` its --hash-names key).
+    ``sign_key``: an Ed25519 private key (PEM)
     whose signature of certificate.json is written to certificate.sig, only once the audits
     re-run on the folder's bytes (or ``fresh``, the audit the caller just ran) give the
     certificate audit.json gives, field for field (else SigningRefused, and nothing signed);
@@ -172,7 +212,7 @@ def report(run: str | Path, calibration: str | Path | None = DEFAULT_CALIBRATION
         folder.delete(SIGNATURE_FILE)
     if reproduction is None:
         reproduction = reproduction_for(root, manifest, reproduce=reproduce, workers=workers,
-                                        address=address)
+                                        address=address, sources=sources, name_key=name_key)
     written = write_report(root, failing_histories(run, audit["results"]), calibration,
                            reproduction)
     if key is not None:
@@ -310,15 +350,16 @@ def certify_import(paths: list[str], out: Location, *, rake: Any = None,
                    address: str | None = None, workers: int | None = None,
                    key_memory: int | None = None, sign_key: str | Path | None = None,
                    calibration: str | Path | None = DEFAULT_CALIBRATION,
-                   progress: bool = True, name_key: bytes | None = None
-                   ) -> tuple[Any, CertifyResult | None]:
+                   progress: bool = True, name_key: bytes | None = None,
+                   reproduce: bool = True) -> tuple[Any, CertifyResult | None]:
     """``holdem certify --import PATH...``: import an operator's hand histories into ``out``
     (``cluster.phh_import.import_phh``, ``rake`` its schedule), audit them and write the report
     (signed with ``sign_key``). Returns (the import, the certify result; None when no hand was
-    imported: nothing to audit). Nothing to re-simulate: the reproduction is NOT REPRODUCIBLE,
-    with the reason. Raises as ``import_phh``, ``audit_step`` and ``report``."""
+    imported: nothing to audit). The reproduction: the sources imported again into a
+    temporary folder and compared with the run's files (``import_reproduction``; this doubles
+    the import's time; ``reproduce=False``: NOT RUN, a limitation). Raises as ``import_phh``,
+    ``audit_step`` and ``report``."""
     from cluster.phh_import import import_phh
-    from cluster.reproduce import NOT_REPRODUCIBLE, not_run
 
     if sign_key is not None:
         from cluster.signing import load_private_key
@@ -330,11 +371,12 @@ def certify_import(paths: list[str], out: Location, *, rake: Any = None,
         return imp, None
     audited, audit_path = audit_step(out, workers=workers, address=address,
                                      key_memory=key_memory, progress=progress)
-    reproduction = not_run("an operator's hand histories: no spec or deck to re-simulate them "
-                           "from", NOT_REPRODUCIBLE)
-    written = report(out, calibration, sign_key=sign_key, reproduction=reproduction,
-                     fresh=audited)
     from audits.runfolder import read_manifest
 
+    reproduction = import_reproduction(out, read_manifest(storage.as_location(out)) or {},
+                                       reproduce=reproduce, workers=workers, address=address,
+                                       name_key=name_key)
+    written = report(out, calibration, sign_key=sign_key, reproduction=reproduction,
+                     fresh=audited)
     return imp, CertifyResult(os.fspath(out), read_manifest(storage.as_location(out)), None,
                               audited, audit_path, written)

@@ -288,7 +288,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
     try:
         written = report(args.run, args.calibration or DEFAULT_CALIBRATION,
                          sign_key=args.sign_key, reproduce=not args.no_reproduce,
-                         workers=args.workers, address=args.address)
+                         workers=args.workers, address=args.address, sources=args.sources,
+                         name_key=_name_key(args))
     except (ReportInputError, SigningKeyError, AuditInputError, ConnectionError) as e:
         raise UsageError(str(e)) from None
     except (SigningRefused, TaskFailed) as e:
@@ -328,7 +329,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
                              True if args.reproduce in (None, "all") else int(args.reproduce))
     try:
         res = verify_run(args.run, args.public_key, reproduce=reproduce, workers=args.workers,
-                         address=args.address)
+                         address=args.address, sources=args.sources, name_key=_name_key(args))
     except (VerifyInputError, SigningKeyError, ConnectionError) as e:
         raise UsageError(str(e)) from None
     except TaskFailed as e:
@@ -414,7 +415,7 @@ def _certify_import(args: argparse.Namespace) -> int:
                                   key_memory=None if args.key_memory is None
                                   else args.key_memory << 20,
                                   sign_key=args.sign_key, progress=not args.quiet,
-                                  name_key=_name_key(args))
+                                  name_key=_name_key(args), reproduce=not args.no_reproduce)
     except (FileNotFoundError, SigningKeyError, RunFolderError, RakeError, ConnectionError,
             AuditInputError, ReportInputError) as e:
         raise UsageError(str(e)) from None
@@ -430,10 +431,21 @@ def _certify_import(args: argparse.Namespace) -> int:
     print(format_table(res.audit))
     print(f"results: {res.audit_path}")
     _print_report_paths(res.report.paths)
+    _print_reproduction(res.report.certificate)
     print(f"verdict: {res.verdict}   report: {res.report.paths['html']}")
     for text in res.report.limitations:
         print(f"  not certified: {text}")
     return res.exit_code
+
+
+def _add_sources(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--sources", default=None, metavar="DIR",
+                   help="an imported run: a folder holding its source files (found by sha256) "
+                        "when they are not at the paths the manifest records; they are imported "
+                        "again and compared with the run's files")
+    p.add_argument("--hash-names", default=None, metavar="KEYFILE",
+                   help="an imported run whose player names were hashed: the key (--hash-names "
+                        "of the import) needed to import its sources again")
 
 
 def _bool(text: str) -> bool:
@@ -721,7 +733,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_sign_key(ce)
     _add_no_reproduce(ce, "re-simulate only the batch files the folder already held (a resumed "
                           "run's: never trusted); the certificate then says the rest were not "
-                          "re-simulated, a limitation")
+                          "re-simulated, a limitation; with --import: do not import the sources "
+                          "again to compare them with the run's files")
     ce.add_argument("--import", dest="import_paths", nargs="+", default=None, metavar="PATH",
                     help="certify an operator's hand histories instead of a simulation: "
                          "import PATH... into --out, audit and report")
@@ -790,6 +803,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_no_reproduce(rr, "do not re-simulate the run from its spec (the certificate then says "
                           "so, a limitation)")
     _add_ray_options(rr, "re-simulating the run and (with --sign-key) re-running the audits")
+    _add_sources(rr)
     rr.set_defaults(func=_cmd_report)
 
     vf = sub.add_parser("verify", help="check a received run folder against its certificate "
@@ -803,8 +817,10 @@ def build_parser() -> argparse.ArgumentParser:
                     type=_batches_arg,
                     help="re-simulate only a sample of N batch files (default: all of them, "
                          "for a run of the reproducible generator; --reproduce alone: all)")
-    _add_no_reproduce(vf, "do not re-simulate the run from its spec")
+    _add_no_reproduce(vf, "do not re-simulate the run from its spec (an import: do not "
+                          "re-import its sources)")
     _add_ray_options(vf, "re-simulating the run")
+    _add_sources(vf)
     vf.set_defaults(func=_cmd_verify)
 
     kg = sub.add_parser("keygen", help="make an Ed25519 key pair to sign certificates")

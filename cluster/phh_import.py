@@ -170,9 +170,14 @@ def run_currency(pairs: list[str]) -> str:
 # ---------------------------------------------------------------- tables
 
 
+_DIGIT_RUNS = re.compile(r"(\d+)")
+
+
 def _natural(text: str) -> tuple[Any, ...]:
+    if text.isdigit():  # a site's hand number: the one token
+        return ((0, int(text), ""),)
     return tuple((0, int(t), "") if t.isdigit() else (1, 0, t)
-                 for t in re.split(r"(\d+)", text) if t)
+                 for t in _DIGIT_RUNS.split(text) if t)
 
 
 def _local_seconds(iso: str) -> int:

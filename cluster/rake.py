@@ -69,6 +69,22 @@ class RakeSchedule:
                                for name, s in sorted(self.venues.items())}}
                    if self.venues else {})}
 
+    @classmethod
+    def from_manifest(cls, d: dict[str, Any], exponent: int) -> RakeSchedule:
+        """The schedule ``to_manifest(exponent)`` wrote (for a re-import: ``cluster.reproduce``;
+        the caller checks the round trip)."""
+        def cur(v: Any) -> Decimal:
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise RakeError(f"rake schedule amount {v!r}: expected minor units")
+            return Decimal(v).scaleb(-exponent)
+
+        return cls(Decimal(str(d["percent"])), None if d.get("cap") is None else cur(d["cap"]),
+                   {int(k): cur(v) for k, v in (d.get("caps_by_players") or {}).items()},
+                   bool(d.get("no_flop_no_drop")), cur(d.get("step", 1)),
+                   cur(d.get("jackpot", 0)), cur(d.get("jackpot_min_pot", 0)),
+                   {str(k): cls.from_manifest(v, exponent)
+                    for k, v in (d.get("venues") or {}).items()})
+
 
 def _amount(v: Any, what: str, *, lo: Decimal = Decimal(0), hi: Decimal | None = None) -> Decimal:
     if isinstance(v, bool) or not isinstance(v, (int, Decimal, str)):

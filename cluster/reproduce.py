@@ -73,6 +73,7 @@ class Reproduced:
     hand_id: int | None = None  # its first hand that differs (None: the hands agree, or none)
     seconds: float = 0.0  # wall time of the re-simulation
     sampled: list[str] | None = None  # a sample's batch files (None: every planned batch)
+    of: str = "spec"  # "sources": an imported run re-imported from its source files
 
     @property
     def status(self) -> str:
@@ -83,13 +84,15 @@ class Reproduced:
         text = self.message.removeprefix(f"{REPRODUCED}: ")
         return {"status": self.status, "text": text, "batches": self.batches,
                 "planned": self.planned, "hands": self.hands, "path": self.path,
-                "hand_id": self.hand_id, "seconds": round(self.seconds, 2)}
+                "hand_id": self.hand_id, "seconds": round(self.seconds, 2),
+                **({"of": self.of} if self.of != "spec" else {})}
 
 
-def not_run(text: str, status: str = NOT_RUN) -> dict[str, Any]:
-    """A ``reproduction`` entry for a run that was not re-simulated, and why."""
+def not_run(text: str, status: str = NOT_RUN, of: str = "spec") -> dict[str, Any]:
+    """A ``reproduction`` entry for a run that was not re-simulated (``of="sources"``: an
+    import not re-imported), and why."""
     return {"status": status, "text": text, "batches": 0, "planned": None, "hands": 0,
-            "path": None, "hand_id": None}
+            "path": None, "hand_id": None, **({"of": of} if of != "spec" else {})}
 
 
 def spec_of(manifest: dict[str, Any], where: str) -> Any:
@@ -257,3 +260,349 @@ def reproduce_run(run: str, batches: int | None = None, *, rng: random.Random | 
     spec = spec_of(manifest, where)
     return reproduce_spec(spec, run, batches, rng=rng, workers=workers,
                           address=address, on_batch=on_batch)
+
+
+# ---------------------------------------------------------------- an import: re-import
+
+
+class NotReproducible(ReproduceInputError):
+    """An imported run that cannot be re-imported here (a source absent or not the one the
+    manifest lists, the name key absent): NOT REPRODUCIBLE, with the reason."""
+
+
+def import_run_id(sources: list[dict[str, Any]]) -> str:
+    """The run_id ``cluster.phh_import.import_phh`` gives the sources it read: the digest of
+    their paths and sha256 (a test ties the two)."""
+    return "imp-" + hashlib.sha256("\n".join(sorted(
+        f"{s.get('path')} {s.get('sha256')}" for s in sources)).encode()).hexdigest()[:16]
+
+
+def _import_manifest(run: str) -> tuple[RunFolder, dict[str, Any]]:
+    from audits.runspec import IMPORT_FORMATS
+
+    root = storage.as_location(run)
+    try:
+        folder = RunFolder.open(root)
+        folder.check_layout()
+        manifest = load_manifest(root)
+    except (AuditInputError, RunFolderError) as e:
+        raise ReproduceInputError(str(e)) from None
+    if manifest is None or manifest.get("format") not in IMPORT_FORMATS:
+        raise ReproduceInputError(f"{folder.location(MANIFEST)}: not an imported run")
+    return folder, manifest
+
+
+def run_id_difference(manifest: dict[str, Any]) -> str | None:
+    """Why an import manifest's run_id is not the digest of the sources it lists (None: it
+    is)."""
+    sources = manifest.get("sources")
+    if sources is None or sources == []:
+        return None  # nothing to check it against: NOT REPRODUCIBLE (``reproduce_import``)
+    if not isinstance(sources, list) or not all(
+            isinstance(s, dict) and isinstance(s.get("path"), str)
+            and isinstance(s.get("sha256"), str) for s in sources):
+        return "manifest.json: field sources: expected the imported files with path and sha256"
+    want = import_run_id(sources)
+    if manifest.get("run_id") != want:
+        return (f"manifest.json: run_id {manifest.get('run_id')} is not the digest of the "
+                f"sources it lists ({want}): the log is not the import of those files")
+    return None
+
+
+def _sha256_index(folder: str) -> dict[str, str]:
+    """sha256 -> a file of that content under a local folder (recursively)."""
+    from pathlib import Path
+
+    out: dict[str, str] = {}
+    base = Path(folder)
+    if not base.is_dir():
+        raise ReproduceInputError(f"--sources {folder}: no such folder")
+    for p in sorted(base.rglob("*")):
+        if p.is_file():
+            h = hashlib.sha256()
+            with p.open("rb") as f:
+                for block in iter(lambda: f.read(1 << 20), b""):
+                    h.update(block)
+            out.setdefault(h.hexdigest(), str(p))
+    return out
+
+
+def locate_sources(manifest: dict[str, Any], sources: str | None = None) -> dict[str, str]:
+    """Each source the manifest lists -> where its bytes are: at its recorded path when the
+    file there has the recorded sha256, else a file of that sha256 under ``sources`` (a local
+    folder). NotReproducible naming the first source that is absent or whose file differs."""
+    listed = manifest["sources"]
+    index: dict[str, str] | None = None
+    found: dict[str, str] = {}
+    problems: list[str] = []
+    for s in listed:
+        path, sha = s["path"], s["sha256"]
+        there: str | None = None
+        try:
+            there = storage.file_sha256(path)[0] if storage.is_file(path) else None
+        except (OSError, storage.StorageError):
+            there = None
+        if there == sha:
+            found[path] = path
+            continue
+        if sources is not None:
+            if index is None:
+                index = _sha256_index(sources)
+            if sha in index:
+                found[path] = index[sha]
+                continue
+        where = f" nor under {sources}" if sources is not None else ""
+        problems.append(
+            f"source {path}: absent (no file at its recorded path{where} has its sha256 "
+            f"{sha[:16]}...)" if there is None else
+            f"source {path}: its sha256 is {there[:16]}..., the manifest lists {sha[:16]}... "
+            f"(edited since the import, or not the file imported{where and ', and none'}"
+            f"{where})")
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise NotReproducible(problems[0] + more)
+    return found
+
+
+def _rake_of(manifest: dict[str, Any]) -> Any:
+    """The RakeSchedule the import was given, rebuilt from the manifest (None: none)."""
+    from cluster.rake import RakeError, RakeSchedule
+
+    sched = manifest.get("rake_schedule")
+    if sched is None:
+        return None
+    exponent = (manifest.get("money") or {}).get("exponent", 0)
+    try:
+        rake = RakeSchedule.from_manifest(sched, int(exponent))
+        ok = rake.to_manifest(int(exponent)) == sched
+    except (RakeError, TypeError, ValueError, KeyError, AttributeError):
+        ok = False
+    if not ok:
+        raise ReproduceInputError("manifest.json: field rake_schedule: not a schedule holdem "
+                                  "import writes")
+    return rake
+
+
+def _name_key_check(manifest: dict[str, Any], name_key: bytes | None) -> None:
+    said = str(manifest.get("player_names") or "as recorded")
+    if said == "as recorded":
+        return
+    if name_key is None:
+        raise NotReproducible(f"the player names were stored as their keyed hash ({said}): "
+                              "re-importing needs that key (--hash-names KEYFILE)")
+    given = hashlib.sha256(name_key).hexdigest()[:16]
+    if given not in said:
+        raise NotReproducible(f"the key given (--hash-names, key {given}) is not the one the "
+                              f"player names were hashed with ({said})")
+
+
+def _translate(value: Any, paths: dict[str, str]) -> Any:
+    """A JSON value with each staged source path replaced by the path the manifest records."""
+    if isinstance(value, dict):
+        return {k: _translate(v, paths) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_translate(v, paths) for v in value]
+    if isinstance(value, str):
+        for staged, recorded in paths.items():
+            value = value.replace(staged, recorded)
+    return value
+
+
+def _restage_table(data: bytes, paths: dict[str, str], run_id: str) -> bytes:
+    """A re-imported batch file with the staged source paths and run_id made the recorded ones
+    (digests recomputed; encoded as holdem import writes it)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from cluster.phh_import import _encode
+    from sim.digest import with_digests
+    from sim.schema import IMPORT_SCHEMA
+
+    t = pq.read_table(pa.BufferReader(data)).drop(["digest"])
+    src = [paths.get(x, x) for x in t.column("source_file").to_pylist()]
+    i = t.schema.get_field_index("source_file")
+    t = t.set_column(i, t.schema.field(i), pa.array(src, pa.string()))
+    t = t.set_column(0, t.schema.field(0), pa.array([run_id] * t.num_rows, pa.string()))
+    return _encode(pa.Table.from_arrays(with_digests(t).columns, schema=IMPORT_SCHEMA))
+
+
+def _first_row_difference(stored: bytes, again: bytes) -> tuple[str, int | None]:
+    """The first hand of a batch file that is not what re-importing gives, named by its
+    hand_id, site hand number, source file and section."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from sim.digest import hand_digests
+
+    b = pq.read_table(pa.BufferReader(again))
+    try:
+        a = pq.read_table(pa.BufferReader(stored))
+    except (pa.ArrowException, OSError, ValueError) as e:
+        return f"not a readable Parquet file ({str(e).splitlines()[0]})", None
+    cols = [c for c in b.schema.names if c != "digest"]
+    missing = [c for c in cols if c not in a.schema.names]
+    if missing:
+        return f"column {missing[0]} is missing", None
+    n = min(a.num_rows, b.num_rows)
+    try:
+        da = hand_digests(a.slice(0, n).select(cols), cols)
+    except (pa.ArrowException, ValueError, TypeError, KeyError) as e:
+        return f"its hands cannot be read as an import's ({str(e).splitlines()[0]})", None
+    db = hand_digests(b.slice(0, n).select(cols), cols)
+    if not np.array_equal(da, db):
+        i = int(np.flatnonzero(da != db)[0])
+        row = {c: b.column(c)[i].as_py() for c in ("hand_id", "site_hand", "source_file",
+                                                    "source_section")}
+        diff = next((c for c in cols if a.column(c)[i].as_py() != b.column(c)[i].as_py()), "?")
+        return (f"hand {row['hand_id']} (site hand {row['site_hand'] or '?'}, "
+                f"{row['source_file']} section {row['source_section']}) is not what re-importing "
+                f"the source gives (column {diff} differs)"), int(row["hand_id"])
+    if a.num_rows != b.num_rows:
+        return f"{a.num_rows:,} hands logged, re-importing the sources gives {b.num_rows:,}", None
+    return ("its bytes differ from the re-imported file's though every hand's columns match "
+            "(the file's digests, metadata or encoding are not what holdem import writes)"), None
+
+
+# the manifest's fields re-importing must give again (batch files' bytes, import.json apart)
+IMPORT_FIELDS = ("run_id", "structures", "hands", "submitted", "skipped", "sources", "tables",
+                 "money", "rake_schedule", "player_names", "import_version", "schema_version",
+                 "digest_version")
+
+
+def _engine_note(manifest: dict[str, Any]) -> str:
+    """Why a re-import may differ besides the log: another engine than the import's."""
+    from cluster.manifest import engine_version
+
+    then, now = manifest.get("engine_version"), engine_version()
+    return "" if then == now else (f" (imported by engine {then}, re-imported by {now}: the "
+                                   "rules' columns may differ for that reason)")
+
+
+def reproduce_import(run: str, *, sources: str | None = None, name_key: bytes | None = None,
+                     workers: int | None = None, address: str | None = None) -> Reproduced:
+    """Re-import an imported run from the source files its manifest lists (at their recorded
+    paths, or found by sha256 under ``sources``) with its recorded options (rake schedule, name
+    key) into a temporary folder (``cluster.phh_import.import_phh``, the one import) and compare
+    every batch file byte for byte, import.json and the manifest's import fields with the run's:
+    the first that differs is named (a batch file's first differing hand). The run_id is
+    checked against the sources first. Raises NotReproducible (sources absent or changed, the
+    name key absent) and ReproduceInputError (not an import)."""
+    rep = _reproduce_import(run, sources, name_key, workers, address)
+    rep.of = "sources"
+    if not rep.ok and rep.path != MANIFEST:
+        _, manifest = _import_manifest(run)
+        rep.message += _engine_note(manifest)
+    return rep
+
+
+def _reproduce_import(run: str, sources: str | None, name_key: bytes | None,
+                      workers: int | None, address: str | None) -> Reproduced:
+    import json
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from cluster.phh_import import IMPORT_FILE, import_phh
+    from cluster.verify import first_difference
+
+    t0 = time.perf_counter()
+    folder, manifest = _import_manifest(run)
+    why = run_id_difference(manifest)
+    files = [f for f in manifest.get("files") or [] if isinstance(f, dict)]
+    if why:
+        return Reproduced(False, why, 0, 0, len(files), MANIFEST, None,
+                          time.perf_counter() - t0)
+    from cluster.phh_import import MANIFEST_FORMAT
+
+    if manifest.get("format") != MANIFEST_FORMAT:
+        raise NotReproducible(f"an import of an earlier holdem ({manifest.get('format')}): "
+                              "import its sources again to bind the log to them")
+    if not manifest.get("sources"):
+        raise NotReproducible("the manifest lists no source files (not as holdem import "
+                              "writes it): nothing to re-import")
+    _name_key_check(manifest, name_key)
+    rake = _rake_of(manifest)
+    found = locate_sources(manifest, sources)
+    recorded = [s["path"] for s in manifest["sources"]]
+    moved = sum(found[p] != p for p in recorded)
+    tmp = Path(tempfile.mkdtemp(prefix="holdem-reimport-"))
+    try:
+        staged: dict[str, str] = {}
+        if moved:  # every source under a name that sorts as its recorded path does
+            for rank, p in enumerate(sorted(recorded)):
+                name = Path(p.rstrip("/")).name or "source"
+                dst = tmp / "sources" / f"{rank:06d}" / name
+                dst.parent.mkdir(parents=True)
+                dst.write_bytes(storage.read_bytes(found[p]))
+                staged[str(dst)] = p
+            paths = [next(k for k, v in staged.items() if v == p) for p in recorded]
+        else:
+            paths = recorded
+        out = tmp / "run"
+        try:
+            import_phh(paths, str(out), rake=rake, workers=workers, address=address,
+                       progress=False, name_key=name_key)
+        except (OSError, storage.StorageError) as e:  # a source gone since it was found
+            raise NotReproducible(f"the sources cannot be read again ({e})") from None
+        except (RunFolderError, ValueError) as e:
+            raise ReproduceInputError(f"the sources cannot be imported again ({e})") from None
+        again = RunFolder.open(storage.as_location(str(out)))
+        mine = again.read_manifest() or {}
+        if staged:
+            mine = {**_translate(mine, staged), "run_id": manifest.get("run_id")}
+        by_rel = {f.get("path"): f for f in mine.get("files") or []}
+        done = hands = 0
+        for rec in files:
+            rel = str(rec.get("path"))
+            if rel not in by_rel:
+                return Reproduced(False, f"{rel}: re-importing the sources gives no such batch "
+                                  "file", done, hands, len(files), rel, None,
+                                  time.perf_counter() - t0)
+            data = again.read_bytes(rel)
+            if staged:
+                data = _restage_table(data, staged, str(manifest.get("run_id")))
+            try:
+                stored = folder.read_bytes(rel)
+            except (OSError, storage.StorageError, RunFolderError) as e:
+                return Reproduced(False, f"{rel}: cannot be read ({e})", done, hands, len(files),
+                                  rel, None, time.perf_counter() - t0)
+            if stored != data:
+                text, hid = _first_row_difference(stored, data)
+                return Reproduced(False, f"{rel}: {text}", done, hands, len(files), rel, hid,
+                                  time.perf_counter() - t0)
+            done += 1
+            hands += int(by_rel[rel].get("rows") or 0)
+        extra = sorted(set(by_rel) - {str(f.get("path")) for f in files})
+        if extra:
+            return Reproduced(False, f"{extra[0]}: re-importing the sources gives this batch "
+                              "file, the run has none", done, hands, len(files), extra[0], None,
+                              time.perf_counter() - t0)
+        for key in IMPORT_FIELDS:
+            if json.dumps(mine.get(key), sort_keys=True) != json.dumps(manifest.get(key),
+                                                                       sort_keys=True):
+                return Reproduced(False, f"manifest.json: field {key} is not what re-importing "
+                                  "the sources gives", done, hands, len(files), MANIFEST, None,
+                                  time.perf_counter() - t0)
+        rec_again = json.loads(again.read_bytes(IMPORT_FILE))
+        if staged:
+            rec_again = _translate(rec_again, staged)
+        try:
+            stored_rec = json.loads(folder.read_bytes(IMPORT_FILE))
+        except (OSError, ValueError, storage.StorageError, RunFolderError) as e:
+            return Reproduced(False, f"{IMPORT_FILE}: cannot be read ({e})", done, hands,
+                              len(files), IMPORT_FILE, None, time.perf_counter() - t0)
+        where = first_difference(stored_rec, rec_again)
+        if where is not None:
+            return Reproduced(False, f"{IMPORT_FILE}: field {where} is not what re-importing "
+                              "the sources gives", done, hands, len(files), IMPORT_FILE, None,
+                              time.perf_counter() - t0)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    n = len(recorded)
+    how = (f", {moved} of them found by sha256 under {sources}" if moved else
+           " at their recorded paths")
+    return Reproduced(True, f"REPRODUCED: re-imported from the {n} source file(s) the manifest "
+                            f"lists (sha256 matched{how}): {done} of {len(files)} batch files "
+                            f"({hands:,} hands), import.json and the manifest match",
+                      done, hands, len(files), seconds=time.perf_counter() - t0)

@@ -10,8 +10,12 @@ the sha256 the certificate lists, and the folder holds no other file but the run
 ``tables/`` (``holdem export``), when present, holds exactly the parts its ``export.json``
 lists, with their sha256, made from this manifest; and, for a run of the reproducible generator,
 every batch the spec plans re-simulated gives the file's exact bytes (``cluster.reproduce``;
-``--no-reproduce`` skips it, ``--reproduce N`` samples N files). Exit 0 when all hold, 1 naming
-the first mismatch, 2 on unusable input (no certificate, unreadable JSON, a bad key file).
+``--no-reproduce`` skips it, ``--reproduce N`` samples N files); for an imported run, its run_id
+is the digest of the sources the manifest lists, and those sources (at their recorded paths, or
+found by sha256 under ``--sources DIR``), imported again, give its files (a source absent or
+changed since: NOT REPRODUCIBLE, named, and the line says nothing binds the log to them).
+Exit 0 when all hold, 1 naming the first mismatch, 2 on unusable input (no certificate,
+unreadable JSON, a bad key file).
 
 Without ``--public-key`` nothing is authenticated (anyone can write a consistent folder): the
 line says so, and a folder that holds a ``certificate.sig`` exits 1 (a signature that is there
@@ -29,6 +33,7 @@ from audits import runfolder, storage
 from audits.integrity import check_inputs, folder_mismatch
 from audits.runfolder import OldLayoutError, RunFolder, RunFolderError
 from audits.runner import AUDIT_FILE
+from audits.runspec import IMPORT_FORMATS
 from reports import REPORT_FILES, SIGNATURE_FILE
 from reports.imports import load_import
 from reports.inputs import ReportInputError, load_inputs
@@ -223,13 +228,53 @@ def _rederive(root: storage.Location, tables: storage.Location, record_path: sto
     return None
 
 
+def _reimport(root: str, manifest: dict[str, Any], claim: dict[str, Any] | None,
+              reproduce: bool | int, sources: str | None, name_key: bytes | None,
+              workers: int | None, address: str | None) -> Verdict | str:
+    """An imported run against its sources: the run_id is the digest of the sources the
+    manifest lists, and (unless ``reproduce`` is False) the sources, found at their recorded
+    paths or by sha256 under ``sources``, re-imported give the run's files
+    (``cluster.reproduce.reproduce_import``). A failing Verdict, or what was found in words."""
+    from cluster.reproduce import (
+        NotReproducible,
+        ReproduceInputError,
+        reproduce_import,
+        run_id_difference,
+    )
+
+    unbound = ("nothing binds the log to the source files the manifest lists (their paths "
+               "and sha256 are its own statement): a log edited after the import, its "
+               "digests and hashes restamped, verifies")
+    why = run_id_difference(manifest)
+    if why:
+        return Verdict(False, f"{root.rstrip('/')}/{why}")
+    if reproduce is False:
+        return f"not re-imported (--no-reproduce): {unbound}"
+    try:
+        rep = reproduce_import(root, sources=sources, name_key=name_key, workers=workers,
+                               address=address)
+    except NotReproducible as e:
+        return f"NOT REPRODUCIBLE: {e}: not re-imported, so {unbound}"
+    except ReproduceInputError as e:
+        return Verdict(False, f"{e}: the run cannot be re-imported from its sources")
+    if rep.ok:
+        return rep.message
+    said = claim is not None and claim["status"] == "DIFFERS" and (
+        claim.get("path"), claim.get("hand_id")) == (rep.path, rep.hand_id)
+    if not said:
+        return Verdict(False, f"{root.rstrip('/')}/{rep.message}")
+    return f"re-imported, {rep.message}, as the FAIL certificate says"
+
+
 def verify_run(run: str | os.PathLike[str], public_key: str | None = None, *,
                reproduce: bool | int = True, workers: int | None = None,
-               address: str | None = None) -> Verdict:
+               address: str | None = None, sources: str | None = None,
+               name_key: bytes | None = None) -> Verdict:
     """Check a received run folder against its certificate (see the module docstring).
     ``reproduce``: True re-simulates every batch of a reproducible run, N a sample of N batch
-    files, False none. Raises VerifyInputError (or signing.SigningKeyError) on unusable
-    input."""
+    files, False none; an imported run is re-imported from its sources instead (``sources``:
+    a folder where they are found by sha256; ``name_key``: the --hash-names key). Raises
+    VerifyInputError (or signing.SigningKeyError) on unusable input."""
     root = storage.as_location(os.fspath(run))
     old_layout = False
     try:
@@ -261,7 +306,9 @@ def verify_run(run: str | os.PathLike[str], public_key: str | None = None, *,
     claim = _reproduction_claim(cert)
     if isinstance(claim, str):
         return Verdict(False, claim)
-    if claim is not None and (claim["status"] == "NOT REPRODUCIBLE") == reproducible(manifest):
+    imported = manifest.get("format") in IMPORT_FORMATS  # re-imported from its sources
+    if claim is not None and not imported and (
+            claim["status"] == "NOT REPRODUCIBLE") == reproducible(manifest):
         return Verdict(False, f"{storage.join(root, CERTIFICATE)}: field reproduction.status "
                               f"{claim['status']} disagrees with manifest.json (a run "
                               f"{'of' if reproducible(manifest) else 'not of'} the reproducible "
@@ -349,8 +396,14 @@ def verify_run(run: str | os.PathLike[str], public_key: str | None = None, *,
                 parts.append(f"re-simulated, {rep.message}, as the FAIL certificate says")
             else:
                 parts.append(rep.message)
+    elif imported:
+        found = _reimport(str(root), manifest, claim, reproduce, sources, name_key, workers,
+                          address)
+        if isinstance(found, Verdict):
+            return found
+        parts.append(found)
     else:
-        parts.append("not reproducible (" + ("imported hands or another manifest" if
+        parts.append("not reproducible (" + ("another manifest" if
                      manifest.get("format") != "holdem-simulate-run" else
                      "os-chacha20 decks") + "): not re-simulated")
     if signer is not None:

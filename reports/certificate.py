@@ -31,7 +31,13 @@ Schema (``CERTIFICATE_SCHEMA``, JSON Schema draft 2020-12; ``format`` = "holdem-
   reproducible run not re-simulated: ``--no-reproduce``, or ``holdem report`` alone; listed
   among the ``limitations``) or NOT REPRODUCIBLE (os-chacha20 decks, imported hands), with
   ``text`` (one line), ``batches`` and ``hands`` re-simulated, ``planned`` (the spec's batch
-  files), ``seconds`` (its wall time); null in a certificate issued before it;
+  files), ``seconds`` (its wall time); null in a certificate issued before it. For an imported
+  run (``of`` = "sources"): the source files the manifest lists (found at their recorded paths
+  or by sha256 under ``--sources DIR``) re-imported with the run's options and compared with
+  its batch files, import.json and manifest: REPRODUCED, DIFFERS (the file and first hand
+  named; FAIL), NOT REPRODUCIBLE (a source absent or changed since, the ``--hash-names`` key
+  absent: the reason; a limitation: nothing binds the log to its sources) or NOT RUN
+  (``--no-reproduce``; a limitation);
 - ``power``: the deck-uniformity power statement for the decks audited (``sentence`` and the
   figures behind it), or null;
 - ``documents``: the sha256 of ``summary.md`` and ``report.html`` as written with it (what a
@@ -121,7 +127,8 @@ CERTIFICATE_SCHEMA: dict[str, Any] = {
                              "planned": {"type": ["integer", "null"]},
                              "hands": {"type": "integer", "minimum": 0},
                              "path": {"type": ["string", "null"]},
-                             "hand_id": {"type": ["integer", "null"]}}},
+                             "hand_id": {"type": ["integer", "null"]},
+                             "of": {"enum": ["spec", "sources"]}}},
         "power": {"type": ["object", "null"]},
         "coverage": {"type": "object"},
         "import": {"type": "object", "required": ["counts", "certified", "not_certified",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import html
+from decimal import Decimal
 from typing import Any
 
 from audits import runfolder, runspec, storage
@@ -20,7 +21,8 @@ from reports.inputs import ReportInputError
 
 IMPORT_FILE = "import.json"  # what ``holdem import`` writes beside the manifest
 # the outcome classes whose payout was neither recorded nor observed (or not rebuilt)
-NO_CLAIM = ("not recorded", "not checked", "convention:zeros", "convention:zero-uncontested")
+NO_CLAIM = ("not recorded", "not checked", "convention:zeros", "convention:zero-uncontested",
+            "ambiguous")
 
 
 def load_import(run: Location) -> tuple[dict[str, Any], str] | None:
@@ -145,9 +147,16 @@ def outcome_limitations(audit: dict[str, Any]) -> list[str]:
         out.append(f"The payouts of {_hands(classes['not recorded'])}: the record holds no "
                    "outcome and no adjacent next hand of the table shows it (not recorded).")
     if classes.get("rake (no schedule: not checked)"):
-        out.append(f"The rake of {_hands(classes['rake (no schedule: not checked)'])}: no rake "
-                   "schedule was given at import (--rake PCT:CAP), so what the operator kept "
-                   "was counted, not checked.")
+        kept = sum(_n(x) for x in _dict(det.get("rake_not_checked")).values())
+        amount = "" if not kept else f" ({_amount(kept, _dict(det.get('money')))} in all)"
+        out.append(f"The rake of {_hands(classes['rake (no schedule: not checked)'])}{amount}: "
+                   "no rake schedule was given at import (--rake PCT:CAP), so what the operator "
+                   "kept was counted, not checked.")
+    if classes.get("ambiguous"):
+        out.append(f"The payouts of {_hands(classes['ambiguous'])} at venues whose way of "
+                   "writing winnings the audit does not know: the record reads two ways that "
+                   "disagree on what the operator kept, and no next hand shows which "
+                   "(ambiguous).")
     zeros = sum(x for c, x in classes.items() if c in ("convention:zeros",
                                                         "convention:zero-uncontested"))
     if zeros:
@@ -160,6 +169,13 @@ def outcome_limitations(audit: dict[str, Any]) -> list[str]:
         if "unrecorded" in note or "unknown stack" in note:
             out.append(f"{x:,} {note}.")
     return out
+
+
+def _amount(x: int, money: dict[str, Any]) -> str:
+    """Minor units in the run's currency, as text ("12.34 USD")."""
+    e = min(max(_n(money.get("exponent")), 0), 6)
+    return f"{Decimal(x).scaleb(-e):.{e}f}" + (f" {money['currency']}"
+                                              if money.get("currency") else "")
 
 
 def summary_lines(sec: dict[str, Any], md_text: Any) -> list[str]:

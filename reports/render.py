@@ -202,7 +202,15 @@ REPRODUCTION_STATUSES = ("REPRODUCED", "DIFFERS", "NOT RUN", "NOT REPRODUCIBLE")
 
 
 def reproduction_limitation(reproduction: dict[str, Any] | None) -> str | None:
-    """The limitation of a reproducible run that was not re-simulated (None otherwise)."""
+    """The limitation of a reproducible run that was not re-simulated, or of an imported run
+    not re-imported from its sources (None otherwise)."""
+    if isinstance(reproduction, dict) and reproduction.get("of") == "sources" and (
+            reproduction.get("status") in ("NOT RUN", "NOT REPRODUCIBLE")):
+        return ("The log was not re-imported from the operator's source files "
+                f"({reproduction.get('text')}): nothing binds it to the sources the manifest "
+                "lists (a log edited after the import, its digests and hashes restamped, "
+                "audits clean). `holdem verify RUN --sources DIR` re-imports the sources and "
+                "compares every file.")
     if not isinstance(reproduction, dict) or reproduction.get("status") != "NOT RUN":
         return None
     return ("The hands were not re-simulated from the spec "

@@ -19,6 +19,9 @@ from sim.cards import format_card
 from sim.config import TableConfig
 from sim.layout import ActionKind, Err, EventKind, SeatStatus, Street
 
+_ALL_CARDS = list(range(52))
+_CONFIG_BLOCKS: dict[tuple[TableConfig, bool], np.ndarray] = {}
+
 
 class IllegalAction(ValueError):
     """An action that the rules do not allow now; the hand is unchanged."""
@@ -151,9 +154,10 @@ def _per_seat(vals: Sequence[int] | None, n: int, name: str) -> list[int]:
     """A per-seat list of whole amounts >= 0 (zeros when None)."""
     if vals is None:
         return [0] * n
-    if len(vals) != n or any(int(v) != v or v < 0 for v in vals):
+    out = [int(v) for v in vals] if len(vals) == n else []
+    if len(vals) != n or out != list(vals) or (out and min(out) < 0):
         raise ValueError(f"{name}: expected {n} whole amounts >= 0, got {list(vals)}")
-    return [int(v) for v in vals]
+    return out
 
 
 _ERR_TEXT = {
@@ -219,7 +223,8 @@ class Hand:
             if deck_arr.shape != (52,):
                 raise ValueError(f"deck: expected 52 cards, got {deck_arr.size}")
             seen: set[int] = set()
-            for c in deck_arr.tolist():
+            listed = deck_arr.tolist()
+            for c in (() if sorted(listed) == _ALL_CARDS else listed):
                 if not 0 <= c < 52:
                     raise ValueError(f"deck: card {c} out of range 0..51")
                 if c in seen:
@@ -242,7 +247,12 @@ class Hand:
         self._S = engine.new_state()
         self._log = engine.new_log(log_rows)
         self._lg = np.zeros(L.LG_SIZE, dtype=np.int64)
-        cfg = config_block(config, auto_showdown)
+        cfg = _CONFIG_BLOCKS.get((config, auto_showdown))
+        if cfg is None:  # the engine only reads the block: one per config (replays repeat them)
+            cfg = config_block(config, auto_showdown)
+            if len(_CONFIG_BLOCKS) >= 4096:
+                _CONFIG_BLOCKS.clear()
+            _CONFIG_BLOCKS[(config, auto_showdown)] = cfg
         st = np.asarray(stacks, dtype=np.int64)
         an = np.asarray(antes, dtype=np.int64)
         if posts is None and dead is None and not free_fold:
@@ -271,27 +281,31 @@ class Hand:
             can_muck=bool(lg[L.LG_CAN_MUCK]),
         )
 
-    def apply(self, action: Action) -> tuple[Record, ...]:
+    def apply(self, action: Action, *, records: bool = True) -> tuple[Record, ...]:
         """Apply one player action; returns the records it produced (its own and the forced
-        events that followed). Raises IllegalAction, leaving the hand unchanged."""
-        to_act = int(self._S[L.TO_ACT])
-        what = f"seat {action.seat} {action.describe()}"
-        if self.is_complete:
-            raise IllegalAction(f"hand {self.hand_id}: {what}: the hand is complete")
+        events that followed; ``records=False``: none are built, e.g. for a replay that reads
+        the log as arrays). Raises IllegalAction, leaving the hand unchanged."""
+        S = self._S
+        to_act = int(S[L.TO_ACT])
+        if int(S[L.STREET]) == Street.COMPLETE:
+            raise IllegalAction(f"hand {self.hand_id}: seat {action.seat} {action.describe()}: "
+                                "the hand is complete")
         if action.seat != to_act:
             raise IllegalAction(
-                f"hand {self.hand_id}: {what}: out of turn, seat {to_act} is to act"
+                f"hand {self.hand_id}: seat {action.seat} {action.describe()}: out of turn, "
+                f"seat {to_act} is to act"
             )
-        before = int(self._S[L.N_LOG])
-        err = engine.apply(self._S, self._log, int(action.kind), int(action.amount))
+        before = int(S[L.N_LOG])
+        err = engine.apply(S, self._log, int(action.kind), int(action.amount))
         if err != Err.OK:
             la = self.legal_actions()
             raise IllegalAction(
-                f"hand {self.hand_id}: {what}: {_ERR_TEXT.get(Err(err), 'illegal')}"
-                f" (legal: {la.describe()})"
+                f"hand {self.hand_id}: seat {action.seat} {action.describe()}: "
+                f"{_ERR_TEXT.get(Err(err), 'illegal')} (legal: {la.describe()})"
             )
-        self._check_log()
-        return self._records(before, int(self._S[L.N_LOG]))
+        if S[L.N_LOG] != S[L.SEQ]:
+            self._check_log()
+        return self._records(before, int(S[L.N_LOG])) if records else ()
 
     # ---- views ----
     def _check_log(self) -> None:
@@ -316,7 +330,7 @@ class Hand:
         return self._records(0, int(self._S[L.N_LOG]))
 
     def _seat_block(self, offset: int) -> list[int]:
-        return [int(x) for x in self._S[offset : offset + self.config.n_seats]]
+        return self._S[offset : offset + self.config.n_seats].tolist()
 
     @property
     def state_array(self) -> np.ndarray:
@@ -326,6 +340,16 @@ class Hand:
     @property
     def street(self) -> Street:
         return Street(int(self._S[L.STREET]))
+
+    @property
+    def street_code(self) -> int:
+        """``street`` as a plain int (no enum: for replay loops)."""
+        return int(self._S[L.STREET])
+
+    @property
+    def status_codes(self) -> list[int]:
+        """``statuses`` as plain ints (``SeatStatus`` values)."""
+        return self._seat_block(L.STATUS_)
 
     @property
     def is_complete(self) -> bool:
@@ -379,7 +403,7 @@ class Hand:
 
     @property
     def folded(self) -> list[bool]:
-        return [s == SeatStatus.FOLDED for s in self.statuses]
+        return [s == SeatStatus.FOLDED for s in self.status_codes]
 
     @property
     def rake(self) -> int:
@@ -404,6 +428,21 @@ class Hand:
     @property
     def strengths(self) -> list[int]:
         return self._seat_block(L.STRENGTH_)
+
+    @property
+    def pot_blocks(self) -> list[tuple[int, int, int, int]]:
+        """``pots`` as (amount, rake, eligible seat mask, winners seat mask), no objects."""
+        S = self._S
+        n = int(S[L.N_POTS])
+        return list(zip(S[L.POT_AMOUNT_:L.POT_AMOUNT_ + n].tolist(),
+                        S[L.POT_RAKE_:L.POT_RAKE_ + n].tolist(),
+                        S[L.POT_ELIGIBLE_:L.POT_ELIGIBLE_ + n].tolist(),
+                        S[L.POT_WINNERS_:L.POT_WINNERS_ + n].tolist(), strict=True))
+
+    @property
+    def hole_block(self) -> list[int]:
+        """Every seat's two hole cards, seat by seat (``hole_cards`` of all seats)."""
+        return self._S[L.HOLE_:L.HOLE_ + 2 * self.config.n_seats].tolist()
 
     @property
     def pots(self) -> list[Pot]:

@@ -48,7 +48,7 @@ import hashlib
 import json
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
@@ -261,19 +261,36 @@ class PhhHand:
         if not 0 <= sc <= MAX_SCALE:
             raise PhhError(f"{self.where}: scale {sc}: expected 0..{MAX_SCALE}")
 
+        where = self.where
+
         def conv(vals: tuple[Number, ...] | None, name: str) -> tuple[int, ...] | None:
             if vals is None:
                 return None
-            return tuple(_to_units(v, sc, self.where, f"{name}[{i}]") for i, v in enumerate(vals))
+            fast = [_fast_units(v, sc) for v in vals]
+            if None not in fast:
+                return tuple(fast)  # type: ignore[arg-type]
+            return tuple(_to_units(v, sc, where, f"{name}[{i}]") for i, v in enumerate(vals))
 
         def one(v: Number | None, name: str) -> int | None:
-            return None if v is None else _to_units(v, sc, self.where, name)
+            if v is None:
+                return None
+            u = _fast_units(v, sc)
+            return u if u is not None else _to_units(v, sc, where, name)
 
-        stacks = tuple(None if v == _INF else _to_units(v, sc, self.where, f"starting_stacks[{i}]")
-                       for i, v in enumerate(self.starting_stacks))
-        bets = tuple(None if a.amount is None else _to_units(a.amount, sc, self.where,
-                                                             a.describe())
+        stacks: tuple[int | None, ...] = tuple(
+            None if v == _INF else _fast_units(v, sc) for v in self.starting_stacks)
+        if any(u is None and v != _INF for u, v in zip(stacks, self.starting_stacks,
+                                                        strict=True)):
+            stacks = tuple(None if v == _INF else _to_units(v, sc, where,
+                                                            f"starting_stacks[{i}]")
+                           for i, v in enumerate(self.starting_stacks))
+        bets = tuple(None if a.amount is None else _fast_units(a.amount, sc)
                      for a in self.actions)
+        if any(u is None and a.amount is not None for u, a in zip(bets, self.actions,
+                                                                   strict=True)):
+            bets = tuple(None if a.amount is None else _to_units(a.amount, sc, where,
+                                                                 a.describe())
+                         for a in self.actions)
         return MinorUnits(
             scale=sc, antes=conv(self.antes, "antes") or (),
             blinds_or_straddles=conv(self.blinds_or_straddles, "blinds_or_straddles"),
@@ -288,14 +305,20 @@ class PhhHand:
         hand's own ``scale``), e.g. to replay a hand in cents with the integer engine; an
         unknown (``inf``) stack stays unknown. Raises PhhError as ``minor_units``."""
         mu = self.minor_units(scale)
-        acts = tuple(a if u is None else replace(a, amount=u)
+        acts = tuple(a if u is None else PhhAction(a.actor, a.verb, a.player, a.cards, u,
+                                                   a.dash, a.index, a.text)
                      for a, u in zip(self.actions, mu.bets, strict=True))
         stacks = tuple(_INF if v is None else v for v in mu.starting_stacks)
-        return replace(self, antes=mu.antes, blinds_or_straddles=mu.blinds_or_straddles,
-                       min_bet=mu.min_bet, small_bet=mu.small_bet, big_bet=mu.big_bet,
-                       starting_stacks=stacks, actions=acts,
-                       finishing_stacks=mu.finishing_stacks, winnings=mu.winnings,
-                       rake=mu.rake, total_pot=mu.total_pot, scale=0)
+        # dataclasses.replace without its per-call field walk (no __post_init__: a copy of
+        # the fields with these changed is the same hand)
+        out = object.__new__(type(self))
+        out.__dict__.update(self.__dict__)
+        out.__dict__.update(antes=mu.antes, blinds_or_straddles=mu.blinds_or_straddles,
+                            min_bet=mu.min_bet, small_bet=mu.small_bet, big_bet=mu.big_bet,
+                            starting_stacks=stacks, actions=acts,
+                            finishing_stacks=mu.finishing_stacks, winnings=mu.winnings,
+                            rake=mu.rake, total_pot=mu.total_pot, scale=0)
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -324,6 +347,33 @@ def _decimals(v: Number) -> int:
         return 0
     exp = v.normalize().as_tuple().exponent
     return -exp if isinstance(exp, int) and exp < 0 else 0
+
+
+_UNITS: dict[tuple[Number, int], int] = {}  # (finite amount, scale) -> units, converted before
+_UNITS_MAX = 1 << 16
+_POW10 = tuple(10**k for k in range(MAX_SCALE + 1))
+
+
+def _fast_units(v: Number, scale: int) -> int | None:
+    """``_to_units(v, scale, ...)`` when it succeeds (memoized: amounts repeat across hands),
+    None when the caller must take ``_to_units`` for its error."""
+    if type(v) is int:
+        u = v * _POW10[scale]
+        return u if -_INT64 < u < _INT64 else None
+    try:
+        return _UNITS[(v, scale)]
+    except KeyError:
+        pass
+    except TypeError:  # a signalling NaN is not hashable
+        return None
+    try:
+        u = _to_units(v, scale, "", "")
+    except PhhError:
+        return None
+    if len(_UNITS) >= _UNITS_MAX:
+        _UNITS.clear()
+    _UNITS[(v, scale)] = u
+    return u
 
 
 def _to_units(v: Number, scale: int, where: str, name: str) -> int:
@@ -566,6 +616,7 @@ def clear_memos() -> None:
     """Forget the memoized number tokens, decimals and actions (benchmarks: a cold start)."""
     _DEC.clear()
     _NUMS.clear()
+    _UNITS.clear()
     _parse_action_cached.cache_clear()
 
 

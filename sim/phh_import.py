@@ -31,9 +31,11 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
+import struct
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -52,7 +54,10 @@ __all__ = ["FileImport", "NotRepresentable", "import_file", "read_source", "show
 _LOGGED = frozenset(int(k) for k in LOGGED_EVENTS)
 _IS_LOGGED = np.zeros(max(_LOGGED) + 1 + 64, np.bool_)  # by event kind
 _IS_LOGGED[sorted(_LOGGED)] = True
+_IS_LOGGED_LIST = _IS_LOGGED.tolist()
 _SHOW, _MUCK = int(EventKind.SHOW), int(EventKind.MUCK)
+_PACK = struct.Struct("<bbbqq").pack  # ACTION_DTYPE: street, seat, kind, to_street_total, added
+assert struct.calcsize("<bbbqq") == ACTION_DTYPE.itemsize
 ROW_SCHEMA = pa.schema([f for f in IMPORT_SCHEMA if f.name != "digest"],
                        metadata=IMPORT_SCHEMA.metadata)
 MAX_EXAMPLES = 5  # examples kept per skip reason
@@ -91,11 +96,17 @@ def read_source_bytes(data: bytes, source: str) -> PhhFile:
 def _us_eastern_dst(d: _dt.datetime) -> bool:
     """US daylight saving (since 2007): second Sunday of March 02:00 to first Sunday of
     November 02:00, local."""
-    march = _dt.datetime(d.year, 3, 8, 2)
-    start = march + _dt.timedelta(days=(6 - march.weekday()) % 7)
-    nov = _dt.datetime(d.year, 11, 1, 2)
-    end = nov + _dt.timedelta(days=(6 - nov.weekday()) % 7)
+    start, end = _us_eastern_dst_span(d.year)
     return start <= d < end
+
+
+@lru_cache(maxsize=256)
+def _us_eastern_dst_span(year: int) -> tuple[_dt.datetime, _dt.datetime]:
+    march = _dt.datetime(year, 3, 8, 2)
+    start = march + _dt.timedelta(days=(6 - march.weekday()) % 7)
+    nov = _dt.datetime(year, 11, 1, 2)
+    end = nov + _dt.timedelta(days=(6 - nov.weekday()) % 7)
+    return start, end
 
 
 def utc_seconds(local: _dt.datetime | None, zone: str | None) -> int:
@@ -291,6 +302,11 @@ class _Columns:
         return pa.Table.from_arrays(arrays, schema=ROW_SCHEMA)
 
 
+def _remap(mask: int, where: list[int]) -> int:
+    """A seat mask of the replay's seats on the physical seats."""
+    return sum(1 << p for s, p in enumerate(where) if mask >> s & 1)
+
+
 def _row(cols: _Columns, hand: Hand, phh: PhhHand, raw: PhhHand, source: str, section: str,
          scale: int, unrecorded_by_replay: tuple[bool, ...] = ()) -> None:
     """Append one replayed hand (``phh`` in minor units, ``raw`` as written) on its physical
@@ -300,7 +316,11 @@ def _row(cols: _Columns, hand: Hand, phh: PhhHand, raw: PhhHand, source: str, se
     k, where = physical_seats(raw)
     ante, ante_mode = _ante(hand, phh)
 
+    same = k == n and where == list(range(n))  # PHH player i at seat i
+
     def per_seat(values: list[Any], empty: Any) -> list[Any]:
+        if same and len(values) == n:
+            return list(values)
         out = [empty] * k
         for i, v in enumerate(values):
             out[where[i]] = v
@@ -313,29 +333,35 @@ def _row(cols: _Columns, hand: Hand, phh: PhhHand, raw: PhhHand, source: str, se
         elif a.verb == "sm" and a.cards:
             known[int(a.actor)].update(c for c in a.cards if c >= 0)
     hole = [-1] * (2 * k)
+    dealt = hand.hole_block
     for s in range(n):
-        for j, c in enumerate(hand.hole_cards(s)):
+        for j in (0, 1):
+            c = dealt[2 * s + j]
             if c in known[s]:
                 hole[2 * where[s] + j] = c
-    # the engine's record log, read as arrays (no Record objects)
-    log = hand._log[:int(hand._S[L.N_LOG])]
-    kinds = log[:, L.LOG_KIND]
-    seat_map = np.asarray([*where, -1], np.int64)  # seat -1 (table events) stays -1
-    sel = log[_IS_LOGGED[kinds]]
-    packed = np.empty(len(sel), dtype=ACTION_DTYPE)
-    packed["street"] = sel[:, L.LOG_STREET]
-    packed["seat"] = seat_map[sel[:, L.LOG_SEAT]]
-    packed["kind"] = sel[:, L.LOG_KIND]
-    packed["to_street_total"] = sel[:, L.LOG_TO]
-    packed["added"] = sel[:, L.LOG_ADDED]
-    sd = log[(kinds == _SHOW) | (kinds == _MUCK)]
-    sd_seats = [int(x) for x in sd[:, L.LOG_SEAT]]
-    sd_shown = [bool(x) for x in sd[:, L.LOG_KIND] == _SHOW]
-    sd_ranks = [int(r) if shown else -1 for r, shown in zip(sd[:, L.LOG_STRENGTH], sd_shown,
-                                                             strict=True)]
-    pots = [{"amount": p.amount, "rake": p.rake,
-             "eligible_mask": sum(1 << where[s] for s in p.eligible),
-             "winners_mask": sum(1 << where[s] for s in p.winners)} for p in hand.pots]
+    # the engine's record log, read as rows of ints (no Record objects): the logged events
+    # packed as ACTION_DTYPE records (19 bytes, little-endian), the showdown's shows and mucks
+    seat_map = [*where, -1]  # seat -1 (table events) stays -1
+    packed = bytearray()
+    sd_seats: list[int] = []
+    sd_shown: list[bool] = []
+    sd_ranks: list[int] = []
+    for r in hand._log[:int(hand._S[L.N_LOG])].tolist():
+        kind = r[L.LOG_KIND]
+        if _IS_LOGGED_LIST[kind]:
+            packed += _PACK(r[L.LOG_STREET], seat_map[r[L.LOG_SEAT]], kind, r[L.LOG_TO],
+                            r[L.LOG_ADDED])
+        if kind == _SHOW or kind == _MUCK:
+            sd_seats.append(r[L.LOG_SEAT])
+            sd_shown.append(kind == _SHOW)
+            sd_ranks.append(r[L.LOG_STRENGTH] if kind == _SHOW else -1)
+    if where == list(range(n)):
+        full = (1 << n) - 1
+        pots = [{"amount": a, "rake": r, "eligible_mask": e & full, "winners_mask": w & full}
+                for a, r, e, w in hand.pot_blocks]
+    else:
+        pots = [{"amount": a, "rake": r, "eligible_mask": _remap(e, where),
+                 "winners_mask": _remap(w, where)} for a, r, e, w in hand.pot_blocks]
     unknown = set(raw.unknown_stacks)
     at_showdown = set(sd_seats)
     unrecorded = (list(unrecorded_by_replay) if len(unrecorded_by_replay) == n
@@ -348,34 +374,55 @@ def _row(cols: _Columns, hand: Hand, phh: PhhHand, raw: PhhHand, source: str, se
     currency = raw.currency or raw.currency_symbol or ""
     op_rake = getattr(raw, "rake", None)
     op_pot = getattr(raw, "total_pot", None)
+    structure = cfg.structure.label
+    occupied = per_seat([True] * n, False)
+    sb_seat = where[hand.sb_seat] if hand.sb_seat >= 0 else -1
+    player_ids = per_seat([-1] * n, -1)
+    stacks_start = per_seat(hand.starting_stacks, 0)
+    stacks_end = per_seat(hand.stacks, 0)
+    contributed = per_seat(hand.contributed, 0)
+    returned = per_seat(hand.returned, 0)
+    won = per_seat(hand.won, 0)
+    folded = per_seat(hand.folded, False)
+    showdown_seats = [where[s] for s in sd_seats]
+    hand_time = local.isoformat() if local is not None else ""
+    time_utc = utc_seconds(local, zone)
+    players = per_seat(names, "")
+    stack_known = per_seat([i not in unknown for i in range(n)], False)
+    cards_unrecorded = per_seat(unrecorded, False)
+    op_winnings = per_seat(list(phh.winnings), 0) if phh.winnings is not None else []
+    op_finishing = (per_seat(list(phh.finishing_stacks), 0)
+                    if phh.finishing_stacks is not None else [])
+    op_rake_units = _units(op_rake, scale) if op_rake is not None else -1
+    op_pot_units = _units(op_pot, scale) if op_pot is not None else -1
+    actions = bytes(packed)
+    board = hand.board
     cols.add(
-        run_id="", hand_id=0, table_id=0, hand_no=0, structure=cfg.structure.label,
+        run_id="", hand_id=0, table_id=0, hand_no=0, structure=structure,
         format="cash", generator="phh", seed_key=[], n_seats=k,
-        occupied=per_seat([True] * n, False), button=where[hand.button],
-        sb_seat=where[hand.sb_seat] if hand.sb_seat >= 0 else -1, bb_seat=where[hand.bb_seat],
+        occupied=occupied, button=where[hand.button],
+        sb_seat=sb_seat, bb_seat=where[hand.bb_seat],
         small_blind=cfg.small_blind, big_blind=cfg.big_blind, ante=ante, ante_mode=ante_mode,
         ante_trimming=cfg.ante_trimming, min_bet=cfg.min_bet, small_bet=cfg.small_bet,
         big_bet=cfg.big_bet, raise_cap=cfg.raise_cap, rake_bps=cfg.rake_bps,
         rake_cap=cfg.rake_cap, no_flop_no_drop=cfg.no_flop_no_drop, level=0, deck=None,
-        hole_cards=hole, burns=[], board=hand.board, policy=[-1] * k,
-        player_ids=per_seat([-1] * n, -1), stacks_start=per_seat(hand.starting_stacks, 0),
-        rebuys=[0] * k, stacks_end=per_seat(hand.stacks, 0),
-        contributed=per_seat(hand.contributed, 0), returned=per_seat(hand.returned, 0),
-        won=per_seat(hand.won, 0), folded=per_seat(hand.folded, False), timed_out=[False] * k,
-        rake=hand.rake, actions=packed.tobytes(), showdown_seats=[where[s] for s in sd_seats],
+        hole_cards=hole, burns=[], board=board, policy=[-1] * k,
+        player_ids=player_ids, stacks_start=stacks_start,
+        rebuys=[0] * k, stacks_end=stacks_end,
+        contributed=contributed, returned=returned,
+        won=won, folded=folded, timed_out=[False] * k,
+        rake=hand.rake, actions=actions, showdown_seats=showdown_seats,
         showdown_shown=sd_shown, showdown_ranks=sd_ranks, pots=pots, fault=None,
         source_file=source, source_section=section, site_hand=raw.hand or "",
         venue=raw.venue or "", table_name=raw.table or "",
-        hand_time=local.isoformat() if local is not None else "", time_zone=zone,
-        time_utc=utc_seconds(local, zone), currency=currency,
-        players=per_seat(names, ""), stack_known=per_seat([i not in unknown for i in range(n)],
-                                                          False),
-        cards_unrecorded=per_seat(unrecorded, False),
-        op_winnings=per_seat(list(phh.winnings), 0) if phh.winnings is not None else [],
-        op_finishing=(per_seat(list(phh.finishing_stacks), 0)
-                      if phh.finishing_stacks is not None else []),
-        op_rake=_units(op_rake, scale) if op_rake is not None else -1,
-        op_pot=_units(op_pot, scale) if op_pot is not None else -1,
+        hand_time=hand_time, time_zone=zone,
+        time_utc=time_utc, currency=currency,
+        players=players, stack_known=stack_known,
+        cards_unrecorded=cards_unrecorded,
+        op_winnings=op_winnings,
+        op_finishing=op_finishing,
+        op_rake=op_rake_units,
+        op_pot=op_pot_units,
     )
 
 

@@ -59,20 +59,25 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from decimal import Decimal
+from functools import lru_cache
 from typing import Any
 
+from sim import engine
+from sim import layout as L
 from sim.cards import BOARD_CARDS, HOLE_CARDS, N_CARDS, format_card, format_cards
 from sim.config import MAX_SEATS, TableConfig
 from sim.dealing import BOARD_BY_STREET, deck_positions
 from sim.hand import Action, Hand, IllegalAction
-from sim.layout import SeatStatus, Street
+from sim.layout import ActionKind, Err, SeatStatus, Street
 from sim.phh import SUPPORTED_VARIANTS, PhhAction, PhhError, PhhHand, format_amounts
 
 __all__ = ["FOLD_CHECK_FREE", "KINDS", "STAND_IN_FLOOR", "ReplayResult", "replay"]
 
 FOLD_CHECK_FREE = "fold while checking is free"
+_FOLD, _CHECK_CALL, _BET_RAISE = (int(ActionKind.FOLD), int(ActionKind.CHECK_CALL),
+                                  int(ActionKind.BET_RAISE))
 STAND_IN_FLOOR = 10**12  # units of an unknown stack's stand-in, before the record's amounts
 # the short named kinds of a hand that does not replay (ReplayResult.kind)
 K_UNSUPPORTED = "unsupported"  # another variant, straddles, too many players
@@ -154,20 +159,6 @@ class _Setup:
 
 
 
-def _closed_check(hand: Hand, seat: int, dealt: int) -> bool:
-    """True for a check that PokerKit writes and our engine has no turn for: the seat is the
-    only one who could still bet, every other player in the hand is all-in with the bets
-    matched, so betting is closed and the engine has already moved on (a later street than the
-    file has dealt, or the showdown)."""
-    statuses = hand.statuses
-    if statuses[seat] != SeatStatus.ACTIVE:
-        return False
-    if any(st == SeatStatus.ACTIVE for s, st in enumerate(statuses) if s != seat):
-        return False
-    if not any(st == SeatStatus.ALL_IN for st in statuses):
-        return False
-    return hand.street >= Street.SHOWDOWN or len(hand.board) > dealt
-
 def _chips(v: Any, what: str) -> int:
     if not isinstance(v, int):  # a Decimal: fractional, or an unknown (inf) stack
         raise _ReplayError(f"{what} = {format_amounts([v])[1:-1]}: expected a whole number of "
@@ -240,6 +231,16 @@ def _merge_shown(dealt: list[int], shown: Iterable[int], player: int, act: PhhAc
         dealt[dealt.index(-1)] = c
 
 
+@lru_cache(maxsize=4096)
+def _table_config(n: int, structure: Any, small_blind: int, big_blind: int,
+                  ante_trimming: bool, kw: tuple[tuple[str, int], ...]) -> TableConfig:
+    """The table of a replay (hands repeat their tables: built once; a ValueError is raised
+    each time, lru_cache keeps no exceptions)."""
+    extra: dict[str, Any] = dict(kw)
+    return TableConfig(n_seats=n, structure=structure, small_blind=small_blind,
+                       big_blind=big_blind, ante_trimming=ante_trimming, **extra)
+
+
 def _build(phh: PhhHand, all_in: dict[int, int]) -> _Setup:
     n = phh.n_players
     if n > MAX_SEATS:
@@ -265,8 +266,8 @@ def _build(phh: PhhHand, all_in: dict[int, int]) -> _Setup:
     else:
         kw["min_bet"] = _chips(phh.min_bet, "min_bet")
     try:
-        cfg = TableConfig(n_seats=n, structure=structure, small_blind=sb or bb, big_blind=bb,
-                          ante_trimming=phh.ante_trimming_status, **kw)
+        cfg = _table_config(n, structure, sb or bb, bb, phh.ante_trimming_status,
+                            tuple(sorted(kw.items())))
     except ValueError as e:
         raise _ReplayError(f"cannot set up the table: {e}", K_SETUP) from None
 
@@ -318,8 +319,9 @@ def _build(phh: PhhHand, all_in: dict[int, int]) -> _Setup:
             if c in seen:
                 raise _ReplayError(f"card {format_card(c)} appears twice", K_CARDS)
             seen.add(c)
-    spare = iter(c for c in range(N_CARDS) if c not in seen)
-    deck = [c if c >= 0 else next(spare) for c in deck]
+    spare = [c for c in range(N_CARDS) if c not in seen]
+    spare.reverse()
+    deck = [c if c >= 0 else spare.pop() for c in deck]
     try:
         hand = Hand(cfg, stacks, button=button, sb_seat=sb_seat, bb_seat=bb_seat, deck=deck,
                     antes=antes, auto_showdown=False, posts=live, dead=dead, free_fold=True)
@@ -341,49 +343,66 @@ def _play(phh: PhhHand, all_in: dict[int, int]) -> _Setup:
     st = _build(phh, all_in)
     hand, hole, board, decisions = st.hand, st.hole, st.board, st.decisions
     dealt = 0
+    # the engine driven on its state arrays (no objects per action); any rejection is
+    # re-applied through Hand.apply for its message (a rejected action changes nothing)
+    S, log, lg, n = hand._S, hand._log, hand._lg, hand.config.n_seats
+    status_at = L.STATUS_
     for a in phh.actions:
-        if a.verb == "db":
+        verb = a.verb
+        if verb == "db":
             dealt += len(a.cards)
-            if len(hand.board) < dealt:
+            if int(S[L.N_BOARD]) < dealt:
                 raise _ReplayError(
                     f"{a.describe()}: the file deals board card {dealt} but the engine has dealt "
                     f"{len(hand.board)}: betting is not over (p{hand.to_act + 1} to act: "
                     f"{hand.legal_actions().describe()})"
                 )
             continue
-        if a.verb not in ("f", "cc", "cbr"):
+        if verb != "f" and verb != "cc" and verb != "cbr":
             continue
         seat = int(a.actor)
-        street = hand.street
-        if a.verb == "cc" and _closed_check(hand, seat, dealt):
-            continue  # PokerKit's check when betting is already closed: a no-op (README)
+        street = int(S[L.STREET])
+        if verb == "cc":
+            # a check that PokerKit writes and our engine has no turn for: the seat is the only
+            # one who could still bet, every other player in the hand is all-in with the bets
+            # matched, so betting is closed and the engine has already moved on (a later
+            # street than the file has dealt, or the showdown): a no-op (README)
+            statuses = S[status_at:status_at + n].tolist()
+            if (statuses[seat] == SeatStatus.ACTIVE and statuses.count(SeatStatus.ACTIVE) == 1
+                    and SeatStatus.ALL_IN in statuses
+                    and (street >= Street.SHOWDOWN or int(S[L.N_BOARD]) > dealt)):
+                continue
         if street >= Street.SHOWDOWN:
             over = "the hand is already over" if hand.is_complete else (
                 "betting is over (the engine is at showdown)")
             raise _ReplayError(f"{a.describe()}: {over}")
         if BOARD_BY_STREET[street] != dealt:
             raise _ReplayError(
-                f"{a.describe()}: the engine bets on the {street.name.lower()} but the file "
-                f"has dealt {dealt} board cards"
+                f"{a.describe()}: the engine bets on the {Street(street).name.lower()} but the "
+                f"file has dealt {dealt} board cards"
             )
-        if hand.to_act != seat:
+        if int(S[L.TO_ACT]) != seat:
             raise _ReplayError(f"{a.describe()}: out of turn: p{hand.to_act + 1} is to act "
                                f"({hand.legal_actions().describe()})")
-        if a.verb == "f":
-            action = Action.fold(seat)
-            if hand.legal_actions().can_check:
+        if verb == "f":
+            kind, amount = _FOLD, 0
+            engine.legal(S, lg)
+            if lg[L.LG_CAN_CHECK]:
                 st.free_folds += 1  # FOLD_CHECK_FREE: allowed (module docstring)
-        elif a.verb == "cc":
-            action = Action.check_call(seat)
+        elif verb == "cc":
+            kind, amount = _CHECK_CALL, 0
         else:
             if not isinstance(a.amount, int):
                 raise _ReplayError(f"{a.describe()}: amount {a.amount}: expected whole chips",
                                    K_MONEY)
-            action = Action.raise_to(seat, int(a.amount or 0))
-        try:
-            hand.apply(action)
-        except IllegalAction as e:
-            raise _ReplayError(f"{a.describe()}: {_engine_message(e)}") from None
+            kind, amount = _BET_RAISE, int(a.amount or 0)
+        if engine.apply(S, log, kind, amount) != Err.OK:
+            try:  # the same action through the checked entry point: its message
+                hand.apply(Action(seat, ActionKind(kind), amount), records=False)
+            except IllegalAction as e:
+                raise _ReplayError(f"{a.describe()}: {_engine_message(e)}") from None
+        if S[L.N_LOG] != S[L.SEQ]:
+            hand._check_log()  # the record log is full: a RuntimeError, as Hand.apply
 
     # showdown, in the engine's order
     at_showdown = False
@@ -399,14 +418,14 @@ def _play(phh: PhhHand, all_in: dict[int, int]) -> _Setup:
             if not la.can_muck:
                 raise _ReplayError(f"{d.describe()}: p{seat + 1} mucks but would leave a pot "
                                    "without a hand: the engine requires a show", K_SHOWDOWN)
-            hand.apply(Action.muck(seat))
+            hand.apply(Action.muck(seat), records=False)
         elif -1 in hole[seat]:
             # unrecorded cards: a muck where the rules allow it, else the last contender shows
             # the stand-in cards (the pot's winners are not proven by the record)
             st.unrecorded[seat] = True
-            hand.apply(Action.muck(seat) if la.can_muck else Action.show(seat))
+            hand.apply(Action.muck(seat) if la.can_muck else Action.show(seat), records=False)
         else:
-            hand.apply(Action.show(seat))
+            hand.apply(Action.show(seat), records=False)
     got = hand.board
     if len(got) != len(board):
         raise _ReplayError(f"the engine dealt {len(got)} board cards ({format_cards(got)}), the "
@@ -440,20 +459,23 @@ def replay(phh: PhhHand, index: int = 0, *, minor_units: bool = False) -> Replay
     import converts every hand to the run's unit itself first). Without it such a hand is a
     ``K_MONEY`` error. Never raises for a bad or unsupported hand: the result carries the error
     and its ``kind``."""
-    base = ReplayResult(source=phh.source, key=phh.key, index=index, variant=phh.variant,
-                        ok=False, expected=None if phh.finishing_stacks is None else list(
-                            phh.finishing_stacks), actual=None, error=None)
+    def failed(expected: list[int | Decimal] | None, **kw: Any) -> ReplayResult:
+        return ReplayResult(source=phh.source, key=phh.key, index=index, variant=phh.variant,
+                            ok=False, expected=expected, actual=None, **kw)
+
+    written = None if phh.finishing_stacks is None else list(phh.finishing_stacks)
     reason = phh.unsupported_reason
     if reason is not None:
-        return replace(base, error=reason, unsupported=True, kind=K_UNSUPPORTED)
+        return failed(written, error=reason, unsupported=True, kind=K_UNSUPPORTED)
     scale = phh.scale if minor_units else 0
     if scale:
         try:
             phh = phh.in_minor_units()
         except PhhError as e:
-            return replace(base, error=str(e), kind=K_MONEY)
-    expected = list(phh.finishing_stacks) if phh.finishing_stacks is not None else None
-    base = replace(base, expected=expected, scale=scale)
+            return failed(written, error=str(e), kind=K_MONEY)
+        expected = list(phh.finishing_stacks) if phh.finishing_stacks is not None else None
+    else:
+        expected = written
     try:
         try:
             st = _play(phh, {})
@@ -465,10 +487,12 @@ def replay(phh: PhhHand, index: int = 0, *, minor_units: bool = False) -> Replay
             except _ReplayError:
                 raise e from None  # the first try's reason
     except _ReplayError as e:
-        return replace(base, error=f"{phh.where}: {e}", kind=e.kind,
-                       unsupported=e.kind == K_UNSUPPORTED)
+        return failed(expected, error=f"{phh.where}: {e}", kind=e.kind,
+                      unsupported=e.kind == K_UNSUPPORTED, scale=scale)
     hand = st.hand
     actual = hand.stacks
-    return replace(base, ok=expected is None or actual == expected, actual=actual, hand=hand,
-                   stack_known=st.stack_known, cards_unrecorded=tuple(st.unrecorded),
-                   free_folds=st.free_folds, posts=st.posts, dead=st.dead)
+    return ReplayResult(source=phh.source, key=phh.key, index=index, variant=phh.variant,
+                        ok=expected is None or actual == expected, expected=expected,
+                        actual=actual, error=None, hand=hand, scale=scale,
+                        stack_known=st.stack_known, cards_unrecorded=tuple(st.unrecorded),
+                        free_folds=st.free_folds, posts=st.posts, dead=st.dead)

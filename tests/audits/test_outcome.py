@@ -76,7 +76,10 @@ def test_a_simulated_batch_has_no_import_columns_and_outcome_is_not_applicable(
     # winnings with the uncalled 4 (PartyPoker, ABS walks), net profit, zeros
     (H([100, 100, 100], UNCONTESTED, winnings=[0, 0, 9]), SCHEDULE,
      "convention:collected+uncalled"),
-    (H([100, 100, 100], UNCONTESTED, winnings=[0, 0, 3]), SCHEDULE, "convention:net"),
+    # net profit with the losers' bets negative: only that reading fits
+    (H([100, 100, 100], UNCONTESTED, winnings=[-1, -2, 3]), SCHEDULE, "convention:net"),
+    # a venue the audit does not know, read as standard (kept 2) or as net (kept 0): ambiguous
+    (H([100, 100, 100], UNCONTESTED, winnings=[0, 0, 3]), SCHEDULE, "ambiguous"),
     (H([100, 100, 100], UNCONTESTED, winnings=[0, 0, 0]), SCHEDULE,
      "convention:zero-uncontested"),
     (H([100, 100, 100], SHOWDOWN, winnings=[0, 0, 0]), SCHEDULE, "convention:zeros"),
@@ -124,13 +127,14 @@ def test_a_rake_over_the_schedule_is_a_wrong_payout(tmp_path: Path) -> None:
 
 def test_unknown_stacks_and_unrecorded_cards_are_checked_as_far_as_the_facts_go(
         tmp_path: Path) -> None:
-    # p2 lost at showdown with cards the record does not hold: who won the pot is not provable
-    # (the pot may go to either), what was paid from it is
-    hidden = {"hole_cards": [-1, -1, -1, -1, 47, 45], "showdown_shown": [False, True],
+    # p2 and p3 reached the showdown with cards the record does not hold (p2 mucked, p3 the last
+    # contender showed stand-ins): who won the pot is not provable (the pot may go to either),
+    # what was paid from it is
+    hidden = {"hole_cards": [-1] * 6, "showdown_shown": [False, True],
               "showdown_ranks": [-1, 1804112]}
-    hands = [H([100, 100, 100], SHOWDOWN, winnings=[0, 33, 0], unrecorded=[False, True, False],
+    hands = [H([100, 100, 100], SHOWDOWN, winnings=[0, 33, 0], unrecorded=[False, True, True],
                extra=hidden),
-             H([100, 100, 100], SHOWDOWN, winnings=[0, 40, 0], unrecorded=[False, True, False],
+             H([100, 100, 100], SHOWDOWN, winnings=[0, 40, 0], unrecorded=[False, True, True],
                extra=hidden, table="T2"),
              H([100, 100, 100], SHOWDOWN, finishing=[0, 84, 117], known=[False, True, True],
                table="T3")]
@@ -138,7 +142,8 @@ def test_unknown_stacks_and_unrecorded_cards_are_checked_as_far_as_the_facts_go(
     assert res.details["classes"] == {"exact": 2, "wrong payout": 1}
     assert "not recorded" in res.details["wrong_payouts"][0]["why"]
     notes = res.details["notes"]
-    assert notes["pots contested by unrecorded cards (amounts checked, winners not)"] == 2
+    assert notes["pots contested by unrecorded cards only, none shown (amounts checked, winners "
+                 "not)"] == 2
     assert notes["finishing stack of an unknown stack not compared"] == 1
 
 

@@ -44,6 +44,11 @@ def test_every_real_hand_gets_one_class_per_venue(outcome: dict) -> None:
     assert per["PartyPoker"]["convention:collected+uncalled"] > 100
     assert per["Ongame Network"]["exact"] + per["Ongame Network"]["rake"] > 200
     assert d["rake_schedule"]["text"] == "5% cap 3.00, step 0.01"
+    # every venue is known: its winnings are read its way, never two ways (ambiguous)
+    assert "ambiguous" not in d["classes"]
+    # every pot a seat with unrecorded cards contests has a shown contender (or one such seat
+    # the others left): the winners are proven, and the operators paid them
+    assert not any("unrecorded cards only" in note for note in d["notes"])
 
 
 def test_every_wrong_payout_is_named(outcome: dict) -> None:
