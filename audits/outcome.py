@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from audits.evaluator import TABLE, board_parts
+from audits.evaluator import TABLE
 from audits.io import AuditInputError, Batch, table_order
 from audits.payouts import (
     MINE,
@@ -61,6 +61,7 @@ from audits.payouts import (
     _live_levels,
     _proven_winners,
     _score_hands,
+    board_of,
 )
 from audits.result import MAX_EXAMPLES, AuditResult, Partial, reduce_partials
 from audits.spec import AuditSpec
@@ -118,12 +119,7 @@ def _rules_kernel(occ, contrib, folded, hole, button, a_seat, a_kind, a_add, act
         nlive, live, dead = _live_levels(work, i, occ, contrib, folded, trim, a_seat, a_kind,
                                          a_add, act_off, k)
         nb = doff[i + 1] - doff[i]
-        d = doff[i]
-        b0 = b1 = b2 = b3 = b4 = bkey = blanes = np.int64(0)
-        if nb == 5:
-            b0, b1, b2 = np.int64(dv[d]), np.int64(dv[d + 1]), np.int64(dv[d + 2])
-            b3, b4 = np.int64(dv[d + 3]), np.int64(dv[d + 4])
-            bkey, blanes = board_parts(b0, b1, b2, b3, b4)
+        b0, b1, b2, b3, b4, bkey, blanes = board_of(dv, doff[i], nb)
         code, _ = _check_listing(work, i, False, nlive, live, nb, sv, sshown, soff, k)
         if code == 0:
             code, _ = _score_hands(work, i, False, nlive, live, nb, hole, unrec, table, bkey,

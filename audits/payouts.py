@@ -59,6 +59,18 @@ _inline = njit(cache=True, _nrt=False, inline="always")
 
 
 @_inline
+def board_of(dv, d, nb):
+    """A hand's 5 board cards from ``dv[d:d + 5]`` and their ``board_parts`` (all 0 when the
+    hand has fewer than 5: no showdown to score)."""
+    b0 = b1 = b2 = b3 = b4 = bkey = blanes = np.int64(0)
+    if nb == 5:
+        b0, b1, b2 = np.int64(dv[d]), np.int64(dv[d + 1]), np.int64(dv[d + 2])
+        b3, b4 = np.int64(dv[d + 3]), np.int64(dv[d + 4])
+        bkey, blanes = board_parts(b0, b1, b2, b3, b4)
+    return b0, b1, b2, b3, b4, bkey, blanes
+
+
+@_inline
 def _next_live(live, s, k):
     """The first seat clockwise after s whose bit is set in ``live`` (-1 if none)."""
     t = s
@@ -435,12 +447,7 @@ def _payout_kernel(occ, contrib, folded, won, hole, unrec, button, a_street, a_s
         # simulated hand, its hole cards bound to the deck by the deal audit): every live hand
         # is scored, whatever the log says was shown; imported histories score shown hands.
         nb = doff[i + 1] - doff[i]
-        d = doff[i]
-        b0 = b1 = b2 = b3 = b4 = bkey = blanes = np.int64(0)
-        if nb == 5:
-            b0, b1, b2 = np.int64(dv[d]), np.int64(dv[d + 1]), np.int64(dv[d + 2])
-            b3, b4 = np.int64(dv[d + 3]), np.int64(dv[d + 4])
-            bkey, blanes = board_parts(b0, b1, b2, b3, b4)
+        b0, b1, b2, b3, b4, bkey, blanes = board_of(dv, doff[i], nb)
         code, ax = _check_listing(work, i, speak, nlive, live, nb, sv, sshown, soff, k)
         if code == 0 and speak and nlive >= 2:
             code, ax = _check_showdown_order(i, live, button, a_street, a_seat, a_kind, act_off, sv,

@@ -354,7 +354,6 @@ def _cmd_keygen(args: argparse.Namespace) -> int:
 def _cmd_certify(args: argparse.Namespace) -> int:
     """simulate, then audit, then report: the three commands in a row on the same folder."""
     from audits.io import AuditInputError
-    from audits.runner import format_table
     from cluster.certify import SigningRefused, certify
     from cluster.fanout import TaskFailed
     from cluster.signing import SigningKeyError
@@ -386,6 +385,14 @@ def _cmd_certify(args: argparse.Namespace) -> int:
     else:
         assert res.manifest is not None
         _print_simulated(res.manifest, args.out)
+    return _print_certified(res)
+
+
+def _print_certified(res: Any) -> int:
+    """A certify's audit table, report paths, reproduction, verdict and limitations; its exit
+    code (``cluster.certify.CertifyResult``)."""
+    from audits.runner import format_table
+
     print(format_table(res.audit))
     print(f"results: {res.audit_path}")
     _print_report_paths(res.report.paths)
@@ -393,13 +400,12 @@ def _cmd_certify(args: argparse.Namespace) -> int:
     print(f"verdict: {res.verdict}   report: {res.report.paths['html']}")
     for text in res.report.limitations:
         print(f"  not certified: {text}")
-    return res.exit_code
+    return int(res.exit_code)
 
 
 def _certify_import(args: argparse.Namespace) -> int:
     """``holdem certify --import PATH... --out RUN``: import, audit, report."""
     from audits.io import AuditInputError
-    from audits.runner import format_table
     from cluster.certify import SigningRefused, certify_import
     from cluster.fanout import TaskFailed
     from cluster.phh_import import format_import
@@ -428,14 +434,7 @@ def _certify_import(args: argparse.Namespace) -> int:
     if res is None:
         print("holdem: no hand could be imported: nothing to certify", file=sys.stderr)
         return 2
-    print(format_table(res.audit))
-    print(f"results: {res.audit_path}")
-    _print_report_paths(res.report.paths)
-    _print_reproduction(res.report.certificate)
-    print(f"verdict: {res.verdict}   report: {res.report.paths['html']}")
-    for text in res.report.limitations:
-        print(f"  not certified: {text}")
-    return res.exit_code
+    return _print_certified(res)
 
 
 def _add_sources(p: argparse.ArgumentParser) -> None:

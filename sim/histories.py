@@ -84,6 +84,7 @@ __all__ = [
     "iter_history_paths",
     "pot_contributions",
     "read_history",
+    "read_history_bytes",
     "reads_history",
 ]
 
@@ -420,14 +421,19 @@ def read_history(path: str | Path) -> PhhFile:
     except OSError as e:
         return PhhFile(source, [], [PhhSkip(source, None, 0, None,
                                             f"cannot read the file ({e.strerror or e})")])
+    return read_history_bytes(data, source)
+
+
+def read_history_bytes(data: bytes, source: str) -> PhhFile:
+    """``read_history`` of a file's bytes (read by the caller: a URI's), named ``source``; the
+    ``PhhFile.sha256`` is the bytes'."""
     digest = hashlib.sha256(data).hexdigest()
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         return PhhFile(source, [], [PhhSkip(source, None, 0, None, f"not UTF-8 text ({e})")],
                        digest)
-    f = reads_history(text, source=source)
-    return replace(f, sha256=digest)
+    return replace(reads_history(text, source=source), sha256=digest)
 
 
 def reads_history(text: str, *, source: str = "<string>") -> PhhFile:

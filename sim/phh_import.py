@@ -33,7 +33,7 @@ import datetime as _dt
 import re
 import struct
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 from typing import Any
@@ -43,7 +43,7 @@ import pyarrow as pa
 
 from sim import layout as L
 from sim.hand import Hand
-from sim.histories import read_history, reads_history
+from sim.histories import read_history, read_history_bytes
 from sim.layout import LOGGED_EVENTS, MAX_SEATS, EventKind
 from sim.phh import MAX_SCALE, PhhError, PhhFile, PhhHand
 from sim.phh_verify import replay
@@ -80,17 +80,7 @@ def read_source(path: str) -> PhhFile:
 
 def read_source_bytes(data: bytes, source: str) -> PhhFile:
     """A source file's bytes (a URI's, read by the caller) as ``read_source`` reads a file."""
-    import hashlib
-
-    digest = hashlib.sha256(data).hexdigest()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        from sim.phh import PhhSkip
-
-        return PhhFile(source, [], [PhhSkip(source, None, 0, None, f"not UTF-8 text ({e})")],
-                       digest)
-    return replace(reads_history(text, source=source), sha256=digest)
+    return read_history_bytes(data, source)
 
 
 def _us_eastern_dst(d: _dt.datetime) -> bool:
