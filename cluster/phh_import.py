@@ -60,6 +60,7 @@ from audits.runfolder import (
 from cluster.manifest import engine_version, git_commit
 from cluster.manifest import now as manifest_now
 from cluster.rake import RakeError, RakeSchedule
+from cluster.reproduce import import_run_id
 from sim.digest import DIGEST_VERSION, with_digests
 from sim.histories import HISTORY_SUFFIXES, iter_history_paths
 from sim.phh_import import FileImport, import_file
@@ -486,8 +487,7 @@ def import_phh(paths: list[str], out: str | Path, *, rake: RakeSchedule | None =
     if name_key is not None:
         table = hash_names(table, name_key)
     table, tables = rebuild(table)
-    run_id = "imp-" + hashlib.sha256("\n".join(
-        sorted(f"{r.path} {r.sha256}" for r in results)).encode()).hexdigest()[:16]
+    run_id = import_run_id([{"path": r.path, "sha256": r.sha256} for r in results])
     table = table.set_column(0, table.schema.field("run_id"),
                              pa.array([run_id] * table.num_rows, pa.string()))
     submitted = sum(r.submitted for r in results)

@@ -242,18 +242,24 @@ def _named(sampled: list[str] | None) -> str:
     return f" (sampled at random from the OS entropy: {', '.join(sampled)})"
 
 
+def _open_run(run: str) -> tuple[RunFolder, dict[str, Any] | None]:
+    """A received run folder (its layout checked) and its manifest (None when absent);
+    ReproduceInputError when unreadable."""
+    root = storage.as_location(run)
+    try:
+        folder = RunFolder.open(root)
+        folder.check_layout()
+        return folder, load_manifest(root)
+    except (AuditInputError, RunFolderError) as e:
+        raise ReproduceInputError(str(e)) from None
+
+
 def reproduce_run(run: str, batches: int | None = None, *, rng: random.Random | None = None,
                   workers: int | None = 0, address: str | None = None,
                   on_batch: Callable[[str, int], None] | None = None) -> Reproduced:
     """Re-simulate a received run from the spec its manifest carries (``reproduce_spec``).
     ReproduceInputError when it cannot be (no manifest or spec, not reproducible)."""
-    root = storage.as_location(run)
-    try:
-        folder = RunFolder.open(root)
-        folder.check_layout()
-        manifest = load_manifest(root)
-    except (AuditInputError, RunFolderError) as e:
-        raise ReproduceInputError(str(e)) from None
+    folder, manifest = _open_run(run)
     where = str(folder.location(MANIFEST))
     if manifest is None:
         raise ReproduceInputError(f"{where}: missing (nothing to re-simulate from)")
@@ -271,8 +277,8 @@ class NotReproducible(ReproduceInputError):
 
 
 def import_run_id(sources: list[dict[str, Any]]) -> str:
-    """The run_id ``cluster.phh_import.import_phh`` gives the sources it read: the digest of
-    their paths and sha256 (a test ties the two)."""
+    """The run_id of an import of these sources (``cluster.phh_import.import_phh`` names its
+    run with it; ``holdem verify`` recomputes it): the digest of their paths and sha256."""
     return "imp-" + hashlib.sha256("\n".join(sorted(
         f"{s.get('path')} {s.get('sha256')}" for s in sources)).encode()).hexdigest()[:16]
 
@@ -280,13 +286,7 @@ def import_run_id(sources: list[dict[str, Any]]) -> str:
 def _import_manifest(run: str) -> tuple[RunFolder, dict[str, Any]]:
     from audits.runspec import IMPORT_FORMATS
 
-    root = storage.as_location(run)
-    try:
-        folder = RunFolder.open(root)
-        folder.check_layout()
-        manifest = load_manifest(root)
-    except (AuditInputError, RunFolderError) as e:
-        raise ReproduceInputError(str(e)) from None
+    folder, manifest = _open_run(run)
     if manifest is None or manifest.get("format") not in IMPORT_FORMATS:
         raise ReproduceInputError(f"{folder.location(MANIFEST)}: not an imported run")
     return folder, manifest
