@@ -118,35 +118,54 @@ def spec_of(manifest: dict[str, Any], where: str) -> Any:
     return spec
 
 
-def _first_difference(stored_bytes: bytes, again_bytes: bytes) -> tuple[str, int | None]:
-    """Why two batch files differ: the first hand whose content differs (its hand_id), else the
-    rows or the file's form (schema, metadata, encoding, statistics)."""
+def _compare_rows(stored_bytes: bytes, again_bytes: bytes, cols: list[str], reading: str
+                  ) -> tuple[str | None, Any, Any, int | None]:
+    """A stored batch file against the one made again, hand by hand over ``cols`` (row
+    digests): (why the stored file cannot be compared, else None; both tables; the first row
+    whose content differs, None when the rows both hold agree). ``reading``: what its hands
+    are read as, for the message."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from sim.digest import content_columns, hand_digests
+    from sim.digest import hand_digests
 
     again = pq.read_table(pa.BufferReader(again_bytes))
     try:
         stored = pq.read_table(pa.BufferReader(stored_bytes))
     except (pa.ArrowException, OSError, ValueError) as e:
-        return f"not a readable Parquet file ({str(e).splitlines()[0]})", None
+        return f"not a readable Parquet file ({str(e).splitlines()[0]})", None, again, None
     missing = [c for c in again.schema.names if c not in stored.schema.names]
     if missing:
-        return f"column {missing[0]} is missing", None
+        return f"column {missing[0]} is missing", stored, again, None
     n = min(stored.num_rows, again.num_rows)
-    cols = content_columns(again.schema.names)
     try:
         a = hand_digests(stored.slice(0, n).select(cols), cols)
     except (pa.ArrowException, ValueError, TypeError, KeyError) as e:
-        return f"its hands cannot be read as the spec's ({str(e).splitlines()[0]})", None
+        return (f"its hands cannot be read as {reading} ({str(e).splitlines()[0]})", stored,
+                again, None)
     b = hand_digests(again.slice(0, n).select(cols), cols)
-    if not np.array_equal(a, b):
-        i = int(np.flatnonzero(a != b)[0])
+    differ = np.flatnonzero(a != b)
+    return None, stored, again, int(differ[0]) if differ.size else None
+
+
+def _first_difference(stored_bytes: bytes, again_bytes: bytes) -> tuple[str, int | None]:
+    """Why two batch files differ: the first hand whose content differs (its hand_id), else the
+    rows or the file's form (schema, metadata, encoding, statistics)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from sim.digest import content_columns
+
+    cols = content_columns(pq.read_schema(pa.BufferReader(again_bytes)).names)
+    problem, stored, again, i = _compare_rows(stored_bytes, again_bytes, cols, "the spec's")
+    if problem is not None:
+        return problem, None
+    if i is not None:
         hid = again.column("hand_id")[i].as_py()
         return (f"hand {hid} is not what the spec plays (re-simulated from the seed, it "
                 "differs)"), int(hid)
+    n = min(stored.num_rows, again.num_rows)
     if stored.num_rows != again.num_rows:
         return (f"{stored.num_rows:,} hands logged, the spec plays {again.num_rows:,}",
                 None if stored.num_rows > n else int(again.column("hand_id")[n].as_py()))
@@ -429,29 +448,14 @@ def _restage_table(data: bytes, paths: dict[str, str], run_id: str) -> bytes:
 def _first_row_difference(stored: bytes, again: bytes) -> tuple[str, int | None]:
     """The first hand of a batch file that is not what re-importing gives, named by its
     hand_id, site hand number, source file and section."""
-    import numpy as np
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from sim.digest import hand_digests
-
-    b = pq.read_table(pa.BufferReader(again))
-    try:
-        a = pq.read_table(pa.BufferReader(stored))
-    except (pa.ArrowException, OSError, ValueError) as e:
-        return f"not a readable Parquet file ({str(e).splitlines()[0]})", None
-    cols = [c for c in b.schema.names if c != "digest"]
-    missing = [c for c in cols if c not in a.schema.names]
-    if missing:
-        return f"column {missing[0]} is missing", None
-    n = min(a.num_rows, b.num_rows)
-    try:
-        da = hand_digests(a.slice(0, n).select(cols), cols)
-    except (pa.ArrowException, ValueError, TypeError, KeyError) as e:
-        return f"its hands cannot be read as an import's ({str(e).splitlines()[0]})", None
-    db = hand_digests(b.slice(0, n).select(cols), cols)
-    if not np.array_equal(da, db):
-        i = int(np.flatnonzero(da != db)[0])
+    cols = [c for c in pq.read_schema(pa.BufferReader(again)).names if c != "digest"]
+    problem, a, b, i = _compare_rows(stored, again, cols, "an import's")
+    if problem is not None:
+        return problem, None
+    if i is not None:
         row = {c: b.column(c)[i].as_py() for c in ("hand_id", "site_hand", "source_file",
                                                     "source_section")}
         diff = next((c for c in cols if a.column(c)[i].as_py() != b.column(c)[i].as_py()), "?")
