@@ -1,5 +1,5 @@
-"""``holdem export``: the four datasets of a run folder, their metadata, the README's snippets
-(pandas, polars and DuckDB agree), the README's generated tables, Ray, bad input."""
+"""``holdem export``: the four datasets of a run folder, their metadata, docs/export.md's snippets
+(pandas, polars and DuckDB agree), its generated tables, Ray, bad input."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from sim.config import Structure
 from sim.runspec import DEFAULT_POPULATION, RunSpec
 from sim.tables import TABLE_NAMES, TABLE_SCHEMAS, describe_codes, describe_tables
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+EXPORT_DOC = Path(__file__).resolve().parents[2] / "docs" / "export.md"
 
 
 @pytest.fixture(scope="module")
@@ -80,11 +80,11 @@ def test_export_on_ray_writes_the_same_bytes(run: Path, tmp_path: Path,
         run / "tables" / EXPORT_FILE).read_bytes()
 
 
-# ---------------------------------------------------------------- the README
+# ---------------------------------------------------------------- docs/export.md
 
 
 def _section() -> str:
-    text = README.read_text()
+    text = EXPORT_DOC.read_text()
     return text.split("## Analysing a run: `holdem export`", 1)[1].split("\n## ", 1)[0]
 
 
@@ -98,15 +98,15 @@ def _normalise(frame: Any) -> dict[str, tuple[float, ...]]:
     return out
 
 
-def test_readme_snippets_run_and_the_three_tools_agree(run: Path) -> None:
+def test_export_doc_snippets_run_and_the_three_tools_agree(run: Path) -> None:
     blocks = re.findall(r"```python\n(.*?)```", _section(), re.S)
     assert len(blocks) == 3
     results = []
     for code in blocks:
         assert 'TABLES = "runs/main/tables"' in code
         ns: dict[str, Any] = {}
-        exec(compile(code.replace("runs/main/tables", str(run / "tables")), "README", "exec"),
-             ns)
+        code = code.replace("runs/main/tables", str(run / "tables"))
+        exec(compile(code, "docs/export.md", "exec"), ns)
         results.append([_normalise(ns[q]) for q in ("q1", "q2", "q3")])
     first = results[0]
     for other in results[1:]:
@@ -128,8 +128,8 @@ def test_readme_snippets_run_and_the_three_tools_agree(run: Path) -> None:
         assert share == pytest.approx(sum(len(r["pots"]) >= 2 for r in rows) / len(rows))
 
 
-def test_readme_tables_are_generated_from_the_code() -> None:
-    text = README.read_text()
+def test_export_doc_tables_are_generated_from_the_code() -> None:
+    text = EXPORT_DOC.read_text()
     assert describe_tables() in text
     assert describe_codes() in text
 
