@@ -75,3 +75,16 @@ def test_a_broken_link_is_caught(tmp_path: Path) -> None:
     assert anchors(tmp_path / "other.md") == {"other", "its-part-one", "its-part-one-1"}
     assert broken(page) == ["#nope: no heading #nope in p.md", "missing.md: no such file",
                             "other.md#its-part-one-2: no heading #its-part-one-2 in other.md"]
+
+
+# files the docs name that a command makes (not in the repository)
+GENERATED = {"audits/build_info.json"}
+CODE_PATH = re.compile(r"`((?:sim|audits|cluster|reports|tests|docs)/[\w./-]*)`")
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_source_path_named_exists(page: Path) -> None:
+    """A module or test the docs name in code (`sim/schema.py`) exists: a renamed or moved
+    file shows here, not in a reader's failed search."""
+    named = set(CODE_PATH.findall(page.read_text())) - GENERATED
+    assert not [p for p in sorted(named) if not (ROOT / p).exists()], page.relative_to(ROOT)
