@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from audits import runfolder as rf
-from audits import storage
+from audits.runfolder import storage
 
 
 def test_names_round_trip() -> None:
