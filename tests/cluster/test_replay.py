@@ -105,7 +105,7 @@ def test_unknown_hand_and_folder(runs: dict[str, Path], tmp_path: Path,
     assert main(["replay", str(runs["cash"]), "--hand", "123456789"]) == 2
     assert "has no hand 123456789" in capsys.readouterr().err
     assert main(["replay", str(tmp_path / "nothing"), "--hand", "1"]) == 2
-    assert "does not exist" in capsys.readouterr().err
+    assert "no such run folder" in capsys.readouterr().err  # the one lister's words
 
 
 def test_a_tampered_row_does_not_replay(runs: dict[str, Path], tmp_path: Path,
