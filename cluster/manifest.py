@@ -53,8 +53,9 @@ Fields (JSON object, in this order):
     version of the ``holdem`` package that simulated the hands.
 ``git_commit``
     the commit of the code that ran (``audits.runfolder.provenance.code_identity``):
-    ``git rev-parse HEAD`` from a checkout, else the commit stamped into ``audits/build_info.json`` when the loaded
-    sources still hash to it (a cluster: no ``.git`` is shipped), else ``"unknown"``.
+    ``git rev-parse HEAD`` from a checkout, else the commit stamped into
+    ``audits/build_info.json`` when the loaded sources still hash to it (a cluster: no ``.git``
+    is shipped), else ``"unknown"``.
 ``git_dirty``
     true when the packages differed from that commit (null when unknown).
 ``layout``, ``compression``

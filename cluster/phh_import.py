@@ -1,8 +1,8 @@
 """``holdem import PATH... --out RUN`` (alias ``holdem phh import``): an operator's hand histories
 -> a run folder the audits read.
 
-Sources are files or folders, local paths or URIs (``audits.runfolder.storage``). The work fans
-out BY FILE through ``cluster.fanout.fan_out`` (Ray; ``workers=0`` in this process): each task reads,
+Sources: files or folders, paths or URIs (``audits.runfolder.storage``). The work fans out BY FILE
+through ``cluster.fanout.fan_out`` (Ray; ``workers=0`` in this process): each task reads,
 converts and replays one file (``sim.phh_import.import_file``). The run's money unit is the
 finest any file needs (``10**-E``, E <= 6): a file converted at a coarser unit is done again at
 E (rare: a run's files share their currency). The driver then rebuilds the tables across files
