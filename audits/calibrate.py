@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from audits import shuffles, stats, storage
+from audits import shuffles, stats
+from audits.runfolder import storage
 from audits.seats import TESTS as SEAT_TESTS
 from audits.uniformity import ALPHA, TESTS, map_decks, uniformity_reduce
 

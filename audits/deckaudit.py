@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from audits import storage
 from audits.decklog import seed_keys
 from audits.keyed import check_keyed
 from audits.result import MAX_EXAMPLES, AuditResult
+from audits.runfolder import storage
 from audits.uniformity import (
     FIRST_K,
     KEY_BYTES,

@@ -30,11 +30,12 @@ from typing import Any
 
 import numpy as np
 
-from audits import exactfile, runfolder, runspec, storage
+from audits import exactfile, runfolder, runspec
 from audits.io import Batch
 from audits.result import MAX_EXAMPLES, AuditResult
+from audits.runfolder import storage
+from audits.runfolder.storage import Location
 from audits.spec import AuditSpec
-from audits.storage import Location
 
 MANIFEST = runfolder.MANIFEST
 PRODUCTS = runfolder.PRODUCTS  # what holdem writes into a run folder besides its log
@@ -169,7 +170,7 @@ def _check_files(m: dict[str, Any], bind: Binding) -> list[Problem]:
                 bad("rows", f"{f.path}: {f.rows:,} rows, the manifest's {key} says {_n(rec[key])}")
     for rel in bind.listing:
         if rel not in records and not is_product(rel):
-            bad("unlisted file", f"{rel}: in the run folder but not listed in manifest.json")
+            bad(runfolder.UNLISTED, runfolder.unlisted_reason(rel))
     return out
 
 

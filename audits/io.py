@@ -21,8 +21,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from numba import njit
 
-from audits import exactfile, logschema, runfolder, runspec, storage
-from audits.storage import Location
+from audits import exactfile, logschema, runfolder, runspec
+from audits.runfolder import storage
+from audits.runfolder.storage import Location
 
 ACTION_DTYPE = np.dtype([("street", "i1"), ("seat", "i1"), ("kind", "i1"),
                          ("to_street_total", "<i8"), ("added", "<i8")])
@@ -100,51 +101,17 @@ def run_context(manifest: dict[str, Any] | None) -> dict[str, Any]:
             "facts": facts, "imported": False}
 
 
-def manifest_paths(m: dict[str, Any], where: Location) -> list[str]:
-    """The relative paths of the files a manifest lists (``files[].path``), checked: strings
-    inside the run folder (no absolute path, no ``..``)."""
-    out = []
-    for i, f in enumerate(m.get("files") or []):
-        rel = f.get("path") if isinstance(f, dict) else None
-        if (not isinstance(rel, str) or not rel or rel.startswith("/")
-                or ".." in rel.split("/") or "\\" in rel):
-            raise AuditInputError(f"{where}: files[{i}].path must be a relative path inside the "
-                                  f"run folder, found {rel!r}")
-        out.append(rel)
-    return out
-
-
 def run_files(run: Location, missing_ok: bool = False) -> list[Location]:
-    """The batch files of a run folder, a local path or a URI (from the manifest when present,
-    else every ``log/<label>/batch-<N>.parquet``). A file the manifest lists but the folder
-    lacks is an error, unless ``missing_ok`` (the integrity audit then names it) and some listed
-    file is present. A folder of the old layout is refused (``runfolder.OldLayoutError``)."""
-    root = storage.as_location(run)
+    """The batch files of a run folder, a local path or a URI: the run folder's one lister
+    (``runfolder.RunFolder.log_files``: the manifest's files when it lists any, else every
+    ``log/<label>/batch-<N>.parquet``), its errors as AuditInputError. A file the manifest lists
+    but the folder lacks is an error, unless ``missing_ok`` (the integrity audit then names it)
+    and some listed file is present. A folder of the old layout is refused."""
     try:
-        folder = runfolder.RunFolder.open(root)
-        if not folder.exists():
-            raise AuditInputError(f"{root}: no such run folder")
-        listing = folder.listing()
-        batches = folder.batch_relpaths(listing)
-        m = folder.read_manifest()
-        if m is not None and isinstance(m.get("files"), list) and m["files"]:
-            rels = manifest_paths(m, folder.location(runfolder.MANIFEST))
-            present = set(listing)
-            missing = [rel for rel in rels if rel not in present]
-            if missing and (not missing_ok or len(missing) == len(rels)):
-                raise AuditInputError(f"{folder.location(missing[0])}: listed in manifest.json "
-                                      "but missing")
-            for rel in rels:
-                if rel in present:
-                    folder.require_regular(rel)  # never through a link, never a pipe
-            files = [folder.location(rel) for rel in rels if rel in present]
-        else:
-            files = [folder.location(rel) for rel in batches]
+        return runfolder.RunFolder.open(storage.as_location(run)).log_files(
+            missing_ok=missing_ok).locations()
     except (storage.StorageError, runfolder.RunFolderError) as e:
         raise AuditInputError(str(e)) from None
-    if not files:
-        raise AuditInputError(f"{root}: no batch files ({runfolder.LAYOUT})")
-    return files
 
 
 def check_schema(schema: pa.Schema, path: str | Path) -> None:

@@ -16,13 +16,12 @@ from typing import Any
 
 import pyarrow as pa
 
-from audits import runfolder, storage
+from audits import runfolder
 from audits.integrity import Binding, FileFacts, is_product
 from audits.io import (
     AuditInputError,
     iter_batches,
     load_manifest,
-    manifest_paths,
     run_context,
     run_files,
 )
@@ -30,8 +29,9 @@ from audits.registry import REGISTRY, resolve
 from audits.registry import available as available  # the registry's, for callers
 from audits.registry import register as register
 from audits.result import AuditResult
+from audits.runfolder import storage
+from audits.runfolder.storage import Location
 from audits.runspec import SIMULATE_FORMAT
-from audits.storage import Location
 
 # map_files(fn, files, args, on_done): fn(file, *args) for every file, the results in file order
 # (whatever order they were computed in), on_done(file, result) as each one ends
@@ -181,7 +181,7 @@ class AuditReport:
         return text[len("FAULT INJECTED:"):].strip() if text.startswith("FAULT INJECTED:") else text
 
     def to_dict(self) -> dict[str, Any]:
-        from audits.provenance import provenance
+        from audits.runfolder.provenance import provenance
 
         m = self.manifest or {}
         return {
@@ -289,10 +289,9 @@ def _bind(root: Location, manifest: dict[str, Any] | None,
     try:
         folder = runfolder.RunFolder.open(root)
         listing = folder.listing()
-        mpath = folder.location(runfolder.MANIFEST)
         msha = folder.sha256(runfolder.MANIFEST)[0] if manifest is not None else None
         present = set(listing)
-        missing = ([rel for rel in manifest_paths(manifest, mpath) if rel not in present]
+        missing = ([rel for rel in runfolder.listed_paths(manifest) if rel not in present]
                    if manifest is not None else [])
         facts = [FileFacts(storage.relative(root, p[0]), p[3][0], p[3][1], p[1]) for p in parts]
         audited = {f.path for f in facts}

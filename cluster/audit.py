@@ -12,8 +12,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from audits.io import AuditInputError, run_files
+from audits.runfolder.storage import Location
 from audits.runner import AuditReport, MapFiles, count_hands, key_partitions, resolve, run_audits
-from audits.storage import Location
 from cluster.fanout import fan_out
 from cluster.progress import Progress
 from cluster.ray_runtime import RaySession, ray_session

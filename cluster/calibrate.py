@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from audits import storage
+from audits.runfolder import storage
 
 # fault -> the audit that must catch it
 EXACT_FAULTS = {

@@ -10,11 +10,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from audits import storage
+from audits.runfolder import storage
 
 if TYPE_CHECKING:
+    from audits.runfolder.storage import Location
     from audits.runner import AuditReport
-    from audits.storage import Location
     from reports.render import WrittenReport
     from sim.runspec import RunSpec
 
@@ -195,9 +195,8 @@ def report(run: str | Path, calibration: str | Path | None = DEFAULT_CALIBRATION
     without a key, a signature left by an earlier report is removed (it would not match).
     Returns the paths written (``signature`` among them when signed) and the certificate (its
     verdict). Raises ReportInputError, SigningKeyError, SigningRefused."""
-    from audits.runfolder import RunFolder
+    from audits.runfolder import SIGNATURE_FILE, RunFolder
     from cluster.signing import load_private_key, sign
-    from reports import SIGNATURE_FILE
     from reports.render import load_inputs, write_report
 
     key = load_private_key(sign_key) if sign_key is not None else None  # before writing

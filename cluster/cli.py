@@ -221,6 +221,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
+    from audits.runfolder import CheckFailed
     from cluster.replay import HandNotFound, NoPhh, ReplayMismatch, replay_hand
     from cluster.simulate import RunFolderError
 
@@ -228,7 +229,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         text = replay_hand(args.run, args.hand, phh=args.phh)
     except (HandNotFound, RunFolderError, NoPhh) as e:
         raise UsageError(str(e)) from None
-    except ReplayMismatch as e:
+    except (ReplayMismatch, CheckFailed) as e:
         print(f"holdem: {e}", file=sys.stderr)
         return 1
     print(text, end="" if text.endswith("\n") else "\n")

@@ -31,10 +31,11 @@ import pyarrow as pa
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
-from audits import runfolder, storage
+from audits import runfolder
 from audits.exactfile import null_problem
 from audits.io import AuditInputError, run_files
-from audits.storage import Location
+from audits.runfolder import storage
+from audits.runfolder.storage import Location
 from sim.tables import LOG_COLUMNS, TABLE_NAMES, LogTableError, build_tables
 
 PART_PREFIX = "part-"

@@ -52,9 +52,10 @@ Fields (JSON object, in this order):
 ``engine_version``
     version of the ``holdem`` package that simulated the hands.
 ``git_commit``
-    the commit of the code that ran (``audits.provenance.code_identity``): ``git rev-parse HEAD``
-    from a checkout, else the commit stamped into ``audits/build_info.json`` when the loaded
-    sources still hash to it (a cluster: no ``.git`` is shipped), else ``"unknown"``.
+    the commit of the code that ran (``audits.runfolder.provenance.code_identity``):
+    ``git rev-parse HEAD`` from a checkout, else the commit stamped into
+    ``audits/build_info.json`` when the loaded sources still hash to it (a cluster: no ``.git``
+    is shipped), else ``"unknown"``.
 ``git_dirty``
     true when the packages differed from that commit (null when unknown).
 ``layout``, ``compression``
@@ -80,7 +81,7 @@ Fields (JSON object, in this order):
     ``"existing"`` an already-initialised Ray, or the cluster address), ``workers``, ``cpus``,
     ``python``, ``pyarrow``, ``ray_version``, ``platform``.
 ``provenance``
-    of the last invocation (``audits.provenance.provenance``): ``code`` (``git_commit``,
+    of the last invocation (``audits.runfolder.provenance.provenance``): ``code`` (``git_commit``,
     ``git_dirty``, ``identified_by``: ``"git"``, ``"build_info"`` or why neither named it,
     ``sources_sha256`` per package), ``versions`` (holdem, python, numba, numpy, pyarrow, scipy,
     ray) and ``command`` (the process's ``sys.argv``).
@@ -127,8 +128,9 @@ def engine_version() -> str:
 
 
 def git_commit() -> str:
-    """The commit of the loaded code (``audits.provenance.code_identity``), else "unknown"."""
-    from audits.provenance import code_identity
+    """The commit of the loaded code (``audits.runfolder.provenance.code_identity``), else
+    "unknown"."""
+    from audits.runfolder.provenance import code_identity
 
     return str(code_identity()["git_commit"])
 
@@ -195,7 +197,7 @@ class Manifest:
         self.timings: dict[str, Any] = {}
         self.runtime: dict[str, Any] = {}
         self._order = {f"{s.label}/{b}": i for i, (s, b) in enumerate(spec.plan())}
-        from audits.provenance import code_identity, provenance
+        from audits.runfolder.provenance import code_identity, provenance
 
         self._git = git_commit()
         self._dirty = code_identity()["git_dirty"]
@@ -307,12 +309,8 @@ class Manifest:
 def read_manifest(folder: RunFolder) -> dict[str, Any] | None:
     """The simulate manifest of a run folder, or None (``ManifestError`` for an unreadable one,
     another program's, or another version)."""
-    try:
-        d = folder.read_manifest({MANIFEST_FORMAT})
-    except ManifestError as e:
-        if "not readable JSON" in str(e):
-            raise ManifestError(f"{e}; remove it to rebuild it from the batch files") from None
-        raise
+    d = folder.read_manifest({MANIFEST_FORMAT},
+                             unreadable_hint="; remove it to rebuild it from the batch files")
     if d is not None and d.get("manifest_version") != MANIFEST_VERSION:
         raise ManifestError(f"run folder {folder.label}: manifest version "
                             f"{d.get('manifest_version')} is not supported (expected "

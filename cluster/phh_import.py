@@ -1,7 +1,7 @@
 """``holdem import PATH... --out RUN`` (alias ``holdem phh import``): an operator's hand histories
 -> a run folder the audits read.
 
-Sources are files or folders, local paths or URIs (``audits.storage``). The work fans out BY FILE
+Sources: files or folders, paths or URIs (``audits.runfolder.storage``). The work fans out BY FILE
 through ``cluster.fanout.fan_out`` (Ray; ``workers=0`` in this process): each task reads,
 converts and replays one file (``sim.phh_import.import_file``). The run's money unit is the
 finest any file needs (``10**-E``, E <= 6): a file converted at a coarser unit is done again at
@@ -47,16 +47,17 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from audits import storage
-from audits.provenance import provenance
 from audits.runfolder import (
+    IMPORT_FILE,
     MANIFEST,
     PRODUCTS,
     RunFolder,
     RunFolderError,
     batch_relpath,
     sha256_bytes,
+    storage,
 )
+from audits.runfolder.provenance import provenance
 from cluster.manifest import engine_version, git_commit
 from cluster.manifest import now as manifest_now
 from cluster.rake import RakeError, RakeSchedule
@@ -72,7 +73,6 @@ __all__ = ["IMPORT_FILE", "MANIFEST_FORMAT", "PhhImport", "format_import", "impo
 MANIFEST_FORMAT = "holdem-import"
 OLD_FORMAT = "holdem-phh-import"
 MANIFEST_VERSION = 2
-IMPORT_FILE = "import.json"
 MAX_PAUSE_SECONDS = 600
 SMALL_IMPORT_BYTES = 8_000_000  # local sources up to this size: in this process by default
 PROGRESS_SECONDS = 5.0  # a progress line at most this often
@@ -595,7 +595,7 @@ def _replaceable(folder: RunFolder) -> list[str]:
         what = f"a {kind} run" if kind else "batch files without a manifest"
         raise RunFolderError(f"run folder {folder.label}: holds {what}, not an import; "
                              "import into a new folder (nothing was changed)")
-    return [rel for rel in listing if (rel in PRODUCTS or rel == IMPORT_FILE)
+    return [rel for rel in listing if (rel in PRODUCTS)
             and rel != MANIFEST]
 
 

@@ -1,6 +1,8 @@
 """``holdem replay RUN --hand ID``: one logged hand, dealt and played again through ``sim.hand``.
 
-The row is found with a dataset filter on ``hand_id`` and rebuilt by ``sim.rows.hand_from_row``
+The row is found with a dataset filter on ``hand_id`` over the run folder's log as every command
+reads it (``RunFolder.log_files``: a log file the manifest does not list fails the replay as it
+fails the audit, ``UnlistedFileError``), and rebuilt by ``sim.rows.hand_from_row``
 (table config, starting stacks, positions, deck, antes; the logged player actions applied in
 order), which must end with the logged stacks, rake and board. The hand is then printed as a
 history (``sim.history.format_hand``) or as PHH (``sim.phh.hand_to_phh``), which
@@ -54,10 +56,11 @@ def _unreadable(run: str | os.PathLike[str], filesystem: pafs.FileSystem | None,
     """One line naming the first batch file of ``run`` that does not open as Parquet."""
     import pyarrow.parquet as pq
 
-    from cluster.simulate import run_files
+    from audits.runfolder import RunFolder
 
-    fs, paths = run_files(run, filesystem)
-    for path in paths:
+    logs = RunFolder.open(run, filesystem).log_files()
+    fs = logs.folder.fs
+    for path in logs.paths():
         try:
             with fs.open_input_file(path) as f:
                 pq.ParquetFile(f).schema_arrow  # noqa: B018 - reads the footer

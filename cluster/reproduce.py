@@ -29,9 +29,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from audits import storage
 from audits.io import AuditInputError, load_manifest
-from audits.runfolder import MANIFEST, RunFolder, RunFolderError, batch_relpath
+from audits.runfolder import MANIFEST, RunFolder, RunFolderError, batch_relpath, storage
 
 # the statuses a certificate's ``reproduction`` can carry
 REPRODUCED = "REPRODUCED"  # every planned batch re-simulated to the file's bytes

@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
-from audits import storage
+from audits.runfolder import storage
 
 BATTERY = "dieharder"
 # the tests dieharder rates "Good", less the slowest (17, the GCD test: 8 GB and 90 s here) and

@@ -37,9 +37,9 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from audits import runfolder, storage
-from audits.runfolder import RunFolder, RunFolderError
-from audits.storage import Location
+from audits import runfolder
+from audits.runfolder import RunFolder, RunFolderError, storage
+from audits.runfolder.storage import Location
 
 MANIFEST_FORMAT = "holdem-shuffle-run"
 MANIFEST_VERSION = 1

@@ -329,24 +329,14 @@ def _recover(data: bytes, sha: str, rel: str, spec: RunSpec, structure: Structur
 # ---------------------------------------------------------------- reading a run
 
 
-def run_files(out: str | os.PathLike[str],
-              filesystem: pafs.FileSystem | None = None) -> tuple[pafs.FileSystem, list[str]]:
-    """(filesystem, paths) of the batch files of a run folder, in path order
-    (``audits.runfolder``; ``OldLayoutError`` for a folder of the old layout)."""
-    folder = RunFolder.open(out, filesystem)
-    folder.require()
-    rels = folder.batch_relpaths()
-    if not rels:
-        raise RunFolderError(f"run folder {folder.label} holds no batch files")
-    return folder.fs, [folder.path(rel) for rel in rels]
-
-
 def run_dataset(out: str | os.PathLike[str], filesystem: pafs.FileSystem | None = None) -> Any:
-    """The run's rows as a ``pyarrow.dataset.Dataset`` (one fragment per batch file)."""
+    """The run's rows as a ``pyarrow.dataset.Dataset`` (one fragment per batch file of the run
+    folder's one lister, ``RunFolder.log_files``; ``UnlistedFileError`` for a log file the
+    manifest does not list, as the integrity audit fails it)."""
     import pyarrow.dataset as ds
 
-    fs, paths = run_files(out, filesystem)
-    return ds.dataset(paths, filesystem=fs, format="parquet")
+    logs = RunFolder.open(out, filesystem).log_files().require_listed()
+    return ds.dataset(logs.paths(), filesystem=logs.folder.fs, format="parquet")
 
 
 # ---------------------------------------------------------------- the driver

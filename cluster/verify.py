@@ -29,17 +29,23 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from audits import runfolder, storage
+from audits import runfolder
 from audits.integrity import check_inputs, folder_mismatch
-from audits.runfolder import OldLayoutError, RunFolder, RunFolderError
+from audits.runfolder import (
+    CERTIFICATE,
+    REPORT_FILES,
+    SIGNATURE_FILE,
+    OldLayoutError,
+    RunFolder,
+    RunFolderError,
+    storage,
+)
 from audits.runner import AUDIT_FILE
 from audits.runspec import IMPORT_FORMATS
-from reports import REPORT_FILES, SIGNATURE_FILE
 from reports.imports import load_import
 from reports.inputs import ReportInputError, load_inputs
 from reports.render import build_certificate
 
-CERTIFICATE = REPORT_FILES["certificate"]
 PAGES = (REPORT_FILES["summary"], REPORT_FILES["html"])  # the pages a certificate's documents bind
 
 

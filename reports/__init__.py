@@ -1,6 +1,3 @@
-"""reports package."""
-
-# the files ``holdem report`` writes into a run folder
-REPORT_FILES = {"html": "report.html", "certificate": "certificate.json", "summary": "summary.md"}
-# the Ed25519 signature of certificate.json (``holdem report --sign-key``): 64 raw bytes
-SIGNATURE_FILE = "certificate.sig"
+"""reports package: the certificate and the report pages of a run folder. The names of the
+files it writes there are the run folder's (``audits.runfolder.names``: ``REPORT_FILES``,
+``SIGNATURE_FILE``)."""

@@ -65,7 +65,7 @@ Schema (``CERTIFICATE_SCHEMA``, JSON Schema draft 2020-12; ``format`` = "holdem-
 - ``provenance``: ``simulate`` (manifest.json's ``provenance``) and ``audit`` (audit.json's):
   each ``code`` (``git_commit``, ``git_dirty``, ``identified_by``, ``sources_sha256``),
   ``versions`` (holdem, python, numba, numpy, pyarrow, scipy, ray) and ``command``, or null
-  when the file has none (``audits.provenance``);
+  when the file has none (``audits.runfolder.provenance``);
 - ``issued``: UTC time the certificate was written.
 """
 

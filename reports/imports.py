@@ -13,13 +13,12 @@ import html
 from decimal import Decimal
 from typing import Any
 
-from audits import runfolder, runspec, storage
-from audits.runfolder import RunFolder, RunFolderError
-from audits.storage import Location
+from audits import runfolder, runspec
+from audits.runfolder import IMPORT_FILE, RunFolder, RunFolderError, storage
+from audits.runfolder.storage import Location
 from reports import plots
 from reports.inputs import ReportInputError
 
-IMPORT_FILE = "import.json"  # what ``holdem import`` writes beside the manifest
 # the outcome classes whose payout was neither recorded nor observed (or not rebuilt)
 NO_CLAIM = ("not recorded", "not checked", "convention:zeros", "convention:zero-uncontested",
             "ambiguous")

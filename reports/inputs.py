@@ -7,11 +7,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from audits import runfolder, storage
+from audits import runfolder
 from audits.integrity import check_inputs, folder_mismatch
-from audits.runfolder import RunFolder, RunFolderError
+from audits.runfolder import RunFolder, RunFolderError, storage
+from audits.runfolder.storage import Location
 from audits.runner import AUDIT_FILE
-from audits.storage import Location
 
 
 class ReportInputError(ValueError):

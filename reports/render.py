@@ -18,11 +18,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from audits import runspec, storage
-from audits.runfolder import RunFolder
+from audits import runspec
+from audits.runfolder import REPORT_FILES, RunFolder, storage
+from audits.runfolder.storage import Location
 from audits.runner import AUDIT_FILE
-from audits.storage import Location
-from reports import REPORT_FILES, imports, plots
+from reports import imports, plots
 from reports.certificate import CERTIFICATE_SCHEMA
 from reports.inputs import ReportInputError, load_inputs
 
@@ -344,7 +344,8 @@ def build_certificate(audit: dict[str, Any], manifest: dict[str, Any],
         "power": (u or {}).get("details", {}).get("power"),
         "coverage": coverage_of(audit),
         **({"import": imported} if imported is not None else {}),
-        # which code, libraries and command made the hands and the audit (audits.provenance)
+        # which code, libraries and command made the hands and the audit
+        # (audits.runfolder.provenance)
         "provenance": {"simulate": manifest.get("provenance"), "audit": audit.get("provenance")},
         "issued": datetime.now(UTC).isoformat(timespec="seconds"),
     }

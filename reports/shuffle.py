@@ -18,8 +18,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from audits.result import AuditResult
-from audits.runfolder import RunFolder
-from audits.storage import Location
+from audits.runfolder import REPORT_FILES, RunFolder
+from audits.runfolder.storage import Location
 
 CERT_FORMAT = "holdem-shuffle-certificate"
 
@@ -127,8 +127,8 @@ def render_html(cert: dict[str, Any]) -> str:
 def write_files(out: Location, cert: dict[str, Any]) -> dict[str, Any]:
     """certificate.json and report.html into the folder ``out`` (each written atomically)."""
     folder = RunFolder.open(out)
-    folder.write("certificate.json", json.dumps(cert, indent=2) + "\n")
-    folder.write("report.html", render_html(cert))
+    folder.write(REPORT_FILES["certificate"], json.dumps(cert, indent=2) + "\n")
+    folder.write(REPORT_FILES["html"], render_html(cert))
     return cert
 
 

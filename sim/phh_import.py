@@ -431,7 +431,7 @@ def import_file(path: str, scale: int | None = None,
     if read is not None:
         pf = read(path)
     else:
-        from audits import storage
+        from audits.runfolder import storage
 
         if storage.is_uri(path):
             try:

@@ -27,11 +27,11 @@ from typing import Any
 
 import numpy as np
 
-from audits import storage
 from audits.io import Batch, open_checked, read_batch, run_files
 from audits.keyed import check_keyed
 from audits.registry import REGISTRY, resolve
-from audits.storage import Location
+from audits.runfolder import storage
+from audits.runfolder.storage import Location
 from cluster.bench.runs import PEER_COLUMNS, simulate_bench_run
 
 # audits whose map reads what other maps leave in ``Batch.derived``

@@ -44,7 +44,7 @@ def _pipeline(make: Callable[[int], np.ndarray], n: int, repeats: int, tmp: Path
               keyed: bool) -> dict[str, float]:
     """Rates of shuffle, shuffle + write, read + battery for one deck source."""
     from audits.deckaudit import audit_deck_file
-    from audits.storage import put_atomic, split
+    from audits.runfolder.storage import put_atomic, split
     from cluster.shuffle import ShuffleSpec, encode_decks
 
     spec = ShuffleSpec(decks=n)

@@ -155,7 +155,7 @@ def machine() -> dict[str, Any]:
 def code() -> dict[str, Any]:
     """The code measured: commit, dirty flag, how it was named, the compiled-code keys."""
     from audits import jitcache
-    from audits.provenance import code_identity, versions
+    from audits.runfolder.provenance import code_identity, versions
 
     ident = code_identity()
     return {"git_commit": ident["git_commit"], "git_dirty": ident["git_dirty"],

@@ -41,7 +41,7 @@ class ComparedRun:
 
 
 def open_run(run: str | os.PathLike[str]) -> ComparedRun:
-    from audits.runfolder import RunFolder, RunFolderError
+    from audits.runfolder import RunFolder, RunFolderError, UnlistedFileError
     from cluster.manifest import MANIFEST_FORMAT
     from cluster.phh_import import MANIFEST_FORMAT as PHH_FORMAT
     from cluster.phh_import import OLD_FORMAT
@@ -50,14 +50,13 @@ def open_run(run: str | os.PathLike[str]) -> ComparedRun:
     try:
         folder = RunFolder.open(run)
         folder.require()
-        rels = folder.batch_relpaths()
-        if not rels:
-            raise RunFolderError(f"run folder {label} holds no batch files")
         manifest = folder.read_manifest({MANIFEST_FORMAT, PHH_FORMAT, OLD_FORMAT})
-    except RunFolderError as e:
+        if manifest is None:
+            raise NotComparable(f"run folder {label} has no manifest.json")
+        rels = sorted(folder.log_files(manifest=manifest, missing_ok=True)
+                      .require_listed().files)
+    except (RunFolderError, UnlistedFileError) as e:
         raise NotComparable(str(e)) from None
-    if manifest is None:
-        raise NotComparable(f"run folder {label} has no manifest.json")
     files = {rel: folder.path(rel) for rel in rels}
     return ComparedRun(label, folder.fs, folder.base, manifest, files)
 

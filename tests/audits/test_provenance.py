@@ -1,5 +1,5 @@
-"""audits.provenance: the commit of the code where no .git is shipped (a cluster), and when a stamp
-may not be believed."""
+"""audits.runfolder.provenance: the commit of the code where no .git is shipped (a cluster),
+and when a stamp may not be believed."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from audits.jitcache import package_sha256
-from audits.provenance import PACKAGES, STAMP_NAME, code_identity
+from audits.runfolder.provenance import PACKAGES, STAMP_NAME, code_identity
 
 ROOT = Path(__file__).resolve().parents[2]
 

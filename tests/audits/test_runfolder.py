@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from audits import runfolder as rf
-from audits import storage
+from audits.runfolder import storage
 
 
 def test_names_round_trip() -> None:
@@ -272,3 +272,45 @@ def test_batch_paths_are_plain_ascii_names() -> None:
                 "log/no-limit/batch-1.parquet", "log/-x/batch-00000.parquet",
                 "log/.hidden/batch-00000.parquet", "log/no-limit/sub/batch-00000.parquet"):
         assert rf.parse_batch_relpath(bad) is None, bad
+
+
+def test_the_error_bases(tmp_path: Path) -> None:
+    """Every run-folder input error is an ``InputError`` (exit 2), a file the manifest does not
+    list a ``CheckFailed`` (exit 1): the bases a command maps once."""
+    for cls in (rf.RunFolderError, rf.ManifestError, rf.OldLayoutError, rf.StorageError):
+        assert issubclass(cls, rf.InputError) and issubclass(cls, ValueError), cls
+        assert not issubclass(cls, rf.CheckFailed), cls
+    assert issubclass(rf.UnlistedFileError, rf.CheckFailed)
+    assert not issubclass(rf.UnlistedFileError, rf.InputError)
+    with pytest.raises(rf.InputError):
+        rf.RunFolder.open("nosuchscheme://bucket/run")
+    with pytest.raises(rf.InputError, match="no such run folder"):
+        rf.RunFolder.open(tmp_path / "none").log_files()
+
+
+def test_one_lister_reads_the_manifest_and_names_what_it_does_not_list(tmp_path: Path) -> None:
+    """``RunFolder.log_files``: the manifest's files in its order (a listed file missing is an
+    error unless ``missing_ok``), every other file that is not a product ``unlisted``."""
+    run = tmp_path / "run"
+    a, b, c = (rf.batch_relpath("no-limit", i) for i in range(3))
+    for rel in (a, b, c, "log/notes.txt", "audit.json", "tables/x.csv"):
+        (run / rel).parent.mkdir(parents=True, exist_ok=True)
+        (run / rel).write_bytes(b"x")
+    folder = rf.RunFolder.open(run)
+    assert folder.log_files().files == [a, b, c]  # no manifest: the layout
+    assert folder.log_files().unlisted == []
+    rf.write_manifest(run, {"files": [{"path": b}, {"path": a}]})
+    logs = folder.log_files()
+    assert logs.files == [b, a] and logs.missing == []
+    assert logs.unlisted == [c, "log/notes.txt"]
+    assert logs.locations() == [run / b, run / a]
+    with pytest.raises(rf.UnlistedFileError, match=f"{rf.UNLISTED}: {c}: in the run folder "
+                       "but not listed in manifest.json"):
+        logs.require_listed()
+    (run / a).unlink()
+    with pytest.raises(rf.RunFolderError, match="listed in manifest.json but missing"):
+        folder.log_files()
+    partial = folder.log_files(missing_ok=True)
+    assert partial.files == [b] and partial.missing == [a]
+    # a caller that has read the manifest passes it (read once per command)
+    assert folder.log_files(manifest=None, missing_ok=True).files == [b, c]

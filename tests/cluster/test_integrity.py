@@ -16,11 +16,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from audits.integrity import PRODUCTS, id_ranges, reduce_integrity
-from audits.runfolder import batch_relpath
+from audits.runfolder import REPORT_FILES, SIGNATURE_FILE, batch_relpath
 from audits.runner import AUDIT_FILE
 from cluster.cli import main
 from cluster.simulate import run_simulate
-from reports import REPORT_FILES, SIGNATURE_FILE
 from sim.digest import with_digests
 from sim.runspec import RunSpec
 

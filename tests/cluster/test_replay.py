@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pyarrow as pa
@@ -9,7 +10,14 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
-from audits.runfolder import list_batch_files
+from audits.runfolder import (
+    AUDIT_FILE,
+    UNLISTED,
+    UnlistedFileError,
+    batch_relpath,
+    list_batch_files,
+    unlisted_reason,
+)
 from cluster.cli import main
 from cluster.replay import ReplayMismatch, hand_from_row
 from cluster.simulate import run_dataset, run_simulate
@@ -97,7 +105,7 @@ def test_unknown_hand_and_folder(runs: dict[str, Path], tmp_path: Path,
     assert main(["replay", str(runs["cash"]), "--hand", "123456789"]) == 2
     assert "has no hand 123456789" in capsys.readouterr().err
     assert main(["replay", str(tmp_path / "nothing"), "--hand", "1"]) == 2
-    assert "does not exist" in capsys.readouterr().err
+    assert "no such run folder" in capsys.readouterr().err  # the one lister's words
 
 
 def test_a_tampered_row_does_not_replay(runs: dict[str, Path], tmp_path: Path,
@@ -138,3 +146,32 @@ def test_a_malformed_action_log_is_a_one_line_input_error(
     err = capsys.readouterr().err
     assert f"hand {rows[0]['hand_id']}: column 'actions' is not whole 19-byte records" in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_an_unlisted_file_in_the_log_fails_replay_as_it_fails_the_audit(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Every command reads the log through the run folder's one lister
+    (``RunFolder.log_files``): a batch file the manifest does not list, holding hands that
+    replay on their own, is not replayed around; replay fails it (exit 1) with the integrity
+    audit's own words."""
+    spec = RunSpec(hands=100, batch_size=50, structures=("no-limit",), seed=4)
+    run, other = tmp_path / "run", tmp_path / "other"
+    run_simulate(spec, run, workers=0, progress=False)
+    run_simulate(RunSpec(hands=150, batch_size=50, structures=("no-limit",), seed=4), other,
+                 workers=0, progress=False)
+    extra = batch_relpath("no-limit", 2)
+    (run / extra).write_bytes((other / extra).read_bytes())  # hands the run does not hold
+    hand = pq.read_table(run / extra, columns=["hand_id"])["hand_id"][0].as_py()
+    assert main(["replay", str(other), "--hand", str(hand)]) == 0  # it replays where listed
+    capsys.readouterr()
+    said = f"{UNLISTED}: {unlisted_reason(extra)}"
+    assert main(["replay", str(run), "--hand", str(hand)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert said in err and len(err.splitlines()) == 1
+    with pytest.raises(UnlistedFileError, match=said):
+        run_dataset(run)
+    assert main(["audit", str(run), "--workers", "0", "--quiet", "--only", "integrity"]) == 1
+    capsys.readouterr()
+    audit = json.loads((run / AUDIT_FILE).read_text())
+    integrity = next(r for r in audit["results"] if r["name"] == "integrity")
+    assert unlisted_reason(extra) in [v["reason"] for v in integrity["details"]["violations"]]

@@ -14,8 +14,7 @@ from pathlib import Path
 import pyarrow.fs as pafs
 import pytest
 
-from audits import storage
-from audits.runfolder import batch_relpath
+from audits.runfolder import batch_relpath, storage
 from cluster.cli import main
 from cluster.simulate import run_simulate
 from sim.runspec import DEFAULT_POPULATION, RunSpec

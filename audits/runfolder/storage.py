@@ -24,11 +24,9 @@ import pyarrow as pa
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
+from audits.runfolder.errors import StorageError
+
 Location = str | Path
-
-
-class StorageError(ValueError):
-    """A location that cannot be used (bad URI, unknown scheme, unreachable store)."""
 
 
 def is_uri(location: Location | os.PathLike[str]) -> bool:
