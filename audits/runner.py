@@ -80,7 +80,7 @@ def default_key_memory() -> int:
     return min(ram, limit) // 4 if limit else ram // 4
 
 
-AUDIT_FILE = runfolder.AUDIT_FILE  # what ``write_report`` writes into the run folder
+AUDIT_FILE = runfolder.AUDIT_FILE  # what ``write_audit_json`` writes into the run folder
 
 
 class ChunkPartials(list):
@@ -306,7 +306,7 @@ def _bind(root: Location, manifest: dict[str, Any] | None,
     return Binding(manifest, listing, missing, facts), inputs
 
 
-def write_report(report: AuditReport, path: Location | None = None) -> Location:
+def write_audit_json(report: AuditReport, path: Location | None = None) -> Location:
     """Write ``audit.json`` (into the run folder, local or a URI, by default)."""
     text = json.dumps(report.to_dict(), indent=2, default=str) + "\n"
     if path is not None:

@@ -25,7 +25,7 @@ def failing_histories(run: str | Path, results: list[dict[str, Any]]) -> dict[in
     """Readable histories of the first failing hands of each failing audit."""
     from cluster.replay import find_row
     from sim.history import format_hand
-    from sim.rows import hand_from_row
+    from sim.rows import replay_row
 
     out: dict[int, str] = {}
     for r in results:
@@ -40,7 +40,7 @@ def failing_histories(run: str | Path, results: list[dict[str, Any]]) -> dict[in
                 out[int(hid)] = f"(hand {hid} not found: {e})"
                 continue
             try:
-                hand = hand_from_row(row, check=False)
+                hand = replay_row(row, check=False)
                 text = format_hand(hand)
                 logged = list(row["stacks_end"])
                 if hand.stacks != logged:
@@ -140,10 +140,10 @@ def binding_difference(stored: dict[str, Any], fresh: dict[str, Any],
     """Where the certificate audit.json ``stored`` gives differs from the one the audit re-run on
     the folder's bytes (``fresh``, audit.json's form) gives: the first field, or None."""
     from cluster.verify import first_difference
-    from reports.render import build_certificate
+    from reports.render import build_run_certificate
 
-    mine = _comparable(build_certificate(stored, manifest))
-    theirs = _comparable(build_certificate(fresh, manifest))
+    mine = _comparable(build_run_certificate(stored, manifest))
+    theirs = _comparable(build_run_certificate(fresh, manifest))
     if mine["verdict_text"] != theirs["verdict_text"]:
         return (f"verdict_text ({mine['verdict_text'][:60]!r} from audit.json, "
                 f"{theirs['verdict_text'][:60]!r} from the audits re-run)")
@@ -197,7 +197,7 @@ def report(run: str | Path, calibration: str | Path | None = DEFAULT_CALIBRATION
     verdict). Raises ReportInputError, SigningKeyError, SigningRefused."""
     from audits.runfolder import SIGNATURE_FILE, RunFolder
     from cluster.signing import load_private_key, sign
-    from reports.render import load_inputs, write_report
+    from reports.render import load_inputs, write_report_files
 
     key = load_private_key(sign_key) if sign_key is not None else None  # before writing
     root = storage.as_location(run)
@@ -212,7 +212,7 @@ def report(run: str | Path, calibration: str | Path | None = DEFAULT_CALIBRATION
     if reproduction is None:
         reproduction = reproduction_for(root, manifest, reproduce=reproduce, workers=workers,
                                         address=address, sources=sources, name_key=name_key)
-    written = write_report(root, failing_histories(run, audit["results"]), calibration,
+    written = write_report_files(root, failing_histories(run, audit["results"]), calibration,
                            reproduction)
     if key is not None:
         folder.write(SIGNATURE_FILE, sign(key, storage.read_bytes(written.paths["certificate"])))
@@ -272,12 +272,12 @@ def audit_step(run: Location, *, workers: int | None = None,
     process, else on Ray: ``cluster.audit.audit_run``); writes audit.json. Returns (the report,
     audit.json's location). ``key_memory`` in bytes. Raises AuditInputError, ConnectionError,
     ``cluster.fanout.TaskFailed``."""
-    from audits.runner import write_report
+    from audits.runner import write_audit_json
     from cluster.audit import audit_run
 
     result = audit_run(run, None, workers=workers, address=address, key_memory=key_memory,
                        progress=progress)
-    return result, write_report(result)
+    return result, write_audit_json(result)
 
 
 def certify(spec: RunSpec, out: Location, *, address: str | None = None,

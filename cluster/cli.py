@@ -22,8 +22,8 @@ class UsageError(Exception):
 def _cmd_phh_verify(args: argparse.Namespace) -> int:
     import json
 
-    from cluster.phh_verify import format_summary, format_unreadable, verify_paths
-    from sim.phh_verify import ReplayResult
+    from cluster.verify_histories import format_summary, format_unreadable, verify_paths
+    from sim.phh_replay import ReplayResult
 
     def json_line(r: ReplayResult, unreadable_file: bool) -> None:
         print(json.dumps(r.to_json() | ({"hand": None} if unreadable_file else {})))
@@ -238,7 +238,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 
 def _cmd_audit(args: argparse.Namespace) -> int:
     from audits.io import AuditInputError
-    from audits.runner import format_table, resolve, write_report
+    from audits.runner import format_table, resolve, write_audit_json
     from cluster.audit import audit_run
     from cluster.fanout import TaskFailed
 
@@ -256,7 +256,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     except TaskFailed as e:
         print(f"holdem: {e}", file=sys.stderr)
         return 1
-    out = write_report(report)
+    out = write_audit_json(report)
     print(format_table(report))
     print(f"results: {out}")
     return 0 if report.passed else 1

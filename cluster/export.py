@@ -7,7 +7,7 @@
     OUT/export.json                            every part (sha256, bytes, rows), the source
                                                manifest's sha256, the totals: written last
 
-(``OUT`` defaults to ``RUN/tables``; no other folder inside the run is accepted; ``sim.tables``
+(``OUT`` defaults to ``RUN/tables``; no other folder inside the run is accepted; ``sim.logtables``
 builds the tables and documents every column.) Each batch file is read once, its sha256 and size
 checked against the run's manifest, and parsed from those bytes; it gives one part of each
 table, written under a temporary name and renamed (no half-written part under a final name).
@@ -36,7 +36,7 @@ from audits.exactfile import null_problem
 from audits.io import AuditInputError, run_files
 from audits.runfolder import storage
 from audits.runfolder.storage import Location
-from sim.tables import LOG_COLUMNS, TABLE_NAMES, LogTableError, build_tables
+from sim.logtables import LOG_COLUMNS, TABLE_NAMES, LogTableError, build_tables
 
 PART_PREFIX = "part-"
 EXPORT_FILE = "export.json"  # the export's record, written last: absent = a partial export

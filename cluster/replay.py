@@ -2,7 +2,7 @@
 
 The row is found with a dataset filter on ``hand_id`` over the run folder's log as every command
 reads it (``RunFolder.log_files``: a log file the manifest does not list fails the replay as it
-fails the audit, ``UnlistedFileError``), and rebuilt by ``sim.rows.hand_from_row``
+fails the audit, ``UnlistedFileError``), and rebuilt by ``sim.rows.replay_row``
 (table config, starting stacks, positions, deck, antes; the logged player actions applied in
 order), which must end with the logged stacks, rake and board. The hand is then printed as a
 history (``sim.history.format_hand``) or as PHH (``sim.phh.hand_to_phh``), which
@@ -71,13 +71,13 @@ def _unreadable(run: str | os.PathLike[str], filesystem: pafs.FileSystem | None,
     return f"run {os.fspath(run)}: a batch file cannot be read ({first})"
 
 
-def hand_from_row(row: dict[str, Any]) -> Hand:
-    """The logged hand rebuilt and played again (``sim.rows.hand_from_row``, which checks the
+def replay_row_or_mismatch(row: dict[str, Any]) -> Hand:
+    """The logged hand rebuilt and played again (``sim.rows.replay_row``, which checks the
     finishing stacks, rake and board). Raises ReplayMismatch when the row does not replay."""
-    from sim.rows import hand_from_row as rebuild
+    from sim.rows import replay_row
 
     try:
-        return rebuild(row, check=True)
+        return replay_row(row, check=True)
     except ValueError as e:  # RowReplayError, IllegalAction, a bad config or deck
         fault = f" (this run has the fault {row['fault']!r} injected)" if row.get("fault") else ""
         raise ReplayMismatch(f"the row does not replay{fault}: {e}") from None
@@ -111,7 +111,7 @@ def replay_hand(run: str | os.PathLike[str], hand_id: int, *, phh: bool = False,
     if not isinstance(actions, bytes) or len(actions) % 19:
         raise RunFolderError(f"run {os.fspath(run)}: hand {hand_id}: column 'actions' is not "
                              f"whole 19-byte records ({len(actions or b'')} bytes)")
-    hand = hand_from_row(row)
+    hand = replay_row_or_mismatch(row)
     if phh:
         try:
             return hand_to_phh(hand, extra={"hand": hand_id, "table": row["table_id"]})

@@ -380,7 +380,7 @@ def audit_files(paths: list[str], out: str | os.PathLike[str], *,
         fs, root = storage.split(folder.location(runfolder.KEY_DIR))
         with contextlib.suppress(OSError, pa.ArrowException):
             fs.delete_dir(root)
-    from reports.shuffle import build_certificate, write_files
+    from reports.shuffle import build_deck_certificate, write_files
 
     wall = time.perf_counter() - t0
     source = {"kind": "decks from another system", "generator": "external", "seed": None,
@@ -388,4 +388,4 @@ def audit_files(paths: list[str], out: str | os.PathLike[str], *,
               "card_codes": "card = rank * 4 + suit (2c = 0, 2d = 1, ..., As = 51)"}
     timings = {"wall_seconds": round(wall, 3), "decks_per_second": round(first / wall, 1),
                "driver_peak_rss_mb": _peak_rss_mb()}
-    return write_files(base, build_certificate(results, source, timings))
+    return write_files(base, build_deck_certificate(results, source, timings))

@@ -44,7 +44,7 @@ from audits.runner import AUDIT_FILE
 from audits.runspec import IMPORT_FORMATS
 from reports.imports import load_import
 from reports.inputs import ReportInputError, load_inputs
-from reports.render import build_certificate
+from reports.render import build_run_certificate
 
 PAGES = (REPORT_FILES["summary"], REPORT_FILES["html"])  # the pages a certificate's documents bind
 
@@ -323,8 +323,8 @@ def verify_run(run: str | os.PathLike[str], public_key: str | None = None, *,
         record = load_import(root)
     except ReportInputError as e:
         raise VerifyInputError(str(e)) from None
-    expected = build_certificate(audit, manifest, sha, reproduction=claim,
-                                 import_record=record)
+    expected = build_run_certificate(audit, manifest, sha, reproduction=claim,
+                                     import_record=record)
     expected["issued"] = cert.get("issued")
     expected["documents"] = cert.get("documents")  # checked against the files below
     # the calibration evidence beside each audit comes from `holdem calibrate`'s file, not from

@@ -269,7 +269,7 @@ def limitations(audit: dict[str, Any]) -> list[str]:
     return out
 
 
-def build_certificate(audit: dict[str, Any], manifest: dict[str, Any],
+def build_run_certificate(audit: dict[str, Any], manifest: dict[str, Any],
                       audit_sha256: str | None = None,
                       calibration: dict[str, Any] | None = None,
                       reproduction: dict[str, Any] | None = None,
@@ -677,7 +677,7 @@ def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str,
 
 @dataclass(frozen=True)
 class WrittenReport:
-    """What ``write_report`` wrote: the files (``html``, ``certificate``, ``summary``; and
+    """What ``write_report_files`` wrote: the files (``html``, ``certificate``, ``summary``; and
     ``signature`` once signed) and the certificate itself, whose verdict is the run's."""
 
     paths: dict[str, Location]
@@ -694,12 +694,12 @@ class WrittenReport:
         return list(self.certificate.get("limitations", []))
 
 
-def write_report(run: Location, histories: dict[int, str] | None = None,
+def write_report_files(run: Location, histories: dict[int, str] | None = None,
                  calibration: str | Path | None = None,
                  reproduction: dict[str, Any] | None = None) -> WrittenReport:
     """Write report.html, certificate.json and summary.md into the run folder (a local path or
     a URI); ``calibration`` is a ``calibration.md`` of ``holdem calibrate`` to include (when
-    available); ``reproduction`` the certificate's reproduction entry (``build_certificate``).
+    available); ``reproduction`` the certificate's reproduction entry (``build_run_certificate``).
     Returns the paths written and the certificate (its verdict)."""
     run = storage.as_location(run)
     cal = None
@@ -714,7 +714,7 @@ def write_report(run: Location, histories: dict[int, str] | None = None,
                 cal_json = None  # evidence is optional: a broken file is not shown
     audit, manifest = load_inputs(run)
     folder = RunFolder.open(run)
-    cert = build_certificate(audit, manifest, folder.sha256(AUDIT_FILE)[0], cal_json,
+    cert = build_run_certificate(audit, manifest, folder.sha256(AUDIT_FILE)[0], cal_json,
                              reproduction, imports.load_import(run))
     out = {key: folder.location(name) for key, name in REPORT_FILES.items()}
     # the pages a person reads are written first and their sha256 recorded in the certificate,
@@ -729,5 +729,5 @@ def write_report(run: Location, histories: dict[int, str] | None = None,
     return WrittenReport(out, cert)
 
 
-__all__ = ["CERTIFICATE_SCHEMA", "ReportInputError", "WrittenReport", "build_certificate",
-           "load_inputs", "render_html", "render_summary", "write_report"]
+__all__ = ["CERTIFICATE_SCHEMA", "ReportInputError", "WrittenReport", "build_run_certificate",
+           "load_inputs", "render_html", "render_summary", "write_report_files"]

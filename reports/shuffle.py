@@ -33,8 +33,8 @@ def _entry(r: AuditResult) -> dict[str, Any]:
             "details": {k: v for k, v in r.details.items() if k != "residuals"}}
 
 
-def build_certificate(results: list[AuditResult], source: dict[str, Any],
-                      timings: dict[str, Any] | None = None) -> dict[str, Any]:
+def build_deck_certificate(results: list[AuditResult], source: dict[str, Any],
+                           timings: dict[str, Any] | None = None) -> dict[str, Any]:
     """The certificate of a decks-only audit (``audits.deckaudit.reduce_tally``'s results)."""
     by = {r.name: r for r in results}
     uni, red = by["uniformity"], by.get("rederivation")
@@ -142,4 +142,4 @@ def write_certificate(base: Location, results: list[AuditResult], manifest: dict
               "deck_key": manifest.get("deck_key"),
               "files": [{"path": f["path"], "decks": f["decks"], "sha256": f["sha256"]}
                         for f in manifest.get("files", [])] if kept else []}
-    return write_files(base, build_certificate(results, source, manifest.get("timings")))
+    return write_files(base, build_deck_certificate(results, source, manifest.get("timings")))

@@ -13,14 +13,12 @@ uint8 array. ``faulty_decks`` plants the shuffle faults of ``sim.faults`` instea
 from __future__ import annotations
 
 import numpy as np
-from llvmlite import ir
-from numba import njit, types
-from numba.extending import intrinsic
+from numba import njit
 
 from sim.cards import N_CARDS
 from sim.chacha import CHACHA_SIZE, chacha20_block, chacha_init, chacha_shuffle, os_key
 from sim.faults import SHUFFLE_FAULT_CODES, fault_name
-from sim.rng import DECK_PURPOSE, STREAM_SIZE, faulty_shuffle, stream_init
+from sim.rng import DECK_PURPOSE, STREAM_SIZE, faulty_shuffle, philox4x64, stream_init
 
 HANDS_PER_TABLE = 1000  # deck d is hand d % 1000 of table d // 1000 (the game's cash table length)
 GENERATORS = ("philox", "os-chacha20")
@@ -33,48 +31,16 @@ def hand_key(deck_index: int) -> tuple[int, int]:
     return divmod(int(deck_index), HANDS_PER_TABLE)
 
 
-_M0 = np.uint64(0xD2E7470EE14C6C93)
-_M1 = np.uint64(0xCA5A826395121157)
-_W0 = np.uint64(0x9E3779B97F4A7C15)
-_W1 = np.uint64(0xBB67AE8584CAA73B)
 MAX_BLOCKS = 64  # 2,048 bytes: a fair hand needs about 2.4 blocks (P(> 64 blocks) ~ 0)
-
-
-@intrinsic
-def _mul_hi_lo(typingctx, a, b):
-    """(high, low) words of the 128-bit product of two uint64, one native multiply. (The
-    audits keep their own copy in audits/keyed.py on purpose: they never import sim, and the
-    decks made here are checked against the engine's own shuffle, sim.rng.hand_deck.)"""
-    sig = types.UniTuple(types.uint64, 2)(types.uint64, types.uint64)
-
-    def codegen(context, builder, signature, args):
-        i128 = ir.IntType(128)
-        prod = builder.mul(builder.zext(args[0], i128), builder.zext(args[1], i128))
-        hi = builder.trunc(builder.lshr(prod, ir.Constant(i128, 64)), ir.IntType(64))
-        lo = builder.trunc(prod, ir.IntType(64))
-        return context.make_tuple(builder, signature.return_type, (hi, lo))
-
-    return sig, codegen
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def _philox(c0, c1, c2, c3, k0, k1):  # pragma: no cover - compiled
-    """Philox4x64-10 (sim.rng.philox4x64) with native 128-bit products and wrapping adds."""
-    for _ in range(10):
-        h0, l0 = _mul_hi_lo(_M0, c0)
-        h1, l1 = _mul_hi_lo(_M1, c2)
-        c0, c1, c2, c3 = h1 ^ c1 ^ k0, l1, h0 ^ c3 ^ k1, l0
-        k0 += _W0
-        k1 += _W1
-    return c0, c1, c2, c3
 
 
 @njit(cache=True, _nrt=False)
 def _fill_blocks(words, first, last, k0, k1, c2):  # pragma: no cover - compiled
-    """Blocks first..last-1 of a hand's deck stream (the counter's low word is block + 1)."""
+    """Blocks first..last-1 of a hand's deck stream (the counter's low word is block + 1), by the
+    game's own Philox (sim.rng.philox4x64)."""
     for blk in range(first, last):
-        w0, w1, w2, w3 = _philox(np.uint64(blk + 1), np.uint64(0), c2,
-                                 np.uint64(DECK_PURPOSE), k0, k1)
+        w0, w1, w2, w3 = philox4x64(np.uint64(blk + 1), np.uint64(0), c2,
+                                    np.uint64(DECK_PURPOSE), k0, k1)
         words[4 * blk] = w0
         words[4 * blk + 1] = w1
         words[4 * blk + 2] = w2

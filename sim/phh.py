@@ -37,7 +37,7 @@ hold'em, an extension of this project with the fields of ``NT``) are supported. 
 parses (so that a folder of mixed games can be listed) but ``unsupported_reason`` names it.
 
 Writing: ``hand_to_phh(hand)`` writes a completed ``sim.hand.Hand`` (standard positions) as PHH
-text that ``sim.phh_verify`` replays to the same finishing stacks. A show is written
+text that ``sim.phh_replay`` replays to the same finishing stacks. A show is written
 ``pN sm <cards>`` and a muck as a bare ``pN sm`` (as PokerKit writes them).
 """
 
@@ -211,7 +211,7 @@ class PhhHand:
     @property
     def dead_blinds(self) -> tuple[tuple[int, Number], ...]:
         """(player, amount) of each negative ``blinds_or_straddles`` entry: a post by a returning
-        player (amount > 0 here), live or dead as ``sim.phh_verify`` reads it."""
+        player (amount > 0 here), live or dead as ``sim.phh_replay`` reads it."""
         blinds = self.blinds_or_straddles or ()
         return tuple((i, -v) for i, v in enumerate(blinds) if v < 0)
 
@@ -243,7 +243,7 @@ class PhhHand:
     @property
     def unsupported_reason(self) -> str | None:
         """Why this hand cannot be replayed as Texas hold'em, or None (posts and unknown stacks
-        are replayed: ``sim.phh_verify``)."""
+        are replayed: ``sim.phh_replay``)."""
         if self.variant not in SUPPORTED_VARIANTS:
             return f"unsupported variant {self.variant}"
         if self.n_players > MAX_SEATS:
@@ -946,7 +946,7 @@ def hand_to_phh(
     if n == 2:
         antes.reverse()  # reverse-assigned heads-up: antes[1] is p1's (the big blind's)
     blinds = [cfg.small_blind, cfg.big_blind] + [0] * (n - 2)  # heads-up too: [sb, bb]
-    for r in hand.records:  # posts after the blinds: negative entries (sim.phh_verify)
+    for r in hand.records:  # posts after the blinds: negative entries (sim.phh_replay)
         if r.kind == EventKind.POST:  # a live post is the big blind (or all the stack)
             blinds[player_of[r.seat]] -= cfg.big_blind
         elif r.kind == EventKind.DEAD_BLIND:

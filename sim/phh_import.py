@@ -4,7 +4,7 @@ rebuilds the tables across them).
 
 Each hand is read (``read_source``: the one reader, ``sim.histories.read_history``), converted
 to the run's minor unit (``scale`` decimals: amounts are
-``Decimal`` text times ``10**scale``, never a float) and replayed with ``sim.phh_verify.replay``.
+``Decimal`` text times ``10**scale``, never a float) and replayed with ``sim.phh_replay.replay``.
 Its row is the replay's result on the table's PHYSICAL seats (``seat_count``, else the largest
 of ``seats``, else the number of players; PHH player i sits at ``seats[i] - 1``, else i), with
 the record's own claims beside it, never replaced:
@@ -46,7 +46,7 @@ from sim.hand import Hand
 from sim.histories import read_history, read_history_bytes
 from sim.layout import LOGGED_EVENTS, MAX_SEATS, EventKind
 from sim.phh import MAX_SCALE, PhhError, PhhFile, PhhHand
-from sim.phh_verify import replay
+from sim.phh_replay import replay
 from sim.schema import ACTION_DTYPE, IMPORT_SCHEMA
 
 __all__ = ["FileImport", "NotRepresentable", "import_file", "read_source", "showdown_and_pots"]
@@ -133,7 +133,7 @@ REASONS = (
     "unreadable", "not TOML", "too large", "amount not representable", "negative amount",
     "missing field", "bad action", "bad field", "unknown variant", "too many players",
     "straddle", "blinds", "antes not representable", "seats", "replay failed",
-    # the replay's own kinds (sim.phh_verify.KINDS)
+    # the replay's own kinds (sim.phh_replay.KINDS)
     "blinds not understood", "heads-up blinds reversed", "cards inconsistent",
     "action not legal", "actions end early", "showdown not replayable", "board differs",
     "hand not playable",
@@ -217,7 +217,7 @@ def showdown_and_pots(hand: Hand) -> tuple[list[int], list[bool], list[int],
 def _ante(hand: Hand, phh: PhhHand) -> tuple[int, int]:
     due = [int(v) for v in phh.antes]
     if len(due) == 2:
-        due.reverse()  # heads-up: p1 (big blind) posts antes[1] (as sim.phh_verify)
+        due.reverse()  # heads-up: p1 (big blind) posts antes[1] (as sim.phh_replay)
     if not any(due):
         return 0, 0
     if len(set(due)) == 1:

@@ -24,7 +24,9 @@ next unread byte of the buffer.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic, overload
 
 from sim.cards import N_CARDS
 from sim.faults import F_ASF_SHUFFLE, F_MOD8_SHUFFLE, F_NAIVE_SHUFFLE, F_SEED32
@@ -57,17 +59,17 @@ _MASKS = np.array([0, 0] + [(1 << (n - 1).bit_length()) - 1 for n in range(2, N_
                   dtype=np.int64)
 
 
-@njit(cache=True, _nrt=False)
 def _add64(a, b):
-    """a + b modulo 2**64 without relying on overflow (same result jitted or not)."""
+    """a + b modulo 2**64 without relying on overflow (plain Python, under NUMBA_DISABLE_JIT);
+    compiled, the native wrapping add (``_add64_native``)."""
     if a > _MAX - b:
         return a - (_MAX - b) - _ONE
     return a + b
 
 
-@njit(cache=True, _nrt=False)
 def _mulhilo(a, b):
-    """The high and low 64-bit words of the 128-bit product a * b."""
+    """The high and low 64-bit words of the 128-bit product a * b, from 32-bit halves (plain
+    Python, under NUMBA_DISABLE_JIT); compiled, one native multiply (``_mulhilo_native``)."""
     a0 = a & _LO32
     a1 = a >> _U32
     b0 = b & _LO32
@@ -82,9 +84,42 @@ def _mulhilo(a, b):
     return hi, lo
 
 
-@njit(cache=True, _nrt=False)
+@intrinsic
+def _mul_hi_lo(typingctx, a, b):
+    """(high, low) words of the 128-bit product of two uint64, one native multiply. (The
+    audits keep their own Philox in audits/keyed.py on purpose: they never import sim.)"""
+    sig = types.UniTuple(types.uint64, 2)(types.uint64, types.uint64)
+
+    def codegen(context, builder, signature, args):
+        i128 = ir.IntType(128)
+        prod = builder.mul(builder.zext(args[0], i128), builder.zext(args[1], i128))
+        hi = builder.trunc(builder.lshr(prod, ir.Constant(i128, 64)), ir.IntType(64))
+        lo = builder.trunc(prod, ir.IntType(64))
+        return context.make_tuple(builder, signature.return_type, (hi, lo))
+
+    return sig, codegen
+
+
+@overload(_mulhilo, inline="always")
+def _mulhilo_native(a, b):
+    """Compiled ``_mulhilo``: the same two words from one native multiply."""
+    def impl(a, b):  # pragma: no cover - compiled
+        return _mul_hi_lo(np.uint64(a), np.uint64(b))
+    return impl
+
+
+@overload(_add64, inline="always")
+def _add64_native(a, b):
+    """Compiled ``_add64``: uint64 addition wraps modulo 2**64 natively."""
+    def impl(a, b):  # pragma: no cover - compiled
+        return np.uint64(a) + np.uint64(b)
+    return impl
+
+
+@njit(cache=True, _nrt=False, inline="always")
 def philox4x64(c0, c1, c2, c3, k0, k1):
-    """Philox4x64-10 block function."""
+    """Philox4x64-10 block function: the one Philox of sim (the game's streams here, the bulk
+    decks and raw output of ``sim.deckgen``)."""
     for r in range(10):
         if r > 0:
             k0 = _add64(k0, _W0)

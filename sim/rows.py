@@ -36,7 +36,7 @@ def config_from_row(row: dict[str, Any]) -> TableConfig:
     )
 
 
-def hand_from_row(row: dict[str, Any], check: bool = True) -> Hand:
+def replay_row(row: dict[str, Any], check: bool = True) -> Hand:
     """Rebuild a logged hand by replaying its player actions; with ``check``, raise
     RowReplayError unless the replay ends with the logged stacks, rake and board."""
     if row.get("deck") is None:

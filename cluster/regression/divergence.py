@@ -108,10 +108,10 @@ def compare_rows(ra: dict[str, Any], rb: dict[str, Any]) -> list[tuple[str, str]
 
 def _history(row: dict[str, Any]) -> str | None:
     from sim.history import format_hand
-    from sim.rows import hand_from_row
+    from sim.rows import replay_row
 
     try:
-        return format_hand(hand_from_row(row, check=False))
+        return format_hand(replay_row(row, check=False))
     except Exception:  # noqa: BLE001 - a row that does not rebuild: fall back to fields
         return None
 

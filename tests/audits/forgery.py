@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 from sim.digest import with_digests
 from sim.hand import Hand
 from sim.phh_import import showdown_and_pots
-from sim.rows import hand_from_row
+from sim.rows import replay_row
 
 Row = dict[str, Any]
 
@@ -133,7 +133,7 @@ def replay_with_deck(row: Row, deck: np.ndarray) -> Row:
     actions replayed, every card, showdown, pot and chip column taken from the engine."""
     forged = dict(row)
     forged["deck"] = np.asarray(deck, np.int8).tobytes()
-    hand = hand_from_row(forged, check=False)
+    hand = replay_row(forged, check=False)
     assert hand.is_complete, "the actions no longer finish the hand"
     return {**forged, **derived_columns(row, hand, deck)}
 
@@ -200,7 +200,7 @@ def replay_with_config(row: Row, **config: Any) -> Row:
     from sim.schema import ACTION_DTYPE
 
     forged = {**row, **config}
-    hand = hand_from_row(forged, check=False)
+    hand = replay_row(forged, check=False)
     assert hand.is_complete, "the actions no longer finish the hand"
     recs = [r for r in hand.records if r.kind in _LOGGED]
     packed = np.empty(len(recs), dtype=ACTION_DTYPE)

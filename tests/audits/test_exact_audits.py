@@ -14,7 +14,7 @@ import pytest
 from audits.evaluator import eval7_many, evaluate
 from audits.io import ACTION_DTYPE, AuditInputError, read_batch
 from audits.runfolder import batch_relpath
-from audits.runner import REGISTRY, format_table, run_audits, write_report
+from audits.runner import REGISTRY, format_table, run_audits, write_audit_json
 from cluster.calibrate import EXACT_FAULTS
 from sim.batch import simulate_batch
 from sim.config import Structure
@@ -242,7 +242,7 @@ def test_registry_accepts_more_audits(tmp_path: Path) -> None:
         root = write_run(tmp_path, simulated("cash", Structure.NO_LIMIT))
         res = run_audits(root, ["count-only"])
         assert res.results[0].passed and res.results[0].hands_checked == HANDS
-        write_report(res)
+        write_audit_json(res)
         assert "count-only" in format_table(res)
     finally:
         REGISTRY.pop("count-only")

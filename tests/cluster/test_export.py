@@ -21,8 +21,8 @@ from cluster.cli import main
 from cluster.export import EXPORT_FILE, run_export
 from cluster.simulate import run_simulate
 from sim.config import Structure
+from sim.logtables import TABLE_NAMES, TABLE_SCHEMAS, describe_codes, describe_tables
 from sim.runspec import DEFAULT_POPULATION, RunSpec
-from sim.tables import TABLE_NAMES, TABLE_SCHEMAS, describe_codes, describe_tables
 
 EXPORT_DOC = Path(__file__).resolve().parents[2] / "docs" / "export.md"
 

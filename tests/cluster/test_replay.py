@@ -19,10 +19,10 @@ from audits.runfolder import (
     unlisted_reason,
 )
 from cluster.cli import main
-from cluster.replay import ReplayMismatch, hand_from_row
+from cluster.replay import ReplayMismatch, replay_row_or_mismatch
 from cluster.simulate import run_dataset, run_simulate
 from sim.phh import loads_phh, phh_player_order
-from sim.phh_verify import replay
+from sim.phh_replay import replay
 from sim.runspec import RunSpec
 from sim.schema import decode_actions
 
@@ -50,7 +50,7 @@ def test_every_logged_hand_replays(runs: dict[str, Path], name: str) -> None:
     rows = run_dataset(runs[name]).to_table().to_pylist()
     assert len(rows) in (1200, 1800)
     for row in rows:
-        hand = hand_from_row(row)
+        hand = replay_row_or_mismatch(row)
         assert hand.stacks == row["stacks_end"]
     if name == "tournament":
         assert any(r["sb_seat"] == -1 for r in rows)  # a dead small blind replayed too
@@ -83,7 +83,7 @@ def test_phh_output_verifies(runs: dict[str, Path], tmp_path: Path,
         phh = loads_phh(text)[0]
         result = replay(phh)
         assert result.ok, result.error
-        order = phh_player_order(hand_from_row(row))
+        order = phh_player_order(replay_row_or_mismatch(row))
         assert result.actual == [row["stacks_end"][s] for s in order]
         assert phh.extra["hand"] == row["hand_id"]
         path = tmp_path / f"hand-{row['hand_id']}.phh"
@@ -114,12 +114,12 @@ def test_a_tampered_row_does_not_replay(runs: dict[str, Path], tmp_path: Path,
     moved = dict(row, stacks_end=[v + (1 if s == 0 else -1 if s == 1 else 0)
                                   for s, v in enumerate(row["stacks_end"])])
     with pytest.raises(ReplayMismatch, match="does not replay.*stacks"):
-        hand_from_row(moved)
+        replay_row_or_mismatch(moved)
     raised = decode_actions(row["actions"]).copy()
     k = next(i for i, a in enumerate(raised) if a["kind"] in (9, 10))  # a bet or raise
     raised[k]["to_street_total"] += 10**6
     with pytest.raises(ReplayMismatch, match="does not replay.*raise to"):
-        hand_from_row(dict(row, actions=raised.tobytes()))
+        replay_row_or_mismatch(dict(row, actions=raised.tobytes()))
     # through the command: a run whose file was rewritten with one chip moved
     run = tmp_path / "run"
     run_simulate(RunSpec(hands=50, batch_size=50, seed=4), run, workers=0, progress=False)

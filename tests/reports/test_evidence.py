@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from reports.render import build_certificate, calibration_evidence, render_summary
+from reports.render import build_run_certificate, calibration_evidence, render_summary
 
 
 def _audit(**over: Any) -> dict[str, Any]:
@@ -21,14 +21,14 @@ def _audit(**over: Any) -> dict[str, Any]:
 
 
 def test_plain_pass_has_no_limitations() -> None:
-    cert = build_certificate(_audit(deal={"details": {"totals": {"keyed": 10}}}), {})
+    cert = build_run_certificate(_audit(deal={"details": {"totals": {"keyed": 10}}}), {})
     assert cert["verdict"] == cert["verdict_text"] == "PASS" and cert["limitations"] == []
     assert cert["audits"][1]["checks"] == "deal against facts"
     assert "(LIMITED)" not in render_summary(cert)
 
 
 def test_imported_hands_without_decks_read_as_limited() -> None:
-    cert = build_certificate(_audit(deal={"applicable": False},
+    cert = build_run_certificate(_audit(deal={"applicable": False},
                                     uniformity={"applicable": False}), {})
     assert cert["verdict"] == "PASS" and cert["verdict_text"].startswith("PASS, LIMITED")
     assert any("deal and the shuffle were NOT certified" in t for t in cert["limitations"])
@@ -37,7 +37,7 @@ def test_imported_hands_without_decks_read_as_limited() -> None:
 
 
 def test_unkeyed_decks_are_named_with_what_was_checked_instead() -> None:
-    cert = build_certificate(_audit(deal={"details": {"totals": {"unkeyed": 7}}}), {})
+    cert = build_run_certificate(_audit(deal={"details": {"totals": {"unkeyed": 7}}}), {})
     (text,) = cert["limitations"]
     assert "7 hands were dealt with os-chacha20" in text and "cannot be bound to a key" in text
     assert "Checked instead" in text
@@ -53,7 +53,7 @@ def test_unkeyed_decks_limitation_names_the_seat_tests_that_ran() -> None:
     tests = [test("card_position", True), test("seat_hand_classes", True),
              test("seat_equity", True), test("player_hand_classes", False),
              test("player_equity", False)]
-    cert = build_certificate(_audit(deal={"details": {"totals": {"unkeyed": 7}}},
+    cert = build_run_certificate(_audit(deal={"details": {"totals": {"unkeyed": 7}}},
                                     uniformity={"details": {"tests": tests}}), {})
     (text,) = cert["limitations"]
     assert "pass the uniformity battery" not in text
@@ -67,7 +67,7 @@ def test_unkeyed_decks_limitation_names_the_seat_tests_that_ran() -> None:
 def test_audits_not_run_are_limitations() -> None:
     audit = _audit()
     audit["results"] = [r for r in audit["results"] if r["name"] != "payouts"]
-    cert = build_certificate(audit, {})
+    cert = build_run_certificate(audit, {})
     assert any(t.startswith("payouts was not audited") for t in cert["limitations"])
 
 
@@ -82,7 +82,7 @@ def test_calibration_evidence_beside_each_audit() -> None:
     assert ev["payouts"] == ("mucks-winner caught in 9/9 runs it fired in; false alarms 0/10 "
                              "clean runs")
     assert "asf_off_by_one detected in every run from 500 decks" in ev["uniformity"]
-    cert = build_certificate(_audit(), {}, None, cal)
+    cert = build_run_certificate(_audit(), {}, None, cal)
     by = {a["name"]: a for a in cert["audits"]}
     assert by["payouts"]["calibration"] == ev["payouts"] and "calibration" not in by["chips"]
 
@@ -90,23 +90,23 @@ def test_calibration_evidence_beside_each_audit() -> None:
 def test_coverage_shortfall_fails_with_the_reason_and_a_small_run_is_limited() -> None:
     per = {"fixed-limit": {"hands": 200_000, "all_in": {"count": 0, "minimum": 20, "ok": False},
                            "showdown": {"count": 9_000, "minimum": 20, "ok": True}}}
-    cert = build_certificate(_audit(coverage={"passed": False, "failures": 1, "details": {
+    cert = build_run_certificate(_audit(coverage={"passed": False, "failures": 1, "details": {
         "per_structure": per, "short": ["fixed-limit/all_in"]}}), {})
     assert cert["verdict"] == "FAIL" and cert["verdict_reasons"] == ["coverage"]
     assert cert["verdict_text"] == "FAIL (coverage)"
     assert cert["coverage"]["fixed-limit"]["all_in"] == {"count": 0, "minimum": 20, "ok": False}
     assert "all_in 0/20 ✗" in render_summary(cert)
-    small = build_certificate(_audit(coverage={"applicable": False, "details": {
+    small = build_run_certificate(_audit(coverage={"applicable": False, "details": {
         "note": "too small to certify coverage: no-limit (fewer than 100,000 hands)"}}), {})
     assert small["verdict"] == "PASS" and small["verdict_text"].startswith("PASS, LIMITED")
     assert any("too small to certify coverage" in t for t in small["limitations"])
 
 
 def test_unbound_files_and_what_no_audit_checks_are_said() -> None:
-    cert = build_certificate(_audit(integrity={"applicable": False, "details": {
+    cert = build_run_certificate(_audit(integrity={"applicable": False, "details": {
         "note": "no manifest.json: the files could not be bound"}}), {})
     assert cert["verdict_text"].startswith("PASS, LIMITED")
     assert any("could not be bound to a manifest" in t for t in cert["limitations"])
-    plain = build_certificate(_audit(), {})
+    plain = build_run_certificate(_audit(), {})
     assert plain["verdict_text"] == "PASS" and len(plain["not_checked"]) == 2
     assert "Not checked by any audit" in render_summary(plain)

@@ -11,7 +11,7 @@ from sim.batch import simulate_batch
 from sim.config import Structure
 from sim.digest import hand_digests
 from sim.rng import hand_deck
-from sim.rows import hand_from_row
+from sim.rows import replay_row
 from sim.runspec import RunSpec
 from sim.schema import HAND_SCHEMA, decode_actions
 
@@ -134,7 +134,7 @@ def test_new_players_get_new_ids_and_rebuyers_keep_theirs() -> None:
 def test_every_logged_hand_replays_through_the_engine(batch: tuple[RunSpec, pa.Table]) -> None:
     _, table = batch
     for row in table.slice(0, 400).to_pylist():
-        hand = hand_from_row(row)  # raises unless stacks, rake and board match
+        hand = replay_row(row)  # raises unless stacks, rake and board match
         assert hand.is_complete
 
 
@@ -188,4 +188,4 @@ def test_os_chacha20_decks_are_fresh_permutations() -> None:
     for value in a.column("deck").to_pylist()[:100]:
         assert sorted(np.frombuffer(value, np.int8).tolist()) == list(range(52))
     for row in a.slice(0, 100).to_pylist():
-        hand_from_row(row)
+        replay_row(row)

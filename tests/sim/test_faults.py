@@ -9,7 +9,7 @@ from sim.batch import simulate_batch
 from sim.config import Structure
 from sim.evaluator import evaluate7
 from sim.rng import hand_deck
-from sim.rows import RowReplayError, hand_from_row
+from sim.rows import RowReplayError, replay_row
 from sim.runspec import FAULTS, RunSpec
 
 
@@ -22,7 +22,7 @@ def _not_replaying(table) -> int:
     bad = 0
     for row in table.to_pylist():
         try:
-            hand_from_row(row)
+            replay_row(row)
         except (RowReplayError, ValueError):
             bad += 1
     return bad

@@ -24,7 +24,7 @@ from sim.histories import (
     reads_history,
 )
 from sim.phh import PhhAction, PhhHand, parse_action, read_phh
-from sim.phh_verify import replay
+from sim.phh_replay import replay
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "sitetext"
 REALHANDS = Path(__file__).resolve().parents[2].parent / "shared" / "realhands"

@@ -1,4 +1,4 @@
-"""PHH reading, writing and replay (sim.phh, sim.phh_verify)."""
+"""PHH reading, writing and replay (sim.phh, sim.phh_replay)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from sim.phh import (
     loads_phh,
     parse_action,
 )
-from sim.phh_verify import FOLD_CHECK_FREE, ReplayResult, replay
+from sim.phh_replay import FOLD_CHECK_FREE, ReplayResult, replay
 
 SHARED_PHH = Path(__file__).resolve().parents[2].parent / "shared" / "phh"
 

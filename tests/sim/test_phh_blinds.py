@@ -1,5 +1,5 @@
 # ruff: noqa: E501  (the fixtures keep the records' one-line action arrays)
-"""Replaying operators' records (sim.phh_verify): the blinds rule (posts, one blind only,
+"""Replaying operators' records (sim.phh_replay): the blinds rule (posts, one blind only,
 reversed heads-up), unknown stacks, unrecorded showdown cards, minor units, free folds. The
 fixtures copy the shape (and, where noted, the numbers) of hands of ../shared/realhands."""
 
@@ -11,7 +11,7 @@ import pytest
 
 from sim.layout import EventKind
 from sim.phh import loads_phh, read_phh
-from sim.phh_verify import (
+from sim.phh_replay import (
     K_BLINDS,
     K_ENDS_EARLY,
     K_MONEY,

@@ -23,7 +23,7 @@ from sim.phh import (
     reads_phh,
 )
 from sim.phh_reader import MAX_SECTION_CHARS, read_sections
-from sim.phh_verify import replay
+from sim.phh_replay import replay
 
 # ../shared beside the repo (the checkout's parent: also where CI clones it with shared/ beside)
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
@@ -281,11 +281,11 @@ def load_phh_text(text: str) -> list[Any]:
 def test_unknown_stacks_dead_blinds_and_straddles() -> None:
     (h,) = load_phh_text(HAND.format(s3="inf", hand=1))
     assert h.unknown_stacks == (2,) and h.minor_units().starting_stacks[2] is None
-    assert h.unsupported_reason is None  # replayed with a stand-in (sim.phh_verify)
+    assert h.unsupported_reason is None  # replayed with a stand-in (sim.phh_replay)
     text = HAND.format(s3=197, hand=1).replace("[0.50, 1, 0]", "[0.50, 1, -1]")
     (h,) = load_phh_text(text)
     assert h.dead_blinds == ((2, 1),) and h.minor_units().blinds_or_straddles == (50, 100, -100)
-    assert h.unsupported_reason is None  # a post: replayed (sim.phh_verify)
+    assert h.unsupported_reason is None  # a post: replayed (sim.phh_replay)
     (h,) = load_phh_text(HAND.format(s3=197, hand=1).replace("[0.50, 1, 0]", "[0.50, 1, 2]"))
     assert h.straddles == ((2, 2),) and "straddles" in (h.unsupported_reason or "")
 

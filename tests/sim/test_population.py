@@ -12,7 +12,7 @@ import pytest
 from cluster.cli import build_parser, main, population_options
 from sim.batch import simulate_batch
 from sim.config import Structure
-from sim.rows import hand_from_row
+from sim.rows import replay_row
 from sim.runspec import DEFAULT_POPULATION, RunSpec, parse_players, parse_stacks
 
 HANDS = 24_000  # per structure, in batches of BATCH: several seat counts and both formats
@@ -92,7 +92,7 @@ def test_real_population_hands_replay_and_conserve_chips(played: dict) -> None:
             rows = t.slice(0, 150).to_pylist()
             for row in rows:
                 assert sum(row["stacks_start"]) == sum(row["stacks_end"]) + row["rake"]
-                assert hand_from_row(row).is_complete
+                assert replay_row(row).is_complete
 
 
 def test_batch_table_is_a_fixed_schedule() -> None:

@@ -1,4 +1,4 @@
-"""``holdem phh verify``: JSON lines, the summary and the exit codes (cluster.phh_verify)."""
+"""``holdem phh verify``: JSON lines, the summary and the exit codes (cluster.verify_histories)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from cluster.cli import main
-from cluster.phh_verify import verify_paths
+from cluster.verify_histories import verify_paths
 
 
 def nt(stacks: str, actions: str, extra: str = "") -> str:

@@ -1,4 +1,5 @@
-"""The hand log as four tidy tables with readable codes (``holdem export``): pure, no files.
+"""The hand log as four tidy data tables with readable codes (``holdem export``): pure, no files.
+(Named ``logtables``: the log's analyst tables, not poker tables, which ``sim`` calls tables.)
 
 ``build_tables(log)`` turns rows of ``sim.schema.HAND_SCHEMA`` (a table or record batch) into
 

@@ -1,5 +1,5 @@
 """``holdem phh verify PATH...``: replay every hand of hand history files and folders through the
-engine (``sim.phh_verify.replay``) and tally the verdicts.
+engine (``sim.phh_replay.replay``) and tally the verdicts.
 
 Files are read by ``sim.histories.read_history``: PHH/PHHS or a site's text export (detected from
 the content), hand by hand; a hand that cannot be read is an error of its own (its reason) and
@@ -8,7 +8,7 @@ the other hands of its file are replayed.
 Each hand is replayed in its own minor units (cents: ``replay(..., minor_units=True)``). A hand
 is ok iff it replays without error and, when the file has ``finishing_stacks``, our stacks equal
 them (a site's rake shows as a mismatch: the ``outcome`` audit of an import classifies it). A
-hand that does not replay is counted under its named kind (``sim.phh_verify.KINDS``; a section
+hand that does not replay is counted under its named kind (``sim.phh_replay.KINDS``; a section
 that cannot be read under ``unreadable: <kind>``). Hands of other games (or with straddles) are
 *unsupported*: they are listed apart, their JSON line says ``"ok": false`` with an error
 starting ``unsupported``, and they do not change the exit code. Folds while checking was free
@@ -27,7 +27,7 @@ from pathlib import Path
 
 from sim.histories import iter_history_paths, read_history
 from sim.phh import SUPPORTED_VARIANTS, format_amounts
-from sim.phh_verify import FOLD_CHECK_FREE, K_UNSUPPORTED, ReplayResult, replay
+from sim.phh_replay import FOLD_CHECK_FREE, K_UNSUPPORTED, ReplayResult, replay
 
 __all__ = ["PhhVerification", "format_summary", "format_unreadable", "verify_paths"]
 
