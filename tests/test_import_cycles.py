@@ -68,7 +68,9 @@ def _targets(module: str, is_pkg: bool, node: ast.Import | ast.ImportFrom,
         parts = name.split(".")
         for i in range(1, len(parts) + 1):  # a.b.c runs a, a.b, a.b.c
             prefix = ".".join(parts[:i])
-            if prefix in known and prefix != module:
+            # a package the importer lies in is already being imported (its __init__ runs
+            # first): importing a sibling through it is no edge back to it
+            if prefix in known and prefix != module and not module.startswith(prefix + "."):
                 out.append(prefix)
     return out
 
