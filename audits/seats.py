@@ -44,7 +44,7 @@ from typing import Any
 
 import numpy as np
 from numba import njit
-from scipy import signal
+from scipy import fft as sp_fft
 from scipy import stats as ss
 
 from audits import stats
@@ -369,19 +369,44 @@ def seat_equity_test(masks: np.ndarray, wins: np.ndarray) -> dict[str, Any] | No
 
 def poisson_binomial_pmf(hands_by_m: np.ndarray) -> np.ndarray:
     """The law of the number of wins: a sum of Binomial(n_m, 1/m) over m (exact convolution)."""
+    return _convolve_pieces(_binom_pieces(hands_by_m[None, :])[0])
+
+
+def _convolve_pieces(pieces: list[np.ndarray]) -> np.ndarray:
+    """The law of a sum of independent counts given each count's pmf, in order (convolution)."""
     pmf = np.ones(1)
-    for m in range(2, hands_by_m.size):
-        n = int(hands_by_m[m])
-        if n:
-            b = np.exp(_log_binom_pmf(n, 1.0 / m))
-            pmf = signal.fftconvolve(pmf, b) if pmf.size > 64 and b.size > 64 else np.convolve(
-                pmf, b)
-            pmf = np.clip(pmf, 0.0, None)
+    for b in pieces:
+        pmf = _fftconvolve(pmf, b) if pmf.size > 64 and b.size > 64 else np.convolve(pmf, b)
+        pmf = np.clip(pmf, 0.0, None)
     return pmf / pmf.sum()
 
 
-def _log_binom_pmf(n: int, p: float) -> np.ndarray:
-    return ss.binom.logpmf(np.arange(n + 1), n, p)
+def _fftconvolve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``scipy.signal.fftconvolve(a, b)`` of two 1-d float arrays, the same pocketfft calls on
+    the same padded length (so the same bits) without its per-call dispatch, and without
+    importing scipy.signal (seconds at start)."""
+    shape = a.size + b.size - 1
+    n = sp_fft.next_fast_len(shape, True)
+    return sp_fft.irfft(sp_fft.rfft(a, n) * sp_fft.rfft(b, n), n)[:shape]
+
+
+def _binom_pieces(hands: np.ndarray) -> list[list[np.ndarray]]:
+    """Per row of ``hands`` (hands by occupied seats m, shape (P, M)): the pmfs of Binomial(n_m,
+    1/m) for m = 2, 3, ... with n_m > 0, in order of m. One scipy call over every row and m: per
+    call, ``binom.logpmf``'s own overhead (~50 µs) cost more than the arithmetic; elementwise
+    the values are the same ufuncs' on the same operands."""
+    rows, cols = np.nonzero(hands[:, 2:])  # row-major: by row, then m ascending
+    ms = cols + 2
+    ns = hands[rows, ms].astype(np.int64)
+    sizes = ns + 1
+    starts = np.cumsum(sizes) - sizes
+    k = np.arange(int(sizes.sum()), dtype=np.int64) - np.repeat(starts, sizes)
+    b = np.exp(ss.binom.logpmf(k, np.repeat(ns, sizes), np.repeat(1.0 / ms, sizes)))
+    flat = np.split(b, np.cumsum(sizes)[:-1]) if sizes.size else []
+    out: list[list[np.ndarray]] = [[] for _ in range(hands.shape[0])]
+    for r, piece in zip(rows.tolist(), flat, strict=True):
+        out[r].append(piece)
+    return out
 
 
 def _two_sided(pmf: np.ndarray, k: int) -> float:
@@ -413,8 +438,9 @@ def player_equity_test(q: SeatPartial) -> dict[str, Any] | None:
     lo = ss.binom.cdf(w_all, n1, pr)
     hi = ss.binom.sf(w_all - 1, n1, pr)
     ps = np.minimum(1.0, 2.0 * np.minimum(lo, hi))
-    for i in np.flatnonzero(~single):
-        ps[i] = _two_sided(poisson_binomial_pmf(h_all[i]), int(w_all[i]))
+    mixed = np.flatnonzero(~single)
+    for i, pieces in zip(mixed.tolist(), _binom_pieces(h_all[mixed]), strict=True):
+        ps[i] = _two_sided(_convolve_pieces(pieces), int(w_all[i]))
     w_ = int(np.argmin(ps))
     top = int(keep[w_])
     h = q.player_hands[top]
