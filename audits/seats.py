@@ -232,7 +232,7 @@ def _players(p: SeatPartial, pid: np.ndarray, cls: np.ndarray, winner: np.ndarra
     """Per player: band counts, all-in hands by occupied seats, all-in wins."""
     p.has_players = True
     seated = (cls >= 0) & (pid >= 0)
-    ids, inv = np.unique(pid[seated], return_inverse=True)
+    ids, inv = _ids_and_inverse(pid[seated])
     n_p = ids.size
     p.player_ids = ids
     band = CLASS_BAND[cls[seated]]
@@ -246,6 +246,21 @@ def _players(p: SeatPartial, pid: np.ndarray, cls: np.ndarray, winner: np.ndarra
         n_p, MAX_SEATS + 1).astype(np.int64)
     won = decided & (winner[rows] == seats)
     p.player_wins = np.bincount(inv[won], minlength=n_p).astype(np.int64)
+
+
+def _ids_and_inverse(vals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(vals, return_inverse=True)`` of int64 ids; ids within a span of a few times
+    their count (the simulator's: a batch's players are numbered in order) by a presence table
+    and its running count instead of a sort (the same arrays, in linear time)."""
+    if vals.size:
+        lo, hi = int(vals.min()), int(vals.max())
+        if hi - lo < 4 * vals.size + 1024:
+            present = np.zeros(hi - lo + 1, np.bool_)
+            present[vals - lo] = True
+            rank = np.cumsum(present) - 1
+            return np.flatnonzero(present) + lo, rank[vals - lo]
+    ids, inv = np.unique(vals, return_inverse=True)
+    return ids, inv
 
 
 def merge(parts: list[SeatPartial]) -> SeatPartial:

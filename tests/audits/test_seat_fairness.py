@@ -274,3 +274,13 @@ def test_player_equity_batched_laws_equal_the_per_call_ones() -> None:
     assert r is not None and r["details"]["players"] == 60
     assert r["p"] == seats.stats.bonferroni_min(want)
     assert r["details"]["worst_player_p"] == min(want)
+
+
+@pytest.mark.parametrize("vals", [np.array([7, 3, 3, 9, 7, 12], np.int64),  # dense: the table
+                                  np.array([5, 10**12, 5, -3], np.int64),  # sparse: the sort
+                                  np.zeros(0, np.int64)])
+def test_player_ids_and_inverse_are_numpy_unique(vals: np.ndarray) -> None:
+    ids, inv = seats._ids_and_inverse(vals)
+    want_ids, want_inv = np.unique(vals, return_inverse=True)
+    assert np.array_equal(ids, want_ids) and np.array_equal(inv, want_inv)
+    assert ids.dtype == want_ids.dtype and inv.dtype == want_inv.dtype
