@@ -232,20 +232,34 @@ def _players(p: SeatPartial, pid: np.ndarray, cls: np.ndarray, winner: np.ndarra
     """Per player: band counts, all-in hands by occupied seats, all-in wins."""
     p.has_players = True
     seated = (cls >= 0) & (pid >= 0)
-    ids, inv = _ids_and_inverse(pid[seated])
+    ids, inv = _ids_and_inverse(pid[seated])  # row-major: the kernel's order
     n_p = ids.size
     p.player_ids = ids
-    band = CLASS_BAND[cls[seated]]
-    p.player_bands = np.bincount(inv * N_BANDS + band, minlength=n_p * N_BANDS).reshape(
-        n_p, N_BANDS).astype(np.int64)
-    rows, seats = np.nonzero(seated)  # the same order as pid[seated]
-    decided = winner[rows] >= 0
-    inv_d = inv[decided]
-    p.player_hands = np.bincount(inv_d * (MAX_SEATS + 1) + m[rows][decided],
-                                 minlength=n_p * (MAX_SEATS + 1)).reshape(
-        n_p, MAX_SEATS + 1).astype(np.int64)
-    won = decided & (winner[rows] == seats)
-    p.player_wins = np.bincount(inv[won], minlength=n_p).astype(np.int64)
+    p.player_bands = np.zeros((n_p, N_BANDS), np.int64)
+    p.player_hands = np.zeros((n_p, MAX_SEATS + 1), np.int64)
+    p.player_wins = np.zeros(n_p, np.int64)
+    _player_kernel(np.ascontiguousarray(seated), np.ascontiguousarray(cls),
+                   np.ascontiguousarray(inv, np.int64), winner, m, CLASS_BAND, p.player_bands,
+                   p.player_hands, p.player_wins)
+
+
+@njit(cache=True)
+def _player_kernel(seated, cls, inv, winner, m, class_band, bands, hands,
+                   wins):  # pragma: no cover - compiled
+    """One pass over the seated (row, seat)s in row-major order, ``inv`` their players: the
+    band counts, the all-in hands (winner decided) by occupied seats, the wins."""
+    j = 0
+    for i in range(seated.shape[0]):
+        for s in range(seated.shape[1]):
+            if not seated[i, s]:
+                continue
+            q = inv[j]
+            j += 1
+            bands[q, class_band[cls[i, s]]] += 1
+            if winner[i] >= 0:
+                hands[q, m[i]] += 1
+                if winner[i] == s:
+                    wins[q] += 1
 
 
 def _ids_and_inverse(vals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -284,3 +284,32 @@ def test_player_ids_and_inverse_are_numpy_unique(vals: np.ndarray) -> None:
     want_ids, want_inv = np.unique(vals, return_inverse=True)
     assert np.array_equal(ids, want_ids) and np.array_equal(inv, want_inv)
     assert ids.dtype == want_ids.dtype and inv.dtype == want_inv.dtype
+
+
+def test_player_partial_counts_every_seated_hand() -> None:
+    """The compiled per-player pass against a plain loop over (hand, seat)."""
+    rng = np.random.default_rng(5)
+    n, k = 400, 6
+    pid = rng.integers(-1, 30, (n, k))
+    cls = rng.integers(-1, seats.N_CLASSES, (n, k))
+    winner = rng.integers(-2, k, n)
+    m = rng.integers(2, k + 1, n)
+    p = seats.SeatPartial()
+    seats._players(p, pid, cls, winner, m)
+    bands, hands, wins = {}, {}, {}
+    for i in range(n):
+        for s in range(k):
+            if cls[i, s] < 0 or pid[i, s] < 0:
+                continue
+            j = int(pid[i, s])
+            bands.setdefault(j, np.zeros(seats.N_BANDS, np.int64))[
+                seats.CLASS_BAND[cls[i, s]]] += 1
+            hands.setdefault(j, np.zeros(seats.MAX_SEATS + 1, np.int64))
+            wins.setdefault(j, 0)
+            if winner[i] >= 0:
+                hands[j][m[i]] += 1
+                wins[j] += int(winner[i] == s)
+    assert p.player_ids.tolist() == sorted(bands)
+    for r, j in enumerate(p.player_ids.tolist()):
+        assert p.player_bands[r].tolist() == bands[j].tolist()
+        assert p.player_hands[r].tolist() == hands[j].tolist() and p.player_wins[r] == wins[j]
