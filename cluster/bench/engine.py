@@ -185,7 +185,7 @@ def _eval_only(cards, n):
 
 
 def engine_stages(hands: int = 300_000, repeats: int = 3, n_seats: int = 6, stack: int = 200,
-                  seed: int = 1) -> dict[str, float]:
+                  seed: int = 1, calls: int = 2_000_000, show: bool = True) -> dict[str, float]:
     """Where the engine bench's time goes, µs per hand (medians of ``repeats``, one process):
     the streams and shuffle, start_hand (blinds, deal, first decision), and the betting loop
     split into legal() and the bot by timing each alone on a started hand, evaluation at
@@ -216,7 +216,6 @@ def engine_stages(hands: int = 300_000, repeats: int = 3, n_seats: int = 6, stac
         cum.append(1e6 * t / hands)
     actions, shown = res
     engine.start_hand(S, log, cfg, stacks, antes, 0, 1, 2, deck)
-    calls = 2_000_000
     t_legal, _ = timed(_legal_only, S, lg, calls)
     engine.legal(S, lg)
     t_bot, _ = timed(_bot_only, rs_bot, lg, calls)
@@ -232,8 +231,14 @@ def engine_stages(hands: int = 300_000, repeats: int = 3, n_seats: int = 6, stac
     per["apply() and the rest"] = cum[2] - cum[1] - sum(per[k] for k in (
         "legal()", "bot (random_legal)", "evaluate7 at showdown"))
     per["total"] = cum[2]
-    print(f"engine stages: {hands:,} hands x {repeats}, {a:.2f} actions and {e:.2f} "
-          "evaluations a hand, µs/hand")
-    for k, v in per.items():
-        print(f"  {k:<24} {v:6.3f}")
+    if show:
+        print(f"engine stages: {hands:,} hands x {repeats}, {a:.2f} actions and {e:.2f} "
+              "evaluations a hand, µs/hand")
+        for k, v in per.items():
+            print(f"  {k:<24} {v:6.3f}")
     return per
+
+
+def warm_stages() -> None:
+    """Compile (or load) the stage profile's kernels on tiny inputs (``holdem warmup``)."""
+    engine_stages(hands=10, repeats=1, calls=10, show=False)
