@@ -162,8 +162,8 @@ def _seat_kernel(hole, occ, deck, has_deck, card_class, table, cls, winner,
         # the full board from the deck: burn, 3 flop, burn, turn, burn, river after the hole
         # cards (whether or not the hand went that far)
         p = 2 * m
-        b0, b1, b2 = deck[i, p + 1], deck[i, p + 2], deck[i, p + 3]
-        b3, b4 = deck[i, p + 5], deck[i, p + 7]
+        b0, b1, b2 = np.int64(deck[i, p + 1]), np.int64(deck[i, p + 2]), np.int64(deck[i, p + 3])
+        b3, b4 = np.int64(deck[i, p + 5]), np.int64(deck[i, p + 7])
         if (b0 < 0 or b1 < 0 or b2 < 0 or b3 < 0 or b4 < 0
                 or b0 > 51 or b1 > 51 or b2 > 51 or b3 > 51 or b4 > 51):
             continue
@@ -201,8 +201,10 @@ def seat_map(hole: np.ndarray, occupied: np.ndarray | None = None,
     occ = (np.ascontiguousarray(occupied, np.bool_) if occupied is not None
            else (hole[:, 0::2] >= 0) | (hole[:, 1::2] >= 0))
     has_deck = deck is not None
-    dk = (np.ascontiguousarray(deck).view(np.uint8).astype(np.int64) if has_deck
-          else np.zeros((n, 1), np.int64))
+    # the deck bytes as they are (uint8, each board card widened in the kernel): an int64 copy
+    # of every deck cost more than the board reads
+    dk = (np.ascontiguousarray(deck).view(np.uint8) if has_deck
+          else np.zeros((n, 1), np.uint8))
     if not has_deck:
         # hands whose cards were recorded whatever the play: a folded seat's cards are known
         recorded = np.zeros((n, 1), np.bool_)
