@@ -181,6 +181,18 @@ def _list_parts(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     return _values(arr.flatten()), off
 
 
+def _recode(idx: np.ndarray, dictionary: list[Any]) -> tuple[np.ndarray, np.ndarray]:
+    """``dictionary_encode`` of a dictionary array without its per-row strings (decoding them
+    cost 0.25 µs a hand): equal dictionary entries merged, codes in order of first appearance
+    (int32, as arrow's)."""
+    first_entry: dict[Any, int] = {}
+    canon = np.array([first_entry.setdefault(v, i) for i, v in enumerate(dictionary)], np.int64)
+    enc = pa.array(canon[idx]).dictionary_encode()  # integers hash faster than strings
+    order = enc.dictionary.to_numpy(zero_copy_only=False)
+    return (enc.indices.to_numpy(zero_copy_only=False),
+            np.asarray([dictionary[i] for i in order], dtype=object))
+
+
 def _string_codes(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """A string column as per-row codes and the distinct values in order of first appearance
     (what ``dictionary_encode`` gives). A dictionary array as read is taken as it is when its
@@ -189,6 +201,8 @@ def _string_codes(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
         if len(arr.dictionary) == 1 and not arr.null_count:
             return (arr.indices.to_numpy(zero_copy_only=False),
                     np.asarray(arr.dictionary.to_pylist(), dtype=object))
+        if not arr.null_count and len(arr):
+            return _recode(arr.indices.to_numpy(zero_copy_only=False), arr.dictionary.to_pylist())
         arr = arr.dictionary_decode()
     enc = arr.dictionary_encode()
     return (enc.indices.to_numpy(zero_copy_only=False),

@@ -44,7 +44,7 @@ from typing import Any
 
 import numpy as np
 from numba import njit
-from scipy import signal
+from scipy import fft as sp_fft
 from scipy import stats as ss
 
 from audits import stats
@@ -162,8 +162,8 @@ def _seat_kernel(hole, occ, deck, has_deck, card_class, table, cls, winner,
         # the full board from the deck: burn, 3 flop, burn, turn, burn, river after the hole
         # cards (whether or not the hand went that far)
         p = 2 * m
-        b0, b1, b2 = deck[i, p + 1], deck[i, p + 2], deck[i, p + 3]
-        b3, b4 = deck[i, p + 5], deck[i, p + 7]
+        b0, b1, b2 = np.int64(deck[i, p + 1]), np.int64(deck[i, p + 2]), np.int64(deck[i, p + 3])
+        b3, b4 = np.int64(deck[i, p + 5]), np.int64(deck[i, p + 7])
         if (b0 < 0 or b1 < 0 or b2 < 0 or b3 < 0 or b4 < 0
                 or b0 > 51 or b1 > 51 or b2 > 51 or b3 > 51 or b4 > 51):
             continue
@@ -201,8 +201,10 @@ def seat_map(hole: np.ndarray, occupied: np.ndarray | None = None,
     occ = (np.ascontiguousarray(occupied, np.bool_) if occupied is not None
            else (hole[:, 0::2] >= 0) | (hole[:, 1::2] >= 0))
     has_deck = deck is not None
-    dk = (np.ascontiguousarray(deck).view(np.uint8).astype(np.int64) if has_deck
-          else np.zeros((n, 1), np.int64))
+    # the deck bytes as they are (uint8, each board card widened in the kernel): an int64 copy
+    # of every deck cost more than the board reads
+    dk = (np.ascontiguousarray(deck).view(np.uint8) if has_deck
+          else np.zeros((n, 1), np.uint8))
     if not has_deck:
         # hands whose cards were recorded whatever the play: a folded seat's cards are known
         recorded = np.zeros((n, 1), np.bool_)
@@ -232,20 +234,50 @@ def _players(p: SeatPartial, pid: np.ndarray, cls: np.ndarray, winner: np.ndarra
     """Per player: band counts, all-in hands by occupied seats, all-in wins."""
     p.has_players = True
     seated = (cls >= 0) & (pid >= 0)
-    ids, inv = np.unique(pid[seated], return_inverse=True)
+    ids, inv = _ids_and_inverse(pid[seated])  # row-major: the kernel's order
     n_p = ids.size
     p.player_ids = ids
-    band = CLASS_BAND[cls[seated]]
-    p.player_bands = np.bincount(inv * N_BANDS + band, minlength=n_p * N_BANDS).reshape(
-        n_p, N_BANDS).astype(np.int64)
-    rows, seats = np.nonzero(seated)  # the same order as pid[seated]
-    decided = winner[rows] >= 0
-    inv_d = inv[decided]
-    p.player_hands = np.bincount(inv_d * (MAX_SEATS + 1) + m[rows][decided],
-                                 minlength=n_p * (MAX_SEATS + 1)).reshape(
-        n_p, MAX_SEATS + 1).astype(np.int64)
-    won = decided & (winner[rows] == seats)
-    p.player_wins = np.bincount(inv[won], minlength=n_p).astype(np.int64)
+    p.player_bands = np.zeros((n_p, N_BANDS), np.int64)
+    p.player_hands = np.zeros((n_p, MAX_SEATS + 1), np.int64)
+    p.player_wins = np.zeros(n_p, np.int64)
+    _player_kernel(np.ascontiguousarray(seated), np.ascontiguousarray(cls),
+                   np.ascontiguousarray(inv, np.int64), winner, m, CLASS_BAND, p.player_bands,
+                   p.player_hands, p.player_wins)
+
+
+@njit(cache=True)
+def _player_kernel(seated, cls, inv, winner, m, class_band, bands, hands,
+                   wins):  # pragma: no cover - compiled
+    """One pass over the seated (row, seat)s in row-major order, ``inv`` their players: the
+    band counts, the all-in hands (winner decided) by occupied seats, the wins."""
+    j = 0
+    for i in range(seated.shape[0]):
+        for s in range(seated.shape[1]):
+            if not seated[i, s]:
+                continue
+            q = inv[j]
+            j += 1
+            bands[q, class_band[cls[i, s]]] += 1
+            if winner[i] >= 0:
+                hands[q, m[i]] += 1
+                if winner[i] == s:
+                    wins[q] += 1
+
+
+def _ids_and_inverse(vals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(vals, return_inverse=True)`` of int64 ids; ids within a span of a few times
+    their count (the simulator's: a batch's players are numbered in order) by a presence table
+    and its running count instead of a sort (the same arrays, in linear time; 5 bytes an id of
+    the span: a later batch's span reaches back to the players seated since the start)."""
+    if vals.size:
+        lo, hi = int(vals.min()), int(vals.max())
+        if hi - lo < 8 * vals.size + (1 << 20):
+            present = np.zeros(hi - lo + 1, np.bool_)
+            present[vals - lo] = True
+            rank = np.cumsum(present, dtype=np.int32)
+            return np.flatnonzero(present) + lo, rank[vals - lo].astype(np.int64) - 1
+    ids, inv = np.unique(vals, return_inverse=True)
+    return ids, inv
 
 
 def merge(parts: list[SeatPartial]) -> SeatPartial:
@@ -369,19 +401,44 @@ def seat_equity_test(masks: np.ndarray, wins: np.ndarray) -> dict[str, Any] | No
 
 def poisson_binomial_pmf(hands_by_m: np.ndarray) -> np.ndarray:
     """The law of the number of wins: a sum of Binomial(n_m, 1/m) over m (exact convolution)."""
+    return _convolve_pieces(_binom_pieces(hands_by_m[None, :])[0])
+
+
+def _convolve_pieces(pieces: list[np.ndarray]) -> np.ndarray:
+    """The law of a sum of independent counts given each count's pmf, in order (convolution)."""
     pmf = np.ones(1)
-    for m in range(2, hands_by_m.size):
-        n = int(hands_by_m[m])
-        if n:
-            b = np.exp(_log_binom_pmf(n, 1.0 / m))
-            pmf = signal.fftconvolve(pmf, b) if pmf.size > 64 and b.size > 64 else np.convolve(
-                pmf, b)
-            pmf = np.clip(pmf, 0.0, None)
+    for b in pieces:
+        pmf = _fftconvolve(pmf, b) if pmf.size > 64 and b.size > 64 else np.convolve(pmf, b)
+        pmf = np.clip(pmf, 0.0, None)
     return pmf / pmf.sum()
 
 
-def _log_binom_pmf(n: int, p: float) -> np.ndarray:
-    return ss.binom.logpmf(np.arange(n + 1), n, p)
+def _fftconvolve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``scipy.signal.fftconvolve(a, b)`` of two 1-d float arrays, the same pocketfft calls on
+    the same padded length (so the same bits) without its per-call dispatch, and without
+    importing scipy.signal (seconds at start)."""
+    shape = a.size + b.size - 1
+    n = sp_fft.next_fast_len(shape, True)
+    return sp_fft.irfft(sp_fft.rfft(a, n) * sp_fft.rfft(b, n), n)[:shape]
+
+
+def _binom_pieces(hands: np.ndarray) -> list[list[np.ndarray]]:
+    """Per row of ``hands`` (hands by occupied seats m, shape (P, M)): the pmfs of Binomial(n_m,
+    1/m) for m = 2, 3, ... with n_m > 0, in order of m. One scipy call over every row and m: per
+    call, ``binom.logpmf``'s own overhead (~50 µs) cost more than the arithmetic; elementwise
+    the values are the same ufuncs' on the same operands."""
+    rows, cols = np.nonzero(hands[:, 2:])  # row-major: by row, then m ascending
+    ms = cols + 2
+    ns = hands[rows, ms].astype(np.int64)
+    sizes = ns + 1
+    starts = np.cumsum(sizes) - sizes
+    k = np.arange(int(sizes.sum()), dtype=np.int64) - np.repeat(starts, sizes)
+    b = np.exp(ss.binom.logpmf(k, np.repeat(ns, sizes), np.repeat(1.0 / ms, sizes)))
+    flat = np.split(b, np.cumsum(sizes)[:-1]) if sizes.size else []
+    out: list[list[np.ndarray]] = [[] for _ in range(hands.shape[0])]
+    for r, piece in zip(rows.tolist(), flat, strict=True):
+        out[r].append(piece)
+    return out
 
 
 def _two_sided(pmf: np.ndarray, k: int) -> float:
@@ -413,8 +470,9 @@ def player_equity_test(q: SeatPartial) -> dict[str, Any] | None:
     lo = ss.binom.cdf(w_all, n1, pr)
     hi = ss.binom.sf(w_all - 1, n1, pr)
     ps = np.minimum(1.0, 2.0 * np.minimum(lo, hi))
-    for i in np.flatnonzero(~single):
-        ps[i] = _two_sided(poisson_binomial_pmf(h_all[i]), int(w_all[i]))
+    mixed = np.flatnonzero(~single)
+    for i, pieces in zip(mixed.tolist(), _binom_pieces(h_all[mixed]), strict=True):
+        ps[i] = _two_sided(_convolve_pieces(pieces), int(w_all[i]))
     w_ = int(np.argmin(ps))
     top = int(keep[w_])
     h = q.player_hands[top]

@@ -120,7 +120,7 @@ def _steps(tmp: Path) -> list[tuple[str, Callable[[], object]]]:
         match_digests(ids, digests, ids, digests)  # two identical runs never get this far
 
     def benches() -> None:
-        from cluster.bench.engine import play_random_hands
+        from cluster.bench.engine import play_random_hands, warm_stages
         from cluster.bench.evaluator import _evaluate_loop, random_hands
         from sim.config import TableConfig
         from sim.evaluator import count_categories_all7
@@ -129,6 +129,7 @@ def _steps(tmp: Path) -> list[tuple[str, Callable[[], object]]]:
         cfg = config_block(TableConfig(n_seats=6, structure=Structure.NO_LIMIT, small_blind=1,
                                        big_blind=2))
         play_random_hands(cfg, 10, 6, 200, 1)
+        warm_stages()
         _evaluate_loop(random_hands(10, 1))
         count_categories_all7.compile(())  # compiled only: running it is the evaluator bench
 

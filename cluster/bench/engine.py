@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 import statistics
 import time
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -17,8 +18,9 @@ from numba import njit
 from sim import engine
 from sim.codes import COMPLETE
 from sim.config import Structure, TableConfig
+from sim.evaluator import evaluate7
 from sim.hand import config_block
-from sim.layout import LG_SIZE, STACK_, STREET
+from sim.layout import LG_SIZE, N_SHOW, STACK_, STREET
 from sim.policies import random_legal
 from sim.rng import DECK_PURPOSE, POLICY_PURPOSE, new_stream, shuffle_deck, stream_init
 
@@ -127,3 +129,116 @@ def run_engine_bench(hands: int = 1_000_000, repeats: int = 5, pokerkit_hands: i
         except ImportError:
             print("  PokerKit not installed (pip install -e '.[dev]'): peer skipped")
     return out
+
+
+@njit(cache=True, _nrt=False)
+def _stage_hands(cfg, n_hands, n_seats, seed, S, log, lg, deck, stacks, antes, rs_deck, rs_bot,
+                 upto):
+    """The engine bench's loop cut after stage ``upto`` (0: the two streams and the shuffle,
+    1: + start_hand, 2: the whole hand); returns (actions, evaluations at showdown)."""
+    actions = 0
+    shown = 0
+    for h in range(n_hands):
+        stream_init(rs_deck, seed, 0, h, DECK_PURPOSE)
+        stream_init(rs_bot, seed, 0, h, POLICY_PURPOSE)
+        shuffle_deck(rs_deck, deck)
+        if upto == 0:
+            continue
+        button = h % n_seats
+        sb, bb = (button + 1) % n_seats, (button + 2) % n_seats
+        engine.start_hand(S, log, cfg, stacks, antes, button, sb, bb, deck)
+        if upto == 1:
+            continue
+        while S[STREET] != COMPLETE:
+            engine.legal(S, lg)
+            kind, amount = random_legal(rs_bot, lg)
+            engine.apply(S, log, kind, amount)
+            actions += 1
+        shown += S[N_SHOW]
+    return actions, shown
+
+
+@njit(cache=True, _nrt=False)
+def _legal_only(S, lg, n):
+    for _ in range(n):
+        engine.legal(S, lg)
+    return lg[0]
+
+
+@njit(cache=True, _nrt=False)
+def _bot_only(rs, lg, n):
+    t = 0
+    for _ in range(n):
+        kind, amount = random_legal(rs, lg)
+        t += kind + amount
+    return t
+
+
+@njit(cache=True, _nrt=False)
+def _eval_only(cards, n):
+    t = 0
+    for i in range(n):
+        j = 7 * (i % (cards.shape[0] // 7))
+        t += evaluate7(cards[j], cards[j + 1], cards[j + 2], cards[j + 3], cards[j + 4],
+                       cards[j + 5], cards[j + 6])
+    return t
+
+
+def engine_stages(hands: int = 300_000, repeats: int = 3, n_seats: int = 6, stack: int = 200,
+                  seed: int = 1, calls: int = 2_000_000, show: bool = True) -> dict[str, float]:
+    """Where the engine bench's time goes, µs per hand (medians of ``repeats``, one process):
+    the streams and shuffle, start_hand (blinds, deal, first decision), and the betting loop
+    split into legal() and the bot by timing each alone on a started hand, evaluation at
+    showdown by timing evaluate7 alone times the evaluations per hand, and apply() (with the
+    pot building, award and logging) as the rest."""
+    cfg = config_block(TableConfig(n_seats=n_seats, structure=Structure.NO_LIMIT,
+                                   small_blind=1, big_blind=2))
+    S, log = engine.new_state(), engine.new_log()
+    lg, deck = np.zeros(LG_SIZE, dtype=np.int64), np.empty(52, dtype=np.int64)
+    stacks, antes = np.full(n_seats, stack, dtype=np.int64), np.zeros(n_seats, dtype=np.int64)
+    rs_deck, rs_bot = new_stream(), new_stream()
+
+    def timed(fn: Any, *args: Any) -> tuple[float, Any]:
+        fn(*args)  # compile or load
+        ts, out = [], None
+        for _ in range(repeats):
+            t0 = time.process_time()
+            out = fn(*args)
+            ts.append(time.process_time() - t0)
+        return statistics.median(ts), out
+
+    per: dict[str, float] = {}
+    cum = []
+    res: Any = None
+    for upto in range(3):
+        t, res = timed(_stage_hands, cfg, hands, n_seats, seed, S, log, lg, deck, stacks,
+                       antes, rs_deck, rs_bot, upto)
+        cum.append(1e6 * t / hands)
+    actions, shown = res
+    engine.start_hand(S, log, cfg, stacks, antes, 0, 1, 2, deck)
+    t_legal, _ = timed(_legal_only, S, lg, calls)
+    engine.legal(S, lg)
+    t_bot, _ = timed(_bot_only, rs_bot, lg, calls)
+    cards = np.concatenate([np.random.default_rng(seed + i).permutation(52)[:7]
+                            for i in range(1000)]).astype(np.int64)
+    t_eval, _ = timed(_eval_only, cards, calls)
+    a, e = actions / hands, shown / hands
+    per["streams + shuffle"] = cum[0]
+    per["start_hand"] = cum[1] - cum[0]
+    per["legal()"] = 1e6 * t_legal / calls * a
+    per["bot (random_legal)"] = 1e6 * t_bot / calls * a
+    per["evaluate7 at showdown"] = 1e6 * t_eval / calls * e
+    per["apply() and the rest"] = cum[2] - cum[1] - sum(per[k] for k in (
+        "legal()", "bot (random_legal)", "evaluate7 at showdown"))
+    per["total"] = cum[2]
+    if show:
+        print(f"engine stages: {hands:,} hands x {repeats}, {a:.2f} actions and {e:.2f} "
+              "evaluations a hand, µs/hand")
+        for k, v in per.items():
+            print(f"  {k:<24} {v:6.3f}")
+    return per
+
+
+def warm_stages() -> None:
+    """Compile (or load) the stage profile's kernels on tiny inputs (``holdem warmup``)."""
+    engine_stages(hands=10, repeats=1, calls=10, show=False)

@@ -103,6 +103,16 @@ def test_string_codes_equal_dictionary_encode() -> None:
                                            pa.array(["a", "b", "c"]))
     codes, values = io._string_codes(loose)
     assert codes.tolist() == [0, 0, 1] and values.tolist() == ["b", "c"]
+    # recoded from the indices (no per-row strings): a dictionary holding a value twice, int8
+    # indices; the codes are arrow's own (int32, order of first appearance)
+    for dup in (pa.DictionaryArray.from_arrays(pa.array([3, 0, 2, 1, 3], pa.int8()),
+                                               pa.array(["b", "a", "b", "c"])),
+                pa.DictionaryArray.from_arrays(pa.array([2, 2, 0], pa.int32()),
+                                               pa.array(["p", "q", "r"]))):
+        codes, values = io._string_codes(dup)
+        ref_codes, ref_values = plain(dup.dictionary_decode())
+        assert codes.dtype == np.int32 and codes.tolist() == ref_codes
+        assert values.tolist() == ref_values
 
 
 def test_string_columns_read_as_dictionaries(run_dir: Path, tmp_path: Path) -> None:

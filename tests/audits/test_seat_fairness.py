@@ -238,3 +238,78 @@ def test_player_equity_binomial_shortcut_is_the_exact_law() -> None:
                              int(q.player_wins[j])) for j in range(2)]
     assert r["p"] == pytest.approx(min(1.0, 2 * min(want)), rel=1e-9)
     assert r["details"]["worst_player"] == 1  # 95 wins where 66.7 are expected
+
+
+def test_player_equity_batched_laws_equal_the_per_call_ones() -> None:
+    """The batched logpmf (one scipy call over every player and m) and the direct pocketfft
+    convolution give the very bits of the per-call ``binom.logpmf`` and
+    ``scipy.signal.fftconvolve`` they replaced, so every p-value is unchanged."""
+    from scipy import signal
+    from scipy import stats as ss
+
+    def per_call_pmf(h: np.ndarray) -> np.ndarray:
+        pmf = np.ones(1)
+        for m in range(2, h.size):
+            if h[m]:
+                b = np.exp(ss.binom.logpmf(np.arange(h[m] + 1), int(h[m]), 1.0 / m))
+                pmf = (signal.fftconvolve(pmf, b) if pmf.size > 64 and b.size > 64
+                       else np.convolve(pmf, b))
+                pmf = np.clip(pmf, 0.0, None)
+        return pmf / pmf.sum()
+
+    rng = np.random.default_rng(25)
+    q = seats.SeatPartial()
+    q.player_ids = np.arange(60)
+    q.player_hands = np.zeros((60, seats.MAX_SEATS + 1), np.int64)
+    for i in range(60):  # every player mixed (2-5 occupancies), 100+ hands: the convolution
+        ms = rng.choice(np.arange(2, seats.MAX_SEATS + 1), int(rng.integers(2, 6)), replace=False)
+        q.player_hands[i, ms] = rng.integers(50, 300, ms.size)
+    q.player_wins = np.array([rng.binomial(int(h.sum()), 0.25) for h in q.player_hands])
+    want = []
+    for h, w in zip(q.player_hands, q.player_wins, strict=True):
+        pmf = per_call_pmf(h)
+        assert np.array_equal(seats.poisson_binomial_pmf(h), pmf)
+        want.append(seats._two_sided(pmf, int(w)))
+    r = seats.player_equity_test(q)
+    assert r is not None and r["details"]["players"] == 60
+    assert r["p"] == seats.stats.bonferroni_min(want)
+    assert r["details"]["worst_player_p"] == min(want)
+
+
+@pytest.mark.parametrize("vals", [np.array([7, 3, 3, 9, 7, 12], np.int64),  # dense: the table
+                                  np.array([5, 10**12, 5, -3], np.int64),  # sparse: the sort
+                                  np.zeros(0, np.int64)])
+def test_player_ids_and_inverse_are_numpy_unique(vals: np.ndarray) -> None:
+    ids, inv = seats._ids_and_inverse(vals)
+    want_ids, want_inv = np.unique(vals, return_inverse=True)
+    assert np.array_equal(ids, want_ids) and np.array_equal(inv, want_inv)
+    assert ids.dtype == want_ids.dtype and inv.dtype == want_inv.dtype
+
+
+def test_player_partial_counts_every_seated_hand() -> None:
+    """The compiled per-player pass against a plain loop over (hand, seat)."""
+    rng = np.random.default_rng(5)
+    n, k = 400, 6
+    pid = rng.integers(-1, 30, (n, k))
+    cls = rng.integers(-1, seats.N_CLASSES, (n, k))
+    winner = rng.integers(-2, k, n)
+    m = rng.integers(2, k + 1, n)
+    p = seats.SeatPartial()
+    seats._players(p, pid, cls, winner, m)
+    bands, hands, wins = {}, {}, {}
+    for i in range(n):
+        for s in range(k):
+            if cls[i, s] < 0 or pid[i, s] < 0:
+                continue
+            j = int(pid[i, s])
+            bands.setdefault(j, np.zeros(seats.N_BANDS, np.int64))[
+                seats.CLASS_BAND[cls[i, s]]] += 1
+            hands.setdefault(j, np.zeros(seats.MAX_SEATS + 1, np.int64))
+            wins.setdefault(j, 0)
+            if winner[i] >= 0:
+                hands[j][m[i]] += 1
+                wins[j] += int(winner[i] == s)
+    assert p.player_ids.tolist() == sorted(bands)
+    for r, j in enumerate(p.player_ids.tolist()):
+        assert p.player_bands[r].tolist() == bands[j].tolist()
+        assert p.player_hands[r].tolist() == hands[j].tolist() and p.player_wins[r] == wins[j]

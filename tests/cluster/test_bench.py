@@ -124,3 +124,16 @@ def test_bench_modules_do_not_import_each_other() -> None:
         tree = ast.parse((root / f"{a}.py").read_text())
         imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
         assert f"cluster.bench.{b}" not in imported, f"{a}.py imports {b}.py"
+
+
+def test_engine_stages_split_the_bench_loop() -> None:
+    """The stage profile's parts add up to the whole loop, and a hand takes actions and, at
+    random legal play, showdowns."""
+    from cluster.bench.engine import engine_stages
+
+    per = engine_stages(hands=2000, repeats=1, calls=1000, show=False)
+    parts = [v for k, v in per.items() if k != "total"]
+    assert sum(parts) == pytest.approx(per["total"])
+    assert all(per[k] >= 0 for k in ("streams + shuffle", "legal()", "bot (random_legal)",
+                                      "evaluate7 at showdown"))
+    assert per["total"] > 0
