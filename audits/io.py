@@ -119,6 +119,13 @@ def run_files(run: Location, missing_ok: bool = False) -> list[Location]:
     else every ``log/<label>/batch-<N>.parquet``). A file the manifest lists but the folder
     lacks is an error, unless ``missing_ok`` (the integrity audit then names it) and some listed
     file is present. A folder of the old layout is refused (``runfolder.OldLayoutError``)."""
+    return run_inputs(run, missing_ok)[0]
+
+
+def run_inputs(run: Location, missing_ok: bool = False
+               ) -> tuple[list[Location], list[str], dict[str, Any] | None]:
+    """``run_files``, with what it read to find them: (the batch files, the folder's listing,
+    manifest.json or None), the folder listed once and the manifest read once."""
     root = storage.as_location(run)
     try:
         folder = runfolder.RunFolder.open(root)
@@ -144,7 +151,7 @@ def run_files(run: Location, missing_ok: bool = False) -> list[Location]:
         raise AuditInputError(str(e)) from None
     if not files:
         raise AuditInputError(f"{root}: no batch files ({runfolder.LAYOUT})")
-    return files
+    return files, listing, m
 
 
 def check_schema(schema: pa.Schema, path: str | Path) -> None:
