@@ -144,6 +144,17 @@ def count_hands(files: Sequence[Location]) -> int:
     return total
 
 
+# what a simulated run that planted a fault says of its hands (cluster.manifest writes it into
+# manifest.json as ``FAULT INJECTED: <fault>. <this>``; the audit shows ``<fault>. <this>``)
+SIMULATED_FAULT_NOTE = ("These hands were dealt or paid by a deliberately broken engine; this log "
+                        "must FAIL certification.")
+
+
+def fault_warning(inject: str) -> str:
+    """The warning of a simulated run that planted the fault ``inject``."""
+    return f"{inject}. {SIMULATED_FAULT_NOTE}"
+
+
 @dataclass
 class AuditReport:
     run: str
@@ -172,7 +183,12 @@ class AuditReport:
 
     @property
     def fault_injected(self) -> str | None:
+        """The warning of a run that planted a fault: for a simulated run, made from its spec's
+        ``inject`` (a value, never parsed back out of the manifest's text:
+        ``fault_warning``); for another manifest, its ``fault_injected`` text."""
         m = self.manifest or {}
+        if m.get("format") == SIMULATE_FORMAT:
+            return None if self.inject is None else fault_warning(self.inject)
         text = (m.get("fault_injected") if self.inject else None) or self.inject
         if not text:
             return None

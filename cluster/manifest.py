@@ -183,9 +183,11 @@ def sum_counts(records: Iterable[dict[str, int]]) -> dict[str, int]:
 
 
 def fault_warning(inject: str) -> str:
-    """The manifest's ``fault_injected`` warning of a run that planted the fault ``inject``."""
-    return (f"FAULT INJECTED: {inject}. These hands were dealt or paid by a deliberately "
-            "broken engine; this log must FAIL certification.")
+    """The manifest's ``fault_injected`` warning of a run that planted the fault ``inject``
+    (the audit's ``audits.runner.fault_warning``, the same words)."""
+    from audits.runner import fault_warning as audit_warning
+
+    return f"FAULT INJECTED: {audit_warning(inject)}"
 
 
 class Manifest:

@@ -11,7 +11,7 @@
 Within ``one_ray()`` (``holdem certify``: simulate, audit, reproduce and report), the first
 ``ray_session`` that starts or joins Ray keeps it for the next ones, shut down at the block's end:
 Ray is started once per command, and each later block sees the first one's ``where`` and
-``cpus`` (with its own ``worker_code`` record). A ``ray_session`` nested in another reuses it too.
+``cpus`` (with its own ``worker_code`` record).
 
 ``Runtime`` is a command's runtime options (``--workers``, ``--address``, ``--key-memory``),
 validated once where the command line is read and passed as one value.
@@ -139,7 +139,8 @@ def ray_session(address: str | None = None, workers: int | None = None) -> Itera
     """Connect to (or start) Ray for the ``with`` block; see the module docstring."""
     import ray
 
-    if _OPEN and ray.is_initialized():  # inside a session of this process: the same Ray
+    if _KEEP and len(_OPEN) > _KEEP[0] and ray.is_initialized():
+        # a later step of a ``one_ray`` command: the Ray its first step started or joined
         yield replace(_OPEN[-1], worker_code={}, _workers=set())
         return
     if ray.is_initialized():
