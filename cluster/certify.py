@@ -205,7 +205,8 @@ def report(run: str | Path, calibration: str | Path | None = DEFAULT_CALIBRATION
     if key is None and sign_key is not None:
         key = load_private_key(sign_key)  # before writing
     root = storage.as_location(run)
-    audit, manifest = load_inputs(root)
+    # the manifest the audit just read (certify), else read here
+    audit, manifest = load_inputs(root, manifest=None if fresh is None else fresh.manifest)
     folder = RunFolder.open(root)
     sig = folder.location(SIGNATURE_FILE)
     if key is not None:
