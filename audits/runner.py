@@ -21,9 +21,8 @@ from audits.integrity import Binding, FileFacts, is_product
 from audits.io import (
     AuditInputError,
     iter_batches,
-    load_manifest,
     run_context,
-    run_files,
+    run_inputs,
 )
 from audits.registry import REGISTRY, resolve
 from audits.registry import available as available  # the registry's, for callers
@@ -145,6 +144,17 @@ def count_hands(files: Sequence[Location]) -> int:
     return total
 
 
+# what a simulated run that planted a fault says of its hands (cluster.manifest writes it into
+# manifest.json as ``FAULT INJECTED: <fault>. <this>``; the audit shows ``<fault>. <this>``)
+SIMULATED_FAULT_NOTE = ("These hands were dealt or paid by a deliberately broken engine; this log "
+                        "must FAIL certification.")
+
+
+def fault_warning(inject: str) -> str:
+    """The warning of a simulated run that planted the fault ``inject``."""
+    return f"{inject}. {SIMULATED_FAULT_NOTE}"
+
+
 @dataclass
 class AuditReport:
     run: str
@@ -173,7 +183,12 @@ class AuditReport:
 
     @property
     def fault_injected(self) -> str | None:
+        """The warning of a run that planted a fault: for a simulated run, made from its spec's
+        ``inject`` (a value, never parsed back out of the manifest's text:
+        ``fault_warning``); for another manifest, its ``fault_injected`` text."""
         m = self.manifest or {}
+        if m.get("format") == SIMULATE_FORMAT:
+            return None if self.inject is None else fault_warning(self.inject)
         text = (m.get("fault_injected") if self.inject else None) or self.inject
         if not text:
             return None
@@ -221,11 +236,51 @@ def key_partitions(names: Sequence[str], files: Sequence[Location], key_memory: 
     return {n: p for n, p in out.items() if p > 1}
 
 
+@dataclass(frozen=True)
+class AuditPlan:
+    """An audit's setup, made once (``plan_audit``) and used by both the progress bar and the
+    audit: the audits to run, the run's batch files (from its manifest), the folder's listing,
+    the manifest (read once), the run's facts, its hands (when counted) and the key partitions
+    (``key_partitions``)."""
+
+    root: Location
+    names: list[str]
+    files: list[Location]
+    listing: list[str]
+    manifest: dict[str, Any] | None
+    context: dict[str, Any]
+    hands: int | None
+    partitions: dict[str, int]
+
+    @property
+    def passes(self) -> int:
+        """Passes over the files: one, plus one per key partition past the first."""
+        return 1 + sum(p - 1 for p in self.partitions.values())
+
+
+def plan_audit(run: Location, names: Sequence[str] | None = None, *,
+               key_memory: int | None = None, hands: int | None = None,
+               count: bool = False) -> AuditPlan:
+    """The setup of an audit of ``run`` with ``names`` (None: all): the folder listed and its
+    manifest read once (``audits.io.run_inputs``), its hands counted from the files' footers
+    when ``count`` (for a progress bar; else ``hands`` as given), the run's facts
+    (``run_context``: exit 2 for a run without them) and the key partitions."""
+    selected = resolve(names)
+    root = storage.as_location(run)
+    located, listing, manifest = run_inputs(root, missing_ok=True)
+    if count and hands is None:
+        hands = count_hands(located)
+    context = run_context(manifest)  # the run's facts from its spec (exit 2 when it has none)
+    partitions = key_partitions(selected, located, key_memory, hands)
+    return AuditPlan(root, selected, located, listing, manifest, context, hands, partitions)
+
+
 def run_audits(run: Location, names: Sequence[str] | None = None, *,
                on_file: Callable[[str, int], None] | None = None,
                key_memory: int | None = None, hands: int | None = None,
                map_files: MapFiles = map_in_process,
-               runtime: dict[str, Any] | None = None) -> AuditReport:
+               runtime: dict[str, Any] | None = None,
+               plan: AuditPlan | None = None) -> AuditReport:
     """Audit a run folder. The files are mapped by ``map_files`` (default: in this process, one
     after the other; ``cluster.audit`` passes one that fans them out over Ray, and describes it
     in ``runtime``, audit.json's record of where the audit ran). ``on_file(path, hands)``
@@ -234,16 +289,15 @@ def run_audits(run: Location, names: Sequence[str] | None = None, *,
     quarter of this machine's RAM, or of its container's memory limit when lower); a larger run
     costs extra passes over one column, each file of which is reported to ``on_file`` too.
     ``hands``: the run's row count when the caller has read it already (else the files' footers
-    are read for it when a key memory applies).
+    are read for it when a key memory applies). ``plan``: the setup the caller made already
+    (``plan_audit``; ``names``, ``key_memory`` and ``hands`` are then its).
     Every file is hashed (``AuditReport.inputs``) whichever audits run; the ``integrity`` audit
     checks the hashes against the manifest (``holdem audit`` always runs it)."""
-    selected = resolve(names)
-    root = storage.as_location(run)
-    located = run_files(root, missing_ok=True)
-    files = [str(f) for f in located]
-    manifest = load_manifest(root)
-    context = run_context(manifest)  # the run's facts from its spec (exit 2 when it has none)
-    partitions = key_partitions(selected, located, key_memory, hands)
+    if plan is None:
+        plan = plan_audit(run, names, key_memory=key_memory, hands=hands)
+    selected, root, manifest = plan.names, plan.root, plan.manifest
+    files = [str(f) for f in plan.files]
+    context, partitions = plan.context, plan.partitions
     t0 = time.perf_counter()
     runtime = dict(runtime or {"ray": "in-process"})
     hands_of: dict[str, int] = {}
@@ -270,7 +324,7 @@ def run_audits(run: Location, names: Sequence[str] | None = None, *,
                        for p in range(1, count)]
     if partitions:
         runtime["key_partitions"] = partitions
-    binding, inputs = _bind(root, manifest, parts)
+    binding, inputs = _bind(root, manifest, plan.listing, parts)
     if "integrity" in selected:
         extra.setdefault("integrity", []).append(binding)
     seconds = time.perf_counter() - t0
@@ -281,14 +335,14 @@ def run_audits(run: Location, names: Sequence[str] | None = None, *,
                        seconds=seconds, manifest=manifest, runtime=runtime, inputs=inputs)
 
 
-def _bind(root: Location, manifest: dict[str, Any] | None,
+def _bind(root: Location, manifest: dict[str, Any] | None, listing: list[str],
           parts: list[tuple[str, int, dict[str, Any], tuple[str, int]]]
           ) -> tuple[Binding, dict[str, Any]]:
-    """The integrity audit's view of the folder (its listing, the manifest's missing files, the
-    audited files' facts) and audit.json's record of the audited inputs."""
+    """The integrity audit's view of the folder (its listing, as the audit's setup took it;
+    the manifest's missing files, the audited files' facts) and audit.json's record of the
+    audited inputs."""
     try:
         folder = runfolder.RunFolder.open(root)
-        listing = folder.listing()
         msha = folder.sha256(runfolder.MANIFEST)[0] if manifest is not None else None
         present = set(listing)
         missing = ([rel for rel in runfolder.listed_paths(manifest) if rel not in present]

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from audits.io import AuditInputError, run_files
+from audits.io import AuditInputError
 from audits.runfolder.storage import Location
-from audits.runner import AuditReport, MapFiles, count_hands, key_partitions, resolve, run_audits
+from audits.runner import AuditReport, MapFiles, plan_audit, resolve, run_audits
 from cluster.fanout import fan_out
 from cluster.progress import Progress
 from cluster.ray_runtime import RaySession, ray_session
@@ -56,22 +56,19 @@ def audit_run(run: Location, names: Sequence[str] | None = None, *, workers: int
     ``ConnectionError`` for a cluster that cannot be joined, ``cluster.fanout.TaskFailed`` for a
     task that failed on Ray.
     """
-    if workers is not None and workers < 0:
-        raise ValueError(f"workers {workers}: expected >= 0")
     names = resolve(names)
     if "integrity" not in names:
         names.append("integrity")
-    files = run_files(run, missing_ok=True)
-    hands = count_hands(files)
-    passes = 1 + sum(p - 1 for p in key_partitions(names, files, key_memory, hands).values())
-    with Progress(hands * passes, enabled=progress, desc="audit") as bar:
+    plan = plan_audit(run, names, key_memory=key_memory, count=True)  # once: bar and audit
+    assert plan.hands is not None
+    with Progress(plan.hands * plan.passes, enabled=progress, desc="audit") as bar:
         def on_file(path: str, n: int) -> None:
             bar.update(n)
 
         if workers == 0:
-            return run_audits(run, names, on_file=on_file, key_memory=key_memory, hands=hands)
+            return run_audits(run, on_file=on_file, plan=plan)
         with ray_session(address, workers) as session:
-            return run_audits(run, names, on_file=on_file, key_memory=key_memory, hands=hands,
+            return run_audits(run, on_file=on_file, plan=plan,
                               map_files=ray_map_files(session, audit_window(session, workers)),
                               runtime={"ray": "ray", "cpus": session.cpus,
                                        "worker_code": session.worker_code})

@@ -15,6 +15,7 @@ from audits.runfolder import storage
 if TYPE_CHECKING:
     from audits.runfolder.storage import Location
     from audits.runner import AuditReport
+    from cluster.manifest import Manifest
     from reports.render import WrittenReport
     from sim.runspec import RunSpec
 
@@ -180,7 +181,7 @@ def report(run: str | Path, calibration: str | Path | None = DEFAULT_CALIBRATION
            reproduction: dict[str, Any] | None = None, fresh: AuditReport | None = None,
            workers: int | None = None, address: str | None = None,
            progress: bool = False, sources: str | None = None,
-           name_key: bytes | None = None) -> WrittenReport:
+           name_key: bytes | None = None, key: Any = None) -> WrittenReport:
     """``holdem report RUN``: write report.html, certificate.json and summary.md (with the
     calibration tables of ``holdem calibrate`` when that file exists).
 
@@ -193,15 +194,18 @@ def report(run: str | Path, calibration: str | Path | None = DEFAULT_CALIBRATION
     re-run on the folder's bytes (or ``fresh``, the audit the caller just ran) give the
     certificate audit.json gives, field for field (else SigningRefused, and nothing signed);
     without a key, a signature left by an earlier report is removed (it would not match).
-    Returns the paths written (``signature`` among them when signed) and the certificate (its
-    verdict). Raises ReportInputError, SigningKeyError, SigningRefused."""
+    ``key``: the private key already loaded from ``sign_key`` (certify loads it once, before
+    simulating). Returns the paths written (``signature`` among them when signed) and the
+    certificate (its verdict). Raises ReportInputError, SigningKeyError, SigningRefused."""
     from audits.runfolder import SIGNATURE_FILE, RunFolder
     from cluster.signing import load_private_key, sign
     from reports.render import load_inputs, write_report_files
 
-    key = load_private_key(sign_key) if sign_key is not None else None  # before writing
+    if key is None and sign_key is not None:
+        key = load_private_key(sign_key)  # before writing
     root = storage.as_location(run)
-    audit, manifest = load_inputs(root)
+    # the manifest the audit just read (certify), else read here
+    audit, manifest = load_inputs(root, manifest=None if fresh is None else fresh.manifest)
     folder = RunFolder.open(root)
     sig = folder.location(SIGNATURE_FILE)
     if key is not None:
@@ -213,9 +217,9 @@ def report(run: str | Path, calibration: str | Path | None = DEFAULT_CALIBRATION
         reproduction = reproduction_for(root, manifest, reproduce=reproduce, workers=workers,
                                         address=address, sources=sources, name_key=name_key)
     written = write_report_files(root, failing_histories(run, audit["results"]), calibration,
-                           reproduction)
-    if key is not None:
-        folder.write(SIGNATURE_FILE, sign(key, storage.read_bytes(written.paths["certificate"])))
+                                 reproduction, inputs=(audit, manifest))
+    if key is not None:  # the bytes just written, never read back
+        folder.write(SIGNATURE_FILE, sign(key, written.certificate_bytes))
         written.paths["signature"] = sig
     return written
 
@@ -225,7 +229,8 @@ class CertifyResult:
     """The outcome of ``certify``: the run's manifest, its audit, its report and the verdict."""
 
     out: str  # the run folder (a path or a URI)
-    manifest: dict[str, Any] | None  # what simulate wrote (None when a batch failed)
+    manifest: Manifest | None  # what simulate wrote (None when a batch failed; an import's
+    # manifest is the audit's, ``audit.manifest``)
     simulate_failure: str | None  # a batch that failed after its retries: the run is incomplete
     audit: AuditReport
     audit_path: Location  # audit.json
@@ -306,13 +311,13 @@ def certify(spec: RunSpec, out: Location, *, address: str | None = None,
     ConnectionError, OSError, AuditInputError, ReportInputError."""
     from audits.runfolder import RunFolder, batch_relpath
     from cluster.fanout import TaskFailed
+    from cluster.ray_runtime import Runtime
     from cluster.reproduce import NOT_REPRODUCIBLE, not_run, reproduce_spec
     from cluster.simulate import run_simulate
 
-    if sign_key is not None:  # an unusable key is refused before hours of simulation
-        from cluster.signing import load_private_key
-
-        load_private_key(sign_key)
+    rt = Runtime(workers, address, key_memory)
+    # an unusable key is refused before hours of simulation; loaded once, used to sign
+    key = _load_key(sign_key)
     if not spec.reproducible:
         refuse_unreproducible_batches(out, spec.generator)
     kept: set[str] = set()
@@ -320,29 +325,40 @@ def certify(spec: RunSpec, out: Location, *, address: str | None = None,
         folder = RunFolder.open(out)
         kept = {rel for rel in (batch_relpath(s.label, b) for s, b in spec.plan())
                 if storage.is_file(folder.location(rel))}
-    manifest: dict[str, Any] | None = None
+    manifest: Manifest | None = None
     failure: str | None = None
-    try:
-        manifest = run_simulate(spec, out, address=address, workers=workers, progress=progress)
-    except TaskFailed as e:
-        failure = str(e)
-    audited, audit_path = audit_step(out, workers=workers, address=address,
-                                     key_memory=key_memory, progress=progress)
-    if not spec.reproducible:
-        reproduction = not_run(f"generator {spec.generator}: its decks came from the operating "
-                               "system's entropy", NOT_REPRODUCIBLE)
-    else:
-        rep = reproduce_spec(spec, str(out), workers=workers, address=address,
-                             only=None if reproduce else kept)
-        reproduction = rep.record()
-        if rep.ok and not reproduce:
-            reproduction = not_run(
-                f"--no-reproduce: {len(kept)} batch file(s) kept from an earlier run were "
-                f"re-simulated and matched byte for byte; the other {rep.planned - len(kept)} "
-                "were made by this certify and not re-simulated")
-    written = report(out, calibration, sign_key=sign_key, reproduction=reproduction,
-                     fresh=audited)
+    with rt.command():  # Ray started (or joined) once: simulate, audit and reproduce share it
+        try:
+            manifest = run_simulate(spec, out, address=address, workers=workers,
+                                    progress=progress)
+        except TaskFailed as e:
+            failure = str(e)
+        audited, audit_path = audit_step(out, workers=workers, address=address,
+                                         key_memory=key_memory, progress=progress)
+        if not spec.reproducible:
+            reproduction = not_run(f"generator {spec.generator}: its decks came from the "
+                                   "operating system's entropy", NOT_REPRODUCIBLE)
+        else:
+            rep = reproduce_spec(spec, str(out), workers=workers, address=address,
+                                 only=None if reproduce else kept)
+            reproduction = rep.record()
+            if rep.ok and not reproduce:
+                reproduction = not_run(
+                    f"--no-reproduce: {len(kept)} batch file(s) kept from an earlier run were "
+                    f"re-simulated and matched byte for byte; the other "
+                    f"{rep.planned - len(kept)} were made by this certify and not re-simulated")
+        written = report(out, calibration, sign_key=sign_key, reproduction=reproduction,
+                         fresh=audited, key=key)
     return CertifyResult(os.fspath(out), manifest, failure, audited, audit_path, written)
+
+
+def _load_key(sign_key: str | Path | None) -> Any:
+    """The private key of ``--sign-key`` (None without one), loaded once per command."""
+    if sign_key is None:
+        return None
+    from cluster.signing import load_private_key
+
+    return load_private_key(sign_key)
 
 
 def certify_import(paths: list[str], out: Location, *, rake: Any = None,
@@ -359,23 +375,20 @@ def certify_import(paths: list[str], out: Location, *, rake: Any = None,
     the import's time; ``reproduce=False``: NOT RUN, a limitation). Raises as ``import_phh``,
     ``audit_step`` and ``report``."""
     from cluster.phh_import import import_phh
+    from cluster.ray_runtime import Runtime
 
-    if sign_key is not None:
-        from cluster.signing import load_private_key
-
-        load_private_key(sign_key)
-    imp = import_phh(paths, out, rake=rake, workers=workers, address=address,
-                     progress=progress, name_key=name_key)
-    if not imp.imported:
-        return imp, None
-    audited, audit_path = audit_step(out, workers=workers, address=address,
-                                     key_memory=key_memory, progress=progress)
-    from audits.runfolder import read_manifest
-
-    reproduction = import_reproduction(out, read_manifest(storage.as_location(out)) or {},
-                                       reproduce=reproduce, workers=workers, address=address,
-                                       name_key=name_key)
-    written = report(out, calibration, sign_key=sign_key, reproduction=reproduction,
-                     fresh=audited)
-    return imp, CertifyResult(os.fspath(out), read_manifest(storage.as_location(out)), None,
-                              audited, audit_path, written)
+    key = _load_key(sign_key)
+    with Runtime(workers, address, key_memory).command():  # Ray started at most once
+        imp = import_phh(paths, out, rake=rake, workers=workers, address=address,
+                         progress=progress, name_key=name_key)
+        if not imp.imported:
+            return imp, None
+        audited, audit_path = audit_step(out, workers=workers, address=address,
+                                         key_memory=key_memory, progress=progress)
+        # the manifest the audit read (read once)
+        reproduction = import_reproduction(out, audited.manifest or {}, reproduce=reproduce,
+                                           workers=workers, address=address,
+                                           name_key=name_key)
+        written = report(out, calibration, sign_key=sign_key, reproduction=reproduction,
+                         fresh=audited, key=key)
+    return imp, CertifyResult(os.fspath(out), None, None, audited, audit_path, written)

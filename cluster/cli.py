@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from cluster.manifest import Manifest
     from sim.runspec import RunSpec
 
 
@@ -192,13 +193,11 @@ def _output_error(out: str, e: OSError) -> UsageError:
                       f"{str(e).splitlines()[0] if str(e) else ''} (rerun to resume)")
 
 
-def _print_simulated(m: dict[str, Any], out: str) -> None:
-    t = m["timings"]
-    rate = f", {t['hands_per_second']:,.0f} hands/s" if t.get("hands_per_second") else ""
-    print(f"{m['totals']['hands']:,} hands in {m['totals']['files']} files "
-          f"({t['batches_reused']} reused){rate}: {out}")
-    if m.get("fault_injected"):
-        print(m["fault_injected"], file=sys.stderr)
+def _print_simulated(m: Manifest, out: str) -> None:
+    rate = f", {m.hands_per_second:,.0f} hands/s" if m.hands_per_second else ""
+    print(f"{m.hands:,} hands in {len(m.files)} files ({m.batches_reused} reused){rate}: {out}")
+    if m.fault_warning:
+        print(m.fault_warning, file=sys.stderr)
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
@@ -248,9 +247,9 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     except ValueError as e:
         raise UsageError(str(e)) from None
     try:
-        report = audit_run(args.run, names, workers=args.workers, address=args.address,
-                           key_memory=None if args.key_memory is None else args.key_memory << 20,
-                           progress=not args.quiet)
+        rt = args.runtime
+        report = audit_run(args.run, names, workers=rt.workers, address=rt.address,
+                           key_memory=rt.key_memory, progress=not args.quiet)
     except (AuditInputError, ConnectionError) as e:
         raise UsageError(str(e)) from None
     except TaskFailed as e:
@@ -368,10 +367,10 @@ def _cmd_certify(args: argparse.Namespace) -> int:
                          "operator's hands)")
     spec = _run_spec(args)
     try:
-        res = certify(spec, args.out, address=args.address, workers=args.workers,
-                      key_memory=None if args.key_memory is None else args.key_memory << 20,
-                      sign_key=args.sign_key, reproduce=not args.no_reproduce,
-                      progress=not args.quiet)
+        rt = args.runtime
+        res = certify(spec, args.out, address=rt.address, workers=rt.workers,
+                      key_memory=rt.key_memory, sign_key=args.sign_key,
+                      reproduce=not args.no_reproduce, progress=not args.quiet)
     except (SigningKeyError, RunFolderError, ConnectionError, AuditInputError,
             ReportInputError) as e:
         raise UsageError(str(e)) from None
@@ -417,10 +416,9 @@ def _certify_import(args: argparse.Namespace) -> int:
 
     rake = _rake_arg(args)
     try:
-        imp, res = certify_import(args.import_paths, args.out, rake=rake, address=args.address,
-                                  workers=args.workers,
-                                  key_memory=None if args.key_memory is None
-                                  else args.key_memory << 20,
+        rt = args.runtime
+        imp, res = certify_import(args.import_paths, args.out, rake=rake, address=rt.address,
+                                  workers=rt.workers, key_memory=rt.key_memory,
                                   sign_key=args.sign_key, progress=not args.quiet,
                                   name_key=_name_key(args), reproduce=not args.no_reproduce)
     except (FileNotFoundError, SigningKeyError, RunFolderError, RakeError, ConnectionError,
@@ -925,13 +923,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _check_limits(args: argparse.Namespace) -> None:
-    """The options several commands share, checked once: ``--workers`` and ``--key-memory``."""
-    workers = getattr(args, "workers", None)
-    if workers is not None and workers < 0:
-        raise UsageError(f"--workers {workers}: expected >= 0")
-    key_memory = getattr(args, "key_memory", None)
-    if key_memory is not None and key_memory <= 0:
-        raise UsageError(f"--key-memory {key_memory}: expected a size in MB > 0")
+    """The options several commands share, checked once: ``--workers``, ``--address`` and
+    ``--key-memory`` (MB) become ``args.runtime`` (``cluster.ray_runtime.Runtime``), the one
+    validated value the handlers pass on."""
+    from cluster.ray_runtime import Runtime
+
+    try:
+        args.runtime = Runtime.of(getattr(args, "workers", None), getattr(args, "address", None),
+                                  getattr(args, "key_memory", None))
+    except ValueError as e:
+        raise UsageError(str(e)) from None
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -184,6 +184,14 @@ def sum_counts(records: Iterable[dict[str, int]]) -> dict[str, int]:
     return dict(sorted(total.items()))
 
 
+def fault_warning(inject: str) -> str:
+    """The manifest's ``fault_injected`` warning of a run that planted the fault ``inject``
+    (the audit's ``audits.runner.fault_warning``, the same words)."""
+    from audits.runner import fault_warning as audit_warning
+
+    return f"FAULT INJECTED: {audit_warning(inject)}"
+
+
 class Manifest:
     """The manifest of one run folder (a JSON object; see the module docstring)."""
 
@@ -199,12 +207,43 @@ class Manifest:
         self._order = {f"{s.label}/{b}": i for i, (s, b) in enumerate(spec.plan())}
         from audits.runfolder.provenance import code_identity, provenance
 
+        self._population: dict[str, Any] | None = None  # the plan's tables, computed once
         self._git = git_commit()
         self._dirty = code_identity()["git_dirty"]
         self.provenance = provenance()
 
+    def population(self) -> dict[str, Any]:
+        """The ``population`` section (``population``: every batch's table), computed once: the
+        manifest is rewritten as batches finish, its plan never changes."""
+        if self._population is None:
+            self._population = population(self.spec)
+        return self._population
+
     def add(self, rec: FileRecord) -> None:
         self.files[rec.path] = rec
+
+    # what a caller of ``run_simulate`` reads, typed (the JSON object is ``to_dict``'s)
+    @property
+    def hands(self) -> int:
+        """Hands in the run's files (the manifest's ``totals.hands``)."""
+        return sum(r.hands for r in self.files.values())
+
+    def count(self, name: str) -> int:
+        """A rare-path count summed over the files (``counts.total[name]``; 0 when absent)."""
+        return sum(int(r.counts.get(name, 0)) for r in self.files.values())
+
+    @property
+    def hands_per_second(self) -> float | None:
+        return self.timings.get("hands_per_second")
+
+    @property
+    def batches_reused(self) -> int:
+        return int(self.timings.get("batches_reused", 0))
+
+    @property
+    def fault_warning(self) -> str | None:
+        """The manifest's ``fault_injected`` warning (a run that planted a fault), else None."""
+        return fault_warning(self.spec.inject) if self.spec.inject else None
 
     def records(self) -> list[FileRecord]:
         return sorted(self.files.values(),
@@ -253,14 +292,12 @@ class Manifest:
             "status": self.status,
         }
         if spec.inject:
-            d["fault_injected"] = (f"FAULT INJECTED: {spec.inject}. These hands were dealt or "
-                                   "paid by a deliberately broken engine; this log must FAIL "
-                                   "certification.")
+            d["fault_injected"] = fault_warning(spec.inject)
         d.update({
             "run_id": spec.fingerprint(),
             "fingerprint": spec.fingerprint(),
             "spec": spec.to_dict(),
-            "population": population(spec),
+            "population": self.population(),
             "seed": spec.seed,
             "generator": spec.generator,
             "inject": spec.inject,

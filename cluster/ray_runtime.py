@@ -7,6 +7,14 @@
   disconnect afterwards (the cluster itself keeps running).
 - Otherwise: start an embedded local Ray in this process with ``workers`` CPUs (default: all),
   no dashboard, no usage stats, no token auth; shut it down afterwards.
+
+Within ``one_ray()`` (``holdem certify``: simulate, audit, reproduce and report), the first
+``ray_session`` that starts or joins Ray keeps it for the next ones, shut down at the block's end:
+Ray is started once per command, and each later block sees the first one's ``where`` and
+``cpus`` (with its own ``worker_code`` record).
+
+``Runtime`` is a command's runtime options (``--workers``, ``--address``, ``--key-memory``),
+validated once where the command line is read and passed as one value.
 """
 
 from __future__ import annotations
@@ -14,8 +22,8 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 # Settings for a Ray we start ourselves on this machine.
@@ -52,6 +60,41 @@ class RaySession:
         wc["tasks"] = wc.get("tasks", 0) + 1
         self._workers.add(worker)
         wc["workers"] = len(self._workers)
+
+
+@dataclass(frozen=True)
+class Runtime:
+    """Where a command runs: ``workers`` (None: all CPUs of a local Ray, or the default window
+    on a cluster; 0: this process, without Ray), ``address`` (a Ray cluster to join; None:
+    ``$RAY_ADDRESS``, else a local Ray) and ``key_memory`` (bytes for the collision tests' keys;
+    None: the default). Made once (``of``) and passed as one value."""
+
+    workers: int | None = None
+    address: str | None = None
+    key_memory: int | None = None
+
+    @classmethod
+    def of(cls, workers: int | None = None, address: str | None = None,
+           key_memory_mb: int | None = None) -> Runtime:
+        """The runtime of the command-line options (``key_memory_mb`` in MB). Raises
+        ValueError (one line naming the option) for a value out of range."""
+        if workers is not None and workers < 0:
+            raise ValueError(f"--workers {workers}: expected >= 0")
+        if key_memory_mb is not None and key_memory_mb <= 0:
+            raise ValueError(f"--key-memory {key_memory_mb}: expected a size in MB > 0")
+        return cls(workers, address, None if key_memory_mb is None else key_memory_mb << 20)
+
+    @property
+    def in_process(self) -> bool:
+        return self.workers == 0
+
+    def session(self) -> AbstractContextManager[RaySession | None]:
+        """The Ray of this runtime for a ``with`` block (None when it runs in this process)."""
+        return nullcontext() if self.in_process else ray_session(self.address, self.workers)
+
+    def command(self) -> AbstractContextManager[None]:
+        """The block of a command of several steps: Ray started at most once (``one_ray``)."""
+        return nullcontext() if self.in_process else one_ray()
 
 
 def cluster_cpus() -> int:
@@ -96,6 +139,10 @@ def ray_session(address: str | None = None, workers: int | None = None) -> Itera
     """Connect to (or start) Ray for the ``with`` block; see the module docstring."""
     import ray
 
+    if _KEEP and len(_OPEN) > _KEEP[0] and ray.is_initialized():
+        # a later step of a ``one_ray`` command: the Ray its first step started or joined
+        yield replace(_OPEN[-1], worker_code={}, _workers=set())
+        return
     if ray.is_initialized():
         yield RaySession("existing", cluster_cpus(), started=False)
         return
@@ -113,7 +160,33 @@ def ray_session(address: str | None = None, workers: int | None = None) -> Itera
         ray.init(address="local", num_cpus=workers or os.cpu_count() or 1, include_dashboard=False,
                  log_to_driver=False, logging_level=logging.WARNING)
         where = "local"
+    session = RaySession(where, cluster_cpus(), started=True)
+    _OPEN.append(session)
     try:
-        yield RaySession(where, cluster_cpus(), started=True)
+        yield session
     finally:
-        ray.shutdown()
+        if not _KEEP:  # else kept for the next block of the command (``one_ray``)
+            _OPEN.pop()
+            ray.shutdown()
+
+
+_OPEN: list[RaySession] = []  # the sessions this process started (or joined), innermost last
+_KEEP: list[int] = []  # ``one_ray`` blocks open: how many sessions were open at their start
+
+
+@contextmanager
+def one_ray() -> Iterator[None]:
+    """One Ray for a whole command: within the block, the first ``ray_session`` that starts
+    (or joins) Ray leaves it running, every later one uses it, and it is shut down when the
+    block ends. Nothing is started until a step needs Ray (a command that fails on its input,
+    or runs in this process, never starts it)."""
+    import ray
+
+    _KEEP.append(len(_OPEN))
+    try:
+        yield
+    finally:
+        depth = _KEEP.pop()
+        if not _KEEP and len(_OPEN) > depth:
+            del _OPEN[depth:]
+            ray.shutdown()

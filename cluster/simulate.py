@@ -358,8 +358,9 @@ def run_simulate(
     workers: int | None = None,
     progress: bool = True,
     filesystem: pafs.FileSystem | None = None,
-) -> dict[str, Any]:
-    """Simulate every batch of ``spec`` into the run folder ``out``; returns the manifest.
+) -> Manifest:
+    """Simulate every batch of ``spec`` into the run folder ``out``; returns the manifest (typed:
+    ``cluster.manifest.Manifest``, as written to manifest.json: its ``to_dict``).
 
     ``workers=0`` runs the batches in this process without Ray. Otherwise the batches are Ray
     tasks: on the Ray already initialised in this process, else on the cluster at ``address``
@@ -368,8 +369,6 @@ def run_simulate(
     ``filesystem``: an explicit pyarrow filesystem, ``out`` then being a path inside it.
     Raises ``RunFolderError`` for a folder that cannot be used (see the module docstring).
     """
-    if workers is not None and workers < 0:
-        raise ValueError(f"--workers {workers}: expected >= 0")
     label = os.fspath(out)
     folder = RunFolder.open(out, filesystem)
     try:
@@ -423,7 +422,8 @@ def run_simulate(
     manifest.status = "complete"
     manifest.finished = manifest.finished or now()
     manifest.set_timings(time.perf_counter() - t0, simulated, reused)
-    return write_manifest(folder, manifest)
+    write_manifest(folder, manifest)
+    return manifest
 
 
 def _run_batches(spec: RunSpec, todo: list[tuple[Structure, int]], folder: RunFolder,

@@ -143,12 +143,15 @@ def _json(path: Location) -> Any:
         raise ReportInputError(f"{path}: cannot read it ({e})") from None
 
 
-def load_inputs(run: Location, check_folder: bool = True
+def load_inputs(run: Location, check_folder: bool = True,
+                manifest: dict[str, Any] | None = None
                 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """(audit.json, manifest.json) of a run folder, a local path or a URI. ``check_folder``:
     refuse (ReportInputError) when the folder no longer holds the bytes audit.json records, or
     is of the old layout (without it, as ``holdem verify`` reads a certificate issued before the
-    ``log/`` layout, the paths audit.json records are taken as they are)."""
+    ``log/`` layout, the paths audit.json records are taken as they are). ``manifest``: the
+    manifest the caller read already (certify: the audit's), not read again; the folder check
+    still hashes manifest.json against audit.json's record."""
     run = storage.as_location(run)
     audit_path = storage.join(run, AUDIT_FILE)
     try:
@@ -158,7 +161,8 @@ def load_inputs(run: Location, check_folder: bool = True
         if not storage.is_file(audit_path):
             raise ReportInputError(f"{audit_path}: missing; run `holdem audit {run}` first")
         audit = check_audit(_json(audit_path), audit_path)
-        manifest = folder.read_manifest(any_layout=not check_folder) or {}
+        if manifest is None:
+            manifest = folder.read_manifest(any_layout=not check_folder) or {}
         if check_folder:
             files, msha = check_inputs(audit["inputs"], "inputs")
             why = folder_mismatch(run, files, msha, AUDIT_FILE)

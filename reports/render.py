@@ -678,10 +678,13 @@ def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str,
 @dataclass(frozen=True)
 class WrittenReport:
     """What ``write_report_files`` wrote: the files (``html``, ``certificate``, ``summary``; and
-    ``signature`` once signed) and the certificate itself, whose verdict is the run's."""
+    ``signature`` once signed) and the certificate itself, whose verdict is the run's, with the
+    exact bytes written to certificate.json (``certificate_bytes``: what a signature signs,
+    never read back)."""
 
     paths: dict[str, Location]
     certificate: dict[str, Any]
+    certificate_bytes: bytes = b""
 
     @property
     def verdict(self) -> str:
@@ -696,11 +699,14 @@ class WrittenReport:
 
 def write_report_files(run: Location, histories: dict[int, str] | None = None,
                  calibration: str | Path | None = None,
-                 reproduction: dict[str, Any] | None = None) -> WrittenReport:
+                 reproduction: dict[str, Any] | None = None,
+                 inputs: tuple[dict[str, Any], dict[str, Any]] | None = None) -> WrittenReport:
     """Write report.html, certificate.json and summary.md into the run folder (a local path or
     a URI); ``calibration`` is a ``calibration.md`` of ``holdem calibrate`` to include (when
-    available); ``reproduction`` the certificate's reproduction entry (``build_run_certificate``).
-    Returns the paths written and the certificate (its verdict)."""
+    available); ``reproduction`` the certificate's reproduction entry (``build_run_certificate``);
+    ``inputs``: (audit.json, manifest.json) as ``load_inputs`` gave them to the caller (the
+    folder then not checked against audit.json a second time), else read here.
+    Returns the paths written and the certificate (its verdict and bytes)."""
     run = storage.as_location(run)
     cal = None
     cal_json: dict[str, Any] | None = None
@@ -712,7 +718,7 @@ def write_report_files(run: Location, histories: dict[int, str] | None = None,
                 cal_json = json.loads(sibling.read_text())
             except ValueError:
                 cal_json = None  # evidence is optional: a broken file is not shown
-    audit, manifest = load_inputs(run)
+    audit, manifest = load_inputs(run) if inputs is None else inputs
     folder = RunFolder.open(run)
     cert = build_run_certificate(audit, manifest, folder.sha256(AUDIT_FILE)[0], cal_json,
                              reproduction, imports.load_import(run))
@@ -725,8 +731,9 @@ def write_report_files(run: Location, histories: dict[int, str] | None = None,
         folder.write(REPORT_FILES[key], text)
     cert["documents"] = {REPORT_FILES[key]: hashlib.sha256(text.encode()).hexdigest()
                          for key, text in docs.items()}
-    folder.write(REPORT_FILES["certificate"], json.dumps(cert, indent=2))
-    return WrittenReport(out, cert)
+    data = json.dumps(cert, indent=2).encode()
+    folder.write(REPORT_FILES["certificate"], data)
+    return WrittenReport(out, cert, data)
 
 
 __all__ = ["CERTIFICATE_SCHEMA", "ReportInputError", "WrittenReport", "build_run_certificate",

@@ -37,10 +37,11 @@ class BatchResult:
     play_seconds: float = 0.0  # of ``seconds``: the compiled engine and bots alone
 
 
-def table_config(spec: RunSpec, structure: Structure, batch_index: int = 0) -> TableConfig:
-    """The base table config of one batch (its seat count and format: ``spec.batch_table``;
-    tournament levels scale the blinds)."""
-    seats, fmt = spec.batch_table(structure, batch_index)
+def table_config(spec: RunSpec, structure: Structure, batch_index: int = 0, *,
+                 table: tuple[int, str] | None = None) -> TableConfig:
+    """The base table config of one batch (its seat count and format: ``spec.batch_table``,
+    or ``table`` when the caller has it; tournament levels scale the blinds)."""
+    seats, fmt = spec.batch_table(structure, batch_index) if table is None else table
     return TableConfig(
         n_seats=seats, structure=structure, small_blind=spec.small_blind,
         big_blind=spec.big_blind, rake_bps=spec.rake_bps if fmt == "cash" else 0,
@@ -49,8 +50,10 @@ def table_config(spec: RunSpec, structure: Structure, batch_index: int = 0) -> T
     )
 
 
-def _params(spec: RunSpec, structure: Structure, batch_index: int) -> np.ndarray:
-    seats, fmt = spec.batch_table(structure, batch_index)
+def _params(spec: RunSpec, structure: Structure, batch_index: int, *,
+            table: tuple[int, str] | None = None) -> np.ndarray:
+    table = spec.batch_table(structure, batch_index) if table is None else table
+    seats, fmt = table
     bb = spec.big_blind
     P = np.zeros(ss.P_SIZE, dtype=np.int64)
     P[ss.P_FORMAT] = 0 if fmt == "cash" else 1
@@ -69,7 +72,7 @@ def _params(spec: RunSpec, structure: Structure, batch_index: int) -> np.ndarray
     P[ss.P_TABLE_BASE] = (int(structure) << STRUCT_SHIFT) | (batch_index << TABLE_BITS)
     P[ss.P_SB] = spec.small_blind
     P[ss.P_BB] = spec.big_blind
-    P[ss.P_RAKE_CAP] = table_config(spec, structure, batch_index).rake_cap
+    P[ss.P_RAKE_CAP] = table_config(spec, structure, batch_index, table=table).rake_cap
     P[ss.P_FAULT] = fault_code(spec.inject)
     if spec.generator == "os-chacha20":
         P[ss.P_GENERATOR] = 1
@@ -163,9 +166,10 @@ def simulate_batch(spec: RunSpec, structure: Structure, batch_index: int) -> Bat
     """Play one batch and return its rows."""
     t0 = time.perf_counter()
     n = spec.batch_hands(batch_index)
-    k, _ = spec.batch_table(structure, batch_index)
-    cfg = config_block(table_config(spec, structure, batch_index))
-    P = _params(spec, structure, batch_index)
+    table = spec.batch_table(structure, batch_index)  # the batch's plan, computed once
+    k = table[0]
+    cfg = config_block(table_config(spec, structure, batch_index, table=table))
+    P = _params(spec, structure, batch_index, table=table)
     TS = np.zeros(ss.T_SIZE, dtype=np.int64)
     TS[ss.T_TABLE] = -1
     b = _Buffers.get(n, k)
@@ -179,9 +183,9 @@ def simulate_batch(spec: RunSpec, structure: Structure, batch_index: int) -> Bat
         if done < n:
             b.ACT = np.concatenate([b.ACT, np.empty_like(b.ACT)])
     t_play = time.perf_counter() - t_play
-    table = _to_arrow(spec, structure, batch_index, n, k, b.H, b.SE, b.DECK, b.BOARD, b.BURNS,
-                      b.SHOW, b.POTS, b.ACT)
-    return BatchResult(table, {name: int(c) for name, c in zip(ss.COUNT_NAMES, counts,
+    rows = _to_arrow(spec, structure, batch_index, n, k, b.H, b.SE, b.DECK, b.BOARD, b.BURNS,
+                     b.SHOW, b.POTS, b.ACT, table=table)
+    return BatchResult(rows, {name: int(c) for name, c in zip(ss.COUNT_NAMES, counts,
                                                               strict=True)},
                        n, time.perf_counter() - t0, t_play)
 
@@ -197,9 +201,11 @@ def _player_ids(tags: np.ndarray, first_hand_id: int) -> np.ndarray:
 
 def _to_arrow(spec: RunSpec, structure: Structure, batch_index: int, n: int, k: int,
               H: np.ndarray, SE: np.ndarray, DECK: np.ndarray, BOARD: np.ndarray,
-              BURNS: np.ndarray, SHOW: np.ndarray, POTS: np.ndarray, ACT: np.ndarray) -> pa.Table:
-    base_cfg = table_config(spec, structure, batch_index)
-    fmt = spec.batch_table(structure, batch_index)[1]
+              BURNS: np.ndarray, SHOW: np.ndarray, POTS: np.ndarray, ACT: np.ndarray, *,
+              table: tuple[int, str] | None = None) -> pa.Table:
+    table = spec.batch_table(structure, batch_index) if table is None else table
+    base_cfg = table_config(spec, structure, batch_index, table=table)
+    fmt = table[1]
     HT = _pool_copy(H.T)  # one field a row: contiguous columns, a copy of the buffer
     table_base = (int(structure) << STRUCT_SHIFT) | (batch_index << TABLE_BITS)
     table_id = table_base + HT[ss.H_TABLE]

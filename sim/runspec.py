@@ -220,8 +220,9 @@ class RunSpec:
         ``100 / tournament_pct`` batches)."""
         expanded = [n for n, w in sorted(self.seat_mix()) for _ in range(w)]
         w = len(expanded)
-        j = batch_index + int(Structure.parse(structure))
-        seats = expanded[(w // 2 + j * _coprime_stride(w) + int(structure) * (w // 3)) % w]
+        st = int(structure)  # a Structure (the spec's, parsed once when it was made)
+        j = batch_index + st
+        seats = expanded[(w // 2 + j * _coprime_stride(w) + st * (w // 3)) % w]
         if self.format != "mixed":
             return seats, self.format
         pct = self.tournament_pct

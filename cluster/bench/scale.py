@@ -45,7 +45,7 @@ def _rate(spec: RunSpec, workers: int, repeats: int, tmp: Path) -> dict[str, Any
         m = run_simulate(spec, out, workers=workers, progress=False)
         wall = time.perf_counter() - t0
         walls.append(wall)
-        rates.append(m["totals"]["hands"] / wall)
+        rates.append(m.hands / wall)
         shutil.rmtree(out, ignore_errors=True)
     return {"workers": workers, "hands": spec.hands * len(spec.structures),
             "hands_per_second": statistics.median(rates),

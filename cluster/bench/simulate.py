@@ -41,8 +41,8 @@ def _timed_runs(spec: RunSpec, workers: int, repeats: int, tmp: Path) -> dict[st
         m = run_simulate(spec, out, workers=0 if workers == 0 else None, progress=False)
         wall = time.perf_counter() - t0
         walls.append(wall)
-        rates.append(m["totals"]["hands"] / wall)
-        rss.extend(f["peak_rss_mb"] for f in m["files"] if f["peak_rss_mb"] is not None)
+        rates.append(m.hands / wall)
+        rss.extend(r.peak_rss_mb for r in m.records() if r.peak_rss_mb is not None)
         shutil.rmtree(out, ignore_errors=True)
     return {"hands": spec.hands * len(spec.structures), "workers": workers,
             "hands_per_second": statistics.median(rates), "wall_seconds": statistics.median(walls),

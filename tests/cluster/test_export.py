@@ -293,5 +293,5 @@ def test_an_exported_run_resumes(run: Path) -> None:
     spec = RunSpec(hands=6000, batch_size=2000, structures=tuple(Structure), seed=13,
                    **DEFAULT_POPULATION)
     m = run_simulate(spec, run, workers=0, progress=False)
-    assert m["status"] == "complete" and m["timings"]["batches_reused"] == 9
+    assert m.status == "complete" and m.batches_reused == 9
     assert (run / "tables" / EXPORT_FILE).is_file()

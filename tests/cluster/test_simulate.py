@@ -39,7 +39,7 @@ def _manifest(run: Path) -> dict:
 def baseline(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
     """SPEC simulated in this process (workers=0): the reference for the other tests."""
     run = tmp_path_factory.mktemp("baseline") / "run"
-    manifest = run_simulate(SPEC, run, workers=0, progress=False)
+    manifest = run_simulate(SPEC, run, workers=0, progress=False).to_dict()
     return run, manifest
 
 
@@ -97,7 +97,7 @@ def test_same_bytes_for_any_worker_count(ray_local: None, baseline: tuple[Path, 
                                          tmp_path: Path, workers: int) -> None:
     base_run, base_m = baseline
     run = tmp_path / "run"
-    m = run_simulate(SPEC, run, workers=workers, progress=False)
+    m = run_simulate(SPEC, run, workers=workers, progress=False).to_dict()
     assert m["runtime"]["ray"] == "existing"
     assert _files(run) == _files(base_run)  # the writer is deterministic: same bytes
     assert run_dataset(run).to_table().equals(run_dataset(base_run).to_table())
@@ -118,7 +118,7 @@ def test_resume_after_killed_run(ray_local: None, baseline: tuple[Path, dict],
     (run / batch_relpath("no-limit", 1)).unlink()
     stale = run / "log/no-limit/.batch-00001.parquet.tmp-0123456789ab"
     stale.write_bytes(b"PAR1 half a file")
-    m = run_simulate(SPEC, run, workers=2, progress=False)
+    m = run_simulate(SPEC, run, workers=2, progress=False).to_dict()
     assert m["status"] == "complete"
     assert not stale.exists()
     assert _files(run) == _files(base_run)
@@ -128,7 +128,7 @@ def test_resume_after_killed_run(ray_local: None, baseline: tuple[Path, dict],
     assert m["counts"] == baseline[1]["counts"]
     assert "stale temporary" in capsys.readouterr().err
     # a complete run again: nothing to do (and Ray is not needed)
-    m2 = run_simulate(SPEC, run, workers=2, progress=False)
+    m2 = run_simulate(SPEC, run, workers=2, progress=False).to_dict()
     assert m2["timings"]["batches_reused"] == 6 and m2["timings"]["batches_simulated"] == 0
     assert m2["created"] == m["created"]
 
@@ -138,7 +138,7 @@ def test_resume_with_manifest_redoes_only_missing(baseline: tuple[Path, dict],
     run = tmp_path / "run"
     run_simulate(SPEC, run, workers=0, progress=False)
     (run / batch_relpath("fixed-limit", 2)).unlink()
-    m = run_simulate(SPEC, run, workers=0, progress=False)
+    m = run_simulate(SPEC, run, workers=0, progress=False).to_dict()
     assert m["timings"]["batches_simulated"] == 1
     assert _files(run) == _files(baseline[0])
 
@@ -235,7 +235,7 @@ def test_corrupt_batch_is_named_and_simulated_again(
     good = victim.read_bytes()
     victim.write_bytes(good[: len(good) // 2])  # truncated, as by a disk problem
     capsys.readouterr()
-    m = run_simulate(SPEC, run, workers=0, progress=False)
+    m = run_simulate(SPEC, run, workers=0, progress=False).to_dict()
     err = capsys.readouterr().err
     assert batch_relpath("fixed-limit", 1) in err and "simulating it again" in err
     assert victim.read_bytes() == good
@@ -272,12 +272,12 @@ def test_failed_batch_leaves_no_partial_file(tmp_path: Path,
     assert sorted(p.name for p in run.rglob("*") if p.is_file()) == [
         "batch-00000.parquet", MANIFEST_NAME]  # no temporary file, no partial batch
     monkeypatch.setattr(sim.batch, "simulate_batch", real)
-    assert run_simulate(SPEC, run, workers=0, progress=False)["status"] == "complete"
+    assert run_simulate(SPEC, run, workers=0, progress=False).status == "complete"
 
 
 def test_file_uri_output(baseline: tuple[Path, dict], tmp_path: Path) -> None:
     run = tmp_path / "run"
-    m = run_simulate(SPEC, f"file://{run}", workers=0, progress=False)
+    m = run_simulate(SPEC, f"file://{run}", workers=0, progress=False).to_dict()
     assert m["status"] == "complete"
     assert _files(run) == _files(baseline[0])
     assert run_dataset(f"file://{run}").count_rows() == 5000
@@ -288,17 +288,17 @@ def test_explicit_filesystems(baseline: tuple[Path, dict], tmp_path: Path) -> No
     run_simulate(SPEC, "runs/a", workers=0, progress=False, filesystem=sub)
     assert _files(tmp_path / "runs/a") == _files(baseline[0])
     mock = pafs._MockFileSystem()  # in memory: an object store without a network
-    m = run_simulate(SPEC, "bucket/run", workers=0, progress=False, filesystem=mock)
+    m = run_simulate(SPEC, "bucket/run", workers=0, progress=False, filesystem=mock).to_dict()
     with mock.open_input_stream(f"bucket/run/{m['files'][0]['path']}") as f:
         assert hashlib.sha256(f.read()).hexdigest() == m["files"][0]["sha256"]
     assert run_dataset("bucket/run", mock).to_table().equals(run_dataset(baseline[0]).to_table())
-    again = run_simulate(SPEC, "bucket/run", workers=0, progress=False, filesystem=mock)
+    again = run_simulate(SPEC, "bucket/run", workers=0, progress=False, filesystem=mock).to_dict()
     assert again["timings"]["batches_reused"] == 6
 
 
 def test_fault_and_generator_are_recorded(tmp_path: Path) -> None:
     spec = RunSpec(hands=300, batch_size=300, inject="chip-lost", generator="os-chacha20")
-    m = run_simulate(spec, tmp_path / "run", workers=0, progress=False)
+    m = run_simulate(spec, tmp_path / "run", workers=0, progress=False).to_dict()
     keys = list(m)
     assert keys.index("fault_injected") < keys.index("spec")  # loud: near the top
     assert "chip-lost" in m["fault_injected"] and m["inject"] == "chip-lost"

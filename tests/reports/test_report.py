@@ -28,7 +28,7 @@ def _certify(tmp: Path, inject: str | None = None) -> Path:
     assert (res.verdict, res.exit_code) == (cert["verdict"], 0 if cert["verdict"] == "PASS" else 1)
     assert res.report.limitations == cert["limitations"]
     assert res.audit.passed == (inject is None) and Path(res.audit_path) == out / "audit.json"
-    assert res.manifest is not None and res.manifest["totals"]["hands"] == 12_000
+    assert res.manifest is not None and res.manifest.hands == 12_000
     assert Path(res.report.paths["certificate"]) == out / "certificate.json"
     return out
 
