@@ -404,7 +404,7 @@ def _row(cols: _Columns, hand: Hand, phh: PhhHand, raw: PhhHand, source: str, se
     folded = [v == folded_code for v in S[_STATUS:_STATUS + n]]
     full_seats = [False] * k
     # in ROW_SCHEMA's order (``_ROW_NAMES``)
-    values = (
+    values: tuple[Any, ...] = (
         "", 0, 0, 0, cfg.structure.label,
         "cash", "phh", [], k,
         spread([True] * n, False), where[S[_BUTTON]],
