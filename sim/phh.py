@@ -891,7 +891,7 @@ def _hand_from_dict(doc: dict[str, Any], source: str, key: str | None,
     scale = max((_dec_info(v)[1] for v in amounts if type(v) is Decimal and v.is_finite()),
                 default=0)
     extra = {k: v for k, v in doc.items() if k not in _CORE_FIELDS and not k.startswith("_")}
-    return PhhHand(
+    return _new_hand(
         source=source, key=key, variant=variant, antes=antes, blinds_or_straddles=blinds,
         min_bet=bets["min_bet"], small_bet=bets["small_bet"], big_bet=bets["big_bet"],
         starting_stacks=stacks, actions=tuple(actions), finishing_stacks=finishing,
@@ -901,8 +901,16 @@ def _hand_from_dict(doc: dict[str, Any], source: str, key: str | None,
         year=dates["year"], time_zone_abbreviation=texts["time_zone_abbreviation"],
         venue=texts["venue"], currency=texts["currency"],
         currency_symbol=texts["currency_symbol"],
-        table=None if table is None else str(table), scale=scale,
+        table=None if table is None else str(table), scale=scale, rake=None, total_pot=None,
     )
+
+
+def _new_hand(**fields: Any) -> PhhHand:
+    """``PhhHand(**fields)`` given every field, without the frozen dataclass's
+    ``object.__setattr__`` per field (PhhHand has no ``__post_init__``)."""
+    out = object.__new__(PhhHand)
+    out.__dict__.update(fields)
+    return out
 
 
 # ---------------------------------------------------------------- writing
