@@ -291,10 +291,6 @@ class _Columns:
         self.lists: list[list[Any]] = [[] for _ in ROW_SCHEMA]
         self.cols: dict[str, list[Any]] = dict(zip(_ROW_NAMES, self.lists, strict=True))
 
-    def add(self, **values: Any) -> None:
-        for k, v in values.items():
-            self.cols[k].append(v)
-
     def table(self) -> pa.Table:
         n = len(self.cols["n_seats"])
         arrays = []
