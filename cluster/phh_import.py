@@ -283,37 +283,44 @@ def rebuild(table: pa.Table) -> tuple[pa.Table, dict[str, Any]]:
         "big_blind", "stacks_start", "stacks_end", "stack_known", "sb_seat", "players")}
     when = [u if u >= 0 else (_local_seconds(h) if h else -1)
             for u, h in zip(c["time_utc"], c["hand_time"], strict=True)]
-    order = sorted(range(n), key=lambda i: (
-        c["venue"][i], c["table_name"][i], c["table_name"][i] == "" and c["source_file"][i],
-        c["table_name"][i] == "" and _natural(c["source_section"][i]), when[i],
-        _natural(c["site_hand"][i])))
+    venue, tname, ssec = c["venue"], c["table_name"], c["source_section"]
+    files = c["source_file"]
+    keys = [(venue[i], tname[i], tname[i] == "" and files[i],
+             tname[i] == "" and _natural(ssec[i]), when[i], _natural(site))
+            for i, site in enumerate(c["site_hand"])]
+    order = sorted(range(n), key=keys.__getitem__)
     session = [0] * n
     hand_no = [0] * n
     rebuys: list[list[int]] = [[]] * n
     sessions = gaps = stuck = 0
     by_venue: dict[str, dict[str, int]] = {}
     tables: set[tuple[str, str]] = set()
+    n_seats, structure, small, big = (c["n_seats"], c["structure"], c["small_blind"],
+                                      c["big_blind"])
+    button, occupied, sb_seat, players = c["button"], c["occupied"], c["sb_seat"], c["players"]
+    stacks_start, stacks_end = c["stacks_start"], c["stacks_end"]
     prev = -1
     for i in order:
-        named = c["table_name"][i] != ""
-        key = (c["venue"][i], c["table_name"][i])
-        start = c["stacks_start"][i]
+        named = tname[i] != ""
+        key = (venue[i], tname[i])
+        start = stacks_start[i]
         adjacent = still = False
-        if prev >= 0 and named and key == (c["venue"][prev], c["table_name"][prev]):
-            same = all(c[f][i] == c[f][prev] for f in ("n_seats", "structure", "small_blind",
-                                                       "big_blind"))
+        if prev >= 0 and named and key == (venue[prev], tname[prev]):
+            same = (n_seats[i] == n_seats[prev] and structure[i] == structure[prev]
+                    and small[i] == small[prev] and big[i] == big[prev])
             t0, t1 = when[prev], when[i]
             timely = t0 < 0 or t1 < 0 or 0 <= t1 - t0 <= MAX_PAUSE_SECONDS
-            b0 = c["button"][prev]
-            moved = c["button"][i] == _next_occupied(c["occupied"][i], b0)  # as rotation
-            kept, still = button_stayed(c["button"][i], b0, c["sb_seat"][prev],
-                                        c["occupied"][i], c["players"][prev], c["players"][i])
+            b0 = button[prev]
+            moved = button[i] == _next_occupied(occupied[i], b0)  # as rotation
+            kept, still = button_stayed(button[i], b0, sb_seat[prev], occupied[i], players[prev],
+                                        players[i])
             adjacent = same and timely and (moved or kept or still)
             stuck += adjacent and still
             if not adjacent:
                 gaps += 1
-        v = by_venue.setdefault(c["venue"][i], {"tables": 0, "sessions": 0, "gaps": 0,
-                                                "button_stuck": 0})
+        v = by_venue.get(venue[i])
+        if v is None:
+            v = by_venue[venue[i]] = {"tables": 0, "sessions": 0, "gaps": 0, "button_stuck": 0}
         if not named or key not in tables:
             tables.add(key if named else ("", str(i)))
             v["tables"] += 1
@@ -324,8 +331,8 @@ def rebuild(table: pa.Table) -> tuple[pa.Table, dict[str, Any]]:
         if adjacent:
             session[i] = session[prev]
             hand_no[i] = hand_no[prev] + 1
-            before_occ, end = c["occupied"][prev], c["stacks_end"][prev]
-            occ = c["occupied"][i]
+            before_occ, end = occupied[prev], stacks_end[prev]
+            occ = occupied[i]
             rebuys[i] = [0 if not occ[s] else start[s] - end[s] if before_occ[s] else start[s]
                          for s in range(len(start))]
         else:

@@ -260,35 +260,37 @@ class PhhHand:
         sc = self.scale if scale is None else scale
         if not 0 <= sc <= MAX_SCALE:
             raise PhhError(f"{self.where}: scale {sc}: expected 0..{MAX_SCALE}")
-
-        where = self.where
+        fast_units = _fast_units
 
         def conv(vals: tuple[Number, ...] | None, name: str) -> tuple[int, ...] | None:
             if vals is None:
                 return None
-            fast = [_fast_units(v, sc) for v in vals]
+            fast = tuple([fast_units(v, sc) for v in vals])
             if None not in fast:
-                return tuple(fast)  # type: ignore[arg-type]
-            return tuple(_to_units(v, sc, where, f"{name}[{i}]") for i, v in enumerate(vals))
+                return fast  # type: ignore[return-value]  # no None left
+            return tuple(_to_units(v, sc, self.where, f"{name}[{i}]")
+                         for i, v in enumerate(vals))
 
         def one(v: Number | None, name: str) -> int | None:
             if v is None:
                 return None
-            u = _fast_units(v, sc)
-            return u if u is not None else _to_units(v, sc, where, name)
+            u = fast_units(v, sc)
+            return u if u is not None else _to_units(v, sc, self.where, name)
 
-        stacks: tuple[int | None, ...] = tuple(
-            None if v == _INF else _fast_units(v, sc) for v in self.starting_stacks)
-        if any(u is None and v != _INF for u, v in zip(stacks, self.starting_stacks,
-                                                        strict=True)):
-            stacks = tuple(None if v == _INF else _to_units(v, sc, where,
+        # an unknown (inf) stack is None; an int is never inf
+        stacks: tuple[int | None, ...] = tuple([
+            None if type(v) is not int and v == _INF else fast_units(v, sc)
+            for v in self.starting_stacks])
+        if None in stacks and any(u is None and v != _INF for u, v in zip(
+                stacks, self.starting_stacks, strict=True)):
+            stacks = tuple(None if v == _INF else _to_units(v, sc, self.where,
                                                             f"starting_stacks[{i}]")
                            for i, v in enumerate(self.starting_stacks))
-        bets = tuple(None if a.amount is None else _fast_units(a.amount, sc)
-                     for a in self.actions)
-        if any(u is None and a.amount is not None for u, a in zip(bets, self.actions,
-                                                                   strict=True)):
-            bets = tuple(None if a.amount is None else _to_units(a.amount, sc, where,
+        bets = tuple([None if a.amount is None else fast_units(a.amount, sc)
+                      for a in self.actions])
+        if None in bets and any(u is None and a.amount is not None for u, a in zip(
+                bets, self.actions, strict=True)):
+            bets = tuple(None if a.amount is None else _to_units(a.amount, sc, self.where,
                                                                  a.describe())
                          for a in self.actions)
         return MinorUnits(
@@ -305,10 +307,9 @@ class PhhHand:
         hand's own ``scale``), e.g. to replay a hand in cents with the integer engine; an
         unknown (``inf``) stack stays unknown. Raises PhhError as ``minor_units``."""
         mu = self.minor_units(scale)
-        acts = tuple(a if u is None else PhhAction(a.actor, a.verb, a.player, a.cards, u,
-                                                   a.dash, a.index, a.text)
-                     for a, u in zip(self.actions, mu.bets, strict=True))
-        stacks = tuple(_INF if v is None else v for v in mu.starting_stacks)
+        acts = tuple([a if u is None else _with_amount(a, u)
+                      for a, u in zip(self.actions, mu.bets, strict=True)])
+        stacks = tuple([_INF if v is None else v for v in mu.starting_stacks])
         # dataclasses.replace without its per-call field walk (no __post_init__: a copy of
         # the fields with these changed is the same hand)
         out = object.__new__(type(self))
@@ -319,6 +320,25 @@ class PhhHand:
                             finishing_stacks=mu.finishing_stacks, winnings=mu.winnings,
                             rake=mu.rake, total_pot=mu.total_pot, scale=0)
         return out
+
+
+# (id of a parsed action, its amount in units) -> (that action, the action with the amount):
+# parsed actions are shared across hands (``_parse_action_cached``), so are their conversions;
+# the entry holds the action, so its id is not reused while the entry lives
+_WITH_AMOUNT: dict[tuple[int, int], tuple[PhhAction, PhhAction]] = {}
+
+
+def _with_amount(a: PhhAction, units: int) -> PhhAction:
+    """``a`` with its ``cbr`` amount replaced by ``units`` (memoized)."""
+    key = (id(a), units)
+    hit = _WITH_AMOUNT.get(key)
+    if hit is not None and hit[0] is a:
+        return hit[1]
+    out = PhhAction(a.actor, a.verb, a.player, a.cards, units, a.dash, a.index, a.text)
+    if len(_WITH_AMOUNT) >= 65_536:
+        _WITH_AMOUNT.clear()
+    _WITH_AMOUNT[key] = (a, out)
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -617,6 +637,7 @@ def clear_memos() -> None:
     _DEC.clear()
     _NUMS.clear()
     _UNITS.clear()
+    _WITH_AMOUNT.clear()
     _parse_action_cached.cache_clear()
 
 
@@ -870,7 +891,7 @@ def _hand_from_dict(doc: dict[str, Any], source: str, key: str | None,
     scale = max((_dec_info(v)[1] for v in amounts if type(v) is Decimal and v.is_finite()),
                 default=0)
     extra = {k: v for k, v in doc.items() if k not in _CORE_FIELDS and not k.startswith("_")}
-    return PhhHand(
+    return _new_hand(
         source=source, key=key, variant=variant, antes=antes, blinds_or_straddles=blinds,
         min_bet=bets["min_bet"], small_bet=bets["small_bet"], big_bet=bets["big_bet"],
         starting_stacks=stacks, actions=tuple(actions), finishing_stacks=finishing,
@@ -880,8 +901,16 @@ def _hand_from_dict(doc: dict[str, Any], source: str, key: str | None,
         year=dates["year"], time_zone_abbreviation=texts["time_zone_abbreviation"],
         venue=texts["venue"], currency=texts["currency"],
         currency_symbol=texts["currency_symbol"],
-        table=None if table is None else str(table), scale=scale,
+        table=None if table is None else str(table), scale=scale, rake=None, total_pot=None,
     )
+
+
+def _new_hand(**fields: Any) -> PhhHand:
+    """``PhhHand(**fields)`` given every field, without the frozen dataclass's
+    ``object.__setattr__`` per field (PhhHand has no ``__post_init__``)."""
+    out = object.__new__(PhhHand)
+    out.__dict__.update(fields)
+    return out
 
 
 # ---------------------------------------------------------------- writing

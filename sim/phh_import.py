@@ -44,7 +44,7 @@ import pyarrow as pa
 from sim import layout as L
 from sim.hand import Hand
 from sim.histories import read_history, read_history_bytes
-from sim.layout import LOGGED_EVENTS, MAX_SEATS, EventKind
+from sim.layout import LOGGED_EVENTS, MAX_SEATS, EventKind, SeatStatus
 from sim.phh import MAX_SCALE, PhhError, PhhFile, PhhHand
 from sim.phh_replay import replay
 from sim.schema import ACTION_DTYPE, IMPORT_SCHEMA
@@ -61,6 +61,18 @@ assert struct.calcsize("<bbbqq") == ACTION_DTYPE.itemsize
 ROW_SCHEMA = pa.schema([f for f in IMPORT_SCHEMA if f.name != "digest"],
                        metadata=IMPORT_SCHEMA.metadata)
 MAX_EXAMPLES = 5  # examples kept per skip reason
+_ROW_NAMES = tuple(f.name for f in ROW_SCHEMA)
+# the engine state a row reads (sim.layout offsets), read once per hand as a list
+_STATE_READ = L.LG_
+_HOLE, _N_LOG, _N_POTS, _N_BOARD, _BOARD = L.HOLE_, L.N_LOG, L.N_POTS, L.N_BOARD, L.BOARD_
+_POT_AMOUNT, _POT_RAKE = L.POT_AMOUNT_, L.POT_RAKE_
+_POT_ELIGIBLE, _POT_WINNERS = L.POT_ELIGIBLE_, L.POT_WINNERS_
+_BUTTON, _SB_SEAT, _BB_SEAT, _RAKE, _STATUS = L.BUTTON, L.SB_SEAT, L.BB_SEAT, L.RAKE, L.STATUS_
+_START, _STACK, _CONTRIB, _RETURNED, _WON = L.START_, L.STACK_, L.CONTRIB_, L.RETURNED_, L.WON_
+_LK, _LSTREET, _LSEAT, _LTO, _LADDED, _LSTRENGTH = (L.LOG_KIND, L.LOG_STREET, L.LOG_SEAT,
+                                                   L.LOG_TO, L.LOG_ADDED, L.LOG_STRENGTH)
+_FOLDED = int(SeatStatus.FOLDED)
+_IDENTITY = [list(range(k)) for k in range(MAX_SEATS + 1)]
 
 # fixed offsets of the zones the sites write, in minutes east of UTC (``ET``: US Eastern, by date)
 UTC_OFFSETS: dict[str, int] = {
@@ -272,14 +284,12 @@ def _units(v: Any, scale: int) -> int:
 
 
 class _Columns:
-    """The rows of one file, column by column (no per-row dicts)."""
+    """The rows of one file, column by column (no per-row dicts): ``lists`` in ROW_SCHEMA's
+    order, ``cols`` the same lists by name."""
 
     def __init__(self) -> None:
-        self.cols: dict[str, list[Any]] = {f.name: [] for f in ROW_SCHEMA}
-
-    def add(self, **values: Any) -> None:
-        for k, v in values.items():
-            self.cols[k].append(v)
+        self.lists: list[list[Any]] = [[] for _ in ROW_SCHEMA]
+        self.cols: dict[str, list[Any]] = dict(zip(_ROW_NAMES, self.lists, strict=True))
 
     def table(self) -> pa.Table:
         n = len(self.cols["n_seats"])
@@ -300,15 +310,27 @@ def _remap(mask: int, where: list[int]) -> int:
 def _row(cols: _Columns, hand: Hand, phh: PhhHand, raw: PhhHand, source: str, section: str,
          scale: int, unrecorded_by_replay: tuple[bool, ...] = ()) -> None:
     """Append one replayed hand (``phh`` in minor units, ``raw`` as written) on its physical
-    seats (``unrecorded_by_replay``: the replay's per-player unrecorded showdown cards)."""
+    seats (``unrecorded_by_replay``: the replay's per-player unrecorded showdown cards). The
+    engine's state is read once as a list of ints (no per-field numpy reads, no Record
+    objects); a NotRepresentable leaves ``cols`` unchanged."""
     cfg = hand.config
     n = cfg.n_seats
     k, where = physical_seats(raw)
     ante, ante_mode = _ante(hand, phh)
+    S = hand._S[:_STATE_READ].tolist()
+    same = k == n and where == _IDENTITY[n]  # PHH player i at seat i
 
-    same = k == n and where == list(range(n))  # PHH player i at seat i
+    def per_seat(start: int, empty: Any) -> list[Any]:
+        """The engine's seat block at ``start`` on the physical seats."""
+        values = S[start:start + n]
+        if same:
+            return values
+        out = [empty] * k
+        for i, v in enumerate(values):
+            out[where[i]] = v
+        return out
 
-    def per_seat(values: list[Any], empty: Any) -> list[Any]:
+    def spread(values: list[Any], empty: Any) -> list[Any]:
         if same and len(values) == n:
             return list(values)
         out = [empty] * k
@@ -318,17 +340,19 @@ def _row(cols: _Columns, hand: Hand, phh: PhhHand, raw: PhhHand, source: str, se
 
     known: list[set[int]] = [set() for _ in range(n)]
     for a in phh.actions:
-        if a.verb == "dh" and a.player is not None:
+        verb = a.verb
+        if verb == "dh" and a.player is not None:
             known[a.player].update(c for c in a.cards if c >= 0)
-        elif a.verb == "sm" and a.cards:
+        elif verb == "sm" and a.cards:
             known[int(a.actor)].update(c for c in a.cards if c >= 0)
     hole = [-1] * (2 * k)
-    dealt = hand.hole_block
     for s in range(n):
-        for j in (0, 1):
-            c = dealt[2 * s + j]
-            if c in known[s]:
-                hole[2 * where[s] + j] = c
+        ks = known[s]
+        if ks:
+            for j in (0, 1):
+                c = S[_HOLE + 2 * s + j]
+                if c in ks:
+                    hole[2 * where[s] + j] = c
     # the engine's record log, read as rows of ints (no Record objects): the logged events
     # packed as ACTION_DTYPE records (19 bytes, little-endian), the showdown's shows and mucks
     seat_map = [*where, -1]  # seat -1 (table events) stays -1
@@ -336,84 +360,75 @@ def _row(cols: _Columns, hand: Hand, phh: PhhHand, raw: PhhHand, source: str, se
     sd_seats: list[int] = []
     sd_shown: list[bool] = []
     sd_ranks: list[int] = []
-    for r in hand._log[:int(hand._S[L.N_LOG])].tolist():
-        kind = r[L.LOG_KIND]
-        if _IS_LOGGED_LIST[kind]:
-            packed += _PACK(r[L.LOG_STREET], seat_map[r[L.LOG_SEAT]], kind, r[L.LOG_TO],
-                            r[L.LOG_ADDED])
+    logged = _IS_LOGGED_LIST
+    for r in hand._log[:S[_N_LOG]].tolist():
+        kind = r[_LK]
+        if logged[kind]:
+            packed += _PACK(r[_LSTREET], seat_map[r[_LSEAT]], kind, r[_LTO], r[_LADDED])
         if kind == _SHOW or kind == _MUCK:
-            sd_seats.append(r[L.LOG_SEAT])
+            sd_seats.append(r[_LSEAT])
             sd_shown.append(kind == _SHOW)
-            sd_ranks.append(r[L.LOG_STRENGTH] if kind == _SHOW else -1)
-    if where == list(range(n)):
+            sd_ranks.append(r[_LSTRENGTH] if kind == _SHOW else -1)
+    n_pots = S[_N_POTS]
+    blocks = zip(S[_POT_AMOUNT:_POT_AMOUNT + n_pots], S[_POT_RAKE:_POT_RAKE + n_pots],
+                 S[_POT_ELIGIBLE:_POT_ELIGIBLE + n_pots],
+                 S[_POT_WINNERS:_POT_WINNERS + n_pots], strict=True)
+    if where == _IDENTITY[n]:
         full = (1 << n) - 1
         pots = [{"amount": a, "rake": r, "eligible_mask": e & full, "winners_mask": w & full}
-                for a, r, e, w in hand.pot_blocks]
+                for a, r, e, w in blocks]
     else:
         pots = [{"amount": a, "rake": r, "eligible_mask": _remap(e, where),
-                 "winners_mask": _remap(w, where)} for a, r, e, w in hand.pot_blocks]
-    unknown = set(raw.unknown_stacks)
-    at_showdown = set(sd_seats)
-    unrecorded = (list(unrecorded_by_replay) if len(unrecorded_by_replay) == n
-                  else [s in at_showdown and not known[s] for s in range(n)])
+                 "winners_mask": _remap(w, where)} for a, r, e, w in blocks]
+    unknown = raw.unknown_stacks
+    if len(unrecorded_by_replay) == n:
+        unrecorded = list(unrecorded_by_replay)
+    else:
+        at_showdown = set(sd_seats)
+        unrecorded = [s in at_showdown and not known[s] for s in range(n)]
     # no names (or not one per player): unknown, "" (no player id: a made-up name would make
     # strangers at other tables one player)
     names = list(raw.players) if raw.players is not None and len(raw.players) == n else [""] * n
     local = raw.local_datetime
     zone = raw.time_zone_abbreviation or ""
-    currency = raw.currency or raw.currency_symbol or ""
     op_rake = getattr(raw, "rake", None)
     op_pot = getattr(raw, "total_pot", None)
-    structure = cfg.structure.label
-    occupied = per_seat([True] * n, False)
-    sb_seat = where[hand.sb_seat] if hand.sb_seat >= 0 else -1
-    player_ids = per_seat([-1] * n, -1)
-    stacks_start = per_seat(hand.starting_stacks, 0)
-    stacks_end = per_seat(hand.stacks, 0)
-    contributed = per_seat(hand.contributed, 0)
-    returned = per_seat(hand.returned, 0)
-    won = per_seat(hand.won, 0)
-    folded = per_seat(hand.folded, False)
-    showdown_seats = [where[s] for s in sd_seats]
-    hand_time = local.isoformat() if local is not None else ""
-    time_utc = utc_seconds(local, zone)
-    players = per_seat(names, "")
-    stack_known = per_seat([i not in unknown for i in range(n)], False)
-    cards_unrecorded = per_seat(unrecorded, False)
-    op_winnings = per_seat(list(phh.winnings), 0) if phh.winnings is not None else []
-    op_finishing = (per_seat(list(phh.finishing_stacks), 0)
-                    if phh.finishing_stacks is not None else [])
     op_rake_units = _units(op_rake, scale) if op_rake is not None else -1
     op_pot_units = _units(op_pot, scale) if op_pot is not None else -1
-    actions = bytes(packed)
-    board = hand.board
-    cols.add(
-        run_id="", hand_id=0, table_id=0, hand_no=0, structure=structure,
-        format="cash", generator="phh", seed_key=[], n_seats=k,
-        occupied=occupied, button=where[hand.button],
-        sb_seat=sb_seat, bb_seat=where[hand.bb_seat],
-        small_blind=cfg.small_blind, big_blind=cfg.big_blind, ante=ante, ante_mode=ante_mode,
-        ante_trimming=cfg.ante_trimming, min_bet=cfg.min_bet, small_bet=cfg.small_bet,
-        big_bet=cfg.big_bet, raise_cap=cfg.raise_cap, rake_bps=cfg.rake_bps,
-        rake_cap=cfg.rake_cap, no_flop_no_drop=cfg.no_flop_no_drop, level=0, deck=None,
-        hole_cards=hole, burns=[], board=board, policy=[-1] * k,
-        player_ids=player_ids, stacks_start=stacks_start,
-        rebuys=[0] * k, stacks_end=stacks_end,
-        contributed=contributed, returned=returned,
-        won=won, folded=folded, timed_out=[False] * k,
-        rake=hand.rake, actions=actions, showdown_seats=showdown_seats,
-        showdown_shown=sd_shown, showdown_ranks=sd_ranks, pots=pots, fault=None,
-        source_file=source, source_section=section, site_hand=raw.hand or "",
-        venue=raw.venue or "", table_name=raw.table or "",
-        hand_time=hand_time, time_zone=zone,
-        time_utc=time_utc, currency=currency,
-        players=players, stack_known=stack_known,
-        cards_unrecorded=cards_unrecorded,
-        op_winnings=op_winnings,
-        op_finishing=op_finishing,
-        op_rake=op_rake_units,
-        op_pot=op_pot_units,
+    sb = S[_SB_SEAT]
+    folded_code = _FOLDED
+    folded = [v == folded_code for v in S[_STATUS:_STATUS + n]]
+    full_seats = [False] * k
+    # in ROW_SCHEMA's order (``_ROW_NAMES``)
+    values: tuple[Any, ...] = (
+        "", 0, 0, 0, cfg.structure.label,
+        "cash", "phh", [], k,
+        spread([True] * n, False), where[S[_BUTTON]],
+        where[sb] if sb >= 0 else -1, where[S[_BB_SEAT]],
+        cfg.small_blind, cfg.big_blind, ante, ante_mode,
+        cfg.ante_trimming, cfg.min_bet, cfg.small_bet,
+        cfg.big_bet, cfg.raise_cap, cfg.rake_bps,
+        cfg.rake_cap, cfg.no_flop_no_drop, 0, None,
+        hole, [], S[_BOARD:_BOARD + S[_N_BOARD]], [-1] * k,
+        spread([-1] * n, -1), per_seat(_START, 0),
+        [0] * k, per_seat(_STACK, 0),
+        per_seat(_CONTRIB, 0), per_seat(_RETURNED, 0),
+        per_seat(_WON, 0), spread(folded, False), full_seats,
+        S[_RAKE], bytes(packed), [where[s] for s in sd_seats],
+        sd_shown, sd_ranks, pots, None,
+        source, section, raw.hand or "",
+        raw.venue or "", raw.table or "",
+        local.isoformat() if local is not None else "", zone,
+        utc_seconds(local, zone), raw.currency or raw.currency_symbol or "",
+        spread(names, ""), spread([i not in unknown for i in range(n)], False),
+        spread(unrecorded, False),
+        spread(list(phh.winnings), 0) if phh.winnings is not None else [],
+        spread(list(phh.finishing_stacks), 0) if phh.finishing_stacks is not None else [],
+        op_rake_units,
+        op_pot_units,
     )
+    for column, v in zip(cols.lists, values, strict=True):
+        column.append(v)
 
 
 def file_format(pf: PhhFile, path: str) -> str:
