@@ -20,7 +20,7 @@ cache whatever checkout they sit in.
 
 ``ROOT`` is ``$HOLDEM_JIT_CACHE`` (the cluster image and the runtime env set it; a leading ``~``
 is the user's home), else ``$NUMBA_CACHE_DIR``, else ``$XDG_CACHE_HOME/holdem/numba``
-(``~/.cache/holdem/numba``). ``holdem warmup`` (``cluster.warmup``) fills it. When the first
+(``~/.cache/holdem/numba``). ``holdem warmup`` (``cluster.flows.warmup``) fills it. When the first
 process of a new key creates its directory, the key directories of the same label that are
 neither among the ``KEEP`` most recently used nor used within ``KEEP_SECONDS`` are removed
 (``make clean-cache`` removes them all).

@@ -1,6 +1,6 @@
 """Running audits over a run folder: the registered audits (``audits.registry``: name -> map
 over a batch, reduce over the partials), a map over the batch files (in this process;
-``cluster.audit`` fans it out over Ray, one task per file, through
+``cluster.flows.audit`` fans it out over Ray, one task per file, through
 ``run_audits(map_files=...)``), the reduce, and the ``audit.json`` report.
 """
 
@@ -144,7 +144,7 @@ def count_hands(files: Sequence[Location]) -> int:
     return total
 
 
-# what a simulated run that planted a fault says of its hands (cluster.manifest writes it into
+# what a simulated run that planted a fault says of its hands (cluster.flows.manifest writes it into
 # manifest.json as ``FAULT INJECTED: <fault>. <this>``; the audit shows ``<fault>. <this>``)
 SIMULATED_FAULT_NOTE = ("These hands were dealt or paid by a deliberately broken engine; this log "
                         "must FAIL certification.")
@@ -282,7 +282,8 @@ def run_audits(run: Location, names: Sequence[str] | None = None, *,
                runtime: dict[str, Any] | None = None,
                plan: AuditPlan | None = None) -> AuditReport:
     """Audit a run folder. The files are mapped by ``map_files`` (default: in this process, one
-    after the other; ``cluster.audit`` passes one that fans them out over Ray, and describes it
+    after the other; ``cluster.flows.audit`` passes one that fans them out over Ray, and describes
+    it
     in ``runtime``, audit.json's record of where the audit ran). ``on_file(path, hands)``
     reports progress.
     ``key_memory`` bounds the bytes of per-hand keys an audit's reduce holds at once (default: a

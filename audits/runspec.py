@@ -1,7 +1,7 @@
 """The run facts of a ``holdem simulate`` run, from its manifest's ``spec`` alone.
 
 A simulated run's manifest carries the spec every hand was made from (``sim.runspec.RunSpec``,
-written by ``cluster.manifest``). The audits read the run's facts (seed, generator, hands per
+written by ``cluster.flows.manifest``). The audits read the run's facts (seed, generator, hands per
 structure, the population, the tables of each batch, the blinds, rake and buy-ins) from that
 spec and nowhere else, with their own code (this module never imports the simulator):
 
@@ -31,9 +31,9 @@ from typing import Any
 
 from audits import logschema
 
-SIMULATE_FORMAT = "holdem-simulate-run"  # cluster.manifest.MANIFEST_FORMAT
+SIMULATE_FORMAT = "holdem-simulate-run"  # cluster.flows.manifest.MANIFEST_FORMAT
 PHH_FORMAT = "holdem-phh-import"  # the old ``holdem phh import`` (no import columns)
-IMPORT_FORMAT = "holdem-import"  # cluster.phh_import.MANIFEST_FORMAT
+IMPORT_FORMAT = "holdem-import"  # cluster.flows.import_histories.MANIFEST_FORMAT
 IMPORT_FORMATS = (IMPORT_FORMAT, PHH_FORMAT)
 # structure label -> the code hand_id and table_id carry in their bits 40.. (README, the log)
 STRUCTURE_CODES = {"no-limit": 0, "pot-limit": 1, "fixed-limit": 2}
@@ -238,7 +238,7 @@ class RunFacts:
         return seats, "tournament" if (j + 1) * pct // 100 != j * pct // 100 else "cash"
 
     def population(self) -> dict[str, Any]:
-        """The manifest's ``population`` section this spec gives (``cluster.manifest``)."""
+        """The manifest's ``population`` section this spec gives (``cluster.flows.manifest``)."""
         s = self.spec
         batches: dict[str, list[list[Any]]] = {}
         by_seats: dict[str, int] = {}

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from cluster.manifest import Manifest
+    from cluster.flows.manifest import Manifest
     from sim.runspec import RunSpec
 
 
@@ -23,7 +23,7 @@ class UsageError(Exception):
 def _cmd_phh_verify(args: argparse.Namespace) -> int:
     import json
 
-    from cluster.verify_histories import format_summary, format_unreadable, verify_paths
+    from cluster.flows.verify_histories import format_summary, format_unreadable, verify_paths
     from sim.phh_replay import ReplayResult
 
     def json_line(r: ReplayResult, unreadable_file: bool) -> None:
@@ -48,7 +48,7 @@ def _cmd_phh_verify(args: argparse.Namespace) -> int:
 
 def _rake_arg(args: argparse.Namespace) -> Any:
     """The rake schedule of ``--rake PCT:CAP`` or ``--rake-schedule FILE`` (one, or None)."""
-    from cluster.rake import RakeError, parse_rake, read_rake_schedule
+    from cluster.flows.rake import RakeError, parse_rake, read_rake_schedule
 
     rake, schedule = getattr(args, "rake", None), getattr(args, "rake_schedule", None)
     if rake is not None and schedule is not None:
@@ -66,7 +66,7 @@ def _rake_arg(args: argparse.Namespace) -> Any:
 def _name_key(args: argparse.Namespace) -> bytes | None:
     """The secret of ``--hash-names KEYFILE`` (None without it); UsageError when unusable."""
     from audits.runfolder import RunFolderError
-    from cluster.phh_import import read_name_key
+    from cluster.flows.import_histories import read_name_key
 
     path = getattr(args, "hash_names", None)
     if path is None:
@@ -81,8 +81,8 @@ def _cmd_phh_import(args: argparse.Namespace) -> int:
     """``holdem import`` (and its alias ``holdem phh import``)."""
     from audits.runfolder import RunFolderError
     from cluster.fanout import TaskFailed
-    from cluster.phh_import import format_import, import_phh
-    from cluster.rake import RakeError
+    from cluster.flows.import_histories import format_import, import_phh
+    from cluster.flows.rake import RakeError
 
     rake = _rake_arg(args)
     try:
@@ -155,7 +155,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
 
 def _cmd_warmup(args: argparse.Namespace) -> int:
-    from cluster.warmup import run_warmup
+    from cluster.flows.warmup import run_warmup
 
     run_warmup()
     return 0
@@ -202,7 +202,7 @@ def _print_simulated(m: Manifest, out: str) -> None:
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
     from cluster.fanout import TaskFailed
-    from cluster.simulate import RunFolderError, run_simulate
+    from cluster.flows.simulate import RunFolderError, run_simulate
 
     spec = _run_spec(args)
     try:
@@ -221,8 +221,8 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
 def _cmd_replay(args: argparse.Namespace) -> int:
     from audits.runfolder import CheckFailed
-    from cluster.replay import HandNotFound, NoPhh, ReplayMismatch, replay_hand
-    from cluster.simulate import RunFolderError
+    from cluster.flows.replay import HandNotFound, NoPhh, ReplayMismatch, replay_hand
+    from cluster.flows.simulate import RunFolderError
 
     try:
         text = replay_hand(args.run, args.hand, phh=args.phh)
@@ -238,8 +238,8 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 def _cmd_audit(args: argparse.Namespace) -> int:
     from audits.io import AuditInputError
     from audits.runner import format_table, resolve, write_audit_json
-    from cluster.audit import audit_run
     from cluster.fanout import TaskFailed
+    from cluster.flows.audit import audit_run
 
     try:
         names = resolve([n.strip() for n in args.only.split(",") if n.strip()]
@@ -263,7 +263,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
 
 def _cmd_export(args: argparse.Namespace) -> int:
     from audits.io import AuditInputError
-    from cluster.export import ExportInputError, run_export
+    from cluster.flows.export import ExportInputError, run_export
 
     try:
         res = run_export(args.run, args.out, workers=args.workers, address=args.address,
@@ -280,9 +280,9 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 def _cmd_report(args: argparse.Namespace) -> int:
     from audits.io import AuditInputError
-    from cluster.certify import DEFAULT_CALIBRATION, SigningRefused, report
     from cluster.fanout import TaskFailed
-    from cluster.signing import SigningKeyError
+    from cluster.flows.certify import DEFAULT_CALIBRATION, SigningRefused, report
+    from cluster.flows.signing import SigningKeyError
     from reports.render import ReportInputError
 
     try:
@@ -320,8 +320,8 @@ def _batches_arg(text: str) -> str:
 
 def _cmd_verify(args: argparse.Namespace) -> int:
     from cluster.fanout import TaskFailed
-    from cluster.signing import SigningKeyError
-    from cluster.verify import VerifyInputError, verify_run
+    from cluster.flows.signing import SigningKeyError
+    from cluster.flows.verify import VerifyInputError, verify_run
 
     if args.no_reproduce and args.reproduce not in (None, "all"):
         raise UsageError("--reproduce N and --no-reproduce: choose one")
@@ -340,7 +340,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
 
 def _cmd_keygen(args: argparse.Namespace) -> int:
-    from cluster.signing import SigningKeyError, key_id, keygen, load_public_key
+    from cluster.flows.signing import SigningKeyError, key_id, keygen, load_public_key
 
     try:
         priv, pub = keygen(args.out)
@@ -354,10 +354,10 @@ def _cmd_keygen(args: argparse.Namespace) -> int:
 def _cmd_certify(args: argparse.Namespace) -> int:
     """simulate, then audit, then report: the three commands in a row on the same folder."""
     from audits.io import AuditInputError
-    from cluster.certify import SigningRefused, certify
     from cluster.fanout import TaskFailed
-    from cluster.signing import SigningKeyError
-    from cluster.simulate import RunFolderError
+    from cluster.flows.certify import SigningRefused, certify
+    from cluster.flows.signing import SigningKeyError
+    from cluster.flows.simulate import RunFolderError
     from reports.render import ReportInputError
 
     if args.import_paths:
@@ -390,7 +390,7 @@ def _cmd_certify(args: argparse.Namespace) -> int:
 
 def _print_certified(res: Any) -> int:
     """A certify's audit table, report paths, reproduction, verdict and limitations; its exit
-    code (``cluster.certify.CertifyResult``)."""
+    code (``cluster.flows.certify.CertifyResult``)."""
     from audits.runner import format_table
 
     print(format_table(res.audit))
@@ -406,12 +406,12 @@ def _print_certified(res: Any) -> int:
 def _certify_import(args: argparse.Namespace) -> int:
     """``holdem certify --import PATH... --out RUN``: import, audit, report."""
     from audits.io import AuditInputError
-    from cluster.certify import SigningRefused, certify_import
     from cluster.fanout import TaskFailed
-    from cluster.phh_import import format_import
-    from cluster.rake import RakeError
-    from cluster.signing import SigningKeyError
-    from cluster.simulate import RunFolderError
+    from cluster.flows.certify import SigningRefused, certify_import
+    from cluster.flows.import_histories import format_import
+    from cluster.flows.rake import RakeError
+    from cluster.flows.signing import SigningKeyError
+    from cluster.flows.simulate import RunFolderError
     from reports.render import ReportInputError
 
     rake = _rake_arg(args)
@@ -458,7 +458,7 @@ def _cmd_shuffle(args: argparse.Namespace) -> int:
     """``holdem shuffle --decks N --out RUN`` or ``holdem shuffle audit FILE...``."""
     from audits.decklog import DeckFileError
     from cluster.fanout import TaskFailed
-    from cluster.shuffle import ShuffleRunError, ShuffleSpec, audit_files, run_shuffle
+    from cluster.flows.shuffle import ShuffleRunError, ShuffleSpec, audit_files, run_shuffle
 
     key_memory = None if args.key_memory is None else args.key_memory << 20
     try:
@@ -493,7 +493,7 @@ def _cmd_shuffle(args: argparse.Namespace) -> int:
 
 
 def _cmd_rng_test(args: argparse.Namespace) -> int:
-    from cluster.rngtest import rng_test
+    from cluster.flows.rngtest import rng_test
 
     try:
         tests = (None if args.tests is None
@@ -508,7 +508,7 @@ def _cmd_rng_test(args: argparse.Namespace) -> int:
 
 
 def _cmd_calibrate(args: argparse.Namespace) -> int:
-    from cluster.calibrate import run_calibration
+    from cluster.flows.calibrate import run_calibration
 
     path = run_calibration(args.out, runs=args.runs, hands=args.hands,
                            uniformity_runs=args.uniformity_runs,

@@ -24,7 +24,7 @@ Schema (``CERTIFICATE_SCHEMA``, JSON Schema draft 2020-12; ``format`` = "holdem-
   checks against which primary facts, one line), ``calibration`` (when ``holdem calibrate``'s
   calibration.json is at hand: the faults it caught among the runs they fired in, its false
   alarms);
-- ``reproduction``: what re-simulating the run from its spec gave (``cluster.reproduce``):
+- ``reproduction``: what re-simulating the run from its spec gave (``cluster.flows.reproduce``):
   ``status`` REPRODUCED (every batch the spec plans re-simulated to the file's exact bytes),
   DIFFERS (the first batch file that is not what the spec plays, ``path``, and its first
   differing hand, ``hand_id``: the verdict is FAIL, reason "reproduction"), NOT RUN (a

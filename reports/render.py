@@ -197,7 +197,7 @@ def hands_counted(audit: dict[str, Any]) -> dict[str, int]:
                 return {str(k): int(v) for k, v in per.items()}
     return {}
 
-# the certificate's ``reproduction`` statuses (``cluster.reproduce``)
+# the certificate's ``reproduction`` statuses (``cluster.flows.reproduce``)
 REPRODUCTION_STATUSES = ("REPRODUCED", "DIFFERS", "NOT RUN", "NOT REPRODUCIBLE")
 
 
@@ -278,7 +278,7 @@ def build_run_certificate(audit: dict[str, Any], manifest: dict[str, Any],
     """The certificate of an audit: its files are the bytes audit.json records as audited
     (``inputs``), with the manifest's and audit.json's own sha256; ``calibration`` (the
     calibration.json of ``holdem calibrate``) adds the evidence beside each audit;
-    ``reproduction`` (``cluster.reproduce``: REPRODUCED, DIFFERS, NOT RUN, NOT REPRODUCIBLE)
+    ``reproduction`` (``cluster.flows.reproduce``: REPRODUCED, DIFFERS, NOT RUN, NOT REPRODUCIBLE)
     what re-simulating the run from its spec gave: DIFFERS fails the certificate (reason
     ``reproduction``), NOT RUN is a limitation. ``import_record``: an imported run's
     import.json and its sha256 (``reports.imports.load_import``): the certificate's

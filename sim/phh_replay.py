@@ -51,7 +51,8 @@ equal the file's ``d db`` cards.
 Verdict of one hand (``ReplayResult.ok``): it replays without error and, when the file has
 ``finishing_stacks``, our stacks equal them; a hand that cannot be replayed has a short named
 ``kind`` (``KINDS``); hands of other games (or with straddles) are ``unsupported``.
-``holdem phh verify`` (``cluster/verify_histories.py``) replays files and folders and tallies the
+``holdem phh verify`` (``cluster/flows/verify_histories.py``) replays files and folders and tallies
+the
 verdicts by kind.
 """
 

@@ -24,11 +24,11 @@ PACKAGES = ("sim", "audits", "cluster", "reports")
 LAZY_CYCLE_EDGES: frozenset[str] = frozenset({
     # verify checks a run by re-making it (reproduce_run / reproduce_import) and reproduce reports
     # the first differing row with verify's first_difference
-    "cluster.verify -> cluster.reproduce",
-    "cluster.reproduce -> cluster.verify",
+    "cluster.flows.verify -> cluster.flows.reproduce",
+    "cluster.flows.reproduce -> cluster.flows.verify",
     # the re-import runs the one import (import_phh, its encoder and file names), and the import
-    # names its run with reproduce's import_run_id (module level in cluster.phh_import)
-    "cluster.reproduce -> cluster.phh_import",
+    # names its run with reproduce's import_run_id (module level in cluster.flows.import_histories)
+    "cluster.flows.reproduce -> cluster.flows.import_histories",
 })
 
 

@@ -1,7 +1,7 @@
 """A run folder's ``manifest.json`` at the JSON level: parsing it (``parse_json``), reading it
 (``read_manifest``: a JSON object of an accepted ``format``) and the one check of the paths it
 lists (``check_listed``: each a batch file of the layout, none twice). What a manifest holds is
-its writer's business (``cluster.manifest`` for ``holdem simulate``).
+its writer's business (``cluster.flows.manifest`` for ``holdem simulate``).
 """
 
 from __future__ import annotations

@@ -37,7 +37,7 @@ def run_diff_bench(hands: int = 2_000_000, repeats: int = 3,
                    say: Callable[[str], None] = print) -> dict[str, Any]:
     """Print the figures; return them (matched hands/s per core): ``digest_match``, its peer
     ``peer_arrow_equals``, ``on_disk`` (label -> rate) and ``sha256_both``."""
-    from cluster.simulate import run_simulate
+    from cluster.flows.simulate import run_simulate
     from sim.batch import simulate_batch
     from sim.config import Structure
     from sim.runspec import RunSpec

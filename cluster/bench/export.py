@@ -7,7 +7,8 @@ process (every thread: pyarrow decodes and encodes on several):
 - build: ``sim.logtables.build_tables`` on the decoded log columns in memory (the export's own
   work: the compiled kernels and the Arrow tables);
 - encode: the four tables to zstd Parquet in memory;
-- read + build + write: ``cluster.export.run_export`` in-process over the run folder, end to end
+- read + build + write: ``cluster.flows.export.run_export`` in-process over the run folder, end to
+  end
   (decode the log's columns, build, encode, write the parts atomically).
 """
 
@@ -19,7 +20,7 @@ from collections.abc import Callable
 import pyarrow as pa
 
 from cluster.bench.timing import median_cpu_seconds
-from cluster.export import encode_table, read_log, run_export
+from cluster.flows.export import encode_table, read_log, run_export
 from sim.logtables import TABLE_NAMES, build_tables
 
 
@@ -27,7 +28,7 @@ def run_export_bench(hands: int = 200_000, repeats: int = 3,
                      say: Callable[[str], None] = print) -> dict[str, float]:
     """Print the figures; return them (hands/s per core) by name."""
     from audits.io import run_files
-    from cluster.simulate import run_simulate
+    from cluster.flows.simulate import run_simulate
     from sim.config import Structure
     from sim.runspec import DEFAULT_POPULATION, RunSpec
 

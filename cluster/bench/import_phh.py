@@ -13,8 +13,9 @@ is not timed). Each figure is the median of ``repeats`` in CPU seconds of this p
   across hands) cleared before every file text: no hand profits from another file's values
   (the cycled corpus repeats its files);
 - the whole import (``holdem import``'s work per core, no disk): every hand read, converted to
-  cents, replayed through the engine and made a row (``sim.phh_import.import_file``), then the
-  tables rebuilt across files and the row digests computed (``cluster.phh_import.rebuild``);
+  cents, replayed through the engine and made a row (``sim.history_rows.import_file``), then the
+  tables rebuilt across files and the row digests computed
+  (``cluster.flows.import_histories.rebuild``);
 - peers in the same run, on the same texts: ``tomllib.loads`` (floats, and with
   ``parse_float=Decimal`` as this reader returns) and, on the first ``pokerkit_hands`` hands,
   PokerKit's ``HandHistory.loads_all`` (its TOML reading and checks) and the same plus the
@@ -33,10 +34,10 @@ from pathlib import Path
 import pyarrow as pa
 
 from cluster.bench.timing import median_cpu_seconds
-from cluster.phh_import import rebuild
+from cluster.flows.import_histories import rebuild
 from sim.digest import with_digests
+from sim.history_rows import import_file
 from sim.phh import PhhFile, clear_memos, iter_phh_paths, reads_phh
-from sim.phh_import import import_file
 from sim.phh_reader import read_sections
 
 REALHANDS = Path(__file__).resolve().parents[2].parent / "shared" / "realhands"

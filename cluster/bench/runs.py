@@ -26,7 +26,7 @@ def bench_spec(population: str, **kw: Any) -> RunSpec:
 def simulate_bench_run(out: str, hands: int, population: str = "default") -> None:
     """The audit benchmark's own run folder: ``hands`` no-limit hands of the ``population``
     preset (seed 1, batches of up to 100,000 hands), simulated in this process."""
-    from cluster.simulate import run_simulate
+    from cluster.flows.simulate import run_simulate
 
     spec = bench_spec(population, hands=hands, batch_size=min(hands, 100_000), seed=1)
     run_simulate(spec, out, workers=0, progress=False)

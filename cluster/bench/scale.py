@@ -36,7 +36,7 @@ def _load_average() -> float | None:
 
 
 def _rate(spec: RunSpec, workers: int, repeats: int, tmp: Path) -> dict[str, Any]:
-    from cluster.simulate import run_simulate
+    from cluster.flows.simulate import run_simulate
 
     rates, walls = [], []
     for r in range(repeats):

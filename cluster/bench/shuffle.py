@@ -45,7 +45,7 @@ def _pipeline(make: Callable[[int], np.ndarray], n: int, repeats: int, tmp: Path
     """Rates of shuffle, shuffle + write, read + battery for one deck source."""
     from audits.deckaudit import audit_deck_file
     from audits.runfolder.storage import put_atomic, split
-    from cluster.shuffle import ShuffleSpec, encode_decks
+    from cluster.flows.shuffle import ShuffleSpec, encode_decks
 
     spec = ShuffleSpec(decks=n)
     out = tmp / "batch.parquet"
@@ -68,7 +68,7 @@ def _pipeline(make: Callable[[int], np.ndarray], n: int, repeats: int, tmp: Path
 
 
 def _end_to_end(n: int, repeats: int, tmp: Path, keep: bool) -> tuple[float, float | None]:
-    from cluster.shuffle import ShuffleSpec, run_shuffle
+    from cluster.flows.shuffle import ShuffleSpec, run_shuffle
 
     rates, rss = [], None
     for r in range(repeats + 1):

@@ -24,13 +24,13 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from cluster.bench.runs import PEER_COLUMNS, bench_spec
-from cluster.manifest import COMPRESSION, COMPRESSION_NOTE
+from cluster.flows.manifest import COMPRESSION, COMPRESSION_NOTE
 from sim.runspec import RunSpec
 
 
 def _timed_runs(spec: RunSpec, workers: int, repeats: int, tmp: Path) -> dict[str, Any]:
     """``workers`` 0: in this process; else on the Ray already started (all its CPUs)."""
-    from cluster.simulate import run_simulate
+    from cluster.flows.simulate import run_simulate
 
     rates: list[float] = []
     walls: list[float] = []
@@ -55,7 +55,7 @@ def time_breakdown(batch_size: int, batches: int, structure: str = "no-limit",
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from cluster.simulate import COLUMN_COMPRESSION, encode_batch
+    from cluster.flows.simulate import COLUMN_COMPRESSION, encode_batch
     from sim.batch import simulate_batch
     from sim.config import Structure
 

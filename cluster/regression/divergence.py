@@ -142,7 +142,7 @@ def side_by_side(left: str, right: str, titles: tuple[str, str] = ("baseline", "
 
 def explain_hand(baseline: str, candidate: str, hand_id: int) -> tuple[str, str]:
     """(the first difference of ``hand_id`` named, both hands side by side)."""
-    from cluster.replay import find_row
+    from cluster.flows.replay import find_row
 
     ra = find_row(baseline, hand_id)
     rb = find_row(candidate, hand_id)

@@ -42,9 +42,9 @@ class ComparedRun:
 
 def open_run(run: str | os.PathLike[str]) -> ComparedRun:
     from audits.runfolder import RunFolder, RunFolderError, UnlistedFileError
-    from cluster.manifest import MANIFEST_FORMAT
-    from cluster.phh_import import MANIFEST_FORMAT as PHH_FORMAT
-    from cluster.phh_import import OLD_FORMAT
+    from cluster.flows.import_histories import MANIFEST_FORMAT as PHH_FORMAT
+    from cluster.flows.import_histories import OLD_FORMAT
+    from cluster.flows.manifest import MANIFEST_FORMAT
 
     label = os.fspath(run)
     try:

@@ -55,7 +55,7 @@ def _engine(hands: int, repeats: int) -> list[float]:
 
 
 def _simulate(hands: int, repeats: int, tmp: Path) -> tuple[list[float], Path]:
-    from cluster.simulate import run_simulate
+    from cluster.flows.simulate import run_simulate
     from sim.config import Structure
     from sim.runspec import DEFAULT_POPULATION, RunSpec
 

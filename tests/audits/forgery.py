@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 
 from sim.digest import with_digests
 from sim.hand import Hand
-from sim.phh_import import showdown_and_pots
+from sim.history_rows import showdown_and_pots
 from sim.rows import replay_row
 
 Row = dict[str, Any]
@@ -28,7 +28,7 @@ Row = dict[str, Any]
 def simulated_run(factory: Any, spec: Any, name: str) -> Path:
     """A clean run of ``spec`` simulated in this process under ``factory``'s temporary folder
     (a module-scoped fixture's ``tmp_path_factory``)."""
-    from cluster.simulate import run_simulate
+    from cluster.flows.simulate import run_simulate
 
     root = factory.mktemp(name) / "clean"
     run_simulate(spec, root, workers=0, progress=False)
@@ -196,7 +196,7 @@ def replay_with_config(row: Row, **config: Any) -> Row:
     columns (``big_blind=10``, ``rake_bps=10000``, ...): the same player actions replayed,
     the posts, uncalled returns, every card, pot and chip column and the ``actions`` log taken
     from the engine."""
-    from sim.phh_import import _LOGGED
+    from sim.history_rows import _LOGGED
     from sim.schema import ACTION_DTYPE
 
     forged = {**row, **config}

@@ -16,7 +16,7 @@ from audits import paths as P
 from audits.runfolder import list_batch_files
 from audits.runner import run_audits
 from cluster.cli import main
-from cluster.simulate import run_simulate
+from cluster.flows.simulate import run_simulate
 from sim.config import Structure
 from sim.runspec import RunSpec
 

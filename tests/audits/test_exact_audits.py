@@ -15,7 +15,7 @@ from audits.evaluator import eval7_many, evaluate
 from audits.io import ACTION_DTYPE, AuditInputError, read_batch
 from audits.runfolder import batch_relpath
 from audits.runner import REGISTRY, format_table, run_audits, write_audit_json
-from cluster.calibrate import EXACT_FAULTS
+from cluster.flows.calibrate import EXACT_FAULTS
 from sim.batch import simulate_batch
 from sim.config import Structure
 from sim.layout import EventKind

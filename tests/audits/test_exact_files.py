@@ -18,7 +18,7 @@ import pytest
 
 from audits import exactfile, io, logschema
 from cluster.cli import main
-from cluster.simulate import META_BATCH, META_COUNTS, META_RUN_ID, META_STRUCTURE
+from cluster.flows.simulate import META_BATCH, META_COUNTS, META_RUN_ID, META_STRUCTURE
 from sim.config import Structure
 from sim.runspec import RunSpec
 from sim.schema import HAND_SCHEMA
@@ -198,7 +198,7 @@ def test_an_imported_run_passes_and_a_pandas_key_fails_it(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """``holdem phh import`` writes its own exact files (``deck`` nullable, the schema version
     its only key, statistics on every column): they pass, and the same forgery fails them."""
-    from cluster.phh_import import import_phh
+    from cluster.flows.import_histories import import_phh
     from tests.audits.test_phh_import import HANDS
 
     src = tmp_path / "src"

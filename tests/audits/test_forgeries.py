@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from cluster.cli import main
-from cluster.simulate import run_simulate
+from cluster.flows.simulate import run_simulate
 from sim.config import Structure
 from sim.runspec import RunSpec
 from tests.audits.forgery import (

@@ -53,7 +53,7 @@ def test_io_reads_the_import_columns_only_of_an_imported_file(tmp_path: Path) ->
 
 def test_a_simulated_batch_has_no_import_columns_and_outcome_is_not_applicable(
         tmp_path: Path) -> None:
-    from cluster.simulate import run_simulate
+    from cluster.flows.simulate import run_simulate
     from sim.config import Structure
     from sim.runspec import RunSpec
 

@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from audits.runner import run_audits
-from cluster.phh_import import format_import, import_phh
+from cluster.flows.import_histories import format_import, import_phh
 
 EXACT = ["deal", "chips", "rotation", "payouts", "betting"]
 
@@ -192,7 +192,7 @@ def test_import_never_overwrites_another_run(tmp_path: Path,
     """An import into a simulated run's folder is refused in one line (exit 2) and changes
     nothing; into a previous import it replaces the hands and removes the stale audit files."""
     from cluster.cli import main
-    from cluster.simulate import run_simulate
+    from cluster.flows.simulate import run_simulate
     from sim.runspec import RunSpec
 
     sim_run = tmp_path / "simulated"

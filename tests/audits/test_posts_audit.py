@@ -14,7 +14,7 @@ import pytest
 
 from audits.io import DEAD_BLIND, POST
 from audits.runner import run_audits
-from cluster.phh_import import import_phh
+from cluster.flows.import_histories import import_phh
 from sim.layout import EventKind
 from sim.schema import ACTION_DTYPE, decode_actions
 from tests.audits.forgery import RunForger

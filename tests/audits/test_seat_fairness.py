@@ -16,7 +16,7 @@ from audits import calibrate, seats, shuffles
 from audits.evaluator import evaluate
 from audits.uniformity import map_decks, uniformity_map, uniformity_reduce
 from cluster.cli import main
-from cluster.simulate import run_simulate
+from cluster.flows.simulate import run_simulate
 from sim.config import Structure
 from sim.runspec import RunSpec
 from tests.audits.forgery import RunForger, favour_seat

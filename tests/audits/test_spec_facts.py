@@ -20,8 +20,8 @@ import pytest
 
 from audits.runspec import RunFacts, SpecError, fingerprint, parse_spec
 from cluster.cli import main
-from cluster.manifest import population
-from cluster.simulate import run_simulate
+from cluster.flows.manifest import population
+from cluster.flows.simulate import run_simulate
 from sim import session as ss
 from sim.batch import _Buffers, _params, _to_arrow, table_config
 from sim.config import Structure

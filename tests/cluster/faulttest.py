@@ -21,7 +21,7 @@ session Ray of ``tests/cluster/conftest.py``) and a crash cannot take the test p
 
 ``python -m tests.cluster.faulttest drive --markers DIR --delay S -- HOLDEM-ARGS...``
     The real ``holdem`` command (``cluster.cli.main``) with one change, made in this driver
-    process only: the bodies of the Ray tasks, ``cluster.simulate.write_batch`` and
+    process only: the bodies of the Ray tasks, ``cluster.flows.simulate.write_batch`` and
     ``audits.runner.map_file``, are wrapped by ``slowed``. Both drivers look these module globals
     up when they fan them out (``cluster.fanout``), so patching the global is enough; the wrapped
     function is pickled by value and shipped to the workers with the task like any other. The
@@ -119,11 +119,11 @@ def slowed(fn: Callable[..., Any], kind: str, markers: str, delay: float) -> Cal
 def drive(markers: str, delay: float, argv: list[str]) -> int:
     """``holdem ARGV`` with slowed task bodies (this process only)."""
     import audits.runner
-    import cluster.simulate
+    import cluster.flows.simulate
     from cluster.cli import main
 
-    cluster.simulate.write_batch = slowed(  # type: ignore[assignment]
-        cluster.simulate.write_batch, "simulate", markers, delay)
+    cluster.flows.simulate.write_batch = slowed(  # type: ignore[assignment]
+        cluster.flows.simulate.write_batch, "simulate", markers, delay)
     audits.runner.map_file = slowed(  # type: ignore[assignment]
         audits.runner.map_file, "audit", markers, delay)
     return main(argv)

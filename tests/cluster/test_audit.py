@@ -1,4 +1,5 @@
-"""``holdem audit`` over Ray (``cluster.audit``): the same report as the audits in process, key
+"""``holdem audit`` over Ray (``cluster.flows.audit``): the same report as the audits in process,
+key
 partitions included; an unusable file is one line and exit 2 on Ray too."""
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ import pytest
 from audits import shuffles
 from audits import uniformity as u
 from audits.runner import run_audits
-from cluster.audit import audit_run, ray_map_files
 from cluster.cli import main
+from cluster.flows.audit import audit_run, ray_map_files
 from cluster.ray_runtime import ray_session
 from sim.config import Structure
 from tests.audits.test_exact_audits import (
@@ -95,14 +96,14 @@ def test_an_audit_task_failing_in_certify_is_one_line_exit_1(
         capsys: pytest.CaptureFixture[str]) -> None:
     """A Ray task that fails after its retries ends `holdem certify` as it ends `holdem audit`:
     one line on stderr naming the task, exit 1, no traceback."""
-    import cluster.audit
+    import cluster.flows.audit
     from cluster.fanout import TaskFailed
 
     def failing(*args: object, **kwargs: object) -> None:
         raise TaskFailed("audit log/no-limit/batch-00000.parquet failed after 3 retries: "
                          "OSError: node lost")
 
-    monkeypatch.setattr(cluster.audit, "audit_run", failing)
+    monkeypatch.setattr(cluster.flows.audit, "audit_run", failing)
     assert main(["certify", "--hands", "200", "--batch-size", "100", "--structure", "no-limit",
                  "--seed", "1", "--workers", "0", "--quiet", "--out", str(tmp_path / "c")]) == 1
     err = capsys.readouterr().err.strip().splitlines()

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from audits import calibrate as ucal
-from cluster import calibrate as cal
 from cluster.cli import main
+from cluster.flows import calibrate as cal
 
 
 def test_a_run_is_a_detection_only_when_the_fault_fired(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -27,7 +27,7 @@ import pytest
 
 from audits.runfolder import batch_relpath
 from cluster.cli import main
-from cluster.export import encode_table
+from cluster.flows.export import encode_table
 from tests.audits.forgery import RunForger, deck_of, live_seats, replay_with_deck
 
 RUN = ["--hands", "4000", "--structure", "no-limit", "--population", "classic",

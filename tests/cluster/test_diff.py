@@ -18,11 +18,11 @@ import pytest
 from audits.runfolder import batch_relpath
 from cluster.bench.diff import run_diff_bench
 from cluster.cli import main
+from cluster.flows.simulate import run_dataset, run_simulate
 from cluster.regression.digest_diff import diff_runs, digest_runs, match_digests
 from cluster.regression.divergence import compare_rows
 from cluster.regression.runs import NotComparable, open_run, spec_mismatch
 from cluster.regression.stat_diff import stat_diff
-from cluster.simulate import run_dataset, run_simulate
 from sim.batch import simulate_batch
 from sim.config import Structure
 from sim.digest import combine_digests, content_columns, hand_digests, with_digests

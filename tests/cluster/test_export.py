@@ -16,10 +16,10 @@ import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
 
-from cluster import export as export_mod
 from cluster.cli import main
-from cluster.export import EXPORT_FILE, run_export
-from cluster.simulate import run_simulate
+from cluster.flows import export as export_mod
+from cluster.flows.export import EXPORT_FILE, run_export
+from cluster.flows.simulate import run_simulate
 from sim.config import Structure
 from sim.logtables import TABLE_NAMES, TABLE_SCHEMAS, describe_codes, describe_tables
 from sim.runspec import DEFAULT_POPULATION, RunSpec

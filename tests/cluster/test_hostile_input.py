@@ -19,7 +19,7 @@ import pyarrow as pa
 import pytest
 
 from cluster.cli import main
-from cluster.simulate import run_simulate
+from cluster.flows.simulate import run_simulate
 from reports.render import md_code, md_text
 from sim.config import Structure
 from sim.runspec import RunSpec

@@ -17,7 +17,7 @@ import pytest
 
 from audits.runner import run_audits
 from cluster.cli import main
-from cluster.phh_import import import_phh
+from cluster.flows.import_histories import import_phh
 from sim.schema import IMPORT_SCHEMA
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "sitetext"
@@ -173,7 +173,7 @@ def test_import_json_counts_reasons_examples(tmp_path: Path) -> None:
     assert report["examples"]["unknown variant"][0]["section"] == "2"
     m = json.loads((run / "manifest.json").read_text())
     assert m["skipped"] == report["skipped"] and m["hands"] == 1
-    from cluster.phh_import import counts_in_words, format_import
+    from cluster.flows.import_histories import counts_in_words, format_import
 
     assert counts_in_words(4, 1, report["skipped"]).startswith(
         "4 hands submitted, 1 imported, 3 skipped (")
@@ -388,7 +388,7 @@ def test_hands_without_names_have_no_player_ids(tmp_path: Path) -> None:
 
 
 def test_a_schedule_without_a_cap_has_none(tmp_path: Path) -> None:
-    from cluster.rake import RakeError, parse_rake, read_rake_schedule
+    from cluster.flows.rake import RakeError, parse_rake, read_rake_schedule
 
     f = tmp_path / "s.toml"
     f.write_text("percent = 4.5\n")
@@ -403,7 +403,7 @@ def test_a_schedule_without_a_cap_has_none(tmp_path: Path) -> None:
 def test_a_schedule_per_venue_with_a_jackpot_drop(tmp_path: Path) -> None:
     """A venue's table takes the top level's keys it leaves out; its jackpot drop is stored in
     minor units; a venue table's unknown key or a bad amount is one line naming it."""
-    from cluster.rake import RakeError, read_rake_schedule
+    from cluster.flows.rake import RakeError, read_rake_schedule
 
     f = tmp_path / "s.toml"
     f.write_text("percent = 5\ncap = 3\n[venues.\"Absolute Poker\"]\njackpot = 0.50\n"

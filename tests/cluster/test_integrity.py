@@ -19,7 +19,7 @@ from audits.integrity import PRODUCTS, id_ranges, reduce_integrity
 from audits.runfolder import REPORT_FILES, SIGNATURE_FILE, batch_relpath
 from audits.runner import AUDIT_FILE
 from cluster.cli import main
-from cluster.simulate import run_simulate
+from cluster.flows.simulate import run_simulate
 from sim.digest import with_digests
 from sim.runspec import RunSpec
 
@@ -307,7 +307,7 @@ def test_verify_a_received_run(certified: Path, capsys: pytest.CaptureFixture[st
     assert main(["verify", str(certified), "--public-key", str(key)]) == 0
     out = capsys.readouterr().out
     assert out.startswith("VERIFIED: a PASS certificate of 2,000 hands")
-    from cluster.signing import key_id, load_public_key
+    from cluster.flows.signing import key_id, load_public_key
 
     assert f"signed by key {key_id(load_public_key(key))}" in out and "signature valid" in out
     # without the key nothing is authenticated: a signature present but unchecked exits 1

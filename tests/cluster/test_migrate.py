@@ -13,7 +13,7 @@ import pytest
 
 from audits.runfolder import LAYOUT, RunFolder, parse_batch_relpath
 from cluster.cli import main
-from cluster.simulate import run_simulate
+from cluster.flows.simulate import run_simulate
 from sim.runspec import RunSpec
 
 SPEC = RunSpec(hands=600, batch_size=300, structures=("no-limit", "pot-limit"), seed=4)

@@ -12,7 +12,7 @@ import pyarrow.dataset as ds
 import pytest
 
 from audits.runfolder import LOG_DIR
-from cluster.simulate import run_dataset, run_simulate
+from cluster.flows.simulate import run_dataset, run_simulate
 from sim.runspec import RunSpec
 
 

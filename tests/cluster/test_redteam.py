@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 
 from audits.runfolder import batch_relpath
-from cluster import reproduce
 from cluster.cli import main
-from cluster.simulate import run_simulate
+from cluster.flows import reproduce
+from cluster.flows.simulate import run_simulate
 from sim.config import Structure
 from sim.runspec import RunSpec
 from tests.audits.forgery import RunForger

@@ -19,8 +19,8 @@ from audits.runfolder import (
     unlisted_reason,
 )
 from cluster.cli import main
-from cluster.replay import ReplayMismatch, replay_row_or_mismatch
-from cluster.simulate import run_dataset, run_simulate
+from cluster.flows.replay import ReplayMismatch, replay_row_or_mismatch
+from cluster.flows.simulate import run_dataset, run_simulate
 from sim.phh import loads_phh, phh_player_order
 from sim.phh_replay import replay
 from sim.runspec import RunSpec

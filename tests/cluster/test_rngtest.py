@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from audits.keyed import stream_words
-from cluster import rngtest
 from cluster.cli import main
+from cluster.flows import rngtest
 from sim.deckgen import draw_bits, philox_decks, raw_output
 
 SAMPLE = """#=============================================================================#

@@ -16,7 +16,7 @@ import pytest
 
 from audits.runfolder import batch_relpath, storage
 from cluster.cli import main
-from cluster.simulate import run_simulate
+from cluster.flows.simulate import run_simulate
 from sim.runspec import DEFAULT_POPULATION, RunSpec
 
 moto_server = pytest.importorskip("moto.server", reason="moto[server] (a dev dependency) is "

@@ -14,7 +14,7 @@ from audits import shuffles
 from audits.decklog import write_csv
 from audits.runfolder import RunFolder, deck_relpath
 from cluster.cli import main
-from cluster.shuffle import ShuffleSpec, run_shuffle
+from cluster.flows.shuffle import ShuffleSpec, run_shuffle
 from sim.rng import hand_deck
 
 CLI = ["shuffle", "--decks", "25000", "--batch-size", "10000", "--seed", "5", "--quiet"]

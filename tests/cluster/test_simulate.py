@@ -12,8 +12,8 @@ import pytest
 
 from audits.runfolder import batch_relpath
 from cluster.cli import main
-from cluster.manifest import MANIFEST_NAME
-from cluster.simulate import RunFolderError, run_dataset, run_simulate
+from cluster.flows.manifest import MANIFEST_NAME
+from cluster.flows.simulate import RunFolderError, run_dataset, run_simulate
 from sim.runspec import DEFAULT_POPULATION, RunSpec
 
 # the command line's default population (mixed seat counts and formats by batch)

@@ -114,8 +114,8 @@ def test_certify_loads_the_key_once_signs_what_it_wrote_and_plans_once(
     from audits import io as audits_io
     from audits import runner
     from audits.runfolder import storage
-    from cluster import signing
-    from cluster.certify import certify
+    from cluster.flows import signing
+    from cluster.flows.certify import certify
     from sim.runspec import RunSpec
 
     counts: dict[str, int] = {"key": 0, "plan": 0, "inputs": 0, "cert_read": 0,
@@ -146,7 +146,7 @@ def test_certify_loads_the_key_once_signs_what_it_wrote_and_plans_once(
 
     monkeypatch.setattr(signing, "_read", key_read)
     monkeypatch.setattr(runner, "plan_audit", plan)
-    monkeypatch.setattr("cluster.audit.plan_audit", plan)
+    monkeypatch.setattr("cluster.flows.audit.plan_audit", plan)
     monkeypatch.setattr(audits_io, "run_inputs", inputs)
     monkeypatch.setattr(runner, "run_inputs", inputs)
     monkeypatch.setattr(storage, "read_bytes", read_bytes)

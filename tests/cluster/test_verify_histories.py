@@ -1,4 +1,5 @@
-"""``holdem phh verify``: JSON lines, the summary and the exit codes (cluster.verify_histories)."""
+"""``holdem phh verify``: JSON lines, the summary and the exit codes
+(cluster.flows.verify_histories)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from cluster.cli import main
-from cluster.verify_histories import verify_paths
+from cluster.flows.verify_histories import verify_paths
 
 
 def nt(stacks: str, actions: str, extra: str = "") -> str:

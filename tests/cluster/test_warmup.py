@@ -1,4 +1,4 @@
-"""``holdem warmup`` (cluster/warmup.py): every kernel of the project compiled into the shared
+"""``holdem warmup`` (cluster/flows/warmup.py): every kernel of the project compiled into the shared
 cache, so that later commands and Ray workers load machine code instead of compiling."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from audits import jitcache
-from cluster.warmup import _import_all, is_cached, kernels
+from cluster.flows.warmup import _import_all, is_cached, kernels
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -19,9 +19,9 @@ ROOT = Path(__file__).resolve().parents[2]
 # had to compile (numba's cache misses) over every kernel of the project
 COMPILED_BY_A_RUN = """
 import tempfile
-from cluster.certify import certify
-from cluster.shuffle import ShuffleSpec, run_shuffle
-from cluster.warmup import kernels
+from cluster.flows.certify import certify
+from cluster.flows.shuffle import ShuffleSpec, run_shuffle
+from cluster.flows.warmup import kernels
 from sim.config import Structure
 from sim.runspec import DEFAULT_POPULATION, RunSpec
 tmp = tempfile.mkdtemp()

@@ -13,7 +13,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from cluster.certify import certify, report
+from cluster.flows.certify import certify, report
 from reports.certificate import CERTIFICATE_SCHEMA
 from sim.runspec import RunSpec
 
@@ -78,7 +78,7 @@ def test_report_shows_every_audit_with_its_numbers_and_no_external_resource(clea
 
 
 def test_report_returns_the_verdict_it_wrote_and_signs(clean: Path, tmp_path: Path) -> None:
-    from cluster.signing import keygen
+    from cluster.flows.signing import keygen
 
     priv, _ = keygen(tmp_path / "key")
     written = report(clean, sign_key=priv)

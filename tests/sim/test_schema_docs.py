@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from cluster.simulate import run_simulate
+from cluster.flows.simulate import run_simulate
 from sim.runspec import RunSpec
 from sim.schema import HAND_SCHEMA, describe_schema
 

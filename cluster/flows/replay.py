@@ -38,7 +38,7 @@ def find_row(run: str | os.PathLike[str], hand_id: int,
     import pyarrow as pa
     import pyarrow.dataset as ds
 
-    from cluster.simulate import RunFolderError, run_dataset
+    from cluster.flows.simulate import RunFolderError, run_dataset
 
     try:
         table = run_dataset(run, filesystem).to_table(filter=ds.field("hand_id") == hand_id)
@@ -97,7 +97,7 @@ def _holds_null(v: Any) -> bool:
 def replay_hand(run: str | os.PathLike[str], hand_id: int, *, phh: bool = False,
                 filesystem: pafs.FileSystem | None = None) -> str:
     """The history text (or PHH text) of one hand of a run, after checking that it replays."""
-    from cluster.simulate import RunFolderError
+    from cluster.flows.simulate import RunFolderError
     from sim.history import format_hand
     from sim.phh import hand_to_phh
 

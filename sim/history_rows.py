@@ -1,6 +1,6 @@
 """Hand histories -> rows of ``sim.schema.IMPORT_SCHEMA``, one source file at a time (pure: the
-file's text in, an Arrow table and its counts out; ``cluster.phh_import`` fans files out and
-rebuilds the tables across them).
+file's text in, an Arrow table and its counts out; ``cluster.flows.import_histories`` fans files
+out and rebuilds the tables across them).
 
 Each hand is read (``read_source``: the one reader, ``sim.histories.read_history``), converted
 to the run's minor unit (``scale`` decimals: amounts are

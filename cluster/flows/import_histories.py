@@ -3,7 +3,7 @@
 
 Sources: files or folders, paths or URIs (``audits.runfolder.storage``). The work fans out BY FILE
 through ``cluster.fanout.fan_out`` (Ray; ``workers=0`` in this process): each task reads,
-converts and replays one file (``sim.phh_import.import_file``). The run's money unit is the
+converts and replays one file (``sim.history_rows.import_file``). The run's money unit is the
 finest any file needs (``10**-E``, E <= 6): a file converted at a coarser unit is done again at
 E (rare: a run's files share their currency). The driver then rebuilds the tables across files
 (``rebuild``): the hands of one (venue, table name), ordered by (time, site hand number), form
@@ -58,13 +58,13 @@ from audits.runfolder import (
     storage,
 )
 from audits.runfolder.provenance import provenance
-from cluster.manifest import engine_version, git_commit
-from cluster.manifest import now as manifest_now
-from cluster.rake import RakeError, RakeSchedule
-from cluster.reproduce import import_run_id
+from cluster.flows.manifest import engine_version, git_commit
+from cluster.flows.manifest import now as manifest_now
+from cluster.flows.rake import RakeError, RakeSchedule
+from cluster.flows.reproduce import import_run_id
 from sim.digest import DIGEST_VERSION, with_digests
 from sim.histories import HISTORY_SUFFIXES, iter_history_paths
-from sim.phh_import import FileImport, import_file
+from sim.history_rows import FileImport, import_file
 from sim.schema import IMPORT_SCHEMA, IMPORT_VERSION, SCHEMA_VERSION
 
 __all__ = ["IMPORT_FILE", "MANIFEST_FORMAT", "PhhImport", "format_import", "import_phh",

@@ -3,7 +3,7 @@
 Layout of a run folder (a local path or any pyarrow filesystem URI: ``s3://``, ``gs://``,
 ``file://``)::
 
-    OUT/manifest.json                                  (cluster.manifest)
+    OUT/manifest.json                                  (cluster.flows.manifest)
     OUT/log/<label>/batch-<index:05d>.parquet          one file per batch, LZ4, one row per hand
 
 (names, listing, manifest I/O and atomic writes: ``audits.runfolder``; ``OUT/log`` reads as one
@@ -46,7 +46,7 @@ import pyarrow.parquet as pq
 
 from audits import runfolder
 from audits.runfolder import RunFolder, RunFolderError, sha256_bytes
-from cluster.manifest import (
+from cluster.flows.manifest import (
     COMPRESSION,
     UNCOMPRESSED_COLUMNS,
     FileRecord,
@@ -189,7 +189,8 @@ def simulated_batch(spec: RunSpec, structure: Structure,
                     batch_index: int) -> tuple[pa.Buffer, int, dict[str, int]]:
     """One batch simulated and encoded as ``holdem simulate`` writes it: (the file's bytes, its
     hands, its rare-path counts). A batch's bytes depend only on (spec, structure, index):
-    ``holdem certify`` and ``holdem verify`` re-simulate a run with it (``cluster.reproduce``)."""
+    ``holdem certify`` and ``holdem verify`` re-simulate a run with it
+    (``cluster.flows.reproduce``)."""
     from sim.batch import simulate_batch
     from sim.schema import HAND_SCHEMA
 
@@ -360,7 +361,7 @@ def run_simulate(
     filesystem: pafs.FileSystem | None = None,
 ) -> Manifest:
     """Simulate every batch of ``spec`` into the run folder ``out``; returns the manifest (typed:
-    ``cluster.manifest.Manifest``, as written to manifest.json: its ``to_dict``).
+    ``cluster.flows.manifest.Manifest``, as written to manifest.json: its ``to_dict``).
 
     ``workers=0`` runs the batches in this process without Ray. Otherwise the batches are Ray
     tasks: on the Ray already initialised in this process, else on the cluster at ``address``

@@ -46,7 +46,7 @@ EXACT_AUDITS = ("deal", "chips", "rotation", "payouts", "betting")
 def _run(spec: Any, names: tuple[str, ...]) -> tuple[dict[str, bool], int]:
     """Simulate ``spec`` and audit it: ({audit: passed}, hands the injected fault fired in)."""
     from audits.runner import run_audits
-    from cluster.simulate import run_simulate
+    from cluster.flows.simulate import run_simulate
 
     with tempfile.TemporaryDirectory() as tmp:
         manifest = run_simulate(spec, tmp, workers=0, progress=False)

@@ -100,7 +100,7 @@ deck_relpath = runfolder.deck_relpath
 
 
 def _peak_rss_mb() -> float | None:
-    from cluster.simulate import _peak_rss_mb as peak
+    from cluster.flows.simulate import _peak_rss_mb as peak
 
     return peak()
 
@@ -177,7 +177,7 @@ def shuffle_audit_task(spec: ShuffleSpec, batch: int, start: int, n: int,
 
 def _manifest(spec: ShuffleSpec, files: dict[int, dict[str, Any]], status: str,
               extra: dict[str, Any]) -> dict[str, Any]:
-    from cluster.manifest import engine_version, git_commit, now
+    from cluster.flows.manifest import engine_version, git_commit, now
 
     recs = [files[b] for b in sorted(files)]
     return {
@@ -274,7 +274,7 @@ def _run(spec: ShuffleSpec, base: Location, workers: int | None, address: str | 
     from audits.decklog import DeckFileError
     from audits.runner import default_key_memory
     from cluster.fanout import fan_out
-    from cluster.manifest import now
+    from cluster.flows.manifest import now
     from cluster.progress import Progress
     from reports.shuffle import write_certificate
 

@@ -8,7 +8,8 @@ The audits check the engine against primary facts without running it; they canno
 hand sits in the run's table plan, nor what configuration the spec gave it (a hand moved to a
 made-up table, raked 100% or played with other blinds audits clean when every column agrees). A
 run made with the reproducible generator is a pure function of its spec: a batch simulated again
-(``cluster.simulate.simulated_batch``) gives back the file's exact bytes. So each planned batch
+(``cluster.flows.simulate.simulated_batch``) gives back the file's exact bytes. So each planned
+batch
 (``RunSpec.plan``: what the spec plays, never the manifest's list of files) is re-simulated and
 the sha256 of its bytes compared with the file's; only when they differ are the rows read, to
 name the first hand whose content (``sim.digest``, computed here from the columns, never read
@@ -176,7 +177,7 @@ def _first_difference(stored_bytes: bytes, again_bytes: bytes) -> tuple[str, int
 def reproduce_batch(spec: Any, structure: str, batch: int, path: str) -> dict[str, Any]:
     """One planned batch re-simulated and compared with the file at ``path`` (the body of a
     Ray task): ``{"rel", "ok", "hands", "why", "hand_id"}``."""
-    from cluster.simulate import simulated_batch
+    from cluster.flows.simulate import simulated_batch
     from sim.config import Structure
 
     st = Structure.parse(structure)
@@ -295,7 +296,8 @@ class NotReproducible(ReproduceInputError):
 
 
 def import_run_id(sources: list[dict[str, Any]]) -> str:
-    """The run_id of an import of these sources (``cluster.phh_import.import_phh`` names its
+    """The run_id of an import of these sources (``cluster.flows.import_histories.import_phh``
+    names its
     run with it; ``holdem verify`` recomputes it): the digest of their paths and sha256."""
     return "imp-" + hashlib.sha256("\n".join(sorted(
         f"{s.get('path')} {s.get('sha256')}" for s in sources)).encode()).hexdigest()[:16]
@@ -384,7 +386,7 @@ def locate_sources(manifest: dict[str, Any], sources: str | None = None) -> dict
 
 def _rake_of(manifest: dict[str, Any]) -> Any:
     """The RakeSchedule the import was given, rebuilt from the manifest (None: none)."""
-    from cluster.rake import RakeError, RakeSchedule
+    from cluster.flows.rake import RakeError, RakeSchedule
 
     sched = manifest.get("rake_schedule")
     if sched is None:
@@ -432,7 +434,7 @@ def _restage_table(data: bytes, paths: dict[str, str], run_id: str) -> bytes:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from cluster.phh_import import _encode
+    from cluster.flows.import_histories import _encode
     from sim.digest import with_digests
     from sim.schema import IMPORT_SCHEMA
 
@@ -475,7 +477,7 @@ IMPORT_FIELDS = ("run_id", "structures", "hands", "submitted", "skipped", "sourc
 
 def _engine_note(manifest: dict[str, Any]) -> str:
     """Why a re-import may differ besides the log: another engine than the import's."""
-    from cluster.manifest import engine_version
+    from cluster.flows.manifest import engine_version
 
     then, now = manifest.get("engine_version"), engine_version()
     return "" if then == now else (f" (imported by engine {then}, re-imported by {now}: the "
@@ -486,7 +488,8 @@ def reproduce_import(run: str, *, sources: str | None = None, name_key: bytes | 
                      workers: int | None = None, address: str | None = None) -> Reproduced:
     """Re-import an imported run from the source files its manifest lists (at their recorded
     paths, or found by sha256 under ``sources``) with its recorded options (rake schedule, name
-    key) into a temporary folder (``cluster.phh_import.import_phh``, the one import) and compare
+    key) into a temporary folder (``cluster.flows.import_histories.import_phh``, the one import)
+    and compare
     every batch file byte for byte, import.json and the manifest's import fields with the run's:
     the first that differs is named (a batch file's first differing hand). The run_id is
     checked against the sources first. Raises NotReproducible (sources absent or changed, the
@@ -506,8 +509,8 @@ def _reproduce_import(run: str, sources: str | None, name_key: bytes | None,
     import tempfile
     from pathlib import Path
 
-    from cluster.phh_import import IMPORT_FILE, import_phh
-    from cluster.verify import first_difference
+    from cluster.flows.import_histories import IMPORT_FILE, import_phh
+    from cluster.flows.verify import first_difference
 
     t0 = time.perf_counter()
     folder, manifest = _import_manifest(run)
@@ -516,7 +519,7 @@ def _reproduce_import(run: str, sources: str | None, name_key: bytes | None,
     if why:
         return Reproduced(False, why, 0, 0, len(files), MANIFEST, None,
                           time.perf_counter() - t0)
-    from cluster.phh_import import MANIFEST_FORMAT
+    from cluster.flows.import_histories import MANIFEST_FORMAT
 
     if manifest.get("format") != MANIFEST_FORMAT:
         raise NotReproducible(f"an import of an earlier holdem ({manifest.get('format')}): "

@@ -15,7 +15,7 @@ from audits.runfolder import storage
 if TYPE_CHECKING:
     from audits.runfolder.storage import Location
     from audits.runner import AuditReport
-    from cluster.manifest import Manifest
+    from cluster.flows.manifest import Manifest
     from reports.render import WrittenReport
     from sim.runspec import RunSpec
 
@@ -24,7 +24,7 @@ MAX_REPLAYS = 12
 
 def failing_histories(run: str | Path, results: list[dict[str, Any]]) -> dict[int, str]:
     """Readable histories of the first failing hands of each failing audit."""
-    from cluster.replay import find_row
+    from cluster.flows.replay import find_row
     from sim.history import format_hand
     from sim.rows import replay_row
 
@@ -72,7 +72,12 @@ def reproduction_for(run: Location, manifest: dict[str, Any], *, reproduce: bool
     the source files it lists re-imported and compared (``import_reproduction``); NOT
     REPRODUCIBLE for any other run, with the reason."""
     from audits.runspec import IMPORT_FORMATS
-    from cluster.reproduce import NOT_REPRODUCIBLE, ReproduceInputError, not_run, reproduce_run
+    from cluster.flows.reproduce import (
+        NOT_REPRODUCIBLE,
+        ReproduceInputError,
+        not_run,
+        reproduce_run,
+    )
 
     if manifest.get("format") in IMPORT_FORMATS:
         return import_reproduction(run, manifest, reproduce=reproduce, workers=workers,
@@ -103,11 +108,11 @@ def import_reproduction(run: Location, manifest: dict[str, Any], *, reproduce: b
                         ) -> dict[str, Any]:
     """The ``reproduction`` entry of an imported run: its source files (at their recorded
     paths, or found by sha256 under ``sources``) re-imported with the run's options and
-    compared with its files (``cluster.reproduce.reproduce_import``): REPRODUCED, DIFFERS
+    compared with its files (``cluster.flows.reproduce.reproduce_import``): REPRODUCED, DIFFERS
     (named), NOT REPRODUCIBLE (a source absent or changed, the name key absent: the reason) or
     NOT RUN (``reproduce=False``); the last two are limitations (nothing binds the log to the
     sources)."""
-    from cluster.reproduce import (
+    from cluster.flows.reproduce import (
         NOT_REPRODUCIBLE,
         NotReproducible,
         ReproduceInputError,
@@ -140,7 +145,7 @@ def binding_difference(stored: dict[str, Any], fresh: dict[str, Any],
                        manifest: dict[str, Any]) -> str | None:
     """Where the certificate audit.json ``stored`` gives differs from the one the audit re-run on
     the folder's bytes (``fresh``, audit.json's form) gives: the first field, or None."""
-    from cluster.verify import first_difference
+    from cluster.flows.verify import first_difference
     from reports.render import build_run_certificate
 
     mine = _comparable(build_run_certificate(stored, manifest))
@@ -159,10 +164,10 @@ def _bind_audit(run: Location, audit: dict[str, Any], manifest: dict[str, Any],
     import json
 
     from audits.runner import AUDIT_FILE
-    from cluster.audit import audit_run
+    from cluster.flows.audit import audit_run
 
     if fresh is None:
-        from cluster.reproduce import effective_workers
+        from cluster.flows.reproduce import effective_workers
 
         names = [str(r["name"]) for r in audit["results"]]
         files = audit.get("inputs", {}).get("files") or []
@@ -198,7 +203,7 @@ def report(run: str | Path, calibration: str | Path | None = DEFAULT_CALIBRATION
     simulating). Returns the paths written (``signature`` among them when signed) and the
     certificate (its verdict). Raises ReportInputError, SigningKeyError, SigningRefused."""
     from audits.runfolder import SIGNATURE_FILE, RunFolder
-    from cluster.signing import load_private_key, sign
+    from cluster.flows.signing import load_private_key, sign
     from reports.render import load_inputs, write_report_files
 
     if key is None and sign_key is not None:
@@ -274,11 +279,12 @@ def audit_step(run: Location, *, workers: int | None = None,
                address: str | None = None, key_memory: int | None = None,
                progress: bool = True) -> tuple[AuditReport, Location]:
     """Every audit over the run folder, as ``holdem audit RUN`` runs them (``workers=0`` in this
-    process, else on Ray: ``cluster.audit.audit_run``); writes audit.json. Returns (the report,
+    process, else on Ray: ``cluster.flows.audit.audit_run``); writes audit.json. Returns (the
+    report,
     audit.json's location). ``key_memory`` in bytes. Raises AuditInputError, ConnectionError,
     ``cluster.fanout.TaskFailed``."""
     from audits.runner import write_audit_json
-    from cluster.audit import audit_run
+    from cluster.flows.audit import audit_run
 
     result = audit_run(run, None, workers=workers, address=address, key_memory=key_memory,
                        progress=progress)
@@ -296,7 +302,7 @@ def certify(spec: RunSpec, out: Location, *, address: str | None = None,
     re-simulate it and write the report (signed with ``sign_key`` when given); returns the
     verdict.
 
-    Reproduction (``cluster.reproduce.reproduce_spec``, with this ``spec``, never the folder's
+    Reproduction (``cluster.flows.reproduce.reproduce_spec``, with this ``spec``, never the folder's
     manifest): for the reproducible generator every batch the spec plans is simulated again and
     compared with its file byte for byte; a batch that differs fails the certificate, named.
     ``reproduce=False`` re-simulates only the batch files the folder held before this call (a
@@ -311,9 +317,9 @@ def certify(spec: RunSpec, out: Location, *, address: str | None = None,
     ConnectionError, OSError, AuditInputError, ReportInputError."""
     from audits.runfolder import RunFolder, batch_relpath
     from cluster.fanout import TaskFailed
+    from cluster.flows.reproduce import NOT_REPRODUCIBLE, not_run, reproduce_spec
+    from cluster.flows.simulate import run_simulate
     from cluster.ray_runtime import Runtime
-    from cluster.reproduce import NOT_REPRODUCIBLE, not_run, reproduce_spec
-    from cluster.simulate import run_simulate
 
     rt = Runtime(workers, address, key_memory)
     # an unusable key is refused before hours of simulation; loaded once, used to sign
@@ -356,7 +362,7 @@ def _load_key(sign_key: str | Path | None) -> Any:
     """The private key of ``--sign-key`` (None without one), loaded once per command."""
     if sign_key is None:
         return None
-    from cluster.signing import load_private_key
+    from cluster.flows.signing import load_private_key
 
     return load_private_key(sign_key)
 
@@ -368,13 +374,14 @@ def certify_import(paths: list[str], out: Location, *, rake: Any = None,
                    progress: bool = True, name_key: bytes | None = None,
                    reproduce: bool = True) -> tuple[Any, CertifyResult | None]:
     """``holdem certify --import PATH...``: import an operator's hand histories into ``out``
-    (``cluster.phh_import.import_phh``, ``rake`` its schedule), audit them and write the report
+    (``cluster.flows.import_histories.import_phh``, ``rake`` its schedule), audit them and write
+    the report
     (signed with ``sign_key``). Returns (the import, the certify result; None when no hand was
     imported: nothing to audit). The reproduction: the sources imported again into a
     temporary folder and compared with the run's files (``import_reproduction``; this doubles
     the import's time; ``reproduce=False``: NOT RUN, a limitation). Raises as ``import_phh``,
     ``audit_step`` and ``report``."""
-    from cluster.phh_import import import_phh
+    from cluster.flows.import_histories import import_phh
     from cluster.ray_runtime import Runtime
 
     key = _load_key(sign_key)

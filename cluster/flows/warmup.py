@@ -73,11 +73,11 @@ def half_keys(decks: int) -> int:
 
 
 def _steps(tmp: Path) -> list[tuple[str, Callable[[], object]]]:
-    from cluster.certify import certify
-    from cluster.export import run_export
+    from cluster.flows.certify import certify
+    from cluster.flows.export import run_export
+    from cluster.flows.shuffle import ShuffleSpec, run_shuffle
+    from cluster.flows.simulate import run_simulate
     from cluster.regression.digest_diff import diff_runs, match_digests
-    from cluster.shuffle import ShuffleSpec, run_shuffle
-    from cluster.simulate import run_simulate
     from sim.config import Structure
     from sim.runspec import DEFAULT_POPULATION, RunSpec
 
@@ -134,8 +134,8 @@ def _steps(tmp: Path) -> list[tuple[str, Callable[[], object]]]:
         count_categories_all7.compile(())  # compiled only: running it is the evaluator bench
 
     def imported() -> None:
-        from cluster.audit import audit_run
-        from cluster.phh_import import import_phh
+        from cluster.flows.audit import audit_run
+        from cluster.flows.import_histories import import_phh
 
         phh = tmp / "hand.phh"
         phh.write_text(PHH_HAND, encoding="utf-8")

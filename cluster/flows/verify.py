@@ -9,7 +9,7 @@ limitations its ``reproduction`` entry implies); every audited file and the mani
 the sha256 the certificate lists, and the folder holds no other file but the run's products;
 ``tables/`` (``holdem export``), when present, holds exactly the parts its ``export.json``
 lists, with their sha256, made from this manifest; and, for a run of the reproducible generator,
-every batch the spec plans re-simulated gives the file's exact bytes (``cluster.reproduce``;
+every batch the spec plans re-simulated gives the file's exact bytes (``cluster.flows.reproduce``;
 ``--no-reproduce`` skips it, ``--reproduce N`` samples N files); for an imported run, its run_id
 is the digest of the sources the manifest lists, and those sources (at their recorded paths, or
 found by sha256 under ``--sources DIR``), imported again, give its files (a source absent or
@@ -121,7 +121,7 @@ def _certificate(run: storage.Location) -> tuple[bytes, dict[str, Any]]:
 
 def _signature(run: storage.Location, data: bytes, public_key: str) -> Verdict | str:
     """A failing Verdict, or the key id of the valid signature."""
-    from cluster.signing import key_id, load_public_key, signature_valid
+    from cluster.flows.signing import key_id, load_public_key, signature_valid
 
     key = load_public_key(public_key)
     sig_path = storage.join(run, SIGNATURE_FILE)
@@ -158,11 +158,12 @@ def reproducible(manifest: dict[str, Any]) -> bool:
 
 def check_export(root: storage.Location, manifest_sha256: str | None,
                  files: list[dict[str, Any]]) -> str | None:
-    """``tables/`` against its ``export.json`` (``cluster.export``): every part it lists present
+    """``tables/`` against its ``export.json`` (``cluster.flows.export``): every part it lists
+    present
     with its sha256, no other file, made from this manifest and from files of the run, and each
     part made again from its batch file byte for byte. The first mismatch, or None (no tables/
     at all is fine)."""
-    from cluster.export import EXPORT_FILE, TABLES_DIR
+    from cluster.flows.export import EXPORT_FILE, TABLES_DIR
 
     tables = storage.join(root, TABLES_DIR)
     if not storage.is_dir(tables):
@@ -208,11 +209,11 @@ def check_export(root: storage.Location, manifest_sha256: str | None,
 
 def _rederive(root: storage.Location, tables: storage.Location, record_path: storage.Location,
               parts: list[dict[str, Any]], run_files: set[str]) -> str | None:
-    """Every part export.json lists made again from its batch file (``cluster.export``, in
+    """Every part export.json lists made again from its batch file (``cluster.flows.export``, in
     memory) and compared byte for byte: a part rewritten with export.json restamped is named."""
     import hashlib
 
-    from cluster.export import ExportInputError, encode_parts
+    from cluster.flows.export import ExportInputError, encode_parts
 
     by_source: dict[str, dict[str, str]] = {}
     for p in parts:
@@ -240,8 +241,9 @@ def _reimport(root: str, manifest: dict[str, Any], claim: dict[str, Any] | None,
     """An imported run against its sources: the run_id is the digest of the sources the
     manifest lists, and (unless ``reproduce`` is False) the sources, found at their recorded
     paths or by sha256 under ``sources``, re-imported give the run's files
-    (``cluster.reproduce.reproduce_import``). A failing Verdict, or what was found in words."""
-    from cluster.reproduce import (
+    (``cluster.flows.reproduce.reproduce_import``). A failing Verdict, or what was found in
+    words."""
+    from cluster.flows.reproduce import (
         NotReproducible,
         ReproduceInputError,
         reproduce_import,
@@ -387,7 +389,7 @@ def verify_run(run: str | os.PathLike[str], public_key: str | None = None, *,
             parts.append("not re-simulated (a folder of the old layout: `holdem migrate` it, "
                          "then verify re-simulates it)")
         else:
-            from cluster.reproduce import ReproduceInputError, reproduce_run
+            from cluster.flows.reproduce import ReproduceInputError, reproduce_run
 
             try:
                 rep = reproduce_run(str(root), None if reproduce is True else int(reproduce),

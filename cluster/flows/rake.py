@@ -71,7 +71,8 @@ class RakeSchedule:
 
     @classmethod
     def from_manifest(cls, d: dict[str, Any], exponent: int) -> RakeSchedule:
-        """The schedule ``to_manifest(exponent)`` wrote (for a re-import: ``cluster.reproduce``;
+        """The schedule ``to_manifest(exponent)`` wrote (for a re-import:
+        ``cluster.flows.reproduce``;
         the caller checks the round trip)."""
         def cur(v: Any) -> Decimal:
             if isinstance(v, bool) or not isinstance(v, int):

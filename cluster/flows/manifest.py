@@ -108,7 +108,7 @@ from sim.runspec import RunSpec
 MANIFEST_FORMAT = "holdem-simulate-run"
 MANIFEST_VERSION = 1
 # the log's codec (Parquet LZ4_RAW, read by pyarrow, pandas, polars and DuckDB) and the columns
-# stored uncompressed (shuffled decks and hash digests do not compress; `cluster.simulate`)
+# stored uncompressed (shuffled decks and hash digests do not compress; `cluster.flows.simulate`)
 COMPRESSION = "lz4"
 UNCOMPRESSED_COLUMNS = ("deck", "digest")
 COMPRESSION_NOTE = f"{COMPRESSION}; {', '.join(UNCOMPRESSED_COLUMNS)}: none"
