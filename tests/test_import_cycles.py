@@ -21,15 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("sim", "audits", "cluster", "reports")
 
 # lazy (function-level) imports that close a cycle, "importer -> imported": each is deliberate
-LAZY_CYCLE_EDGES: frozenset[str] = frozenset({
-    # verify checks a run by re-making it (reproduce_run / reproduce_import) and reproduce reports
-    # the first differing row with verify's first_difference
-    "cluster.flows.verify -> cluster.flows.reproduce",
-    "cluster.flows.reproduce -> cluster.flows.verify",
-    # the re-import runs the one import (import_phh, its encoder and file names), and the import
-    # names its run with reproduce's import_run_id (module level in cluster.flows.import_histories)
-    "cluster.flows.reproduce -> cluster.flows.import_histories",
-})
+LAZY_CYCLE_EDGES: frozenset[str] = frozenset()
 
 
 def _module_name(path: Path) -> str:

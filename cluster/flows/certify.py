@@ -145,7 +145,7 @@ def binding_difference(stored: dict[str, Any], fresh: dict[str, Any],
                        manifest: dict[str, Any]) -> str | None:
     """Where the certificate audit.json ``stored`` gives differs from the one the audit re-run on
     the folder's bytes (``fresh``, audit.json's form) gives: the first field, or None."""
-    from cluster.flows.verify import first_difference
+    from cluster.flows.reproduce import first_difference
     from reports.render import build_run_certificate
 
     mine = _comparable(build_run_certificate(stored, manifest))

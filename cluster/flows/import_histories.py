@@ -61,7 +61,6 @@ from audits.runfolder.provenance import provenance
 from cluster.flows.manifest import engine_version, git_commit
 from cluster.flows.manifest import now as manifest_now
 from cluster.flows.rake import RakeError, RakeSchedule
-from cluster.flows.reproduce import import_run_id
 from sim.digest import DIGEST_VERSION, with_digests
 from sim.histories import HISTORY_SUFFIXES, iter_history_paths
 from sim.history_rows import FileImport, import_file
@@ -77,6 +76,14 @@ MAX_PAUSE_SECONDS = 600
 SMALL_IMPORT_BYTES = 8_000_000  # local sources up to this size: in this process by default
 PROGRESS_SECONDS = 5.0  # a progress line at most this often
 BATCH_ROWS = 200_000  # rows per batch file at most (whole sessions)
+
+
+def import_run_id(sources: list[dict[str, Any]]) -> str:
+    """The run_id of an import of these sources (``import_phh`` names its run with it;
+    ``holdem verify`` recomputes it, ``cluster.flows.reproduce``): the digest of their paths
+    and sha256."""
+    return "imp-" + hashlib.sha256("\n".join(sorted(
+        f"{s.get('path')} {s.get('sha256')}" for s in sources)).encode()).hexdigest()[:16]
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ The batches are fanned out (``cluster.fanout``: Ray tasks, or this process with 
 from __future__ import annotations
 
 import hashlib
+import json
 import random
 import secrets
 import time
@@ -295,12 +296,24 @@ class NotReproducible(ReproduceInputError):
     manifest lists, the name key absent): NOT REPRODUCIBLE, with the reason."""
 
 
-def import_run_id(sources: list[dict[str, Any]]) -> str:
-    """The run_id of an import of these sources (``cluster.flows.import_histories.import_phh``
-    names its
-    run with it; ``holdem verify`` recomputes it): the digest of their paths and sha256."""
-    return "imp-" + hashlib.sha256("\n".join(sorted(
-        f"{s.get('path')} {s.get('sha256')}" for s in sources)).encode()).hexdigest()[:16]
+def first_difference(a: Any, b: Any, path: str = "") -> str | None:
+    """The first path (``run.files[3].sha256``) where two JSON values differ, or None."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in sorted(set(a) | set(b)):
+            if k not in a or k not in b:
+                return f"{path}.{k}".lstrip(".")
+            d = first_difference(a[k], b[k], f"{path}.{k}")
+            if d:
+                return d.lstrip(".")
+        return None
+    if isinstance(a, list) and isinstance(b, list):
+        for i, (x, y) in enumerate(zip(a, b, strict=False)):
+            d = first_difference(x, y, f"{path}[{i}]")
+            if d:
+                return d
+        return None if len(a) == len(b) else f"{path} (length {len(a)} vs {len(b)})"
+    same = json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+    return None if same else path.lstrip(".")
 
 
 def _import_manifest(run: str) -> tuple[RunFolder, dict[str, Any]]:
@@ -322,6 +335,8 @@ def run_id_difference(manifest: dict[str, Any]) -> str | None:
             isinstance(s, dict) and isinstance(s.get("path"), str)
             and isinstance(s.get("sha256"), str) for s in sources):
         return "manifest.json: field sources: expected the imported files with path and sha256"
+    from cluster.flows.import_histories import import_run_id
+
     want = import_run_id(sources)
     if manifest.get("run_id") != want:
         return (f"manifest.json: run_id {manifest.get('run_id')} is not the digest of the "
@@ -510,7 +525,6 @@ def _reproduce_import(run: str, sources: str | None, name_key: bytes | None,
     from pathlib import Path
 
     from cluster.flows.import_histories import IMPORT_FILE, import_phh
-    from cluster.flows.verify import first_difference
 
     t0 = time.perf_counter()
     folder, manifest = _import_manifest(run)

@@ -42,6 +42,7 @@ from audits.runfolder import (
 )
 from audits.runner import AUDIT_FILE
 from audits.runspec import IMPORT_FORMATS
+from cluster.flows.reproduce import first_difference
 from reports.imports import load_import
 from reports.inputs import ReportInputError, load_inputs
 from reports.render import build_run_certificate
@@ -66,26 +67,6 @@ class Verdict:
     @property
     def line(self) -> str:
         return self.message if self.ok else f"{self.word}: {self.message}"
-
-
-def first_difference(a: Any, b: Any, path: str = "") -> str | None:
-    """The first path (``run.files[3].sha256``) where two JSON values differ, or None."""
-    if isinstance(a, dict) and isinstance(b, dict):
-        for k in sorted(set(a) | set(b)):
-            if k not in a or k not in b:
-                return f"{path}.{k}".lstrip(".")
-            d = first_difference(a[k], b[k], f"{path}.{k}")
-            if d:
-                return d.lstrip(".")
-        return None
-    if isinstance(a, list) and isinstance(b, list):
-        for i, (x, y) in enumerate(zip(a, b, strict=False)):
-            d = first_difference(x, y, f"{path}[{i}]")
-            if d:
-                return d
-        return None if len(a) == len(b) else f"{path} (length {len(a)} vs {len(b)})"
-    same = json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
-    return None if same else path.lstrip(".")
 
 
 def _certificate(run: storage.Location) -> tuple[bytes, dict[str, Any]]:

@@ -90,7 +90,7 @@ def certificate(run: Path) -> dict[str, object]:
 
 def test_a_clean_import_is_reproduced_by_certify_and_verify(
         sources: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from cluster.flows.reproduce import import_run_id
+    from cluster.flows.import_histories import import_run_id
 
     run = tmp_path / "run"
     code, out = certify(sources / "clean.phhs", run, capsys)
@@ -242,7 +242,8 @@ def test_hashed_names_need_the_key(sources: Path, tmp_path: Path,
 
 
 def test_a_run_id_that_is_not_the_sources_digest_is_named() -> None:
-    from cluster.flows.reproduce import import_run_id, run_id_difference
+    from cluster.flows.import_histories import import_run_id
+    from cluster.flows.reproduce import run_id_difference
 
     sources = [{"path": "a.phhs", "sha256": "0" * 64}]
     assert run_id_difference({"run_id": import_run_id(sources), "sources": sources}) is None
