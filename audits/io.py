@@ -107,18 +107,18 @@ def run_files(run: Location, missing_ok: bool = False) -> list[Location]:
     ``log/<label>/batch-<N>.parquet``), its errors as AuditInputError. A file the manifest lists
     but the folder lacks is an error, unless ``missing_ok`` (the integrity audit then names it)
     and some listed file is present. A folder of the old layout is refused."""
-    return run_inputs(run, missing_ok)[0]
+    return run_inputs(run, missing_ok).locations()
 
 
-def run_inputs(run: Location, missing_ok: bool = False
-               ) -> tuple[list[Location], list[str], dict[str, Any] | None]:
-    """``run_files``, with what it read to find them: (the batch files, the folder's listing,
-    manifest.json or None), the folder listed once and the manifest read once."""
+def run_inputs(run: Location, missing_ok: bool = False) -> runfolder.LogFiles:
+    """``run_files``, with what it read to find them (``runfolder.LogFiles``: the batch files,
+    the folder's listing, manifest.json and the sha256 of its bytes as read): the folder listed
+    once and the manifest read once."""
     try:
-        log = runfolder.RunFolder.open(storage.as_location(run)).log_files(missing_ok=missing_ok)
+        return runfolder.RunFolder.open(storage.as_location(run)).log_files(
+            missing_ok=missing_ok)
     except (storage.StorageError, runfolder.RunFolderError) as e:
         raise AuditInputError(str(e)) from None
-    return log.locations(), log.listing, log.manifest
 
 
 def check_schema(schema: pa.Schema, path: str | Path) -> None:

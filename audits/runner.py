@@ -248,6 +248,7 @@ class AuditPlan:
     files: list[Location]
     listing: list[str]
     manifest: dict[str, Any] | None
+    manifest_sha256: str | None  # of the bytes the manifest was parsed from (one read)
     context: dict[str, Any]
     hands: int | None
     partitions: dict[str, int]
@@ -267,12 +268,14 @@ def plan_audit(run: Location, names: Sequence[str] | None = None, *,
     (``run_context``: exit 2 for a run without them) and the key partitions."""
     selected = resolve(names)
     root = storage.as_location(run)
-    located, listing, manifest = run_inputs(root, missing_ok=True)
+    log = run_inputs(root, missing_ok=True)
+    located, listing, manifest = log.locations(), log.listing, log.manifest
     if count and hands is None:
         hands = count_hands(located)
     context = run_context(manifest)  # the run's facts from its spec (exit 2 when it has none)
     partitions = key_partitions(selected, located, key_memory, hands)
-    return AuditPlan(root, selected, located, listing, manifest, context, hands, partitions)
+    return AuditPlan(root, selected, located, listing, manifest, log.manifest_sha256, context,
+                     hands, partitions)
 
 
 def run_audits(run: Location, names: Sequence[str] | None = None, *,
@@ -325,7 +328,7 @@ def run_audits(run: Location, names: Sequence[str] | None = None, *,
                        for p in range(1, count)]
     if partitions:
         runtime["key_partitions"] = partitions
-    binding, inputs = _bind(root, manifest, plan.listing, parts)
+    binding, inputs = _bind(root, manifest, plan.manifest_sha256, plan.listing, parts)
     if "integrity" in selected:
         extra.setdefault("integrity", []).append(binding)
     seconds = time.perf_counter() - t0
@@ -336,15 +339,14 @@ def run_audits(run: Location, names: Sequence[str] | None = None, *,
                        seconds=seconds, manifest=manifest, runtime=runtime, inputs=inputs)
 
 
-def _bind(root: Location, manifest: dict[str, Any] | None, listing: list[str],
+def _bind(root: Location, manifest: dict[str, Any] | None, msha: str | None, listing: list[str],
           parts: list[tuple[str, int, dict[str, Any], tuple[str, int]]]
           ) -> tuple[Binding, dict[str, Any]]:
     """The integrity audit's view of the folder (its listing, as the audit's setup took it;
     the manifest's missing files, the audited files' facts) and audit.json's record of the
-    audited inputs."""
+    audited inputs. ``msha``: the sha256 of the manifest's bytes the setup parsed."""
     try:
         folder = runfolder.RunFolder.open(root)
-        msha = folder.sha256(runfolder.MANIFEST)[0] if manifest is not None else None
         present = set(listing)
         missing = ([rel for rel in runfolder.listed_paths(manifest) if rel not in present]
                    if manifest is not None else [])

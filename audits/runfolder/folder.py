@@ -289,7 +289,11 @@ class RunFolder:
             raise RunFolderError(f"{self.label}: no such run folder")
         listing = self.listing()
         self.check_layout(listing)
-        m = self.read_manifest() if manifest is True else manifest or None
+        msha: str | None = None
+        if manifest is True:
+            m, msha = _manifest.read_manifest_and_sha256(self)
+        else:
+            m = manifest or None
         listed = _manifest.listed_paths(m) if m is not None else []
         present = set(listing)
         if listed:
@@ -312,7 +316,7 @@ class RunFolder:
                 self.require_regular(rel)  # never read through a link, never block on a pipe
         if not files:
             raise RunFolderError(f"{self.label}: no batch files ({LAYOUT})")
-        return LogFiles(self, listing, m, files, missing, unlisted)
+        return LogFiles(self, listing, m, msha, files, missing, unlisted)
 
 
 @dataclass(frozen=True)
@@ -322,6 +326,8 @@ class LogFiles:
     folder: RunFolder
     listing: list[str]  # every file of the folder
     manifest: dict[str, Any] | None  # the manifest read with it (None: none)
+    manifest_sha256: str | None  # the sha256 of the manifest's bytes as read here (None: none,
+    # or the caller passed the manifest in)
     files: list[str]  # the batch files to read
     missing: list[str]  # listed by the manifest, absent
     unlisted: list[str]  # files the manifest does not list (products aside)

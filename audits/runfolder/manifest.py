@@ -6,6 +6,7 @@ its writer's business (``cluster.flows.manifest`` for ``holdem simulate``).
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
@@ -66,11 +67,22 @@ def read_manifest(folder: RunFolder, formats: Collection[str] | None = None, *,
     ``format`` values accepted (any when None). Raises ManifestError (``unreadable_hint`` ends
     the message of one that is not JSON), and OldLayoutError for a manifest listing old-layout
     paths (a half-migrated folder) unless ``any_layout`` (``migrate``); see ``check_listed``."""
+    return read_manifest_and_sha256(folder, formats, any_layout=any_layout,
+                                    unreadable_hint=unreadable_hint)[0]
+
+
+def read_manifest_and_sha256(folder: RunFolder, formats: Collection[str] | None = None, *,
+                             any_layout: bool = False, unreadable_hint: str = ""
+                             ) -> tuple[dict[str, Any] | None, str | None]:
+    """``read_manifest`` and the sha256 of the very bytes it parsed (None, None when absent):
+    one read binds what was read (an audit records this digest), never a second read that
+    could see other bytes."""
     folder.require_regular(MANIFEST)
     if folder.fs.get_file_info(folder.path(MANIFEST)).type != pafs.FileType.File:
-        return None
+        return None, None
     try:
-        d = parse_json(folder.read_bytes(MANIFEST).decode("utf-8"), strict=True)
+        raw = folder.read_bytes(MANIFEST)
+        d = parse_json(raw.decode("utf-8"), strict=True)
     except (OSError, UnicodeDecodeError, ValueError, pa.ArrowException) as e:
         raise ManifestError(f"run folder {folder.label}: {MANIFEST} is not readable JSON "
                             f"({e}){unreadable_hint}") from None
@@ -83,7 +95,7 @@ def read_manifest(folder: RunFolder, formats: Collection[str] | None = None, *,
                             + " or ".join(sorted(str(f) for f in formats)))
     if not any_layout:
         check_listed(folder, d)
-    return d
+    return d, hashlib.sha256(raw).hexdigest()
 
 
 def listed_paths(d: dict[str, Any]) -> list[str]:
