@@ -144,14 +144,18 @@ def _json(path: Location) -> Any:
 
 
 def load_inputs(run: Location, check_folder: bool = True,
-                manifest: dict[str, Any] | None = None
+                manifest: dict[str, Any] | None = None,
+                audited: dict[str, Any] | None = None
                 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """(audit.json, manifest.json) of a run folder, a local path or a URI. ``check_folder``:
     refuse (ReportInputError) when the folder no longer holds the bytes audit.json records, or
     is of the old layout (without it, as ``holdem verify`` reads a certificate issued before the
     ``log/`` layout, the paths audit.json records are taken as they are). ``manifest``: the
-    manifest the caller read already (certify: the audit's), not read again; the folder check
-    still hashes manifest.json against audit.json's record."""
+    manifest the caller read already (certify: the audit's), not read again. ``audited``: the
+    inputs record (files and manifest with their sha256) of the audit the caller has just run
+    on the folder in this command (certify): when audit.json records exactly these, the hashes
+    the audit took of the bytes it read are carried and the files are not hashed again (a
+    later change is still caught by ``holdem report`` and ``holdem verify``, which re-hash)."""
     run = storage.as_location(run)
     audit_path = storage.join(run, AUDIT_FILE)
     try:
@@ -163,7 +167,8 @@ def load_inputs(run: Location, check_folder: bool = True,
         audit = check_audit(_json(audit_path), audit_path)
         if manifest is None:
             manifest = folder.read_manifest(any_layout=not check_folder) or {}
-        if check_folder:
+        carried = audited is not None and _same_json(audited, audit["inputs"])
+        if check_folder and not carried:
             files, msha = check_inputs(audit["inputs"], "inputs")
             why = folder_mismatch(run, files, msha, AUDIT_FILE)
             if why:
@@ -172,3 +177,9 @@ def load_inputs(run: Location, check_folder: bool = True,
     except (storage.StorageError, RunFolderError) as e:
         raise ReportInputError(str(e)) from None
     return audit, manifest
+
+
+def _same_json(a: Any, b: Any) -> bool:
+    """The two values written as JSON are the same (audit.json is the record's JSON)."""
+    return bool(json.dumps(a, sort_keys=True, default=str) == json.dumps(b, sort_keys=True,
+                                                                         default=str))

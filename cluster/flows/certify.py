@@ -210,7 +210,10 @@ def report(run: str | Path, calibration: str | Path | None = DEFAULT_CALIBRATION
         key = load_private_key(sign_key)  # before writing
     root = storage.as_location(run)
     # the manifest the audit just read (certify), else read here
-    audit, manifest = load_inputs(root, manifest=None if fresh is None else fresh.manifest)
+    # and the hashes it took of the bytes it audited, carried (each file hashed once after it
+    # is written: simulate's own hash of the bytes it wrote aside)
+    audit, manifest = load_inputs(root, manifest=None if fresh is None else fresh.manifest,
+                                  audited=None if fresh is None else fresh.inputs)
     folder = RunFolder.open(root)
     sig = folder.location(SIGNATURE_FILE)
     if key is not None:

@@ -166,3 +166,40 @@ def test_certify_loads_the_key_once_signs_what_it_wrote_and_plans_once(
     assert signing.signature_valid(pub, data, (out / "certificate.sig").read_bytes())
     assert json.loads(data)["verdict"] == res.verdict
     assert res.manifest is not None and res.manifest.hands == 300  # the typed Manifest
+
+
+def test_certify_hashes_each_batch_file_once_after_writing_and_report_rehashes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In one certify, a batch file's bytes are hashed once after they are on disk (by the audit
+    that reads them; simulate hashes the bytes it writes) and that hash is carried to the
+    report; a later `holdem report` hashes them again, so a file changed after the audit is
+    still refused."""
+    from audits.runfolder import storage
+    from cluster.cli import main
+    from cluster.flows.certify import certify
+    from sim.runspec import RunSpec
+
+    hashed: dict[str, int] = {}
+    real = storage.stream_sha256
+
+    def stream_sha256(fs: Any, path: str) -> tuple[str, int]:
+        if path.endswith(".parquet"):
+            hashed[path] = hashed.get(path, 0) + 1
+        return real(fs, path)
+
+    monkeypatch.setattr(storage, "stream_sha256", stream_sha256)
+    out = tmp_path / "run"
+    spec = RunSpec(hands=300, batch_size=150, structures=("no-limit",), seed=5)
+    certify(spec, str(out), workers=0, progress=False)
+    batches = sorted(str(p) for p in (out / "log").rglob("*.parquet"))
+    assert len(batches) == 2 and sorted(hashed) == batches
+    assert set(hashed.values()) == {1}, hashed
+    # the report run on its own re-hashes, and refuses a file changed after the audit
+    hashed.clear()
+    assert main(["report", str(out), "--no-reproduce"]) == 0
+    assert set(hashed.values()) == {1}
+    first = Path(batches[0])
+    data = bytearray(first.read_bytes())
+    data[-20] ^= 1
+    first.write_bytes(bytes(data))
+    assert main(["report", str(out), "--no-reproduce"]) == 2
