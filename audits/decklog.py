@@ -35,6 +35,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from audits.runfolder.errors import InputError
+
 N = 52
 HANDS_PER_TABLE = 1000  # deck d <-> seed_key [seed, d // 1000, d % 1000] (README, the log)
 RANKS = "23456789TJQKA"
@@ -42,7 +44,7 @@ SUITS = "cdhs"
 CHUNK_ROWS = 1_000_000
 
 
-class DeckFileError(ValueError):
+class DeckFileError(InputError):
     """A deck file that cannot be certified (one line naming the file and the row)."""
 
 

@@ -23,6 +23,7 @@ from numba import njit
 
 from audits import exactfile, logschema, runfolder, runspec
 from audits.runfolder import storage
+from audits.runfolder.errors import InputError
 from audits.runfolder.storage import Location
 
 ACTION_DTYPE = np.dtype([("street", "i1"), ("seat", "i1"), ("kind", "i1"),
@@ -56,7 +57,7 @@ VAR_COLUMNS = ("burns", "board", "showdown_seats", "showdown_shown", "showdown_r
 IMPORT_SEAT_COLUMNS = ("cards_unrecorded",)
 
 
-class AuditInputError(Exception):
+class AuditInputError(InputError):
     """Unusable input (missing, corrupt or foreign file, schema mismatch): exit code 2."""
 
 

@@ -22,6 +22,7 @@ from audits import (
     uniformity,
 )
 from audits.result import reduce_partials
+from audits.runfolder.errors import InputError
 from audits.spec import AuditSpec, KeyPass, MapFn, ReduceFn
 
 SPECS: tuple[AuditSpec, ...] = (integrity.SPEC, deal.SPEC, stakes.SPEC, chips.SPEC, rotation.SPEC,
@@ -48,5 +49,5 @@ def resolve(names: Sequence[str] | None) -> list[str]:
         return known
     bad = [n for n in names if n not in REGISTRY]
     if bad:
-        raise ValueError(f"unknown audit(s) {', '.join(bad)}: expected some of {', '.join(known)}")
+        raise InputError(f"unknown audit(s) {', '.join(bad)}: expected some of {', '.join(known)}")
     return list(dict.fromkeys(names))

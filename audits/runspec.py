@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from audits import logschema
+from audits.runfolder.errors import InputError
 
 SIMULATE_FORMAT = "holdem-simulate-run"  # cluster.flows.manifest.MANIFEST_FORMAT
 PHH_FORMAT = "holdem-phh-import"  # the old ``holdem phh import`` (no import columns)
@@ -60,7 +61,7 @@ ANTE_NONE, ANTE_UNIFORM, ANTE_BIG_BLIND = 0, 1, 2  # the ante_mode column
 RAISE_CAP = 4  # fixed-limit full bets and raises a street (every table of a simulated run)
 
 
-class SpecError(ValueError):
+class SpecError(InputError):
     """A simulated run's spec that is not exactly the simulator's: one line naming the field."""
 
 

@@ -41,6 +41,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
+from audits.runfolder.errors import CheckFailed
 from cluster.ray_runtime import RaySession, cpus_present
 
 T = TypeVar("T")
@@ -49,7 +50,7 @@ TASK_RETRIES = 3  # runs of a task past the first, after a lost worker or node
 CPU_LOOK_SECONDS = 10.0  # how often the driver looks at the cluster's CPUs (notes)
 
 
-class TaskFailed(RuntimeError):
+class TaskFailed(CheckFailed, RuntimeError):
     """A task failed on Ray after its retries (one line naming the call; the CLIs exit 1)."""
 
 

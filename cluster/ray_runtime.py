@@ -26,8 +26,14 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from audits.runfolder.errors import InputError
+
 # Settings for a Ray we start ourselves on this machine.
 LOCAL_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
+
+
+class RayUnreachable(InputError):
+    """A Ray cluster that cannot be joined at the address given (one line, exit 2)."""
 
 
 def set_local_env() -> None:
@@ -79,9 +85,9 @@ class Runtime:
         """The runtime of the command-line options (``key_memory_mb`` in MB). Raises
         ValueError (one line naming the option) for a value out of range."""
         if workers is not None and workers < 0:
-            raise ValueError(f"--workers {workers}: expected >= 0")
+            raise InputError(f"--workers {workers}: expected >= 0")
         if key_memory_mb is not None and key_memory_mb <= 0:
-            raise ValueError(f"--key-memory {key_memory_mb}: expected a size in MB > 0")
+            raise InputError(f"--key-memory {key_memory_mb}: expected a size in MB > 0")
         return cls(workers, address, None if key_memory_mb is None else key_memory_mb << 20)
 
     @property
@@ -150,9 +156,9 @@ def ray_session(address: str | None = None, workers: int | None = None) -> Itera
     if address:
         try:
             ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING)
-        except Exception as e:  # ConnectionError, ValueError, ... : one line for the CLI
+        except Exception as e:  # ConnectionError, ValueError, ... : one line (exit 2)
             lines = str(e).strip().splitlines()
-            raise ConnectionError(f"cannot join the Ray cluster at {address}: "
+            raise RayUnreachable(f"cannot join the Ray cluster at {address}: "
                                   f"{lines[0] if lines else type(e).__name__}") from None
         where = address
     else:

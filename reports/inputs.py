@@ -10,11 +10,12 @@ from typing import Any
 from audits import runfolder
 from audits.integrity import check_inputs, folder_mismatch
 from audits.runfolder import RunFolder, RunFolderError, storage
+from audits.runfolder.errors import InputError
 from audits.runfolder.storage import Location
 from audits.runner import AUDIT_FILE
 
 
-class ReportInputError(ValueError):
+class ReportInputError(InputError):
     """The run folder lacks what a report needs (named in the message)."""
 
 

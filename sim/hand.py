@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from audits.runfolder.errors import InputError
 from sim import engine
 from sim import layout as L
 from sim.cards import format_card
@@ -23,7 +24,7 @@ _ALL_CARDS = list(range(52))
 _CONFIG_BLOCKS: dict[tuple[TableConfig, bool], np.ndarray] = {}
 
 
-class IllegalAction(ValueError):
+class IllegalAction(InputError):
     """An action that the rules do not allow now; the hand is unchanged."""
 
 

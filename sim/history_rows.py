@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from audits.runfolder.errors import InputError
 from sim import layout as L
 from sim.hand import Hand
 from sim.histories import read_history, read_history_bytes
@@ -132,7 +133,7 @@ def utc_seconds(local: _dt.datetime | None, zone: str | None) -> int:
     return int((local - epoch).total_seconds()) - minutes * 60
 
 
-class NotRepresentable(ValueError):
+class NotRepresentable(InputError):
     """A hand the row schema cannot describe: ``reason`` (a ``REASONS`` name) and the detail."""
 
     def __init__(self, reason: str, detail: str) -> None:

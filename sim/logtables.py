@@ -22,6 +22,7 @@ import numpy as np
 import pyarrow as pa
 from numba import njit
 
+from audits.runfolder.errors import InputError
 from sim.cards import N_CARDS, RANKS, SUITS, format_card
 from sim.evaluator import CATEGORY_SHIFT, HandCategory
 from sim.layout import EventKind, Street
@@ -203,7 +204,7 @@ LOG_COLUMNS = ("hand_id", "table_id", "hand_no", "structure", "format", "n_seats
                "showdown_shown", "showdown_ranks", "pots")
 
 
-class LogTableError(ValueError):
+class LogTableError(InputError):
     """A log batch the export cannot read (a missing column, inconsistent lists)."""
 
 

@@ -54,6 +54,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from audits.runfolder.errors import InputError
 from sim.cards import format_cards, parse_card
 from sim.config import MAX_SEATS, Structure
 from sim.layout import ANTE_DUE_, EventKind
@@ -114,7 +115,7 @@ _PLAYER_VERBS = frozenset({"f", "cc", "cbr", "sm", "sd", "pb"})
 _DEALER_VERBS = frozenset({"dh", "db"})
 
 
-class PhhError(ValueError):
+class PhhError(InputError):
     """A PHH file or hand that violates the standard (or what this reader supports)."""
 
 

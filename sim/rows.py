@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from audits.runfolder.errors import CheckFailed
 from sim.config import AnteMode, Structure, TableConfig
 from sim.hand import Action, Hand
 from sim.layout import EventKind
@@ -19,7 +20,7 @@ _PLAYER = {
 }
 
 
-class RowReplayError(ValueError):
+class RowReplayError(CheckFailed, ValueError):
     """A logged row that does not replay to its logged result."""
 
 

@@ -27,6 +27,8 @@ from __future__ import annotations
 import re
 from re import Pattern
 
+from audits.runfolder.errors import InputError
+
 __all__ = ["FACTS", "FACT_LINE_CHARS", "HARMLESS", "NAME_CHARS", "Unrecognised", "screen"]
 
 NAME_CHARS = 40  # a player name: the sites allow 12 to 20 characters
@@ -191,7 +193,7 @@ HARMLESS: dict[str, Pattern[str]] = {
 }
 
 
-class Unrecognised(ValueError):
+class Unrecognised(InputError):
     """A hand with lines no shape of its site knows: how many and the first."""
 
 

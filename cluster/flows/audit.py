@@ -53,7 +53,7 @@ def audit_run(run: Location, names: Sequence[str] | None = None, *, workers: int
     bounding the tasks in flight. ``key_memory``: bytes for the collision tests' keys (see
     ``audits.runner.run_audits``). ``progress``: a bar of hands (every key partition past the
     first is one more pass over the files). Raises ``AuditInputError`` for an unusable folder,
-    ``ConnectionError`` for a cluster that cannot be joined, ``cluster.fanout.TaskFailed`` for a
+    ``RayUnreachable`` for a cluster that cannot be joined, ``cluster.fanout.TaskFailed`` for a
     task that failed on Ray.
     """
     names = resolve(names)

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from audits.runfolder import storage
+from audits.runfolder.errors import CheckFailed
 
 if TYPE_CHECKING:
     from audits.runfolder.storage import Location
@@ -58,7 +59,7 @@ def failing_histories(run: str | Path, results: list[dict[str, Any]]) -> dict[in
 DEFAULT_CALIBRATION = Path("runs/calibration/calibration.md")
 
 
-class SigningRefused(ValueError):
+class SigningRefused(CheckFailed, ValueError):
     """``--sign-key`` refused: audit.json is not what the audits give on these bytes (exit 1)."""
 
 
@@ -284,7 +285,7 @@ def audit_step(run: Location, *, workers: int | None = None,
     """Every audit over the run folder, as ``holdem audit RUN`` runs them (``workers=0`` in this
     process, else on Ray: ``cluster.flows.audit.audit_run``); writes audit.json. Returns (the
     report,
-    audit.json's location). ``key_memory`` in bytes. Raises AuditInputError, ConnectionError,
+    audit.json's location). ``key_memory`` in bytes. Raises AuditInputError, RayUnreachable,
     ``cluster.fanout.TaskFailed``."""
     from audits.runner import write_audit_json
     from cluster.flows.audit import audit_run
@@ -317,7 +318,7 @@ def certify(spec: RunSpec, out: Location, *, address: str | None = None,
     ``sign_key`` is refused before any simulation. A batch that fails after its retries does not
     stop the flow: the incomplete run is audited and reported (the integrity audit fails it),
     and ``simulate_failure`` says which batch. Raises SigningKeyError, RunFolderError,
-    ConnectionError, OSError, AuditInputError, ReportInputError."""
+    RayUnreachable, OSError, AuditInputError, ReportInputError."""
     from audits.runfolder import RunFolder, batch_relpath
     from cluster.fanout import TaskFailed
     from cluster.flows.reproduce import NOT_REPRODUCIBLE, not_run, reproduce_spec

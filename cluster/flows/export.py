@@ -35,6 +35,7 @@ from audits import runfolder
 from audits.exactfile import null_problem
 from audits.io import AuditInputError, run_files
 from audits.runfolder import storage
+from audits.runfolder.errors import InputError
 from audits.runfolder.storage import Location
 from sim.logtables import LOG_COLUMNS, TABLE_NAMES, LogTableError, build_tables
 
@@ -46,7 +47,7 @@ TABLES_DIR = "tables"  # RUN/tables: the default --out, the one folder inside a 
 Expected = tuple[str, int | None] | None  # (sha256, bytes) the manifest records, None: no manifest
 
 
-class ExportInputError(ValueError):
+class ExportInputError(InputError):
     """Unusable input (missing run, corrupt or foreign batch file) or output: one line, exit 2."""
 
 

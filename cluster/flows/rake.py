@@ -22,6 +22,8 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
+from audits.runfolder.errors import InputError
+
 __all__ = ["RakeError", "RakeSchedule", "parse_rake", "read_rake_schedule"]
 
 _KEYS = frozenset({"percent", "cap", "caps_by_players", "no_flop_no_drop", "step", "jackpot",
@@ -30,7 +32,7 @@ _VENUES = "venues"
 MAX_PLAYERS = 10
 
 
-class RakeError(ValueError):
+class RakeError(InputError):
     """An unusable rake option or schedule file (one line)."""
 
 

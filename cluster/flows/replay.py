@@ -16,18 +16,19 @@ from typing import Any
 
 import pyarrow.fs as pafs
 
+from audits.runfolder.errors import CheckFailed, InputError
 from sim.hand import Hand
 
 
-class HandNotFound(LookupError):
+class HandNotFound(InputError, LookupError):
     """No row of the run has this hand id (exit 2)."""
 
 
-class ReplayMismatch(Exception):
+class ReplayMismatch(CheckFailed):
     """The row does not replay to what it logged (exit 1)."""
 
 
-class NoPhh(ValueError):
+class NoPhh(InputError):
     """PHH cannot describe this hand (rake, non-standard positions): exit 2."""
 
 

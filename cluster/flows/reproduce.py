@@ -33,6 +33,7 @@ from typing import Any
 
 from audits.io import AuditInputError, load_manifest
 from audits.runfolder import MANIFEST, RunFolder, RunFolderError, batch_relpath, storage
+from audits.runfolder.errors import InputError
 
 # the statuses a certificate's ``reproduction`` can carry
 REPRODUCED = "REPRODUCED"  # every planned batch re-simulated to the file's bytes
@@ -59,7 +60,7 @@ def effective_workers(tasks: int, workers: int | None, address: str | None) -> i
     return None if ray.is_initialized() else 0
 
 
-class ReproduceInputError(ValueError):
+class ReproduceInputError(InputError):
     """The run cannot be re-simulated (not a simulated run, no spec, not reproducible)."""
 
 

@@ -39,6 +39,7 @@ import pyarrow.parquet as pq
 
 from audits import runfolder
 from audits.runfolder import RunFolder, RunFolderError, storage
+from audits.runfolder.errors import InputError
 from audits.runfolder.storage import Location
 
 MANIFEST_FORMAT = "holdem-shuffle-run"
@@ -47,7 +48,7 @@ META_RUN_ID = b"holdem.run_id"
 META_BATCH = b"holdem.batch"
 
 
-class ShuffleRunError(ValueError):
+class ShuffleRunError(InputError):
     """The run folder or options cannot be used (one line; exit 2)."""
 
 

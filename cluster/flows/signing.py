@@ -16,10 +16,12 @@ import stat
 from pathlib import Path
 from typing import Any
 
+from audits.runfolder.errors import InputError
+
 MAX_KEY_BYTES = 1 << 16  # a PEM key is a few hundred bytes: a larger file is not one
 
 
-class SigningKeyError(ValueError):
+class SigningKeyError(InputError):
     """An unusable key file (named in the message): exit 2."""
 
 

@@ -40,6 +40,7 @@ from audits.runfolder import (
     RunFolderError,
     storage,
 )
+from audits.runfolder.errors import InputError
 from audits.runner import AUDIT_FILE
 from audits.runspec import IMPORT_FORMATS
 from cluster.flows.reproduce import first_difference
@@ -50,7 +51,7 @@ from reports.render import build_run_certificate
 PAGES = (REPORT_FILES["summary"], REPORT_FILES["html"])  # the pages a certificate's documents bind
 
 
-class VerifyInputError(ValueError):
+class VerifyInputError(InputError):
     """Unusable input (exit 2)."""
 
 

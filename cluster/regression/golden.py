@@ -20,6 +20,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from audits.runfolder.errors import InputError
+
 FORMAT = "holdem-golden-digests"
 SEED = 20261129
 HANDS = 10_000
@@ -68,9 +70,9 @@ def load_golden(path: str | Path = DEFAULT_PATH) -> dict[str, Any] | None:
     try:
         d = json.loads(p.read_text())
     except ValueError as e:
-        raise ValueError(f"{p}: not JSON ({e})") from None
+        raise InputError(f"{p}: not JSON ({e})") from None
     if not isinstance(d, dict) or d.get("format") != FORMAT:
-        raise ValueError(f"{p}: not a golden digests file")
+        raise InputError(f"{p}: not a golden digests file")
     return d
 
 

@@ -44,6 +44,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from audits import jitcache, runfolder
+from audits.runfolder.errors import InputError
 from cluster.regression import speed as speed_check
 from cluster.regression.digest_diff import diff_runs, format_diff
 from cluster.regression.runs import EXIT_NOT_COMPARABLE, NotComparable
@@ -52,7 +53,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 ALL_STRUCTURES = ("no-limit", "pot-limit", "fixed-limit")
 
 
-class RegressError(RuntimeError):
+class RegressError(InputError, RuntimeError):
     """A step of the regression check failed (one line; exit 2)."""
 
 

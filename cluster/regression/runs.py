@@ -14,6 +14,8 @@ import pyarrow as pa
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
+from audits.runfolder.errors import InputError
+
 EXIT_SAME = 0
 EXIT_DIFFERENT = 1
 EXIT_NOT_COMPARABLE = 2
@@ -22,7 +24,7 @@ EXIT_NOT_COMPARABLE = 2
 COVERAGE_FIELDS = ("hands", "structures")
 
 
-class NotComparable(ValueError):
+class NotComparable(InputError):
     """The runs cannot be compared (different config, missing or corrupt input): exit 2."""
 
 

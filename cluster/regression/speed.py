@@ -29,6 +29,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from audits.runfolder.errors import InputError
+
 BENCHES = ("engine", "simulate", "audit")
 TOLERANCE = 0.10  # fail when the candidate takes more than 10% more time per hand
 ALPHA = 0.05  # ... and the samples confirm it (one-sided Mann-Whitney)
@@ -156,7 +158,7 @@ def format_speed(res: SpeedResult) -> str:
     return "\n".join(lines)
 
 
-class ProbeError(RuntimeError):
+class ProbeError(InputError, RuntimeError):
     """A side's probe process failed (one line)."""
 
 

@@ -1,0 +1,231 @@
+"""The options several commands share, each defined once, and the few values made of them.
+
+A handler raises ``UsageError`` (an ``InputError``) for a bad combination of options; ``main``
+prints every ``InputError`` as one line and exits 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from audits.runfolder.errors import InputError
+
+if TYPE_CHECKING:
+    from sim.runspec import RunSpec
+
+RESUME = " (rerun the command to resume)"
+ADDRESS_HELP = ("join the Ray cluster at this address (default: $RAY_ADDRESS, else an embedded "
+                "local Ray)")
+GENERATORS = ["philox", "os-chacha20"]
+POPULATIONS = ["default", "classic"]
+
+
+class UsageError(InputError):
+    """Options that do not go together (one line, exit 2)."""
+
+
+@contextmanager
+def as_input(*types: type[BaseException]) -> Iterator[None]:
+    """Re-raise an exception of ``types`` (a third party's, or a plain ValueError of code that
+    knows nothing of the CLI) as a ``UsageError`` with its first line."""
+    try:
+        yield
+    except InputError:
+        raise
+    except types as e:
+        raise UsageError(str(e).splitlines()[0] if str(e) else type(e).__name__) from None
+
+
+def handler(p: argparse.ArgumentParser, func: Any, *, output: str | None = None,
+            fail_hint: Any = "", error_prefix: str = "holdem: error: ") -> None:
+    """Register ``func`` as the command's handler, with how ``main`` reports its errors:
+    ``output`` names the option whose folder an OSError concerns (one line, exit 2), and
+    ``fail_hint`` (a string, or a function of the arguments) follows a failed check's line."""
+    p.set_defaults(handler=func, output=output, fail_hint=fail_hint, error_prefix=error_prefix)
+
+
+def add_address(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--address", default=None, help=ADDRESS_HELP)
+
+
+def add_workers(p: argparse.ArgumentParser, help: str | None = None) -> None:
+    p.add_argument("--workers", type=int, default=None,
+                   help=help or "CPUs of the local Ray (default: all), or the most tasks at "
+                                "once on a cluster; 0 runs in this process without Ray")
+
+
+def add_ray_options(p: argparse.ArgumentParser, what: str | None = None) -> None:
+    """``--workers`` and ``--address`` (``what``: the work they run, for the help)."""
+    add_workers(p, None if what is None else
+                f"CPUs of the local Ray for {what} (default: all; a run of 2 batch files or "
+                "fewer: this process), or the most tasks at once on a cluster; 0 runs in this "
+                "process without Ray")
+    add_address(p)
+
+
+def add_generator(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--generator", default="philox", choices=GENERATORS)
+
+
+def add_quiet(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--quiet", action="store_true", help="no progress output")
+
+
+def add_key_memory(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--key-memory", type=int, default=None, metavar="MB",
+                   help="driver memory for the collision tests' per-deck keys (34 B a deck; "
+                        "default: a quarter of this machine's RAM or container memory limit); "
+                        "a larger run is reduced in "
+                        "hash partitions, one extra pass over the deck column each")
+
+
+def add_sign_key(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--sign-key", default=None, metavar="KEY",
+                   help="sign certificate.json with this Ed25519 private key (PEM; `holdem "
+                        "keygen`): the signature goes to certificate.sig")
+
+
+def add_no_reproduce(p: argparse.ArgumentParser, text: str) -> None:
+    p.add_argument("--no-reproduce", action="store_true",
+                   help=text + " (by default, for a run of the reproducible generator, "
+                        "every batch the spec plans is simulated again and compared with its "
+                        "file byte for byte: a batch that differs fails, naming its first "
+                        "differing hand)")
+
+
+def add_sources(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--sources", default=None, metavar="DIR",
+                   help="an imported run: a folder holding its source files (found by sha256) "
+                        "when they are not at the paths the manifest records; they are imported "
+                        "again and compared with the run's files")
+    p.add_argument("--hash-names", default=None, metavar="KEYFILE",
+                   help="an imported run whose player names were hashed: the key (--hash-names "
+                        "of the import) needed to import its sources again")
+
+
+def add_import_options(p: argparse.ArgumentParser, paths: bool = True) -> None:
+    """The options of an import (``holdem import``, ``phh import``, ``certify --import``)."""
+    if paths:
+        p.add_argument("paths", nargs="+", help="hand history files or folders (searched "
+                                                "recursively): local paths or URIs")
+        p.add_argument("--out", required=True, help="the run folder to write (a path or a URI)")
+    p.add_argument("--rake", default=None, metavar="PCT:CAP",
+                   help="the operator's rake schedule: PCT percent of the pot, at most CAP "
+                        "units of the currency a hand (e.g. 5:3)")
+    p.add_argument("--rake-schedule", default=None, metavar="FILE.toml",
+                   help="a rake schedule file: percent, cap, caps_by_players, no_flop_no_drop, "
+                        "step (README, Importing)")
+    p.add_argument("--hash-names", default=None, metavar="KEYFILE",
+                   help="store a keyed hash (HMAC-SHA256) of each player name, never the name: "
+                        "the same player keeps one pseudonym and one player id")
+    if paths:
+        add_ray_options(p, "the import")
+        add_quiet(p)
+
+
+def add_run_options(p: argparse.ArgumentParser, hands: int | None, structure: str,
+                    out: str | None) -> None:
+    """The options that define a simulation run (simulate and certify share them)."""
+    p.add_argument("--hands", type=int, required=hands is None, default=hands,
+                   help="hands per structure")
+    p.add_argument("--structure", default=structure,
+                   choices=["no-limit", "pot-limit", "fixed-limit", "all"])
+    p.add_argument("--population", default="default", choices=POPULATIONS,
+                   help="preset the options below start from: default = mixed tables of 2 to "
+                        "10 seats, cash and tournaments, buy-ins 20-250 big blinds, real bots; "
+                        "classic = 6-seat cash tables of 100 big blinds with stress bots")
+    p.add_argument("--players", default=None, metavar="SEATS",
+                   help="seats per table: 6, a range 2-10, or a mix with weights 2:1,6:3,9:2 "
+                        "(default: 2:2,3:1,4:1,5:1,6:5,7:1,8:2,9:4,10:1)")
+    p.add_argument("--format", default=None, choices=["cash", "tournament", "mixed"],
+                   help="table format (default mixed: tournaments in --tournament-pct of the "
+                        "batches)")
+    p.add_argument("--tournament-pct", type=int, default=None, metavar="PCT",
+                   help="mixed format: percent of tournament batches (default 40)")
+    p.add_argument("--stacks", default=None, metavar="MIN-MAX",
+                   help="cash buy-ins in big blinds: 100, or a range 20-250 (the default)")
+    p.add_argument("--leave-above", type=int, default=None, metavar="BB",
+                   help="cash: a player whose stack passes this many big blinds leaves and is "
+                        "replaced (default 750, 0 never)")
+    p.add_argument("--tournament-stack", type=int, default=None, metavar="BB",
+                   help="tournament starting stack in big blinds (default 60)")
+    p.add_argument("--bots", default=None, choices=["classic", "real"],
+                   help="real: fold-heavy styles with a few stress bots (default); classic: "
+                        "the stress bots alone")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--out", required=out is None, default=out,
+                   help="run folder: a path or a URI (s3://, gs://, file://); rerun the command "
+                        "to resume")
+    add_address(p)
+    add_workers(p, "CPUs of the local Ray (default: all), or the most tasks at once on a "
+                   "cluster (default there: 4,096 queued, so that an autoscaler grows it); 0 "
+                   "runs in this process without Ray")
+    p.add_argument("--batch-size", type=int, default=100_000, help="hands per batch file")
+    p.add_argument("--inject", default=None, metavar="FAULT",
+                   help="plant a fault (the log must then fail certification)")
+    add_generator(p)
+    add_quiet(p)
+
+
+def boolean(text: str) -> bool:
+    if text.lower() in ("true", "yes", "1", "on"):
+        return True
+    if text.lower() in ("false", "no", "0", "off"):
+        return False
+    raise argparse.ArgumentTypeError(f"{text!r}: expected true or false")
+
+
+def batches(text: str) -> str:
+    if text == "all" or (text.isdigit() and int(text) >= 1):
+        return text
+    raise argparse.ArgumentTypeError(f"{text!r}: expected a number of batch files >= 1 or 'all'")
+
+
+def population_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The ``RunSpec`` population fields of the run options (``sim.runspec.population_fields``
+    of ``--population`` and the options given). Raises ValueError (one line) on a bad value."""
+    from sim.runspec import population_fields
+
+    return population_fields(args.population, players=args.players, format=args.format,
+                             tournament_pct=args.tournament_pct, stacks=args.stacks,
+                             leave_above=args.leave_above,
+                             tournament_stack=args.tournament_stack, bots=args.bots)
+
+
+def run_spec(args: argparse.Namespace) -> RunSpec:
+    """The ``RunSpec`` of the run options (simulate and certify share them); the engine's
+    ValueError (a bad option value) becomes a UsageError."""
+    from sim.config import Structure
+    from sim.runspec import RunSpec
+
+    with as_input(ValueError):
+        structures = (tuple(Structure) if args.structure == "all"
+                      else (Structure.parse(args.structure),))
+        return RunSpec(hands=args.hands, structures=structures, seed=args.seed,
+                       batch_size=args.batch_size, inject=args.inject, generator=args.generator,
+                       **population_options(args))
+
+
+def rake_arg(args: argparse.Namespace) -> Any:
+    """The rake schedule of ``--rake PCT:CAP`` or ``--rake-schedule FILE`` (one, or None)."""
+    from cluster.flows.rake import parse_rake, read_rake_schedule
+
+    rake, schedule = getattr(args, "rake", None), getattr(args, "rake_schedule", None)
+    if rake is not None and schedule is not None:
+        raise UsageError("--rake and --rake-schedule: choose one")
+    if rake is not None:
+        return parse_rake(rake)
+    if schedule is not None:
+        return read_rake_schedule(schedule)
+    return None
+
+
+def name_key(args: argparse.Namespace) -> bytes | None:
+    """The secret of ``--hash-names KEYFILE`` (None without it)."""
+    from cluster.flows.import_histories import read_name_key
+
+    path = getattr(args, "hash_names", None)
+    return None if path is None else read_name_key(path)
