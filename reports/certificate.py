@@ -71,6 +71,8 @@ Schema (``CERTIFICATE_SCHEMA``, JSON Schema draft 2020-12; ``format`` = "holdem-
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 CERTIFICATE_SCHEMA: dict[str, Any] = {
@@ -143,3 +145,60 @@ CERTIFICATE_SCHEMA: dict[str, Any] = {
         "issued": {"type": "string"},
     },
 }
+
+
+@dataclass(frozen=True)
+class Certificate(Mapping[str, Any]):
+    """A certificate as it was written (certificate.json of a run or a shuffle,
+    rng-certificate.json), handed across the flows' boundary as a typed value: its verdict and
+    the facts a command prints are properties; the other fields read by name as in the JSON."""
+
+    fields: dict[str, Any]
+
+    def __getitem__(self, key: str) -> Any:
+        return self.fields[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.fields)
+
+    def __len__(self) -> int:
+        return len(self.fields)
+
+    @property
+    def verdict(self) -> str:
+        """``PASS`` or ``FAIL``."""
+        return str(self.fields["verdict"])
+
+    @property
+    def passed(self) -> bool:
+        return self.verdict == "PASS"
+
+    @property
+    def verdict_text(self) -> str:
+        return str(self.fields.get("verdict_text", ""))
+
+    @property
+    def limitations(self) -> list[str]:
+        return [str(x) for x in self.fields.get("limitations") or []]
+
+    @property
+    def reproduction(self) -> dict[str, Any] | None:
+        """The reproduction entry (status, text, ...) of a run's certificate, None without."""
+        rep = self.fields.get("reproduction")
+        return dict(rep) if isinstance(rep, dict) else None
+
+    @property
+    def power_sentence(self) -> str | None:
+        """The power statement in words (a shuffle certificate), None without."""
+        power = self.fields.get("power")
+        return str(power["sentence"]) if isinstance(power, dict) and "sentence" in power else None
+
+    @property
+    def decks(self) -> int:
+        """The decks certified (a shuffle certificate)."""
+        return int(self.fields.get("decks") or 0)
+
+    @property
+    def wall_seconds(self) -> float:
+        """The run's wall-clock seconds as the certificate records them (0 when it does not)."""
+        return float((self.fields.get("timings") or {}).get("wall_seconds") or 0)

@@ -23,7 +23,7 @@ from audits.runfolder import REPORT_FILES, RunFolder, storage
 from audits.runfolder.storage import Location
 from audits.runner import AUDIT_FILE
 from reports import imports, plots
-from reports.certificate import CERTIFICATE_SCHEMA
+from reports.certificate import CERTIFICATE_SCHEMA, Certificate
 from reports.inputs import ReportInputError, load_inputs
 
 
@@ -683,18 +683,18 @@ class WrittenReport:
     never read back)."""
 
     paths: dict[str, Location]
-    certificate: dict[str, Any]
+    certificate: Certificate
     certificate_bytes: bytes = b""
 
     @property
     def verdict(self) -> str:
         """``PASS`` or ``FAIL``, as certificate.json says."""
-        return str(self.certificate["verdict"])
+        return self.certificate.verdict
 
     @property
     def limitations(self) -> list[str]:
         """What the certificate does not vouch for, in words."""
-        return list(self.certificate.get("limitations", []))
+        return self.certificate.limitations
 
 
 def write_report_files(run: Location, histories: dict[int, str] | None = None,
@@ -733,7 +733,7 @@ def write_report_files(run: Location, histories: dict[int, str] | None = None,
                          for key, text in docs.items()}
     data = json.dumps(cert, indent=2).encode()
     folder.write(REPORT_FILES["certificate"], data)
-    return WrittenReport(out, cert, data)
+    return WrittenReport(out, Certificate(cert), data)
 
 
 __all__ = ["CERTIFICATE_SCHEMA", "ReportInputError", "WrittenReport", "build_run_certificate",

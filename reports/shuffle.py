@@ -20,6 +20,7 @@ from typing import Any
 from audits.result import AuditResult
 from audits.runfolder import REPORT_FILES, RunFolder
 from audits.runfolder.storage import Location
+from reports.certificate import Certificate
 
 CERT_FORMAT = "holdem-shuffle-certificate"
 
@@ -124,16 +125,16 @@ def render_html(cert: dict[str, Any]) -> str:
     return "".join(parts)
 
 
-def write_files(out: Location, cert: dict[str, Any]) -> dict[str, Any]:
+def write_files(out: Location, cert: dict[str, Any]) -> Certificate:
     """certificate.json and report.html into the folder ``out`` (each written atomically)."""
     folder = RunFolder.open(out)
     folder.write(REPORT_FILES["certificate"], json.dumps(cert, indent=2) + "\n")
     folder.write(REPORT_FILES["html"], render_html(cert))
-    return cert
+    return Certificate(cert)
 
 
 def write_certificate(base: Location, results: list[AuditResult], manifest: dict[str, Any],
-                      kept: bool) -> dict[str, Any]:
+                      kept: bool) -> Certificate:
     """The certificate of a ``holdem shuffle`` run folder."""
     source = {"kind": "holdem shuffle (the game's own shuffle and streams)",
               "generator": manifest.get("generator"), "seed": manifest.get("seed"),

@@ -11,6 +11,7 @@ from cluster.cli import options as o
 
 if TYPE_CHECKING:
     from cluster.flows.manifest import Manifest
+    from reports.certificate import Certificate
 
 
 def add_parser(sub: Any) -> None:
@@ -163,9 +164,9 @@ def report(args: argparse.Namespace) -> int:
     return 0
 
 
-def print_reproduction(cert: Mapping[str, Any]) -> None:
-    rep = cert.get("reproduction")
-    if isinstance(rep, dict):
+def print_reproduction(cert: Certificate) -> None:
+    rep = cert.reproduction
+    if rep is not None:
         print(f"reproduction: {rep.get('status')}: {rep.get('text')}")
 
 

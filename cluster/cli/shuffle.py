@@ -56,10 +56,8 @@ def shuffle(args: argparse.Namespace) -> int:
         out = args.out
         cert = run_shuffle(spec, out, address=rt.address, workers=rt.workers,
                            key_memory=rt.key_memory, progress=not args.quiet)
-    t = cert.get("timings") or {}
-    print(f"{cert['decks']:,} decks in {t.get('wall_seconds', 0):,.1f} s: "
-          f"{cert['verdict_text']}")
-    if cert.get("power"):
-        print(cert["power"]["sentence"])
+    print(f"{cert.decks:,} decks in {cert.wall_seconds:,.1f} s: {cert.verdict_text}")
+    if cert.power_sentence:
+        print(cert.power_sentence)
     print(f"certificate: {out}/certificate.json   report: {out}/report.html")
-    return 0 if cert["verdict"] == "PASS" else 1
+    return 0 if cert.passed else 1

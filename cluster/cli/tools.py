@@ -186,8 +186,8 @@ def rng_test(args: argparse.Namespace) -> int:
                            ) from None
     cert = rng_test(args.generator, args.out, stream=args.stream, seed=args.seed, tests=tests,
                     say=(lambda s: None) if args.quiet else print)
-    print(f"{cert['verdict_text']}\ncertificate: {args.out}/rng-certificate.json")
-    return 0 if cert["verdict"] == "PASS" else 1
+    print(f"{cert.verdict_text}\ncertificate: {args.out}/rng-certificate.json")
+    return 0 if cert.passed else 1
 
 
 def calibrate(args: argparse.Namespace) -> int:

@@ -248,7 +248,7 @@ class CertifyResult:
     @property
     def reproduction(self) -> dict[str, Any]:
         """The certificate's reproduction entry (status, text, the first batch that differs)."""
-        return dict(self.report.certificate.get("reproduction") or {})
+        return self.report.certificate.reproduction or {}
 
     @property
     def verdict(self) -> str:

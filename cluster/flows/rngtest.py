@@ -31,6 +31,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from audits.runfolder import storage
+from reports.certificate import Certificate
 
 BATTERY = "dieharder"
 # the tests dieharder rates "Good", less the slowest (17, the GCD test: 8 GB and 90 s here) and
@@ -120,7 +121,7 @@ def run_one(exe: str, test: int, chunks: Callable[[], Iterator[bytes]],
 
 def rng_test(generator: str, out: str | os.PathLike[str], *, stream: str = "raw", seed: int = 1,
              tests: tuple[int, ...] | None = None, timeout: float = 600.0,
-             say: Callable[[str], None] = print) -> dict[str, Any]:
+             say: Callable[[str], None] = print) -> Certificate:
     """Run the battery and write ``rng-certificate.json`` into ``out``; returns it."""
     exe = dieharder_path()
     tests = DEFAULT_TESTS[stream] if tests is None else tests
@@ -163,4 +164,4 @@ def rng_test(generator: str, out: str | os.PathLike[str], *, stream: str = "raw"
     fs, path = storage.split(base)
     fs.create_dir(path, recursive=True)
     storage.write_atomic(storage.join(base, "rng-certificate.json"), json.dumps(cert, indent=2))
-    return cert
+    return Certificate(cert)

@@ -32,7 +32,7 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -41,6 +41,9 @@ from audits import runfolder
 from audits.runfolder import RunFolder, RunFolderError, storage
 from audits.runfolder.errors import InputError
 from audits.runfolder.storage import Location
+
+if TYPE_CHECKING:
+    from reports.certificate import Certificate
 
 MANIFEST_FORMAT = "holdem-shuffle-run"
 MANIFEST_VERSION = 1
@@ -239,7 +242,7 @@ def _task_name(call: tuple[Any, ...]) -> str:
 
 def run_shuffle(spec: ShuffleSpec, out: str | os.PathLike[str], *, address: str | None = None,
                 workers: int | None = None, key_memory: int | None = None,
-                progress: bool = True) -> dict[str, Any]:
+                progress: bool = True) -> Certificate:
     """Shuffle, write (or not), audit and certify; returns the certificate."""
     from audits.deckaudit import DeckTally
 
@@ -268,7 +271,7 @@ def run_shuffle(spec: ShuffleSpec, out: str | os.PathLike[str], *, address: str 
 def _run(spec: ShuffleSpec, base: Location, workers: int | None, address: str | None,
          key_memory: int | None, progress: bool, files: dict[int, dict[str, Any]],
          tasks: list[dict[str, Any]], times: dict[str, Any], tally: Any, seed: int | None,
-         t0: float, manifest: Callable[..., None]) -> dict[str, Any]:
+         t0: float, manifest: Callable[..., None]) -> Certificate:
     import contextlib
 
     from audits.deckaudit import reduce_tally
@@ -343,7 +346,7 @@ def _run(spec: ShuffleSpec, base: Location, workers: int | None, address: str | 
 
 
 def audit_files(paths: list[str], out: str | os.PathLike[str], *,
-                key_memory: int | None = None, progress: bool = True) -> dict[str, Any]:
+                key_memory: int | None = None, progress: bool = True) -> Certificate:
     """``holdem shuffle audit FILE...``: certify decks another system's shuffler produced (the
     battery and its power statement; no key to re-derive them from). Decks are numbered from 0
     across the files in order (the certificate's example deck ids). Raises
