@@ -11,7 +11,7 @@ Encodings (declared here, independently of the simulator): cards 0..51 = rank * 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -247,18 +247,21 @@ def open_checked(path: Location) -> tuple[pq.ParquetFile, list[str]]:
     return _open(storage.as_location(path))
 
 
-def _open(path: Location) -> tuple[pq.ParquetFile, list[str]]:
-    try:
-        storage.require_regular(*storage.split(path), path)
-        if not storage.is_file(path):
-            raise AuditInputError(f"{path}: missing")
-    except storage.StorageError as e:
-        raise AuditInputError(str(e)) from None
+def _open(path: Location, data: bytes | None = None) -> tuple[pq.ParquetFile, list[str]]:
+    """``path`` opened (``data``: its bytes, read already by the caller, parsed instead of
+    reading the file again) and its schema checked."""
+    if data is None:
+        try:
+            storage.require_regular(*storage.split(path), path)
+            if not storage.is_file(path):
+                raise AuditInputError(f"{path}: missing")
+        except storage.StorageError as e:
+            raise AuditInputError(str(e)) from None
     try:
         try:
-            pf = storage.open_parquet(path, read_dictionary=STRING_COLUMNS)
+            pf = _parquet(path, data, STRING_COLUMNS)
         except KeyError:  # a string column is missing: check_schema names it
-            pf = storage.open_parquet(path)
+            pf = _parquet(path, data, None)
         schema = pf.schema_arrow
     except Exception as e:  # corrupt / not parquet
         raise AuditInputError(f"{path}: not a readable Parquet file ({type(e).__name__}: "
@@ -266,6 +269,14 @@ def _open(path: Location) -> tuple[pq.ParquetFile, list[str]]:
     check_schema(_as_stored(schema), path)
     return pf, ([c for c in EXPECTED if schema.get_field_index(c) >= 0 and c not in UNAUDITED]
                 + import_columns(schema, path))
+
+
+def _parquet(path: Location, data: bytes | None, read_dictionary: Sequence[str] | None
+             ) -> pq.ParquetFile:
+    if data is None:
+        return storage.open_parquet(path, read_dictionary=read_dictionary)
+    rd = list(read_dictionary) if read_dictionary else None
+    return pq.ParquetFile(pa.BufferReader(pa.py_buffer(data)), read_dictionary=rd)
 
 
 def import_columns(schema: pa.Schema, path: str | Path) -> list[str]:
@@ -317,13 +328,16 @@ def _cut_points(table_id: np.ndarray) -> np.ndarray:
     return np.r_[cuts, n].astype(np.int64)
 
 
-def iter_batches(path: Location, chunk_rows: int | None = None) -> Iterator[Batch]:
+def iter_batches(path: Location, chunk_rows: int | None = None, *,
+                 data: bytes | None = None) -> Iterator[Batch]:
     """Read and check one batch file in chunks of about ``chunk_rows`` rows (default
-    ``CHUNK_ROWS``), cut only between tables, so that memory stays bounded whatever the file's
-    size (a file of at most ``chunk_rows`` rows is one chunk)."""
+    ``CHUNK_ROWS``), cut only between tables, so that the decoded rows held stay bounded
+    whatever the file's size (a file of at most ``chunk_rows`` rows is one chunk). ``data``:
+    the file's bytes, read once by the caller (``audits.runner.map_file``, which hashes the
+    same bytes), parsed here instead of reading the file again."""
     chunk_rows = CHUNK_ROWS if chunk_rows is None else max(1, int(chunk_rows))
     path = storage.as_location(path)
-    pf, columns = _open(path)
+    pf, columns = _open(path, data)
     check: exactfile.FileCheck | None = exactfile.FileCheck(str(path), pf)
 
     def first(b: Batch) -> Batch:

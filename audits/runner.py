@@ -6,6 +6,7 @@ over a batch, reduce over the partials), a map over the batch files (in this pro
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import time
@@ -90,20 +91,24 @@ class ChunkPartials(list):
 def map_file(path: str, names: Sequence[str], partitions: dict[str, int] | None = None,
              context: dict[str, Any] | None = None
              ) -> tuple[str, int, dict[str, Any], tuple[str, int]]:
-    """Hash one batch file (sha256 and size, one streaming pass), then read it once, in bounded
-    chunks (cut between tables), and run every named audit's map on each chunk. A file of one
+    """Read one batch file's bytes once, hash them (sha256 and size) and decode those same
+    bytes in bounded chunks (cut between tables), running every named audit's map on each
+    chunk: the sha256 audit.json records (and certify carries into the certificate) is that of
+    the bytes audited, never of another read of the file (a file swapped in between would be
+    certified under the other's hash). A file of one
     chunk gives one partial per audit; a larger file gives a ``ChunkPartials`` list per audit.
     ``partitions[name] = P`` keeps only key partition 0 of P in that audit's partials
     (``KeyPass``). ``context``: the run's facts from its manifest (``audits.io.run_context``),
     which the maps check rows against. Returns (path, hands, partials by audit, (sha256,
     bytes))."""
     try:
-        digest = storage.file_sha256(storage.as_location(path))
+        data = storage.read_bytes(storage.as_location(path))
     except (OSError, pa.ArrowException, storage.StorageError) as e:
         raise AuditInputError(f"{path}: cannot read it ({e})") from None
+    digest = (hashlib.sha256(data).hexdigest(), len(data))
     hands = 0
     out: dict[str, Any] = {}
-    for b in iter_batches(path):
+    for b in iter_batches(path, data=data):
         b.context = context or {}
         hands += b.n
         for name in names:
