@@ -47,8 +47,9 @@ def load_private_key(path: str | Path) -> Any:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
     from cryptography.hazmat.primitives.serialization import load_pem_private_key
 
+    data = _read(path, "signing key")  # its own one-line error, not wrapped in the next one
     try:
-        key = load_pem_private_key(_read(path, "signing key"), password=None)
+        key = load_pem_private_key(data, password=None)
     except (ValueError, TypeError) as e:
         raise SigningKeyError(f"signing key {path}: not an unencrypted PEM private key "
                         f"({str(e).splitlines()[0] if str(e) else type(e).__name__})") from None
@@ -62,8 +63,9 @@ def load_public_key(path: str | Path) -> Any:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
     from cryptography.hazmat.primitives.serialization import load_pem_public_key
 
+    data = _read(path, "public key")
     try:
-        key = load_pem_public_key(_read(path, "public key"))
+        key = load_pem_public_key(data)
     except (ValueError, TypeError) as e:
         raise SigningKeyError(f"public key {path}: not a PEM public key "
                         f"({str(e).splitlines()[0] if str(e) else type(e).__name__})") from None
