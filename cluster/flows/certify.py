@@ -205,6 +205,7 @@ def report(run: str | Path, calibration: str | Path | None = DEFAULT_CALIBRATION
     certificate (its verdict). Raises ReportInputError, SigningKeyError, SigningRefused."""
     from audits.runfolder import SIGNATURE_FILE, RunFolder
     from cluster.flows.signing import load_private_key, sign
+    from cluster.ray_runtime import Runtime
     from reports.render import load_inputs, write_report_files
 
     if key is None and sign_key is not None:
@@ -217,14 +218,17 @@ def report(run: str | Path, calibration: str | Path | None = DEFAULT_CALIBRATION
                                   audited=None if fresh is None else fresh.inputs)
     folder = RunFolder.open(root)
     sig = folder.location(SIGNATURE_FILE)
-    if key is not None:
-        _bind_audit(root, audit, manifest, fresh, workers=workers, address=address,
-                    progress=progress)
-    if storage.is_file(sig):  # a stale signature never stays beside a new certificate
-        folder.delete(SIGNATURE_FILE)
-    if reproduction is None:
-        reproduction = reproduction_for(root, manifest, reproduce=reproduce, workers=workers,
-                                        address=address, sources=sources, name_key=name_key)
+    # Ray started at most once: the audits re-run to bind a signature and the reproduction
+    with Runtime(workers, address).command():
+        if key is not None:
+            _bind_audit(root, audit, manifest, fresh, workers=workers, address=address,
+                        progress=progress)
+        if storage.is_file(sig):  # a stale signature never stays beside a new certificate
+            folder.delete(SIGNATURE_FILE)
+        if reproduction is None:
+            reproduction = reproduction_for(root, manifest, reproduce=reproduce,
+                                            workers=workers, address=address,
+                                            sources=sources, name_key=name_key)
     written = write_report_files(root, failing_histories(run, audit["results"]), calibration,
                                  reproduction, inputs=(audit, manifest))
     if key is not None:  # the bytes just written, never read back
