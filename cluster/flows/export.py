@@ -33,7 +33,7 @@ import pyarrow.parquet as pq
 
 from audits import runfolder
 from audits.exactfile import null_problem
-from audits.io import AuditInputError, run_files
+from audits.io import AuditInputError, run_inputs
 from audits.runfolder import storage
 from audits.runfolder.errors import InputError
 from audits.runfolder.storage import Location
@@ -246,16 +246,11 @@ def _check_tables_folder(root: Location, dest: Location, given: bool) -> None:
                                    "a link); remove it and export again")
 
 
-def _expected(root: Location, files: list[Location]
-              ) -> tuple[list[Expected], dict[str, Any] | None]:
-    """What the manifest records of each file ((sha256, bytes); None without a manifest) and
-    the manifest's own record (path and sha256) for export.json. A shuffle run is refused."""
-    try:
-        folder = runfolder.RunFolder.open(root)
-        m = folder.read_manifest()
-        msha = folder.sha256(runfolder.MANIFEST)[0] if m is not None else None
-    except (OSError, pa.ArrowException, runfolder.RunFolderError) as e:
-        raise ExportInputError(str(e).splitlines()[0]) from None
+def _expected(root: Location, files: list[Location], m: dict[str, Any] | None,
+              msha: str | None) -> tuple[list[Expected], dict[str, Any] | None]:
+    """What the manifest ``m`` (read with the files, ``msha`` the sha256 of its bytes) records
+    of each file ((sha256, bytes); None without a manifest) and the manifest's own record (path
+    and sha256) for export.json. A shuffle run is refused."""
     labels = {(runfolder.parse_batch_relpath(storage.relative(root, f)) or ("",))[0]
               for f in files}
     if (m or {}).get("format") == "holdem-shuffle-run" or runfolder.DECK_LABEL in labels:
@@ -295,30 +290,33 @@ def run_export(run: str | os.PathLike[str], out: str | os.PathLike[str] | None =
     ``export.json`` (removed first). ``workers`` 0: in this process; else Ray tasks (None: every
     local CPU). ``progress``: a progress bar of hands on stderr; ``on_file(hands)`` after each
     file. ExportInputError for unusable input or output (one line)."""
+    t0 = time.perf_counter()
+    root = storage.as_location(run)
+    try:  # the one lister, once: an unlisted file in log/ fails the export as it fails the audit
+        log = run_inputs(root).require_listed()
+    except AuditInputError as e:
+        raise ExportInputError(str(e)) from None
+    files = log.locations()
     if progress:
         from audits.runner import count_hands
         from cluster.progress import Progress
 
-        try:
-            total = count_hands(run_files(storage.as_location(run)))
-        except AuditInputError as e:
-            raise ExportInputError(str(e)) from None
-        with Progress(total, desc="export") as bar:
+        with Progress(count_hands(files), desc="export") as bar:
             def both(hands: int) -> None:
                 bar.update(hands)
                 if on_file is not None:
                     on_file(hands)
 
-            return run_export(run, out, workers=workers, address=address, on_file=both)
-    t0 = time.perf_counter()
-    root = storage.as_location(run)
-    try:
-        files = run_files(root)
-    except AuditInputError as e:
-        raise ExportInputError(str(e)) from None
+            return _export_run(root, log, files, out, t0, workers, address, both)
+    return _export_run(root, log, files, out, t0, workers, address, on_file)
+
+
+def _export_run(root: Location, log: runfolder.LogFiles, files: list[Location],
+                out: str | os.PathLike[str] | None, t0: float, workers: int | None,
+                address: str | None, on_file: Callable[[int], None] | None) -> ExportResult:
     dest = storage.as_location(out) if out is not None else storage.join(root, TABLES_DIR)
     _check_out(root, dest, out is not None)
-    expected, manifest = _expected(root, files)
+    expected, manifest = _expected(root, files, log.manifest, log.manifest_sha256)
     res = ExportResult(out=str(dest))
     fs, base = storage.split(dest)
     sources: dict[str, str] = {}

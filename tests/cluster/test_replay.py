@@ -175,3 +175,8 @@ def test_an_unlisted_file_in_the_log_fails_replay_as_it_fails_the_audit(
     audit = json.loads((run / AUDIT_FILE).read_text())
     integrity = next(r for r in audit["results"] if r["name"] == "integrity")
     assert unlisted_reason(extra) in [v["reason"] for v in integrity["details"]["violations"]]
+    # and the export, which reads the log through the same lister, refuses it in the same words
+    assert main(["export", str(run), "--out", str(tmp_path / "tables"), "--workers", "0"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert said in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "tables").exists()
