@@ -482,10 +482,13 @@ def _compute_legal(S):
         if S[FAULT] != F_SHORT_ALLIN_REOPENS:
             can_raise = False  # only short all-ins since this seat acted: betting not reopened
     if can_raise:
+        # someone else who could still answer a raise (seat s is active: N_ACTIVE counts it)
         other = False
-        for t in range(S[N_SEATS]):
-            if t != s and S[STATUS_ + t] == S_ACTIVE and S[STACK_ + t] + S[BET_ + t] > cur:
-                other = True
+        if S[N_ACTIVE] > 1:
+            for t in range(S[N_SEATS]):
+                if t != s and S[STATUS_ + t] == S_ACTIVE and S[STACK_ + t] + S[BET_ + t] > cur:
+                    other = True
+                    break
         can_raise = other
     if not can_raise:
         return
