@@ -101,6 +101,7 @@ from sim.layout import (
     ANTE_TRIM,
     AUTO_SHOWDOWN,
     BB_SEAT,
+    BEST_,
     BET_,
     BIG_BET,
     BIG_BLIND,
@@ -782,14 +783,28 @@ def _start_showdown(S, log):
     S[SHOW_ORDER_POS] = 0
     if S[AUTO_SHOWDOWN] != 0:
         victim = _muck_victim(S) if S[FAULT] == F_MUCKS_WINNER else -1
+        npots = S[N_POTS]
+        for p in range(npots):
+            S[BEST_ + p] = -1  # nobody has shown yet
         for i in range(k):
             s = S[SHOW_ORDER_ + i]
-            S[STRENGTH_ + s] = _strength(S, s)
+            st = _strength(S, s)
+            S[STRENGTH_ + s] = st
             if s == victim:
                 _show_or_muck(S, log, s, False)  # FAULT: a winning hand mucked
                 S[FAULT_FIRED] = 1
-            else:
-                _show_or_muck(S, log, s, _can_win(S, s, S[STRENGTH_ + s]))
+                continue
+            # _can_win from the best shown hand of each pot, kept as the hands are shown
+            bit = 1 << s
+            wins = False
+            for p in range(npots):
+                if S[POT_ELIGIBLE_ + p] & bit and st >= S[BEST_ + p]:
+                    wins = True
+            _show_or_muck(S, log, s, wins)
+            if wins:
+                for p in range(npots):
+                    if S[POT_ELIGIBLE_ + p] & bit:
+                        S[BEST_ + p] = max(S[BEST_ + p], st)
         S[SHOW_ORDER_POS] = k
         _award(S, log)
     else:
