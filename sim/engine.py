@@ -794,7 +794,8 @@ def _start_showdown(S, log):
                 _show_or_muck(S, log, s, False)  # FAULT: a winning hand mucked
                 S[FAULT_FIRED] = 1
                 continue
-            # _can_win from the best shown hand of each pot, kept as the hands are shown
+            # shown if it wins or ties a pot it is eligible for against the hands shown so far
+            # (each pot's best shown hand is kept as the hands are shown)
             bit = 1 << s
             wins = False
             for p in range(npots):
@@ -839,23 +840,6 @@ def _muck_victim(S):
         if wins and not alone:
             return s
     return -1
-
-
-@njit(cache=True, _nrt=False)
-def _can_win(S, s, strength):
-    """True if seat s's hand wins or ties some pot it is eligible for, given the shown hands."""
-    bit = 1 << s
-    for p in range(S[N_POTS]):
-        elig = S[POT_ELIGIBLE_ + p]
-        if elig & bit == 0:
-            continue
-        best = -1
-        for t in range(S[N_SEATS]):
-            if elig & (1 << t) and S[SHOWN_ + t] == 1:
-                best = max(best, S[STRENGTH_ + t])
-        if strength >= best:
-            return True
-    return False
 
 
 @njit(cache=True, _nrt=False)
