@@ -18,7 +18,15 @@ from numba import njit
 from sim.cards import N_CARDS
 from sim.chacha import CHACHA_SIZE, chacha20_block, chacha_init, chacha_shuffle, os_key
 from sim.faults import SHUFFLE_FAULT_CODES, fault_name
-from sim.rng import DECK_PURPOSE, STREAM_SIZE, faulty_shuffle, philox4x64, stream_init
+from sim.rng import (
+    AHEAD_BLOCKS,
+    DECK_PURPOSE,
+    STREAM_SIZE,
+    faulty_shuffle,
+    philox4x64,
+    philox_blocks3,
+    stream_init,
+)
 
 HANDS_PER_TABLE = 1000  # deck d is hand d % 1000 of table d // 1000 (the game's cash table length)
 GENERATORS = ("philox", "os-chacha20")
@@ -48,23 +56,27 @@ def _fill_blocks(words, first, last, k0, k1, c2):  # pragma: no cover - compiled
 
 
 @njit(cache=True, _nrt=False)
-def _philox_decks(seed, start, out, words, stream, draws):  # pragma: no cover - compiled
+def _philox_decks(seed, start, out, words, stream):  # pragma: no cover - compiled
     """sim.rng.stream_init + shuffle_deck for each deck, in one call: the same bytes read in the
     same order (mask-and-reject, one byte a draw), the same swaps, the same decks. The hand's
-    stream is generated ahead (3 blocks, more if the draws need them) and the draws taken from
-    it without a data-dependent branch (a rejected byte is overwritten by the next one)."""
+    stream is generated ahead (3 blocks side by side, more if the draws need them) and the
+    draws taken from it without a data-dependent branch: a rejected byte swaps the card at the
+    step with itself and the step stays (as sim.rng.shuffle_deck does)."""
     k0 = np.uint64(seed)
     for i in range(out.shape[0]):
         d = start + i
         k1 = np.uint64(d // HANDS_PER_TABLE)
         c2 = np.uint64(d % HANDS_PER_TABLE)
-        blocks = 3
-        _fill_blocks(words, 0, blocks, k0, k1, c2)
+        blocks = AHEAD_BLOCKS
+        philox_blocks3(words, 0, np.uint64(0), np.uint64(0), c2, np.uint64(DECK_PURPOSE), k0, k1)
         end = 32 * blocks
         pos = 0
         j = N_CARDS - 1
         lo = 32
         mask = 63
+        deck = out[i]
+        for k in range(N_CARDS):
+            deck[k] = k
         while j > 0:
             while j >= lo:
                 if pos >= end:  # rare: the stream needs another block
@@ -72,19 +84,15 @@ def _philox_decks(seed, start, out, words, stream, draws):  # pragma: no cover -
                     blocks += 1
                     end += 32
                 r = np.int64(stream[pos]) & mask
-                draws[j] = r
-                j -= np.int64(r <= j)
+                ok = r <= j
+                x = r if ok else j
+                t = deck[j]
+                deck[j] = deck[x]
+                deck[x] = t
+                j -= np.int64(ok)
                 pos += 1
             lo >>= 1
             mask >>= 1
-        deck = out[i]
-        for k in range(N_CARDS):
-            deck[k] = k
-        for j in range(N_CARDS - 1, 0, -1):
-            r = draws[j]
-            t = deck[j]
-            deck[j] = deck[r]
-            deck[r] = t
 
 
 @njit(cache=True, _nrt=False)
@@ -111,8 +119,7 @@ def philox_decks(seed: int, start: int, n: int, out: np.ndarray | None = None) -
     """Decks ``start .. start + n - 1`` of a philox deck-only run with ``seed``: (n, 52) uint8."""
     out = np.empty((n, N_CARDS), np.uint8) if out is None else out[:n]
     words = np.empty(4 * MAX_BLOCKS, np.uint64)
-    _philox_decks(np.uint64(seed), np.int64(start), out, words, words.view(np.uint8),
-                  np.zeros(N_CARDS, np.int64))
+    _philox_decks(np.uint64(seed), np.int64(start), out, words, words.view(np.uint8))
     return out
 
 

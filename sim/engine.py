@@ -101,6 +101,7 @@ from sim.layout import (
     ANTE_TRIM,
     AUTO_SHOWDOWN,
     BB_SEAT,
+    BEST_,
     BET_,
     BIG_BET,
     BIG_BLIND,
@@ -482,10 +483,13 @@ def _compute_legal(S):
         if S[FAULT] != F_SHORT_ALLIN_REOPENS:
             can_raise = False  # only short all-ins since this seat acted: betting not reopened
     if can_raise:
+        # someone else who could still answer a raise (seat s is active: N_ACTIVE counts it)
         other = False
-        for t in range(S[N_SEATS]):
-            if t != s and S[STATUS_ + t] == S_ACTIVE and S[STACK_ + t] + S[BET_ + t] > cur:
-                other = True
+        if S[N_ACTIVE] > 1:
+            for t in range(S[N_SEATS]):
+                if t != s and S[STATUS_ + t] == S_ACTIVE and S[STACK_ + t] + S[BET_ + t] > cur:
+                    other = True
+                    break
         can_raise = other
     if not can_raise:
         return
@@ -779,14 +783,29 @@ def _start_showdown(S, log):
     S[SHOW_ORDER_POS] = 0
     if S[AUTO_SHOWDOWN] != 0:
         victim = _muck_victim(S) if S[FAULT] == F_MUCKS_WINNER else -1
+        npots = S[N_POTS]
+        for p in range(npots):
+            S[BEST_ + p] = -1  # nobody has shown yet
         for i in range(k):
             s = S[SHOW_ORDER_ + i]
-            S[STRENGTH_ + s] = _strength(S, s)
+            st = _strength(S, s)
+            S[STRENGTH_ + s] = st
             if s == victim:
                 _show_or_muck(S, log, s, False)  # FAULT: a winning hand mucked
                 S[FAULT_FIRED] = 1
-            else:
-                _show_or_muck(S, log, s, _can_win(S, s, S[STRENGTH_ + s]))
+                continue
+            # shown if it wins or ties a pot it is eligible for against the hands shown so far
+            # (each pot's best shown hand is kept as the hands are shown)
+            bit = 1 << s
+            wins = False
+            for p in range(npots):
+                if S[POT_ELIGIBLE_ + p] & bit and st >= S[BEST_ + p]:
+                    wins = True
+            _show_or_muck(S, log, s, wins)
+            if wins:
+                for p in range(npots):
+                    if S[POT_ELIGIBLE_ + p] & bit:
+                        S[BEST_ + p] = max(S[BEST_ + p], st)
         S[SHOW_ORDER_POS] = k
         _award(S, log)
     else:
@@ -821,23 +840,6 @@ def _muck_victim(S):
         if wins and not alone:
             return s
     return -1
-
-
-@njit(cache=True, _nrt=False)
-def _can_win(S, s, strength):
-    """True if seat s's hand wins or ties some pot it is eligible for, given the shown hands."""
-    bit = 1 << s
-    for p in range(S[N_POTS]):
-        elig = S[POT_ELIGIBLE_ + p]
-        if elig & bit == 0:
-            continue
-        best = -1
-        for t in range(S[N_SEATS]):
-            if elig & (1 << t) and S[SHOWN_ + t] == 1:
-                best = max(best, S[STRENGTH_ + t])
-        if strength >= best:
-            return True
-    return False
 
 
 @njit(cache=True, _nrt=False)

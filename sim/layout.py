@@ -139,6 +139,7 @@ LG_SIZE = _LG.size
 LG_ = _S.take("LG_", LG_SIZE)  # the legal-actions vector computed inside apply
 LG_VALID = _S.take("LG_VALID")  # SEQ + 1 when the LG_ block holds this state's legal actions
 LEVELS_ = _S.take("LEVELS_", MAX_SEATS)  # contribution levels while building pots
+BEST_ = _S.take("BEST_", MAX_POTS)  # best hand shown so far per pot, during an automatic showdown
 STATE_SIZE = _S.size
 
 # --- record log: one row per event, LOG_COLS int64 columns ---

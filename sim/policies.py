@@ -75,7 +75,7 @@ STEAL = np.array([0, 14, 8, 4], dtype=np.int64)
 REAL_WEIGHTS = np.array([3, 4, 0, 4, 22, 35, 17, 15], dtype=np.int64)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def random_legal(rs, lg):
     """Stress policy: a uniformly drawn legal move. Fold 15% (only when facing a bet),
     check/call 50%, raise 35% (to the minimum 40%, all the way 15%, anywhere between 45%)."""

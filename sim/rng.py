@@ -17,8 +17,10 @@ The stream for ``(seed, table, hand, purpose)`` equals numpy's
 Random integers are drawn with the mask-and-reject method (no modulo bias), one byte at a time
 for small ranges. The shuffle is Fisher-Yates over the full 52-card deck.
 
-A stream lives in a uint64 array of ``STREAM_SIZE`` words: counter[4], key[2], buffer[4], and the
-next unread byte of the buffer.
+A stream lives in a uint64 array of ``STREAM_SIZE`` words: counter[4], key[2], buffer[4], the
+next unread byte of the buffer, and a scratch of ``AHEAD_BLOCKS`` blocks (``shuffle_deck``
+generates a fresh stream's first blocks together, then leaves the stream as the byte-wise reads
+would have: same counter, buffer and position).
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ _CTR = _RS.take("_CTR", 4)  # Philox counter
 _KEY = _RS.take("_KEY", 2)
 _BUF = _RS.take("_BUF", 4)  # the current output block
 _POS = _RS.take("_POS")  # next unread byte of the block (32: none left)
+AHEAD_BLOCKS = 3  # blocks a shuffle generates at once (a deck reads 51-96 bytes 99.98% of the time)
+_AHEAD = _RS.take("_AHEAD", 4 * AHEAD_BLOCKS)  # scratch: the blocks ``shuffle_deck`` reads
 STREAM_SIZE = _RS.size
 LAYOUTS = (_RS,)  # tests/sim/test_layout.py
 DECK_PURPOSE = 0  # the deck's shuffle
@@ -207,20 +211,98 @@ def uniform01(rs):
     return np.float64(next_u64(rs) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def _philox4x64_x3(a, b, c, c1, c2, c3, k0, k1):
+    """``philox4x64`` of three counters that differ in their low word (``a``, ``b``, ``c``), in
+    one pass: the three blocks' multiplies are independent, so they run side by side."""
+    a1 = b1 = e1 = c1
+    a2 = b2 = e2 = c2
+    a3 = b3 = e3 = c3
+    for r in range(10):
+        if r > 0:
+            k0 = _add64(k0, _W0)
+            k1 = _add64(k1, _W1)
+        ha0, la0 = _mulhilo(_M0, a)
+        ha1, la1 = _mulhilo(_M1, a2)
+        hb0, lb0 = _mulhilo(_M0, b)
+        hb1, lb1 = _mulhilo(_M1, b2)
+        hc0, lc0 = _mulhilo(_M0, c)
+        hc1, lc1 = _mulhilo(_M1, e2)
+        a, a1, a2, a3 = ha1 ^ a1 ^ k0, la1, ha0 ^ a3 ^ k1, la0
+        b, b1, b2, b3 = hb1 ^ b1 ^ k0, lb1, hb0 ^ b3 ^ k1, lb0
+        c, e1, e2, e3 = hc1 ^ e1 ^ k0, lc1, hc0 ^ e3 ^ k1, lc0
+    return a, a1, a2, a3, b, b1, b2, b3, c, e1, e2, e3
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def philox_blocks3(out, at, c0, c1, c2, c3, k0, k1):
+    """The three blocks after counter ``(c0, c1, c2, c3)`` (low words c0 + 1 .. c0 + 3, no
+    carry: the caller checks) into ``out[at:at + 12]``, in stream order."""
+    w = _philox4x64_x3(_add64(c0, _ONE), _add64(c0, np.uint64(2)), _add64(c0, np.uint64(3)),
+                       c1, c2, c3, k0, k1)
+    for k in range(12):
+        out[at + k] = w[k]
+
+
 @njit(cache=True, _nrt=False)
 def shuffle_deck(rs, deck):
     """Fisher-Yates: deck[i] swaps with a uniform j in [0, i], for i = 51 .. 1.
 
-    Consumes the stream exactly as ``below`` would (bytes in order, mask-and-reject), but keeps
-    the current block in local variables: this is the hot path of every simulated hand.
+    Consumes the stream exactly as ``below`` would (bytes in order, mask-and-reject). On a fresh
+    stream (no buffered byte: every game hand) the first ``AHEAD_BLOCKS`` blocks are generated
+    together and the draws read without a data-dependent branch (a rejected byte leaves the
+    deck and the step as they were); the stream is then left exactly as the byte-wise reads
+    leave it. Otherwise (or past those blocks) the byte-wise loop ``_shuffle_from`` runs.
     """
     for k in range(N_CARDS):
         deck[k] = k
+    c0 = rs[_CTR]
+    if rs[_POS] != np.uint64(32) or c0 > _MAX - np.uint64(AHEAD_BLOCKS):
+        _shuffle_from(rs, deck, N_CARDS - 1)
+        return
+    philox_blocks3(rs, _AHEAD, c0, rs[_CTR + 1], rs[_CTR + 2], rs[_CTR + 3], rs[_KEY],
+                   rs[_KEY + 1])
+    end = 32 * AHEAD_BLOCKS
+    pos = 0
+    j = N_CARDS - 1
+    lo = 32
+    mask = 63
+    while j > 0:
+        while j >= lo:
+            if pos >= end:  # rare (about 1 deck in 6,000): on byte by byte from here
+                rs[_CTR] = _add64(c0, np.uint64(AHEAD_BLOCKS))
+                for k in range(4):
+                    rs[_BUF + k] = rs[_AHEAD + 4 * (AHEAD_BLOCKS - 1) + k]
+                rs[_POS] = np.uint64(32)
+                _shuffle_from(rs, deck, j)
+                return
+            w = rs[_AHEAD + (pos >> 3)]
+            r = np.int64((w >> np.uint64((pos & 7) * 8)) & _BYTE) & mask
+            ok = r <= j
+            x = r if ok else j
+            t = deck[j]
+            deck[j] = deck[x]
+            deck[x] = t
+            j -= np.int64(ok)
+            pos += 1
+        lo >>= 1
+        mask >>= 1
+    used = (pos + 31) >> 5  # blocks read (pos >= 51: at least 2)
+    rs[_CTR] = _add64(c0, np.uint64(used))
+    for k in range(4):
+        rs[_BUF + k] = rs[_AHEAD + 4 * (used - 1) + k]
+    rs[_POS] = np.uint64(pos - 32 * (used - 1))
+
+
+@njit(cache=True, _nrt=False)
+def _shuffle_from(rs, deck, top):
+    """Fisher-Yates steps i = top .. 1 on ``deck``, drawing byte by byte from the stream's
+    current position (mask-and-reject, exactly as ``below``), the block kept in locals."""
     pos = np.int64(rs[_POS])
     c0, c1, c2, c3 = rs[_CTR], rs[_CTR + 1], rs[_CTR + 2], rs[_CTR + 3]
     k0, k1 = rs[_KEY], rs[_KEY + 1]
     w0, w1, w2, w3 = rs[_BUF], rs[_BUF + 1], rs[_BUF + 2], rs[_BUF + 3]
-    for i in range(N_CARDS - 1, 0, -1):
+    for i in range(top, 0, -1):
         n = i + 1
         mask = _MASKS[n]
         while True:

@@ -5,7 +5,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.rng import _add64, _mulhilo, new_stream, next_u64, philox4x64, stream_init
+from sim.rng import (
+    _AHEAD,
+    _add64,
+    _mulhilo,
+    below,
+    new_stream,
+    next_u64,
+    philox4x64,
+    shuffle_deck,
+    stream_init,
+)
 
 WORDS = [0, 1, 2**32 - 1, 2**32, 2**63, 2**64 - 1, 0xD2E7470EE14C6C93, 0x9E3779B97F4A7C15,
          0x0123456789ABCDEF]
@@ -30,3 +40,32 @@ def test_python_helpers_are_the_native_arithmetic() -> None:
     compiled = philox4x64(*args)
     plain = philox4x64.py_func(*args)  # the same body on the Python helpers
     assert [int(x) for x in compiled] == [int(x) for x in plain]
+
+
+def _bytewise_shuffle(rs: np.ndarray) -> list[int]:
+    """The reference shuffle: Fisher-Yates with one ``below`` draw a step (byte by byte)."""
+    deck = list(range(52))
+    for i in range(51, 0, -1):
+        r = int(below(rs, i + 1))
+        deck[i], deck[r] = deck[r], deck[i]
+    return deck
+
+
+def test_shuffle_deck_reads_the_stream_as_the_bytewise_draws() -> None:
+    # fresh streams (the blocks generated ahead), two that need a fourth block (hands 1356 and
+    # 3716 of key (7, 3)), a stream already part read, and a counter about to carry
+    cases = [(7, 3, h, 0) for h in [*range(120), 1356, 3716]] + [(2**63 - 1, 9, 5, 1)]
+    for i, (seed, table, hand, purpose) in enumerate([*cases, cases[0], cases[1]]):
+        a, b = new_stream(), new_stream()
+        for rs in (a, b):
+            stream_init(rs, seed, table, hand, purpose)
+            if i == len(cases):
+                next_u64(rs)  # part read: the byte-wise path
+            elif i == len(cases) + 1:
+                rs[0] = np.uint64(2**64 - 2)  # the low counter word carries within the hand
+        deck = np.empty(52, np.int64)
+        shuffle_deck(a, deck)
+        assert deck.tolist() == _bytewise_shuffle(b), (seed, table, hand)
+        assert a[:_AHEAD].tolist() == b[:_AHEAD].tolist()  # counter, buffer and position
+        assert int(next_u64(a)) == int(next_u64(b))
+    assert int(a[1]) == 1  # the carry happened
