@@ -232,6 +232,8 @@ def _merge_shown(dealt: list[int], shown: Iterable[int], player: int, act: PhhAc
         dealt[dealt.index(-1)] = c
 
 
+_ALL_CARDS = tuple(range(N_CARDS))
+
 @lru_cache(maxsize=4096)
 def _table_config(n: int, structure: Any, small_blind: int, big_blind: int,
                   ante_trimming: bool, kw: tuple[tuple[str, int], ...]) -> TableConfig:
@@ -306,23 +308,31 @@ def _build(phh: PhhHand, all_in: dict[int, int]) -> _Setup:
                 _merge_shown(hole[p], a.cards, p, a)
 
     # the deck: the engine's dealing order (sim.dealing; seat s is the s-th dealt, from the
-    # first seat left of the button), unknown cards and burns filled in
-    deck = [-1] * N_CARDS
+    # first seat left of the button), unknown cards and burns filled in: the known cards at
+    # their positions (a card twice: the first repeat in deck order is named), the spare
+    # cards in ascending order in the other positions
     hole_at, _, board_at = deck_positions(n)
+    placed: dict[int, int] = {}
     for s in range(n):
+        at = hole_at[s]
         for r, c in enumerate(hole[s]):
-            deck[hole_at[s][r]] = c
+            if c >= 0:
+                placed[at[r]] = c
     for k, c in enumerate(board):
-        deck[board_at[k]] = c
-    seen: set[int] = set()
-    for c in deck:
         if c >= 0:
-            if c in seen:
-                raise _ReplayError(f"card {format_card(c)} appears twice", K_CARDS)
-            seen.add(c)
-    spare = [c for c in range(N_CARDS) if c not in seen]
-    spare.reverse()
-    deck = [c if c >= 0 else spare.pop() for c in deck]
+            placed[board_at[k]] = c
+    order = sorted(placed)
+    seen: set[int] = set()
+    for p in order:
+        c = placed[p]
+        if c in seen:
+            raise _ReplayError(f"card {format_card(c)} appears twice", K_CARDS)
+        seen.add(c)
+    deck = list(_ALL_CARDS)  # deck[c] == c: the spare cards, ascending
+    for c in sorted(seen, reverse=True):
+        del deck[c]
+    for p in order:
+        deck.insert(p, placed[p])
     try:
         hand = Hand(cfg, stacks, button=button, sb_seat=sb_seat, bb_seat=bb_seat, deck=deck,
                     antes=antes, auto_showdown=False, posts=live, dead=dead, free_fold=True)
