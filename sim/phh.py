@@ -59,7 +59,7 @@ from typing import TYPE_CHECKING, Any
 from sim.cards import format_cards, parse_card
 from sim.config import MAX_SEATS, Structure
 from sim.layout import ANTE_DUE_, EventKind
-from sim.phh_reader import _NUMS, Section, read_sections
+from sim.phh_reader import _LINES, _NUMS, Section, read_sections
 
 if TYPE_CHECKING:
     from sim.hand import Hand
@@ -650,8 +650,10 @@ def _dec_info(v: Decimal) -> tuple[Number, int]:
 
 
 def clear_memos() -> None:
-    """Forget the memoized number tokens, decimals and actions (benchmarks: a cold start)."""
+    """Forget the memoized lines, number tokens, decimals and actions (benchmarks: a cold
+    start)."""
     _DEC.clear()
+    _LINES.clear()
     _NUMS.clear()
     _UNITS.clear()
     _WITH_AMOUNT.clear()
