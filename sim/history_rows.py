@@ -294,21 +294,16 @@ def _units(v: Any, scale: int) -> int:
 
 
 class _Columns:
-    """The rows of one file, column by column (no per-row dicts): ``lists`` in ROW_SCHEMA's
-    order, ``cols`` the same lists by name."""
+    """The rows of one file: one tuple per row in ROW_SCHEMA's order (one append per hand),
+    turned into columns once per file (``zip(*rows)``, in C)."""
 
     def __init__(self) -> None:
-        self.lists: list[list[Any]] = [[] for _ in ROW_SCHEMA]
-        self.cols: dict[str, list[Any]] = dict(zip(_ROW_NAMES, self.lists, strict=True))
+        self.rows: list[tuple[Any, ...]] = []
 
     def table(self) -> pa.Table:
-        n = len(self.cols["n_seats"])
-        arrays = []
-        for f in ROW_SCHEMA:
-            vals = self.cols[f.name]
-            if not vals and n:
-                raise KeyError(f.name)
-            arrays.append(pa.array(vals, f.type))
+        columns = list(zip(*self.rows, strict=True)) if self.rows else [()] * len(ROW_SCHEMA)
+        arrays = [pa.array(list(vals), f.type)
+                  for f, vals in zip(ROW_SCHEMA, columns, strict=True)]
         return pa.Table.from_arrays(arrays, schema=ROW_SCHEMA)
 
 
@@ -441,8 +436,7 @@ def _row(cols: _Columns, hand: Hand, phh: PhhHand, raw: PhhHand, source: str, se
         op_rake_units,
         op_pot_units,
     )
-    for column, v in zip(cols.lists, values, strict=True):
-        column.append(v)
+    cols.rows.append(values)
 
 
 def file_format(pf: PhhFile, path: str) -> str:
@@ -503,13 +497,10 @@ def _import_file(path: str, scale: int | None,
             reason = skip_reason(text, r.unsupported) if kind in (None, "unsupported") else kind
             res.skip(reason, section, site, text)
             continue
-        before = len(cols.cols["n_seats"])
-        try:
+        try:  # a NotRepresentable appends no row
             _row(cols, r.hand, phh, raw, path, section, res.scale,
                  tuple(getattr(r, "cards_unrecorded", ()) or ()))
         except NotRepresentable as e:
-            for v in cols.cols.values():  # a partly appended row is undone
-                del v[before:]
             res.skip(e.reason, section, site, f"{raw.where}: {e}")
             continue
         if not r.ok and phh.finishing_stacks is not None:

@@ -378,11 +378,13 @@ def _play(phh: PhhHand, all_in: dict[int, int]) -> _Setup:
             # one who could still bet, every other player in the hand is all-in with the bets
             # matched, so betting is closed and the engine has already moved on (a later
             # street than the file has dealt, or the showdown): a no-op (README)
-            statuses = S[status_at:status_at + n].tolist()
-            if (statuses[seat] == SeatStatus.ACTIVE and statuses.count(SeatStatus.ACTIVE) == 1
-                    and SeatStatus.ALL_IN in statuses
-                    and (street >= Street.SHOWDOWN or int(S[L.N_BOARD]) > dealt)):
-                continue
+            # (the street's test first: the seats are read only when it holds)
+            if street >= Street.SHOWDOWN or int(S[L.N_BOARD]) > dealt:
+                statuses = S[status_at:status_at + n].tolist()
+                if (statuses[seat] == SeatStatus.ACTIVE
+                        and statuses.count(SeatStatus.ACTIVE) == 1
+                        and SeatStatus.ALL_IN in statuses):
+                    continue
         if street >= Street.SHOWDOWN:
             over = "the hand is already over" if hand.is_complete else (
                 "betting is over (the engine is at showdown)")
