@@ -167,6 +167,15 @@ def _chips(v: Any, what: str) -> int:
     return v
 
 
+def _all_chips(vals: Iterable[Any], name: str) -> list[int]:
+    """``_chips`` of every value (``name[i]`` in the message of the first that is not)."""
+    out = list(vals)
+    for v in out:
+        if type(v) is not int:
+            return [_chips(v, f"{name}[{i}]") for i, v in enumerate(out)]
+    return out
+
+
 def _stand_in(phh: PhhHand) -> int:
     """An unknown stack's stand-in: more than the record ever puts in (never limits an action)."""
     total = sum(abs(v) for v in (*phh.antes, *(phh.blinds_or_straddles or ())) if isinstance(
@@ -179,7 +188,7 @@ def _blinds(phh: PhhHand, n: int) -> tuple[int, int, int, int, list[int], list[i
     """(small blind, big blind, sb seat, bb seat, live posts, dead posts) from
     ``blinds_or_straddles`` (module docstring); raises _ReplayError with a named kind."""
     raw = phh.blinds_or_straddles or (0,) * n
-    blinds = [_chips(v, f"blinds_or_straddles[{i}]") for i, v in enumerate(raw)]
+    blinds = _all_chips(raw, "blinds_or_straddles")
     shown = list(raw)
     sb, bb = blinds[0], blinds[1]
     if n == 2:
@@ -250,12 +259,13 @@ def _build(phh: PhhHand, all_in: dict[int, int]) -> _Setup:
         raise _ReplayError(f"{n} players: our tables seat at most {MAX_SEATS}", K_UNSUPPORTED)
     unknown = set(phh.unknown_stacks)
     stand_in = _stand_in(phh) if unknown else 0
-    stacks = [all_in.get(i, stand_in) if i in unknown else _chips(v, f"starting_stacks[{i}]")
-              for i, v in enumerate(phh.starting_stacks)]
+    stacks = ([all_in.get(i, stand_in) if i in unknown else _chips(v, f"starting_stacks[{i}]")
+               for i, v in enumerate(phh.starting_stacks)] if unknown
+              else _all_chips(phh.starting_stacks, "starting_stacks"))
     if any(s <= 0 for s in stacks):
         raise _ReplayError(f"starting_stacks {stacks}: expected every stack > 0", K_SETUP)
     sb, bb, sb_seat, bb_seat, live, dead = _blinds(phh, n)
-    antes = [_chips(v, f"antes[{i}]") for i, v in enumerate(phh.antes)]
+    antes = _all_chips(phh.antes, "antes")
     button = n - 1
     if n == 2:
         antes.reverse()  # heads-up: p1 (big blind) posts antes[1]
