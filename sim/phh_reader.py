@@ -273,10 +273,10 @@ def _table(s: str, pos: int) -> dict[str, Any]:
         if eol:
             hit = memo.get(s[pos:eol])
             if hit is not None:
-                key, v, is_list = hit
+                key, kept, is_list = hit
                 if key in out:
                     raise _Unsupported
-                out[key] = list(v) if is_list else v
+                out[key] = list(kept) if is_list else kept
                 pos = eol
                 continue
         m = line(s, pos)
