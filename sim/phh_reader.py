@@ -259,6 +259,9 @@ def _array(s: str, pos: int, depth: int = 1) -> tuple[list[Any], int]:
 # copied out).
 _LINES: dict[str, tuple[str, Any, bool]] = {}
 _LINE_MEMO_CHARS = 240  # longer lines (actions, long stacks) rarely repeat: not kept
+# fields that differ from hand to hand: never kept (they would only fill the memo)
+_PER_HAND_KEYS = frozenset({"hand", "time", "starting_stacks", "finishing_stacks", "winnings",
+                            "actions", "rake", "total_pot"})
 
 
 def _table(s: str, pos: int) -> dict[str, Any]:
@@ -302,7 +305,7 @@ def _table(s: str, pos: int) -> dict[str, Any]:
                 h, mi, se = m.group("t").split(":")
                 v = _dt.time(int(h), int(mi), int(se))
             out[key] = v
-            if eol and m.end() == eol:  # one whole line: kept for the hands to come
+            if eol and m.end() == eol and key not in _PER_HAND_KEYS:  # one whole line: kept
                 if len(memo) >= 65_536:
                     memo.clear()
                 memo[s[pos:eol]] = (key, tuple(v), True) if type(v) is list else (key, v, False)
