@@ -46,7 +46,7 @@ from sim import layout as L
 from sim.hand import Hand
 from sim.histories import read_history, read_history_bytes
 from sim.layout import LOGGED_EVENTS, MAX_SEATS, EventKind, SeatStatus
-from sim.phh import MAX_SCALE, PhhError, PhhFile, PhhHand
+from sim.phh import MAX_SCALE, PhhError, PhhFile, PhhHand, no_cyclic_gc
 from sim.phh_replay import replay
 from sim.schema import ACTION_DTYPE, IMPORT_SCHEMA
 
@@ -245,26 +245,36 @@ def _ante(hand: Hand, phh: PhhHand) -> tuple[int, int]:
 def physical_seats(phh: PhhHand) -> tuple[int, list[int]]:
     """(seats at the table, the physical seat of each PHH player). Raises NotRepresentable
     ("seats") for seats the table cannot hold or players not in clockwise order."""
-    n = phh.n_players
-    if phh.seats is None:
-        k = max(n, phh.seat_count or 0)
+    seats = phh.seats
+    k, where = _seats_of(phh.n_players, None if seats is None else tuple(seats),
+                         phh.seat_count)
+    return k, list(where)
+
+
+@lru_cache(maxsize=4096)
+def _seats_of(n: int, seats: tuple[int, ...] | None,
+              seat_count: int | None) -> tuple[int, tuple[int, ...]]:
+    """physical_seats of a hand's (players, seats, seat_count): a table's hands repeat them
+    (built once; lru_cache keeps no exceptions: a NotRepresentable is raised each time)."""
+    if seats is None:
+        k = max(n, seat_count or 0)
         where = list(range(n))
     else:
-        where = [s - 1 for s in phh.seats]
-        k = phh.seat_count if phh.seat_count is not None else max(phh.seats, default=0)
+        where = [s - 1 for s in seats]
+        k = seat_count if seat_count is not None else max(seats, default=0)
         if len(where) != n or len(set(where)) != n or min(where, default=0) < 0 or (
                 max(where, default=0) >= k):
-            raise NotRepresentable("seats", f"seats {list(phh.seats)} (seat_count "
-                                   f"{phh.seat_count}): expected {n} distinct seats 1..{k}")
+            raise NotRepresentable("seats", f"seats {list(seats)} (seat_count "
+                                   f"{seat_count}): expected {n} distinct seats 1..{k}")
         # p1..pN are clockwise from the small blind to the button: exactly one wrap around
         wraps = sum(where[(i + 1) % n] < where[i] for i in range(n))
         if n > 1 and wraps != 1:
-            raise NotRepresentable("seats", f"seats {list(phh.seats)}: the players are not in "
+            raise NotRepresentable("seats", f"seats {list(seats)}: the players are not in "
                                    "clockwise order (p1 the small blind ... the button last)")
     if k > MAX_SEATS:
         raise NotRepresentable("too many players", f"{k} seats: our tables seat at most "
                                f"{MAX_SEATS}")
-    return k, where
+    return k, tuple(where)
 
 
 def _units(v: Any, scale: int) -> int:
@@ -285,27 +295,26 @@ def _units(v: Any, scale: int) -> int:
 
 
 class _Columns:
-    """The rows of one file, column by column (no per-row dicts): ``lists`` in ROW_SCHEMA's
-    order, ``cols`` the same lists by name."""
+    """The rows of one file: one tuple per row in ROW_SCHEMA's order (one append per hand),
+    turned into columns once per file (``zip(*rows)``, in C)."""
 
     def __init__(self) -> None:
-        self.lists: list[list[Any]] = [[] for _ in ROW_SCHEMA]
-        self.cols: dict[str, list[Any]] = dict(zip(_ROW_NAMES, self.lists, strict=True))
+        self.rows: list[tuple[Any, ...]] = []
 
     def table(self) -> pa.Table:
-        n = len(self.cols["n_seats"])
-        arrays = []
-        for f in ROW_SCHEMA:
-            vals = self.cols[f.name]
-            if not vals and n:
-                raise KeyError(f.name)
-            arrays.append(pa.array(vals, f.type))
+        columns = list(zip(*self.rows, strict=True)) if self.rows else [()] * len(ROW_SCHEMA)
+        arrays = [pa.array(list(vals), f.type)
+                  for f, vals in zip(ROW_SCHEMA, columns, strict=True)]
         return pa.Table.from_arrays(arrays, schema=ROW_SCHEMA)
 
 
 def _remap(mask: int, where: list[int]) -> int:
     """A seat mask of the replay's seats on the physical seats."""
-    return sum(1 << p for s, p in enumerate(where) if mask >> s & 1)
+    out = 0
+    for s, p in enumerate(where):
+        if mask >> s & 1:
+            out |= 1 << p
+    return out
 
 
 def _row(cols: _Columns, hand: Hand, phh: PhhHand, raw: PhhHand, source: str, section: str,
@@ -428,8 +437,7 @@ def _row(cols: _Columns, hand: Hand, phh: PhhHand, raw: PhhHand, source: str, se
         op_rake_units,
         op_pot_units,
     )
-    for column, v in zip(cols.lists, values, strict=True):
-        column.append(v)
+    cols.rows.append(values)
 
 
 def file_format(pf: PhhFile, path: str) -> str:
@@ -443,7 +451,14 @@ def file_format(pf: PhhFile, path: str) -> str:
 def import_file(path: str, scale: int | None = None,
                 read: Callable[[str], PhhFile] | None = None) -> FileImport:
     """Read, convert (``scale`` decimals; None: the file's own finest) and replay every hand of
-    one source file; never raises for its content."""
+    one source file; never raises for its content. The cyclic collector is paused meanwhile
+    (``sim.phh.no_cyclic_gc``)."""
+    with no_cyclic_gc():
+        return _import_file(path, scale, read)
+
+
+def _import_file(path: str, scale: int | None,
+                 read: Callable[[str], PhhFile] | None) -> FileImport:
     if read is not None:
         pf = read(path)
     else:
@@ -483,13 +498,10 @@ def import_file(path: str, scale: int | None = None,
             reason = skip_reason(text, r.unsupported) if kind in (None, "unsupported") else kind
             res.skip(reason, section, site, text)
             continue
-        before = len(cols.cols["n_seats"])
-        try:
+        try:  # a NotRepresentable appends no row
             _row(cols, r.hand, phh, raw, path, section, res.scale,
                  tuple(getattr(r, "cards_unrecorded", ()) or ()))
         except NotRepresentable as e:
-            for v in cols.cols.values():  # a partly appended row is undone
-                del v[before:]
             res.skip(e.reason, section, site, f"{raw.where}: {e}")
             continue
         if not r.ok and phh.finishing_stacks is not None:

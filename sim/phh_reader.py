@@ -251,12 +251,37 @@ def _array(s: str, pos: int, depth: int = 1) -> tuple[list[Any], int]:
             raise _Unsupported
 
 
+# memo of whole `key = value` lines read by _LINE: the line's text (its newline included) ->
+# (key, value, is_list); a table's hands repeat most of their lines (variant, antes, blinds,
+# venue, seats, players, date, currency). _LINE never looks past a line's newline (its classes
+# exclude it; only its leading blank lines cross one: such matches are not kept), so a line
+# reads the same wherever it stands. Values are immutable (a list is kept as a tuple and
+# copied out).
+_LINES: dict[str, tuple[str, Any, bool]] = {}
+_LINE_MEMO_CHARS = 240  # longer lines (actions, long stacks) rarely repeat: not kept
+# fields that differ from hand to hand: never kept (they would only fill the memo)
+_PER_HAND_KEYS = frozenset({"hand", "time", "starting_stacks", "finishing_stacks", "winnings",
+                            "actions", "rake", "total_pot"})
+
+
 def _table(s: str, pos: int) -> dict[str, Any]:
     """The ``key = value`` lines of ``s`` from ``pos`` to its end."""
     out: dict[str, Any] = {}
     n = len(s)
     line = _LINE.match
+    memo = _LINES
+    find = s.find
     while True:
+        eol = find("\n", pos, pos + _LINE_MEMO_CHARS) + 1
+        if eol:
+            hit = memo.get(s[pos:eol])
+            if hit is not None:
+                key, kept, is_list = hit
+                if key in out:
+                    raise _Unsupported
+                out[key] = list(kept) if is_list else kept
+                pos = eol
+                continue
         m = line(s, pos)
         if m is not None:
             key = m.group("k")
@@ -280,6 +305,10 @@ def _table(s: str, pos: int) -> dict[str, Any]:
                 h, mi, se = m.group("t").split(":")
                 v = _dt.time(int(h), int(mi), int(se))
             out[key] = v
+            if eol and m.end() == eol and key not in _PER_HAND_KEYS:  # one whole line: kept
+                if len(memo) >= 65_536:
+                    memo.clear()
+                memo[s[pos:eol]] = (key, tuple(v), True) if type(v) is list else (key, v, False)
             pos = m.end()
             continue
         pos = _FILL.match(s, pos).end()  # type: ignore[union-attr]

@@ -167,6 +167,15 @@ def _chips(v: Any, what: str) -> int:
     return v
 
 
+def _all_chips(vals: Iterable[Any], name: str) -> list[int]:
+    """``_chips`` of every value (``name[i]`` in the message of the first that is not)."""
+    out = list(vals)
+    for v in out:
+        if type(v) is not int:
+            return [_chips(v, f"{name}[{i}]") for i, v in enumerate(out)]
+    return out
+
+
 def _stand_in(phh: PhhHand) -> int:
     """An unknown stack's stand-in: more than the record ever puts in (never limits an action)."""
     total = sum(abs(v) for v in (*phh.antes, *(phh.blinds_or_straddles or ())) if isinstance(
@@ -179,7 +188,7 @@ def _blinds(phh: PhhHand, n: int) -> tuple[int, int, int, int, list[int], list[i
     """(small blind, big blind, sb seat, bb seat, live posts, dead posts) from
     ``blinds_or_straddles`` (module docstring); raises _ReplayError with a named kind."""
     raw = phh.blinds_or_straddles or (0,) * n
-    blinds = [_chips(v, f"blinds_or_straddles[{i}]") for i, v in enumerate(raw)]
+    blinds = _all_chips(raw, "blinds_or_straddles")
     shown = list(raw)
     sb, bb = blinds[0], blinds[1]
     if n == 2:
@@ -232,6 +241,8 @@ def _merge_shown(dealt: list[int], shown: Iterable[int], player: int, act: PhhAc
         dealt[dealt.index(-1)] = c
 
 
+_ALL_CARDS = tuple(range(N_CARDS))
+
 @lru_cache(maxsize=4096)
 def _table_config(n: int, structure: Any, small_blind: int, big_blind: int,
                   ante_trimming: bool, kw: tuple[tuple[str, int], ...]) -> TableConfig:
@@ -248,12 +259,13 @@ def _build(phh: PhhHand, all_in: dict[int, int]) -> _Setup:
         raise _ReplayError(f"{n} players: our tables seat at most {MAX_SEATS}", K_UNSUPPORTED)
     unknown = set(phh.unknown_stacks)
     stand_in = _stand_in(phh) if unknown else 0
-    stacks = [all_in.get(i, stand_in) if i in unknown else _chips(v, f"starting_stacks[{i}]")
-              for i, v in enumerate(phh.starting_stacks)]
+    stacks = ([all_in.get(i, stand_in) if i in unknown else _chips(v, f"starting_stacks[{i}]")
+               for i, v in enumerate(phh.starting_stacks)] if unknown
+              else _all_chips(phh.starting_stacks, "starting_stacks"))
     if any(s <= 0 for s in stacks):
         raise _ReplayError(f"starting_stacks {stacks}: expected every stack > 0", K_SETUP)
     sb, bb, sb_seat, bb_seat, live, dead = _blinds(phh, n)
-    antes = [_chips(v, f"antes[{i}]") for i, v in enumerate(phh.antes)]
+    antes = _all_chips(phh.antes, "antes")
     button = n - 1
     if n == 2:
         antes.reverse()  # heads-up: p1 (big blind) posts antes[1]
@@ -306,23 +318,31 @@ def _build(phh: PhhHand, all_in: dict[int, int]) -> _Setup:
                 _merge_shown(hole[p], a.cards, p, a)
 
     # the deck: the engine's dealing order (sim.dealing; seat s is the s-th dealt, from the
-    # first seat left of the button), unknown cards and burns filled in
-    deck = [-1] * N_CARDS
+    # first seat left of the button), unknown cards and burns filled in: the known cards at
+    # their positions (a card twice: the first repeat in deck order is named), the spare
+    # cards in ascending order in the other positions
     hole_at, _, board_at = deck_positions(n)
+    placed: dict[int, int] = {}
     for s in range(n):
+        at = hole_at[s]
         for r, c in enumerate(hole[s]):
-            deck[hole_at[s][r]] = c
+            if c >= 0:
+                placed[at[r]] = c
     for k, c in enumerate(board):
-        deck[board_at[k]] = c
-    seen: set[int] = set()
-    for c in deck:
         if c >= 0:
-            if c in seen:
-                raise _ReplayError(f"card {format_card(c)} appears twice", K_CARDS)
-            seen.add(c)
-    spare = [c for c in range(N_CARDS) if c not in seen]
-    spare.reverse()
-    deck = [c if c >= 0 else spare.pop() for c in deck]
+            placed[board_at[k]] = c
+    order = sorted(placed)
+    seen: set[int] = set()
+    for p in order:
+        c = placed[p]
+        if c in seen:
+            raise _ReplayError(f"card {format_card(c)} appears twice", K_CARDS)
+        seen.add(c)
+    deck = list(_ALL_CARDS)  # deck[c] == c: the spare cards, ascending
+    for c in sorted(seen, reverse=True):
+        del deck[c]
+    for p in order:
+        deck.insert(p, placed[p])
     try:
         hand = Hand(cfg, stacks, button=button, sb_seat=sb_seat, bb_seat=bb_seat, deck=deck,
                     antes=antes, auto_showdown=False, posts=live, dead=dead, free_fold=True)
@@ -368,11 +388,13 @@ def _play(phh: PhhHand, all_in: dict[int, int]) -> _Setup:
             # one who could still bet, every other player in the hand is all-in with the bets
             # matched, so betting is closed and the engine has already moved on (a later
             # street than the file has dealt, or the showdown): a no-op (README)
-            statuses = S[status_at:status_at + n].tolist()
-            if (statuses[seat] == SeatStatus.ACTIVE and statuses.count(SeatStatus.ACTIVE) == 1
-                    and SeatStatus.ALL_IN in statuses
-                    and (street >= Street.SHOWDOWN or int(S[L.N_BOARD]) > dealt)):
-                continue
+            # (the street's test first: the seats are read only when it holds)
+            if street >= Street.SHOWDOWN or int(S[L.N_BOARD]) > dealt:
+                statuses = S[status_at:status_at + n].tolist()
+                if (statuses[seat] == SeatStatus.ACTIVE
+                        and statuses.count(SeatStatus.ACTIVE) == 1
+                        and SeatStatus.ALL_IN in statuses):
+                    continue
         if street >= Street.SHOWDOWN:
             over = "the hand is already over" if hand.is_complete else (
                 "betting is over (the engine is at showdown)")

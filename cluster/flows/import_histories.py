@@ -64,6 +64,7 @@ from cluster.flows.rake import RakeError, RakeSchedule
 from sim.digest import DIGEST_VERSION, with_digests
 from sim.histories import HISTORY_SUFFIXES, iter_history_paths
 from sim.history_rows import FileImport, import_file
+from sim.phh import no_cyclic_gc
 from sim.schema import IMPORT_SCHEMA, IMPORT_VERSION, SCHEMA_VERSION
 
 __all__ = ["IMPORT_FILE", "MANIFEST_FORMAT", "PhhImport", "format_import", "import_phh",
@@ -280,7 +281,13 @@ def button_stayed(button: int, before: int, sb_before: int, occupied: list[bool]
 def rebuild(table: pa.Table) -> tuple[pa.Table, dict[str, Any]]:
     """Order the hands into table sessions and set ``hand_id``, ``table_id``, ``hand_no``,
     ``rebuys`` and ``player_ids`` (module docstring); returns the table in session order and
-    {tables, sessions, gaps, by_venue}."""
+    {tables, sessions, gaps, by_venue}. The cyclic collector is paused meanwhile (its
+    per-row Python values: ``sim.phh.no_cyclic_gc``)."""
+    with no_cyclic_gc():
+        return _rebuild(table)
+
+
+def _rebuild(table: pa.Table) -> tuple[pa.Table, dict[str, Any]]:
     n = table.num_rows
     if n == 0:
         return table, {"tables": 0, "sessions": 0, "gaps": 0, "button_stuck": 0, "by_venue": {}}

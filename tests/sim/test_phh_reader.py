@@ -213,6 +213,49 @@ def test_fallback_gives_tomllib_values() -> None:
     assert _norm({s.key: s.fields for s in secs}) == _norm(_ref(text))
 
 
+def test_memoized_lines_read_as_tomllib_wherever_they_stand() -> None:
+    """A line read once is memoized (sim.phh_reader._LINES): the same text again as a line, a
+    duplicate key, inside a multi-line string or array, or as the last line without its newline
+    still reads as tomllib does; the memo's values are not shared between hands."""
+    warm = "[1]\nantes = [0, 0]\nvenue = 'X'\nplayers = ['a', 'b']\nday = 1\n"
+    assert _norm(_ours(warm, True)) == _norm(_ref(warm))
+    again = ("[1]\nantes = [0, 0]\nvenue = 'X'\nplayers = ['a', 'b']\n"
+             "[2]\nx = \'\'\'\nantes = [0, 0]\n\'\'\'\nz = [\n1,\n]\nday = 1")
+    assert _norm(_ours(again, True)) == _norm(_ref(again))
+    dup = "[1]\nantes = [0, 0]\nantes = [0, 0]\n[2]\nday = 1\n"
+    secs = read_sections(dup, many=True)
+    assert secs[0].fields is None and secs[0].error and "bad TOML" in secs[0].error
+    assert secs[1].fields == {"day": 1}
+    one, two = (read_sections(warm, many=True)[0].fields for _ in range(2))
+    assert one is not None and two is not None and one["players"] is not two["players"]
+    one["players"].append("c")
+    assert two["players"] == ["a", "b"]
+
+
+def test_the_collector_is_paused_only_while_reading() -> None:
+    """reads_phh and import_file pause the cyclic collector (sim.phh.no_cyclic_gc) and leave it
+    as they found it, on an error too."""
+    import gc
+
+    from sim.history_rows import import_file
+
+    def boom(path: str) -> Any:
+        assert not gc.isenabled()
+        raise RuntimeError("boom")
+
+    was = gc.isenabled()
+    try:
+        for enabled in (True, False):
+            gc.enable() if enabled else gc.disable()
+            reads_phh("[1]\nvariant = 'NT'\n[2]\nbad = [\n", many=True)
+            assert gc.isenabled() is enabled
+            with pytest.raises(RuntimeError):
+                import_file("x.phhs", 2, read=boom)
+            assert gc.isenabled() is enabled
+    finally:
+        gc.enable() if was else gc.disable()
+
+
 def test_subtables_and_tables_defined_elsewhere_are_tomllib_s() -> None:
     text = ("[1]\na = 1\n[1.sub]\nb = 2\n[2.x]\nc = 3\n[2]\nd = 4\n[3]\ne = [\n  [1, 2],\n"
             "  [3],\n]\n")
