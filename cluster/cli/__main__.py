@@ -4,4 +4,5 @@ import sys
 
 from cluster.cli import main
 
-sys.exit(main())
+if __name__ == "__main__":  # imported (e.g. by the warmup's module walk), it runs nothing
+    sys.exit(main())

@@ -292,8 +292,8 @@ def run_export(run: str | os.PathLike[str], out: str | os.PathLike[str] | None =
     file. ExportInputError for unusable input or output (one line)."""
     t0 = time.perf_counter()
     root = storage.as_location(run)
-    try:  # the one lister, once: an unlisted file in log/ fails the export as it fails the audit
-        log = run_inputs(root).require_listed()
+    try:  # the one lister, once
+        log = run_inputs(root)
     except AuditInputError as e:
         raise ExportInputError(str(e)) from None
     files = log.locations()
@@ -315,7 +315,8 @@ def _export_run(root: Location, log: runfolder.LogFiles, files: list[Location],
                 out: str | os.PathLike[str] | None, t0: float, workers: int | None,
                 address: str | None, on_file: Callable[[int], None] | None) -> ExportResult:
     dest = storage.as_location(out) if out is not None else storage.join(root, TABLES_DIR)
-    _check_out(root, dest, out is not None)
+    _check_out(root, dest, out is not None)  # exit 2 first: an output that is a link or a pipe
+    log.require_listed()  # an unlisted file in log/ fails the export as it fails the audit
     expected, manifest = _expected(root, files, log.manifest, log.manifest_sha256)
     res = ExportResult(out=str(dest))
     fs, base = storage.split(dest)
