@@ -26,6 +26,7 @@ from sim.rng import (
     philox4x64,
     philox_blocks3,
     stream_init,
+    swap_draw,
 )
 
 HANDS_PER_TABLE = 1000  # deck d is hand d % 1000 of table d // 1000 (the game's cash table length)
@@ -83,13 +84,7 @@ def _philox_decks(seed, start, out, words, stream):  # pragma: no cover - compil
                     _fill_blocks(words, blocks, blocks + 1, k0, k1, c2)
                     blocks += 1
                     end += 32
-                r = np.int64(stream[pos]) & mask
-                ok = r <= j
-                x = r if ok else j
-                t = deck[j]
-                deck[j] = deck[x]
-                deck[x] = t
-                j -= np.int64(ok)
+                j = swap_draw(deck, j, np.int64(stream[pos]) & mask)
                 pos += 1
             lo >>= 1
             mask >>= 1

@@ -244,6 +244,20 @@ def philox_blocks3(out, at, c0, c1, c2, c3, k0, k1):
         out[at + k] = w[k]
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def swap_draw(deck, j, r):
+    """One step of the shuffle by rejection, without a data-dependent branch: the masked draw
+    ``r`` accepted (``r <= j``) swaps cards ``j`` and ``r`` and moves on to ``j - 1``; rejected,
+    it swaps card ``j`` with itself and stays at ``j``. The game's decks (``shuffle_deck``) and
+    the bulk decks (``sim.deckgen``) both draw with it. Returns the next ``j``."""
+    ok = r <= j
+    x = r if ok else j
+    t = deck[j]
+    deck[j] = deck[x]
+    deck[x] = t
+    return j - np.int64(ok)
+
+
 @njit(cache=True, _nrt=False)
 def shuffle_deck(rs, deck):
     """Fisher-Yates: deck[i] swaps with a uniform j in [0, i], for i = 51 .. 1.
@@ -277,13 +291,7 @@ def shuffle_deck(rs, deck):
                 _shuffle_from(rs, deck, j)
                 return
             w = rs[_AHEAD + (pos >> 3)]
-            r = np.int64((w >> np.uint64((pos & 7) * 8)) & _BYTE) & mask
-            ok = r <= j
-            x = r if ok else j
-            t = deck[j]
-            deck[j] = deck[x]
-            deck[x] = t
-            j -= np.int64(ok)
+            j = swap_draw(deck, j, np.int64((w >> np.uint64((pos & 7) * 8)) & _BYTE) & mask)
             pos += 1
         lo >>= 1
         mask >>= 1

@@ -42,20 +42,28 @@ def _read(path: str | Path, what: str) -> bytes:
         raise SigningKeyError(f"{what} {path}: cannot read it ({e.strerror or e})") from None
 
 
+def _load_pem(path: str | Path, what: str, form: str, load: Any, want: type) -> Any:
+    """The Ed25519 key of a PEM file: ``load`` parses the bytes, ``want`` is the key class;
+    one line (SigningKeyError) naming ``what`` and ``path`` when it is not."""
+    data = _read(path, what)  # its own one-line error, not wrapped in the next one
+    try:
+        key = load(data)
+    except (ValueError, TypeError) as e:
+        raise SigningKeyError(f"{what} {path}: not {form} "
+                              f"({str(e).splitlines()[0] if str(e) else type(e).__name__})"
+                              ) from None
+    if not isinstance(key, want):
+        raise SigningKeyError(f"{what} {path}: not an Ed25519 key ({type(key).__name__})")
+    return key
+
+
 def load_private_key(path: str | Path) -> Any:
     """An Ed25519 private key from a PEM file (PKCS#8, unencrypted)."""
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
     from cryptography.hazmat.primitives.serialization import load_pem_private_key
 
-    data = _read(path, "signing key")  # its own one-line error, not wrapped in the next one
-    try:
-        key = load_pem_private_key(data, password=None)
-    except (ValueError, TypeError) as e:
-        raise SigningKeyError(f"signing key {path}: not an unencrypted PEM private key "
-                        f"({str(e).splitlines()[0] if str(e) else type(e).__name__})") from None
-    if not isinstance(key, Ed25519PrivateKey):
-        raise SigningKeyError(f"signing key {path}: not an Ed25519 key ({type(key).__name__})")
-    return key
+    return _load_pem(path, "signing key", "an unencrypted PEM private key",
+                     lambda data: load_pem_private_key(data, password=None), Ed25519PrivateKey)
 
 
 def load_public_key(path: str | Path) -> Any:
@@ -63,15 +71,8 @@ def load_public_key(path: str | Path) -> Any:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
     from cryptography.hazmat.primitives.serialization import load_pem_public_key
 
-    data = _read(path, "public key")
-    try:
-        key = load_pem_public_key(data)
-    except (ValueError, TypeError) as e:
-        raise SigningKeyError(f"public key {path}: not a PEM public key "
-                        f"({str(e).splitlines()[0] if str(e) else type(e).__name__})") from None
-    if not isinstance(key, Ed25519PublicKey):
-        raise SigningKeyError(f"public key {path}: not an Ed25519 key ({type(key).__name__})")
-    return key
+    return _load_pem(path, "public key", "a PEM public key", load_pem_public_key,
+                     Ed25519PublicKey)
 
 
 def key_id(public_key: Any) -> str:
