@@ -1,0 +1,215 @@
+"""The hands of one source file as flat arrays (``HandBlock``): what the compiled import path
+reads (``sim.phh_scan`` fills one from a file's bytes), replays (``sim.replay_kernel``) and turns
+into rows (``sim.history_columns``) without a Python object per hand.
+
+A block holds only hands the compiled path can take whole: a supported variant (NT, PT, FT),
+the verbs ``dh db f cc cbr sm``, amounts that are whole numbers of the block's unit. Anything
+else is read, replayed and reported by the Python path (``sim.phh``, ``sim.phh_replay``,
+``sim.history_rows``), which stays the reference: ``block_from_hands`` builds a block from
+its parsed hands, and the compiled path is tested equal to it on every hand.
+
+Layout (H hands, P = their players in all, A = their actions in all; amounts are integers of
+``10**-exponent`` of the currency, as ``PhhHand.in_minor_units(exponent)`` gives them):
+
+- per hand ``[H]``: ``n`` players, ``variant`` (``VARIANT_CODES``), ``ante_trimming``,
+  ``min_bet``/``small_bet``/``big_bet`` (-1 absent), ``has_blinds``/``has_finishing``/
+  ``has_winnings``/``has_seats``/``has_players``, ``seat_count`` (-1 absent), ``scale`` (the
+  hand's own decimals, ``PhhHand.scale``), ``year``/``month``/``day``/``hour``/``minute``/
+  ``second`` (-1 absent; the time's fields all -1 when ``time`` is absent), ``p_lo``
+  ``[H + 1]`` and ``a_lo`` ``[H + 1]``: offsets of each hand's players and actions;
+- per player ``[P]`` (p1..pN of each hand in order): ``stack`` (-1: unknown, ``inf``),
+  ``ante``, ``blind`` (signed; 0 when absent), ``finishing``, ``winnings`` (0 when absent),
+  ``seat`` (as written, 1-based; 0 when absent);
+- per action ``[A]`` (the hand's actions in order, commentary-only entries dropped as the
+  reader drops them): ``verb`` (``VERB_CODES``), ``actor`` (0-based player; -1 the dealer),
+  ``player`` (``PhhAction.player``: the player dealt to by ``d dh``, else the actor; -1 for
+  ``d db``), ``amount`` (the ``cbr`` street total; 0 otherwise), ``n_cards`` and ``cards``
+  ``[A, MAX_ACTION_CARDS]`` (card codes of ``sim.cards``, -1 for ``??``, padded with -1),
+  ``dash`` (``pN sm -``);
+- strings, Arrow arrays ``[H]``: ``section`` (the table key; the 1-based hand index when the
+  file has none), ``site_hand``, ``venue``, ``table``, ``zone``
+  (``time_zone_abbreviation``), ``currency``, ``currency_symbol`` ("" when absent), and
+  ``players`` (list of strings; empty when absent).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
+
+import numpy as np
+import pyarrow as pa
+
+from sim.phh import PhhHand
+
+__all__ = ["MAX_ACTION_CARDS", "VARIANT_CODES", "VERB_CODES", "HandBlock", "block_from_hands"]
+
+VARIANT_CODES = {"NT": 0, "PT": 1, "FT": 2}  # sim.phh.SUPPORTED_VARIANTS' keys
+VERB_CODES = {"dh": 0, "db": 1, "f": 2, "cc": 3, "cbr": 4, "sm": 5}
+MAX_ACTION_CARDS = 5  # a flop is 3; an sm shows at most 2 (more: a replay error, Python path)
+
+_I64 = np.int64
+
+
+@dataclass
+class HandBlock:
+    """The hands of one file as flat arrays (module docstring)."""
+
+    exponent: int
+    # per hand
+    n: np.ndarray
+    variant: np.ndarray
+    ante_trimming: np.ndarray
+    min_bet: np.ndarray
+    small_bet: np.ndarray
+    big_bet: np.ndarray
+    has_blinds: np.ndarray
+    has_finishing: np.ndarray
+    has_winnings: np.ndarray
+    has_seats: np.ndarray
+    has_players: np.ndarray
+    seat_count: np.ndarray
+    scale: np.ndarray
+    year: np.ndarray
+    month: np.ndarray
+    day: np.ndarray
+    hour: np.ndarray
+    minute: np.ndarray
+    second: np.ndarray
+    p_lo: np.ndarray
+    a_lo: np.ndarray
+    # per player
+    stack: np.ndarray
+    ante: np.ndarray
+    blind: np.ndarray
+    finishing: np.ndarray
+    winnings: np.ndarray
+    seat: np.ndarray
+    # per action
+    verb: np.ndarray
+    actor: np.ndarray
+    player: np.ndarray
+    amount: np.ndarray
+    n_cards: np.ndarray
+    cards: np.ndarray
+    dash: np.ndarray
+    # strings
+    section: pa.Array
+    site_hand: pa.Array
+    venue: pa.Array
+    table: pa.Array
+    zone: pa.Array
+    currency: pa.Array
+    currency_symbol: pa.Array
+    players: pa.Array
+
+    @property
+    def n_hands(self) -> int:
+        return len(self.n)
+
+    def equal(self, other: HandBlock) -> list[str]:
+        """The names of the fields that differ (empty: the same block)."""
+        out = []
+        for f in fields(self):
+            a, b = getattr(self, f.name), getattr(other, f.name)
+            if isinstance(a, pa.Array):
+                same = isinstance(b, pa.Array) and a.to_pylist() == b.to_pylist()
+            elif isinstance(a, np.ndarray):
+                same = (isinstance(b, np.ndarray) and a.shape == b.shape
+                        and bool(np.array_equal(a, b)))
+            else:
+                same = a == b
+            if not same:
+                out.append(f.name)
+        return out
+
+
+def _amount(v: object) -> int:
+    return -1 if v is None else int(v)  # type: ignore[call-overload]
+
+
+def block_from_hands(hands: Sequence[PhhHand], exponent: int,
+                     sections: Sequence[str] | None = None) -> HandBlock:
+    """The reference block of parsed hands (``sim.phh``), every amount converted with
+    ``PhhHand.in_minor_units(exponent)`` (a PhhError propagates: such a hand belongs to no
+    block). ``sections``: each hand's section as the import names it (default: its key, else
+    its 1-based place). Hands of other variants or verbs: a ValueError."""
+    cols: dict[str, list[object]] = {f.name: [] for f in fields(HandBlock)}
+    p_lo, a_lo = [0], [0]
+    for i, raw in enumerate(hands):
+        if raw.variant not in VARIANT_CODES:
+            raise ValueError(f"{raw.where}: variant {raw.variant}: not in a block")
+        h = raw.in_minor_units(exponent)
+        n = raw.n_players
+        cols["n"].append(n)
+        cols["variant"].append(VARIANT_CODES[raw.variant])
+        cols["ante_trimming"].append(bool(raw.ante_trimming_status))
+        cols["min_bet"].append(_amount(h.min_bet))
+        cols["small_bet"].append(_amount(h.small_bet))
+        cols["big_bet"].append(_amount(h.big_bet))
+        cols["has_blinds"].append(h.blinds_or_straddles is not None)
+        cols["has_finishing"].append(h.finishing_stacks is not None)
+        cols["has_winnings"].append(h.winnings is not None)
+        cols["has_seats"].append(raw.seats is not None)
+        cols["has_players"].append(raw.players is not None)
+        cols["seat_count"].append(-1 if raw.seat_count is None else raw.seat_count)
+        cols["scale"].append(raw.scale)
+        for name in ("year", "month", "day"):
+            v = getattr(raw, name)
+            cols[name].append(-1 if v is None else v)
+        t = raw.time
+        cols["hour"].append(-1 if t is None else t.hour)
+        cols["minute"].append(-1 if t is None else t.minute)
+        cols["second"].append(-1 if t is None else t.second)
+        cols["stack"] += [-1 if not isinstance(v, int) else v for v in h.starting_stacks]
+        cols["ante"] += list(h.antes)
+        cols["blind"] += list(h.blinds_or_straddles or (0,) * n)
+        cols["finishing"] += list(h.finishing_stacks or (0,) * n)
+        cols["winnings"] += list(h.winnings or (0,) * n)
+        cols["seat"] += list(raw.seats or (0,) * n)
+        p_lo.append(p_lo[-1] + n)
+        for a in h.actions:
+            if a.verb not in VERB_CODES:
+                raise ValueError(f"{raw.where}: verb {a.verb}: not in a block")
+            cols["verb"].append(VERB_CODES[a.verb])
+            cols["actor"].append(-1 if a.actor == "d" else int(a.actor))
+            cols["player"].append(-1 if a.player is None else a.player)
+            cols["amount"].append(0 if a.amount is None else int(a.amount))
+            cols["n_cards"].append(len(a.cards))
+            cols["cards"].append(list(a.cards) + [-1] * (MAX_ACTION_CARDS - len(a.cards)))
+            cols["dash"].append(a.dash)
+        a_lo.append(a_lo[-1] + len(h.actions))
+        cols["section"].append(sections[i] if sections is not None else (
+            raw.key if raw.key is not None else str(i + 1)))
+        cols["site_hand"].append(raw.hand or "")
+        cols["venue"].append(raw.venue or "")
+        cols["table"].append(raw.table or "")
+        cols["zone"].append(raw.time_zone_abbreviation or "")
+        cols["currency"].append(raw.currency or "")
+        cols["currency_symbol"].append(raw.currency_symbol or "")
+        cols["players"].append(list(raw.players or ()))
+    bools = {"ante_trimming", "has_blinds", "has_finishing", "has_winnings", "has_seats",
+             "has_players", "dash"}
+    strings = {"section", "site_hand", "venue", "table", "zone", "currency", "currency_symbol"}
+    out: dict[str, object] = {"exponent": exponent}
+    for f in fields(HandBlock):
+        name = f.name
+        if name == "exponent":
+            continue
+        if name == "p_lo":
+            out[name] = np.asarray(p_lo, _I64)
+        elif name == "a_lo":
+            out[name] = np.asarray(a_lo, _I64)
+        elif name == "players":
+            out[name] = pa.array(cols[name], pa.list_(pa.string()))
+        elif name in strings:
+            out[name] = pa.array(cols[name], pa.string())
+        elif name in bools:
+            out[name] = np.asarray(cols[name], np.bool_)
+        elif name == "cards":
+            out[name] = np.asarray(cols[name], _I64).reshape(-1, MAX_ACTION_CARDS)
+        elif name in ("verb", "variant"):
+            out[name] = np.asarray(cols[name], np.int8)
+        else:
+            out[name] = np.asarray(cols[name], _I64)
+    return HandBlock(**out)  # type: ignore[arg-type]
