@@ -40,15 +40,18 @@ from dataclasses import dataclass, fields
 import numpy as np
 import pyarrow as pa
 
+from sim import layout as L
 from sim.phh import PhhHand
 
-__all__ = ["MAX_ACTION_CARDS", "VARIANT_CODES", "VERB_CODES", "HandBlock", "block_from_hands"]
+__all__ = ["MAX_ACTION_CARDS", "STATE_WIDTH", "VARIANT_CODES", "VERB_CODES", "HandBlock",
+           "Replayed", "block_from_hands", "replayed_from_python"]
 
 VARIANT_CODES = {"NT": 0, "PT": 1, "FT": 2}  # sim.phh.SUPPORTED_VARIANTS' keys
 VERB_CODES = {"dh": 0, "db": 1, "f": 2, "cc": 3, "cbr": 4, "sm": 5}
 MAX_ACTION_CARDS = 5  # a flop is 3; an sm shows at most 2 (more: a replay error, Python path)
 
 _I64 = np.int64
+STATE_WIDTH = L.LG_  # the engine state a row reads: S[:STATE_WIDTH] (sim.layout offsets)
 
 
 @dataclass
@@ -213,3 +216,54 @@ def block_from_hands(hands: Sequence[PhhHand], exponent: int,
         else:
             out[name] = np.asarray(cols[name], _I64)
     return HandBlock(**out)  # type: ignore[arg-type]
+
+
+@dataclass
+class Replayed:
+    """A block's hands replayed through the engine (``sim.replay_kernel``), per hand:
+
+    - ``ok`` ``[H]``: replayed to the end without an error (False: the Python path replays
+      the hand again, for its skip reason or its row);
+    - ``state`` ``[H, STATE_WIDTH]``: the engine state ``S[:STATE_WIDTH]`` after the hand
+      (``Hand._S``; zeros where not ok);
+    - ``log_lo`` ``[H + 1]`` and ``log`` ``[rows, sim.layout.LOG_COLS]``: each hand's record
+      log, ``Hand._log[:S[N_LOG]]`` (no rows where not ok);
+    - ``unrecorded`` ``[P]``: ``ReplayResult.cards_unrecorded`` per player (p1..pN of each
+      hand; False where not ok).
+    """
+
+    ok: np.ndarray
+    state: np.ndarray
+    log_lo: np.ndarray
+    log: np.ndarray
+    unrecorded: np.ndarray
+
+
+def replayed_from_python(hands: Sequence[PhhHand], exponent: int) -> Replayed:
+    """The reference ``Replayed`` of parsed hands: each replayed by ``sim.phh_replay.replay``
+    after ``in_minor_units(exponent)`` (as ``sim.history_rows`` does)."""
+    from sim.phh_replay import replay
+
+    ok, states, lo, logs, unrec = [], [], [0], [], []
+    for i, raw in enumerate(hands):
+        r = replay(raw.in_minor_units(exponent), i)
+        n = raw.n_players
+        if r.hand is None:
+            ok.append(False)
+            states.append(np.zeros(STATE_WIDTH, _I64))
+            unrec += [False] * n
+            lo.append(lo[-1])
+            continue
+        S = r.hand._S
+        ok.append(True)
+        states.append(S[:STATE_WIDTH].copy())
+        rows = r.hand._log[:int(S[L.N_LOG])]
+        logs.append(rows.copy())
+        lo.append(lo[-1] + len(rows))
+        unrec += list(r.cards_unrecorded) if len(r.cards_unrecorded) == n else [False] * n
+    return Replayed(
+        ok=np.asarray(ok, np.bool_),
+        state=np.asarray(states, _I64).reshape(-1, STATE_WIDTH),
+        log_lo=np.asarray(lo, _I64),
+        log=(np.concatenate(logs) if logs else np.zeros((0, L.LOG_COLS), _I64)),
+        unrecorded=np.asarray(unrec, np.bool_))
