@@ -32,6 +32,8 @@ from sim.schema import ACTION_RECORD_BYTES, POT_TYPE
 
 __all__ = ["rows_of_block"]
 
+Arr = np.ndarray
+
 _LOGGED = np.zeros(64, np.bool_)  # by event kind
 _LOGGED[[int(k) for k in LOGGED_EVENTS]] = True
 _SHOW, _MUCK = int(EventKind.SHOW), int(EventKind.MUCK)
@@ -46,7 +48,8 @@ ZONE_UNKNOWN, ZONE_FIXED, ZONE_ET = 0, 1, 2
 
 
 @njit(cache=True)
-def _plan(n_of, p_lo, seat, has_seats, seat_count, ante, ok, state):
+def _plan(n_of: Arr, p_lo: Arr, seat: Arr, has_seats: Arr, seat_count: Arr, ante: Arr,
+          ok: Arr, state: Arr) -> tuple[Arr, Arr, Arr, Arr, Arr]:
     """Per hand: representable-and-ok, seats at the table ``k``, ante and its mode; per player
     its physical seat (``history_rows._seats_of`` and ``_ante``)."""
     H = len(n_of)
@@ -118,7 +121,8 @@ def _plan(n_of, p_lo, seat, has_seats, seat_count, ante, ok, state):
 
 
 @njit(cache=True)
-def _counts(rows, p_lo, k_of, state, log_lo, log, has_winnings, has_finishing, logged):
+def _counts(rows: Arr, p_lo: Arr, k_of: Arr, state: Arr, log_lo: Arr, log: Arr,
+            has_winnings: Arr, has_finishing: Arr, logged: Arr) -> tuple[Arr, ...]:
     """Per kept hand: logged events, showdown entries; the offsets of every list column."""
     m = len(rows)
     seat_off = np.zeros(m + 1, np.int64)
@@ -150,15 +154,18 @@ def _counts(rows, p_lo, k_of, state, log_lo, log, has_winnings, has_finishing, l
 
 
 @njit(cache=True)
-def _put8(buf, at, v):
+def _put8(buf: Arr, at: int, v: int) -> None:
     for b in range(8):
         buf[at + b] = (v >> (8 * b)) & 0xFF
 
 
 @njit(cache=True)
-def _fill(rows, n_of, p_lo, a_lo, where, k_of, state, log_lo, log, stack, winnings,
-          finishing, unrecorded, name_lo, name_hi, verb, player, n_cards, cards, logged,
-          seat_off, board_off, act_off, sd_off, pot_off, win_off, fin_off):
+def _fill(rows: Arr, n_of: Arr, p_lo: Arr, a_lo: Arr, where: Arr, k_of: Arr, state: Arr,
+          log_lo: Arr, log: Arr, stack: Arr, winnings: Arr, finishing: Arr, unrecorded: Arr,
+          name_lo: Arr, name_hi: Arr, verb: Arr, player: Arr, n_cards: Arr, cards: Arr,
+          logged: Arr, seat_off: Arr, board_off: Arr, act_off: Arr, sd_off: Arr, pot_off: Arr,
+          win_off: Arr, fin_off: Arr) -> tuple[Arr, ...]:
+    """The kept hands' columns, flat (per seat on the physical seats, per list entry)."""
     m = len(rows)
     S_ = seat_off[m]
     # per seat
@@ -268,7 +275,7 @@ def _fill(rows, n_of, p_lo, a_lo, where, k_of, state, log_lo, log, stack, winnin
 
 
 @njit(cache=True)
-def _days(y, m, d):
+def _days(y: int, m: int, d: int) -> int:
     """Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil)."""
     y -= m <= 2
     era = (y if y >= 0 else y - 399) // 400
@@ -279,14 +286,15 @@ def _days(y, m, d):
 
 
 @njit(cache=True)
-def _first_sunday_on_or_after(y, m, d):
+def _first_sunday_on_or_after(y: int, m: int, d: int) -> int:
     days = _days(y, m, d)
     weekday = (days + 3) % 7  # Monday 0: 1970-01-01 was a Thursday
     return days + (6 - weekday) % 7
 
 
 @njit(cache=True)
-def _times(year, month, day, hour, minute, second, rule, minutes):
+def _times(year: Arr, month: Arr, day: Arr, hour: Arr, minute: Arr, second: Arr, rule: Arr,
+           minutes: Arr) -> tuple[Arr, Arr, Arr]:
     """Per hand: the local ISO date-time text (``datetime.isoformat``; "" unknown) and the UTC
     seconds (``history_rows.utc_seconds``; -1 unknown)."""
     m = len(year)
