@@ -41,6 +41,8 @@ _FOLDED = int(SeatStatus.FOLDED)
 _FT = VARIANT_CODES["FT"]
 _DH, _SM = VERB_CODES["dh"], VERB_CODES["sm"]
 _REC = ACTION_RECORD_BYTES
+_CONFIG_READ = max(L.STRUCTURE, L.SMALL_BLIND, L.BIG_BLIND, L.ANTE_TRIM, L.RAISE_CAP, L.RAKE_BPS,
+                   L.RAKE_CAP, L.NO_FLOP_NO_DROP, L.RAKE) + 1  # the state columns read per row
 _LABELS = pa.array([s.label for s in sorted(Structure, key=int)], pa.string())
 
 # a zone's rule (``_zone_rule``): no UTC time, a fixed offset, or US Eastern by the date
@@ -195,6 +197,7 @@ def _fill(rows: Arr, n_of: Arr, p_lo: Arr, a_lo: Arr, where: Arr, k_of: Arr, sta
     button = np.zeros(m, np.int8)
     sb_seat = np.zeros(m, np.int8)
     bb_seat = np.zeros(m, np.int8)
+    seen = np.zeros(MAX_SEATS, np.int64)
     for r in range(m):
         h = rows[r]
         n = n_of[h]
@@ -202,6 +205,16 @@ def _fill(rows: Arr, n_of: Arr, p_lo: Arr, a_lo: Arr, where: Arr, k_of: Arr, sta
         so = seat_off[r]
         S = state[h]
         named = name_hi[h] - name_lo[h] == n
+        # per player: the cards the record shows him (``d dh`` to him, his ``sm``), as bits
+        seen[:n] = 0
+        for a in range(a_lo[h], a_lo[h + 1]):
+            v = verb[a]
+            i = player[a]
+            if (v == _DH or v == _SM) and 0 <= i < n:
+                for q in range(min(n_cards[a], MAX_ACTION_CARDS)):
+                    c = cards[a, q]
+                    if 0 <= c < 64:
+                        seen[i] |= np.int64(1) << c
         for i in range(n):
             p = so + where[lo + i]
             occupied[p] = True
@@ -222,16 +235,7 @@ def _fill(rows: Arr, n_of: Arr, p_lo: Arr, a_lo: Arr, where: Arr, k_of: Arr, sta
             # the hole cards the record knows (dealt to or shown by the player)
             for j in range(2):
                 c = S[L.HOLE_ + 2 * i + j]
-                if c < 0:
-                    continue
-                seen = False
-                for a in range(a_lo[h], a_lo[h + 1]):
-                    v = verb[a]
-                    if (v == _DH or v == _SM) and player[a] == i:
-                        for q in range(n_cards[a]):
-                            if q < MAX_ACTION_CARDS and cards[a, q] == c:
-                                seen = True
-                if seen:
+                if 0 <= c < 64 and (seen[i] >> c) & 1:
                     hole[2 * p + j] = c
         b = S[L.BUTTON]
         button[r] = where[lo + b]
@@ -359,15 +363,73 @@ def _zone_rules(zone: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     return rule[codes], minutes[codes]
 
 
+_TYPES = {f.name: f.type for f in ROW_SCHEMA}
+
+
+def _numpy_dtype(t: pa.DataType) -> np.dtype | None:
+    """The numpy dtype of a column of integers or booleans, or of such a list's values."""
+    v = t.value_type if pa.types.is_list(t) else t
+    if pa.types.is_integer(v) or pa.types.is_boolean(v):
+        return np.dtype(v.to_pandas_dtype())
+    return None
+
+
+_DTYPES = {name: d for name, t in _TYPES.items() if (d := _numpy_dtype(t)) is not None}
+_ARROW = {d: pa.from_numpy_dtype(d) for d in set(_DTYPES.values())}
+
+
 def _list(offsets: np.ndarray, values: pa.Array, typ: pa.DataType) -> pa.Array:
-    return pa.ListArray.from_arrays(pa.array(offsets.astype(np.int32), pa.int32()), values,
-                                    type=typ)
+    """A list array of ``values`` cut at ``offsets`` (``from_buffers``: no validation pass;
+    ``ListArray.from_arrays(type=...)`` costs tens of µs a call)."""
+    return pa.Array.from_buffers(typ, len(offsets) - 1,
+                                 [None, pa.py_buffer(offsets.astype(np.int32))],
+                                 children=[values])
 
 
 def _binary(offsets: np.ndarray, data: np.ndarray, typ: pa.DataType) -> pa.Array:
     return pa.Array.from_buffers(typ, len(offsets) - 1,
                                  [None, pa.py_buffer(offsets.astype(np.int32)),
                                   pa.py_buffer(np.ascontiguousarray(data))])
+
+
+def _scalar(name: str, values: np.ndarray) -> pa.Array:
+    """A column (or a list column's values) of numbers or booleans (``from_buffers``: a few
+    µs less than ``pa.array`` a call)."""
+    dtype = _DTYPES[name]
+    if dtype == np.bool_:
+        return pa.array(np.asarray(values, np.bool_))
+    data = np.ascontiguousarray(values, dtype)
+    return pa.Array.from_buffers(_ARROW[dtype], len(data), [None, pa.py_buffer(data)])
+
+
+def _per_list(name: str, offsets: np.ndarray, values: np.ndarray) -> pa.Array:
+    return _list(offsets, _scalar(name, values), _TYPES[name])
+
+
+def _strings(arrays: list[pa.Array], keep: np.ndarray, rows: np.ndarray) -> list[pa.Array]:
+    """The kept hands' strings (all kept: as they are)."""
+    if len(rows) == len(keep):
+        return [a.cast(pa.string()) for a in arrays]
+    idx = pa.array(rows)
+    return [a.take(idx).cast(pa.string()) for a in arrays]
+
+
+def _empty(values: pa.Array) -> np.ndarray:
+    """Per string: empty."""
+    if values.offset or values.null_count:
+        return np.asarray(pc.equal(values, "").to_numpy(zero_copy_only=False), np.bool_)
+    off = np.frombuffer(values.buffers()[1], np.int32, len(values) + 1)
+    return off[1:] == off[:-1]
+
+
+def _currency(currency: pa.Array, symbol: pa.Array) -> pa.Array:
+    """``currency or currency_symbol`` per hand."""
+    empty = _empty(currency)
+    if not empty.any():
+        return currency
+    if empty.all():
+        return symbol
+    return pc.if_else(pa.array(~empty), currency, symbol)
 
 
 def rows_of_block(block: HandBlock, replayed: Replayed, source: str
@@ -395,112 +457,96 @@ def rows_of_block(block: HandBlock, replayed: Replayed, source: str
         p_offsets[:-1], p_offsets[1:], block.verb, block.player, block.n_cards,
         np.ascontiguousarray(block.cards), logged, seat_off, board_off, act_off, sd_off,
         pot_off, win_off, fin_off)
-    S = state[rows]
+    S = state[rows, :_CONFIG_READ]
     k = k_of[rows]
-    sel = pa.array(keep, pa.bool_())
-
-    def col(name: str, values: object) -> pa.Array:
-        return pa.array(values, ROW_SCHEMA.field(name).type)
-
-    def per_seat(name: str, values: np.ndarray) -> pa.Array:
-        typ = ROW_SCHEMA.field(name).type
-        return _list(seat_off, pa.array(values, typ.value_type), typ)
+    n_seat_values = len(occupied)
+    zero = np.zeros(m, np.int64)
+    minus = np.full(m, -1, np.int64)
+    no_lists = np.zeros(m + 1, np.int64)
 
     def const(name: str, value: object) -> pa.Array:
-        typ = ROW_SCHEMA.field(name).type
-        return pa.repeat(pa.scalar(value, typ), m)
+        return pa.repeat(pa.scalar(value, _TYPES[name]), m)
 
-    def empty_lists(name: str) -> pa.Array:
-        typ = ROW_SCHEMA.field(name).type
-        return _list(np.zeros(m + 1, np.int64), pa.array([], typ.value_type), typ)
+    def per_seat(name: str, values: np.ndarray) -> pa.Array:
+        return _per_list(name, seat_off, values)
 
-    variant = block.variant[rows]
-    ft = variant == _FT
-    zero = np.zeros(m, np.int64)
+    ft = block.variant[rows] == _FT
     names = pa.concat_arrays([players.values.cast(pa.string()), pa.array([""], pa.string())])
     name_idx = np.where(name < 0, len(names) - 1, name)
-    currency = block.currency.filter(sel)
-    symbol = block.currency_symbol.filter(sel)
-    zone = block.zone.filter(sel)
+    section, site_hand, venue, table_name, zone, currency, symbol = _strings(
+        [block.section, block.site_hand, block.venue, block.table, block.zone, block.currency,
+         block.currency_symbol], keep, rows)
     rule, minutes = _zone_rules(zone)
     iso, iso_off, utc = _times(block.year[rows], block.month[rows], block.day[rows],
                                block.hour[rows], block.minute[rows], block.second[rows],
                                rule, minutes)
     pots = pa.StructArray.from_arrays(
-        [pa.array(pot_amount, pa.int64()), pa.array(pot_rake, pa.int64()),
-         pa.array(pot_elig, pa.uint16()), pa.array(pot_win, pa.uint16())],
+        [pa.array(pot_amount), pa.array(pot_rake), pa.array(pot_elig), pa.array(pot_win)],
         fields=list(POT_TYPE))
     arrays: dict[str, pa.Array] = {
         "run_id": const("run_id", ""),
-        "hand_id": col("hand_id", zero),
-        "table_id": col("table_id", zero),
-        "hand_no": col("hand_no", zero),
+        "hand_id": _scalar("hand_id", zero),
+        "table_id": _scalar("table_id", zero),
+        "hand_no": _scalar("hand_no", zero),
         "structure": _LABELS.take(pa.array(S[:, L.STRUCTURE] if m else zero)),
         "format": const("format", "cash"),
         "generator": const("generator", "phh"),
-        "seed_key": empty_lists("seed_key"),
-        "n_seats": col("n_seats", k),
+        "seed_key": _per_list("seed_key", no_lists, np.zeros(0, np.uint64)),
+        "n_seats": _scalar("n_seats", k),
         "occupied": per_seat("occupied", occupied),
-        "button": col("button", button),
-        "sb_seat": col("sb_seat", sb_seat),
-        "bb_seat": col("bb_seat", bb_seat),
-        "small_blind": col("small_blind", S[:, L.SMALL_BLIND]),
-        "big_blind": col("big_blind", S[:, L.BIG_BLIND]),
-        "ante": col("ante", ante_of[rows]),
-        "ante_mode": col("ante_mode", mode_of[rows]),
-        "ante_trimming": col("ante_trimming", S[:, L.ANTE_TRIM] != 0),
-        "min_bet": col("min_bet", np.where(ft, 0, block.min_bet[rows])),
-        "small_bet": col("small_bet", np.where(ft, block.small_bet[rows], 0)),
-        "big_bet": col("big_bet", np.where(ft, block.big_bet[rows], 0)),
-        "raise_cap": col("raise_cap", S[:, L.RAISE_CAP]),
-        "rake_bps": col("rake_bps", S[:, L.RAKE_BPS]),
-        "rake_cap": col("rake_cap", S[:, L.RAKE_CAP]),
-        "no_flop_no_drop": col("no_flop_no_drop", S[:, L.NO_FLOP_NO_DROP] != 0),
-        "level": col("level", zero),
-        "deck": pa.nulls(m, ROW_SCHEMA.field("deck").type),
-        "hole_cards": _list(2 * seat_off, pa.array(hole, pa.int8()),
-                            ROW_SCHEMA.field("hole_cards").type),
-        "burns": empty_lists("burns"),
-        "board": _list(board_off, pa.array(board, pa.int8()), ROW_SCHEMA.field("board").type),
-        "policy": per_seat("policy", np.full(len(occupied), -1, np.int8)),
-        "player_ids": per_seat("player_ids", np.full(len(occupied), -1, np.int64)),
+        "button": _scalar("button", button),
+        "sb_seat": _scalar("sb_seat", sb_seat),
+        "bb_seat": _scalar("bb_seat", bb_seat),
+        "small_blind": _scalar("small_blind", S[:, L.SMALL_BLIND]),
+        "big_blind": _scalar("big_blind", S[:, L.BIG_BLIND]),
+        "ante": _scalar("ante", ante_of[rows]),
+        "ante_mode": _scalar("ante_mode", mode_of[rows]),
+        "ante_trimming": _scalar("ante_trimming", S[:, L.ANTE_TRIM] != 0),
+        "min_bet": _scalar("min_bet", np.where(ft, 0, block.min_bet[rows])),
+        "small_bet": _scalar("small_bet", np.where(ft, block.small_bet[rows], 0)),
+        "big_bet": _scalar("big_bet", np.where(ft, block.big_bet[rows], 0)),
+        "raise_cap": _scalar("raise_cap", S[:, L.RAISE_CAP]),
+        "rake_bps": _scalar("rake_bps", S[:, L.RAKE_BPS]),
+        "rake_cap": _scalar("rake_cap", S[:, L.RAKE_CAP]),
+        "no_flop_no_drop": _scalar("no_flop_no_drop", S[:, L.NO_FLOP_NO_DROP] != 0),
+        "level": _scalar("level", zero),
+        "deck": pa.nulls(m, _TYPES["deck"]),
+        "hole_cards": _per_list("hole_cards", 2 * seat_off, hole),
+        "burns": _per_list("burns", no_lists, np.zeros(0, np.int8)),
+        "board": _per_list("board", board_off, board),
+        "policy": per_seat("policy", np.full(n_seat_values, -1, np.int8)),
+        "player_ids": per_seat("player_ids", np.full(n_seat_values, -1, np.int64)),
         "stacks_start": per_seat("stacks_start", start),
-        "rebuys": per_seat("rebuys", np.zeros(len(occupied), np.int64)),
+        "rebuys": per_seat("rebuys", np.zeros(n_seat_values, np.int64)),
         "stacks_end": per_seat("stacks_end", end),
         "contributed": per_seat("contributed", contrib),
         "returned": per_seat("returned", returned),
         "won": per_seat("won", won),
         "folded": per_seat("folded", folded),
-        "timed_out": per_seat("timed_out", np.zeros(len(occupied), np.bool_)),
-        "rake": col("rake", S[:, L.RAKE]),
+        "timed_out": per_seat("timed_out", np.zeros(n_seat_values, np.bool_)),
+        "rake": _scalar("rake", S[:, L.RAKE]),
         "actions": _binary(act_off, actions, pa.binary()),
-        "showdown_seats": _list(sd_off, pa.array(sd_seat, pa.int8()),
-                                ROW_SCHEMA.field("showdown_seats").type),
-        "showdown_shown": _list(sd_off, pa.array(sd_shown, pa.bool_()),
-                                ROW_SCHEMA.field("showdown_shown").type),
-        "showdown_ranks": _list(sd_off, pa.array(sd_rank, pa.int32()),
-                                ROW_SCHEMA.field("showdown_ranks").type),
-        "pots": _list(pot_off, pots, ROW_SCHEMA.field("pots").type),
+        "showdown_seats": _per_list("showdown_seats", sd_off, sd_seat),
+        "showdown_shown": _per_list("showdown_shown", sd_off, sd_shown),
+        "showdown_ranks": _per_list("showdown_ranks", sd_off, sd_rank),
+        "pots": _list(pot_off, pots, _TYPES["pots"]),
         "fault": pa.nulls(m, pa.string()),
         "source_file": const("source_file", source),
-        "source_section": block.section.filter(sel).cast(pa.string()),
-        "site_hand": block.site_hand.filter(sel).cast(pa.string()),
-        "venue": block.venue.filter(sel).cast(pa.string()),
-        "table_name": block.table.filter(sel).cast(pa.string()),
+        "source_section": section,
+        "site_hand": site_hand,
+        "venue": venue,
+        "table_name": table_name,
         "hand_time": _binary(iso_off, iso, pa.string()),
-        "time_zone": zone.cast(pa.string()),
-        "time_utc": col("time_utc", utc),
-        "currency": pc.if_else(pc.not_equal(currency, ""), currency, symbol).cast(pa.string()),
-        "players": _list(seat_off, names.take(pa.array(name_idx, pa.int64())),
-                         ROW_SCHEMA.field("players").type),
+        "time_zone": zone,
+        "time_utc": _scalar("time_utc", utc),
+        "currency": _currency(currency, symbol),
+        "players": _list(seat_off, names.take(pa.array(name_idx)), _TYPES["players"]),
         "stack_known": per_seat("stack_known", known),
         "cards_unrecorded": per_seat("cards_unrecorded", unrec),
-        "op_winnings": _list(win_off, pa.array(op_win, pa.int64()),
-                             ROW_SCHEMA.field("op_winnings").type),
-        "op_finishing": _list(fin_off, pa.array(op_fin, pa.int64()),
-                              ROW_SCHEMA.field("op_finishing").type),
-        "op_rake": col("op_rake", np.full(m, -1, np.int64)),
-        "op_pot": col("op_pot", np.full(m, -1, np.int64)),
+        "op_winnings": _per_list("op_winnings", win_off, op_win),
+        "op_finishing": _per_list("op_finishing", fin_off, op_fin),
+        "op_rake": _scalar("op_rake", minus),
+        "op_pot": _scalar("op_pot", minus),
     }
-    table = pa.Table.from_arrays([arrays[f.name] for f in ROW_SCHEMA], schema=ROW_SCHEMA)
-    return table, keep
+    batch = pa.RecordBatch.from_arrays([arrays[f.name] for f in ROW_SCHEMA], schema=ROW_SCHEMA)
+    return pa.Table.from_batches([batch]), keep
