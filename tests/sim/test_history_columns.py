@@ -327,3 +327,10 @@ def test_the_comparison_sees_a_wrong_state() -> None:
     want = case.want.column("won")[1].as_py()
     wrong = [*want[:2], want[2] + 1]
     assert _differences(got, case.want) == f"column won, row 1: {wrong!r}, expected {want!r}"
+
+
+def test_an_empty_block_and_a_block_without_rows() -> None:
+    for hands in ([], _hands(_section("illegal", actions="['d dh p1 ????', 'p3 cbr 0.10']"))):
+        case = _case(hands, "targeted.phhs")
+        got = _check(case, "targeted.phhs")
+        assert got.num_rows == 0 and got.schema == case.want.schema
