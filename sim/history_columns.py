@@ -6,10 +6,15 @@ Two compiled passes over the flat arrays: ``_plan`` finds each hand's physical s
 ``history_rows.physical_seats``) and its ante (as ``history_rows._ante``), or marks it not
 representable; ``_fill`` spreads the engine's state on the physical seats, packs the logged
 events as ``ACTION_DTYPE`` records, lists the showdown, the pots (masks remapped) and the hole
-cards the record knows. The columns are Arrow arrays made from the offsets
-(``pa.ListArray.from_arrays``, ``pa.BinaryArray.from_buffers``). The time columns are
-computed in a third kernel (``_times``: the ISO text and UTC seconds, ``ET`` by the US daylight
-rule) from each distinct zone's rule (``_zone_rule``, Python once per distinct zone).
+cards the record knows. The columns are Arrow arrays made from the flat arrays and their
+offsets (``pa.Array.from_buffers``: no copy, no validation pass). The time columns come from a
+third kernel (``_times``: the ISO text as ``datetime.isoformat`` writes it and the UTC seconds,
+``ET`` by the US daylight rule) given each distinct zone's rule (``_zone_rule``: Python once
+per distinct zone, as ``history_rows.utc_seconds`` reads it). Python runs once per block,
+never per hand.
+
+Not carried by the block: a ``time`` with fractions of a second (``isoformat`` would write
+them); such hands are the scanner's to leave to the Python path.
 
 A hand that is not ``replayed.ok`` or that ``_row`` would refuse (NotRepresentable: "seats",
 "too many players", "antes not representable") has no row (mask False): the caller sends it
