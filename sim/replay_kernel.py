@@ -212,8 +212,7 @@ def _config_block(key: tuple[int, ...]) -> np.ndarray | None:
 # ---------------------------------------------------------------- one hand
 
 @njit(cache=True)
-def _cards(h, n, p_lo, a_lo, verb, actor, player, n_cards, cards, dash, hole, board,
-           decision):
+def _cards(h, n, a_lo, verb, actor, player, n_cards, cards, hole, board, decision, n_hole):
     """``_build``'s cards: hole[2 * seat + k] (dealt, completed by shows; -1 unknown),
     board[:nb] (-1 unknown), decision[seat] (the seat's last ``sm`` action, -1 none).
     Returns nb, or -1 when the record's cards are inconsistent."""
@@ -221,7 +220,7 @@ def _cards(h, n, p_lo, a_lo, verb, actor, player, n_cards, cards, dash, hole, bo
         hole[2 * s] = -1
         hole[2 * s + 1] = -1
         decision[s] = -1
-    n_hole = np.zeros(MAX_SEATS, np.int64)
+        n_hole[s] = 0
     nb = 0
     for a in range(a_lo[h], a_lo[h + 1]):
         v = verb[a]
@@ -279,11 +278,12 @@ def _cards(h, n, p_lo, a_lo, verb, actor, player, n_cards, cards, dash, hole, bo
 
 
 @njit(cache=True)
-def _deck(n, hole, board, nb, deck):
+def _deck(n, hole, board, nb, deck, placed, seen):
     """``_build``'s deck: the known cards at their dealing positions, the spare cards in
     ascending order elsewhere. False when a card appears twice."""
-    placed = np.full(N_CARDS, -1, np.int64)
-    seen = np.zeros(N_CARDS, np.bool_)
+    for c in range(N_CARDS):
+        placed[c] = -1
+        seen[c] = False
     for s in range(n):
         for r in range(HOLE_CARDS):
             c = hole[2 * s + r]
@@ -309,6 +309,30 @@ def _deck(n, hole, board, nb, deck):
             deck[pos] = spare
             spare += 1
     return True
+
+
+@njit(cache=True)
+def _stand_in(h, n, p0, a_lo, ante, blind, verb, amount):
+    """``phh_replay._stand_in``: STAND_IN_FLOOR plus every amount the record names; -1 when
+    that is not a sure int64 (the Python replay's arrays could not hold it)."""
+    total = 0
+    for i in range(n):
+        v = ante[p0 + i]
+        w = blind[p0 + i]
+        if v > _BIG or v < -_BIG or w > _BIG or w < -_BIG:
+            return -1
+        total += abs(v) + abs(w)
+        if total > _BIG:
+            return -1
+    for a in range(a_lo[h], a_lo[h + 1]):
+        if verb[a] == _V_CBR:
+            v = amount[a]
+            if v > _BIG or v < 0:
+                return -1
+            total += v
+            if total > _BIG:
+                return -1
+    return STAND_IN_FLOOR + total
 
 
 @njit(cache=True)
@@ -409,7 +433,7 @@ def _replay_all(n_arr, p_lo, a_lo, stack, ante, blind, verb, actor, player, amou
     state = np.zeros((H, STATE_WIDTH), np.int64)
     log_lo = np.zeros(H + 1, np.int64)
     unrecorded = np.zeros(P, np.bool_)
-    out = np.zeros((max(64, 24 * H), L.LOG_COLS), np.int64)
+    out = np.zeros((max(64, 32 * H), L.LOG_COLS), np.int64)
     rows = 0
     S = np.zeros(L.STATE_SIZE, np.int64)
     log = np.zeros((_LOG_ROWS, L.LOG_COLS), np.int64)
@@ -419,6 +443,9 @@ def _replay_all(n_arr, p_lo, a_lo, stack, ante, blind, verb, actor, player, amou
     decision = np.zeros(MAX_SEATS, np.int64)
     unrec = np.zeros(MAX_SEATS, np.bool_)
     deck = np.zeros(N_CARDS, np.int64)
+    placed = np.zeros(N_CARDS, np.int64)
+    seen = np.zeros(N_CARDS, np.bool_)
+    n_hole = np.zeros(MAX_SEATS, np.int64)
     stacks = np.zeros(MAX_SEATS, np.int64)
     antes = np.zeros(MAX_SEATS, np.int64)
     lv = np.zeros(MAX_SEATS, np.int64)
@@ -442,18 +469,9 @@ def _replay_all(n_arr, p_lo, a_lo, stack, ante, blind, verb, actor, player, amou
             continue
         stand_in = 0
         if unknown:
-            total = 0
-            for i in range(n):
-                total += abs(ante[p0 + i]) + abs(blind[p0 + i])
-            for a in range(a_lo[h], a_lo[h + 1]):
-                if verb[a] == _V_CBR:
-                    total += amount[a]
-                if total > _BIG or total < 0:
-                    bad = True
-                    break
-            if bad:
+            stand_in = _stand_in(h, n, p0, a_lo, ante, blind, verb, amount)
+            if stand_in < 0:
                 continue
-            stand_in = STAND_IN_FLOOR + total
         any_dead = False
         for i in range(n):
             stacks[i] = stack[p0 + i] if stack[p0 + i] != -1 else stand_in
@@ -467,11 +485,11 @@ def _replay_all(n_arr, p_lo, a_lo, stack, ante, blind, verb, actor, player, amou
                 any_dead = True
         if bad or (any_dead and ante_trimming[h]):
             continue
-        nb = _cards(h, n, p_lo, a_lo, verb, actor, player, n_cards, cards, dash, hole, board,
-                    decision)
+        nb = _cards(h, n, a_lo, verb, actor, player, n_cards, cards, hole, board, decision,
+                    n_hole)
         if nb < 0:
             continue
-        if not _deck(n, hole, board, nb, deck):
+        if not _deck(n, hole, board, nb, deck, placed, seen):
             continue
         cfg = cfgs[cfg_idx[h]]
         r = _play(h, n, a_lo, verb, actor, amount, n_cards, dash, S, log, lg, cfg, stacks,

@@ -192,7 +192,7 @@ BAD = {
     "heads-up blinds reversed": (_hand([*_deal(2), "p2 f"], stacks="[100, 100]",
                                        blinds="[2, 1]"), K_REVERSED_HU),
     "an illegal raise": (_hand([*_deal(3), "p3 cbr 3", "p1 f", "p2 f"]), K_ACTIONS),
-    "out of turn": (_hand([*_deal(3), "p1 cc", "p2 cc", "p3 f"]), K_ACTIONS),
+    "out of turn": (_hand([*_deal(3), "p1 f", "p2 f"]), K_ACTIONS),
     "a board card the engine has not dealt": (_hand(
         [*_deal(3), "p3 f", "p1 cc", "p2 cbr 4", "d db 2h7d9c"]), K_ACTIONS),
     "a board shorter than the engine's": (_hand(
