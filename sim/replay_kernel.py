@@ -134,6 +134,8 @@ def _prepare(n_arr, variant, ante_trimming, min_bet, small_bet, big_bet, p_lo, b
         n = n_arr[h]
         if n < 2 or n > MAX_SEATS or p_lo[h + 1] - p_lo[h] != n:
             continue
+        if variant[h] < 0 or variant[h] >= structure_of.shape[0]:
+            continue
         ft = variant[h] == _FT
         good, sb, bb, s_seat, b_seat = _blinds(blind, p_lo[h], n,
                                                small_bet[h] if ft else min_bet[h], live, dead)

@@ -58,7 +58,10 @@ def _differential(hands: list[PhhHand]) -> tuple[int, int, int]:
     block = block_from_hands(hands, exp)
     ref = replayed_from_python(hands, exp)
     got = replay_block(block)
-    assert got.ok.shape == ref.ok.shape
+    for name in ("ok", "state", "log_lo", "log", "unrecorded"):
+        a, b = getattr(got, name), getattr(ref, name)
+        assert a.dtype == b.dtype and a.shape[1:] == b.shape[1:], name
+    assert got.ok.shape == ref.ok.shape and got.unrecorded.shape == ref.unrecorded.shape
     missed = 0
     for i, h in enumerate(hands):
         where = f"{h.where} hand {i}"
