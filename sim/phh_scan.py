@@ -313,30 +313,95 @@ def _array_next(b, p, e, first):
 
 
 @njit(cache=True)
-def _numbers(b, p, e, out, col, row0, n, allow_neg, allow_inf):
-    """A one-line array of amounts into ``out[row0:row0 + n, col]``: (count or -1, scale)."""
+def _numbers(b, s, e, out, col, row0, n, allow_neg, allow_inf):
+    """A one-line array of amounts (``_amount``'s form; written without calls: the hot loop)
+    into ``out[row0:row0 + n, col]``: (count or -1, scale)."""
+    p = s
     if p >= e or b[p] != 91:
         return -1, 0
     p += 1
     k = 0
     scale = 0
-    first = True
-    while True:
-        q = _array_next(b, p, e, first)
-        first = False
-        if q <= -2:
-            p = -2 - q
-            break
-        if q == -1:
-            return -1, 0
-        st, p, units, dec = _amount(b, q, e, allow_neg, allow_inf)
-        if st == 0 or k >= n:
-            return -1, 0
-        out[row0 + k, col] = units
-        if dec > scale:
-            scale = dec
-        k += 1
-    if not _rest_blank(b, p, e):
+    while p < e and (b[p] == 32 or b[p] == 9):
+        p += 1
+    if p < e and b[p] == 93:
+        p += 1
+    else:
+        while True:
+            neg = False
+            dec = 0
+            if p < e and b[p] == 45:
+                neg = True
+                p += 1
+            if p + 3 <= e and b[p] == 105 and b[p + 1] == 110 and b[p + 2] == 102:  # inf
+                if neg or not allow_inf:
+                    return -1, 0
+                p += 3
+                units = -1
+            else:
+                if p >= e or b[p] < 48 or b[p] > 57:
+                    return -1, 0
+                whole = 0
+                if b[p] == 48:
+                    p += 1
+                    if p < e and 48 <= b[p] <= 57:
+                        return -1, 0  # a leading zero
+                else:
+                    d = 0
+                    while p < e and 48 <= b[p] <= 57:
+                        if d >= 13:
+                            return -1, 0
+                        whole = whole * 10 + (b[p] - 48)
+                        d += 1
+                        p += 1
+                if whole >= _MAX_WHOLE:
+                    return -1, 0
+                frac = 0
+                if p < e and b[p] == 46:
+                    p += 1
+                    if p >= e or b[p] < 48 or b[p] > 57:
+                        return -1, 0
+                    kk = 0
+                    while p < e and 48 <= b[p] <= 57:
+                        dd = b[p] - 48
+                        if kk < 6:
+                            frac = frac * 10 + dd
+                            if dd != 0:
+                                dec = kk + 1
+                        elif dd != 0:
+                            return -1, 0
+                        kk += 1
+                        p += 1
+                    while kk < 6:
+                        frac *= 10
+                        kk += 1
+                units = whole * _UNIT + frac
+                if neg:
+                    if units != 0 and not allow_neg:
+                        return -1, 0
+                    units = -units
+            if k >= n:
+                return -1, 0
+            out[row0 + k, col] = units
+            if dec > scale:
+                scale = dec
+            k += 1
+            while p < e and (b[p] == 32 or b[p] == 9):
+                p += 1
+            if p < e and b[p] == 93:
+                p += 1
+                break
+            if p >= e or b[p] != 44:
+                return -1, 0
+            p += 1
+            while p < e and (b[p] == 32 or b[p] == 9):
+                p += 1
+            if p < e and b[p] == 93:
+                p += 1
+                break
+    while p < e and (b[p] == 32 or b[p] == 9):
+        p += 1
+    if p != e:
         return -1, 0
     return k, scale
 
@@ -361,7 +426,7 @@ def _same(b, s1, e1, s2, e2):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _rank(c):
     if 50 <= c <= 57:
         return c - 50
@@ -378,7 +443,7 @@ def _rank(c):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _suit(c):
     if c == 99 or c == 67:
         return 0
@@ -391,7 +456,7 @@ def _suit(c):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _cards(b, s, e, ac, a):
     """Cards ``s..e`` (``sim.phh._parse_cards``) into action row ``a``: ok."""
     m = e - s
@@ -412,7 +477,7 @@ def _cards(b, s, e, ac, a):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _player(b, s, e, n):
     """``pN`` (``sim.phh._parse_player``: digits, leading zeros too) -> 0-based, -1 if bad."""
     if e - s < 2 or b[s] != 112:
@@ -429,7 +494,7 @@ def _player(b, s, e, n):
     return k - 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _word_is(b, s, e, w0, w1, w2, m):
     if e - s != m:
         return False
@@ -442,7 +507,7 @@ def _word_is(b, s, e, w0, w1, w2, m):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _action(b, s, e, n, ac, a):
     """One action's text ``s..e`` into row ``a`` (``sim.phh.parse_action``): (ok, decimals)."""
     ws = np.empty(5, np.int64)
@@ -525,7 +590,7 @@ def _action(b, s, e, n, ac, a):
     return False, 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _bet(b, s, e):
     """A ``cbr`` amount ``[0-9]+[.[0-9]+]`` (``sim.phh._parse_amount``, leading zeros too):
     (units of 10**-6, or -1 when not certain; decimals)."""
@@ -582,7 +647,7 @@ def _text(b, s, e, hd, h, col, int_too):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _key_id(b, s, e):
     m = e - s
     for f in range(NF):
@@ -810,35 +875,71 @@ def _hand(b, bs, be, hd, h, pl, p0, ac, a0, fs, fe):
         if fs[f] >= 0 and not _text(b, fs[f], fe[f], hd, h, col, int_too):
             return False, 0, 0, pl, ac
     # actions
-    s, e = fs[F_ACTIONS], fe[F_ACTIONS]
-    if s >= e or b[s] != 91:
+    k, sc, ac = _actions(b, fs[F_ACTIONS], fe[F_ACTIONS], n, ac, a0)
+    if k < 0:
         return False, 0, 0, pl, ac
-    p = s + 1
-    k = 0
-    first = True
-    while True:
-        q = _array_next(b, p, e, first)
-        first = False
-        if q <= -2:
-            p = -2 - q
-            break
-        if q == -1:
-            return False, 0, 0, pl, ac
-        ok, p, ts, te = _literal(b, q, e, False)
-        if not ok:
-            return False, 0, 0, pl, ac
-        ac = _grow(ac, a0 + k + 1)
-        ok, sc = _action(b, ts, te, n, ac, a0 + k)
-        if not ok:
-            return False, 0, 0, pl, ac
-        scale = max(scale, sc)
-        k += 1
-    if not _rest_blank(b, p, e):
-        return False, 0, 0, pl, ac
+    scale = max(scale, sc)
     hd[h, H_N] = n
     hd[h, H_NACT] = k
     hd[h, H_SCALE] = scale
     return True, n, k, pl, ac
+
+
+@njit(cache=True)
+def _actions(b, s, e, n, ac, a0):
+    """A one-line array of literal action strings into rows ``a0...`` of ``ac`` (grown):
+    (count or -1, scale, ac)."""
+    if s >= e or b[s] != 91:
+        return -1, 0, ac
+    quotes = 0
+    for i in range(s, e):
+        if b[i] == 39:
+            quotes += 1
+    ac = _grow(ac, a0 + quotes // 2 + 1)
+    p = s + 1
+    k = 0
+    scale = 0
+    while p < e and (b[p] == 32 or b[p] == 9):
+        p += 1
+    if p < e and b[p] == 93:
+        p += 1
+    else:
+        while True:
+            if p >= e or b[p] != 39:
+                return -1, 0, ac
+            q = p + 1
+            while q < e and b[q] != 39:
+                c = b[q]
+                if c < 32 and c != 9:
+                    return -1, 0, ac
+                q += 1
+            if q >= e:
+                return -1, 0, ac
+            ok, sc = _action(b, p + 1, q, n, ac, a0 + k)
+            if not ok:
+                return -1, 0, ac
+            if sc > scale:
+                scale = sc
+            k += 1
+            p = q + 1
+            while p < e and (b[p] == 32 or b[p] == 9):
+                p += 1
+            if p < e and b[p] == 93:
+                p += 1
+                break
+            if p >= e or b[p] != 44:
+                return -1, 0, ac
+            p += 1
+            while p < e and (b[p] == 32 or b[p] == 9):
+                p += 1
+            if p < e and b[p] == 93:
+                p += 1
+                break
+    while p < e and (b[p] == 32 or b[p] == 9):
+        p += 1
+    if p != e:
+        return -1, 0, ac
+    return k, scale, ac
 
 
 @njit(cache=True)
@@ -1016,7 +1117,7 @@ def _gather(b, spans):
 
 
 def _strings(b: np.ndarray, spans: np.ndarray) -> pa.Array:
-    off, data = _gather(b, np.ascontiguousarray(spans, np.int64))
+    off, data = _gather(b, spans)
     return pa.StringArray.from_buffers(len(spans), pa.py_buffer(off), pa.py_buffer(data))
 
 
@@ -1041,45 +1142,45 @@ def scan(data: bytes, *, many: bool) -> Scan:
         sec = np.zeros((0, 5), np.int64)
         hd, pl, ac = hd[:0], pl[:0], ac[:0]
     H = hd.shape[0]
-    n = hd[:, H_N].copy()
+    hc = np.ascontiguousarray(hd.T)  # per-hand columns, each contiguous
+    pc = np.ascontiguousarray(pl.T)
+    acc = np.ascontiguousarray(ac.T)
+    n = hc[H_N]
     p_lo = np.zeros(H + 1, np.int64)
     np.cumsum(n, out=p_lo[1:])
     a_lo = np.zeros(H + 1, np.int64)
-    np.cumsum(hd[:, H_NACT], out=a_lo[1:])
+    np.cumsum(hc[H_NACT], out=a_lo[1:])
+    has_players = hc[H_HP].astype(np.bool_)
+    # every string of the block in one array: 7 columns of H, then the players' names
+    spans = np.empty((7 * H, 2), np.int64)
+    for j in range(7):
+        spans[j * H : (j + 1) * H, 0] = hc[H_STR + 2 * j]
+        spans[j * H : (j + 1) * H, 1] = hc[H_STR + 2 * j + 1]
+    names = pl[np.repeat(has_players, n)][:, P_NS : P_NE + 1]
+    text = _strings(b, np.concatenate((spans, names)) if len(names) else spans)
 
-    def col(a: np.ndarray, j: int, dtype: type = np.int64) -> np.ndarray:
-        return np.ascontiguousarray(a[:, j]).astype(dtype, copy=False)
+    def strings(j: int) -> pa.Array:
+        return text.slice(j * H, H)
 
-    def span(j: int) -> np.ndarray:
-        return hd[:, H_STR + 2 * j : H_STR + 2 * j + 2]
-
-    if many:
-        section = _strings(b, span(S_SECTION))
-    else:
-        section = pa.array(["1"] * H, pa.string())
-    has_players = hd[:, H_HP].astype(np.bool_)
-    keep = np.repeat(has_players, n)
-    names = _strings(b, pl[keep][:, P_NS : P_NE + 1])
+    section = strings(S_SECTION) if many else pa.array(["1"] * H, pa.string())
     list_off = np.zeros(H + 1, np.int32)
     np.cumsum(np.where(has_players, n, 0), out=list_off[1:])
-    players = pa.ListArray.from_arrays(pa.array(list_off, pa.int32()), names)
+    players = pa.ListArray.from_arrays(pa.array(list_off, pa.int32()),
+                                       text.slice(7 * H, len(names)))
+    bools = hc[[H_TRIM, H_HB, H_HF, H_HW, H_HS]].astype(np.bool_)
     block = HandBlock(
-        exponent=MAX_SCALE, n=n, variant=col(hd, H_VARIANT, np.int8),
-        ante_trimming=col(hd, H_TRIM, np.bool_), min_bet=col(hd, H_MIN),
-        small_bet=col(hd, H_SMALL), big_bet=col(hd, H_BIG), has_blinds=col(hd, H_HB, np.bool_),
-        has_finishing=col(hd, H_HF, np.bool_), has_winnings=col(hd, H_HW, np.bool_),
-        has_seats=col(hd, H_HS, np.bool_), has_players=has_players,
-        seat_count=col(hd, H_SEATC), scale=col(hd, H_SCALE), year=col(hd, H_YEAR),
-        month=col(hd, H_MONTH), day=col(hd, H_DAY), hour=col(hd, H_HOUR),
-        minute=col(hd, H_MINUTE), second=col(hd, H_SECOND), p_lo=p_lo, a_lo=a_lo,
-        stack=col(pl, P_STACK), ante=col(pl, P_ANTE), blind=col(pl, P_BLIND),
-        finishing=col(pl, P_FIN), winnings=col(pl, P_WIN), seat=col(pl, P_SEAT),
-        verb=col(ac, A_VERB, np.int8), actor=col(ac, A_ACTOR), player=col(ac, A_PLAYER),
-        amount=col(ac, A_AMOUNT), n_cards=col(ac, A_NCARDS),
-        cards=np.ascontiguousarray(ac[:, A_CARD:NA]), dash=col(ac, A_DASH, np.bool_),
-        section=section, site_hand=_strings(b, span(S_HAND)), venue=_strings(b, span(S_VENUE)),
-        table=_strings(b, span(S_TABLE)), zone=_strings(b, span(S_ZONE)),
-        currency=_strings(b, span(S_CUR)), currency_symbol=_strings(b, span(S_CURSYM)),
-        players=players)
+        exponent=MAX_SCALE, n=n, variant=hc[H_VARIANT].astype(np.int8),
+        ante_trimming=bools[0], min_bet=hc[H_MIN], small_bet=hc[H_SMALL], big_bet=hc[H_BIG],
+        has_blinds=bools[1], has_finishing=bools[2], has_winnings=bools[3],
+        has_seats=bools[4], has_players=has_players, seat_count=hc[H_SEATC],
+        scale=hc[H_SCALE], year=hc[H_YEAR], month=hc[H_MONTH], day=hc[H_DAY],
+        hour=hc[H_HOUR], minute=hc[H_MINUTE], second=hc[H_SECOND], p_lo=p_lo, a_lo=a_lo,
+        stack=pc[P_STACK], ante=pc[P_ANTE], blind=pc[P_BLIND], finishing=pc[P_FIN],
+        winnings=pc[P_WIN], seat=pc[P_SEAT], verb=acc[A_VERB].astype(np.int8),
+        actor=acc[A_ACTOR], player=acc[A_PLAYER], amount=acc[A_AMOUNT],
+        n_cards=acc[A_NCARDS], cards=np.ascontiguousarray(ac[:, A_CARD:NA]),
+        dash=acc[A_DASH].astype(np.bool_), section=section, site_hand=strings(S_HAND),
+        venue=strings(S_VENUE), table=strings(S_TABLE), zone=strings(S_ZONE),
+        currency=strings(S_CUR), currency_symbol=strings(S_CURSYM), players=players)
     return Scan(file_ok=bool(ok), sections=int(sec.shape[0]), fast=sec[:, 4].astype(np.bool_),
                 lo=sec[:, 0].copy(), hi=sec[:, 1].copy(), block=block)
