@@ -85,6 +85,12 @@ def _utf8_ok(b):
         c = b[i]
         if c < 0x80:
             i += 1
+            if i + 8 <= n and (i & 7) == 0:  # ASCII 8 bytes at a time
+                w = b[i : n - (n - i) % 8].view(np.uint64)
+                j = 0
+                while j < len(w) and (w[j] & np.uint64(0x8080808080808080)) == 0:
+                    j += 1
+                i += 8 * j
             continue
         if 0xC2 <= c <= 0xDF:
             k = 1
@@ -778,27 +784,8 @@ def _hand(b, bs, be, hd, h, pl, p0, ac, a0, fs, fe):
         s, e = fs[F_PLAYERS], fe[F_PLAYERS]
         if s >= e or b[s] != 91:
             return False, 0, 0, pl, ac
-        p = s + 1
-        k = 0
-        first = True
-        while True:
-            q = _array_next(b, p, e, first)
-            first = False
-            if q <= -2:
-                p = -2 - q
-                break
-            if q == -1 or k >= n:
-                return False, 0, 0, pl, ac
-            ok, p, ts, te = _literal(b, q, e, False)
-            if not ok:
-                return False, 0, 0, pl, ac
-            for j in range(k):
-                if _same(b, pl[p0 + j, P_NS], pl[p0 + j, P_NE], ts, te):
-                    return False, 0, 0, pl, ac
-            pl[p0 + k, P_NS] = ts
-            pl[p0 + k, P_NE] = te
-            k += 1
-        if k != n or not _rest_blank(b, p, e):
+        k = _names(b, s, e, pl, p0, n)
+        if k != n:
             return False, 0, 0, pl, ac
         hd[h, H_HP] = 1
     # seats: distinct 1..999
@@ -883,6 +870,66 @@ def _hand(b, bs, be, hd, h, pl, p0, ac, a0, fs, fe):
     hd[h, H_NACT] = k
     hd[h, H_SCALE] = scale
     return True, n, k, pl, ac
+
+
+@njit(cache=True)
+def _names(b, s, e, pl, p0, n):
+    """A one-line array of literal strings, no two the same, into the name spans of rows
+    ``p0...`` of ``pl``: their count, -1 if bad."""
+    if s >= e or b[s] != 91:
+        return -1
+    p = s + 1
+    k = 0
+    while p < e and (b[p] == 32 or b[p] == 9):
+        p += 1
+    if p < e and b[p] == 93:
+        p += 1
+    else:
+        while True:
+            if p >= e or b[p] != 39 or k >= n:
+                return -1
+            q = p + 1
+            while q < e and b[q] != 39:
+                c = b[q]
+                if (c < 32 and c != 9) or c == 127:
+                    return -1
+                q += 1
+            if q >= e:
+                return -1
+            ts = p + 1
+            for j in range(k):
+                js = pl[p0 + j, P_NS]
+                je = pl[p0 + j, P_NE]
+                if je - js == q - ts:
+                    same = True
+                    for x in range(q - ts):
+                        if b[js + x] != b[ts + x]:
+                            same = False
+                            break
+                    if same:
+                        return -1
+            pl[p0 + k, P_NS] = ts
+            pl[p0 + k, P_NE] = q
+            k += 1
+            p = q + 1
+            while p < e and (b[p] == 32 or b[p] == 9):
+                p += 1
+            if p < e and b[p] == 93:
+                p += 1
+                break
+            if p >= e or b[p] != 44:
+                return -1
+            p += 1
+            while p < e and (b[p] == 32 or b[p] == 9):
+                p += 1
+            if p < e and b[p] == 93:
+                p += 1
+                break
+    while p < e and (b[p] == 32 or b[p] == 9):
+        p += 1
+    if p != e:
+        return -1
+    return k
 
 
 @njit(cache=True)

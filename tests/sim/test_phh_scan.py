@@ -261,3 +261,17 @@ def test_rescale_equals_the_reference_at_that_exponent() -> None:
     # the absent/unknown -1 stay -1
     assert (block.rescale(2).min_bet == np.where(block.min_bet == -1, -1,
                                                   block.min_bet // 10_000)).all()
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.binary(max_size=40), pad=st.integers(0, 20))
+def test_utf8_check_is_pythons(data: bytes, pad: int) -> None:
+    from sim.phh_scan import _utf8_ok
+
+    for text in (data, b"a" * pad + data, b"a" * pad + data + "é𝄞".encode() + b"b" * pad):
+        try:
+            text.decode("utf-8")
+            want = True
+        except UnicodeDecodeError:
+            want = False
+        assert bool(_utf8_ok(np.frombuffer(text, np.uint8))) == want, text
