@@ -1146,26 +1146,52 @@ def _kernel(b, many):
 
 
 @njit(cache=True)
-def _gather(b, spans):
-    """The bytes of each ``[start, end)`` span, concatenated: (int32 offsets, data)."""
-    m = spans.shape[0]
+def _gather_all(b, hd, pl):
+    """The block's strings in one array: the 7 string columns of the hands (each H long),
+    then the names of the hands that have ``players``: (int32 offsets, data, names)."""
+    H = hd.shape[0]
+    names = 0
+    for h in range(H):
+        if hd[h, H_HP]:
+            names += hd[h, H_N]
+    m = 7 * H + names
     off = np.zeros(m + 1, np.int32)
     total = 0
-    for i in range(m):
-        total += spans[i, 1] - spans[i, 0]
-        off[i + 1] = total
+    for j in range(7):
+        for h in range(H):
+            total += hd[h, H_STR + 2 * j + 1] - hd[h, H_STR + 2 * j]
+            off[j * H + h + 1] = total
+    k = 7 * H
+    p = 0
+    for h in range(H):
+        n = hd[h, H_N]
+        if hd[h, H_HP]:
+            for i in range(p, p + n):
+                total += pl[i, P_NE] - pl[i, P_NS]
+                k += 1
+                off[k] = total
+        p += n
     data = np.empty(max(total, 1), np.uint8)
-    k = 0
-    for i in range(m):
-        for j in range(spans[i, 0], spans[i, 1]):
-            data[k] = b[j]
-            k += 1
-    return off, data
+    q = 0
+    for j in range(7):
+        for h in range(H):
+            for x in range(hd[h, H_STR + 2 * j], hd[h, H_STR + 2 * j + 1]):
+                data[q] = b[x]
+                q += 1
+    p = 0
+    for h in range(H):
+        n = hd[h, H_N]
+        if hd[h, H_HP]:
+            for i in range(p, p + n):
+                for x in range(pl[i, P_NS], pl[i, P_NE]):
+                    data[q] = b[x]
+                    q += 1
+        p += n
+    return off, data, names
 
 
-def _strings(b: np.ndarray, spans: np.ndarray) -> pa.Array:
-    off, data = _gather(b, spans)
-    return pa.StringArray.from_buffers(len(spans), pa.py_buffer(off), pa.py_buffer(data))
+_LIST = pa.list_(pa.string())
+_ONE = (pa.array([], pa.string()), pa.array(["1"], pa.string()))  # a .phh file's section
 
 
 @dataclass
@@ -1199,21 +1225,17 @@ def scan(data: bytes, *, many: bool) -> Scan:
     np.cumsum(hc[H_NACT], out=a_lo[1:])
     has_players = hc[H_HP].astype(np.bool_)
     # every string of the block in one array: 7 columns of H, then the players' names
-    spans = np.empty((7 * H, 2), np.int64)
-    for j in range(7):
-        spans[j * H : (j + 1) * H, 0] = hc[H_STR + 2 * j]
-        spans[j * H : (j + 1) * H, 1] = hc[H_STR + 2 * j + 1]
-    names = pl[np.repeat(has_players, n)][:, P_NS : P_NE + 1]
-    text = _strings(b, np.concatenate((spans, names)) if len(names) else spans)
+    off, data, n_names = _gather_all(b, hd, pl)
+    text = pa.StringArray.from_buffers(len(off) - 1, pa.py_buffer(off), pa.py_buffer(data))
 
     def strings(j: int) -> pa.Array:
         return text.slice(j * H, H)
 
-    section = strings(S_SECTION) if many else pa.array(["1"] * H, pa.string())
+    section = strings(S_SECTION) if many else _ONE[H]
     list_off = np.zeros(H + 1, np.int32)
     np.cumsum(np.where(has_players, n, 0), out=list_off[1:])
-    players = pa.ListArray.from_arrays(pa.array(list_off, pa.int32()),
-                                       text.slice(7 * H, len(names)))
+    players = pa.Array.from_buffers(_LIST, H, [None, pa.py_buffer(list_off)],
+                                    children=[text.slice(7 * H, n_names)])
     bools = hc[[H_TRIM, H_HB, H_HF, H_HW, H_HS]].astype(np.bool_)
     block = HandBlock(
         exponent=MAX_SCALE, n=n, variant=hc[H_VARIANT].astype(np.int8),
@@ -1231,3 +1253,43 @@ def scan(data: bytes, *, many: bool) -> Scan:
         currency=strings(S_CUR), currency_symbol=strings(S_CURSYM), players=players)
     return Scan(file_ok=bool(ok), sections=int(sec.shape[0]), fast=sec[:, 4].astype(np.bool_),
                 lo=sec[:, 0].copy(), hi=sec[:, 1].copy(), block=block)
+
+
+def _bench(paths: list[str], repeat: int = 5) -> None:
+    """``python -m sim.phh_scan FOLDER...``: ``scan`` timed on every .phh/.phhs file under the
+    folders (the bytes in memory; median of ``repeat`` passes), µs per hand and the fast share
+    per folder (a benchmark, not a test)."""
+    import statistics
+    import time
+
+    from sim.phh import iter_phh_paths
+
+    files = [(p.parent.name, p.read_bytes(), p.suffix == ".phhs")
+             for p in iter_phh_paths(paths)]
+    for _site, data, many in files[:1]:
+        scan(data, many=many)  # compile (or load the cache) outside the timing
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        for _site, data, many in files:
+            scan(data, many=many)
+        times.append(time.perf_counter() - t)
+    share: dict[str, list[int]] = {}
+    for site, data, many in files:
+        s = scan(data, many=many)
+        c = share.setdefault(site, [0, 0])
+        c[0] += int(s.fast.sum())
+        c[1] += s.sections
+    hands = sum(c[1] for c in share.values())
+    med = statistics.median(times)
+    print(f"{len(files)} files, {hands:,} sections, {sum(len(d) for _, d, _ in files):,} bytes: "
+          f"{med * 1e6 / max(hands, 1):.2f} µs/hand (median of {repeat}; min "
+          f"{min(times) * 1e6 / max(hands, 1):.2f})")
+    for site, (fast, total) in sorted(share.items()):
+        print(f"  {site}: {fast}/{total} fast ({100 * fast / max(total, 1):.1f}%)")
+
+
+if __name__ == "__main__":
+    import sys
+
+    _bench(sys.argv[1:] or ["../shared/realhands"])
