@@ -110,6 +110,56 @@ class HandBlock:
     def n_hands(self) -> int:
         return len(self.n)
 
+    def take(self, index: np.ndarray) -> HandBlock:
+        """The hands at these positions, in that order (per-player and per-action arrays and
+        their offsets rebuilt, string arrays taken)."""
+        idx = np.asarray(index, _I64).reshape(-1)
+        if len(idx) and (idx.min() < 0 or idx.max() >= self.n_hands):
+            raise IndexError(f"HandBlock.take: index out of 0..{self.n_hands - 1}")
+        p_rows, p_lo = _ranges(self.p_lo, idx)
+        a_rows, a_lo = _ranges(self.a_lo, idx)
+        at = pa.array(idx, pa.int64())
+        out: dict[str, object] = {"exponent": self.exponent, "p_lo": p_lo, "a_lo": a_lo}
+        for f in fields(self):
+            name = f.name
+            if name in out:
+                continue
+            v = getattr(self, name)
+            if isinstance(v, pa.Array):
+                out[name] = v.take(at)
+            elif name in _PER_PLAYER:
+                out[name] = v[p_rows]
+            elif name in _PER_ACTION:
+                out[name] = v[a_rows]
+            else:
+                out[name] = v[idx]
+        return HandBlock(**out)  # type: ignore[arg-type]
+
+    def rescale(self, exponent: int) -> HandBlock:
+        """This block with every amount divided by ``10**(self.exponent - exponent)`` (the
+        absent -1 of ``min_bet``/``small_bet``/``big_bet`` and the unknown -1 of ``stack``
+        kept). The caller rescales only hands whose ``scale <= exponent``: the division is
+        exact, and a ValueError says so when it is not."""
+        if not 0 <= exponent <= self.exponent:
+            raise ValueError(f"HandBlock.rescale: exponent {exponent}: expected "
+                             f"0..{self.exponent}")
+        if len(self.scale) and int(self.scale.max()) > exponent:
+            raise ValueError(f"HandBlock.rescale: a hand of scale {int(self.scale.max())} "
+                             f"cannot be written at exponent {exponent}")
+        f = 10 ** (self.exponent - exponent)
+        out = {fl.name: getattr(self, fl.name) for fl in fields(self)}
+        out["exponent"] = exponent
+        if f == 1:
+            return HandBlock(**out)
+        for name in _AMOUNTS:
+            v = getattr(self, name)
+            keep = (v == -1) if name in _MINUS_ONE_ABSENT else np.zeros(len(v), np.bool_)
+            if np.any((v % f != 0) & ~keep):
+                raise ValueError(f"HandBlock.rescale: {name}: an amount is not a whole "
+                                 f"number of 10^-{exponent} units")
+            out[name] = np.where(keep, v, v // f)
+        return HandBlock(**out)
+
     def equal(self, other: HandBlock) -> list[str]:
         """The names of the fields that differ (empty: the same block)."""
         out = []
@@ -125,6 +175,23 @@ class HandBlock:
             if not same:
                 out.append(f.name)
         return out
+
+
+_PER_PLAYER = frozenset({"stack", "ante", "blind", "finishing", "winnings", "seat"})
+_PER_ACTION = frozenset({"verb", "actor", "player", "amount", "n_cards", "cards", "dash"})
+_AMOUNTS = ("min_bet", "small_bet", "big_bet", "stack", "ante", "blind", "finishing",
+            "winnings", "amount")
+_MINUS_ONE_ABSENT = frozenset({"min_bet", "small_bet", "big_bet", "stack"})
+
+
+def _ranges(lo: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The rows ``lo[i]:lo[i + 1]`` of each ``i`` of ``idx`` in order, and their new offsets."""
+    starts = lo[idx]
+    counts = lo[idx + 1] - starts
+    new_lo = np.zeros(len(idx) + 1, _I64)
+    np.cumsum(counts, out=new_lo[1:])
+    rows = np.repeat(starts - new_lo[:-1], counts) + np.arange(new_lo[-1], dtype=_I64)
+    return rows, new_lo
 
 
 def _amount(v: object) -> int:
