@@ -20,6 +20,7 @@ import pytest
 
 from audits import jitcache
 from tests.audits.test_provenance import _copy  # the packages as a checkout ships them
+from tests.cluster.warmcache import warm
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -216,33 +217,19 @@ def test_old_keys_are_pruned(tmp_path: Path) -> None:
     assert left == sorted(["audits-0000000000000000", "sim-current", "sim-recent", *kept_old])
 
 
-def _warm(cache: Path) -> dict[str, str]:
-    """Warm ``cache`` for the sources as they are (the copy's keys are this checkout's): each
-    key directory of this process's cache root copied in, as a machine that already ran them
-    holds it (cold when this session has not compiled them: then the first command compiles).
-    Returns the keys."""
-    keys = dict(jitcache.identity()["keys"])
-    for label, key in keys.items():
-        src = jitcache.cache_root() / f"{label}-{key}"
-        if src.is_dir():
-            shutil.copytree(src, cache / f"{label}-{key}", dirs_exist_ok=True,
-                            ignore=shutil.ignore_patterns("*.tmp.*"))
-    return keys
-
-
 @pytest.mark.slow
 def test_golden_simulate_and_regress_see_a_helper_changed_in_another_module(
         tmp_path: Path) -> None:
     """The issue's case with warm caches: ``sim/dealing.py``'s ``hole_pos`` (called by the
     engine, which the session's compiled loop calls) changes; nothing is cleaned.
 
-    Both caches start warm for the unchanged sources (``_warm``: the copy's keys are this
+    Both caches start warm for the unchanged sources (``warmcache.warm``: the copy's keys are this
     checkout's), the test's own root and regress's baseline root, so the one cold compile is the
     one the test is about: the changed engine's."""
     tree, cache = _copy(tmp_path), tmp_path / "cache"
-    keys = _warm(cache)
+    keys = warm(cache)
     assert _keys(tree, cache) == keys
-    _warm(cache / "regress-baseline")
+    warm(cache / "regress-baseline")
     (tree / "pyproject.toml").write_text((ROOT / "pyproject.toml").read_text())
     golden = tree / "golden.json"
     cli = ["-m", "cluster.cli"]
