@@ -175,6 +175,9 @@ def start_cluster() -> Any:
 
     os.environ.update(_env(dict(os.environ)))  # the nodes' workers inherit it
     os.environ.pop("RAY_ADDRESS", None)
+    # a fresh cluster prestarts workers for its first driver only: for every driver here, so
+    # that each scenario finds what a fresh cluster gives it
+    os.environ["RAY_enable_worker_prestart"] = "1"
     cluster = Cluster(initialize_head=True,
                       head_node_args={"num_cpus": 0, "include_dashboard": False})
     # Cluster() records its address in /tmp/ray/ray_current_cluster, where any other process's
