@@ -19,6 +19,14 @@ session Ray of ``tests/cluster/conftest.py``) and a crash cannot take the test p
     - ``driver``: SIGKILL the driver once some but not all tasks have finished (for simulate:
       once a batch file has landed), then run the same command again.
 
+``python -m tests.cluster.faulttest serve --dir DIR``
+    The same, for many scenarios on ONE such cluster (what the tests use: starting a cluster
+    takes longer than a scenario): starts it, prints ``READY``, then runs one scenario per JSON
+    line read on stdin (``{"fault", "phase", "dir", "run"}``) and answers each with one line
+    ``DONE <report path>`` or ``ERROR <text>``. Before each scenario the cluster is brought back
+    to its shape (a removed node replaced: two live worker nodes of 1 CPU), so every scenario
+    starts on the same cluster a fresh one would give; it shuts down at the end of stdin.
+
 ``python -m tests.cluster.faulttest drive --markers DIR --delay S -- HOLDEM-ARGS...``
     The real ``holdem`` command (``cluster.cli.main``) with one change, made in this driver
     process only: the bodies of the Ray tasks, ``cluster.flows.simulate.write_batch`` and
@@ -50,10 +58,12 @@ from typing import Any
 
 from audits.runfolder import RunFolder, batch_relpath
 
-# The run every simulate scenario makes: 4 batches, two per worker node.
-SIM_ARGS = ["simulate", "--hands", "40000", "--batch-size", "10000", "--structure", "no-limit",
-            "--seed", "17", "--quiet"]
+# The run every simulate scenario makes: 4 batches, two per worker node (small: the tasks are
+# made slow by DELAY, not by their size).
+SIM_HANDS = 10_000
 SIM_BATCHES = 4
+SIM_ARGS = ["simulate", "--hands", str(SIM_HANDS), "--batch-size", str(SIM_HANDS // SIM_BATCHES),
+            "--structure", "no-limit", "--seed", "17", "--quiet"]
 DELAY = 1.5  # seconds a task sleeps before its work (and half of it after)
 TIMEOUT = 90.0  # seconds any one wait may take
 ROOT = Path(__file__).resolve().parents[2]  # the repository: ``tests`` is a package there
@@ -155,14 +165,56 @@ def _tail(path: Path, lines: int = 15) -> str:
     return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
 
 
-def scenario(fault: str, phase: str, work: Path, run: Path | None = None,
-             delay: float = DELAY) -> dict[str, Any]:
-    """Run one scenario (see the module docstring); returns (and writes) its report."""
+WORKER_NODES = 2  # worker nodes of 1 CPU each; the head has no CPU
+
+
+def start_cluster() -> Any:
+    """The local multi-node Ray of the scenarios (see the module docstring)."""
     import ray._common.utils
     from ray.cluster_utils import Cluster
 
     os.environ.update(_env(dict(os.environ)))  # the nodes' workers inherit it
     os.environ.pop("RAY_ADDRESS", None)
+    # a fresh cluster prestarts workers for its first driver only: for every driver here, so
+    # that each scenario finds what a fresh cluster gives it
+    os.environ["RAY_enable_worker_prestart"] = "1"
+    cluster = Cluster(initialize_head=True,
+                      head_node_args={"num_cpus": 0, "include_dashboard": False})
+    # Cluster() records its address in /tmp/ray/ray_current_cluster, where any other process's
+    # plain ray.init() would find it and join this cluster instead of starting its own Ray:
+    # forget it at once (the drivers get the address explicitly).
+    ray._common.utils.reset_ray_address()
+    try:
+        restore_cluster(cluster)
+    except BaseException:
+        cluster.shutdown()
+        raise
+    return cluster
+
+
+def restore_cluster(cluster: Any) -> None:
+    """Bring the cluster to its shape: ``WORKER_NODES`` worker nodes of 1 CPU, all registered
+    alive, no other node alive (a node removed by a scenario replaced by a fresh one), and every
+    CPU free (nothing of an earlier scenario's drivers still running)."""
+    while len(cluster.worker_nodes) < WORKER_NODES:
+        cluster.add_node(num_cpus=1)
+    state = cluster.global_state
+    want = {n.node_id for n in cluster.list_all_nodes()}
+    workers = [n.node_id for n in cluster.worker_nodes]
+
+    def ready() -> bool:
+        if set(state._live_node_ids()) != want:
+            return False
+        free = state.available_resources_per_node()
+        return all(free.get(n, {}).get("CPU") == 1 for n in workers)
+
+    _wait("the cluster's nodes alive (and only them), every CPU free", ready)
+
+
+def scenario(fault: str, phase: str, work: Path, run: Path | None = None,
+             delay: float = DELAY, cluster: Any = None) -> dict[str, Any]:
+    """Run one scenario (see the module docstring); returns (and writes) its report. On
+    ``cluster`` (``start_cluster``) when given, left running; else on a cluster of its own."""
     markers = work / "markers"
     markers.mkdir(parents=True)
     if phase == "simulate":
@@ -175,16 +227,15 @@ def scenario(fault: str, phase: str, work: Path, run: Path | None = None,
     report: dict[str, Any] = {"fault": fault, "phase": phase, "run": str(run), "kills": [],
                               "drivers": []}
     t0 = time.monotonic()
-    cluster = Cluster(initialize_head=True,
-                      head_node_args={"num_cpus": 0, "include_dashboard": False})
-    # Cluster() records its address in /tmp/ray/ray_current_cluster, where any other process's
-    # plain ray.init() would find it and join this cluster instead of starting its own Ray:
-    # forget it at once (the drivers get the address explicitly).
-    ray._common.utils.reset_ray_address()
+    own = cluster is None
+    if cluster is None:
+        cluster = start_cluster()
+    else:
+        restore_cluster(cluster)
     try:
-        nodes = [cluster.add_node(num_cpus=1) for _ in range(2)]
-        cluster.wait_for_nodes()
+        nodes = list(cluster.worker_nodes)
         report["cluster_seconds"] = round(time.monotonic() - t0, 2)
+        report["cluster_shared"] = not own
         cmd = [sys.executable, "-m", MODULE, "drive", "--markers", str(markers),
                "--delay", str(delay), "--", *args]
 
@@ -251,9 +302,106 @@ def scenario(fault: str, phase: str, work: Path, run: Path | None = None,
         report["markers"] = read_markers(markers)
         report["seconds"] = round(time.monotonic() - t0, 2)
     finally:
-        cluster.shutdown()
+        if own:
+            cluster.shutdown()
     (work / "report.json").write_text(json.dumps(report, indent=1) + "\n")
     return report
+
+
+def serve(work: Path) -> None:
+    """Scenarios read from stdin, one JSON line each, on one cluster (see the module docstring).
+    Answers on stdout, prefixed: nothing else this process prints is taken for an answer."""
+    work.mkdir(parents=True, exist_ok=True)
+    cluster = start_cluster()
+    try:
+        print(f"{ANSWER} READY", flush=True)
+        for line in sys.stdin:
+            if not line.strip():
+                continue
+            req = json.loads(line)
+            try:
+                d = Path(req["dir"])
+                d.mkdir(parents=True, exist_ok=True)
+                scenario(req["fault"], req["phase"], d,
+                         Path(req["run"]) if req.get("run") else None, cluster=cluster)
+                print(f"{ANSWER} DONE {d / 'report.json'}", flush=True)
+            except Exception as e:  # noqa: BLE001 - answered, the next scenario may run
+                msg = f"{type(e).__name__}: {e}".replace("\n", " | ")
+                print(f"{ANSWER} ERROR {msg}", flush=True)
+    finally:
+        cluster.shutdown()
+
+
+ANSWER = "FAULTTEST"  # the prefix of serve's answers on stdout
+
+
+class ScenarioServer:
+    """``serve`` in a fresh Python process (what the tests use): ``run`` runs one scenario on
+    the shared cluster and returns its report, as ``run_scenario`` does on a cluster of its
+    own; ``close`` shuts the cluster down."""
+
+    def __init__(self, work: Path, timeout: float = 240.0) -> None:
+        import queue
+        import threading
+
+        work.mkdir(parents=True, exist_ok=True)
+        self.work = work
+        self.timeout = timeout
+        self._err = open(work / "serve.err", "wb")  # noqa: SIM115 - closed by close()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", MODULE, "serve", "--dir", str(work)], env=_env(
+                dict(os.environ)), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=self._err, text=True, cwd=work)
+        self._answers: queue.Queue[str | None] = queue.Queue()
+
+        def read() -> None:
+            assert self.proc.stdout is not None
+            for out in self.proc.stdout:
+                if out.startswith(ANSWER + " "):
+                    self._answers.put(out[len(ANSWER) + 1:].rstrip("\n"))
+            self._answers.put(None)  # the process ended
+
+        threading.Thread(target=read, daemon=True).start()
+        self._answer("the scenario cluster to start", expect="READY")
+
+    def _answer(self, what: str, expect: str = "DONE ") -> str:
+        import queue
+
+        try:
+            got = self._answers.get(timeout=self.timeout)
+        except queue.Empty:
+            got = f"ERROR timed out after {self.timeout} s"
+        if got is None or not got.startswith(expect):
+            raise RuntimeError(f"{what} failed: {got or f'exit {self.proc.poll()}'}\n"
+                               + _tail(self.work / "serve.err", 30))
+        return got[len(expect):]
+
+    def run(self, fault: str, phase: str, work: Path, run: Path | None = None
+            ) -> dict[str, Any]:
+        assert self.proc.stdin is not None
+        work.mkdir(parents=True, exist_ok=True)
+        req = {"fault": fault, "phase": phase, "dir": str(work),
+               "run": str(run) if run is not None else None}
+        self.proc.stdin.write(json.dumps(req) + "\n")
+        self.proc.stdin.flush()
+        try:
+            report = Path(self._answer(f"scenario {fault}/{phase}"))
+        except RuntimeError as e:
+            drivers = "".join(f"\n--- {p.name}:\n{_tail(p)}"
+                              for p in sorted(work.glob("driver*")))
+            raise RuntimeError(f"{e}{drivers}") from None
+        return json.loads(report.read_text())
+
+    def close(self) -> None:
+        try:
+            if self.proc.stdin is not None:
+                self.proc.stdin.close()
+            self.proc.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        finally:
+            self._err.close()
 
 
 def run_scenario(fault: str, phase: str, work: Path, run: Path | None = None,
@@ -286,10 +434,15 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--dir", required=True, type=Path)
     s.add_argument("--run", type=Path, default=None)
     s.add_argument("--delay", type=float, default=DELAY)
+    v = sub.add_parser("serve", help="scenarios read from stdin, on one cluster")
+    v.add_argument("--dir", required=True, type=Path)
     a = p.parse_args(argv)
     if a.cmd == "drive":
         rest = a.holdem[1:] if a.holdem[:1] == ["--"] else a.holdem
         return drive(a.markers, a.delay, rest)
+    if a.cmd == "serve":
+        serve(a.dir)
+        return 0
     scenario(a.fault, a.phase, a.dir, a.run, a.delay)
     return 0
 

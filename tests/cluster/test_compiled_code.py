@@ -20,6 +20,7 @@ import pytest
 
 from audits import jitcache
 from tests.audits.test_provenance import _copy  # the packages as a checkout ships them
+from tests.cluster.warmcache import warm
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -220,14 +221,21 @@ def test_old_keys_are_pruned(tmp_path: Path) -> None:
 def test_golden_simulate_and_regress_see_a_helper_changed_in_another_module(
         tmp_path: Path) -> None:
     """The issue's case with warm caches: ``sim/dealing.py``'s ``hole_pos`` (called by the
-    engine, which the session's compiled loop calls) changes; nothing is cleaned."""
+    engine, which the session's compiled loop calls) changes; nothing is cleaned.
+
+    Both caches start warm for the unchanged sources (``warmcache.warm``: the copy's keys are this
+    checkout's), the test's own root and regress's baseline root, so the one cold compile is the
+    one the test is about: the changed engine's."""
     tree, cache = _copy(tmp_path), tmp_path / "cache"
+    keys = warm(cache)
+    assert _keys(tree, cache) == keys
+    warm(cache / "regress-baseline")
     (tree / "pyproject.toml").write_text((ROOT / "pyproject.toml").read_text())
     golden = tree / "golden.json"
     cli = ["-m", "cluster.cli"]
     sim = [*cli, "simulate", "--hands", "1000", "--structure", "no-limit", "--seed", "3",
            "--workers", "0", "--quiet"]
-    _run(tree, cache, *cli, "golden", "--update", "--file", str(golden))  # compiles: warm now
+    _run(tree, cache, *cli, "golden", "--update", "--file", str(golden))  # warm (or warms)
     _run(tree, cache, *sim, "--out", str(tmp_path / "before"))
     git = ["git", "-C", str(tree), "-c", "user.email=t@t", "-c", "user.name=t"]
     subprocess.run([*git, "init", "-q"], check=True)
@@ -242,12 +250,21 @@ def test_golden_simulate_and_regress_see_a_helper_changed_in_another_module(
     d = _run(tree, cache, *cli, "diff", str(tmp_path / "before"), str(tmp_path / "after"),
              check=False)
     assert d.returncode == 1 and "DIFFERENT" in d.stdout, d.stdout + d.stderr
+    new_sim = _keys(tree, cache)["sim"]
+    assert new_sim != keys["sim"]
+    baseline_dir = cache / "regress-baseline" / f"sim-{keys['sim']}"
+    (baseline_dir / jitcache.USED_MARK).unlink(missing_ok=True)
     r = _run(tree, cache, *cli, "regress", "--baseline", "HEAD", "--hands", "1000",
              "--structures", "no-limit", "--no-speed", check=False, timeout=900)
     assert r.returncode == 1 and "regress: DIFFERENT" in r.stdout, r.stdout + r.stderr
     lines = {ln.split(":")[0]: ln for ln in r.stdout.splitlines() if " code: " in ln}
     base, cand = lines["baseline code"], lines["candidate code"]
     assert "compiled sim " in base and "compiled sim " in cand
-    assert base.split("compiled sim ")[1][:16] != cand.split("compiled sim ")[1][:16]
-    # each side compiled into its own cache
-    assert list((cache / "regress-baseline").glob("sim-*"))
+    assert base.split("compiled sim ")[1][:16] == keys["sim"]
+    assert cand.split("compiled sim ")[1][:16] == new_sim
+    # each side ran from its own cache: the baseline's key directory under regress-baseline
+    # was used by this regress (the mark is written by the process using it), and the changed
+    # engine's compiled code is only in the candidate's root
+    assert (baseline_dir / jitcache.USED_MARK).exists()
+    assert list((cache / f"sim-{new_sim}").rglob("*.nbi"))
+    assert not (cache / "regress-baseline" / f"sim-{new_sim}").exists()

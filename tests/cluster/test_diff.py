@@ -15,6 +15,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from audits import jitcache
 from audits.runfolder import batch_relpath
 from cluster.bench.diff import run_diff_bench
 from cluster.cli import main
@@ -28,6 +29,7 @@ from sim.config import Structure
 from sim.digest import combine_digests, content_columns, hand_digests, with_digests
 from sim.runspec import RunSpec
 from sim.schema import ACTION_DTYPE
+from tests.cluster.warmcache import warm
 
 ALL = ("no-limit", "pot-limit", "fixed-limit")
 REPO = Path(__file__).resolve().parents[2]
@@ -416,9 +418,19 @@ def test_stat_reports_what_moved(stat_runs: dict[str, Path], name: str, expect: 
 
 
 @pytest.mark.slow
-def test_regress_against_head(capsys: pytest.CaptureFixture[str]) -> None:
+def test_regress_against_head(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                              monkeypatch: pytest.MonkeyPatch) -> None:
     """The committed HEAD against this working tree: identical unless the working tree changed
-    the engine (then this test says so rather than failing on someone's work in progress)."""
+    the engine (then this test says so rather than failing on someone's work in progress).
+
+    Both sides run from a cache root of the test's own, warm for this checkout's sources
+    (``warmcache.warm``): a clean working tree's HEAD has the same keys, so neither side
+    compiles; a side whose sources differ compiles, as it would anyway."""
+    for label in jitcache.CLOSURE:  # this process keeps its own root
+        jitcache.key_dir(label)
+    warm(tmp_path / "jit")
+    warm(tmp_path / "jit" / "regress-baseline")
+    monkeypatch.setenv(jitcache.ENV_ROOT, str(tmp_path / "jit"))  # regress's two sides
     code = main(["regress", "--baseline", "HEAD", "--hands", "2000",
                  "--structures", "no-limit", "fixed-limit", "--no-speed"])
     out = capsys.readouterr().out

@@ -1,8 +1,11 @@
 """Fault tolerance on one machine (issue 7 §3): a worker killed, a node removed, the driver killed,
 during ``holdem simulate`` and during ``holdem audit`` on a local multi-node Ray cluster.
 
-Each scenario runs in its own processes (``tests/cluster/faulttest.py``: the cluster owner, the
-drivers), so it neither uses nor disturbs the session Ray of conftest.py. The references are made
+The scenarios run in processes of their own (``tests/cluster/faulttest.py``: the cluster owner,
+the drivers), so they neither use nor disturb the session Ray of conftest.py. They share one
+local multi-node cluster (``ScenarioServer``: starting one takes longer than a scenario), brought
+back to its shape before each (two live worker nodes, every CPU free; a removed node replaced);
+each scenario has its own drivers, markers and run folder. The references are made
 here without Ray: the same ``holdem simulate`` command with ``--workers 0`` and the audits
 in-process.
 After every fault the run must complete with exactly the planned files, each byte-identical to
@@ -14,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +27,7 @@ import pytest
 from audits.runfolder import batch_relpath
 from audits.runner import run_audits
 from cluster.cli import main
-from tests.cluster.faulttest import SIM_ARGS, SIM_BATCHES, run_scenario
+from tests.cluster.faulttest import SIM_ARGS, SIM_BATCHES, SIM_HANDS, ScenarioServer
 
 pytestmark = pytest.mark.slow
 
@@ -53,6 +57,16 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return {"run": run, "sha": {f: _sha(run / f) for f in PLANNED}, "audit": audit}
 
 
+@pytest.fixture(scope="module")
+def faults(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ScenarioServer]:
+    """The cluster every scenario of this module runs on (shut down after the last)."""
+    server = ScenarioServer(tmp_path_factory.mktemp("cluster"))
+    try:
+        yield server
+    finally:
+        server.close()
+
+
 def _check_run(run: Path, ref: dict[str, Any]) -> None:
     """Exactly the planned files plus the manifest, each identical to the reference's."""
     assert _all_files(run) == sorted([*PLANNED, "manifest.json"])  # no temp, extra or missing
@@ -63,7 +77,7 @@ def _check_run(run: Path, ref: dict[str, Any]) -> None:
     assert m["status"] == "complete"
     assert sorted(r["path"] for r in m["files"]) == PLANNED  # each batch recorded once
     assert {r["path"]: r["sha256"] for r in m["files"]} == ref["sha"]
-    assert m["totals"]["hands"] == m["totals"]["rows"] == 40_000
+    assert m["totals"]["hands"] == m["totals"]["rows"] == SIM_HANDS
 
 
 def _retried(report: dict[str, Any], kill: dict[str, Any]) -> list[dict[str, Any]]:
@@ -96,8 +110,9 @@ def _check_fault_hit(report: dict[str, Any]) -> None:
 
 
 @pytest.mark.parametrize("fault", ["worker", "node", "driver"])
-def test_simulate_survives(fault: str, reference: dict[str, Any], tmp_path: Path) -> None:
-    report = run_scenario(fault, "simulate", tmp_path)
+def test_simulate_survives(fault: str, reference: dict[str, Any], faults: ScenarioServer,
+                           tmp_path: Path) -> None:
+    report = faults.run(fault, "simulate", tmp_path)
     _check_fault_hit(report)
     run = Path(report["run"])
     _check_run(run, reference)
@@ -113,10 +128,11 @@ def test_simulate_survives(fault: str, reference: dict[str, Any], tmp_path: Path
 
 
 @pytest.mark.parametrize("fault", ["worker", "node", "driver"])
-def test_audit_survives(fault: str, reference: dict[str, Any], tmp_path: Path) -> None:
+def test_audit_survives(fault: str, reference: dict[str, Any], faults: ScenarioServer,
+                        tmp_path: Path) -> None:
     run = tmp_path / "run"
     shutil.copytree(reference["run"], run)
-    report = run_scenario(fault, "audit", tmp_path / "scenario", run=run)
+    report = faults.run(fault, "audit", tmp_path / "scenario", run=run)
     _check_fault_hit(report)
     assert _all_files(run) == sorted([*PLANNED, "audit.json", "manifest.json"])
     for f in PLANNED:  # the audit only reads the batch files

@@ -12,8 +12,10 @@ path on one machine" section does it.
   still succeeds, with the same files, the node is marked dead and Ray's task table shows the
   retry.
 
-Every Ray process here belongs to this test (``ray start --block`` children, in their own
-session, a private temp dir, ports picked free at run time); teardown stops exactly those.
+Every Ray process here belongs to this module (``ray start --block`` children, in their own
+session, a private temp dir, ports picked free at run time); teardown stops exactly those. The
+two tests share the head (starting one takes longer than a job); each starts with a live worker
+node (a fresh one when an earlier test killed it) and looks only at its own job's tasks.
 """
 
 from __future__ import annotations
@@ -124,9 +126,34 @@ class LocalCluster:
                              "--ray-client-server-port", str(_free_port())])
         _wait("the job server", lambda: self._alive() and _get_json(f"{self.url}/api/version"),
               timeout=120)
+        self.start_worker()
+
+    def start_worker(self) -> None:
+        """The worker node (again: a new node when the last one died); two nodes alive."""
         self._start("worker", ["--address", f"127.0.0.1:{self.gcs}"])
         _wait("2 nodes alive", lambda: self._alive() and len(self.nodes("ALIVE")) == 2,
               timeout=120)
+
+    def worker_alive(self) -> bool:
+        """The worker node's ``ray start --block`` runs, its raylet too, and two nodes are
+        alive (no other node of an earlier worker)."""
+        if self.procs["worker"].poll() is not None:
+            return False
+        psutil = _psutil()
+        kids = psutil.Process(self.procs["worker"].pid).children(recursive=True)
+        if not any(p.name() == "raylet" and p.status() != psutil.STATUS_ZOMBIE for p in kids):
+            return False
+        return len(self.nodes("ALIVE")) == 2
+
+    def ensure_worker(self) -> None:
+        """A live worker node: the present one, or a new one (the dead one stopped first)."""
+        if self.worker_alive():
+            return
+        old = self.procs.pop("worker")
+        self._stop([old])
+        _wait("the dead worker node marked dead", lambda: len(self.nodes("ALIVE")) == 1,
+              timeout=120)
+        self.start_worker()
 
     def _alive(self) -> bool:
         for name, p in self.procs.items():
@@ -174,14 +201,18 @@ class LocalCluster:
     def stop(self) -> None:
         """Stop exactly this cluster's processes: each ``ray start --block`` and every process
         under it (raylet, GCS, dashboard, agents, workers, the job's driver)."""
+        self._stop(list(self.procs.values()))
+
+    def _stop(self, procs: list[subprocess.Popen[bytes]]) -> None:
+        """Stop these ``ray start --block`` processes and every process under them."""
         psutil = _psutil()
         mine: list[Any] = []
-        for p in self.procs.values():
+        for p in procs:
             try:
                 mine += [psutil.Process(p.pid), *psutil.Process(p.pid).children(recursive=True)]
             except psutil.NoSuchProcess:
                 pass
-        for p in self.procs.values():
+        for p in procs:
             if p.poll() is None:
                 p.send_signal(signal.SIGTERM)
         _, alive = psutil.wait_procs(mine, timeout=20)
@@ -191,12 +222,12 @@ class LocalCluster:
             except psutil.NoSuchProcess:
                 pass
         psutil.wait_procs(alive, timeout=10)
-        for p in self.procs.values():
+        for p in procs:
             p.wait(timeout=10)
 
 
-@pytest.fixture
-def local_cluster() -> Iterator[LocalCluster]:
+@pytest.fixture(scope="module")
+def shared_cluster() -> Iterator[LocalCluster]:
     # a short private temp dir: Ray's unix sockets live under it (path length limit), and no
     # other Ray on this machine shares it
     tmp = Path(tempfile.mkdtemp(prefix="hj", dir="/tmp"))
@@ -211,6 +242,13 @@ def local_cluster() -> Iterator[LocalCluster]:
     finally:
         c.stop()
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+@pytest.fixture
+def local_cluster(shared_cluster: LocalCluster) -> LocalCluster:
+    """The module's cluster with a live worker node."""
+    shared_cluster.ensure_worker()
+    return shared_cluster
 
 
 @pytest.fixture(scope="module")
@@ -291,6 +329,7 @@ def test_job_survives_the_worker_node_dying(local_cluster: LocalCluster,
                                             tmp_path: Path) -> None:
     run = tmp_path / "run"
     (worker,) = [n for n in local_cluster.nodes("ALIVE") if not n.get("is_head_node")]
+    earlier = {t["task_id"] for t in local_cluster.tasks(name="write_batch")}  # other jobs'
     t0 = time.monotonic()
     proc = local_cluster.submit(run)
 
@@ -310,8 +349,8 @@ def test_job_survives_the_worker_node_dying(local_cluster: LocalCluster,
     # the node is gone, and a batch it ran was attempted again elsewhere
     _wait("the worker node marked dead (GCS health checks)", lambda: worker["node_id"] in {
         n["node_id"] for n in local_cluster.nodes("DEAD")}, timeout=120)
-    _wait("a retried batch task in Ray's task table", lambda: [
+    _wait("a retried batch task of this job in Ray's task table", lambda: [
         t for t in local_cluster.tasks(name="write_batch")
-        if int(t.get("attempt_number") or 0) >= 1], timeout=60)
+        if int(t.get("attempt_number") or 0) >= 1 and t["task_id"] not in earlier], timeout=60)
     m = json.loads((run / "manifest.json").read_text())
     assert sorted(f["path"] for f in m["files"]) == sorted(reference)  # each recorded once
