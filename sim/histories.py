@@ -372,6 +372,19 @@ _DETECT = (
 )
 
 
+def phh_by_first_line(first_line: str) -> bool | None:
+    """Whether a text whose first line (up to its first "\\n") is ``first_line`` is a PHH text of
+    sections (``.phhs``: True) or of one hand (False), decided from that line alone, as
+    ``detect_format`` and ``reads_history`` decide; None when the line does not decide (blank,
+    a comment, another format's, or holding other line breaks): ask ``detect_format``."""
+    line = first_line.strip()
+    if not line or line.startswith("#") or len(first_line.splitlines()) != 1:
+        return None
+    if not _DETECT[-1][0].match(line) or any(p.match(line) for p, _ in _DETECT[:-1]):
+        return None
+    return line.startswith("[")
+
+
 def detect_format(text: str) -> str | None:
     """The format of a file's content (one of ``FORMATS``), from its first non-blank lines; None
     when it is none of them."""

@@ -32,7 +32,6 @@ from __future__ import annotations
 import datetime as _dt
 import re
 import struct
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
@@ -46,11 +45,12 @@ from sim import layout as L
 from sim.hand import Hand
 from sim.histories import read_history, read_history_bytes
 from sim.layout import LOGGED_EVENTS, MAX_SEATS, EventKind, SeatStatus
-from sim.phh import MAX_SCALE, PhhError, PhhFile, PhhHand, no_cyclic_gc
+from sim.phh import MAX_SCALE, PhhError, PhhFile, PhhHand
 from sim.phh_replay import replay
 from sim.schema import ACTION_DTYPE, IMPORT_SCHEMA
 
-__all__ = ["FileImport", "NotRepresentable", "import_file", "read_source", "showdown_and_pots"]
+__all__ = ["FileImport", "NotRepresentable", "import_hand", "import_read_file", "read_source",
+           "showdown_and_pots"]
 
 _LOGGED = frozenset(int(k) for k in LOGGED_EVENTS)
 _IS_LOGGED = np.zeros(max(_LOGGED) + 1 + 64, np.bool_)  # by event kind
@@ -198,6 +198,7 @@ class FileImport:
     odd_chip: list[str] = field(default_factory=list)
     table: pa.Table | None = None
     seat_count_known: list[bool] = field(default_factory=list)  # per row: from ``seat_count``
+    compiled: int = 0  # rows made by the compiled path (``sim.file_import``)
 
     def skip(self, reason: str, section: str, site_hand: str, text: str) -> None:
         self.skipped[reason] = self.skipped.get(reason, 0) + 1
@@ -448,33 +449,52 @@ def file_format(pf: PhhFile, path: str) -> str:
     return "phhs" if path.endswith(".phhs") else "phh"
 
 
-def import_file(path: str, scale: int | None = None,
-                read: Callable[[str], PhhFile] | None = None) -> FileImport:
-    """Read, convert (``scale`` decimals; None: the file's own finest) and replay every hand of
-    one source file; never raises for its content. The cyclic collector is paused meanwhile
-    (``sim.phh.no_cyclic_gc``)."""
-    with no_cyclic_gc():
-        return _import_file(path, scale, read)
+def import_hand(res: FileImport, cols: _Columns, raw: PhhHand, index: int, path: str) -> int:
+    """One read hand (``raw``, the ``index``-th of its file) converted at ``res.scale``,
+    replayed and appended to ``cols`` as a row, or skipped with its reason (counted in
+    ``res``). Returns the rows appended (1 or 0)."""
+    section = raw.key if raw.key is not None else str(index + 1)
+    site = raw.hand or ""
+    try:
+        phh = raw.in_minor_units(res.scale)
+    except PhhError as e:
+        res.skip("amount not representable", section, site, str(e))
+        return 0
+    r = replay(phh, index)
+    if r.hand is None:
+        text = r.error or "the replay failed"
+        text = text if text.startswith(raw.where) else f"{raw.where}: {text}"
+        kind = getattr(r, "kind", None)
+        reason = skip_reason(text, r.unsupported) if kind in (None, "unsupported") else kind
+        res.skip(reason, section, site, text)
+        return 0
+    try:  # a NotRepresentable appends no row
+        _row(cols, r.hand, phh, raw, path, section, res.scale,
+             tuple(getattr(r, "cards_unrecorded", ()) or ()))
+    except NotRepresentable as e:
+        res.skip(e.reason, section, site, f"{raw.where}: {e}")
+        return 0
+    if not r.ok and phh.finishing_stacks is not None:
+        res.odd_chip.append(odd_chip_line(raw.where, site or section, r.expected, r.actual))
+    res.imported += 1
+    res.seat_count_known.append(raw.seat_count is not None)
+    return 1
 
 
-def _import_file(path: str, scale: int | None,
-                 read: Callable[[str], PhhFile] | None) -> FileImport:
-    if read is not None:
-        pf = read(path)
-    else:
-        from audits.runfolder import storage
+def odd_chip_line(where: str, hand: str, expected: Any, actual: Any) -> str:
+    """The line of a replayed hand whose finishing stacks differ from the record's."""
+    return (f"{where} hand {hand}: the record's finishing stacks {expected}, the rules' "
+            f"{actual}")
 
-        if storage.is_uri(path):
-            try:
-                pf = read_source_bytes(storage.read_bytes(path), path)
-            except (OSError, storage.StorageError) as e:
-                from sim.phh import PhhSkip
 
-                pf = PhhFile(path, [], [PhhSkip(path, None, 0, None,
-                                                f"cannot read the file ({e})")])
-        else:
-            pf = read_source(path)
-    res = FileImport(path=path, sha256=pf.sha256, format=file_format(pf, path))
+def currency_pair(currency: str | None, symbol: str | None) -> str:
+    """A hand's "code|symbol" (``FileImport.currencies``)."""
+    return f"{currency or ''}|{symbol or ''}"
+
+
+def import_read_file(res: FileImport, pf: PhhFile, scale: int | None) -> FileImport:
+    """``res`` completed with the hands and skips of a file read by the Python reader: every
+    hand replayed and made a row (``import_hand``)."""
     res.submitted = pf.sections
     for sk in pf.skipped:
         res.skip(read_skip_reason(sk.kind), sk.key or "", sk.hand or "", sk.describe())
@@ -483,33 +503,8 @@ def _import_file(path: str, scale: int | None,
     cols = _Columns()
     currencies: set[str] = set()
     for i, raw in enumerate(pf.hands):
-        section = raw.key if raw.key is not None else str(i + 1)
-        site = raw.hand or ""
-        try:
-            phh = raw.in_minor_units(res.scale)
-        except PhhError as e:
-            res.skip("amount not representable", section, site, str(e))
-            continue
-        r = replay(phh, i)
-        if r.hand is None:
-            text = r.error or "the replay failed"
-            text = text if text.startswith(raw.where) else f"{raw.where}: {text}"
-            kind = getattr(r, "kind", None)
-            reason = skip_reason(text, r.unsupported) if kind in (None, "unsupported") else kind
-            res.skip(reason, section, site, text)
-            continue
-        try:  # a NotRepresentable appends no row
-            _row(cols, r.hand, phh, raw, path, section, res.scale,
-                 tuple(getattr(r, "cards_unrecorded", ()) or ()))
-        except NotRepresentable as e:
-            res.skip(e.reason, section, site, f"{raw.where}: {e}")
-            continue
-        if not r.ok and phh.finishing_stacks is not None:
-            res.odd_chip.append(f"{raw.where} hand {site or section}: the record's finishing "
-                                f"stacks {r.expected}, the rules' {r.actual}")
-        res.imported += 1
-        res.seat_count_known.append(raw.seat_count is not None)
-        currencies.add(f"{raw.currency or ''}|{raw.currency_symbol or ''}")
+        if import_hand(res, cols, raw, i, res.path):
+            currencies.add(currency_pair(raw.currency, raw.currency_symbol))
     res.currencies = sorted(currencies)
     res.table = cols.table() if res.imported else None
     return res

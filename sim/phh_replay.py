@@ -512,6 +512,9 @@ def replay(phh: PhhHand, index: int = 0, *, minor_units: bool = False) -> Replay
     except _ReplayError as e:
         return failed(expected, error=f"{phh.where}: {e}", kind=e.kind,
                       unsupported=e.kind == K_UNSUPPORTED, scale=scale)
+    except RuntimeError:  # Hand._check_log: more events than the engine's record log holds
+        return failed(expected, error=f"{phh.where}: more events than the engine's record log "
+                      f"holds ({L.DEFAULT_LOG_ROWS} rows)", kind=K_SETUP, scale=scale)
     hand = st.hand
     actual = hand.stacks
     return ReplayResult(source=phh.source, key=phh.key, index=index, variant=phh.variant,

@@ -13,9 +13,15 @@ is not timed). Each figure is the median of ``repeats`` in CPU seconds of this p
   across hands) cleared before every file text: no hand profits from another file's values
   (the cycled corpus repeats its files);
 - the whole import (``holdem import``'s work per core, no disk): every hand read, converted to
-  cents, replayed through the engine and made a row (``sim.history_rows.import_file``), then the
-  tables rebuilt across files and the row digests computed
-  (``cluster.flows.import_histories.rebuild``);
+  cents, replayed through the engine and made a row (``sim.file_import.import_file_bytes``: the
+  compiled path, with the Python path for the hands it does not take), then the tables rebuilt
+  across files (``sim.table_sessions``: ``pad_seats``, ``rebuild``) and the row digests
+  computed (the Parquet encoding and the disk are not timed); the
+  share of hands the compiled path took is printed;
+- its steps alone, on the same files: the scan into ``HandBlock`` (``sim.phh_scan``), the
+  replay (``sim.replay_kernel``), the rows (``sim.history_columns``);
+- the same whole import by the Python path alone (``compiled=False``: the reference reader,
+  replay and rows, what the import did before the compiled path), a peer in the same run;
 - peers in the same run, on the same texts: ``tomllib.loads`` (floats, and with
   ``parse_float=Decimal`` as this reader returns) and, on the first ``pokerkit_hands`` hands,
   PokerKit's ``HandHistory.loads_all`` (its TOML reading and checks) and the same plus the
@@ -28,17 +34,16 @@ import tomllib
 import warnings
 from collections.abc import Callable
 from decimal import Decimal
-from functools import partial
 from pathlib import Path
 
 import pyarrow as pa
 
 from cluster.bench.timing import median_cpu_seconds
-from cluster.flows.import_histories import rebuild
 from sim.digest import with_digests
-from sim.history_rows import import_file
-from sim.phh import PhhFile, clear_memos, iter_phh_paths, reads_phh
+from sim.file_import import import_file_bytes
+from sim.phh import clear_memos, iter_phh_paths, reads_phh
 from sim.phh_reader import read_sections
+from sim.table_sessions import pad_seats, rebuild
 
 REALHANDS = Path(__file__).resolve().parents[2].parent / "shared" / "realhands"
 SYNTHETIC_FILES = 4
@@ -78,10 +83,6 @@ def _cycle(texts: list[str], hands: int) -> tuple[list[str], int]:
     return out, n
 
 
-def _read_text(text: str, path: str) -> PhhFile:
-    return reads_phh(text, source=path, many=True)
-
-
 def run_import_bench(hands: int = 20_000, repeats: int = 5, pokerkit_hands: int = 300,
                      say: Callable[[str], None] = print) -> dict[str, float]:
     """Print the figures; return them (hands/s per core) by name."""
@@ -116,30 +117,46 @@ def run_import_bench(hands: int = 20_000, repeats: int = 5, pokerkit_hands: int 
         for t in texts:
             tomllib.loads(t, parse_float=Decimal)
 
-    def whole() -> None:
-        parts = []
-        for k, t in enumerate(texts):
-            res = import_file(f"bench-{k}.phhs", 2, read=partial(_read_text, t))
-            if res.table is not None:
-                parts.append(res.table)
-        table, _ = rebuild(pa.concat_tables(parts))
-        with_digests(table)
+    blobs = [t.encode() for t in texts]
+    share = [0, 0]
 
+    def whole_of(compiled: bool) -> Callable[[], None]:
+        def run() -> None:
+            parts, known = [], []
+            share[:] = [0, 0]
+            for k, data in enumerate(blobs):
+                res = import_file_bytes(f"bench-{k}.phhs", data, 2, compiled=compiled)
+                share[0] += res.compiled
+                share[1] += res.imported
+                if res.table is not None:
+                    parts.append(res.table)
+                    known += res.seat_count_known
+            table, _ = rebuild(pad_seats(pa.concat_tables(parts), known))
+            with_digests(table)
+        return run
+
+    steps = _steps(blobs, repeats, n)
     rates = {
-        "whole import (read+replay+rows+tables)": n / median_cpu_seconds(whole, repeats),
+        "whole import (read+replay+rows+tables)": n / median_cpu_seconds(whole_of(True), repeats),
+    }
+    took = share[:]
+    rates.update(steps)
+    rates.update({
+        "peer: whole import, Python path": n / median_cpu_seconds(whole_of(False), repeats),
         "sim.phh_reader (TOML -> values)": n / median_cpu_seconds(fast, repeats),
         "sim.phh.reads_phh (+ hands)": n / median_cpu_seconds(build, repeats),
         "+ minor_units (cents)": n / median_cpu_seconds(cents, repeats),
         "reads_phh, memos cleared every file": n / median_cpu_seconds(cold, repeats),
         "peer tomllib (floats)": n / median_cpu_seconds(peer_float, repeats),
         "peer tomllib (Decimal)": n / median_cpu_seconds(peer_decimal, repeats),
-    }
+    })
     pk_note = ""
     if pokerkit_hands > 0:
         pk_rates, pk_note = _pokerkit(base, pokerkit_hands, repeats)
         rates.update(pk_rates)
     say(f"holdem bench import: {n:,} hands ({what}; {len(texts)} file texts in memory), "
-        f"medians of {repeats}, CPU time")
+        f"medians of {repeats}, CPU time; the compiled path took {took[0]:,} of the "
+        f"{took[1]:,} hands imported")
     toml = rates["sim.phh_reader (TOML -> values)"]
     hands_rate = rates["sim.phh.reads_phh (+ hands)"]
     for name, rate in rates.items():
@@ -147,6 +164,9 @@ def run_import_bench(hands: int = 20_000, repeats: int = 5, pokerkit_hands: int 
             vs = f"  (sim.phh_reader is {toml / rate:,.1f}x)"
         elif name == "peer PokerKit HandHistory (parse)":
             vs = f"  (reads_phh is {hands_rate / rate:,.1f}x)"
+        elif name == "peer: whole import, Python path":
+            whole_rate = rates["whole import (read+replay+rows+tables)"]
+            vs = f"  (the whole import is {whole_rate / rate:,.1f}x)"
         elif name == "peer PokerKit parse + replay":
             whole_rate = rates["whole import (read+replay+rows+tables)"]
             vs = f"  (the whole import is {whole_rate / rate:,.1f}x, and makes rows)"
@@ -190,3 +210,29 @@ def _pokerkit(base: list[str], hands: int, repeats: int) -> tuple[dict[str, floa
         }
     return rates, (f"PokerKit peers on {n:,} hands (--pokerkit-hands); {failed[0]} of them "
                    "PokerKit could not replay (timed all the same)")
+
+
+def _steps(blobs: list[bytes], repeats: int, n: int) -> dict[str, float]:
+    """The compiled path's steps alone (hands/s over all ``n`` hands of the texts)."""
+    from sim.history_columns import rows_of_block
+    from sim.phh_scan import scan
+    from sim.replay_kernel import replay_block
+
+    blocks = [scan(b, many=True).block.rescale(2) for b in blobs]
+    replays = [replay_block(b) for b in blocks]
+
+    def scans() -> None:
+        for b in blobs:
+            scan(b, many=True)
+
+    def replay() -> None:
+        for b in blocks:
+            replay_block(b)
+
+    def rows() -> None:
+        for b, r in zip(blocks, replays, strict=True):
+            rows_of_block(b, r, "bench.phhs")
+
+    return {"  step: scan (sim.phh_scan)": n / median_cpu_seconds(scans, repeats),
+            "  step: replay (sim.replay_kernel)": n / median_cpu_seconds(replay, repeats),
+            "  step: rows (sim.history_columns)": n / median_cpu_seconds(rows, repeats)}

@@ -3,14 +3,14 @@
 
 Sources: files or folders, paths or URIs (``audits.runfolder.storage``). The work fans out BY FILE
 through ``cluster.fanout.fan_out`` (Ray; ``workers=0`` in this process): each task reads,
-converts and replays one file (``sim.history_rows.import_file``). The run's money unit is the
+converts and replays one file (``sim.file_import.import_file``). The run's money unit is the
 finest any file needs (``10**-E``, E <= 6): a file converted at a coarser unit is done again at
 E (rare: a run's files share their currency). The driver then rebuilds the tables across files
-(``rebuild``): the hands of one (venue, table name), ordered by (time, site hand number), form
-table SESSIONS of adjacent hands (button moved to the next occupied seat, same seats and stakes,
-no pause over ``MAX_PAUSE_SECONDS``; or the button stayed because the small blind left, as the
-sites do); anything else starts a new session (a gap, counted). A button on the SAME seat with
-the same players otherwise (``button_stayed``) keeps the hands adjacent, so that the rotation
+(``sim.table_sessions.rebuild``): the hands of one (venue, table name), ordered by (time, site
+hand number), form table SESSIONS of adjacent hands (button moved to the next occupied seat, same
+seats and stakes, no pause over ``MAX_PAUSE_SECONDS``; or the button stayed because the small
+blind left, as the sites do); anything else starts a new session (a gap, counted). A button on
+the SAME seat with the same players otherwise keeps the hands adjacent, so that the rotation
 audit fails it (no missing hand explains it), counted as ``button_stuck``.
 ``table_id`` = the session, ``hand_no`` = the hand's place in it, ``rebuys`` = a session's first
 stacks, then each seat's start minus its previous end (negative: what the operator took between
@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -44,7 +43,6 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from audits.runfolder import (
@@ -62,10 +60,11 @@ from cluster.flows.manifest import engine_version, git_commit
 from cluster.flows.manifest import now as manifest_now
 from cluster.flows.rake import RakeError, RakeSchedule
 from sim.digest import DIGEST_VERSION, with_digests
+from sim.file_import import import_file
 from sim.histories import HISTORY_SUFFIXES, iter_history_paths
-from sim.history_rows import FileImport, import_file
-from sim.phh import no_cyclic_gc
+from sim.history_rows import FileImport
 from sim.schema import IMPORT_SCHEMA, IMPORT_VERSION, SCHEMA_VERSION
+from sim.table_sessions import pad_seats, rebuild
 
 __all__ = ["IMPORT_FILE", "MANIFEST_FORMAT", "PhhImport", "format_import", "import_phh",
            "rebuild"]
@@ -73,7 +72,6 @@ __all__ = ["IMPORT_FILE", "MANIFEST_FORMAT", "PhhImport", "format_import", "impo
 MANIFEST_FORMAT = "holdem-import"
 OLD_FORMAT = "holdem-phh-import"
 MANIFEST_VERSION = 2
-MAX_PAUSE_SECONDS = 600
 SMALL_IMPORT_BYTES = 8_000_000  # local sources up to this size: in this process by default
 PROGRESS_SECONDS = 5.0  # a progress line at most this often
 BATCH_ROWS = 200_000  # rows per batch file at most (whole sessions)
@@ -177,206 +175,6 @@ def run_currency(pairs: list[str]) -> str:
 
 
 # ---------------------------------------------------------------- tables
-
-
-_DIGIT_RUNS = re.compile(r"(\d+)")
-
-
-def _natural(text: str) -> tuple[Any, ...]:
-    if text.isdigit():  # a site's hand number: the one token
-        return ((0, int(text), ""),)
-    return tuple((0, int(t), "") if t.isdigit() else (1, 0, t)
-                 for t in _DIGIT_RUNS.split(text) if t)
-
-
-def _local_seconds(iso: str) -> int:
-    import datetime as dt
-
-    try:
-        d = dt.datetime.fromisoformat(iso)
-    except ValueError:
-        return -1
-    return int((d - dt.datetime(1970, 1, 1)).total_seconds())
-
-
-def _next_occupied(occ: list[bool], after: int) -> int:
-    k = len(occ)
-    for j in range(1, k + 1):
-        s = (after + j) % k
-        if occ[s]:
-            return s
-    return -1
-
-
-# per-seat columns and the value of an empty seat (``pad_seats``)
-SEAT_COLUMNS: dict[str, Any] = {
-    "occupied": False, "policy": -1, "player_ids": -1, "stacks_start": 0, "rebuys": 0,
-    "stacks_end": 0, "contributed": 0, "returned": 0, "won": 0, "folded": False,
-    "timed_out": False, "players": "", "stack_known": False, "cards_unrecorded": False,
-    "op_winnings": 0, "op_finishing": 0,
-}
-
-
-def pad_seats(table: pa.Table, seat_count_known: list[bool]) -> pa.Table:
-    """A table (venue, table name) whose record gives no ``seat_count`` seats as many as the
-    highest seat any of its hands names: those hands' per-seat columns are padded with empty
-    seats (so that its hands can be adjacent)."""
-    n = table.num_rows
-    if n == 0 or all(seat_count_known):
-        return table
-    venue = table.column("venue").to_pylist()
-    name = table.column("table_name").to_pylist()
-    seats = table.column("n_seats").to_pylist()
-    most: dict[tuple[str, str], int] = {}
-    for i in range(n):
-        if name[i] and not seat_count_known[i]:
-            key = (venue[i], name[i])
-            most[key] = max(most.get(key, 0), seats[i])
-    grow = {i: most[(venue[i], name[i])] for i in range(n)
-            if name[i] and not seat_count_known[i] and most[(venue[i], name[i])] > seats[i]}
-    if not grow:
-        return table
-    for col, empty in (*SEAT_COLUMNS.items(), ("hole_cards", -1)):
-        values = table.column(col).to_pylist()
-        for i, k in grow.items():
-            if col in ("op_winnings", "op_finishing") and not values[i]:
-                continue  # not recorded stays []
-            per = 2 if col == "hole_cards" else 1
-            values[i] = values[i] + [empty] * (per * (k - seats[i]))
-        j = table.schema.get_field_index(col)
-        table = table.set_column(j, table.schema.field(col),
-                                 pa.array(values, table.schema.field(col).type))
-    new_seats = [grow.get(i, seats[i]) for i in range(n)]
-    j = table.schema.get_field_index("n_seats")
-    return table.set_column(j, table.schema.field("n_seats"), pa.array(new_seats, pa.int8()))
-
-
-def same_players(before: list[str], after: list[str]) -> bool:
-    """The same table's players: at least two named players kept their seats and no seat
-    occupied in both hands changed hands (iPoker's exports name every table "HandHQ": two
-    hands of different tables share no seated player)."""
-    kept = 0
-    for x, y in zip(before, after, strict=False):
-        if x and y:
-            if x != y:
-                return False
-            kept += 1
-    return kept >= 2
-
-
-def button_stayed(button: int, before: int, sb_before: int, occupied: list[bool],
-                  players_before: list[str], players: list[str]) -> tuple[bool, bool]:
-    """(kept, stuck) for a hand whose button is on the previous hand's seat ``before``:
-    ``kept``, the rule of the sites when the small blind left (the seat the button would move
-    to is empty: the button stays, the blinds advance; ``audits.rotation`` accepts it);
-    ``stuck``, otherwise with the same players (``same_players``): no missing hand explains it,
-    so the hands stay ADJACENT and the rotation audit fails the hand."""
-    if button != before:
-        return False, False
-    if 0 <= sb_before < len(occupied) and sb_before != before and not occupied[sb_before]:
-        return True, False
-    return False, same_players(players_before, players)
-
-
-def rebuild(table: pa.Table) -> tuple[pa.Table, dict[str, Any]]:
-    """Order the hands into table sessions and set ``hand_id``, ``table_id``, ``hand_no``,
-    ``rebuys`` and ``player_ids`` (module docstring); returns the table in session order and
-    {tables, sessions, gaps, by_venue}. The cyclic collector is paused meanwhile (its
-    per-row Python values: ``sim.phh.no_cyclic_gc``)."""
-    with no_cyclic_gc():
-        return _rebuild(table)
-
-
-def _rebuild(table: pa.Table) -> tuple[pa.Table, dict[str, Any]]:
-    n = table.num_rows
-    if n == 0:
-        return table, {"tables": 0, "sessions": 0, "gaps": 0, "button_stuck": 0, "by_venue": {}}
-    c = {name: table.column(name).to_pylist() for name in (
-        "venue", "table_name", "time_utc", "hand_time", "site_hand", "source_file",
-        "source_section", "button", "n_seats", "occupied", "structure", "small_blind",
-        "big_blind", "stacks_start", "stacks_end", "stack_known", "sb_seat", "players")}
-    when = [u if u >= 0 else (_local_seconds(h) if h else -1)
-            for u, h in zip(c["time_utc"], c["hand_time"], strict=True)]
-    venue, tname, ssec = c["venue"], c["table_name"], c["source_section"]
-    files = c["source_file"]
-    keys = [(venue[i], tname[i], tname[i] == "" and files[i],
-             tname[i] == "" and _natural(ssec[i]), when[i], _natural(site))
-            for i, site in enumerate(c["site_hand"])]
-    order = sorted(range(n), key=keys.__getitem__)
-    session = [0] * n
-    hand_no = [0] * n
-    rebuys: list[list[int]] = [[]] * n
-    sessions = gaps = stuck = 0
-    by_venue: dict[str, dict[str, int]] = {}
-    tables: set[tuple[str, str]] = set()
-    n_seats, structure, small, big = (c["n_seats"], c["structure"], c["small_blind"],
-                                      c["big_blind"])
-    button, occupied, sb_seat, players = c["button"], c["occupied"], c["sb_seat"], c["players"]
-    stacks_start, stacks_end = c["stacks_start"], c["stacks_end"]
-    prev = -1
-    for i in order:
-        named = tname[i] != ""
-        key = (venue[i], tname[i])
-        start = stacks_start[i]
-        adjacent = still = False
-        if prev >= 0 and named and key == (venue[prev], tname[prev]):
-            same = (n_seats[i] == n_seats[prev] and structure[i] == structure[prev]
-                    and small[i] == small[prev] and big[i] == big[prev])
-            t0, t1 = when[prev], when[i]
-            timely = t0 < 0 or t1 < 0 or 0 <= t1 - t0 <= MAX_PAUSE_SECONDS
-            b0 = button[prev]
-            moved = button[i] == _next_occupied(occupied[i], b0)  # as rotation
-            kept, still = button_stayed(button[i], b0, sb_seat[prev], occupied[i], players[prev],
-                                        players[i])
-            adjacent = same and timely and (moved or kept or still)
-            stuck += adjacent and still
-            if not adjacent:
-                gaps += 1
-        v = by_venue.get(venue[i])
-        if v is None:
-            v = by_venue[venue[i]] = {"tables": 0, "sessions": 0, "gaps": 0, "button_stuck": 0}
-        if not named or key not in tables:
-            tables.add(key if named else ("", str(i)))
-            v["tables"] += 1
-        elif not adjacent:
-            v["gaps"] += 1
-        v["button_stuck"] += adjacent and still
-        v["sessions"] += not adjacent
-        if adjacent:
-            session[i] = session[prev]
-            hand_no[i] = hand_no[prev] + 1
-            before_occ, end = occupied[prev], stacks_end[prev]
-            occ = occupied[i]
-            rebuys[i] = [0 if not occ[s] else start[s] - end[s] if before_occ[s] else start[s]
-                         for s in range(len(start))]
-        else:
-            session[i] = sessions
-            sessions += 1
-            rebuys[i] = list(start)
-        prev = i
-    take = pa.array(order, pa.int64())
-    out = table.take(take)
-    sess = np.asarray(session, np.int64)[order]
-    # player ids: one per name over the run (sorted names), -1 for an empty seat
-    players = out.column("players").combine_chunks()
-    flat = players.values
-    names = pc.unique(flat).to_pylist()
-    names = sorted(x for x in names if x)
-    ids = {name: j for j, name in enumerate(names)}
-    flat_ids = np.fromiter((ids.get(x, -1) for x in flat.to_pylist()), np.int64, len(flat))
-    pid = pa.ListArray.from_arrays(players.offsets, pa.array(flat_ids, pa.int64()))
-    cols = {
-        "hand_id": pa.array(np.arange(n, dtype=np.int64)),
-        "table_id": pa.array(sess),
-        "hand_no": pa.array(np.asarray(hand_no, np.int32)[order]),
-        "rebuys": pa.array([rebuys[i] for i in order], pa.list_(pa.int64())),
-        "player_ids": pid,
-    }
-    for name, arr in cols.items():
-        j = out.schema.get_field_index(name)
-        out = out.set_column(j, out.schema.field(name), arr)
-    return out, {"tables": len(tables), "sessions": sessions, "gaps": gaps,
-                 "button_stuck": stuck, "by_venue": dict(sorted(by_venue.items()))}
 
 
 # ---------------------------------------------------------------- the command

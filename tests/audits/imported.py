@@ -21,7 +21,7 @@ import pyarrow.parquet as pq
 
 from audits import logschema
 from sim.digest import with_digests
-from sim.history_rows import import_file
+from sim.file_import import import_file
 
 
 @dataclass
@@ -51,7 +51,7 @@ class H:
 
 
 def replayed(hands: list[H]) -> list[dict[str, Any]]:
-    """The importer's rows of the hands (``sim.history_rows.import_file`` on one .phhs file of
+    """The importer's rows of the hands (``sim.file_import.import_file`` on one .phhs file of
     them), in order."""
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "hands.phhs"

@@ -606,3 +606,29 @@ def test_a_post_only_from_a_seat_absent_before(tmp_path: Path, newcomer: bool) -
         assert not r.passed and r.failures == 1
         (v,) = r.details["violations"]
         assert v["hand_id"] == 1 and "post (dead or live blind) by seat 0" in v["reason"]
+
+
+def test_tables_without_seat_count_are_padded_to_their_highest_seat(tmp_path: Path) -> None:
+    """A table whose record gives no ``seat_count`` has as many seats as the highest seat any of
+    its hands names: its smaller hands' per-seat columns are padded with empty seats (two hole
+    cards each), a not-recorded outcome stays not recorded, and its hands stay adjacent."""
+    src = tmp_path / "p.phhs"
+    first = hand("1", seats="[1, 3, 4]", extra="winnings = [0, 0, 0.15]").replace(
+        "seat_count = 6\n", "")
+    second = hand("2", hand_no=101, time="00:01:00", seats="[3, 4, 9]",
+                  stacks="[9.95, 19.90, 30.25]").replace("seat_count = 6\n", "")
+    other = hand("3", table="T9", hand_no=5, seats="[1, 2, 3]").replace("seat_count = 6\n", "")
+    src.write_text(first + second + other)
+    run = tmp_path / "run"
+    res = import_phh([str(src)], run)
+    assert res.imported == 3
+    got = {(r["table_name"], r["site_hand"]): r for r in rows(run)}
+    a, b, c = got[("T1", "100")], got[("T1", "101")], got[("T9", "5")]
+    assert a["n_seats"] == b["n_seats"] == 9 and c["n_seats"] == 3
+    assert a["occupied"] == [True, False, True, True] + [False] * 5
+    assert a["stacks_start"] == [1005, 0, 2000, 3010] + [0] * 5
+    assert a["players"] == ["ann", "", "bob", "cid"] + [""] * 5
+    assert a["hole_cards"] == [-1] * 18 and a["policy"] == [-1] * 9
+    assert a["op_winnings"] == [0, 0, 0, 15] + [0] * 5
+    assert b["op_winnings"] == [] and b["op_finishing"] == []
+    assert a["table_id"] == b["table_id"] != c["table_id"] and b["hand_no"] == a["hand_no"] + 1

@@ -237,7 +237,7 @@ def test_the_collector_is_paused_only_while_reading() -> None:
     as they found it, on an error too."""
     import gc
 
-    from sim.history_rows import import_file
+    from sim.file_import import import_file
 
     def boom(path: str) -> Any:
         assert not gc.isenabled()

@@ -1,0 +1,319 @@
+"""One source file imported: its hands read, converted to the run's minor unit, replayed and
+made rows (``sim.history_rows`` describes the rows), with its counts (``FileImport``).
+
+Two paths give the same result (tested equal on every real hand we hold):
+
+- the compiled path, for a PHH file (``.phh``/``.phhs`` content): the bytes are scanned into a
+  ``HandBlock`` (``sim.phh_scan``: flat arrays, no Python object per hand), replayed in one
+  numba call (``sim.replay_kernel``) and made columns (``sim.history_columns``);
+- the Python path (``sim.histories.read_history``, ``sim.history_rows.import_hand``), the
+  reference: the sites' text formats, and every hand the compiled path does not take whole.
+
+A PHH file mixes them per hand: the sections the scanner is not certain of, the hands whose
+compiled replay stops (an illegal action, the actions ending early, ...) and the hands the rows
+cannot describe are read again by the Python reader (the file's other sections blanked, so line
+numbers hold) and take the Python path, whose messages name the reasons. Rows, skips and
+odd-chip lines keep the file's section order, as the Python path alone gives them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+from sim import layout as L
+from sim.handblock import HandBlock, Replayed
+from sim.histories import detect_format, phh_by_first_line, read_history_bytes
+from sim.history_rows import (
+    FileImport,
+    _Columns,
+    currency_pair,
+    file_format,
+    import_hand,
+    import_read_file,
+    odd_chip_line,
+)
+from sim.phh import MAX_SCALE, PhhFile, PhhHand, PhhSkip, no_cyclic_gc, reads_phh
+
+__all__ = ["import_file", "import_file_bytes"]
+
+_NL = 10
+
+
+def import_file(path: str, scale: int | None = None,
+                read: Callable[[str], PhhFile] | None = None) -> FileImport:
+    """Read, convert (``scale`` decimals; None: the file's own finest) and replay every hand of
+    one source file (a path or a URI); never raises for its content. ``read``: the Python
+    reader's result instead of the file's bytes (the Python path only). The cyclic collector
+    is paused meanwhile (``sim.phh.no_cyclic_gc``)."""
+    with no_cyclic_gc():
+        if read is not None:
+            pf = read(path)
+            return import_read_file(FileImport(path, pf.sha256, file_format(pf, path)), pf,
+                                    scale)
+        data = _read_bytes(path)
+        if isinstance(data, PhhFile):  # unreadable: one skip
+            return import_read_file(FileImport(path, None, "phh"), data, scale)
+        return _import_bytes(path, data, scale)
+
+
+def import_file_bytes(path: str, data: bytes, scale: int | None = None, *,
+                      compiled: bool = True) -> FileImport:
+    """``import_file`` of a file's bytes named ``path``; ``compiled=False``: the Python path
+    alone (the reference the compiled path is tested against)."""
+    with no_cyclic_gc():
+        if not compiled:
+            pf = read_history_bytes(data, path)
+            return import_read_file(FileImport(path, pf.sha256, file_format(pf, path)), pf,
+                                    scale)
+        return _import_bytes(path, data, scale)
+
+
+def _read_bytes(path: str) -> bytes | PhhFile:
+    from audits.runfolder import storage
+
+    try:
+        if storage.is_uri(path):
+            return storage.read_bytes(path)
+        return Path(path).read_bytes()
+    except (OSError, storage.StorageError) as e:
+        reason = getattr(e, "strerror", None) or e
+        return PhhFile(path, [], [PhhSkip(path, None, 0, None, f"cannot read the file ({reason})")])
+
+
+def _import_bytes(path: str, data: bytes, scale: int | None) -> FileImport:
+    fast = _compiled(path, data, scale)
+    if fast is not None:
+        return fast
+    pf = read_history_bytes(data, path)
+    return import_read_file(FileImport(path, pf.sha256, file_format(pf, path)), pf, scale)
+
+
+def _phh_many(data: bytes) -> bool | None:
+    """Whether a file the compiled path may take holds sections (``.phhs``: True) or one hand
+    (False): a PHH text (as ``sim.histories.read_history_bytes`` detects it) with no byte order
+    mark and no NUL byte; None otherwise (the Python path). The scanner checks the UTF-8."""
+    if data.startswith(b"\xef\xbb\xbf") or b"\x00" in data:
+        return None
+    end = data.find(b"\n")
+    try:
+        first = data[:end if end >= 0 else len(data)].decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    many = phh_by_first_line(first)
+    if many is not None:
+        return many
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if detect_format(text) != "phh":
+        return None
+    line = next((ln.strip() for ln in text.splitlines()
+                 if ln.strip() and not ln.strip().startswith("#")), "")
+    return line.startswith("[")
+
+
+def _masked(data: bytes, lo: np.ndarray, hi: np.ndarray, wanted: np.ndarray,
+            ) -> tuple[str, dict[int, int]]:
+    """The file's text for the Python reader with only the sections ``wanted`` (bool per
+    section) kept byte for byte (the reader splits at header lines, so each kept section is the
+    same chunk it reads in the whole file); each run of other sections is left as its first
+    header line alone (a section the caller ignores). Returns the text and {header line in the
+    text: section index}."""
+    parts = [data[:int(lo[0])]]
+    line = 1 + parts[0].count(b"\n")
+    at: dict[int, int] = {}
+    k, n = 0, len(lo)
+    while k < n:
+        start, end = int(lo[k]), int(hi[k])
+        at[line] = k
+        if wanted[k]:
+            chunk = data[start:end]
+            k += 1
+        else:
+            nl = data.find(b"\n", start, end)
+            chunk = (data[start:nl] if nl >= 0 else data[start:end]) + b"\n"
+            while k < n and not wanted[k]:
+                k += 1
+        parts.append(chunk)
+        line += chunk.count(b"\n")
+    return b"".join(parts).decode("utf-8"), at
+
+
+def _python_hands(data: bytes, lo: np.ndarray, hi: np.ndarray, wanted: np.ndarray,
+                  many: bool, source: str,
+                  ) -> tuple[dict[int, PhhHand], list[tuple[int, PhhSkip]]] | None:
+    """The Python reader's hands and skips of the sections ``wanted`` (bool per section), by
+    section index (a skip's line is its line in the file); None when one cannot be placed (the
+    caller takes the Python path)."""
+    if not wanted.any():
+        return {}, []
+    if not many or wanted.all():
+        pf = reads_phh(data.decode("utf-8"), source=source, many=many)
+        if not many:
+            return ({0: pf.hands[0]}, []) if pf.hands else ({}, [(0, s) for s in pf.skipped])
+        text, at = None, None
+    else:
+        text, at = _masked(data, lo, hi, wanted)
+        pf = reads_phh(text, source=source, many=True)
+    buf = np.frombuffer(data, np.uint8)
+    line_of = np.cumsum(buf == _NL)
+    header_line = [int(line_of[x - 1]) + 1 if x > 0 else 1 for x in lo.tolist()]
+    if at is None:
+        at = {line: k for k, line in enumerate(header_line)}
+    hands: dict[int, PhhHand] = {}
+    skips: list[tuple[int, PhhSkip]] = []
+    for h in pf.hands:
+        k = at.get(h.line)
+        if k is None:
+            return None
+        if wanted[k]:
+            hands[k] = h
+    for sk in pf.skipped:
+        k = at.get(sk.line)
+        if k is None:
+            return None
+        if wanted[k]:
+            skips.append((k, replace(sk, line=header_line[k])))
+    if len(hands) + len(skips) != int(wanted.sum()):
+        return None
+    return hands, skips
+
+
+def _compiled(path: str, data: bytes, scale: int | None) -> FileImport | None:
+    """The compiled path's import of a PHH file, or None when the file as a whole is not for
+    it (module docstring)."""
+    from sim.history_columns import rows_of_block
+    from sim.phh_scan import scan
+    from sim.replay_kernel import replay_block
+
+    many = _phh_many(data)
+    if many is None:
+        return None
+    sc = scan(data, many=many)
+    if not sc.file_ok:
+        return None
+    nsec = sc.sections
+    fast = np.asarray(sc.fast, np.bool_)
+    if not many and not fast.all():
+        return None
+    lo, hi = np.asarray(sc.lo, np.int64), np.asarray(sc.hi, np.int64)
+    first = _python_hands(data, lo, hi, ~fast, many, path)
+    if first is None:
+        return None
+    py_hands, py_skips = first
+    res = FileImport(path=path, sha256=hashlib.sha256(data).hexdigest(), format="phh")
+    res.submitted = nsec
+    block = sc.block
+    fast_sec = np.flatnonzero(fast)
+    scales = [int(v) for v in np.asarray(block.scale).tolist()] + [
+        h.scale for h in py_hands.values()]
+    res.file_scale = min(MAX_SCALE, max(scales, default=0))
+    res.scale = res.file_scale if scale is None else scale
+    # the block's hands whose amounts are whole at the run's unit (others: the Python path
+    # names them "amount not representable")
+    fits = np.asarray(block.scale, np.int64) <= res.scale
+    b = (block if fits.all() else block.take(np.flatnonzero(fits))).rescale(res.scale)
+    b_sec = fast_sec[fits]
+    rep = replay_block(b)
+    fast_table, made = rows_of_block(b, rep, path)
+    made = np.asarray(made, np.bool_)
+    again = np.zeros(nsec, np.bool_)
+    again[fast_sec[~fits]] = True
+    again[b_sec[~made]] = True
+    second = _python_hands(data, lo, hi, again, many, path)
+    if second is None:
+        return None
+    py_hands.update(second[0])
+    py_skips += second[1]
+    # reading skips first (as the Python path reports them), in section order
+    for _k, sk in sorted(py_skips, key=lambda x: x[0]):
+        res.skip(_read_reason(sk), sk.key or "", sk.hand or "", sk.describe())
+    cols = _Columns()
+    py_rows: list[int] = []
+    odd: list[tuple[int, str]] = []
+    currencies: set[str] = set()
+    hand_index = _hand_indices(nsec, py_skips)
+    for k in sorted(py_hands):
+        raw = py_hands[k]
+        before = len(res.odd_chip)
+        if import_hand(res, cols, raw, hand_index[k], path):
+            py_rows.append(k)
+            currencies.add(currency_pair(raw.currency, raw.currency_symbol))
+        odd += [(k, line) for line in res.odd_chip[before:]]
+    # the compiled rows: counts, odd chips, currencies
+    rows_sec = b_sec[made]
+    idx = np.flatnonzero(made)
+    res.imported += len(idx)
+    res.compiled = len(idx)
+    odd += _odd_chips(b, rep, idx, rows_sec, path, many)
+    cur = b.currency.take(pa.array(idx)).to_pylist()
+    sym = b.currency_symbol.take(pa.array(idx)).to_pylist()
+    currencies |= {currency_pair(c, s) for c, s in set(zip(cur, sym, strict=True))}
+    res.currencies = sorted(currencies)
+    res.odd_chip = [line for _k, line in sorted(odd, key=lambda x: x[0])]
+    # one table in section order
+    known_py = res.seat_count_known
+    known_fast = (np.asarray(b.seat_count)[idx] >= 0).tolist()
+    parts, order_sec, known = [], [], []
+    if len(idx):
+        parts.append(fast_table)
+        order_sec += rows_sec.tolist()
+        known += known_fast
+    if py_rows:
+        parts.append(cols.table())
+        order_sec += py_rows
+        known += known_py
+    if not parts:
+        res.table, res.seat_count_known = None, []
+        return res
+    table = pa.concat_tables(parts) if len(parts) > 1 else parts[0]
+    order = np.argsort(np.asarray(order_sec, np.int64), kind="stable")
+    res.table = table.take(pa.array(order)) if len(parts) > 1 else table
+    res.seat_count_known = [known[i] for i in order.tolist()]
+    return res
+
+
+def _read_reason(sk: PhhSkip) -> str:
+    from sim.history_rows import read_skip_reason
+
+    return read_skip_reason(sk.kind)
+
+
+def _hand_indices(nsec: int, skips: list[tuple[int, PhhSkip]]) -> list[int]:
+    """Each section's index among the file's read hands (``PhhFile.hands``: sections less the
+    skipped ones), as the Python path numbers them."""
+    skipped = np.zeros(nsec, np.bool_)
+    for k, _sk in skips:
+        skipped[k] = True
+    return (np.cumsum(~skipped) - 1).tolist()
+
+
+def _odd_chips(b: HandBlock, rep: Replayed, idx: np.ndarray, secs: np.ndarray, path: str,
+               many: bool) -> list[tuple[int, str]]:
+    """(section, line) of each compiled row whose record's finishing stacks differ from the
+    replay's."""
+    has = np.asarray(b.has_finishing)[idx]
+    if not has.any():
+        return []
+    p_lo = np.asarray(b.p_lo)
+    state = np.asarray(rep.state)
+    fin = np.asarray(b.finishing)
+    out = []
+    for j in np.flatnonzero(has).tolist():
+        h = int(idx[j])
+        n = int(p_lo[h + 1] - p_lo[h])
+        actual = state[h, L.STACK_:L.STACK_ + n].tolist()
+        expected = fin[p_lo[h]:p_lo[h + 1]].tolist()
+        if actual != expected:
+            section = b.section[h].as_py()
+            site = b.site_hand[h].as_py() or section
+            where = f"{path} [{section}]" if many else path
+            out.append((int(secs[j]), odd_chip_line(where, site, expected, actual)))
+    return out

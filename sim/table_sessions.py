@@ -1,0 +1,366 @@
+"""An import's hands ordered into table sessions (``rebuild``): the real tables rebuilt across the
+files of a run, so that the rotation and chip carry-over audits run on them.
+
+The hands of one (venue, table name), ordered by (time, site hand number in natural order),
+form table SESSIONS of adjacent hands: the button moved to the next occupied seat, the same
+seats and stakes, no pause over ``MAX_PAUSE_SECONDS``; or the button stayed because the small
+blind left (the seat it would move to is empty: the sites keep the button and advance the
+blinds; ``audits.rotation`` accepts it). A button on the SAME seat with the same players
+otherwise (at least two named players kept their seats and no seat occupied in both hands
+changed hands: iPoker names every table "HandHQ", and two hands of different tables share no
+seated player) keeps the hands adjacent, so that the rotation audit fails the hand, counted as
+``button_stuck``. Anything else starts a new session (a gap, counted). A hand without a table
+name is its own table (ordered by file and section).
+
+``table_id`` = the session, ``hand_no`` = the hand's place in it, ``rebuys`` = a session's
+first stacks, then each seat's start minus its previous end (negative: what the operator took
+between the hands, judged by the outcome audit), ``player_ids`` = one id per player name over
+the run (sorted names, from 0; -1 an empty seat).
+
+Columnar: the sort keys are ranks of each column's distinct values (natural order computed per
+distinct value), one stable ``numpy.lexsort``; the sessions are one numba pass over the rows in
+that order on the flat per-seat arrays.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from numba import njit
+
+from sim.phh import no_cyclic_gc
+
+__all__ = ["MAX_PAUSE_SECONDS", "SEAT_COLUMNS", "pad_seats", "rebuild"]
+
+MAX_PAUSE_SECONDS = 600
+_DIGIT_RUNS = re.compile(r"(\d+)")
+
+
+# per-seat columns and the value of an empty seat (``pad_seats``); ``hole_cards`` holds two
+SEAT_COLUMNS: dict[str, Any] = {
+    "occupied": False, "policy": -1, "player_ids": -1, "stacks_start": 0, "rebuys": 0,
+    "stacks_end": 0, "contributed": 0, "returned": 0, "won": 0, "folded": False,
+    "timed_out": False, "players": "", "stack_known": False, "cards_unrecorded": False,
+    "op_winnings": 0, "op_finishing": 0, "hole_cards": -1,
+}
+_NOT_RECORDED_EMPTY = ("op_winnings", "op_finishing")  # [] (not recorded) stays []
+
+
+def pad_seats(table: pa.Table, seat_count_known: list[bool]) -> pa.Table:
+    """A table (venue, table name) whose record gives no ``seat_count`` seats as many as the
+    highest seat any of its hands names: those hands' per-seat columns are padded with empty
+    seats (so that its hands can be adjacent)."""
+    n = table.num_rows
+    known = np.asarray(seat_count_known, np.bool_)
+    if n == 0 or known.all():
+        return table
+    table = table.combine_chunks()
+    seats = _ints(table, "n_seats")
+    named = pc.not_equal(table.column("table_name"), "").to_numpy(zero_copy_only=False)
+    key = _ranks(table.column("venue")) * (n + 1) + _ranks(table.column("table_name"))
+    pick = named & ~known
+    if not pick.any():
+        return table
+    most = np.zeros(n, np.int64)
+    uniq, inv = np.unique(key[pick], return_inverse=True)
+    top = np.zeros(len(uniq), np.int64)
+    np.maximum.at(top, inv, seats[pick])
+    most[pick] = top[inv]
+    grow = pick & (most > seats)
+    if not grow.any():
+        return table
+    extra_seats = np.where(grow, most - seats, 0)
+    for col, empty in SEAT_COLUMNS.items():
+        per = 2 if col == "hole_cards" else 1
+        arr = table.column(col).chunk(0) if table.column(col).num_chunks else None
+        if arr is None:
+            continue
+        offs = arr.offsets.to_numpy().astype(np.int64)
+        lens = np.diff(offs)
+        add = extra_seats * per
+        if col in _NOT_RECORDED_EMPTY:
+            add = np.where(lens == 0, 0, add)
+        if not add.any():
+            continue
+        values = arr.values.slice(int(offs[0]), int(offs[-1] - offs[0]))
+        pool = pa.concat_arrays([values, pa.array([empty], values.type)])
+        new_lens = lens + add
+        new_offs = np.concatenate(([0], np.cumsum(new_lens)))
+        idx = np.full(int(new_offs[-1]), len(values), np.int64)  # the empty seat's value
+        row = np.repeat(np.arange(n), lens)
+        within = np.arange(len(row)) - np.repeat(offs[:-1] - offs[0], lens)
+        idx[new_offs[:-1][row] + within] = np.arange(len(row))
+        padded = pa.ListArray.from_arrays(pa.array(new_offs.astype(np.int32)),
+                                          pool.take(pa.array(idx)))
+        j = table.schema.get_field_index(col)
+        table = table.set_column(j, table.schema.field(col),
+                                 padded.cast(table.schema.field(col).type))
+    j = table.schema.get_field_index("n_seats")
+    return table.set_column(j, table.schema.field("n_seats"),
+                            pa.array(np.where(grow, most, seats).astype(np.int8)))
+
+
+def _natural(text: str) -> tuple[Any, ...]:
+    if text.isdigit():  # a site's hand number: the one token
+        return ((0, int(text), ""),)
+    return tuple((0, int(t), "") if t.isdigit() else (1, 0, t)
+                 for t in _DIGIT_RUNS.split(text) if t)
+
+
+def _ranks(values: pa.Array | pa.ChunkedArray, natural: bool = False) -> np.ndarray:
+    """Each row's rank among the column's distinct values (equal values, and equal natural
+    keys, share a rank): text order (code points), or natural order (digit runs as numbers)."""
+    enc = pc.dictionary_encode(values)
+    if isinstance(enc, pa.ChunkedArray):
+        enc = enc.combine_chunks() if enc.num_chunks != 1 else enc.chunk(0)
+    idx = enc.indices.to_numpy(zero_copy_only=False)
+    if not len(idx):
+        return np.zeros(0, np.int64)
+    d = enc.dictionary
+    if natural and len(d) and pc.all(pc.utf8_is_digit(d)).as_py() and pc.max(
+            pc.utf8_length(d)).as_py() <= 18:  # hand numbers: their values' order
+        _, rank = np.unique(pc.cast(d, pa.int64()).to_numpy(), return_inverse=True)
+        return rank.astype(np.int64)[idx]
+    distinct = d.to_pylist()
+    keyf = _natural if natural else None
+    order = sorted(range(len(distinct)), key=(lambda j: keyf(distinct[j])) if keyf else
+                   distinct.__getitem__)
+    rank = np.empty(len(distinct), np.int64)
+    r, last = -1, None
+    for j in order:
+        k = keyf(distinct[j]) if keyf else distinct[j]
+        if r < 0 or k != last:
+            r += 1
+            last = k
+        rank[j] = r
+    return rank[idx]
+
+
+def _local_seconds(iso: str) -> int:
+    try:
+        d = _dt.datetime.fromisoformat(iso)
+    except ValueError:
+        return -1
+    return int((d - _dt.datetime(1970, 1, 1)).total_seconds())
+
+
+def _when(table: pa.Table) -> np.ndarray:
+    """Each hand's time in seconds: ``time_utc``, else its local time read as UTC, else -1."""
+    utc = table.column("time_utc").to_numpy().astype(np.int64)
+    when = utc.copy()
+    miss = np.flatnonzero(utc < 0)
+    if len(miss):
+        local = table.column("hand_time").take(pa.array(miss)).to_pylist()
+        memo: dict[str, int] = {}
+        for j, h in zip(miss.tolist(), local, strict=True):
+            if h:
+                v = memo.get(h)
+                if v is None:
+                    v = memo[h] = _local_seconds(h)
+                when[j] = v
+            else:
+                when[j] = -1
+    return when
+
+
+def _flat(table: pa.Table, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """(offsets, values) of a list column."""
+    col = table.column(name).combine_chunks()
+    offs = col.offsets.to_numpy().astype(np.int64)
+    vals = col.values.to_numpy(zero_copy_only=False)
+    return offs - offs[0], vals[offs[0]:offs[-1]] if len(offs) else vals
+
+
+@njit(cache=True)
+def _next_occupied(occ, lo, k, after):
+    for j in range(1, k + 1):
+        s = (after + j) % k
+        if occ[lo + s]:
+            return s
+    return -1
+
+
+@njit(cache=True)
+def _same_players(names, lo_a, n_a, lo_b, n_b):
+    kept = 0
+    for s in range(min(n_a, n_b)):
+        x, y = names[lo_a + s], names[lo_b + s]
+        if x >= 0 and y >= 0:
+            if x != y:
+                return False
+            kept += 1
+    return kept >= 2
+
+
+@njit(cache=True)
+def _sessions(order, venue, tname, named, n_seats, structure, small, big, when, button,
+              sb_seat, offs, occupied, start, end, names, max_pause, n_venues):
+    """One pass in session order: (session, hand_no, rebuys flat, counts [tables, sessions,
+    gaps, stuck], per venue [tables, sessions, gaps, button_stuck])."""
+    n = len(order)
+    session = np.zeros(n, np.int64)
+    hand_no = np.zeros(n, np.int64)
+    rebuys = np.zeros(len(start), np.int64)
+    by_venue = np.zeros((n_venues, 4), np.int64)
+    sessions = gaps = stuck = tables = 0
+    prev = -1
+    for i in order:
+        lo, k = offs[i], offs[i + 1] - offs[i]
+        adjacent = False
+        still = False
+        same_key = prev >= 0 and named[i] and venue[i] == venue[prev] and tname[i] == tname[prev]
+        if same_key:
+            same = (n_seats[i] == n_seats[prev] and structure[i] == structure[prev]
+                    and small[i] == small[prev] and big[i] == big[prev])
+            t0, t1 = when[prev], when[i]
+            timely = t0 < 0 or t1 < 0 or (0 <= t1 - t0 <= max_pause)
+            b0 = button[prev]
+            moved = button[i] == _next_occupied(occupied, lo, k, b0)
+            kept = False
+            if button[i] == b0:
+                sb0 = sb_seat[prev]
+                if 0 <= sb0 < k and sb0 != b0 and not occupied[lo + sb0]:
+                    kept = True
+                else:
+                    still = _same_players(names, offs[prev], offs[prev + 1] - offs[prev], lo, k)
+            adjacent = same and timely and (moved or kept or still)
+            if adjacent and still:
+                stuck += 1
+            if not adjacent:
+                gaps += 1
+        v = venue[i]
+        if not same_key:  # a table's hands are consecutive in this order: its first hand
+            tables += 1
+            by_venue[v, 0] += 1
+        elif not adjacent:
+            by_venue[v, 2] += 1
+        if adjacent and still:
+            by_venue[v, 3] += 1
+        if adjacent:
+            session[i] = session[prev]
+            hand_no[i] = hand_no[prev] + 1
+            plo = offs[prev]
+            for s in range(k):
+                if not occupied[lo + s]:
+                    rebuys[lo + s] = 0
+                elif occupied[plo + s]:
+                    rebuys[lo + s] = start[lo + s] - end[plo + s]
+                else:
+                    rebuys[lo + s] = start[lo + s]
+        else:
+            by_venue[v, 1] += 1
+            session[i] = sessions
+            sessions += 1
+            for s in range(k):
+                rebuys[lo + s] = start[lo + s]
+        prev = i
+    return session, hand_no, rebuys, np.array([tables, sessions, gaps, stuck]), by_venue
+
+
+def rebuild(table: pa.Table) -> tuple[pa.Table, dict[str, Any]]:
+    """Order the hands into table sessions and set ``hand_id``, ``table_id``, ``hand_no``,
+    ``rebuys`` and ``player_ids`` (module docstring); returns the table in session order and
+    {tables, sessions, gaps, button_stuck, by_venue}."""
+    with no_cyclic_gc():
+        return _rebuild(table)
+
+
+def _rebuild(table: pa.Table) -> tuple[pa.Table, dict[str, Any]]:
+    n = table.num_rows
+    if n == 0:
+        return table, {"tables": 0, "sessions": 0, "gaps": 0, "button_stuck": 0, "by_venue": {}}
+    table = table.combine_chunks()
+    venue_col = table.column("venue")
+    venue = _ranks(venue_col)
+    tname_rank = _ranks(table.column("table_name"))
+    named = pc.not_equal(table.column("table_name"), "").to_numpy(zero_copy_only=False)
+    unnamed = ~named
+    file_rank = np.where(unnamed, _ranks(table.column("source_file")), 0)
+    section_rank = np.zeros(n, np.int64)
+    if unnamed.any():
+        section_rank[unnamed] = _ranks(table.column("source_section").filter(
+            pa.array(unnamed)), natural=True)
+    when = _when(table)
+    site_rank = _ranks(table.column("site_hand"), natural=True)
+    # sorted by (venue, table name, [file, section when unnamed], time, site hand): stable
+    order = np.lexsort((site_rank, when, section_rank, file_rank, tname_rank, venue))
+    offs, occupied = _flat(table, "occupied")
+    _, start = _flat(table, "stacks_start")
+    _, end = _flat(table, "stacks_end")
+    p_offs, players = _flat(table, "players")
+    names_enc = pc.dictionary_encode(pa.array(players, pa.string()))
+    name_idx = names_enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    distinct = names_enc.dictionary.to_pylist()
+    # player ids: one per name over the run (sorted names), -1 for an empty seat
+    sorted_names = sorted(x for x in distinct if x)
+    id_of = {name: j for j, name in enumerate(sorted_names)}
+    ids_of_distinct = np.array([id_of.get(x, -1) for x in distinct] or [0], np.int64)
+    flat_ids = ids_of_distinct[name_idx] if len(name_idx) else np.zeros(0, np.int64)
+    venues = venue_col.unique().to_pylist()
+    v_rank = _ranks(pa.array(venues, pa.string())) if venues else np.zeros(0, np.int64)
+    venue_name = {int(r): v for r, v in zip(v_rank.tolist(), venues, strict=True)}
+    session, hand_no, rebuys, counts, by_v = _sessions(
+        order.astype(np.int64), venue, tname_rank, named, _ints(table, "n_seats"),
+        _ranks(table.column("structure")), _ints(table, "small_blind"),
+        _ints(table, "big_blind"), when, _ints(table, "button"), _ints(table, "sb_seat"),
+        offs, occupied.astype(np.bool_), start.astype(np.int64), end.astype(np.int64),
+        flat_ids if np.array_equal(p_offs, offs) else _names_on(offs, p_offs, flat_ids),
+        MAX_PAUSE_SECONDS, len(venue_name))
+    take = pa.array(order)
+    out = table.take(take)
+    new_offs = np.concatenate(([0], np.cumsum(np.diff(offs)[order]))).astype(np.int32)
+    starts = np.repeat(offs[:-1][order], np.diff(offs)[order])
+    within = np.arange(len(starts)) - np.repeat(new_offs[:-1], np.diff(offs)[order])
+    gather = starts + within
+    pid_offs = pa.array(new_offs, pa.int32())
+    cols = {
+        "hand_id": pa.array(np.arange(n, dtype=np.int64)),
+        "table_id": pa.array(session[order]),
+        "hand_no": pa.array(hand_no[order].astype(np.int32)),
+        "rebuys": pa.ListArray.from_arrays(pid_offs, pa.array(rebuys[gather], pa.int64())),
+        "player_ids": pa.ListArray.from_arrays(
+            pa.array(_player_offsets(p_offs, order), pa.int32()),
+            pa.array(_gather_lists(p_offs, order, flat_ids), pa.int64())),
+    }
+    for name, arr in cols.items():
+        j = out.schema.get_field_index(name)
+        out = out.set_column(j, out.schema.field(name), arr.cast(out.schema.field(name).type))
+    tables, sessions, gaps, stuck = (int(x) for x in counts)
+    by_venue = {venue_name[r]: {"tables": int(by_v[r, 0]), "sessions": int(by_v[r, 1]),
+                                "gaps": int(by_v[r, 2]), "button_stuck": int(by_v[r, 3])}
+                for r in range(len(venue_name))}
+    return out, {"tables": tables, "sessions": sessions, "gaps": gaps, "button_stuck": stuck,
+                 "by_venue": dict(sorted(by_venue.items()))}
+
+
+def _ints(table: pa.Table, name: str) -> np.ndarray:
+    return table.column(name).to_numpy().astype(np.int64)
+
+
+def _player_offsets(p_offs: np.ndarray, order: np.ndarray) -> np.ndarray:
+    lens = np.diff(p_offs)[order]
+    return np.concatenate(([0], np.cumsum(lens))).astype(np.int32)
+
+
+def _gather_lists(p_offs: np.ndarray, order: np.ndarray, values: np.ndarray) -> np.ndarray:
+    lens = np.diff(p_offs)[order]
+    new = np.concatenate(([0], np.cumsum(lens)))
+    starts = np.repeat(p_offs[:-1][order], lens)
+    within = np.arange(int(new[-1])) - np.repeat(new[:-1], lens)
+    return values[starts + within]
+
+
+def _names_on(offs: np.ndarray, p_offs: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """Player name ids laid out on the per-seat offsets (a row whose ``players`` list is not
+    one per seat: every seat unnamed)."""
+    out = np.full(int(offs[-1]), -1, np.int64)
+    for i in range(len(offs) - 1):
+        k, m = offs[i + 1] - offs[i], p_offs[i + 1] - p_offs[i]
+        if k == m:
+            out[offs[i]:offs[i + 1]] = ids[p_offs[i]:p_offs[i + 1]]
+    return out

@@ -1,0 +1,188 @@
+"""The compiled import path (``sim.file_import``: scan, replay kernel, columns) gives exactly what
+the Python path (the reference reader, replay and rows) gives: every column of every row, the
+counts, the skip reasons and their examples, the odd-chip lines, in the file's order; on the real
+hands of ``../shared/realhands`` (skipped when absent), on files mixing good hands with hostile
+ones, and on random edits of a file. And it takes the ordinary hands: a share of the real ones
+below 95% means the speed-up is gone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cluster.bench.import_phh import _SYNTH_HAND, REALHANDS
+from sim.file_import import import_file_bytes
+from sim.history_rows import FileImport
+from sim.phh import iter_phh_paths
+
+FIELDS = ("sha256", "format", "submitted", "imported", "skipped", "examples", "scale",
+          "file_scale", "currencies", "odd_chip", "seat_count_known")
+
+
+def same(path: str, data: bytes, scale: int | None = None) -> FileImport:
+    """Both paths on one file: equal in every field (named on failure); the compiled result."""
+    fast = import_file_bytes(path, data, scale)
+    ref = import_file_bytes(path, data, scale, compiled=False)
+    for name in FIELDS:
+        assert getattr(fast, name) == getattr(ref, name), f"{path}: {name} differs"
+    if ref.table is None:
+        assert fast.table is None, path
+    else:
+        assert fast.table is not None, path
+        assert fast.table.schema == ref.table.schema, path
+        for name in ref.table.column_names:
+            a, b = fast.table.column(name), ref.table.column(name)
+            if not a.equals(b):
+                rows = [i for i, (x, y) in enumerate(zip(a.to_pylist(), b.to_pylist(),
+                                                         strict=True)) if x != y]
+                raise AssertionError(f"{path}: column {name} differs first at row {rows[:1]}")
+    return fast
+
+
+def _hand(k: int) -> str:
+    return _SYNTH_HAND.format(k=k, a=40 + k % 50, b=100 + k % 7, m=k % 60, h=70_000 + k)
+
+
+def synthetic(hands: int = 12) -> bytes:
+    return "".join(_hand(k + 1) for k in range(hands)).encode()
+
+
+@pytest.mark.skipif(not REALHANDS.is_dir(), reason=f"{REALHANDS} absent (the real hands corpus "
+                    "lives beside the repo, not in it)")
+def test_real_hands_equal_and_compiled() -> None:
+    took = imported = 0
+    for p in iter_phh_paths([REALHANDS]):
+        res = same(str(p), p.read_bytes())
+        took += res.compiled
+        imported += res.imported
+    assert imported > 1_300
+    assert took >= 0.95 * imported, f"the compiled path took {took} of {imported} hands"
+
+
+def test_generated_hands_take_the_compiled_path() -> None:
+    res = same("gen.phhs", synthetic(30))
+    assert res.imported == 30 and res.compiled == 30
+    # at the run's finer unit (the driver's redo of a file at the run's exponent)
+    assert same("gen.phhs", synthetic(5), scale=4).compiled == 5
+
+
+HOSTILE = {
+    "not TOML": "[{k}]\nvariant = 'NT\nthis is = = not toml\n\n",
+    "truncated": "[{k}]\nvariant = 'NT'\nantes = [0, 0\n",
+    "1e400": "[{k}]\nvariant = 'NT'\nante_trimming_status = false\nantes = [0, 0]\n"
+             "blinds_or_straddles = [1, 2]\nmin_bet = 2\nstarting_stacks = [1e400, 100]\n"
+             "actions = ['d dh p1 ????', 'd dh p2 ????', 'p2 f']\n\n",
+    "nan": "[{k}]\nvariant = 'NT'\nante_trimming_status = false\nantes = [0, 0]\n"
+           "blinds_or_straddles = [1, 2]\nmin_bet = 2\nstarting_stacks = [nan, 100]\n"
+           "actions = ['d dh p1 ????', 'd dh p2 ????', 'p2 f']\n\n",
+    "negative stack": "[{k}]\nvariant = 'NT'\nante_trimming_status = false\nantes = [0, 0]\n"
+                      "blinds_or_straddles = [1, 2]\nmin_bet = 2\nstarting_stacks = [-5, 100]\n"
+                      "actions = ['d dh p1 ????', 'd dh p2 ????', 'p2 f']\n\n",
+    "unknown variant": "[{k}]\nvariant = 'FO/2'\nante_trimming_status = false\nantes = [0, 0]\n"
+                       "blinds_or_straddles = [1, 2]\nmin_bet = 2\nstarting_stacks = [50, 100]\n"
+                       "actions = []\n\n",
+    "30 players": "[{k}]\nvariant = 'NT'\nante_trimming_status = false\nantes = [" +
+                  ", ".join(["0"] * 30) + "]\nblinds_or_straddles = [1, 2" + ", 0" * 28 +
+                  "]\nmin_bet = 2\nstarting_stacks = [" + ", ".join(["100"] * 30) +
+                  "]\nactions = []\n\n",
+    "illegal raise": "[{k}]\nvariant = 'NT'\nante_trimming_status = false\nantes = [0, 0, 0]\n"
+                     "blinds_or_straddles = [1, 2, 0]\nmin_bet = 2\n"
+                     "starting_stacks = [100, 100, 100]\nactions = ['d dh p1 ????', "
+                     "'d dh p2 ????', 'd dh p3 ????', 'p3 cbr 3']\n\n",
+    "straddle": "[{k}]\nvariant = 'NT'\nante_trimming_status = false\nantes = [0, 0, 0]\n"
+                "blinds_or_straddles = [1, 2, 4]\nmin_bet = 2\nstarting_stacks = [100, 100, 100]\n"
+                "actions = ['d dh p1 ????', 'd dh p2 ????', 'd dh p3 ????', 'p1 f', 'p2 f']\n\n",
+    "ends early": "[{k}]\nvariant = 'NT'\nante_trimming_status = false\nantes = [0, 0, 0]\n"
+                  "blinds_or_straddles = [1, 2, 0]\nmin_bet = 2\n"
+                  "starting_stacks = [100, 100, 100]\nactions = ['d dh p1 ????', "
+                  "'d dh p2 ????', 'd dh p3 ????', 'p3 f']\n\n",
+    "cents too fine": "[{k}]\nvariant = 'NT'\nante_trimming_status = false\nantes = [0, 0]\n"
+                      "blinds_or_straddles = [1, 2]\nmin_bet = 2\n"
+                      "starting_stacks = [50.0000001, 100]\n"
+                      "actions = ['d dh p1 ????', 'd dh p2 ????', 'p2 f']\n\n",
+    "commentary": "[{k}]\nvariant = 'NT' # a comment\nante_trimming_status = false\n"
+                  "antes = [0, 0]\nblinds_or_straddles = [1, 2]\nmin_bet = 2\n"
+                  "starting_stacks = [50, 100]\n"
+                  "actions = ['d dh p1 ????', 'd dh p2 ????', 'p1 f # gave up']\n\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_hostile_hands_among_good_ones(name: str) -> None:
+    """A hostile hand between good ones: the same counts, reasons, messages and rows as the
+    Python path (which names the reason); the good hands still compiled."""
+    bad = HOSTILE[name].replace("{k}", "7")
+    text = "".join(_hand(k) for k in range(1, 7)) + bad + "".join(
+        _hand(k) for k in range(8, 12))
+    res = same("mixed.phhs", text.encode())
+    assert res.submitted == 11
+    # an unclosed array runs on over the next header lines: the Python reader may then read the
+    # whole file as one TOML document, so the scanner gives the whole file to it
+    assert res.compiled == (0 if name == "truncated" else 10)
+
+
+def test_a_hand_longer_than_the_engines_log_is_a_named_skip() -> None:
+    """1,100 raises in one hand: more events than the engine's record log holds: a skip named
+    "hand not playable" by both paths, never a crash; the file's other hands imported."""
+    raises = ", ".join(f"'p{2 - k % 2} cbr {4 + 2 * k}'" for k in range(1_100))
+    long = ("[9]\nvariant = 'NT'\nante_trimming_status = false\nantes = [0, 0]\n"
+            "blinds_or_straddles = [1, 2]\nmin_bet = 2\nstarting_stacks = [100000, 100000]\n"
+            f"actions = ['d dh p1 ????', 'd dh p2 ????', {raises}, 'p1 f']\n\n")
+    res = same("long.phhs", ("".join(_hand(k) for k in range(1, 4)) + long).encode())
+    assert res.imported == 3 and res.skipped == {"hand not playable": 1}
+
+
+def test_file_level_oddities_fall_back_whole() -> None:
+    body = synthetic(4)
+    for data in (b"\xef\xbb\xbf" + body,  # a byte order mark
+                 body.replace(b"\n", b"\r\n"),  # Windows line ends
+                 b"# an export\n" + body,  # a comment before the first section
+                 body + _hand(2).encode(),  # a section key twice
+                 body[:-40],  # cut inside the last hand
+                 body + b"\x00\x00",  # NUL bytes
+                 body + b"\xff\xfe"):  # not UTF-8
+        same("odd.phhs", data)
+
+
+def test_one_hand_phh_file() -> None:
+    one = _hand(1).split("\n", 1)[1].encode()  # no section header: a .phh file
+    res = same("one.phh", one)
+    assert res.imported == 1 and res.compiled == 1
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_random_edits_give_the_python_paths_result(data: st.DataObject) -> None:
+    """Random edits of a file (bytes deleted, repeated, replaced): never a crash, and always the
+    Python path's result."""
+    body = bytearray(synthetic(5))
+    for _ in range(data.draw(st.integers(1, 4))):
+        at = data.draw(st.integers(0, len(body) - 1))
+        kind = data.draw(st.sampled_from(["delete", "repeat", "replace", "digit"]))
+        span = data.draw(st.integers(1, 12))
+        if kind == "delete":
+            del body[at:at + span]
+        elif kind == "repeat":
+            body[at:at] = body[at:at + span]
+        elif kind == "replace":
+            body[at:at + 1] = bytes([data.draw(st.sampled_from(b"[]'\"=.,#-0123456789 \nabp"))])
+        else:
+            body[at:at + 1] = bytes([data.draw(st.sampled_from(b"0123456789"))])
+        if not body:
+            body = bytearray(b"\n")
+    same("edited.phhs", bytes(body))
+
+
+def test_import_file_reads_the_file(tmp_path: Path) -> None:
+    """``import_file`` on a path reads its bytes once and takes the compiled path."""
+    from sim.file_import import import_file
+
+    p = tmp_path / "t.phhs"
+    p.write_bytes(synthetic(3))
+    res = import_file(str(p))
+    assert res.imported == 3 and res.compiled == 3
+    missing = import_file(str(tmp_path / "nope.phhs"))
+    assert missing.imported == 0 and list(missing.skipped) == ["unreadable"]
