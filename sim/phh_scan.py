@@ -76,6 +76,15 @@ _UNIT = 1_000_000  # 10**MAX_SCALE
 _MAX_WHOLE = 9_000_000_000_000  # a whole part below this fits int64 at 6 decimals
 
 
+# card ranks and suits by byte (sim.cards.parse_card: case-insensitive), -1 for others
+_RANK_OF = np.full(256, -1, np.int64)
+_SUIT_OF = np.full(256, -1, np.int64)
+for _i, _c in enumerate("23456789TJQKA"):
+    _RANK_OF[ord(_c)] = _RANK_OF[ord(_c.lower())] = _i
+for _i, _c in enumerate("cdhs"):
+    _SUIT_OF[ord(_c)] = _SUIT_OF[ord(_c.upper())] = _i
+
+
 @njit(cache=True)
 def _utf8_ok(b):
     """Strict UTF-8 as Python's decoder takes it (no overlongs, surrogates or > U+10FFFF)."""
@@ -466,20 +475,21 @@ def _suit(c):
 def _cards(b, s, e, ac, a):
     """Cards ``s..e`` (``sim.phh._parse_cards``) into action row ``a``: ok."""
     m = e - s
-    if m <= 0 or m % 2 or m // 2 > 5:
+    if m <= 0 or (m & 1) == 1 or m > 10:
         return False
-    for i in range(m // 2):
+    k = m >> 1
+    for i in range(k):
         c1 = b[s + 2 * i]
         c2 = b[s + 2 * i + 1]
         if c1 == 63 and c2 == 63:
             ac[a, A_CARD + i] = -1
         else:
-            r = _rank(c1)
-            t = _suit(c2)
+            r = _RANK_OF[c1]
+            t = _SUIT_OF[c2]
             if r < 0 or t < 0:
                 return False
             ac[a, A_CARD + i] = r * 4 + t
-    ac[a, A_NCARDS] = m // 2
+    ac[a, A_NCARDS] = k
     return True
 
 
@@ -513,12 +523,11 @@ def _word_is(b, s, e, w0, w1, w2, m):
     return True
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _action(b, s, e, n, ac, a):
     """One action's text ``s..e`` into row ``a`` (``sim.phh.parse_action``): (ok, decimals)."""
-    ws = np.empty(5, np.int64)
-    we = np.empty(5, np.int64)
     nw = 0
+    s0 = e0 = s1 = e1 = s2 = e2 = s3 = e3 = 0
     p = s
     while p < e:
         c = b[p]
@@ -531,10 +540,16 @@ def _action(b, s, e, n, ac, a):
             if c < 33 or c > 126 or c == 35:  # non-ASCII, control, '#': the Python reader
                 return False, 0
             q += 1
-        if nw >= 4:
+        if nw == 0:
+            s0, e0 = p, q
+        elif nw == 1:
+            s1, e1 = p, q
+        elif nw == 2:
+            s2, e2 = p, q
+        elif nw == 3:
+            s3, e3 = p, q
+        else:
             return False, 0
-        ws[nw] = p
-        we[nw] = q
         nw += 1
         p = q
     if nw < 2:
@@ -544,55 +559,54 @@ def _action(b, s, e, n, ac, a):
     ac[a, A_NCARDS] = 0
     ac[a, A_DASH] = 0
     ac[a, A_AMOUNT] = 0
-    if _word_is(b, ws[0], we[0], 100, 0, 0, 1):  # d
+    if _word_is(b, s0, e0, 100, 0, 0, 1):  # d
         ac[a, A_ACTOR] = -1
-        if _word_is(b, ws[1], we[1], 100, 98, 0, 2):  # db
+        if _word_is(b, s1, e1, 100, 98, 0, 2):  # db
             if nw != 3:
                 return False, 0
             ac[a, A_VERB] = 1
             ac[a, A_PLAYER] = -1
-            return _cards(b, ws[2], we[2], ac, a), 0
-        if _word_is(b, ws[1], we[1], 100, 104, 0, 2):  # dh
+            return _cards(b, s2, e2, ac, a), 0
+        if _word_is(b, s1, e1, 100, 104, 0, 2):  # dh
             if nw != 4:
                 return False, 0
-            pl = _player(b, ws[2], we[2], n)
+            pl = _player(b, s2, e2, n)
             if pl < 0:
                 return False, 0
             ac[a, A_VERB] = 0
             ac[a, A_PLAYER] = pl
-            return _cards(b, ws[3], we[3], ac, a), 0
+            return _cards(b, s3, e3, ac, a), 0
         return False, 0
-    pl = _player(b, ws[0], we[0], n)
+    pl = _player(b, s0, e0, n)
     if pl < 0:
         return False, 0
     ac[a, A_ACTOR] = pl
     ac[a, A_PLAYER] = pl
-    v1s, v1e = ws[1], we[1]
-    if _word_is(b, v1s, v1e, 102, 0, 0, 1):  # f
+    if _word_is(b, s1, e1, 102, 0, 0, 1):  # f
         ac[a, A_VERB] = 2
         return nw == 2, 0
-    if _word_is(b, v1s, v1e, 99, 99, 0, 2):  # cc
+    if _word_is(b, s1, e1, 99, 99, 0, 2):  # cc
         ac[a, A_VERB] = 3
         return nw == 2, 0
-    if _word_is(b, v1s, v1e, 99, 98, 114, 3):  # cbr
+    if _word_is(b, s1, e1, 99, 98, 114, 3):  # cbr
         if nw != 3:
             return False, 0
         ac[a, A_VERB] = 4
-        units, dec = _bet(b, ws[2], we[2])
+        units, dec = _bet(b, s2, e2)
         if units <= 0:
             return False, 0
         ac[a, A_AMOUNT] = units
         return True, dec
-    if _word_is(b, v1s, v1e, 115, 109, 0, 2):  # sm
+    if _word_is(b, s1, e1, 115, 109, 0, 2):  # sm
         ac[a, A_VERB] = 5
         if nw == 2:
             return True, 0
         if nw != 3:
             return False, 0
-        if we[2] - ws[2] == 1 and b[ws[2]] == 45:  # '-'
+        if e2 - s2 == 1 and b[s2] == 45:  # '-'
             ac[a, A_DASH] = 1
             return True, 0
-        return _cards(b, ws[2], we[2], ac, a), 0
+        return _cards(b, s2, e2, ac, a), 0
     return False, 0
 
 
@@ -602,19 +616,33 @@ def _bet(b, s, e):
     (units of 10**-6, or -1 when not certain; decimals)."""
     p = s
     whole = 0
-    k = 0
-    while p < e and _is_digit(b[p]):
+    while p < e and 48 <= b[p] <= 57:
         whole = whole * 10 + (b[p] - 48)
         if whole >= _MAX_WHOLE:
             return -1, 0
-        k += 1
         p += 1
-    if k == 0:
+    if p == s:
         return -1, 0
-    frac, dec = _fraction(b, p, e)
-    if frac < 0:
-        return -1, 0
-    p = _after_fraction(b, p, e)
+    frac = 0
+    dec = 0
+    if p < e and b[p] == 46:
+        p += 1
+        if p >= e:
+            return -1, 0
+        k = 0
+        while p < e and 48 <= b[p] <= 57:
+            d = b[p] - 48
+            if k < 6:
+                frac = frac * 10 + d
+                if d != 0:
+                    dec = k + 1
+            elif d != 0:
+                return -1, 0
+            k += 1
+            p += 1
+        while k < 6:
+            frac *= 10
+            k += 1
     if p != e:
         return -1, 0
     return whole * _UNIT + frac, dec
