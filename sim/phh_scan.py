@@ -156,7 +156,7 @@ def _is_ctrl(c):
     return c < 9 or (10 <= c <= 31) or c == 127
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _skip_ws(b, p, e):
     while p < e and _is_ws(b[p]):
         p += 1
@@ -206,7 +206,7 @@ def _amount(b, p, e, allow_neg, allow_inf):
     return 1, p, -units if neg else units, dec
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _fraction(b, p, e):
     """The ``.digits`` at ``p`` (none: 0, 0) as (units of 10**-6, decimals after trailing
     zeros); (-1, 0) when malformed or more than 6 decimals that are not zeros."""
@@ -234,7 +234,7 @@ def _fraction(b, p, e):
     return frac, dec
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _after_fraction(b, p, e):
     if p < e and b[p] == 46:
         p += 1
@@ -243,7 +243,7 @@ def _after_fraction(b, p, e):
     return p
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _uint(b, p, e, maxd):
     """A TOML integer without sign (no leading zero), at most ``maxd`` digits, followed by a
     delimiter or ``e``: (ok, position after, value)."""
@@ -264,7 +264,7 @@ def _uint(b, p, e, maxd):
     return True, p, v
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _literal(b, p, e, multi):
     """A literal string at ``p`` (``'...'``; ``'''...'''`` on one line when ``multi``): (ok,
     position after, start, end of its text in ``b``)."""
@@ -303,7 +303,7 @@ def _literal(b, p, e, multi):
     return True, q + 1, s, q
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _rest_blank(b, p, e):
     return _skip_ws(b, p, e) == e
 
