@@ -1307,11 +1307,11 @@ def _bench(paths: list[str], repeat: int = 5) -> None:
         scan(data, many=many)  # compile (or load the cache) outside the timing
     times, cpu = [], []
     for _ in range(repeat):
-        t, c = time.perf_counter(), time.process_time()
+        t, c0 = time.perf_counter(), time.process_time()
         for _site, data, many in files:
             scan(data, many=many)
         times.append(time.perf_counter() - t)
-        cpu.append(time.process_time() - c)
+        cpu.append(time.process_time() - c0)
     share: dict[str, list[int]] = {}
     for site, data, many in files:
         s = scan(data, many=many)
