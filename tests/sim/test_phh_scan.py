@@ -118,16 +118,23 @@ def test_phh_corpus_whole_differential() -> None:
 
 # ---------------------------------------------------------------- hostile and edited bytes
 
-SECTION = (REAL / "ong" / "600nl-handhq_1.phhs")
-
-
 def _real_text() -> bytes:
-    if not SECTION.is_file():
-        pytest.skip(f"{SECTION} is absent")
-    data = SECTION.read_bytes()
-    # the first 6 sections
-    cut = [i for i in range(len(data)) if data.startswith(b"\n[", i)]
-    return data[: cut[6] + 1]
+    """The first 2 sections of one file per site (unknown stacks, dead blinds, cents, names
+    with an apostrophe ...), their keys made unique."""
+    files = [f for f in _files(REAL) if f.name.endswith("_1.phhs")]
+    seen: set[str] = set()
+    out = []
+    for f in files:
+        site = f.parent.name
+        if site in seen:
+            continue
+        seen.add(site)
+        data = f.read_bytes()
+        cut = [i + 1 for i in range(len(data)) if data.startswith(b"\n[", i)]
+        for k, chunk in enumerate((data[: cut[0]], data[cut[0] : cut[1]])):
+            body = chunk.split(b"\n", 1)[1]
+            out.append(f"[{site}{k}]\n".encode() + body)
+    return b"".join(out)
 
 
 @pytest.mark.parametrize("edit", [
@@ -164,6 +171,82 @@ def test_thirty_players_and_extremes() -> None:
     assert s.block.stack[0] == 8_999_999_999_999_999_999
     over = text.replace("8999999999999.999999", "9000000000000")
     assert check(over.encode(), True).fast.tolist() == [False]
+
+
+_BASE = """[1]
+variant = 'NT'
+ante_trimming_status = false
+antes = [0, 0, 0]
+blinds_or_straddles = [1, 2, 0]
+min_bet = 2
+starting_stacks = [200.30, inf, 197]
+actions = ['d dh p1 ????', 'd dh p2 AsKd', 'd dh p3 ????', 'p3 cbr 6.50', 'p1 f', 'p2 cc', \
+'d db 2c3d4h', 'p2 sm -']
+hand = 123
+table = '''AMY'S AVE'''
+seats = [1, 4, 6]
+seat_count = 6
+players = ['a', 'b', 'c']
+time = 00:02:30
+day = 1
+month = 7
+year = 2009
+venue = 'X'
+winnings = [0, 0, 9.5]
+"""
+
+
+@pytest.mark.parametrize(("old", "new", "fast"), [
+    ("", "", True),
+    ("\n", "\r\n", True),  # CRLF
+    ("[0, 0, 0]", "[ 0 ,\t0, 0, ]", True),  # spaces, tabs, a trailing comma
+    ("min_bet = 2", "min_bet = 2.000000000", True),  # trailing zeros are not decimals
+    ("p3 cbr 6.50", "p3  cbr  006.50", True),  # the action reader's words and digits
+    ("venue = 'X'", "venue = 'X' # c", False),  # a comment
+    ("'p1 f'", "'p1 f # folds'", False),  # commentary
+    ("venue = 'X'", 'venue = "X"', False),  # a basic string
+    ("venue = 'X'", "author = 'X'", False),  # an unknown key
+    ("day = 1", "day = 1\nday = 1", False),  # a key twice
+    ("min_bet = 2", "min_bet = 2.0000001", False),  # 7 decimals
+    ("min_bet = 2", "min_bet = 2e0", False),
+    ("min_bet = 2", "min_bet = +2", False),
+    ("min_bet = 2", "min_bet = 02", False),
+    ("min_bet = 2", "min_bet = 1_0", False),
+    ("min_bet = 2", "min_bet = inf", False),
+    ("[200.30, inf, 197]", "[200.30, nan, 197]", False),
+    ("[200.30, inf, 197]", "[200.30, -inf, 197]", False),
+    ("[200.30, inf, 197]", "[200.30, 1e400, 197]", False),
+    ("[1, 2, 0]", "[1, 2, -2]", True),  # a dead blind
+    ("[0, 0, 9.5]", "[0, 0, -9.5]", False),  # a negative amount
+    ("['a', 'b', 'c']", "['a', 'b', 'a']", False),  # a name twice
+    ("['a', 'b', 'c']", "['a', 'b']", False),  # lengths
+    ("[1, 4, 6]", "[1, 4, 7]", False),  # a seat above seat_count
+    ("[1, 4, 6]", "[1, 4, 4]", False),  # a seat twice
+    ("'NT'", "'NL'", False),
+    ("'p2 sm -'", "'p2 sd'", False),  # not a block verb
+    ("'d db 2c3d4h'", "'d db 2c3d4x'", False),  # a bad card
+    ("'d db 2c3d4h'", "'d db 2c3d4h5s6s7s'", False),  # more than MAX_ACTION_CARDS
+    ("'d db 2c3d4h'", "'d db 2c3d4H'", True),  # suits are case-insensitive
+    ("'p1 f'", "'p4 f'", False),  # no p4
+    ("'p1 f'", "'p01 f'", True),  # p01 is p1 for the reader
+    ("00:02:30", "24:00:00", False),
+    ("00:02:30", "00:02:30.5", False),
+    ("ante_trimming_status = false", "ante_trimming_status = False", False),
+    ("hand = 123", "hand = 12.5", False),
+    ("hand = 123", "hand = true", False),
+    ("hand = 123", "hand = '12 3'", True),
+    ("actions = [", "actions = [\n", False),  # a multi-line array
+    ("'p3 cbr 6.50'", "'p3 cbr 0'", False),  # a bet of nothing
+    ("min_bet = 2\n", "", False),  # a required field missing
+])
+def test_directed_edits(old: str, new: str, fast: bool) -> None:
+    assert old in _BASE
+    text = _BASE.replace(old, new)
+    for many in (True, False):
+        body = text if many else text.split("\n", 1)[1]
+        s = check(body.encode(), many)
+        assert s.file_ok
+        assert s.fast.tolist() == [fast], (old, new, many)
 
 
 _MUTATIONS = ("delete", "duplicate", "insert", "swap", "number")
@@ -203,8 +286,11 @@ def test_mutated_sections_fast_only_when_equal(seed: int, k: int, many: bool) ->
     data = _real_text()
     rng = random.Random(seed)
     if not many:  # one section as a .phh file
-        start = data.index(b"\n", 0) + 1
-        data = data[start : data.index(b"\n[", start) + 1]
+        starts = [i + 1 for i in range(len(data)) if data.startswith(b"\n[", i)]
+        at = rng.choice([0, *starts])
+        start = data.index(b"\n", at) + 1
+        end = data.find(b"\n[", start)
+        data = data[start : (end + 1 if end >= 0 else len(data))]
     check(_mutate(data, rng, k), many)
 
 
