@@ -47,7 +47,19 @@ starting_stacks = [200, 150]
 actions = ["d dh p1 AsAh", "d dh p2 ????", "p2 cc", "p1 cbr 8", "p2 cc", "d db 2c7d9h",
   "p1 cbr 10", "p2 f"]
 finishing_stacks = [208, 142]
-"""  # one heads-up hand (an imported run: no decks)
+"""  # one heads-up hand (an imported run: no decks), in the form the Python reader takes
+# two hands of one table in the form the compiled import path takes (sim.file_import)
+PHHS_HANDS = "".join(
+    f"[{k}]\nvariant = 'NT'\nante_trimming_status = false\nantes = [0, 0, 0]\n"
+    "blinds_or_straddles = [0.5, 1, 0]\nmin_bet = 1\n"
+    f"starting_stacks = [{stacks}]\nactions = ['d dh p1 ????', 'd dh p2 ????', "
+    "'d dh p3 AsAh', 'p3 cbr 3', 'p1 f', 'p2 cc', 'd db 2c7d9h', 'p2 cc', 'p3 cbr 4', "
+    "'p2 cc', 'd db Ts', 'p2 cc', 'p3 cc', 'd db 3d', 'p2 cc', 'p3 cc', 'p2 sm ????', "
+    f"'p3 sm AsAh']\nvenue = 'Warmup'\ntable = 'T'\nhand = {k}\ntime = 12:0{k}:00\n"
+    "day = 1\nmonth = 7\nyear = 2009\ntime_zone_abbreviation = 'ET'\nseats = [2, 4, 6]\n"
+    "seat_count = 6\nplayers = ['a', 'b', 'c']\nwinnings = [0, 0, 14.50]\n"
+    "currency = 'USD'\n\n"
+    for k, stacks in ((1, "50, 60.25, 70"), (2, "49.50, 53.25, 77.50")))
 
 
 @dataclass
@@ -139,7 +151,9 @@ def _steps(tmp: Path) -> list[tuple[str, Callable[[], object]]]:
 
         phh = tmp / "hand.phh"
         phh.write_text(PHH_HAND, encoding="utf-8")
-        import_phh([str(phh)], tmp / "imported")
+        phhs = tmp / "hands.phhs"
+        phhs.write_text(PHHS_HANDS, encoding="utf-8")
+        import_phh([str(phh), str(phhs)], tmp / "imported")
         audit_run(tmp / "imported", workers=0, progress=False)
 
     def tools() -> None:
