@@ -39,6 +39,7 @@ from sim.history_rows import (
     odd_chip_line,
 )
 from sim.phh import MAX_SCALE, PhhFile, PhhHand, PhhSkip, no_cyclic_gc, reads_phh
+from sim.phh_replay import MAX_CHIPS, STAND_IN_FLOOR
 
 __all__ = ["import_file", "import_file_bytes"]
 
@@ -221,11 +222,16 @@ def _compiled(path: str, data: bytes, scale: int | None) -> FileImport | None:
     fits = np.asarray(block.scale, np.int64) <= res.scale
     b = (block if fits.all() else block.take(np.flatnonzero(fits))).rescale(res.scale)
     b_sec = fast_sec[fits]
+    # and whose chips in play fit the engine (others: the Python path names them)
+    big = _too_many_chips(b)
+    if big.any():
+        b, b_sec = b.take(np.flatnonzero(~big)), b_sec[~big]
     rep = replay_block(b)
     fast_table, made = rows_of_block(b, rep, path)
     made = np.asarray(made, np.bool_)
     again = np.zeros(nsec, np.bool_)
     again[fast_sec[~fits]] = True
+    again[fast_sec[fits][big]] = True
     again[b_sec[~made]] = True
     second = _python_hands(data, lo, hi, again, many, path)
     if second is None:
@@ -278,6 +284,28 @@ def _compiled(path: str, data: bytes, scale: int | None) -> FileImport | None:
     res.table = table.take(pa.array(order)) if len(parts) > 1 else table
     res.seat_count_known = [known[i] for i in order.tolist()]
     return res
+
+
+def _too_many_chips(b: HandBlock) -> np.ndarray:
+    """Per hand: its starting stacks (an unknown one as its stand-in, ``sim.phh_replay``) may
+    reach ``MAX_CHIPS``, which the Python replay refuses (a float sum with a factor 2 of margin:
+    a hand near the limit takes the Python path, which decides)."""
+    p_lo, a_lo = np.asarray(b.p_lo, np.int64), np.asarray(b.a_lo, np.int64)
+    if len(p_lo) < 2:
+        return np.zeros(0, np.bool_)
+
+    def per_hand(values: np.ndarray, lo: np.ndarray) -> np.ndarray:
+        c = np.concatenate(([0.0], np.cumsum(values, dtype=np.float64)))
+        return c[lo[1:]] - c[lo[:-1]]
+
+    stack = np.asarray(b.stack, np.float64)
+    unknown = per_hand((stack < 0).astype(np.float64), p_lo)
+    known = per_hand(np.where(stack < 0, 0.0, stack), p_lo)
+    posts = per_hand(np.abs(np.asarray(b.ante, np.float64))
+                     + np.abs(np.asarray(b.blind, np.float64)), p_lo)
+    bets = per_hand(np.asarray(b.amount, np.float64), a_lo)
+    stand_in = STAND_IN_FLOOR + posts + bets
+    return np.asarray(known + unknown * stand_in >= MAX_CHIPS / 2, np.bool_)
 
 
 def _read_reason(sk: PhhSkip) -> str:

@@ -74,12 +74,15 @@ from sim.hand import Action, Hand, IllegalAction
 from sim.layout import ActionKind, Err, SeatStatus, Street
 from sim.phh import SUPPORTED_VARIANTS, PhhAction, PhhError, PhhHand, format_amounts
 
-__all__ = ["FOLD_CHECK_FREE", "KINDS", "STAND_IN_FLOOR", "ReplayResult", "replay"]
+__all__ = ["FOLD_CHECK_FREE", "KINDS", "MAX_CHIPS", "STAND_IN_FLOOR", "ReplayResult", "replay"]
 
 FOLD_CHECK_FREE = "fold while checking is free"
 _FOLD, _CHECK_CALL, _BET_RAISE = (int(ActionKind.FOLD), int(ActionKind.CHECK_CALL),
                                   int(ActionKind.BET_RAISE))
 STAND_IN_FLOOR = 10**12  # units of an unknown stack's stand-in, before the record's amounts
+# the chips in play (the starting stacks, stand-ins included) must stay below this: the
+# engine's pots and stacks are int64 (more would wrap silently: a negative pot)
+MAX_CHIPS = 1 << 62
 # the short named kinds of a hand that does not replay (ReplayResult.kind)
 K_UNSUPPORTED = "unsupported"  # another variant, straddles, too many players
 K_MONEY = "amount not representable"
@@ -264,6 +267,9 @@ def _build(phh: PhhHand, all_in: dict[int, int]) -> _Setup:
               else _all_chips(phh.starting_stacks, "starting_stacks"))
     if any(s <= 0 for s in stacks):
         raise _ReplayError(f"starting_stacks {stacks}: expected every stack > 0", K_SETUP)
+    if sum(stacks) >= MAX_CHIPS:
+        raise _ReplayError(f"starting_stacks {stacks}: {sum(stacks)} units in play: expected "
+                           f"less than {MAX_CHIPS} (the engine's 64-bit chip counts)", K_MONEY)
     sb, bb, sb_seat, bb_seat, live, dead = _blinds(phh, n)
     antes = _all_chips(phh.antes, "antes")
     button = n - 1

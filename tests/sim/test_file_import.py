@@ -135,6 +135,28 @@ def test_a_hand_longer_than_the_engines_log_is_a_named_skip() -> None:
     assert res.imported == 3 and res.skipped == {"hand not playable": 1}
 
 
+def test_chips_beyond_the_engines_64_bits_are_a_named_skip() -> None:
+    """Two all-in stacks that fit 64 bits each (at 6 decimals) but not together: the pot would
+    wrap (a negative pot, imported as if fine); both paths skip the hand "amount not
+    representable" (an unknown stack's stand-in counts too), the file's other hands compiled."""
+    def hu(k: int, a: str, b: str, bet: str = "5000000000000") -> str:
+        return (f"[{k}]\nvariant = 'NT'\nante_trimming_status = false\nantes = [0, 0]\n"
+                f"blinds_or_straddles = [1, 2]\nmin_bet = 2\nstarting_stacks = [{a}, {b}]\n"
+                f"actions = ['d dh p1 AsAd', 'd dh p2 KsKd', 'p2 cbr {bet}', 'p1 cc', "
+                "'d db 2c3c4h', 'd db 9d', 'd db Td']\n\n")
+    big = "5000000000000.000001"
+    for a, b in ((big, big), ("inf", big)):
+        res = same("big.phhs", (_hand(1) + hu(2, a, b) + _hand(3)).encode())
+        assert res.imported == 2 and res.compiled == 2
+        assert res.skipped == {"amount not representable": 1}
+        assert "units in play" in res.examples["amount not representable"][0]["reason"]
+    # below the limit: imported, the pot whole
+    res = same("fits.phhs", hu(1, "1000000000000.000001", "1000000000000",
+                               "1000000000000").encode())
+    assert res.imported == 1 and res.table is not None
+    assert res.table.column("pots").to_pylist()[0][0]["amount"] == 2 * 10**18
+
+
 def test_file_level_oddities_fall_back_whole() -> None:
     body = synthetic(4)
     for data in (b"\xef\xbb\xbf" + body,  # a byte order mark
