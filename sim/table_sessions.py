@@ -106,9 +106,11 @@ def pad_seats(table: pa.Table, seat_count_known: list[bool]) -> pa.Table:
 
 
 def _natural(text: str) -> tuple[Any, ...]:
-    if text.isdigit():  # a site's hand number: the one token
+    """Digit runs as numbers (any script's decimal digits, as ``int`` reads them; ``isdigit``
+    would also take a superscript such as "²", which ``int`` refuses)."""
+    if text.isdecimal():  # a site's hand number: the one token
         return ((0, int(text), ""),)
-    return tuple((0, int(t), "") if t.isdigit() else (1, 0, t)
+    return tuple((0, int(t), "") if t.isdecimal() else (1, 0, t)
                  for t in _DIGIT_RUNS.split(text) if t)
 
 
@@ -122,8 +124,8 @@ def _ranks(values: pa.Array | pa.ChunkedArray, natural: bool = False) -> np.ndar
     if not len(idx):
         return np.zeros(0, np.int64)
     d = enc.dictionary
-    if natural and len(d) and pc.all(pc.utf8_is_digit(d)).as_py() and pc.max(
-            pc.utf8_length(d)).as_py() <= 18:  # hand numbers: their values' order
+    if natural and len(d) and pc.all(pc.match_substring_regex(
+            d, "^[0-9]{1,18}$")).as_py():  # hand numbers (ASCII digits): their values' order
         _, rank = np.unique(pc.cast(d, pa.int64()).to_numpy(), return_inverse=True)
         return rank.astype(np.int64)[idx]
     distinct = d.to_pylist()
