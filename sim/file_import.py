@@ -194,6 +194,8 @@ def _compiled(path: str, data: bytes, scale: int | None) -> FileImport | None:
     from sim.phh_scan import scan
     from sim.replay_kernel import replay_block
 
+    if scale is not None and not 0 <= scale <= MAX_SCALE:
+        return None  # the Python path names every hand "amount not representable"
     many = _phh_many(data)
     if many is None:
         return None

@@ -67,6 +67,11 @@ def test_generated_hands_take_the_compiled_path() -> None:
     assert res.imported == 30 and res.compiled == 30
     # at the run's finer unit (the driver's redo of a file at the run's exponent)
     assert same("gen.phhs", synthetic(5), scale=4).compiled == 5
+    # a unit the engine's amounts cannot take (beyond MAX_SCALE decimals): the Python path's
+    # named skips, never a ValueError
+    for scale in (7, -1):
+        assert same("gen.phhs", synthetic(2), scale=scale).skipped == {
+            "amount not representable": 2}
 
 
 HOSTILE = {
