@@ -637,16 +637,19 @@ _DEC: dict[Decimal, tuple[Number, int]] = {}
 
 
 def _dec_info(v: Decimal) -> tuple[Number, int]:
-    """A finite Decimal's value as kept (an int when integral) and its decimals (memoized:
-    values repeat across hands; equal values share one entry, the first one's digits)."""
+    """A finite Decimal's value as kept (an int when integral, else ``v`` itself with its own
+    digits: ``0.70`` stays ``0.70`` after ``0.7`` was read, so a message quotes the file
+    whatever the process read before) and its decimals (memoized: values repeat across hands;
+    equal values share one entry)."""
     info = _DEC.get(v)
-    if info is None:
-        d = _decimals(v)
-        info = (int(v) if d == 0 else v, d)
-        if 0 <= v < MAX_AMOUNT and d <= MAX_SCALE:  # only valid amounts: a fast path's memo
-            if len(_DEC) >= 65_536:
-                _DEC.clear()
-            _DEC[v] = info
+    if info is not None:
+        return (v, info[1]) if info[1] else info
+    d = _decimals(v)
+    info = (int(v) if d == 0 else v, d)
+    if 0 <= v < MAX_AMOUNT and d <= MAX_SCALE:  # only valid amounts: a fast path's memo
+        if len(_DEC) >= 65_536:
+            _DEC.clear()
+        _DEC[v] = info
     return info
 
 
@@ -700,7 +703,7 @@ def _numbers(v: Any, where: str, name: str, n: int | None, *,
         if type(x) is int and 0 <= x < MAX_AMOUNT:
             out.append(x)
         elif type(x) is Decimal and (info := get(x)) is not None:
-            out.append(info[0])
+            out.append(x if info[1] else info[0])  # a fraction as written (``_dec_info``)
         else:
             out.append(_number(x, where, f"{name}[{i}]", allow_inf=allow_inf,
                                allow_negative=allow_negative))

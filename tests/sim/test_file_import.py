@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from cluster.bench.import_phh import _SYNTH_HAND, REALHANDS
 from sim.file_import import import_file_bytes
 from sim.history_rows import FileImport
-from sim.phh import iter_phh_paths
+from sim.phh import clear_memos, iter_phh_paths
 
 FIELDS = ("sha256", "format", "submitted", "imported", "skipped", "examples", "scale",
           "file_scale", "currencies", "odd_chip", "seat_count_known")
@@ -160,6 +160,25 @@ def test_chips_beyond_the_engines_64_bits_are_a_named_skip() -> None:
                                "1000000000000").encode())
     assert res.imported == 1 and res.table is not None
     assert res.table.column("pots").to_pylist()[0][0]["amount"] == 2 * 10**18
+
+
+def test_messages_quote_amounts_as_written_whatever_was_read_before() -> None:
+    """``0.70`` and ``0.7`` (equal values) in two hands, one for the scanner and one (a
+    comment) for the Python reader, skipped at a run unit of whole units: each message quotes
+    its own hand's digits, on both paths and from a cold or a warm process (the reader's memo
+    of decimals once gave every hand the digits of the first one the process had read)."""
+    def sec(k: int, blind: str, note: str = "") -> str:
+        return (f"[{k}]\nvariant = 'NT'\nante_trimming_status = false\nantes = [0, 0]\n"
+                f"blinds_or_straddles = [{blind}, 1]\nmin_bet = 1{note}\n"
+                "starting_stacks = [10, 10]\nactions = ['d dh p1 ????', 'd dh p2 ????', "
+                "'p2 f']\n\n")
+    data = (sec(1, "0.70") + sec(2, "0.7", "  # not for the scanner")).encode()
+    for compiled in (True, False):
+        clear_memos()
+        res = import_file_bytes("m.phhs", data, 0, compiled=compiled)
+        reasons = [e["reason"] for e in res.examples["amount not representable"]]
+        assert [r.split(": ")[-1].split()[0] for r in reasons] == ["0.70", "0.7"], reasons
+    same("m.phhs", data, 0)
 
 
 def test_file_level_oddities_fall_back_whole() -> None:
