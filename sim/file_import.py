@@ -290,24 +290,27 @@ def _compiled(path: str, data: bytes, scale: int | None) -> FileImport | None:
 
 def _too_many_chips(b: HandBlock) -> np.ndarray:
     """Per hand: its starting stacks (an unknown one as its stand-in, ``sim.phh_replay``) may
-    reach ``MAX_CHIPS``, which the Python replay refuses (a float sum with a factor 2 of margin:
-    a hand near the limit takes the Python path, which decides)."""
+    reach ``MAX_CHIPS``, which the Python replay refuses. Integers only: every amount counted in
+    whole 2^20 units rounded up (no sum can overflow), a factor 2 of margin: a hand near the
+    limit takes the Python path, which decides."""
     p_lo, a_lo = np.asarray(b.p_lo, np.int64), np.asarray(b.a_lo, np.int64)
     if len(p_lo) < 2:
         return np.zeros(0, np.bool_)
 
     def per_hand(values: np.ndarray, lo: np.ndarray) -> np.ndarray:
-        c = np.concatenate(([0.0], np.cumsum(values, dtype=np.float64)))
+        coarse = (np.abs(values) >> 20) + 1
+        c = np.concatenate(([0], np.cumsum(coarse, dtype=np.int64)))
         return c[lo[1:]] - c[lo[:-1]]
 
-    stack = np.asarray(b.stack, np.float64)
-    unknown = per_hand((stack < 0).astype(np.float64), p_lo)
-    known = per_hand(np.where(stack < 0, 0.0, stack), p_lo)
-    posts = per_hand(np.abs(np.asarray(b.ante, np.float64))
-                     + np.abs(np.asarray(b.blind, np.float64)), p_lo)
-    bets = per_hand(np.asarray(b.amount, np.float64), a_lo)
-    stand_in = STAND_IN_FLOOR + posts + bets
-    return np.asarray(known + unknown * stand_in >= MAX_CHIPS / 2, np.bool_)
+    stack = np.asarray(b.stack, np.int64)
+    unk = np.concatenate(([0], np.cumsum(stack < 0, dtype=np.int64)))
+    unknown = unk[p_lo[1:]] - unk[p_lo[:-1]]  # unknown stacks per hand
+    known = per_hand(np.where(stack < 0, 0, stack), p_lo)
+    posts = per_hand(np.asarray(b.ante, np.int64), p_lo) + per_hand(np.asarray(b.blind,
+                                                                              np.int64), p_lo)
+    bets = per_hand(np.asarray(b.amount, np.int64), a_lo)
+    stand_in = (STAND_IN_FLOOR >> 20) + 1 + posts + bets
+    return np.asarray(known + unknown * stand_in >= (MAX_CHIPS >> 20) // 2, np.bool_)
 
 
 def _read_reason(sk: PhhSkip) -> str:
