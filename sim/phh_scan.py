@@ -319,8 +319,8 @@ def _rest_blank(b, p, e):
 
 @njit(cache=True)
 def _array_next(b, p, e, first):
-    """After ``[`` (``first``) or an element: the position of the next element, or -1 at the
-    closing ``]`` (then -2 - position after it), or -3 when malformed."""
+    """After ``[`` (``first``) or an element: the position of the next element; at the
+    closing ``]``, -2 - the position after it; -1 when malformed."""
     p = _skip_ws(b, p, e)
     if first:
         if p < e and b[p] == 93:
@@ -338,7 +338,7 @@ def _array_next(b, p, e, first):
 
 @njit(cache=True)
 def _numbers(b, s, e, out, col, row0, n, allow_neg, allow_inf):
-    """A one-line array of amounts (``_amount``'s form; written without calls: the hot loop)
+    """A one-line array of amounts (``_amount``'s form)
     into ``out[row0:row0 + n, col]``: (count or -1, scale)."""
     p = s
     if p >= e or b[p] != 91:
@@ -352,77 +352,22 @@ def _numbers(b, s, e, out, col, row0, n, allow_neg, allow_inf):
         p += 1
     else:
         while True:
-            neg = False
-            dec = 0
-            if p < e and b[p] == 45:
-                neg = True
-                p += 1
-            if p + 3 <= e and b[p] == 105 and b[p + 1] == 110 and b[p + 2] == 102:  # inf
-                if neg or not allow_inf:
-                    return -1, 0
-                p += 3
-                units = -1
-            else:
-                if p >= e or b[p] < 48 or b[p] > 57:
-                    return -1, 0
-                whole = 0
-                if b[p] == 48:
-                    p += 1
-                    if p < e and 48 <= b[p] <= 57:
-                        return -1, 0  # a leading zero
-                else:
-                    d = 0
-                    while p < e and 48 <= b[p] <= 57:
-                        if d >= 13:
-                            return -1, 0
-                        whole = whole * 10 + (b[p] - 48)
-                        d += 1
-                        p += 1
-                if whole >= _MAX_WHOLE:
-                    return -1, 0
-                frac = 0
-                if p < e and b[p] == 46:
-                    p += 1
-                    if p >= e or b[p] < 48 or b[p] > 57:
-                        return -1, 0
-                    kk = 0
-                    while p < e and 48 <= b[p] <= 57:
-                        dd = b[p] - 48
-                        if kk < 6:
-                            frac = frac * 10 + dd
-                            if dd != 0:
-                                dec = kk + 1
-                        elif dd != 0:
-                            return -1, 0
-                        kk += 1
-                        p += 1
-                    while kk < 6:
-                        frac *= 10
-                        kk += 1
-                units = whole * _UNIT + frac
-                if neg:
-                    if units != 0 and not allow_neg:
-                        return -1, 0
-                    units = -units
+            status, p, units, dec = _amount(b, p, e, allow_neg, allow_inf)
+            if status == 0:
+                return -1, 0
             if k >= n:
                 return -1, 0
             out[row0 + k, col] = units
             if dec > scale:
                 scale = dec
             k += 1
-            while p < e and (b[p] == 32 or b[p] == 9):
-                p += 1
-            if p < e and b[p] == 93:
-                p += 1
-                break
-            if p >= e or b[p] != 44:
+            q = _array_next(b, p, e, False)
+            if q == -1:
                 return -1, 0
-            p += 1
-            while p < e and (b[p] == 32 or b[p] == 9):
-                p += 1
-            if p < e and b[p] == 93:
-                p += 1
+            if q <= -2:
+                p = -2 - q
                 break
+            p = q
     while p < e and (b[p] == 32 or b[p] == 9):
         p += 1
     if p != e:
@@ -448,36 +393,6 @@ def _same(b, s1, e1, s2, e2):
         if b[s1 + i] != b[s2 + i]:
             return False
     return True
-
-
-@njit(cache=True, inline="always")
-def _rank(c):
-    if 50 <= c <= 57:
-        return c - 50
-    if c == 84 or c == 116:
-        return 8
-    if c == 74 or c == 106:
-        return 9
-    if c == 81 or c == 113:
-        return 10
-    if c == 75 or c == 107:
-        return 11
-    if c == 65 or c == 97:
-        return 12
-    return -1
-
-
-@njit(cache=True, inline="always")
-def _suit(c):
-    if c == 99 or c == 67:
-        return 0
-    if c == 100 or c == 68:
-        return 1
-    if c == 104 or c == 72:
-        return 2
-    if c == 115 or c == 83:
-        return 3
-    return -1
 
 
 @njit(cache=True, inline="always")
@@ -632,26 +547,10 @@ def _bet(b, s, e):
         p += 1
     if p == s:
         return -1, 0
-    frac = 0
-    dec = 0
-    if p < e and b[p] == 46:
-        p += 1
-        if p >= e:
-            return -1, 0
-        k = 0
-        while p < e and 48 <= b[p] <= 57:
-            d = b[p] - 48
-            if k < 6:
-                frac = frac * 10 + d
-                if d != 0:
-                    dec = k + 1
-            elif d != 0:
-                return -1, 0
-            k += 1
-            p += 1
-        while k < 6:
-            frac *= 10
-            k += 1
+    frac, dec = _fraction(b, p, e)
+    if frac < 0:
+        return -1, 0
+    p = _after_fraction(b, p, e)
     if p != e:
         return -1, 0
     return whole * _UNIT + frac, dec
@@ -949,19 +848,13 @@ def _names(b, s, e, pl, p0, n):
             pl[p0 + k, P_NE] = q
             k += 1
             p = q + 1
-            while p < e and (b[p] == 32 or b[p] == 9):
-                p += 1
-            if p < e and b[p] == 93:
-                p += 1
-                break
-            if p >= e or b[p] != 44:
+            q = _array_next(b, p, e, False)
+            if q == -1:
                 return -1
-            p += 1
-            while p < e and (b[p] == 32 or b[p] == 9):
-                p += 1
-            if p < e and b[p] == 93:
-                p += 1
+            if q <= -2:
+                p = -2 - q
                 break
+            p = q
     while p < e and (b[p] == 32 or b[p] == 9):
         p += 1
     if p != e:
@@ -1006,19 +899,13 @@ def _actions(b, s, e, n, ac, a0):
                 scale = sc
             k += 1
             p = q + 1
-            while p < e and (b[p] == 32 or b[p] == 9):
-                p += 1
-            if p < e and b[p] == 93:
-                p += 1
-                break
-            if p >= e or b[p] != 44:
+            q = _array_next(b, p, e, False)
+            if q == -1:
                 return -1, 0, ac
-            p += 1
-            while p < e and (b[p] == 32 or b[p] == 9):
-                p += 1
-            if p < e and b[p] == 93:
-                p += 1
+            if q <= -2:
+                p = -2 - q
                 break
+            p = q
     while p < e and (b[p] == 32 or b[p] == 9):
         p += 1
     if p != e:
