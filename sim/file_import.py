@@ -44,6 +44,7 @@ from sim.phh_replay import MAX_CHIPS, STAND_IN_FLOOR
 __all__ = ["import_file", "import_file_bytes"]
 
 _NL = 10
+CHUNK_HANDS = 8192  # hands replayed and made rows at once (their engine states: ~5 KB a hand)
 
 
 def import_file(path: str, scale: int | None = None,
@@ -163,9 +164,9 @@ def _python_hands(data: bytes, lo: np.ndarray, hi: np.ndarray, wanted: np.ndarra
     else:
         text, at = _masked(data, lo, hi, wanted)
         pf = reads_phh(text, source=source, many=True)
-    buf = np.frombuffer(data, np.uint8)
-    line_of = np.cumsum(buf == _NL)
-    header_line = [int(line_of[x - 1]) + 1 if x > 0 else 1 for x in lo.tolist()]
+    # each header's line: 1 + the line ends before it
+    ends = np.flatnonzero(np.frombuffer(data, np.uint8) == _NL)
+    header_line = (np.searchsorted(ends, lo) + 1).tolist()
     if at is None:
         at = {line: k for k, line in enumerate(header_line)}
     hands: dict[int, PhhHand] = {}
@@ -190,9 +191,7 @@ def _python_hands(data: bytes, lo: np.ndarray, hi: np.ndarray, wanted: np.ndarra
 def _compiled(path: str, data: bytes, scale: int | None) -> FileImport | None:
     """The compiled path's import of a PHH file, or None when the file as a whole is not for
     it (module docstring)."""
-    from sim.history_columns import rows_of_block
     from sim.phh_scan import scan
-    from sim.replay_kernel import replay_block
 
     if scale is not None and not 0 <= scale <= MAX_SCALE:
         return None  # the Python path names every hand "amount not representable"
@@ -228,9 +227,7 @@ def _compiled(path: str, data: bytes, scale: int | None) -> FileImport | None:
     big = _too_many_chips(b)
     if big.any():
         b, b_sec = b.take(np.flatnonzero(~big)), b_sec[~big]
-    rep = replay_block(b)
-    fast_table, made = rows_of_block(b, rep, path)
-    made = np.asarray(made, np.bool_)
+    fast_table, made, odd_fast = _replay_and_rows(b, b_sec, path, many)
     again = np.zeros(nsec, np.bool_)
     again[fast_sec[~fits]] = True
     again[fast_sec[fits][big]] = True
@@ -260,7 +257,7 @@ def _compiled(path: str, data: bytes, scale: int | None) -> FileImport | None:
     idx = np.flatnonzero(made)
     res.imported += len(idx)
     res.compiled = len(idx)
-    odd += _odd_chips(b, rep, idx, rows_sec, path, many)
+    odd += odd_fast
     cur = b.currency.take(pa.array(idx)).to_pylist()
     sym = b.currency_symbol.take(pa.array(idx)).to_pylist()
     currencies |= {currency_pair(c, s) for c, s in set(zip(cur, sym, strict=True))}
@@ -311,6 +308,29 @@ def _too_many_chips(b: HandBlock) -> np.ndarray:
     bets = per_hand(np.asarray(b.amount, np.int64), a_lo)
     stand_in = (STAND_IN_FLOOR >> 20) + 1 + posts + bets
     return np.asarray(known + unknown * stand_in >= (MAX_CHIPS >> 20) // 2, np.bool_)
+
+
+def _replay_and_rows(b: HandBlock, secs: np.ndarray, path: str, many: bool,
+                     ) -> tuple[pa.Table, np.ndarray, list[tuple[int, str]]]:
+    """The block replayed and made rows, ``CHUNK_HANDS`` hands at a time (the engine states
+    and logs of a chunk only: a file of a million hands needs no gigabytes): (the rows, made
+    per hand of the block, the odd-chip lines by section)."""
+    from sim.history_columns import rows_of_block
+    from sim.replay_kernel import replay_block
+
+    tables, made_parts, odd = [], [], []
+    n = b.n_hands
+    for start in range(0, max(n, 1), CHUNK_HANDS):
+        stop = min(start + CHUNK_HANDS, n)
+        part = b if n <= CHUNK_HANDS else b.take(np.arange(start, stop))
+        rep = replay_block(part)
+        table, made = rows_of_block(part, rep, path)
+        made = np.asarray(made, np.bool_)
+        odd += _odd_chips(part, rep, np.flatnonzero(made), secs[start:stop][made], path, many)
+        tables.append(table)
+        made_parts.append(made)
+    return (pa.concat_tables(tables) if len(tables) > 1 else tables[0],
+            np.concatenate(made_parts), odd)
 
 
 def _read_reason(sk: PhhSkip) -> str:

@@ -232,3 +232,20 @@ def test_import_file_reads_the_file(tmp_path: Path) -> None:
     assert res.imported == 3 and res.compiled == 3
     missing = import_file(str(tmp_path / "nope.phhs"))
     assert missing.imported == 0 and list(missing.skipped) == ["unreadable"]
+
+
+def test_a_file_replayed_in_chunks_gives_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long file is replayed and made rows a chunk of hands at a time (the engine states of a
+    chunk only): chunks of 3 hands over good and hostile hands give the Python path's result,
+    odd-chip lines and section order included."""
+    import sim.file_import as fi
+
+    monkeypatch.setattr(fi, "CHUNK_HANDS", 3)
+    text = "".join(_hand(k) for k in range(1, 7)) + HOSTILE["illegal raise"].replace(
+        "{k}", "7") + "".join(_hand(k) for k in range(8, 15))
+    res = same("chunks.phhs", text.encode())
+    assert res.imported == 13 and res.compiled == 13
+    if REALHANDS.is_dir():
+        ong = next(iter(iter_phh_paths([REALHANDS / "ong"])))  # finishing stacks: odd chips
+        res = same(str(ong), ong.read_bytes())
+        assert res.compiled == res.imported > 50
