@@ -37,6 +37,7 @@ from sim.history_rows import (
     import_hand,
     import_read_file,
     odd_chip_line,
+    read_skip_reason,
 )
 from sim.phh import MAX_SCALE, PhhFile, PhhHand, PhhSkip, no_cyclic_gc, reads_phh
 from sim.phh_replay import MAX_CHIPS, STAND_IN_FLOOR
@@ -55,9 +56,7 @@ def import_file(path: str, scale: int | None = None,
     is paused meanwhile (``sim.phh.no_cyclic_gc``)."""
     with no_cyclic_gc():
         if read is not None:
-            pf = read(path)
-            return import_read_file(FileImport(path, pf.sha256, file_format(pf, path)), pf,
-                                    scale)
+            return _python_path(path, read(path), scale)
         data = _read_bytes(path)
         if isinstance(data, PhhFile):  # unreadable: one skip
             return import_read_file(FileImport(path, None, "phh"), data, scale)
@@ -70,9 +69,7 @@ def import_file_bytes(path: str, data: bytes, scale: int | None = None, *,
     alone (the reference the compiled path is tested against)."""
     with no_cyclic_gc():
         if not compiled:
-            pf = read_history_bytes(data, path)
-            return import_read_file(FileImport(path, pf.sha256, file_format(pf, path)), pf,
-                                    scale)
+            return _python_path(path, read_history_bytes(data, path), scale)
         return _import_bytes(path, data, scale)
 
 
@@ -92,7 +89,11 @@ def _import_bytes(path: str, data: bytes, scale: int | None) -> FileImport:
     fast = _compiled(path, data, scale)
     if fast is not None:
         return fast
-    pf = read_history_bytes(data, path)
+    return _python_path(path, read_history_bytes(data, path), scale)
+
+
+def _python_path(path: str, pf: PhhFile, scale: int | None) -> FileImport:
+    """The Python path's import of a file the Python reader read."""
     return import_read_file(FileImport(path, pf.sha256, file_format(pf, path)), pf, scale)
 
 
@@ -239,7 +240,7 @@ def _compiled(path: str, data: bytes, scale: int | None) -> FileImport | None:
     py_skips += second[1]
     # reading skips first (as the Python path reports them), in section order
     for _k, sk in sorted(py_skips, key=lambda x: x[0]):
-        res.skip(_read_reason(sk), sk.key or "", sk.hand or "", sk.describe())
+        res.skip(read_skip_reason(sk.kind), sk.key or "", sk.hand or "", sk.describe())
     cols = _Columns()
     py_rows: list[int] = []
     odd: list[tuple[int, str]] = []
@@ -333,12 +334,6 @@ def _replay_and_rows(b: HandBlock, secs: np.ndarray, path: str, many: bool,
             np.concatenate(made_parts), odd)
 
 
-def _read_reason(sk: PhhSkip) -> str:
-    from sim.history_rows import read_skip_reason
-
-    return read_skip_reason(sk.kind)
-
-
 def _hand_indices(nsec: int, skips: list[tuple[int, PhhSkip]]) -> list[int]:
     """Each section's index among the file's read hands (``PhhFile.hands``: sections less the
     skipped ones), as the Python path numbers them."""
@@ -350,23 +345,26 @@ def _hand_indices(nsec: int, skips: list[tuple[int, PhhSkip]]) -> list[int]:
 
 def _odd_chips(b: HandBlock, rep: Replayed, idx: np.ndarray, secs: np.ndarray, path: str,
                many: bool) -> list[tuple[int, str]]:
-    """(section, line) of each compiled row whose record's finishing stacks differ from the
-    replay's."""
-    has = np.asarray(b.has_finishing)[idx]
-    if not has.any():
+    """(section, line) of each compiled row (hands ``idx`` of the block, at sections ``secs``)
+    whose record's finishing stacks differ from the replay's: compared on every player at
+    once, a line made for the differing hands only."""
+    p_lo = np.asarray(b.p_lo, np.int64)
+    row = np.zeros(b.n_hands, np.int64) - 1
+    row[idx] = np.arange(len(idx))
+    checked = np.asarray(b.has_finishing, np.bool_) & (row >= 0)
+    if not checked.any():
         return []
-    p_lo = np.asarray(b.p_lo)
-    state = np.asarray(rep.state)
+    hand = np.repeat(np.arange(b.n_hands), np.diff(p_lo))  # each player's hand
+    seat = np.arange(len(hand)) - p_lo[hand]
+    actual_all = np.asarray(rep.state)[hand, L.STACK_ + seat]
     fin = np.asarray(b.finishing)
+    differ = np.unique(hand[(actual_all != fin) & checked[hand]])
     out = []
-    for j in np.flatnonzero(has).tolist():
-        h = int(idx[j])
-        n = int(p_lo[h + 1] - p_lo[h])
-        actual = state[h, L.STACK_:L.STACK_ + n].tolist()
+    for h in differ.tolist():
+        actual = actual_all[p_lo[h]:p_lo[h + 1]].tolist()
         expected = fin[p_lo[h]:p_lo[h + 1]].tolist()
-        if actual != expected:
-            section = b.section[h].as_py()
-            site = b.site_hand[h].as_py() or section
-            where = f"{path} [{section}]" if many else path
-            out.append((int(secs[j]), odd_chip_line(where, site, expected, actual)))
+        section = b.section[h].as_py()
+        site = b.site_hand[h].as_py() or section
+        where = f"{path} [{section}]" if many else path
+        out.append((int(secs[row[h]]), odd_chip_line(where, site, expected, actual)))
     return out

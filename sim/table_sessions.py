@@ -315,19 +315,12 @@ def _rebuild(table: pa.Table) -> tuple[pa.Table, dict[str, Any]]:
         MAX_PAUSE_SECONDS, len(venue_name))
     take = pa.array(order)
     out = table.take(take)
-    new_offs = np.concatenate(([0], np.cumsum(np.diff(offs)[order]))).astype(np.int32)
-    starts = np.repeat(offs[:-1][order], np.diff(offs)[order])
-    within = np.arange(len(starts)) - np.repeat(new_offs[:-1], np.diff(offs)[order])
-    gather = starts + within
-    pid_offs = pa.array(new_offs, pa.int32())
     cols = {
         "hand_id": pa.array(np.arange(n, dtype=np.int64)),
         "table_id": pa.array(session[order]),
         "hand_no": pa.array(hand_no[order].astype(np.int32)),
-        "rebuys": pa.ListArray.from_arrays(pid_offs, pa.array(rebuys[gather], pa.int64())),
-        "player_ids": pa.ListArray.from_arrays(
-            pa.array(_player_offsets(p_offs, order), pa.int32()),
-            pa.array(_gather_lists(p_offs, order, flat_ids), pa.int64())),
+        "rebuys": _reordered(offs, order, rebuys),
+        "player_ids": _reordered(p_offs, order, flat_ids),
     }
     for name, arr in cols.items():
         j = out.schema.get_field_index(name)
@@ -344,17 +337,14 @@ def _ints(table: pa.Table, name: str) -> np.ndarray:
     return table.column(name).to_numpy().astype(np.int64)
 
 
-def _player_offsets(p_offs: np.ndarray, order: np.ndarray) -> np.ndarray:
-    lens = np.diff(p_offs)[order]
-    return np.concatenate(([0], np.cumsum(lens))).astype(np.int32)
-
-
-def _gather_lists(p_offs: np.ndarray, order: np.ndarray, values: np.ndarray) -> np.ndarray:
-    lens = np.diff(p_offs)[order]
+def _reordered(offs: np.ndarray, order: np.ndarray, values: np.ndarray) -> pa.ListArray:
+    """The list column of flat ``values`` at offsets ``offs``, its rows taken in ``order``."""
+    lens = np.diff(offs)[order]
     new = np.concatenate(([0], np.cumsum(lens)))
-    starts = np.repeat(p_offs[:-1][order], lens)
+    starts = np.repeat(offs[:-1][order], lens)
     within = np.arange(int(new[-1])) - np.repeat(new[:-1], lens)
-    return values[starts + within]
+    return pa.ListArray.from_arrays(pa.array(new.astype(np.int32)),
+                                    pa.array(values[starts + within], pa.int64()))
 
 
 def _names_on(offs: np.ndarray, p_offs: np.ndarray, ids: np.ndarray) -> np.ndarray:
