@@ -83,8 +83,8 @@ CONVENTIONS = {
 # shows the first): tried in order, the first the record fits is THE reading (the schedule is
 # applied to it, never a second reading in the operator's favour). ``standard``: what each
 # player collected, after the rake, without his uncalled bet. A site's text export is read by
-# ``sim.histories`` into the standard whatever the venue (``TEXT_READINGS``). A venue not listed
-# is tried under every reading (``ALL_READINGS``); where two fit and disagree on what the
+# ``sim.histories.sites.text`` into the standard whatever the venue (``TEXT_READINGS``). A venue not
+# listed is tried under every reading (``ALL_READINGS``); where two fit and disagree on what the
 # operator kept, the hand is ``ambiguous`` unless its next hand shows the payout.
 VENUE_READINGS: dict[str, tuple[str, ...]] = {
     "Absolute Poker": ("standard", "collected+uncalled"),

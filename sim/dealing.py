@@ -3,8 +3,8 @@
 A hand deals ``HOLE_CARDS`` rounds of hole cards, one card at a time to each of the ``n_dealt``
 seats in the hand (clockwise from the first seat left of the button), then, before each street
 that deals board cards, ``BURN_CARDS`` burn followed by the street's ``STREET_CARDS``. The engine
-(``sim.engine``) deals by these functions and ``sim.phh_replay`` rebuilds a deck with them, so
-the two cannot disagree (tests/sim/test_dealing.py).
+(``sim.engine``) deals by these functions and ``sim.histories.replay.reference`` rebuilds a deck
+with them, so the two cannot disagree (tests/sim/test_dealing.py).
 """
 
 from __future__ import annotations

@@ -18,10 +18,14 @@ PACKAGES = ("sim", "audits", "cluster", "reports")
 # Exceptions that are neither, each for a reason:
 ALLOWED = {
     # internal control flow: raised and caught inside one module, never reaching a command
-    "sim.histories._Skip",          # a section to skip while reading a site's text export
-    "sim.phh_reader._Unsupported",  # a PHH construct the fast reader leaves to the full parser
-    "sim.phh_reader._TooDeep",      # nesting too deep for the fast reader (same fallback)
-    "sim.phh_replay._ReplayError",  # a replay that stops, turned into a ReplayResult
+    # a section to skip while reading a site's text export
+    "sim.histories.sites.text._Skip",
+    # a PHH construct the fast reader leaves to the full parser
+    "sim.histories.read.sections._Unsupported",
+    # nesting too deep for the fast reader (same fallback)
+    "sim.histories.read.sections._TooDeep",
+    # a replay that stops, turned into a ReplayResult
+    "sim.histories.replay.reference._ReplayError",
     # raised by the compiled-code guard that ``audits/__init__`` installs before anything else
     # loads (it cannot import the run folder); ``cluster.cli.main`` maps it to exit 2
     "audits.jitcache.StaleCodeError",
@@ -45,7 +49,8 @@ def _project_exceptions() -> dict[str, type[BaseException]]:
 
 def test_every_exception_is_an_input_error_or_a_failed_check() -> None:
     found = _project_exceptions()
-    assert "cluster.flows.replay.ReplayMismatch" in found and "sim.phh.PhhError" in found
+    assert "cluster.flows.replay.ReplayMismatch" in found
+    assert "sim.histories.read.phh.PhhError" in found
     bad = sorted(name for name, c in found.items()
                  if not issubclass(c, (InputError, CheckFailed)) and name not in ALLOWED)
     assert not bad, f"derive these from InputError or CheckFailed (or allow-list them): {bad}"

@@ -8,8 +8,8 @@
 - :mod:`~cluster.bench.diff`: ``holdem diff``;
 - :mod:`~cluster.bench.shuffle`: the deck-only path of ``holdem shuffle``;
 - :mod:`~cluster.bench.export`: ``holdem export``;
-- :mod:`~cluster.bench.import_phh`: reading PHH hand histories (``sim.phh_reader``), tomllib and
-  PokerKit as peers.
+- :mod:`~cluster.bench.import_phh`: reading PHH hand histories (``sim.histories.read.sections``),
+  tomllib and PokerKit as peers.
 
 They live in cluster/ because they drive the simulator, the audits and the cluster code
 together (the audits may not import the simulator; sim/ stays free of timing harnesses).

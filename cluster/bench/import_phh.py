@@ -5,21 +5,22 @@ dollars with cents) when present beside the repo, else ``SYNTHETIC_FILES`` gener
 of the same shape; its files are cycled to ``hands`` hands. The texts are in memory (the disk
 is not timed). Each figure is the median of ``repeats`` in CPU seconds of this process:
 
-- ``sim.phh_reader.read_sections``: the TOML of every hand read into values (amounts exact);
-- ``sim.phh.reads_phh``: the same plus every hand built and checked (``PhhHand``: fields,
-  actions parsed, amounts exact);
+- ``sim.histories.read.sections.read_sections``: the TOML of every hand read into values
+  (amounts exact);
+- ``sim.histories.read.phh.reads_phh``: the same plus every hand built and checked (``PhhHand``:
+  fields, actions parsed, amounts exact);
 - ``+ minor_units``: the same plus every amount converted to integer cents;
 - ``reads_phh`` again with its memos (number tokens, decimals, parsed actions: values repeat
   across hands) cleared before every file text: no hand profits from another file's values
   (the cycled corpus repeats its files);
 - the whole import (``holdem import``'s work per core, no disk): every hand read, converted to
-  cents, replayed through the engine and made a row (``sim.file_import.import_file_bytes``: the
+  cents, replayed through the engine and made a row (``sim.histories.files.import_file_bytes``: the
   compiled path, with the Python path for the hands it does not take), then the tables rebuilt
-  across files (``sim.table_sessions``: ``pad_seats``, ``rebuild``) and the row digests
+  across files (``sim.histories.sessions``: ``pad_seats``, ``rebuild``) and the row digests
   computed (the Parquet encoding and the disk are not timed); the
   share of hands the compiled path took is printed;
-- its steps alone, on the same files: the scan into ``HandBlock`` (``sim.phh_scan``), the
-  replay (``sim.replay_kernel``), the rows (``sim.history_columns``);
+- its steps alone, on the same files: the scan into ``HandBlock`` (``sim.histories.read.scan``), the
+  replay (``sim.histories.replay.compiled``), the rows (``sim.histories.rows.compiled``);
 - the same whole import by the Python path alone (``compiled=False``: the reference reader,
   replay and rows, what the import did before the compiled path), a peer in the same run;
 - peers in the same run, on the same texts: ``tomllib.loads`` (floats, and with
@@ -40,10 +41,10 @@ import pyarrow as pa
 
 from cluster.bench.timing import median_cpu_seconds
 from sim.digest import with_digests
-from sim.file_import import import_file_bytes
-from sim.phh import clear_memos, iter_phh_paths, reads_phh
-from sim.phh_reader import read_sections
-from sim.table_sessions import pad_seats, rebuild
+from sim.histories.files import import_file_bytes
+from sim.histories.read.phh import clear_memos, iter_phh_paths, reads_phh
+from sim.histories.read.sections import read_sections
+from sim.histories.sessions import pad_seats, rebuild
 
 REALHANDS = Path(__file__).resolve().parents[2].parent / "shared" / "realhands"
 SYNTHETIC_FILES = 4
@@ -143,8 +144,8 @@ def run_import_bench(hands: int = 20_000, repeats: int = 5, pokerkit_hands: int 
     rates.update(steps)
     rates.update({
         "peer: whole import, Python path": n / median_cpu_seconds(whole_of(False), repeats),
-        "sim.phh_reader (TOML -> values)": n / median_cpu_seconds(fast, repeats),
-        "sim.phh.reads_phh (+ hands)": n / median_cpu_seconds(build, repeats),
+        "sim.histories.read.sections (TOML -> values)": n / median_cpu_seconds(fast, repeats),
+        "sim.histories.read.phh.reads_phh (+ hands)": n / median_cpu_seconds(build, repeats),
         "+ minor_units (cents)": n / median_cpu_seconds(cents, repeats),
         "reads_phh, memos cleared every file": n / median_cpu_seconds(cold, repeats),
         "peer tomllib (floats)": n / median_cpu_seconds(peer_float, repeats),
@@ -157,11 +158,11 @@ def run_import_bench(hands: int = 20_000, repeats: int = 5, pokerkit_hands: int 
     say(f"holdem bench import: {n:,} hands ({what}; {len(texts)} file texts in memory), "
         f"medians of {repeats}, CPU time; the compiled path took {took[0]:,} of the "
         f"{took[1]:,} hands imported")
-    toml = rates["sim.phh_reader (TOML -> values)"]
-    hands_rate = rates["sim.phh.reads_phh (+ hands)"]
+    toml = rates["sim.histories.read.sections (TOML -> values)"]
+    hands_rate = rates["sim.histories.read.phh.reads_phh (+ hands)"]
     for name, rate in rates.items():
         if name.startswith("peer tomllib"):
-            vs = f"  (sim.phh_reader is {toml / rate:,.1f}x)"
+            vs = f"  (sim.histories.read.sections is {toml / rate:,.1f}x)"
         elif name == "peer PokerKit HandHistory (parse)":
             vs = f"  (reads_phh is {hands_rate / rate:,.1f}x)"
         elif name == "peer: whole import, Python path":
@@ -214,9 +215,9 @@ def _pokerkit(base: list[str], hands: int, repeats: int) -> tuple[dict[str, floa
 
 def _steps(blobs: list[bytes], repeats: int, n: int) -> dict[str, float]:
     """The compiled path's steps alone (hands/s over all ``n`` hands of the texts)."""
-    from sim.history_columns import rows_of_block
-    from sim.phh_scan import scan
-    from sim.replay_kernel import replay_block
+    from sim.histories.read.scan import scan
+    from sim.histories.replay.compiled import replay_block
+    from sim.histories.rows.compiled import rows_of_block
 
     blocks = [scan(b, many=True).block.rescale(2) for b in blobs]
     replays = [replay_block(b) for b in blocks]
@@ -233,6 +234,7 @@ def _steps(blobs: list[bytes], repeats: int, n: int) -> dict[str, float]:
         for b, r in zip(blocks, replays, strict=True):
             rows_of_block(b, r, "bench.phhs")
 
-    return {"  step: scan (sim.phh_scan)": n / median_cpu_seconds(scans, repeats),
-            "  step: replay (sim.replay_kernel)": n / median_cpu_seconds(replay, repeats),
-            "  step: rows (sim.history_columns)": n / median_cpu_seconds(rows, repeats)}
+    return {"  step: scan (sim.histories.read.scan)": n / median_cpu_seconds(scans, repeats),
+            "  step: replay (sim.histories.replay.compiled)":
+                n / median_cpu_seconds(replay, repeats),
+            "  step: rows (sim.histories.rows.compiled)": n / median_cpu_seconds(rows, repeats)}

@@ -106,7 +106,8 @@ def figures(benches: dict[str, Any]) -> list[dict[str, Any]]:
             out.append(_figure("export", k, v, hs))
     im = benches.get("import")
     if im:
-        reader, hands = "sim.phh_reader (TOML -> values)", "sim.phh.reads_phh (+ hands)"
+        reader = "sim.histories.read.sections (TOML -> values)"
+        hands = "sim.histories.read.phh.reads_phh (+ hands)"
         for k, v in im.items():
             if k.startswith("peer"):
                 continue

@@ -31,7 +31,7 @@ def phh_verify(args: argparse.Namespace) -> int:
     import json
 
     from cluster.flows.verify_histories import format_summary, format_unreadable, verify_paths
-    from sim.phh_replay import ReplayResult
+    from sim.histories.replay.reference import ReplayResult
 
     def json_line(r: ReplayResult, unreadable_file: bool) -> None:
         print(json.dumps(r.to_json() | ({"hand": None} if unreadable_file else {})))

@@ -3,10 +3,10 @@
 
 Sources: files or folders, paths or URIs (``audits.runfolder.storage``). The work fans out BY FILE
 through ``cluster.fanout.fan_out`` (Ray; ``workers=0`` in this process): each task reads,
-converts and replays one file (``sim.file_import.import_file``). The run's money unit is the
+converts and replays one file (``sim.histories.files.import_file``). The run's money unit is the
 finest any file needs (``10**-E``, E <= 6): a file converted at a coarser unit is done again at
 E (rare: a run's files share their currency). The driver then rebuilds the tables across files
-(``sim.table_sessions.rebuild``): the hands of one (venue, table name), ordered by (time, site
+(``sim.histories.sessions.rebuild``): the hands of one (venue, table name), ordered by (time, site
 hand number), form table SESSIONS of adjacent hands (button moved to the next occupied seat, same
 seats and stakes, no pause over ``MAX_PAUSE_SECONDS``; or the button stayed because the small
 blind left, as the sites do); anything else starts a new session (a gap, counted). A button on
@@ -60,11 +60,11 @@ from cluster.flows.manifest import engine_version, git_commit
 from cluster.flows.manifest import now as manifest_now
 from cluster.flows.rake import RakeError, RakeSchedule
 from sim.digest import DIGEST_VERSION, with_digests
-from sim.file_import import import_file
-from sim.histories import HISTORY_SUFFIXES, iter_history_paths
-from sim.history_rows import FileImport
+from sim.histories.files import import_file
+from sim.histories.rows.reference import FileImport
+from sim.histories.sessions import pad_seats, rebuild
+from sim.histories.sites.text import HISTORY_SUFFIXES, iter_history_paths
 from sim.schema import IMPORT_SCHEMA, IMPORT_VERSION, SCHEMA_VERSION
-from sim.table_sessions import pad_seats, rebuild
 
 __all__ = ["IMPORT_FILE", "MANIFEST_FORMAT", "PhhImport", "format_import", "import_phh",
            "rebuild"]

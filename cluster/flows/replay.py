@@ -5,7 +5,7 @@ reads it (``RunFolder.log_files``: a log file the manifest does not list fails t
 fails the audit, ``UnlistedFileError``), and rebuilt by ``sim.rows.replay_row``
 (table config, starting stacks, positions, deck, antes; the logged player actions applied in
 order), which must end with the logged stacks, rake and board. The hand is then printed as a
-history (``sim.history.format_hand``) or as PHH (``sim.phh.hand_to_phh``), which
+history (``sim.history.format_hand``) or as PHH (``sim.histories.read.phh.hand_to_phh``), which
 ``holdem phh verify`` accepts. No poker logic lives here.
 """
 
@@ -99,8 +99,8 @@ def replay_hand(run: str | os.PathLike[str], hand_id: int, *, phh: bool = False,
                 filesystem: pafs.FileSystem | None = None) -> str:
     """The history text (or PHH text) of one hand of a run, after checking that it replays."""
     from cluster.flows.simulate import RunFolderError
+    from sim.histories.read.phh import hand_to_phh
     from sim.history import format_hand
-    from sim.phh import hand_to_phh
 
     row = find_row(run, hand_id, filesystem)
     null = next((k for k, v in row.items() if k not in ("fault", "deck") and _holds_null(v)),

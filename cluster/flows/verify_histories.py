@@ -1,17 +1,17 @@
 """``holdem phh verify PATH...``: replay every hand of hand history files and folders through the
-engine (``sim.phh_replay.replay``) and tally the verdicts.
+engine (``sim.histories.replay.reference.replay``) and tally the verdicts.
 
-Files are read by ``sim.histories.read_history``: PHH/PHHS or a site's text export (detected from
-the content), hand by hand; a hand that cannot be read is an error of its own (its reason) and
-the other hands of its file are replayed.
+Files are read by ``sim.histories.sites.text.read_history``: PHH/PHHS or a site's text export
+(detected from the content), hand by hand; a hand that cannot be read is an error of its own (its
+reason) and the other hands of its file are replayed.
 
 Each hand is replayed in its own minor units (cents: ``replay(..., minor_units=True)``). A hand
 is ok iff it replays without error and, when the file has ``finishing_stacks``, our stacks equal
 them (a site's rake shows as a mismatch: the ``outcome`` audit of an import classifies it). A
-hand that does not replay is counted under its named kind (``sim.phh_replay.KINDS``; a section
-that cannot be read under ``unreadable: <kind>``). Hands of other games (or with straddles) are
-*unsupported*: they are listed apart, their JSON line says ``"ok": false`` with an error
-starting ``unsupported``, and they do not change the exit code. Folds while checking was free
+hand that does not replay is counted under its named kind (``sim.histories.replay.reference.KINDS``;
+a section that cannot be read under ``unreadable: <kind>``). Hands of other games (or with
+straddles) are *unsupported*: they are listed apart, their JSON line says ``"ok": false`` with an
+error starting ``unsupported``, and they do not change the exit code. Folds while checking was free
 (sites allow them) replay and are counted. Exit 0 iff every supported hand is ok, 1 otherwise,
 2 when a path does not exist or no hand could be read (``PhhVerification.exit_code``).
 """
@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 
-from sim.histories import iter_history_paths, read_history
-from sim.phh import SUPPORTED_VARIANTS, format_amounts
-from sim.phh_replay import FOLD_CHECK_FREE, K_UNSUPPORTED, ReplayResult, replay
+from sim.histories.read.phh import SUPPORTED_VARIANTS, format_amounts
+from sim.histories.replay.reference import FOLD_CHECK_FREE, K_UNSUPPORTED, ReplayResult, replay
+from sim.histories.sites.text import iter_history_paths, read_history
 
 __all__ = ["PhhVerification", "format_summary", "format_unreadable", "verify_paths"]
 

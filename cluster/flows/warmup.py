@@ -48,7 +48,7 @@ actions = ["d dh p1 AsAh", "d dh p2 ????", "p2 cc", "p1 cbr 8", "p2 cc", "d db 2
   "p1 cbr 10", "p2 f"]
 finishing_stacks = [208, 142]
 """  # one heads-up hand (an imported run: no decks), in the form the Python reader takes
-# two hands of one table in the form the compiled import path takes (sim.file_import)
+# two hands of one table in the form the compiled import path takes (sim.histories.files)
 PHHS_HANDS = "".join(
     f"[{k}]\nvariant = 'NT'\nante_trimming_status = false\nantes = [0, 0, 0]\n"
     "blinds_or_straddles = [0.5, 1, 0]\nmin_bet = 1\n"

@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 
 from sim.digest import with_digests
 from sim.hand import Hand
-from sim.history_rows import showdown_and_pots
+from sim.histories.rows.reference import showdown_and_pots
 from sim.rows import replay_row
 
 Row = dict[str, Any]
@@ -196,7 +196,7 @@ def replay_with_config(row: Row, **config: Any) -> Row:
     columns (``big_blind=10``, ``rake_bps=10000``, ...): the same player actions replayed,
     the posts, uncalled returns, every card, pot and chip column and the ``actions`` log taken
     from the engine."""
-    from sim.history_rows import _LOGGED
+    from sim.histories.rows.reference import _LOGGED
     from sim.schema import ACTION_DTYPE
 
     forged = {**row, **config}

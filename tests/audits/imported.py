@@ -2,8 +2,8 @@
 3 columns but ``digest``, the import columns, ``digest``; file metadata
 ``holdem.schema_version`` and ``holdem.import_version``; a ``holdem-import`` manifest with the
 money unit and the rake schedule. Each hand is written as PHH (whole chips) and replayed by the
-engine (``sim.history_rows``) for the rules' columns; the operator's record (``op_*``) and the
-table sessions are what the test says, so that a test can write an operator's history as an
+engine (``sim.histories.rows.reference``) for the rules' columns; the operator's record (``op_*``)
+and the table sessions are what the test says, so that a test can write an operator's history as an
 attacker would: the chips moved in the next hands' starting stacks, every later hand carrying
 them."""
 
@@ -21,7 +21,7 @@ import pyarrow.parquet as pq
 
 from audits import logschema
 from sim.digest import with_digests
-from sim.file_import import import_file
+from sim.histories.files import import_file
 
 
 @dataclass
@@ -51,7 +51,7 @@ class H:
 
 
 def replayed(hands: list[H]) -> list[dict[str, Any]]:
-    """The importer's rows of the hands (``sim.file_import.import_file`` on one .phhs file of
+    """The importer's rows of the hands (``sim.histories.files.import_file`` on one .phhs file of
     them), in order."""
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "hands.phhs"

@@ -244,11 +244,12 @@ def test_a_site_text_history_raked_over_its_schedule_exit_1(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A PokerStars text hand whose collected line and stated rake keep $0.50 of a $4.88 pot
     (5 % is $0.24): a wrong payout naming the site's hand number (needs the sites' text reader,
-    sim.histories, and its fixtures)."""
+    sim.histories.sites.text, and its fixtures)."""
     from cluster.cli import main
 
     fixture = Path(__file__).resolve().parents[1] / "fixtures" / "sitetext" / "pokerstars-2023.txt"
-    pytest.importorskip("sim.histories", reason="the sites' text reader is not in this tree")
+    pytest.importorskip("sim.histories.sites.text",
+                        reason="the sites' text reader is not in this tree")
     if not fixture.exists():
         pytest.skip(f"{fixture} not present")
     text = fixture.read_text(encoding="utf-8-sig").split("\n\n\n")[0]

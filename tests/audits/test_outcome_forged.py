@@ -164,7 +164,8 @@ def test_a_site_text_pot_paid_to_the_player_who_mucked_exit_1(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A PokerStars text hand: ``p_four collected $4.64``, ``p_four: mucks hand`` against
     omgmuffins' shown aces-up (the red team's ps23_mucker_paid.txt)."""
-    pytest.importorskip("sim.histories", reason="the sites' text reader is not in this tree")
+    pytest.importorskip("sim.histories.sites.text",
+                        reason="the sites' text reader is not in this tree")
     run = imported(tmp_path, PS23_MUCKER, *RAKE, name="ps.txt")
     code, out = audit_cli(run, capsys)
     assert code == 1

@@ -63,7 +63,8 @@ def test_bench_import_measures_the_reader_and_its_peers(
     rates = bench.run_import_bench(hands=600, repeats=1, pokerkit_hands=20)
     out = capsys.readouterr().out
     assert "holdem bench import: 600 hands (generated .phhs hands" in out
-    assert set(rates) >= {"sim.phh_reader (TOML -> values)", "sim.phh.reads_phh (+ hands)",
+    assert set(rates) >= {"sim.histories.read.sections (TOML -> values)",
+                          "sim.histories.read.phh.reads_phh (+ hands)",
                           "peer tomllib (floats)", "peer PokerKit parse + replay"}
     assert all(r > 0 for r in rates.values())
     assert "0 of them PokerKit could not replay" in out

@@ -21,8 +21,8 @@ from audits.runfolder import (
 from cluster.cli import main
 from cluster.flows.replay import ReplayMismatch, replay_row_or_mismatch
 from cluster.flows.simulate import run_dataset, run_simulate
-from sim.phh import loads_phh, phh_player_order
-from sim.phh_replay import replay
+from sim.histories.read.phh import loads_phh, phh_player_order
+from sim.histories.replay.reference import replay
 from sim.runspec import RunSpec
 from sim.schema import decode_actions
 

@@ -1,5 +1,5 @@
-"""The compiled import path (``sim.file_import``: scan, replay kernel, columns) gives exactly what
-the Python path (the reference reader, replay and rows) gives: every column of every row, the
+"""The compiled import path (``sim.histories.files``: scan, replay kernel, columns) gives exactly
+what the Python path (the reference reader, replay and rows) gives: every column of every row, the
 counts, the skip reasons and their examples, the odd-chip lines, in the file's order; on the real
 hands of ``../shared/realhands`` (skipped when absent), on files mixing good hands with hostile
 ones, and on random edits of a file. And it takes the ordinary hands: a share of the real ones
@@ -14,9 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cluster.bench.import_phh import _SYNTH_HAND, REALHANDS
-from sim.file_import import import_file_bytes
-from sim.history_rows import FileImport
-from sim.phh import clear_memos, iter_phh_paths
+from sim.histories.files import import_file_bytes
+from sim.histories.read.phh import clear_memos, iter_phh_paths
+from sim.histories.rows.reference import FileImport
 
 FIELDS = ("sha256", "format", "submitted", "imported", "skipped", "examples", "scale",
           "file_scale", "currencies", "odd_chip", "seat_count_known")
@@ -224,7 +224,7 @@ def test_random_edits_give_the_python_paths_result(data: st.DataObject) -> None:
 
 def test_import_file_reads_the_file(tmp_path: Path) -> None:
     """``import_file`` on a path reads its bytes once and takes the compiled path."""
-    from sim.file_import import import_file
+    from sim.histories.files import import_file
 
     p = tmp_path / "t.phhs"
     p.write_bytes(synthetic(3))
@@ -238,7 +238,7 @@ def test_a_file_replayed_in_chunks_gives_the_same(monkeypatch: pytest.MonkeyPatc
     """A long file is replayed and made rows a chunk of hands at a time (the engine states of a
     chunk only): chunks of 3 hands over good and hostile hands give the Python path's result,
     odd-chip lines and section order included."""
-    import sim.file_import as fi
+    import sim.histories.files as fi
 
     monkeypatch.setattr(fi, "CHUNK_HANDS", 3)
     text = "".join(_hand(k) for k in range(1, 7)) + HOSTILE["illegal raise"].replace(

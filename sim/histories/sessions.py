@@ -33,7 +33,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from numba import njit
 
-from sim.phh import no_cyclic_gc
+from sim.histories.read.phh import no_cyclic_gc
 
 __all__ = ["MAX_PAUSE_SECONDS", "SEAT_COLUMNS", "pad_seats", "rebuild"]
 

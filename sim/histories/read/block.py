@@ -1,12 +1,14 @@
 """The hands of one source file as flat arrays (``HandBlock``): what the compiled import path
-reads (``sim.phh_scan`` fills one from a file's bytes), replays (``sim.replay_kernel``) and turns
-into rows (``sim.history_columns``) without a Python object per hand.
+reads (``sim.histories.read.scan`` fills one from a file's bytes), replays
+(``sim.histories.replay.compiled``) and turns into rows (``sim.histories.rows.compiled``) without a
+Python object per hand.
 
 A block holds only hands the compiled path can take whole: a supported variant (NT, PT, FT),
 the verbs ``dh db f cc cbr sm``, amounts that are whole numbers of the block's unit. Anything
-else is read, replayed and reported by the Python path (``sim.phh``, ``sim.phh_replay``,
-``sim.history_rows``), which stays the reference: ``block_from_hands`` builds a block from
-its parsed hands, and the compiled path is tested equal to it on every hand.
+else is read, replayed and reported by the Python path (``sim.histories.read.phh``,
+``sim.histories.replay.reference``, ``sim.histories.rows.reference``), which stays the reference:
+``block_from_hands`` builds a block from its parsed hands, and the compiled path is tested equal to
+it on every hand.
 
 Layout (H hands, P = their players in all, A = their actions in all; amounts are integers of
 ``10**-exponent`` of the currency, as ``PhhHand.in_minor_units(exponent)`` gives them):
@@ -41,12 +43,12 @@ import numpy as np
 import pyarrow as pa
 
 from sim import layout as L
-from sim.phh import PhhHand
+from sim.histories.read.phh import PhhHand
 
 __all__ = ["MAX_ACTION_CARDS", "STATE_WIDTH", "VARIANT_CODES", "VERB_CODES", "HandBlock",
            "Replayed", "block_from_hands", "replayed_from_python"]
 
-VARIANT_CODES = {"NT": 0, "PT": 1, "FT": 2}  # sim.phh.SUPPORTED_VARIANTS' keys
+VARIANT_CODES = {"NT": 0, "PT": 1, "FT": 2}  # sim.histories.read.phh.SUPPORTED_VARIANTS' keys
 VERB_CODES = {"dh": 0, "db": 1, "f": 2, "cc": 3, "cbr": 4, "sm": 5}
 MAX_ACTION_CARDS = 5  # a flop is 3; an sm shows at most 2 (more: a replay error, Python path)
 
@@ -200,7 +202,7 @@ def _amount(v: object) -> int:
 
 def block_from_hands(hands: Sequence[PhhHand], exponent: int,
                      sections: Sequence[str] | None = None) -> HandBlock:
-    """The reference block of parsed hands (``sim.phh``), every amount converted with
+    """The reference block of parsed hands (``sim.histories.read.phh``), every amount converted with
     ``PhhHand.in_minor_units(exponent)`` (a PhhError propagates: such a hand belongs to no
     block). ``sections``: each hand's section as the import names it (default: its key, else
     its 1-based place). Hands of other variants or verbs: a ValueError."""
@@ -287,7 +289,7 @@ def block_from_hands(hands: Sequence[PhhHand], exponent: int,
 
 @dataclass
 class Replayed:
-    """A block's hands replayed through the engine (``sim.replay_kernel``), per hand:
+    """A block's hands replayed through the engine (``sim.histories.replay.compiled``), per hand:
 
     - ``ok`` ``[H]``: replayed to the end without an error (False: the Python path replays
       the hand again, for its skip reason or its row);
@@ -307,9 +309,10 @@ class Replayed:
 
 
 def replayed_from_python(hands: Sequence[PhhHand], exponent: int) -> Replayed:
-    """The reference ``Replayed`` of parsed hands: each replayed by ``sim.phh_replay.replay``
-    after ``in_minor_units(exponent)`` (as ``sim.history_rows`` does)."""
-    from sim.phh_replay import replay
+    """The reference ``Replayed`` of parsed hands: each replayed by
+    ``sim.histories.replay.reference.replay`` after ``in_minor_units(exponent)`` (as
+    ``sim.histories.rows.reference`` does)."""
+    from sim.histories.replay.reference import replay
 
     ok, states, lo, logs, unrec = [], [], [0], [], []
     for i, raw in enumerate(hands):

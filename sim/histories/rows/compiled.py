@@ -1,6 +1,6 @@
 """The import's rows of a whole block at once: ``HandBlock`` + ``Replayed`` -> the Arrow table of
-``sim.history_rows.ROW_SCHEMA`` that ``sim.history_rows._row`` (+ ``_Columns.table()``) makes
-for the same hands, without a Python object per hand.
+``sim.histories.rows.reference.ROW_SCHEMA`` that ``sim.histories.rows.reference._row`` (+
+``_Columns.table()``) makes for the same hands, without a Python object per hand.
 
 Two compiled passes over the flat arrays: ``_plan`` finds each hand's physical seats (as
 ``history_rows.physical_seats``) and its ante (as ``history_rows._ante``), or marks it not
@@ -30,8 +30,14 @@ from numba import njit
 
 from sim import layout as L
 from sim.config import Structure
-from sim.handblock import MAX_ACTION_CARDS, VARIANT_CODES, VERB_CODES, HandBlock, Replayed
-from sim.history_rows import _GMT_OFFSET, ROW_SCHEMA, UTC_OFFSETS
+from sim.histories.read.block import (
+    MAX_ACTION_CARDS,
+    VARIANT_CODES,
+    VERB_CODES,
+    HandBlock,
+    Replayed,
+)
+from sim.histories.rows.reference import _GMT_OFFSET, ROW_SCHEMA, UTC_OFFSETS
 from sim.layout import LOGGED_EVENTS, MAX_SEATS, EventKind, SeatStatus
 from sim.schema import ACTION_RECORD_BYTES, POT_TYPE
 

@@ -1,11 +1,12 @@
 """The line shapes of the sites' text hand histories: every line of a hand is known or the hand
 is skipped.
 
-``screen(site, text)`` classifies each line of one hand of a site's export (``sim.histories``)
+``screen(site, text)`` classifies each line of one hand of a site's export
+(``sim.histories.sites.text``)
 BEFORE PokerKit's parser sees it:
 
-- a FACT line (``FACTS[site]``): a shape the parser or ``sim.histories`` reads (header, seats,
-  posts, actions, cards, pots, summary). Kept;
+- a FACT line (``FACTS[site]``): a shape the parser or ``sim.histories.sites.text`` reads (header,
+  seats, posts, actions, cards, pots, summary). Kept;
 - a HARMLESS line (``HARMLESS[site]``): a table event that moves no chip and that the parser
   ignores (chat, a player joining, leaving, sitting out, disconnected, timing out). Dropped, so
   its length and content never reach the parser's patterns;

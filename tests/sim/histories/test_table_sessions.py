@@ -1,4 +1,4 @@
-"""``sim.table_sessions.rebuild`` on site hand numbers written in other scripts' digits: the
+"""``sim.histories.sessions.rebuild`` on site hand numbers written in other scripts' digits: the
 natural order reads them as numbers (as ``int`` does), and a digit-like character ``int``
 refuses (a superscript) is text: never a traceback on a hostile file's hand numbers."""
 
@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from sim.file_import import import_file_bytes
-from sim.table_sessions import rebuild
-from tests.sim.test_file_import import _hand
+from sim.histories.files import import_file_bytes
+from sim.histories.sessions import rebuild
+from tests.sim.histories.test_file_import import _hand
 
 
 def _table(hands: list[str]) -> pa.Table:

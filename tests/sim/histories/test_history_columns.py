@@ -1,7 +1,7 @@
-"""``sim.history_columns.rows_of_block`` makes exactly the rows ``sim.history_rows._row`` makes
-(+ ``_Columns.table()``), as ``_import_file`` calls it, for every hand of a block: on the real
-hands of ``../shared/realhands`` (skipped when absent), a sample of ``../shared/phh`` and
-targeted hands (seats, antes, zones, absent fields, names)."""
+"""``sim.histories.rows.compiled.rows_of_block`` makes exactly the rows
+``sim.histories.rows.reference._row`` makes (+ ``_Columns.table()``), as ``_import_file`` calls it,
+for every hand of a block: on the real hands of ``../shared/realhands`` (skipped when absent), a
+sample of ``../shared/phh`` and targeted hands (seats, antes, zones, absent fields, names)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import pytest
 
 from sim import layout as L
 from sim.cards import parse_cards
-from sim.handblock import (
+from sim.histories.read.block import (
     VARIANT_CODES,
     VERB_CODES,
     HandBlock,
@@ -23,12 +23,12 @@ from sim.handblock import (
     block_from_hands,
     replayed_from_python,
 )
-from sim.history_columns import rows_of_block
-from sim.history_rows import NotRepresentable, _Columns, _row
-from sim.phh import MAX_SCALE, PhhError, PhhHand, iter_phh_paths, read_phh, reads_phh
-from sim.phh_replay import replay
+from sim.histories.read.phh import MAX_SCALE, PhhError, PhhHand, iter_phh_paths, read_phh, reads_phh
+from sim.histories.replay.reference import replay
+from sim.histories.rows.compiled import rows_of_block
+from sim.histories.rows.reference import NotRepresentable, _Columns, _row
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
+SHARED = Path(__file__).resolve().parents[3].parent / "shared"
 REALHANDS = SHARED / "realhands"
 PHH_CORPUS = SHARED / "phh"
 PHH_SAMPLE_EVERY = 50  # every 50th file of ../shared/phh (about 200 files)

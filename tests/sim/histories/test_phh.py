@@ -1,4 +1,4 @@
-"""PHH reading, writing and replay (sim.phh, sim.phh_replay)."""
+"""PHH reading, writing and replay (sim.histories.read.phh, sim.histories.replay.reference)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,7 @@ import pytest
 from sim.cards import parse_cards
 from sim.config import AnteMode, Structure, TableConfig
 from sim.hand import Action, Hand
-from sim.layout import EventKind
-from sim.phh import (
+from sim.histories.read.phh import (
     PhhError,
     PhhHand,
     hand_to_phh,
@@ -20,9 +19,10 @@ from sim.phh import (
     loads_phh,
     parse_action,
 )
-from sim.phh_replay import FOLD_CHECK_FREE, ReplayResult, replay
+from sim.histories.replay.reference import FOLD_CHECK_FREE, ReplayResult, replay
+from sim.layout import EventKind
 
-SHARED_PHH = Path(__file__).resolve().parents[2].parent / "shared" / "phh"
+SHARED_PHH = Path(__file__).resolve().parents[3].parent / "shared" / "phh"
 
 # pluribus hands whose finishing_stacks split an odd chip as .5 each (see shared/phh/README.md)
 HALF_CHIP_HANDS = {

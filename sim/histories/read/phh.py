@@ -8,7 +8,8 @@ read never stops the rest of the file; nothing raises for bad content (not TOML,
 section, a huge line, ``1e400``, ``nan``, negative stacks ...). ``load_phh``/``loads_phh`` are the
 strict form: the hands, or ``PhhError`` for the first skipped section. ``iter_phh_paths``
 expands folders recursively in a deterministic (natural) order. The TOML is read by
-``sim.phh_reader`` (a purpose-built reader equal to ``tomllib``, which it falls back to).
+``sim.histories.read.sections`` (a purpose-built reader equal to ``tomllib``, which it falls back
+to).
 
 What is kept: the state-construction fields (``variant``, ``antes``, ``blinds_or_straddles``,
 ``min_bet``, ``small_bet``, ``big_bet``, ``starting_stacks``, ``actions``), ``finishing_stacks``,
@@ -37,7 +38,7 @@ hold'em, an extension of this project with the fields of ``NT``) are supported. 
 parses (so that a folder of mixed games can be listed) but ``unsupported_reason`` names it.
 
 Writing: ``hand_to_phh(hand)`` writes a completed ``sim.hand.Hand`` (standard positions) as PHH
-text that ``sim.phh_replay`` replays to the same finishing stacks. A show is written
+text that ``sim.histories.replay.reference`` replays to the same finishing stacks. A show is written
 ``pN sm <cards>`` and a muck as a bare ``pN sm`` (as PokerKit writes them).
 """
 
@@ -59,8 +60,8 @@ from typing import TYPE_CHECKING, Any
 from audits.runfolder.errors import InputError
 from sim.cards import format_cards, parse_card
 from sim.config import MAX_SEATS, Structure
+from sim.histories.read.sections import _LINES, _NUMS, Section, read_sections
 from sim.layout import ANTE_DUE_, EventKind
-from sim.phh_reader import _LINES, _NUMS, Section, read_sections
 
 if TYPE_CHECKING:
     from sim.hand import Hand
@@ -214,7 +215,7 @@ class PhhHand:
     @property
     def dead_blinds(self) -> tuple[tuple[int, Number], ...]:
         """(player, amount) of each negative ``blinds_or_straddles`` entry: a post by a returning
-        player (amount > 0 here), live or dead as ``sim.phh_replay`` reads it."""
+        player (amount > 0 here), live or dead as ``sim.histories.replay.reference`` reads it."""
         blinds = self.blinds_or_straddles or ()
         return tuple((i, -v) for i, v in enumerate(blinds) if v < 0)
 
@@ -246,7 +247,7 @@ class PhhHand:
     @property
     def unsupported_reason(self) -> str | None:
         """Why this hand cannot be replayed as Texas hold'em, or None (posts and unknown stacks
-        are replayed: ``sim.phh_replay``)."""
+        are replayed: ``sim.histories.replay.reference``)."""
         if self.variant not in SUPPORTED_VARIANTS:
             return f"unsupported variant {self.variant}"
         if self.n_players > MAX_SEATS:
@@ -498,7 +499,7 @@ class PhhFile:
     """What ``read_phh`` read from one file: ``hands`` in file order and ``skipped``
     sections; ``sections`` = len(hands) + len(skipped); ``sha256`` of the file's bytes (None
     for a text or an unreadable file); ``format``: ``phh`` or a site's text format
-    (``sim.histories.FORMATS``), None when unknown."""
+    (``sim.histories.sites.text.FORMATS``), None when unknown."""
 
     source: str
     hands: list[PhhHand]
@@ -998,7 +999,8 @@ def hand_to_phh(
     if n == 2:
         antes.reverse()  # reverse-assigned heads-up: antes[1] is p1's (the big blind's)
     blinds = [cfg.small_blind, cfg.big_blind] + [0] * (n - 2)  # heads-up too: [sb, bb]
-    for r in hand.records:  # posts after the blinds: negative entries (sim.phh_replay)
+    # posts after the blinds: negative entries (sim.histories.replay.reference)
+    for r in hand.records:
         if r.kind == EventKind.POST:  # a live post is the big blind (or all the stack)
             blinds[player_of[r.seat]] -= cfg.big_blind
         elif r.kind == EventKind.DEAD_BLIND:

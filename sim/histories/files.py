@@ -1,13 +1,15 @@
 """One source file imported: its hands read, converted to the run's minor unit, replayed and
-made rows (``sim.history_rows`` describes the rows), with its counts (``FileImport``).
+made rows (``sim.histories.rows.reference`` describes the rows), with its counts (``FileImport``).
 
 Two paths give the same result (tested equal on every real hand we hold):
 
 - the compiled path, for a PHH file (``.phh``/``.phhs`` content): the bytes are scanned into a
-  ``HandBlock`` (``sim.phh_scan``: flat arrays, no Python object per hand), replayed in one
-  numba call (``sim.replay_kernel``) and made columns (``sim.history_columns``);
-- the Python path (``sim.histories.read_history``, ``sim.history_rows.import_hand``), the
-  reference: the sites' text formats, and every hand the compiled path does not take whole.
+  ``HandBlock`` (``sim.histories.read.scan``: flat arrays, no Python object per hand), replayed in
+  one numba call (``sim.histories.replay.compiled``) and made columns
+  (``sim.histories.rows.compiled``);
+- the Python path (``sim.histories.sites.text.read_history``,
+  ``sim.histories.rows.reference.import_hand``), the reference: the sites' text formats, and every
+  hand the compiled path does not take whole.
 
 A PHH file mixes them per hand: the sections the scanner is not certain of, the hands whose
 compiled replay stops (an illegal action, the actions ending early, ...) and the hands the rows
@@ -27,9 +29,10 @@ import numpy as np
 import pyarrow as pa
 
 from sim import layout as L
-from sim.handblock import HandBlock, Replayed
-from sim.histories import detect_format, phh_by_first_line, read_history_bytes
-from sim.history_rows import (
+from sim.histories.read.block import HandBlock, Replayed
+from sim.histories.read.phh import MAX_SCALE, PhhFile, PhhHand, PhhSkip, no_cyclic_gc, reads_phh
+from sim.histories.replay.reference import MAX_CHIPS, STAND_IN_FLOOR
+from sim.histories.rows.reference import (
     FileImport,
     _Columns,
     currency_pair,
@@ -39,8 +42,7 @@ from sim.history_rows import (
     odd_chip_line,
     read_skip_reason,
 )
-from sim.phh import MAX_SCALE, PhhFile, PhhHand, PhhSkip, no_cyclic_gc, reads_phh
-from sim.phh_replay import MAX_CHIPS, STAND_IN_FLOOR
+from sim.histories.sites.text import detect_format, phh_by_first_line, read_history_bytes
 
 __all__ = ["import_file", "import_file_bytes"]
 
@@ -53,7 +55,7 @@ def import_file(path: str, scale: int | None = None,
     """Read, convert (``scale`` decimals; None: the file's own finest) and replay every hand of
     one source file (a path or a URI); never raises for its content. ``read``: the Python
     reader's result instead of the file's bytes (the Python path only). The cyclic collector
-    is paused meanwhile (``sim.phh.no_cyclic_gc``)."""
+    is paused meanwhile (``sim.histories.read.phh.no_cyclic_gc``)."""
     with no_cyclic_gc():
         if read is not None:
             return _python_path(path, read(path), scale)
@@ -99,8 +101,8 @@ def _python_path(path: str, pf: PhhFile, scale: int | None) -> FileImport:
 
 def _phh_many(data: bytes) -> bool | None:
     """Whether a file the compiled path may take holds sections (``.phhs``: True) or one hand
-    (False): a PHH text (as ``sim.histories.read_history_bytes`` detects it) with no byte order
-    mark and no NUL byte; None otherwise (the Python path). The scanner checks the UTF-8."""
+    (False): a PHH text (as ``sim.histories.sites.text.read_history_bytes`` detects it) with no byte
+    order mark and no NUL byte; None otherwise (the Python path). The scanner checks the UTF-8."""
     if data.startswith(b"\xef\xbb\xbf") or b"\x00" in data:
         return None
     end = data.find(b"\n")
@@ -192,7 +194,7 @@ def _python_hands(data: bytes, lo: np.ndarray, hi: np.ndarray, wanted: np.ndarra
 def _compiled(path: str, data: bytes, scale: int | None) -> FileImport | None:
     """The compiled path's import of a PHH file, or None when the file as a whole is not for
     it (module docstring)."""
-    from sim.phh_scan import scan
+    from sim.histories.read.scan import scan
 
     if scale is not None and not 0 <= scale <= MAX_SCALE:
         return None  # the Python path names every hand "amount not representable"
@@ -287,10 +289,10 @@ def _compiled(path: str, data: bytes, scale: int | None) -> FileImport | None:
 
 
 def _too_many_chips(b: HandBlock) -> np.ndarray:
-    """Per hand: its starting stacks (an unknown one as its stand-in, ``sim.phh_replay``) may
-    reach ``MAX_CHIPS``, which the Python replay refuses. Integers only: every amount counted in
-    whole 2^20 units rounded up (no sum can overflow), a factor 2 of margin: a hand near the
-    limit takes the Python path, which decides."""
+    """Per hand: its starting stacks (an unknown one as its stand-in,
+    ``sim.histories.replay.reference``) may reach ``MAX_CHIPS``, which the Python replay refuses.
+    Integers only: every amount counted in whole 2^20 units rounded up (no sum can overflow), a
+    factor 2 of margin: a hand near the limit takes the Python path, which decides."""
     p_lo, a_lo = np.asarray(b.p_lo, np.int64), np.asarray(b.a_lo, np.int64)
     if len(p_lo) < 2:
         return np.zeros(0, np.bool_)
@@ -316,8 +318,8 @@ def _replay_and_rows(b: HandBlock, secs: np.ndarray, path: str, many: bool,
     """The block replayed and made rows, ``CHUNK_HANDS`` hands at a time (the engine states
     and logs of a chunk only: a file of a million hands needs no gigabytes): (the rows, made
     per hand of the block, the odd-chip lines by section)."""
-    from sim.history_columns import rows_of_block
-    from sim.replay_kernel import replay_block
+    from sim.histories.replay.compiled import replay_block
+    from sim.histories.rows.compiled import rows_of_block
 
     tables, made_parts, odd = [], [], []
     n = b.n_hands

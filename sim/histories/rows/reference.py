@@ -2,11 +2,12 @@
 file's text in, an Arrow table and its counts out; ``cluster.flows.import_histories`` fans files
 out and rebuilds the tables across them).
 
-Each hand is read (``read_source``: the one reader, ``sim.histories.read_history``), converted
-to the run's minor unit (``scale`` decimals: amounts are
-``Decimal`` text times ``10**scale``, never a float) and replayed with ``sim.phh_replay.replay``.
-Its row is the replay's result on the table's PHYSICAL seats (``seat_count``, else the largest
-of ``seats``, else the number of players; PHH player i sits at ``seats[i] - 1``, else i), with
+Each hand is read (``read_source``: the one reader, ``sim.histories.sites.text.read_history``),
+converted to the run's minor unit (``scale`` decimals: amounts are
+``Decimal`` text times ``10**scale``, never a float) and replayed with
+``sim.histories.replay.reference.replay``. Its row is the replay's result on the table's PHYSICAL
+seats (``seat_count``, else the largest of ``seats``, else the number of players; PHH player i sits
+at ``seats[i] - 1``, else i), with
 the record's own claims beside it, never replaced:
 
 - ``won``, ``stacks_end``, ``rake``, ``pots``, ``showdown_*``: the rules' (the replay's);
@@ -43,10 +44,10 @@ import pyarrow as pa
 from audits.runfolder.errors import InputError
 from sim import layout as L
 from sim.hand import Hand
-from sim.histories import read_history, read_history_bytes
+from sim.histories.read.phh import MAX_SCALE, PhhError, PhhFile, PhhHand
+from sim.histories.replay.reference import replay
+from sim.histories.sites.text import read_history, read_history_bytes
 from sim.layout import LOGGED_EVENTS, MAX_SEATS, EventKind, SeatStatus
-from sim.phh import MAX_SCALE, PhhError, PhhFile, PhhHand
-from sim.phh_replay import replay
 from sim.schema import ACTION_DTYPE, IMPORT_SCHEMA
 
 __all__ = ["FileImport", "NotRepresentable", "import_hand", "import_read_file", "read_source",
@@ -87,7 +88,7 @@ _GMT_OFFSET = re.compile(r"^(?:GMT|UTC)([+-])(\d{1,2}):?(\d{2})?$")
 
 def read_source(path: str) -> PhhFile:
     """The one reader of a source file: PHH or a site's text export, detected from its content
-    (``sim.histories.read_history``)."""
+    (``sim.histories.sites.text.read_history``)."""
     return read_history(path)
 
 
@@ -146,7 +147,7 @@ REASONS = (
     "unreadable", "not TOML", "too large", "amount not representable", "negative amount",
     "missing field", "bad action", "bad field", "unknown variant", "too many players",
     "straddle", "blinds", "antes not representable", "seats", "replay failed",
-    # the replay's own kinds (sim.phh_replay.KINDS)
+    # the replay's own kinds (sim.histories.replay.reference.KINDS)
     "blinds not understood", "heads-up blinds reversed", "cards inconsistent",
     "action not legal", "actions end early", "showdown not replayable", "board differs",
     "hand not playable",
@@ -174,7 +175,7 @@ def skip_reason(text: str, unsupported: bool) -> str:
 
 
 def read_skip_reason(kind: str) -> str:
-    """The ``REASONS`` name of a ``sim.phh.PhhSkip.kind``."""
+    """The ``REASONS`` name of a ``sim.histories.read.phh.PhhSkip.kind``."""
     return {"not UTF-8 text": "unreadable", "unreadable file": "unreadable",
             "duplicate section": "bad field", "not a hand": "bad field"}.get(kind, kind)
 
@@ -198,7 +199,7 @@ class FileImport:
     odd_chip: list[str] = field(default_factory=list)
     table: pa.Table | None = None
     seat_count_known: list[bool] = field(default_factory=list)  # per row: from ``seat_count``
-    compiled: int = 0  # rows made by the compiled path (``sim.file_import``)
+    compiled: int = 0  # rows made by the compiled path (``sim.histories.files``)
 
     def skip(self, reason: str, section: str, site_hand: str, text: str) -> None:
         self.skipped[reason] = self.skipped.get(reason, 0) + 1
@@ -231,7 +232,7 @@ def showdown_and_pots(hand: Hand) -> tuple[list[int], list[bool], list[int],
 def _ante(hand: Hand, phh: PhhHand) -> tuple[int, int]:
     due = [int(v) for v in phh.antes]
     if len(due) == 2:
-        due.reverse()  # heads-up: p1 (big blind) posts antes[1] (as sim.phh_replay)
+        due.reverse()  # heads-up: p1 (big blind) posts antes[1] (as sim.histories.replay.reference)
     if not any(due):
         return 0, 0
     if len(set(due)) == 1:

@@ -1,5 +1,5 @@
 # ruff: noqa: E501  (the fixtures keep the records' one-line action arrays)
-"""Replaying operators' records (sim.phh_replay): the blinds rule (posts, one blind only,
+"""Replaying operators' records (sim.histories.replay.reference): the blinds rule (posts, one blind only,
 reversed heads-up), unknown stacks, unrecorded showdown cards, minor units, free folds. The
 fixtures copy the shape (and, where noted, the numbers) of hands of ../shared/realhands."""
 
@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from sim.layout import EventKind
-from sim.phh import loads_phh, read_phh
-from sim.phh_replay import (
+from sim.histories.read.phh import loads_phh, read_phh
+from sim.histories.replay.reference import (
     K_BLINDS,
     K_ENDS_EARLY,
     K_MONEY,
@@ -21,8 +20,9 @@ from sim.phh_replay import (
     ReplayResult,
     replay,
 )
+from sim.layout import EventKind
 
-REALHANDS = Path(__file__).resolve().parents[2].parent / "shared" / "realhands"
+REALHANDS = Path(__file__).resolve().parents[3].parent / "shared" / "realhands"
 
 
 def hand(body: str, **fields: str) -> str:

@@ -1,5 +1,5 @@
-"""The purpose-built PHH reader (sim.phh_reader) against tomllib, per-hand reading, exact money
-and hostile files (sim.phh)."""
+"""The purpose-built PHH reader (sim.histories.read.sections) against tomllib, per-hand reading,
+exact money and hostile files (sim.histories.read.phh)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sim.phh import (
+from sim.histories.read.phh import (
     MAX_SCALE,
     SKIP_KINDS,
     PhhError,
@@ -22,11 +22,11 @@ from sim.phh import (
     read_phh,
     reads_phh,
 )
-from sim.phh_reader import MAX_SECTION_CHARS, read_sections
-from sim.phh_replay import replay
+from sim.histories.read.sections import MAX_SECTION_CHARS, read_sections
+from sim.histories.replay.reference import replay
 
 # ../shared beside the repo (the checkout's parent: also where CI clones it with shared/ beside)
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
+SHARED = Path(__file__).resolve().parents[3].parent / "shared"
 CORPORA = [SHARED / "phh", SHARED / "realhands"]
 
 
@@ -214,9 +214,9 @@ def test_fallback_gives_tomllib_values() -> None:
 
 
 def test_memoized_lines_read_as_tomllib_wherever_they_stand() -> None:
-    """A line read once is memoized (sim.phh_reader._LINES): the same text again as a line, a
-    duplicate key, inside a multi-line string or array, or as the last line without its newline
-    still reads as tomllib does; the memo's values are not shared between hands."""
+    """A line read once is memoized (sim.histories.read.sections._LINES): the same text again as a
+    line, a duplicate key, inside a multi-line string or array, or as the last line without its
+    newline still reads as tomllib does; the memo's values are not shared between hands."""
     warm = "[1]\nantes = [0, 0]\nvenue = 'X'\nplayers = ['a', 'b']\nday = 1\n"
     assert _norm(_ours(warm, True)) == _norm(_ref(warm))
     again = ("[1]\nantes = [0, 0]\nvenue = 'X'\nplayers = ['a', 'b']\n"
@@ -233,11 +233,11 @@ def test_memoized_lines_read_as_tomllib_wherever_they_stand() -> None:
 
 
 def test_the_collector_is_paused_only_while_reading() -> None:
-    """reads_phh and import_file pause the cyclic collector (sim.phh.no_cyclic_gc) and leave it
-    as they found it, on an error too."""
+    """reads_phh and import_file pause the cyclic collector (sim.histories.read.phh.no_cyclic_gc)
+    and leave it as they found it, on an error too."""
     import gc
 
-    from sim.file_import import import_file
+    from sim.histories.files import import_file
 
     def boom(path: str) -> Any:
         assert not gc.isenabled()
@@ -324,11 +324,11 @@ def load_phh_text(text: str) -> list[Any]:
 def test_unknown_stacks_dead_blinds_and_straddles() -> None:
     (h,) = load_phh_text(HAND.format(s3="inf", hand=1))
     assert h.unknown_stacks == (2,) and h.minor_units().starting_stacks[2] is None
-    assert h.unsupported_reason is None  # replayed with a stand-in (sim.phh_replay)
+    assert h.unsupported_reason is None  # replayed with a stand-in (sim.histories.replay.reference)
     text = HAND.format(s3=197, hand=1).replace("[0.50, 1, 0]", "[0.50, 1, -1]")
     (h,) = load_phh_text(text)
     assert h.dead_blinds == ((2, 1),) and h.minor_units().blinds_or_straddles == (50, 100, -100)
-    assert h.unsupported_reason is None  # a post: replayed (sim.phh_replay)
+    assert h.unsupported_reason is None  # a post: replayed (sim.histories.replay.reference)
     (h,) = load_phh_text(HAND.format(s3=197, hand=1).replace("[0.50, 1, 0]", "[0.50, 1, 2]"))
     assert h.straddles == ((2, 2),) and "straddles" in (h.unsupported_reason or "")
 
@@ -469,7 +469,7 @@ def test_arrays_nested_too_deep_are_a_named_skip(depth: int) -> None:
     """Arrays nested deeper than MAX_DEPTH (the red team's 500 deep crashed with a
     RecursionError): that hand is skipped "nested too deep", the others are read; whichever
     reader meets it (ours, or tomllib for a section it is given), never a RecursionError."""
-    from sim.phh_reader import MAX_DEPTH, parse_toml
+    from sim.histories.read.sections import MAX_DEPTH, parse_toml
 
     good = "variant = 'NT'\nantes = [0, 0]\nblinds_or_straddles = [1, 2]\nmin_bet = 2\n" \
            "starting_stacks = [100, 100]\nactions = ['d dh p1 ????', 'd dh p2 ????', 'p2 f']\n"

@@ -1,8 +1,10 @@
 """The compiled PHH scanner: a ``.phh``/``.phhs`` file's bytes -> a ``HandBlock`` of the hands
-it reads with certainty, every other section flagged for the Python reader (``sim.phh``).
+it reads with certainty, every other section flagged for the Python reader
+(``sim.histories.read.phh``).
 
-``scan(data, many=...)`` splits the file into its sections exactly as ``sim.phh_reader`` does
-(a ``.phhs`` file on its ``[key]`` header lines, a ``.phh`` file as one section) and reads, in
+``scan(data, many=...)`` splits the file into its sections exactly as
+``sim.histories.read.sections`` does (a ``.phhs`` file on its ``[key]`` header lines, a ``.phh``
+file as one section) and reads, in
 one compiled pass, each section written in the plain form PokerKit and the sites' exports use:
 
 - lines ``key = value`` (bare key; spaces or tabs; ``\\n`` or ``\\r\\n``) and blank lines;
@@ -13,15 +15,15 @@ one compiled pass, each section written in the plain form PokerKit and the sites
 - actions ``d db``, ``d dh``, ``f``, ``cc``, ``cbr``, ``sm`` (cards, ``????``, ``-`` or none).
 
 A section is ``fast`` only when the Python path (``reads_phh`` then ``block_from_hands``) reads
-it without an error and gives the very same block: every check of ``sim.phh._hand_from_dict``,
-``_numbers``, ``parse_action`` and ``PhhHand.in_minor_units`` the section needs is made here,
-and anything outside the form above (a comment, a double-quoted string, a multi-line array, an
-unknown key, a number form, a 7th decimal, a name twice, ...) leaves the section to the Python
-reader, which gives its result or its skip reason. ``file_ok`` is False when the split itself
-is in doubt (a BOM, not UTF-8, text before the first header, a header-like line that is not a
-plain ``[key]`` header, a key twice, a multi-line string or array open at a section's end (the
-Python reader may then read the whole file at once)): the caller reads the whole file in
-Python.
+it without an error and gives the very same block: every check of
+``sim.histories.read.phh._hand_from_dict``, ``_numbers``, ``parse_action`` and
+``PhhHand.in_minor_units`` the section needs is made here, and anything outside the form above (a
+comment, a double-quoted string, a multi-line array, an unknown key, a number form, a 7th decimal, a
+name twice, ...) leaves the section to the Python reader, which gives its result or its skip reason.
+``file_ok`` is False when the split itself is in doubt (a BOM, not UTF-8, text before the first
+header, a header-like line that is not a plain ``[key]`` header, a key twice, a multi-line string or
+array open at a section's end (the Python reader may then read the whole file at once)): the caller
+reads the whole file in Python.
 
 Amounts are integers of ``10**-6`` (``MAX_SCALE``) of the file's unit; ``HandBlock.rescale``
 brings a block to the import's exponent. The block's strings are UTF-8 slices of the buffer,
@@ -29,11 +31,11 @@ gathered into one Arrow array per file (no Python object per hand).
 
 Never a crash, a hang or a read out of bounds on hostile bytes: every loop is bounded by the
 buffer, a section over ``MAX_SECTION_BYTES`` is not parsed, arrays grow as needed
-(tests/sim/test_phh_scan.py also runs clean under ``NUMBA_BOUNDSCHECK=1``).
+(tests/sim/histories/test_phh_scan.py also runs clean under ``NUMBA_BOUNDSCHECK=1``).
 
 Cost: about 4-5 µs of CPU per hand of the realhands sample (2 shared cores; the compiled
 kernel about 4, the Python around it about 30 µs per file: a one-hand ``.phh`` file costs
-that much). ``python -m sim.phh_scan FOLDER...`` times it (a benchmark, not a test).
+that much). ``python -m sim.histories.read.scan FOLDER...`` times it (a benchmark, not a test).
 """
 
 from __future__ import annotations
@@ -44,8 +46,8 @@ import numpy as np
 import pyarrow as pa
 from numba import njit
 
-from sim.handblock import MAX_ACTION_CARDS, HandBlock
-from sim.phh import MAX_SCALE
+from sim.histories.read.block import MAX_ACTION_CARDS, HandBlock
+from sim.histories.read.phh import MAX_SCALE
 
 __all__ = ["Scan", "scan"]
 
@@ -80,7 +82,7 @@ A_VERB, A_ACTOR, A_PLAYER, A_AMOUNT, A_NCARDS, A_DASH, A_CARD = range(7)
 NA = A_CARD + 5
 
 MAX_PLAYERS = 64  # a fast hand has at most this many players (more: the Python reader)
-MAX_SECTION_BYTES = 1_000_000  # sim.phh_reader.MAX_SECTION_CHARS (bytes >= characters)
+MAX_SECTION_BYTES = 1_000_000  # sim.histories.read.sections.MAX_SECTION_CHARS (bytes >= characters)
 _UNIT = 1_000_000  # 10**MAX_SCALE
 _MAX_WHOLE = 9_000_000_000_000  # a whole part below this fits int64 at 6 decimals
 
@@ -175,8 +177,8 @@ def _skip_ws(b, p, e):
 @njit(cache=True)
 def _amount(b, p, e, allow_neg, allow_inf):
     """A TOML number ``[-](0|[1-9][0-9]*)[.[0-9]+]`` (or ``inf`` when allowed) at ``p`` as
-    ``sim.phh._number`` keeps it: (status 0 bad / 1 finite / 2 inf, position after, units of
-    10**-6, decimals after trailing zeros)."""
+    ``sim.histories.read.phh._number`` keeps it: (status 0 bad / 1 finite / 2 inf, position after,
+    units of 10**-6, decimals after trailing zeros)."""
     neg = False
     if p < e and b[p] == 45:
         neg = True
@@ -397,7 +399,7 @@ def _same(b, s1, e1, s2, e2):
 
 @njit(cache=True, inline="always")
 def _cards(b, s, e, ac, a):
-    """Cards ``s..e`` (``sim.phh._parse_cards``) into action row ``a``: ok."""
+    """Cards ``s..e`` (``sim.histories.read.phh._parse_cards``) into action row ``a``: ok."""
     m = e - s
     if m <= 0 or (m & 1) == 1 or m > 10:
         return False
@@ -419,7 +421,8 @@ def _cards(b, s, e, ac, a):
 
 @njit(cache=True, inline="always")
 def _player(b, s, e, n):
-    """``pN`` (``sim.phh._parse_player``: digits, leading zeros too) -> 0-based, -1 if bad."""
+    """``pN`` (``sim.histories.read.phh._parse_player``: digits, leading zeros too) -> 0-based, -1
+    if bad."""
     if e - s < 2 or b[s] != 112:
         return -1
     k = 0
@@ -449,7 +452,8 @@ def _word_is(b, s, e, w0, w1, w2, m):
 
 @njit(cache=True)
 def _action(b, s, e, n, ac, a):
-    """One action's text ``s..e`` into row ``a`` (``sim.phh.parse_action``): (ok, decimals)."""
+    """One action's text ``s..e`` into row ``a`` (``sim.histories.read.phh.parse_action``): (ok,
+    decimals)."""
     nw = 0
     s0 = e0 = s1 = e1 = s2 = e2 = s3 = e3 = 0
     p = s
@@ -536,8 +540,8 @@ def _action(b, s, e, n, ac, a):
 
 @njit(cache=True, inline="always")
 def _bet(b, s, e):
-    """A ``cbr`` amount ``[0-9]+[.[0-9]+]`` (``sim.phh._parse_amount``, leading zeros too):
-    (units of 10**-6, or -1 when not certain; decimals)."""
+    """A ``cbr`` amount ``[0-9]+[.[0-9]+]`` (``sim.histories.read.phh._parse_amount``, leading zeros
+    too): (units of 10**-6, or -1 when not certain; decimals)."""
     p = s
     whole = 0
     while p < e and 48 <= b[p] <= 57:
@@ -1123,7 +1127,7 @@ class Scan:
     """What ``scan`` read from one file (module docstring)."""
 
     file_ok: bool  # False: the caller reads the whole file with the Python reader
-    sections: int  # sim.phh.PhhFile.sections of the file (when file_ok)
+    sections: int  # sim.histories.read.phh.PhhFile.sections of the file (when file_ok)
     fast: np.ndarray  # bool[sections]: this section's hand is in ``block``
     lo: np.ndarray  # int64[sections]: byte offset of the section's header line
     hi: np.ndarray  # int64[sections]: byte offset where the section ends
@@ -1180,13 +1184,13 @@ def scan(data: bytes, *, many: bool) -> Scan:
 
 
 def _bench(paths: list[str], repeat: int = 5) -> None:
-    """``python -m sim.phh_scan FOLDER...``: ``scan`` timed on every .phh/.phhs file under the
-    folders (the bytes in memory; median of ``repeat`` passes), µs per hand and the fast share
-    per folder (a benchmark, not a test)."""
+    """``python -m sim.histories.read.scan FOLDER...``: ``scan`` timed on every .phh/.phhs file
+    under the folders (the bytes in memory; median of ``repeat`` passes), µs per hand and the fast
+    share per folder (a benchmark, not a test)."""
     import statistics
     import time
 
-    from sim.phh import iter_phh_paths
+    from sim.histories.read.phh import iter_phh_paths
 
     files = [(p.parent.name, p.read_bytes(), p.suffix == ".phhs")
              for p in iter_phh_paths(paths)]

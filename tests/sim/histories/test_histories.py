@@ -1,6 +1,6 @@
-"""The sites' text hand histories (sim.histories): each site's hands read with their facts and the
-outcome the site recorded, chip conservation, replay, per-hand skips, detection from content and
-bad input."""
+"""The sites' text hand histories (sim.histories.sites.text): each site's hands read with their
+facts and the outcome the site recorded, chip conservation, replay, per-hand skips, detection from
+content and bad input."""
 
 from __future__ import annotations
 
@@ -15,7 +15,9 @@ from typing import Any
 import pytest
 
 from cluster.cli import main
-from sim.histories import (
+from sim.histories.read.phh import PhhAction, PhhHand, parse_action, read_phh
+from sim.histories.replay.reference import replay
+from sim.histories.sites.text import (
     MAX_LINE_CHARS,
     detect_format,
     iter_history_paths,
@@ -23,11 +25,9 @@ from sim.histories import (
     read_history,
     reads_history,
 )
-from sim.phh import PhhAction, PhhHand, parse_action, read_phh
-from sim.phh_replay import replay
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "sitetext"
-REALHANDS = Path(__file__).resolve().parents[2].parent / "shared" / "realhands"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "sitetext"
+REALHANDS = Path(__file__).resolve().parents[3].parent / "shared" / "realhands"
 
 # per site: file, format, venue, hand numbers, table, time zone, seat_count, currency
 SITES: dict[str, dict[str, Any]] = {
@@ -430,7 +430,7 @@ def test_harmless_table_events_are_dropped(site: str, after: str, lines: list[st
 @pytest.mark.parametrize("site", list(SITES))
 def test_every_fixture_line_has_a_known_shape(site: str) -> None:
     """The fixtures (the sites' real shapes): no line is unrecognised, none is dropped."""
-    from sim.sitelines import FACTS
+    from sim.histories.sites.lines import FACTS
 
     f = read_history(FIXTURES / SITES[site]["file"])
     assert f.skipped == [] and len(f.hands) == len(SITES[site]["hands"])

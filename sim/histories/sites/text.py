@@ -1,20 +1,20 @@
 """Read hand histories whatever their format: PHH/PHHS and the sites' own text exports.
 
-``read_history(path)`` returns a ``sim.phh.PhhFile`` (hands as ``PhhHand``, skipped hands with a
-named reason) for a ``.phh``/``.phhs`` file (``sim.phh.read_phh``) or a site's export:
-PokerStars, Full Tilt, iPoker (XML), Ongame, PartyPoker, Absolute. The format is detected from
-the CONTENT (``detect_format``), never the file name. ``iter_history_paths`` lists the files of
-paths and folders.
+``read_history(path)`` returns a ``sim.histories.read.phh.PhhFile`` (hands as ``PhhHand``, skipped
+hands with a named reason) for a ``.phh``/``.phhs`` file (``sim.histories.read.phh.read_phh``) or a
+site's export: PokerStars, Full Tilt, iPoker (XML), Ongame, PartyPoker, Absolute. The format is
+detected from the CONTENT (``detect_format``), never the file name. ``iter_history_paths`` lists the
+files of paths and folders.
 
 Site text is read hand by hand: the file is split at each hand's first line; every line of a
-hand must have a known shape of its site (``sim.sitelines``: a fact line, or a harmless table
-event such as chat, which is dropped), else the hand is skipped ("unrecognised line": a line
+hand must have a known shape of its site (``sim.histories.sites.lines``: a fact line, or a harmless
+table event such as chat, which is dropped), else the hand is skipped ("unrecognised line": a line
 the importer does not understand may move chips); then the hand goes through PokerKit's parser
 of its site (``pokerkit.notation``, the pinned version: its text stages
-only, not its state replay) and then ``sim.phh``'s validation, so every amount is exact (PokerKit
-reads amounts from the text as ``int``/``Decimal``; no float) and bounded as in a PHH file. A
-hand that cannot be read is a ``PhhSkip`` with its reason and the rest of the file is read; an
-unknown format, an empty or binary file is one skip for the file.
+only, not its state replay) and then ``sim.histories.read.phh``'s validation, so every amount is
+exact (PokerKit reads amounts from the text as ``int``/``Decimal``; no float) and bounded as in a
+PHH file. A hand that cannot be read is a ``PhhSkip`` with its reason and the rest of the file is
+read; an unknown format, an empty or binary file is one skip for the file.
 
 What PokerKit drops and this module reads from the text itself:
 - the OUTCOME: each player's ``winnings`` (the lines that pay a pot), the ``total_pot`` and the
@@ -62,7 +62,7 @@ from pokerkit.notation import (
 )
 from pokerkit.utilities import Card
 
-from sim.phh import (
+from sim.histories.read.phh import (
     PHH_SUFFIXES,
     Number,
     PhhError,
@@ -73,7 +73,7 @@ from sim.phh import (
     _natural_key,
     reads_phh,
 )
-from sim.sitelines import Unrecognised, screen
+from sim.histories.sites.lines import Unrecognised, screen
 
 __all__ = [
     "FORMATS",

@@ -1,6 +1,7 @@
-"""The compiled PHH scanner (sim.phh_scan) against the Python path (sim.phh.reads_phh then
-sim.handblock.block_from_hands): the same sections, and every section it calls fast gives the
-very same block; hostile bytes never crash it. And HandBlock.take / rescale."""
+"""The compiled PHH scanner (sim.histories.read.scan) against the Python path
+(sim.histories.read.phh.reads_phh then sim.histories.read.block.block_from_hands): the same
+sections, and every section it calls fast gives the very same block; hostile bytes never crash it.
+And HandBlock.take / rescale."""
 
 from __future__ import annotations
 
@@ -13,11 +14,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sim.handblock import HandBlock, block_from_hands
-from sim.phh import PhhFile, reads_phh
-from sim.phh_scan import Scan, scan
+from sim.histories.read.block import HandBlock, block_from_hands
+from sim.histories.read.phh import PhhFile, reads_phh
+from sim.histories.read.scan import Scan, scan
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
+SHARED = Path(__file__).resolve().parents[3].parent / "shared"
 REAL = SHARED / "realhands"
 PHH = SHARED / "phh"
 
@@ -352,7 +353,7 @@ def test_rescale_equals_the_reference_at_that_exponent() -> None:
 @settings(max_examples=300, deadline=None)
 @given(data=st.binary(max_size=40), pad=st.integers(0, 20))
 def test_utf8_check_is_pythons(data: bytes, pad: int) -> None:
-    from sim.phh_scan import _utf8_ok
+    from sim.histories.read.scan import _utf8_ok
 
     for text in (data, b"a" * pad + data, b"a" * pad + data + "é𝄞".encode() + b"b" * pad):
         try:

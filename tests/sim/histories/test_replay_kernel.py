@@ -1,7 +1,8 @@
-"""The compiled PHH replay (sim.replay_kernel.replay_block) against the Python replay it must
-equal (sim.handblock.replayed_from_python, sim.phh_replay.replay): on the real corpora of
-../shared (skipped when absent), on hands written here for each rule, and on seeded mutations of
-both (dropped, reordered, re-sized actions...), which the Python replay mostly refuses.
+"""The compiled PHH replay (sim.histories.replay.compiled.replay_block) against the Python replay it
+must equal (sim.histories.read.block.replayed_from_python, sim.histories.replay.reference.replay):
+on the real corpora of ../shared (skipped when absent), on hands written here for each rule, and on
+seeded mutations of both (dropped, reordered, re-sized actions...), which the Python replay mostly
+refuses.
 
 The differential: ``ok`` is never True where the reference fails; where both replay, the engine
 state, the record log and the unrecorded flags are equal; and every hand the reference replays
@@ -17,9 +18,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sim.handblock import block_from_hands, replayed_from_python
-from sim.phh import PhhError, PhhHand, iter_phh_paths, read_phh, reads_phh
-from sim.phh_replay import (
+from sim.histories.read.block import block_from_hands, replayed_from_python
+from sim.histories.read.phh import PhhError, PhhHand, iter_phh_paths, read_phh, reads_phh
+from sim.histories.replay.compiled import replay_block
+from sim.histories.replay.reference import (
     K_ACTIONS,
     K_BOARD,
     K_CARDS,
@@ -29,9 +31,8 @@ from sim.phh_replay import (
     K_UNSUPPORTED,
     replay,
 )
-from sim.replay_kernel import replay_block
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
+SHARED = Path(__file__).resolve().parents[3].parent / "shared"
 REALHANDS = SHARED / "realhands"
 PHH = SHARED / "phh"
 

@@ -1,5 +1,5 @@
 """The import's output is pinned: every column of every row, the counts, skip reasons and
-messages of ``sim.file_import.import_file`` (and the tables rebuilt with their digests) on the
+messages of ``sim.histories.files.import_file`` (and the tables rebuilt with their digests) on the
 real hands of ``../shared/realhands`` (skipped when absent), the site-text fixtures and
 generated hands equal what the reference (pre-speed-up) import wrote, stored as hashes in
 ``tests/golden/import_output.json``. A speed-up of the reader, the replay or the rows that
@@ -22,10 +22,10 @@ import pytest
 from cluster.bench.import_phh import _SYNTH_HAND, REALHANDS
 from cluster.flows.import_histories import rebuild
 from sim.digest import with_digests
-from sim.file_import import import_file
-from sim.phh import iter_phh_paths
+from sim.histories.files import import_file
+from sim.histories.read.phh import iter_phh_paths
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 GOLDEN = ROOT / "tests" / "golden" / "import_output.json"
 REGEN = bool(os.environ.get("HOLDEM_REGEN_IMPORT_GOLDEN"))
 

@@ -1,13 +1,14 @@
 """The compiled PHH replay: every hand of a ``HandBlock`` replayed through the engine in one
-numba kernel (``replay_block``), equal to ``sim.phh_replay.replay`` on every hand it marks ok.
+numba kernel (``replay_block``), equal to ``sim.histories.replay.reference.replay`` on every hand it
+marks ok.
 
-``sim.phh_replay`` stays the reference and the one that names errors: a hand the compiled replay
-cannot take whole, or on any doubt, is ``ok`` False and the caller replays it in Python. Per
-hand the kernel does what ``phh_replay._play`` does (``_build``, ``_blinds``, ``_stand_in``, the
-action loop, the showdown loop, the board check, and the second try of ``_unsaid_all_ins`` when
-the actions end early with unknown stacks), driving the same engine kernels in the same order
-(``start_hand_posts``, ``legal`` where ``Hand.legal_actions`` is called, ``apply``), so the
-state, the record log and the unrecorded flags are those of the Python replay.
+``sim.histories.replay.reference`` stays the reference and the one that names errors: a hand the
+compiled replay cannot take whole, or on any doubt, is ``ok`` False and the caller replays it in
+Python. Per hand the kernel does what ``phh_replay._play`` does (``_build``, ``_blinds``,
+``_stand_in``, the action loop, the showdown loop, the board check, and the second try of
+``_unsaid_all_ins`` when the actions end early with unknown stacks), driving the same engine kernels
+in the same order (``start_hand_posts``, ``legal`` where ``Hand.legal_actions`` is called,
+``apply``), so the state, the record log and the unrecorded flags are those of the Python replay.
 
 Python work is per distinct table: ``_prepare`` (compiled) reads the blinds of every hand and
 gives each its table key (n, structure, small blind, big blind, ante trimming, min bet or small
@@ -40,7 +41,7 @@ from sim.config import MAX_SEATS, Structure, TableConfig
 from sim.dealing import BOARD_BY_STREET, board_pos, hole_pos
 from sim.engine import apply, legal, start_hand_posts
 from sim.hand import config_block
-from sim.handblock import (
+from sim.histories.read.block import (
     MAX_ACTION_CARDS,
     STATE_WIDTH,
     VARIANT_CODES,
@@ -48,8 +49,8 @@ from sim.handblock import (
     HandBlock,
     Replayed,
 )
-from sim.phh import SUPPORTED_VARIANTS
-from sim.phh_replay import STAND_IN_FLOOR
+from sim.histories.read.phh import SUPPORTED_VARIANTS
+from sim.histories.replay.reference import STAND_IN_FLOOR
 
 __all__ = ["replay_block"]
 
@@ -530,8 +531,8 @@ def _replay_all(n_arr, p_lo, a_lo, stack, ante, blind, verb, actor, player, amou
 # ---------------------------------------------------------------- the block
 
 def replay_block(block: HandBlock) -> Replayed:
-    """Every hand of ``block`` replayed as ``sim.phh_replay.replay`` replays it (module
-    docstring): ``ok`` False where the Python replay fails, or might (it replays those)."""
+    """Every hand of ``block`` replayed as ``sim.histories.replay.reference.replay`` replays it
+    (module docstring): ``ok`` False where the Python replay fails, or might (it replays those)."""
     prep_ok, sb_seat, bb_seat, cfg_idx, live, dead, keys = _prepare(
         block.n, block.variant, block.ante_trimming, block.min_bet, block.small_bet,
         block.big_bet, block.p_lo, block.blind, _STRUCTURE)

@@ -71,8 +71,8 @@ from sim.cards import BOARD_CARDS, HOLE_CARDS, N_CARDS, format_card, format_card
 from sim.config import MAX_SEATS, TableConfig
 from sim.dealing import BOARD_BY_STREET, deck_positions
 from sim.hand import Action, Hand, IllegalAction
+from sim.histories.read.phh import SUPPORTED_VARIANTS, PhhAction, PhhError, PhhHand, format_amounts
 from sim.layout import ActionKind, Err, SeatStatus, Street
-from sim.phh import SUPPORTED_VARIANTS, PhhAction, PhhError, PhhHand, format_amounts
 
 __all__ = ["FOLD_CHECK_FREE", "KINDS", "MAX_CHIPS", "STAND_IN_FLOOR", "ReplayResult", "replay"]
 
@@ -107,7 +107,7 @@ class ReplayResult:
     index: int  # position of the hand in its file
     variant: str
     ok: bool
-    expected: list[int | Decimal] | None  # exact (sim.phh: no float holds an amount)
+    expected: list[int | Decimal] | None  # exact (sim.histories.read.phh: no float holds an amount)
     actual: list[int] | None
     error: str | None
     unsupported: bool = False
