@@ -36,7 +36,7 @@ MESSAGES = {
     4: "burn/board card {aux} is not the deck's card in dealing order",
     5: "card {aux} appears twice in the hand",
     6: "burns and board lengths disagree (board {aux} cards)",
-    7: "deck is not the deck of its seed_key (philox stream, README 'Randomness')",
+    7: "deck is not the deck of its seed_key (philox stream, docs/engine.md 'Randomness')",
     8: "seed_key is not [run seed, table_id, hand_no] of this hand (entry {aux} differs)",
     9: "no deck logged in a simulated run (only imported hand histories may lack decks)",
     10: "generator column differs from the run's manifest",
@@ -220,7 +220,7 @@ def _bind_keys(kind, skv, skoff, table_id, hand_no, seed, check_seed, deck, has_
 @njit(cache=True, _nrt=False)
 def _numbering(order, table_id, hand_id, hand_no, batch, tourn, occ, start, kind, codes,
                aux):  # pragma: no cover - compiled
-    """The layout the key depends on (README, the hand log): table_id = structure << 40 |
+    """The layout the key depends on (docs/log-schema.md): table_id = structure << 40 |
     batch << 20 | table, its structure the hand_id's and its batch the file's (``batch`` < 0:
     unknown); each table's hands numbered 0, 1, 2, ... (a chunk holds whole tables); the tables
     of a batch numbered consecutively; a tournament table starting every player level. So a

@@ -38,7 +38,7 @@ import pyarrow.parquet as pq
 from audits.runfolder.errors import InputError
 
 N = 52
-HANDS_PER_TABLE = 1000  # deck d <-> seed_key [seed, d // 1000, d % 1000] (README, the log)
+HANDS_PER_TABLE = 1000  # deck d <-> seed_key [seed, d // 1000, d % 1000] (docs/log-schema.md)
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"
 CHUNK_ROWS = 1_000_000

@@ -305,7 +305,7 @@ def evaluate(cards: list[int] | np.ndarray) -> int:
 @njit(cache=True, _nrt=False)
 def logged_strength(score):
     """A score of this module written in the log's documented strength encoding (the
-    ``showdown_ranks`` column; README "The hand log"): ``category << 20`` and the ranks of each
+    ``showdown_ranks`` column; docs/log-schema.md): ``category << 20`` and the ranks of each
     group once, high group first, in 4-bit nibbles from bit 16 down, unused nibbles zero. This
     module's score repeats a group's rank for each of its cards (a pair's rank twice: nibbles
     ``a a k1 k2 k3``), so each category's repeated nibbles are dropped and the rest moved up."""

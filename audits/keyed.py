@@ -1,6 +1,6 @@
 """The audits' own derivation of a hand's deck from its documented key.
 
-The log documents (README, "Randomness"; the ``seed_key`` field) that with the ``philox``
+The log documents (docs/engine.md, "Randomness"; the ``seed_key`` field) that with the ``philox``
 generator the deck of the hand with ``seed_key = [seed, table_id, hand_no]`` is
 
 - the raw 64-bit words of Philox4x64-10 with key ``(seed, table_id)`` and counter

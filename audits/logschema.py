@@ -59,7 +59,8 @@ IMPORT_COLUMNS: tuple[tuple[str, pa.DataType], ...] = (
     ("op_finishing", _L(pa.int64())), ("op_rake", pa.int64()), ("op_pot", pa.int64()),
 )
 IMPORT_COLUMN_NAMES = tuple(n for n, _ in IMPORT_COLUMNS)
-# a column's own metadata: its unit or code table, and its documentation (README's log table)
+# a column's own metadata: its unit or code table, and its documentation (docs/log-schema.md's
+# table)
 FIELD_METADATA_KEYS = frozenset({b"unit", b"doc"})
 # the file's key-value metadata: what ``holdem simulate`` writes (``holdem import`` writes the
 # schema and import versions; the old PHH importer the schema version alone); Parquet's own copy

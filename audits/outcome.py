@@ -14,7 +14,7 @@ class (``CLASSES``):
   rounding step); ``rake (no schedule: not checked)`` when the import gave no schedule (the
   amounts are summed per venue);
 - ``convention:<name>``: the ``winnings`` record reads right only under its venue's way of
-  writing it (``VENUE_READINGS``, README "Sites' winnings conventions");
+  writing it (``VENUE_READINGS``, docs/import.md "Sites' winnings conventions");
 - ``top-up``: a later hand shows a player with more chips than the hand left him, and no winner
   is short (allowed; counted, with the amount): a top-up never hides a shortfall;
 - ``not recorded``: no outcome in the record and no later hand to observe it;
@@ -55,13 +55,13 @@ from audits.payouts import (
     POT_AMOUNT,
     POT_ELIGIBLE,
     POT_RAKE,
-    _award_layer,
-    _build_pots,
-    _check_listing,
-    _live_levels,
-    _proven_winners,
-    _score_hands,
+    award_layer,
     board_of,
+    build_pots,
+    check_listing,
+    live_levels,
+    proven_winners,
+    score_hands,
 )
 from audits.result import MAX_EXAMPLES, AuditResult, Partial, reduce_partials
 from audits.spec import AuditSpec
@@ -69,7 +69,8 @@ from audits.spec import AuditSpec
 EXACT, RAKE, RAKE_UNCHECKED, TOP_UP, NOT_RECORDED, NOT_CHECKED, AMBIGUOUS, WRONG = (
     "exact", "rake", "rake (no schedule: not checked)", "top-up", "not recorded", "not checked",
     "ambiguous", "wrong payout")
-# how sites write ``winnings`` (README, "Sites' winnings conventions"): per name, what it means
+# how sites write ``winnings`` (docs/import.md, "Sites' winnings conventions"): per name, what it
+# means
 CONVENTIONS = {
     "collected+uncalled": "the amount collected including the uncalled bet returned",
     "net": "the net profit: what the winner collected minus what he put in (losers 0 or "
@@ -78,7 +79,7 @@ CONVENTIONS = {
                         "hand shows the payout)",
     "zeros": "all zeros whatever happened (no claim: the next hand shows the payout)",
 }
-# The readings of ``winnings`` each venue's PHH files are held to (README, "Sites' winnings
+# The readings of ``winnings`` each venue's PHH files are held to (docs/import.md, "Sites' winnings
 # conventions", from ../shared/realhands: wherever two readings fit and disagree, the next hand
 # shows the first): tried in order, the first the record fits is THE reading (the schedule is
 # applied to it, never a second reading in the operator's favour). ``standard``: what each
@@ -112,22 +113,22 @@ def _rules_kernel(occ, contrib, folded, hole, button, a_seat, a_kind, a_add, act
                   unproven, unproven_amt, status):  # pragma: no cover - compiled
     # per hand, the rules' gross payout per seat (the payouts audit's pot rebuild, no rake)
     # into won[i]; the pots' total; the seats of pots whose winners the record cannot prove
-    # (contested with no contender's cards known: ``payouts._proven_winners``) and those pots'
+    # (contested with no contender's cards known: ``payouts.proven_winners``) and those pots'
     # amount; status[i] != 0 when the hand cannot be rebuilt (the payouts audit names why)
     k = occ.shape[1]
     for i in range(occ.shape[0]):
-        nlive, live, dead = _live_levels(work, i, occ, contrib, folded, trim, a_seat, a_kind,
+        nlive, live, dead = live_levels(work, i, occ, contrib, folded, trim, a_seat, a_kind,
                                          a_add, act_off, k)
         nb = doff[i + 1] - doff[i]
         b0, b1, b2, b3, b4, bkey, blanes = board_of(dv, doff[i], nb)
-        code, _ = _check_listing(work, i, False, nlive, live, nb, sv, sshown, soff, k)
+        code, _ = check_listing(work, i, False, nlive, live, nb, sv, sshown, soff, k)
         if code == 0:
-            code, _ = _score_hands(work, i, False, nlive, live, nb, hole, unrec, table, bkey,
+            code, _ = score_hands(work, i, False, nlive, live, nb, hole, unrec, table, bkey,
                                    blanes, b0, b1, b2, b3, b4, k)
         if code:
             status[i] = code
             continue
-        npots, code, _ = _build_pots(work, i, occ, folded, dead, k)
+        npots, code, _ = build_pots(work, i, occ, folded, dead, k)
         if code:
             status[i] = code
             continue
@@ -138,12 +139,12 @@ def _rules_kernel(occ, contrib, folded, hole, button, a_seat, a_kind, a_add, act
             work[POT_RAKE, p] = 0
             total += work[POT_AMOUNT, p]
             elig = work[POT_ELIGIBLE, p]
-            winners, _, proven = _proven_winners(work, p, nb, -1, unrec, i, k)
+            winners, _, proven = proven_winners(work, p, nb, -1, unrec, i, k)
             if not proven or winners == 0:  # no contender's cards known: amounts only
                 unproven[i] |= elig
                 unproven_amt[i] += work[POT_AMOUNT, p]
                 continue
-            _award_layer(work, p, winners, button[i], k)
+            award_layer(work, p, winners, button[i], k)
         pot_total[i] = total
         for s in range(k):
             won[i, s] = work[MINE, s]

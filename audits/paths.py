@@ -2,7 +2,7 @@
 
 Each path is one bit of a per-hand flag word, set by the audit that knows it (the betting referee,
 the payouts rebuild, or the coverage map from plain columns); ``audits.coverage`` counts them per
-structure and compares each count with its minimum. One line of definition each (the README's
+structure and compares each count with its minimum. One line of definition each (docs/audits.md's
 coverage table is this table).
 
 A path's minimum scales with the run: ``max(1, ceil(per_million * hands / 1e6))`` hands of the

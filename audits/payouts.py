@@ -82,7 +82,7 @@ def _next_live(live, s, k):
 
 
 @_inline
-def _live_levels(work, i, occ, contrib, folded, trim, a_seat, a_kind, a_add, act_off, k):
+def live_levels(work, i, occ, contrib, folded, trim, a_seat, a_kind, a_add, act_off, k):
     """Each seat's contribution that counts for the pots (antes are dead money unless trimmed)
     into ``work[LEVEL_OF]``; returns (live players, their seat bits, dead antes)."""
     for s in range(k):
@@ -108,7 +108,7 @@ def _live_levels(work, i, occ, contrib, folded, trim, a_seat, a_kind, a_add, act
 
 
 @_inline
-def _check_listing(work, i, speak, nlive, live, nb, sv, sshown, soff, k):
+def check_listing(work, i, speak, nlive, live, nb, sv, sshown, soff, k):
     """The showdown columns list each seat once (cards speak: every live hand, when two or more
     are live) and show cards only of live hands with a full board; marks them in
     ``work[SHOWN]``. Returns (code, seat)."""
@@ -151,7 +151,7 @@ def _check_showdown_order(i, live, button, a_street, a_seat, a_kind, act_off, sv
 
 
 @_inline
-def _score_hands(work, i, speak, nlive, live, nb, hole, unrec, table, bkey, blanes, b0, b1, b2,
+def score_hands(work, i, speak, nlive, live, nb, hole, unrec, table, bkey, blanes, b0, b1, b2,
                  b3, b4, k):
     """The strength of every scored hand (shown, or cards speak: every live hand at a
     showdown) into ``work[STRENGTH]``; a shown hand without its cards fails. Returns (code,
@@ -185,7 +185,7 @@ def _check_ranks(work, i, speak, sv, sshown, srank, soff, unrec):
 
 
 @_inline
-def _build_pots(work, i, occ, folded, dead, k):
+def build_pots(work, i, occ, folded, dead, k):
     """The pots, from the levels (distinct live contributions, sorted): each layer between two
     levels is a pot for the live players who reached it; a layer with a single contributor is
     an uncalled bet that should have been returned. Returns (pots, code, seat)."""
@@ -330,7 +330,7 @@ def _pot_winners(work, p, nb, board, k):
 
 
 @_inline
-def _proven_winners(work, p, nb, board, unrec, i, k):
+def proven_winners(work, p, nb, board, unrec, i, k):
     """The winners (seat bits) of pot p as far as the record proves them, whether the board
     plays, and whether they are proven. A pot is won only by a hand that is shown: its only
     eligible player, else the best shown hands among its contenders (a seat that mucked, or
@@ -355,7 +355,7 @@ def _proven_winners(work, p, nb, board, unrec, i, k):
 
 
 @_inline
-def _award_layer(work, p, winners, button, k):
+def award_layer(work, p, winners, button, k):
     """Pot p after its rake, split equally among ``winners`` into ``work[MINE]``, the odd chips
     one each to the first winners clockwise from the button. Returns its paths."""
     nw = 0
@@ -393,7 +393,7 @@ def _award(work, i, npots, nb, board, button, p_amt, p_rake, p_elig, p_win, p_of
     ax = 0
     flags = 0
     for p in range(npots):
-        winners, board_plays, proven = _proven_winners(work, p, nb, board, unrec, i, k)
+        winners, board_plays, proven = proven_winners(work, p, nb, board, unrec, i, k)
         if not proven and p < nlog:
             # no contender's cards are known: the record cannot prove this pot's winners,
             # its logged ones are taken (if eligible)
@@ -409,7 +409,7 @@ def _award(work, i, npots, nb, board, button, p_amt, p_rake, p_elig, p_win, p_of
                 code, ax = 5, p
             elif winners != p_win[lo + p]:
                 code, ax = 6, p
-        flags |= _award_layer(work, p, winners, button[i], k)
+        flags |= award_layer(work, p, winners, button[i], k)
     return code, ax, flags
 
 
@@ -441,26 +441,26 @@ def _payout_kernel(occ, contrib, folded, won, hole, unrec, button, a_street, a_s
     # per-seat and per-pot state lives in the caller's ``work`` (10, k + 1) array.
     k = occ.shape[1]
     for i in range(occ.shape[0]):
-        nlive, live, dead = _live_levels(work, i, occ, contrib, folded, trim, a_seat, a_kind, a_add,
+        nlive, live, dead = live_levels(work, i, occ, contrib, folded, trim, a_seat, a_kind, a_add,
                                          act_off, k)
         # the showdown: which hands are scored. Cards speak when the hand's deck is logged (a
         # simulated hand, its hole cards bound to the deck by the deal audit): every live hand
         # is scored, whatever the log says was shown; imported histories score shown hands.
         nb = doff[i + 1] - doff[i]
         b0, b1, b2, b3, b4, bkey, blanes = board_of(dv, doff[i], nb)
-        code, ax = _check_listing(work, i, speak, nlive, live, nb, sv, sshown, soff, k)
+        code, ax = check_listing(work, i, speak, nlive, live, nb, sv, sshown, soff, k)
         if code == 0 and speak and nlive >= 2:
             code, ax = _check_showdown_order(i, live, button, a_street, a_seat, a_kind, act_off, sv,
                                              soff, k)
         if code == 0:
-            code, ax = _score_hands(work, i, speak, nlive, live, nb, hole, unrec, table, bkey,
+            code, ax = score_hands(work, i, speak, nlive, live, nb, hole, unrec, table, bkey,
                                     blanes, b0, b1, b2, b3, b4, k)
         if code == 0:
             code, ax = _check_ranks(work, i, speak, sv, sshown, srank, soff, unrec)
         if code:
             codes[i], aux[i], paths[i] = code, ax, 0
             continue
-        npots, code, ax = _build_pots(work, i, occ, folded, dead, k)
+        npots, code, ax = build_pots(work, i, occ, folded, dead, k)
         if code:
             codes[i], aux[i], paths[i] = code, ax, 0
             continue

@@ -36,7 +36,7 @@ SIMULATE_FORMAT = "holdem-simulate-run"  # cluster.flows.manifest.MANIFEST_FORMA
 PHH_FORMAT = "holdem-phh-import"  # the old ``holdem phh import`` (no import columns)
 IMPORT_FORMAT = "holdem-import"  # cluster.flows.import_histories.MANIFEST_FORMAT
 IMPORT_FORMATS = (IMPORT_FORMAT, PHH_FORMAT)
-# structure label -> the code hand_id and table_id carry in their bits 40.. (README, the log)
+# structure label -> the code hand_id and table_id carry in their bits 40.. (docs/log-schema.md)
 STRUCTURE_CODES = {"no-limit": 0, "pot-limit": 1, "fixed-limit": 2}
 FORMATS = ("cash", "tournament")
 SPEC_FORMATS = (*FORMATS, "mixed")
@@ -47,10 +47,10 @@ FAULTS = ("naive-shuffle", "asf-shuffle", "mod8-shuffle", "seed32", "odd-chip-wr
           "short-allin-reopens", "mucks-winner", "wrong-stream-position")
 MAX_SEATS = 10
 TABLE_BITS, STRUCT_SHIFT = 20, 40  # table_id = structure << 40 | batch << 20 | table
-# the policies (bots) each population seats (README, Codes: policies): classic = the four
+# the policies (bots) each population seats (docs/export.md, Codes: policies): classic = the four
 # stress bots; real = the styles 4..7 with random, calling station and maniac among them
 POLICIES = {"classic": frozenset({0, 1, 2, 3}), "real": frozenset({0, 1, 3, 4, 5, 6, 7})}
-# tournaments (README, Simulating): blinds = the spec's blinds times LEVEL_MULT[level], level =
+# tournaments (docs/simulate.md): blinds = the spec's blinds times LEVEL_MULT[level], level =
 # hand_no // level_hands (the last multiplier stays); per table, either an ante from every
 # player from level UNIFORM_ANTE_FROM_LEVEL (max(1, big blind // 8)), or (classic bots: always)
 # a big-blind ante of one big blind from level BB_ANTE_FROM_LEVEL
@@ -216,11 +216,11 @@ class RunFacts:
         return [(s, b) for s in self.structures for b in range(self.n_batches())]
 
     def batch_table(self, label: str, batch: int) -> tuple[int, str]:
-        """(seat count, format) of every table of one batch: the documented schedule (README,
-        Simulating; ``RunSpec.batch_table``): j = batch + structure code; the seat count is
-        entry (w // 2 + j * stride + code * (w // 3)) mod w of the seat mix expanded by weight
-        (sorted, w entries; stride the coprime of w near 0.618 w); with a mixed format, batch j
-        is a tournament when (j + 1) * pct // 100 differs from j * pct // 100."""
+        """(seat count, format) of every table of one batch: the documented schedule
+        (docs/simulate.md, Simulating; ``RunSpec.batch_table``): j = batch + structure code; the
+        seat count is entry (w // 2 + j * stride + code * (w // 3)) mod w of the seat mix expanded
+        by weight (sorted, w entries; stride the coprime of w near 0.618 w); with a mixed format,
+        batch j is a tournament when (j + 1) * pct // 100 differs from j * pct // 100."""
         code = STRUCTURE_CODES[label]
         mix = sorted(self.mix)
         w = sum(weight for _, weight in mix)

@@ -9,6 +9,17 @@ import time
 from typing import TextIO
 
 
+def measure_peak_rss_mb() -> float | None:
+    """This process's peak resident memory in MB (None where the platform cannot say)."""
+    try:
+        import resource
+
+        kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    except (ImportError, OSError):
+        return None
+    return round(kb / (1024 * 1024) if sys.platform == "darwin" else kb / 1024, 1)
+
+
 def _fmt_seconds(s: float) -> str:
     s = int(round(s))
     h, rem = divmod(s, 3600)

@@ -141,7 +141,7 @@ NOT_CHECKED = (
     "--reproduce` re-simulates the run from its spec and compares every hand.",
 )
 # what no audit checks in a simulated run whose every hand the stakes audit checked against
-# the spec (README, "Every column, and what checks it")
+# the spec (docs/audits.md, "Every column, and what checks it")
 NOT_CHECKED_SIMULATED = (
     "The bots' decisions: which legal action each seat took (every action is checked for "
     "legality, and every chip against the rules, but not re-derived from the bot's code and "
@@ -351,7 +351,7 @@ def build_run_certificate(audit: dict[str, Any], manifest: dict[str, Any],
     }
 
 
-def _fmt_p(p: float | None) -> str:
+def fmt_p(p: float | None) -> str:
     if p is None:
         return ""
     return f"{p:.3g}" if p >= 1e-4 else f"{p:.1e}"
@@ -430,8 +430,8 @@ def render_summary(cert: dict[str, Any]) -> str:
     for a in cert["audits"]:
         verdict = verdict_cell(a)[1]
         lines.append(f"| {md_text(a['name'])} | {verdict} | {_count(a['hands_checked'])} | "
-                     f"{_count(a['failures'])} | {_fmt_p(a['p_value'])} | "
-                     f"{_fmt_p(a['holm_adjusted_p'])} | {md_text(a.get('checks', ''))} |")
+                     f"{_count(a['failures'])} | {fmt_p(a['p_value'])} | "
+                     f"{fmt_p(a['holm_adjusted_p'])} | {md_text(a.get('checks', ''))} |")
     if isinstance(cert.get("import"), dict):
         lines += ["", *imports.summary_lines(cert["import"], md_text)]
     if cert["power"]:
@@ -467,7 +467,7 @@ pre{background:#f7f8fa;border:1px solid #e3e6eb;padding:10px;font-size:12px;over
 """
 
 
-def _e(x: Any) -> str:
+def esc(x: Any) -> str:
     return html.escape(str(x))
 
 
@@ -479,8 +479,8 @@ def markdown_tables(md: str) -> str:
     def flush() -> None:
         if rows:
             head, body = rows[0], [r for r in rows[2:]]
-            out.append("<table><tr>" + "".join(f"<th>{_e(c)}</th>" for c in head) + "</tr>"
-                       + "".join("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in r) + "</tr>"
+            out.append("<table><tr>" + "".join(f"<th>{esc(c)}</th>" for c in head) + "</tr>"
+                       + "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in r) + "</tr>"
                                  for r in body) + "</table>")
             rows.clear()
 
@@ -490,9 +490,9 @@ def markdown_tables(md: str) -> str:
             continue
         flush()
         if line.startswith("#"):
-            out.append(f"<h3>{_e(line.lstrip('#').strip())}</h3>")
+            out.append(f"<h3>{esc(line.lstrip('#').strip())}</h3>")
         elif line.strip():
-            out.append(f"<p class=small>{_e(line.strip())}</p>")
+            out.append(f"<p class=small>{esc(line.strip())}</p>")
     flush()
     return "".join(out)
 
@@ -504,7 +504,7 @@ def coverage_table(cov: dict[str, Any]) -> str:
     names: list[str] = []
     for st in structures:
         names += [k for k in cov[st] if k != "hands" and k not in names]
-    head = "".join(f"<th>{_e(st)}<br><span class=small>{cov[st]['hands']:,} hands</span></th>"
+    head = "".join(f"<th>{esc(st)}<br><span class=small>{cov[st]['hands']:,} hands</span></th>"
                    for st in structures)
     rows = []
     for name in names:
@@ -518,11 +518,11 @@ def coverage_table(cov: dict[str, Any]) -> str:
             flag = " ✗ below minimum" if not e["ok"] else ""
             cells.append(f"<td class={cls}>{e['count']:,} <span class=small>(min "
                          f"{e['minimum']:,}){flag}</span></td>")
-        rows.append(f"<tr><th>{_e(name.replace('_', ' '))}</th>{''.join(cells)}</tr>")
+        rows.append(f"<tr><th>{esc(name.replace('_', ' '))}</th>{''.join(cells)}</tr>")
     return ("<h2>Rule-path coverage</h2><p class=small>How often the audited hands applied each "
             "rule path, counted by the audits from the log, per structure, with the minimum the "
-            "certificate requires (it scales with the run; README, Coverage). A count below its "
-            "minimum fails the certificate with the reason coverage.</p>"
+            "certificate requires (it scales with the run; docs/audits.md, Coverage). A count "
+            "below its minimum fails the certificate with the reason coverage.</p>"
             f"<table><tr><th>path</th>{head}</tr>{''.join(rows)}</table>")
 
 
@@ -549,22 +549,22 @@ def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str,
              f"{' — LIMITED (see below)' if cert.get('limitations') else ''}</div>"]
     if cert.get("limitations"):
         parts.append("<div class=limits><b>Not certified by this report:</b><ul>" + "".join(
-            f"<li>{_e(t)}</li>" for t in cert["limitations"]) + "</ul></div>")
+            f"<li>{esc(t)}</li>" for t in cert["limitations"]) + "</ul></div>")
     if cert.get("not_checked"):
         parts.append("<p class=small><b>Not checked by any audit, in any run:</b></p><ul "
-                     "class=small>" + "".join(f"<li>{_e(t)}</li>" for t in cert["not_checked"])
+                     "class=small>" + "".join(f"<li>{esc(t)}</li>" for t in cert["not_checked"])
                      + "</ul>")
     for text in cert.get("claims_not_checked") or []:
-        parts.append(f"<p class=small>{_e(text)}</p>")
+        parts.append(f"<p class=small>{esc(text)}</p>")
     if cert["fault_injected"]:
-        parts.append(f"<div class=fault>FAULT INJECTED: {_e(cert['fault_injected'])} — this run"
+        parts.append(f"<div class=fault>FAULT INJECTED: {esc(cert['fault_injected'])} — this run"
                      " used a deliberately broken engine and must fail</div>")
     parts.append(f"<p>{run['hands']:,} hands audited.</p>")
     if isinstance(cert.get("import"), dict):
         parts.append(imports.section_html(cert["import"], audit))
     rep = cert.get("reproduction")
     if isinstance(rep, dict):
-        parts.append(f"<p><b>Reproduction: {_e(rep.get('status'))}</b>: {_e(rep.get('text'))}"
+        parts.append(f"<p><b>Reproduction: {esc(rep.get('status'))}</b>: {esc(rep.get('text'))}"
                      "</p>")
     # provenance
     spec = run.get("spec") or {}
@@ -587,15 +587,15 @@ def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str,
         rows.append(("simulation", f"{t.get('wall_seconds')} s, "
                                    f"{t.get('hands_per_second', 0):,.0f} hands/s"))
     parts.append("<h2>Provenance</h2><table>" + "".join(
-        f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in rows) + "</table>")
+        f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in rows) + "</table>")
     parts.append("<details><summary>Full configuration</summary><pre>"
-                 + _e(json.dumps(spec, indent=2)) + "</pre></details>")
+                 + esc(json.dumps(spec, indent=2)) + "</pre></details>")
     if run["files"]:
         parts.append("<details><summary>Audited files and their sha256</summary><table>"
                      "<tr><th>file</th><th>rows</th><th>sha256</th></tr>" + "".join(
-                         f"<tr><td>{_e(f['path'])}</td><td class=num>{f['rows']}</td>"
-                         f"<td><code>{_e(f['sha256'])}</code></td></tr>" for f in run["files"])
-                     + "".join(f"<tr><td>{name}</td><td></td><td><code>{_e(run.get(key))}</code>"
+                         f"<tr><td>{esc(f['path'])}</td><td class=num>{f['rows']}</td>"
+                         f"<td><code>{esc(f['sha256'])}</code></td></tr>" for f in run["files"])
+                     + "".join(f"<tr><td>{name}</td><td></td><td><code>{esc(run.get(key))}</code>"
                                "</td></tr>" for name, key in (("manifest.json", "manifest_sha256"),
                                                               ("audit.json", "audit_sha256")))
                      + "</table></details>")
@@ -606,37 +606,37 @@ def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str,
     for a in cert["audits"]:
         cls, word = verdict_cell(a)
         stat = "" if a["statistic"] is None else f"{a['statistic']:.4g}"
-        parts.append(f"<tr><td>{_e(a['name'])}</td><td class={cls}>{word}</td>"
+        parts.append(f"<tr><td>{esc(a['name'])}</td><td class={cls}>{word}</td>"
                      f"<td class=num>{a['hands_checked']:,}</td>"
                      f"<td class=num>{a['failures']:,}</td><td class=num>{stat}</td>"
-                     f"<td class=num>{_fmt_p(a['p_value'])}</td>"
-                     f"<td class=num>{_fmt_p(a['holm_adjusted_p'])}</td>"
-                     f"<td class=small>{_e(a.get('checks', ''))}</td>"
-                     f"<td class=small>{_e(a.get('calibration', 'not measured'))}</td></tr>")
+                     f"<td class=num>{fmt_p(a['p_value'])}</td>"
+                     f"<td class=num>{fmt_p(a['holm_adjusted_p'])}</td>"
+                     f"<td class=small>{esc(a.get('checks', ''))}</td>"
+                     f"<td class=small>{esc(a.get('calibration', 'not measured'))}</td></tr>")
     parts.append("</table>")
     for r in audit["results"]:
         note = r.get("details", {}).get("note")
         if note and not r["applicable"]:
-            parts.append(f"<p class=small>{_e(r['name'])}: n/a: {_e(note)}</p>")
+            parts.append(f"<p class=small>{esc(r['name'])}: n/a: {esc(note)}</p>")
     for r in audit["results"]:
         viol = r.get("details", {}).get("violations") or []
         if r["passed"] or not r["applicable"]:
             continue
-        parts.append(f"<h3>{_e(r['name'])}: failing hands</h3><ul>")
+        parts.append(f"<h3>{esc(r['name'])}: failing hands</h3><ul>")
         for v in viol:
             where = "" if v.get("hand_id") is None else f"hand {v['hand_id']}: "
-            parts.append(f"<li>{_e(where)}{_e(v['reason'])}</li>")
+            parts.append(f"<li>{esc(where)}{esc(v['reason'])}</li>")
         parts.append("</ul>")
         for h in r["example_hand_ids"]:
             if int(h) in histories:
-                parts.append(f"<p>Replay of hand {h}:</p><pre>{_e(histories[int(h)])}</pre>")
+                parts.append(f"<p>Replay of hand {h}:</p><pre>{esc(histories[int(h)])}</pre>")
     # deck uniformity
     u = _uniformity(audit)
     if u and u["applicable"]:
         parts.append("<h2>Deck uniformity</h2>")
         if cert["power"]:
             pw = cert["power"]
-            parts.append(f"<p><b>Power.</b> {_e(pw['sentence'])}</p>")
+            parts.append(f"<p><b>Power.</b> {esc(pw['sentence'])}</p>")
         cp = _test(u, "card_position")
         if cp and cp["details"].get("residuals"):
             parts.append(_plot("uniformity.card_position", "residuals",
@@ -654,7 +654,7 @@ def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str,
     chips = by_name.get("chips", {}).get("details", {}).get("totals")
     if chips:
         parts.append("<h2>Chip conservation</h2><table>" + "".join(
-            f"<tr><th>{_e(k.replace('_', ' '))}</th><td class=num>{v:,}</td></tr>"
+            f"<tr><th>{esc(k.replace('_', ' '))}</th><td class=num>{v:,}</td></tr>"
             for k, v in chips.items()) + "</table>")
         parts.append("<p class=small>Every chip put in a pot was won or raked: "
                      "pots minus won minus rake must be 0.</p>")
@@ -664,7 +664,7 @@ def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str,
             "rotation", "sample", lambda: plots.rotation_timeline(sample)))
     if calibration:
         parts.append("<h2>Calibration</h2><p class=small>False-alarm and detection rates "
-                     f"measured by <code>holdem calibrate</code> ({_e(calibration[0])}).</p>"
+                     f"measured by <code>holdem calibrate</code> ({esc(calibration[0])}).</p>"
                      + markdown_tables(calibration[1]))
     # coverage
     cov = cert["coverage"]

@@ -76,18 +76,18 @@ def build_deck_certificate(results: list[AuditResult], source: dict[str, Any],
 def render_html(cert: dict[str, Any]) -> str:
     """report.html: the verdict, what was certified, the power statement, every test."""
     from reports import plots
-    from reports.render import CSS, _e, _fmt_p, verdict_cell
+    from reports.render import CSS, esc, fmt_p, verdict_cell
 
     src = cert["source"]
     parts = [f"<!doctype html><html lang=en><head><meta charset=utf-8><title>shuffle "
              f"certificate {cert['verdict']}</title><style>{CSS}</style></head><body>"
-             f"<div class='banner {cert['verdict']}'>Shuffle certificate: {_e(cert['verdict'])}"
+             f"<div class='banner {cert['verdict']}'>Shuffle certificate: {esc(cert['verdict'])}"
              "</div>"]
     if cert["limitations"]:
         parts.append("<div class=limits><b>Not certified:</b><ul>" + "".join(
-            f"<li>{_e(t)}</li>" for t in cert["limitations"]) + "</ul></div>")
+            f"<li>{esc(t)}</li>" for t in cert["limitations"]) + "</ul></div>")
     if cert.get("fault_injected"):
-        parts.append(f"<div class=fault>FAULT INJECTED: {_e(cert['fault_injected'])} — a "
+        parts.append(f"<div class=fault>FAULT INJECTED: {esc(cert['fault_injected'])} — a "
                      "deliberately broken shuffle; it must fail</div>")
     rows = [("what", src.get("kind")), ("decks audited", f"{cert['decks']:,}"),
             ("generator / seed", f"{src.get('generator')} / {src.get('seed')}"),
@@ -98,19 +98,19 @@ def render_html(cert: dict[str, Any]) -> str:
         rows.append(("wall time", f"{t['wall_seconds']:,.1f} s "
                                   f"({t.get('decks_per_second', 0):,.0f} decks/s)"))
     parts.append("<h2>What was certified</h2><table>" + "".join(
-        f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in rows) + "</table>")
+        f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in rows) + "</table>")
     if cert.get("power"):
-        parts.append(f"<h2>Power</h2><p>{_e(cert['power']['sentence'])}</p>")
+        parts.append(f"<h2>Power</h2><p>{esc(cert['power']['sentence'])}</p>")
     parts.append("<h2>Tests</h2><table><tr><th>test</th><th>verdict</th><th>decks</th>"
                  "<th>statistic</th><th>p-value</th><th>Holm p</th><th>examples</th></tr>")
     for e in cert["tests"]:
         cls, word = verdict_cell(e)
         stat = "" if e["statistic"] is None else f"{e['statistic']:.4g}"
-        parts.append(f"<tr><td>{_e(e['name'])}</td><td class={cls}>{word}</td>"
+        parts.append(f"<tr><td>{esc(e['name'])}</td><td class={cls}>{word}</td>"
                      f"<td class=num>{e['decks']:,}</td><td class=num>{stat}</td>"
-                     f"<td class=num>{_fmt_p(e['p_value'])}</td>"
-                     f"<td class=num>{_fmt_p(e['holm_adjusted_p'])}</td>"
-                     f"<td>{_e(', '.join(map(str, e['example_deck_ids'][:5])))}</td></tr>")
+                     f"<td class=num>{fmt_p(e['p_value'])}</td>"
+                     f"<td class=num>{fmt_p(e['holm_adjusted_p'])}</td>"
+                     f"<td>{esc(', '.join(map(str, e['example_deck_ids'][:5])))}</td></tr>")
     parts.append("</table>")
     if cert.get("card_position_residuals"):
         parts.append("<h2>Card × position residuals</h2>"
@@ -118,10 +118,10 @@ def render_html(cert: dict[str, Any]) -> str:
     files = src.get("files") or []
     if files:
         parts.append("<details><summary>Files and their sha256</summary><table>" + "".join(
-            f"<tr><td>{_e(f['path'])}</td><td class=num>{f.get('decks', '')}</td>"
-            f"<td><code>{_e(f['sha256'])}</code></td></tr>" for f in files[:2000])
+            f"<tr><td>{esc(f['path'])}</td><td class=num>{f.get('decks', '')}</td>"
+            f"<td><code>{esc(f['sha256'])}</code></td></tr>" for f in files[:2000])
             + "</table></details>")
-    parts.append(f"<p class=small>Issued {_e(cert['issued'])}.</p></body></html>")
+    parts.append(f"<p class=small>Issued {esc(cert['issued'])}.</p></body></html>")
     return "".join(parts)
 
 

@@ -6,7 +6,7 @@ import random
 
 from sim.config import TableConfig
 from sim.hand import Action, Hand
-from sim.history import format_hand
+from sim.hand_text import format_hand
 from sim.rng import hand_deck
 
 

@@ -656,7 +656,7 @@ def _close_betting(S, log):
             S[ACTED_AT_ + s] = -1
         S[TO_ACT] = -1
         if _count_live(S) <= 1:
-            _build_pots(S, log)
+            build_pots(S, log)
             _award(S, log)
             return
         if S[STREET] == RIVER:
@@ -685,7 +685,7 @@ def _layer_amount(S, lo, hi, trim):
 
 
 @njit(cache=True, _nrt=False)
-def _build_pots(S, log):
+def build_pots(S, log):
     n = S[N_SEATS]
     trim = S[ANTE_TRIM] != 0
     nl = 0  # distinct live contribution levels, kept sorted in S[LEVELS_:]
@@ -767,7 +767,7 @@ def _strength(S, s):
 @njit(cache=True, _nrt=False)
 def _start_showdown(S, log):
     S[STREET] = SHOWDOWN
-    _build_pots(S, log)
+    build_pots(S, log)
     n = S[N_SEATS]
     start = S[LAST_AGGR]
     if start < 0 or not _is_live(S, start):

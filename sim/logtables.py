@@ -11,7 +11,7 @@
 joined on ``hand_id``. Codes become dictionary-encoded strings whose names come from the enums
 and tables of ``sim`` (``sim.cards``, ``sim.layout``, ``sim.evaluator``, ``sim.policies``) and
 from the name tables below (positions, export action labels); ``CODE_TABLES`` lists them all
-(the README's code tables are generated from it). Every column's unit and code table is in its
+(docs/export.md's code tables are generated from it). Every column's unit and code table is in its
 field metadata (``doc``, ``unit``). The per-hand loops are compiled (numba) kernels over the
 log's flat Arrow buffers.
 """
@@ -579,10 +579,10 @@ def build_tables(log: pa.Table | pa.RecordBatch) -> dict[str, pa.Table]:
     return {"hands": hands, "seats": seats, "actions": actions, "pots": pots}
 
 
-# ---------------------------------------------------------------- documentation (README)
+# ---------------------------------------------------------------- documentation (docs/export.md)
 
 def describe_codes() -> str:
-    """Every code table as Markdown (the README's "Codes" section is this text)."""
+    """Every code table as Markdown (docs/export.md's "Codes" section is this text)."""
     suits = " | ".join(f"{i} {s} ({n})" for i, s, n in CODE_TABLES["suits"])
     out = ["**cards** (`card = rank * 4 + suit`; the log stores the int, the export the name)",
            "", f"| rank \\ suit | {suits} |", "|---|" + "---|" * 4]
@@ -612,7 +612,7 @@ def describe_codes() -> str:
 
 
 def describe_tables() -> str:
-    """The four export tables as Markdown (the README's column tables are this text)."""
+    """The four export tables as Markdown (docs/export.md's column tables are this text)."""
     out: list[str] = []
     for table, fields in TABLE_FIELDS.items():
         out += [f"**`{table}`**", "", "| column | type | unit or codes | meaning |",

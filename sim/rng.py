@@ -205,12 +205,6 @@ def below(rs, n):
             return r
 
 
-@njit(cache=True, _nrt=False)
-def uniform01(rs):
-    """A float in [0, 1) with 53 random bits."""
-    return np.float64(next_u64(rs) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
-
-
 @njit(cache=True, _nrt=False, inline="always")
 def _philox4x64_x3(a, b, c, c1, c2, c3, k0, k1):
     """``philox4x64`` of three counters that differ in their low word (``a``, ``b``, ``c``), in

@@ -1,5 +1,5 @@
 """THE Arrow schema of a logged hand: one row per hand. Defined once, documented field by field
-(the README's table is generated from ``FIELDS``), pinned by a test.
+(docs/log-schema.md's table is generated from ``FIELDS``), pinned by a test.
 
 Per-seat lists have ``n_seats`` entries, index = seat. Cards are ints 0..51 (``sim.cards``),
 -1 where a seat is empty. Chips are int64. Action and event kinds are ``sim.layout.EventKind``.
@@ -104,8 +104,8 @@ FIELDS: list[tuple[str, pa.DataType, str]] = [
                             "``run_id``: ``holdem diff`` matches hands by it"),
 ]
 
-CARDS = "code table: cards (card = rank * 4 + suit; README, Codes)"
-# every column's unit, or the code table its values come from (README, Codes)
+CARDS = "code table: cards (card = rank * 4 + suit; docs/export.md, Codes)"
+# every column's unit, or the code table its values come from (docs/export.md, Codes)
 UNITS: dict[str, str] = {
     "run_id": "text (16 hex digits)", "hand_id": "id (int)", "table_id": "id (int)",
     "hand_no": "count (hands)", "structure": "text: no-limit|pot-limit|fixed-limit",
@@ -193,7 +193,7 @@ IMPORT_SCHEMA = pa.schema(
 
 
 def describe_schema(imported: bool = False) -> str:
-    """The schema as a Markdown table (for the README; ``imported``: the import columns)."""
+    """The schema as a Markdown table (for docs/log-schema.md; ``imported``: the import columns)."""
     rows = ["| field | type | unit or codes | meaning |", "|---|---|---|---|"]
     fields = ([(n, t, u, d) for n, t, u, d in IMPORT_FIELDS] if imported
               else [(n, t, UNITS[n], d) for n, t, d in FIELDS])

@@ -117,7 +117,7 @@ def add_import_options(p: argparse.ArgumentParser, paths: bool = True) -> None:
                         "units of the currency a hand (e.g. 5:3)")
     p.add_argument("--rake-schedule", default=None, metavar="FILE.toml",
                    help="a rake schedule file: percent, cap, caps_by_players, no_flop_no_drop, "
-                        "step (README, Importing)")
+                        "step (docs/import.md, Importing)")
     p.add_argument("--hash-names", default=None, metavar="KEYFILE",
                    help="store a keyed hash (HMAC-SHA256) of each player name, never the name: "
                         "the same player keeps one pseudonym and one player id")

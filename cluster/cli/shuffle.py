@@ -14,7 +14,7 @@ def add_parser(sub: Any) -> None:
                         " (`holdem shuffle audit FILE...`: decks from another system); exit 0 "
                         "PASS, 1 FAIL, 2 bad input")
     sh.add_argument("files", nargs="*", metavar="audit FILE",
-                    help="`audit` then Parquet or CSV deck files (README, The shuffle "
+                    help="`audit` then Parquet or CSV deck files (docs/shuffle.md, The shuffle "
                          "certificate)")
     sh.add_argument("--decks", type=int, default=None, help="decks to shuffle and certify")
     sh.add_argument("--out", default=None, help="run folder (a path or a URI); rerun to resume")

@@ -26,8 +26,8 @@ MAX_REPLAYS = 12
 def failing_histories(run: str | Path, results: list[dict[str, Any]]) -> dict[int, str]:
     """Readable histories of the first failing hands of each failing audit."""
     from cluster.flows.replay import find_row
-    from sim.history import format_hand
-    from sim.rows import replay_row
+    from sim.hand_text import format_hand
+    from sim.row_replay import replay_row
 
     out: dict[int, str] = {}
     for r in results:

@@ -180,7 +180,7 @@ def run_currency(pairs: list[str]) -> str:
 # ---------------------------------------------------------------- the command
 
 
-def _encode(table: pa.Table) -> bytes:
+def encode_rows(table: pa.Table) -> bytes:
     sink = pa.BufferOutputStream()
     pq.write_table(table, sink, compression="zstd")
     return sink.getvalue().to_pybytes()
@@ -391,7 +391,7 @@ def _write_batches(folder: RunFolder, table: pa.Table, run_id: str) -> list[dict
         b = batch_of.get(label, 0)
         batch_of[label] = b + 1
         rel = batch_relpath(label, b)
-        data = _encode(part)
+        data = encode_rows(part)
         folder.write(rel, data)
         records.append({"path": rel, "structure": label, "batch": b, "hands": part.num_rows,
                         "rows": part.num_rows, "bytes": len(data), "sha256": sha256_bytes(data)})

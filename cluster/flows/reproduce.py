@@ -450,7 +450,7 @@ def _restage_table(data: bytes, paths: dict[str, str], run_id: str) -> bytes:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from cluster.flows.import_histories import _encode
+    from cluster.flows.import_histories import encode_rows
     from sim.digest import with_digests
     from sim.schema import IMPORT_SCHEMA
 
@@ -459,7 +459,7 @@ def _restage_table(data: bytes, paths: dict[str, str], run_id: str) -> bytes:
     i = t.schema.get_field_index("source_file")
     t = t.set_column(i, t.schema.field(i), pa.array(src, pa.string()))
     t = t.set_column(0, t.schema.field(0), pa.array([run_id] * t.num_rows, pa.string()))
-    return _encode(pa.Table.from_arrays(with_digests(t).columns, schema=IMPORT_SCHEMA))
+    return encode_rows(pa.Table.from_arrays(with_digests(t).columns, schema=IMPORT_SCHEMA))
 
 
 def _first_row_difference(stored: bytes, again: bytes) -> tuple[str, int | None]:

@@ -41,6 +41,7 @@ from audits import runfolder
 from audits.runfolder import RunFolder, RunFolderError, storage
 from audits.runfolder.errors import InputError
 from audits.runfolder.storage import Location
+from cluster.progress import measure_peak_rss_mb
 
 if TYPE_CHECKING:
     from reports.certificate import Certificate
@@ -103,12 +104,6 @@ class ShuffleSpec:
 deck_relpath = runfolder.deck_relpath
 
 
-def _peak_rss_mb() -> float | None:
-    from cluster.flows.simulate import _peak_rss_mb as peak
-
-    return peak()
-
-
 # ---------------------------------------------------------------- the tasks
 
 
@@ -143,7 +138,7 @@ def write_deck_batch(spec: ShuffleSpec, batch: int, start: int, n: int,
     RunFolder.open(base).write(rel, data)
     return {"path": rel, "batch": batch, "start": start, "decks": n, "bytes": len(data),
             "sha256": runfolder.sha256_bytes(data),
-            "seconds": round(time.perf_counter() - t0, 4), "peak_rss_mb": _peak_rss_mb()}
+            "seconds": round(time.perf_counter() - t0, 4), "peak_rss_mb": measure_peak_rss_mb()}
 
 
 def audit_file_task(base: Location, rec: dict[str, Any], seed: int | None) -> Any:
@@ -155,7 +150,7 @@ def audit_file_task(base: Location, rec: dict[str, Any], seed: int | None) -> An
     keys = folder.location(runfolder.key_relpath(rec["batch"]))
     out = audit_deck_file(folder.location(rec["path"]), rec["sha256"], seed, keys)
     return out, {"batch": rec["batch"], "seconds": round(time.perf_counter() - t0, 4),
-                 "peak_rss_mb": _peak_rss_mb()}
+                 "peak_rss_mb": measure_peak_rss_mb()}
 
 
 def shuffle_audit_task(spec: ShuffleSpec, batch: int, start: int, n: int,
@@ -173,7 +168,7 @@ def shuffle_audit_task(spec: ShuffleSpec, batch: int, start: int, n: int,
     out = audit_batch(decks, np.arange(start, start + n, dtype=np.int64),
                       spec.seed if spec.keyed else None, keys)
     return out, {"batch": batch, "seconds": round(time.perf_counter() - t0, 4),
-                 "peak_rss_mb": _peak_rss_mb()}
+                 "peak_rss_mb": measure_peak_rss_mb()}
 
 
 # ---------------------------------------------------------------- the folder
@@ -337,7 +332,7 @@ def _run(spec: ShuffleSpec, base: Location, workers: int | None, address: str | 
     wall = time.perf_counter() - t0
     times.update({"wall_seconds": round(wall, 3),
                   "decks_per_second": round(spec.decks / wall, 1),
-                  "driver_peak_rss_mb": _peak_rss_mb(),
+                  "driver_peak_rss_mb": measure_peak_rss_mb(),
                   "worker_peak_rss_mb": max((x.get("peak_rss_mb") or x.get("audit_peak_rss_mb")
                                              or 0) for x in tasks) if tasks else None})
     manifest("complete", finished=now())
@@ -391,5 +386,5 @@ def audit_files(paths: list[str], out: str | os.PathLike[str], *,
               "decks_kept": True, "files": files,
               "card_codes": "card = rank * 4 + suit (2c = 0, 2d = 1, ..., As = 51)"}
     timings = {"wall_seconds": round(wall, 3), "decks_per_second": round(first / wall, 1),
-               "driver_peak_rss_mb": _peak_rss_mb()}
+               "driver_peak_rss_mb": measure_peak_rss_mb()}
     return write_files(base, build_deck_certificate(results, source, timings))

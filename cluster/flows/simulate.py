@@ -55,7 +55,7 @@ from cluster.flows.manifest import (
     read_manifest,
     write_manifest,
 )
-from cluster.progress import Progress
+from cluster.progress import Progress, measure_peak_rss_mb
 from sim.config import Structure
 from sim.runspec import RunSpec
 
@@ -71,14 +71,6 @@ MANIFEST_EVERY_SECONDS = 1.0  # at most one manifest rewrite per second (plus th
 def batch_relpath(structure: Structure, batch_index: int) -> str:
     """Path of a batch file relative to the run folder (``audits.runfolder.batch_relpath``)."""
     return runfolder.batch_relpath(structure.label, batch_index)
-
-
-def resolve_out(out: str | os.PathLike[str],
-                filesystem: pafs.FileSystem | None = None) -> tuple[pafs.FileSystem, str]:
-    """(filesystem, path) of a run folder given as a local path or a URI (or a path inside an
-    explicit pyarrow ``filesystem``)."""
-    folder = RunFolder.open(out, filesystem)
-    return folder.fs, folder.base
 
 
 # ---------------------------------------------------------------- the batch task
@@ -152,16 +144,6 @@ def encode_batch(table: pa.Table, spec: RunSpec, structure: Structure, batch_ind
     return sink.getvalue()
 
 
-def _peak_rss_mb() -> float | None:
-    try:
-        import resource
-
-        kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    except (ImportError, OSError):
-        return None
-    return round(kb / (1024 * 1024) if sys.platform == "darwin" else kb / 1024, 1)
-
-
 @contextlib.contextmanager
 def _no_gc_pauses() -> Iterator[None]:
     """No cyclic garbage collection while a batch is built: the batch makes few cycles, but its
@@ -219,7 +201,8 @@ def write_batch(spec: RunSpec, structure: Structure, batch_index: int,
     return FileRecord(
         path=rel, structure=structure.label, batch=batch_index, hands=hands,
         rows=hands, bytes=len(data), sha256=sha256_bytes(data),
-        counts=counts, seconds=round(time.perf_counter() - t0, 4), peak_rss_mb=_peak_rss_mb(),
+        counts=counts, seconds=round(time.perf_counter() - t0, 4),
+        peak_rss_mb=measure_peak_rss_mb(),
     ).to_dict()
 
 

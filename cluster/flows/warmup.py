@@ -133,7 +133,7 @@ def _steps(tmp: Path) -> list[tuple[str, Callable[[], object]]]:
 
     def benches() -> None:
         from cluster.bench.engine import play_random_hands, warm_stages
-        from cluster.bench.evaluator import _evaluate_loop, random_hands
+        from cluster.bench.evaluator import evaluate_loop, random_hands
         from sim.config import TableConfig
         from sim.evaluator import count_categories_all7
         from sim.hand import config_block
@@ -142,7 +142,7 @@ def _steps(tmp: Path) -> list[tuple[str, Callable[[], object]]]:
                                        big_blind=2))
         play_random_hands(cfg, 10, 6, 200, 1)
         warm_stages()
-        _evaluate_loop(random_hands(10, 1))
+        evaluate_loop(random_hands(10, 1))
         count_categories_all7.compile(())  # compiled only: running it is the evaluator bench
 
     def imported() -> None:
@@ -172,7 +172,6 @@ def _steps(tmp: Path) -> list[tuple[str, Callable[[], object]]]:
         )
         from sim.digest import combine_digests
         from sim.evaluator import category_of, evaluate, evaluate_many
-        from sim.rng import new_stream, uniform01
 
         for g in GENERATORS:  # holdem rngtest
             raw_output(g, 1, 0, 2)
@@ -188,7 +187,6 @@ def _steps(tmp: Path) -> list[tuple[str, Callable[[], object]]]:
         category_of(evaluate(list(range(7))))
         evaluate_many(seven)
         combine_digests(np.arange(3, dtype=np.uint64))
-        uniform01(new_stream())  # sim.rng's float draw (no caller in the project today)
         derive_deck(9, 0, 1)  # a key's deck built forward (the audits' messages, the tests)
 
     return [("certify (default population, every structure; simulate, audit, reproduce, "

@@ -23,7 +23,6 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -33,16 +32,16 @@ from sim.histories.read.block import HandBlock, Replayed
 from sim.histories.read.phh import MAX_SCALE, PhhFile, PhhHand, PhhSkip, no_cyclic_gc, reads_phh
 from sim.histories.replay.reference import MAX_CHIPS, STAND_IN_FLOOR
 from sim.histories.rows.reference import (
+    Columns,
     FileImport,
-    _Columns,
     currency_pair,
     file_format,
     import_hand,
     import_read_file,
     odd_chip_line,
-    read_skip_reason,
 )
 from sim.histories.sites.text import detect_format, phh_by_first_line, read_history_bytes
+from sim.histories.sources import read_bytes
 
 __all__ = ["import_file", "import_file_bytes"]
 
@@ -59,9 +58,10 @@ def import_file(path: str, scale: int | None = None,
     with no_cyclic_gc():
         if read is not None:
             return _python_path(path, read(path), scale)
-        data = _read_bytes(path)
-        if isinstance(data, PhhFile):  # unreadable: one skip
-            return import_read_file(FileImport(path, None, "phh"), data, scale)
+        data = read_bytes(path)
+        if isinstance(data, str):  # unreadable: one skip
+            pf = PhhFile(path, [], [PhhSkip(path, None, 0, None, data)])
+            return import_read_file(path, "phh", pf, scale)
         return _import_bytes(path, data, scale)
 
 
@@ -75,18 +75,6 @@ def import_file_bytes(path: str, data: bytes, scale: int | None = None, *,
         return _import_bytes(path, data, scale)
 
 
-def _read_bytes(path: str) -> bytes | PhhFile:
-    from audits.runfolder import storage
-
-    try:
-        if storage.is_uri(path):
-            return storage.read_bytes(path)
-        return Path(path).read_bytes()
-    except (OSError, storage.StorageError) as e:
-        reason = getattr(e, "strerror", None) or e
-        return PhhFile(path, [], [PhhSkip(path, None, 0, None, f"cannot read the file ({reason})")])
-
-
 def _import_bytes(path: str, data: bytes, scale: int | None) -> FileImport:
     fast = _compiled(path, data, scale)
     if fast is not None:
@@ -96,7 +84,7 @@ def _import_bytes(path: str, data: bytes, scale: int | None) -> FileImport:
 
 def _python_path(path: str, pf: PhhFile, scale: int | None) -> FileImport:
     """The Python path's import of a file the Python reader read."""
-    return import_read_file(FileImport(path, pf.sha256, file_format(pf, path)), pf, scale)
+    return import_read_file(path, file_format(pf, path), pf, scale)
 
 
 def _phh_many(data: bytes) -> bool | None:
@@ -213,14 +201,13 @@ def _compiled(path: str, data: bytes, scale: int | None) -> FileImport | None:
     if first is None:
         return None
     py_hands, py_skips = first
-    res = FileImport(path=path, sha256=hashlib.sha256(data).hexdigest(), format="phh")
-    res.submitted = nsec
     block = sc.block
     fast_sec = np.flatnonzero(fast)
     scales = [int(v) for v in np.asarray(block.scale).tolist()] + [
         h.scale for h in py_hands.values()]
-    res.file_scale = min(MAX_SCALE, max(scales, default=0))
-    res.scale = res.file_scale if scale is None else scale
+    # the reading skips of the first pass are recorded with the second's (below), in order
+    res = FileImport.opened(path, hashlib.sha256(data).hexdigest(), "phh", sections=nsec,
+                            skipped=(), hand_scales=scales, scale=scale)
     # the block's hands whose amounts are whole at the run's unit (others: the Python path
     # names them "amount not representable")
     fits = np.asarray(block.scale, np.int64) <= res.scale
@@ -242,8 +229,8 @@ def _compiled(path: str, data: bytes, scale: int | None) -> FileImport | None:
     py_skips += second[1]
     # reading skips first (as the Python path reports them), in section order
     for _k, sk in sorted(py_skips, key=lambda x: x[0]):
-        res.skip(read_skip_reason(sk.kind), sk.key or "", sk.hand or "", sk.describe())
-    cols = _Columns()
+        res.skip_read(sk)
+    cols = Columns()
     py_rows: list[int] = []
     odd: list[tuple[int, str]] = []
     currencies: set[str] = set()

@@ -98,7 +98,7 @@ def test_clean_files_pass(clean_run: Path) -> None:
 def test_pandas_metadata_that_renames_columns_fails(run: Path,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
     """H4: a ``pandas`` key whose column list swaps the names of ``won`` and ``contributed``:
-    ``pd.read_parquet`` (the README's reader) then shows each seat's contribution as its
+    ``pd.read_parquet`` (docs/log-schema.md's reader) then shows each seat's contribution as its
     winnings. The values are unchanged (digests hold), the file is restamped."""
     f = RunForger(run, REL)
     df_meta = json.loads(pa.Table.from_pandas(

@@ -1,5 +1,5 @@
 """``holdem shuffle``: the game's decks in a deck-only log, certified; resume and refusals;
-planted faults caught at the README's deck counts; ``holdem shuffle audit`` of other decks."""
+planted faults caught at docs/shuffle.md's deck counts; ``holdem shuffle audit`` of other decks."""
 
 from __future__ import annotations
 
@@ -111,7 +111,7 @@ def test_keep_decks_false_and_chacha(tmp_path: Path) -> None:
     assert any("not bound to keys (os-chacha20" in t for t in cert["limitations"])
 
 
-# the README's calibration table: ASF <= 1,000 decks, naive swap <= 5,000, 8-bit modulo
+# docs/shuffle.md's calibration table: ASF <= 1,000 decks, naive swap <= 5,000, 8-bit modulo
 # <= 20,000, 32-bit seed space <= 10,000,000
 @pytest.mark.parametrize("fault,decks", [("asf-shuffle", 1_000), ("naive-shuffle", 5_000),
                                          ("mod8-shuffle", 20_000)])

@@ -11,7 +11,7 @@ from sim.batch import simulate_batch
 from sim.config import Structure
 from sim.digest import hand_digests
 from sim.rng import hand_deck
-from sim.rows import replay_row
+from sim.row_replay import replay_row
 from sim.runspec import RunSpec
 from sim.schema import HAND_SCHEMA, decode_actions
 

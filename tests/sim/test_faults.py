@@ -9,7 +9,7 @@ from sim.batch import simulate_batch
 from sim.config import Structure
 from sim.evaluator import evaluate7
 from sim.rng import hand_deck
-from sim.rows import RowReplayError, replay_row
+from sim.row_replay import RowReplayError, replay_row
 from sim.runspec import FAULTS, RunSpec
 
 

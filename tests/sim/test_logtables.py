@@ -51,7 +51,7 @@ def exported(request: pytest.FixtureRequest) -> tuple[pa.Table, dict[str, pa.Tab
 
 
 def _dealt(row: dict[str, Any]) -> tuple[dict[int, list[int]], list[int]]:
-    """Hole cards and board from the deck at the dealt positions (the README's rules): one card
+    """Hole cards and board from the deck at the dealt positions (docs/engine.md's rules): one card
     at a time from the first occupied seat left of the button, two rounds; then a burn before
     the flop (3 cards), the turn and the river."""
     deck = np.frombuffer(row["deck"], np.int8).tolist()

@@ -60,7 +60,8 @@ from typing import TYPE_CHECKING, Any
 from audits.runfolder.errors import InputError
 from sim.cards import format_cards, parse_card
 from sim.config import MAX_SEATS, Structure
-from sim.histories.read.sections import _LINES, _NUMS, Section, read_sections
+from sim.histories.read.sections import LINE_MEMO, NUMBER_MEMO, Section, read_sections
+from sim.histories.sources import iter_paths, read_bytes
 from sim.layout import ANTE_DUE_, EventKind
 
 if TYPE_CHECKING:
@@ -515,25 +516,11 @@ class PhhFile:
 # ---------------------------------------------------------------- reading
 
 
-def _natural_key(path: Path) -> list[Any]:
-    return [(0, int(t), "") if t.isdigit() else (1, 0, t)
-            for t in re.split(r"(\d+)", path.as_posix()) if t]
-
-
 def iter_phh_paths(paths: Iterable[str | Path]) -> Iterator[Path]:
-    """Every ``.phh``/``.phhs`` file named or found (recursively, natural order) under ``paths``.
-
-    Files are yielded as given whatever their suffix. Raises FileNotFoundError for a missing path.
-    """
-    for p in paths:
-        path = Path(p)
-        if path.is_dir():
-            found = [f for f in path.rglob("*") if f.suffix in PHH_SUFFIXES and f.is_file()]
-            yield from sorted(found, key=_natural_key)
-        elif path.is_file():
-            yield path
-        else:
-            raise FileNotFoundError(f"{path}: no such file or folder")
+    """Every ``.phh``/``.phhs`` file named or found (recursively, natural order) under ``paths``
+    (``sim.histories.sources.iter_paths``). Files are yielded as given whatever their suffix.
+    Raises FileNotFoundError for a missing path."""
+    return iter_paths(paths, PHH_SUFFIXES)
 
 
 def read_phh(path: str | Path) -> PhhFile:
@@ -541,11 +528,9 @@ def read_phh(path: str | Path) -> PhhFile:
     that could not be read, each with its reason. Never raises for the file's content; an
     unreadable file (missing, not UTF-8) is one skipped entry."""
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as e:
-        return PhhFile(str(path), [], [PhhSkip(str(path), None, 0, None,
-                                               f"cannot read the file ({e.strerror or e})")])
+    data = read_bytes(path)
+    if isinstance(data, str):
+        return PhhFile(str(path), [], [PhhSkip(str(path), None, 0, None, data)])
     digest = hashlib.sha256(data).hexdigest()
     try:
         text = data.decode("utf-8")
@@ -590,7 +575,7 @@ def _hand_of_section(sec: Section, source: str) -> PhhHand | PhhSkip:
         return PhhSkip(source, sec.key, sec.line, sec.hand, sec.error or "unreadable")
     site = _site_hand(sec.fields.get("hand"))
     try:
-        return _hand_from_dict(sec.fields, source, sec.key, sec.line)
+        return hand_from_dict(sec.fields, source, sec.key, sec.line)
     except PhhError as e:
         where = source if sec.key is None else f"{source} [{sec.key}]"
         reason = str(e)
@@ -658,8 +643,8 @@ def clear_memos() -> None:
     """Forget the memoized lines, number tokens, decimals and actions (benchmarks: a cold
     start)."""
     _DEC.clear()
-    _LINES.clear()
-    _NUMS.clear()
+    LINE_MEMO.clear()
+    NUMBER_MEMO.clear()
     _UNITS.clear()
     _WITH_AMOUNT.clear()
     _parse_action_cached.cache_clear()
@@ -840,7 +825,7 @@ def _one_seat_each(players: Sequence[str], where: str) -> None:
         first.setdefault(name, i)
 
 
-def _hand_from_dict(doc: dict[str, Any], source: str, key: str | None,
+def hand_from_dict(doc: dict[str, Any], source: str, key: str | None,
                     line: int = 1) -> PhhHand:
     where = source if key is None else f"{source} [{key}]"
     for name in _COMMON_REQUIRED:

@@ -16,7 +16,7 @@ one compiled pass, each section written in the plain form PokerKit and the sites
 
 A section is ``fast`` only when the Python path (``reads_phh`` then ``block_from_hands``) reads
 it without an error and gives the very same block: every check of
-``sim.histories.read.phh._hand_from_dict``, ``_numbers``, ``parse_action`` and
+``sim.histories.read.phh.hand_from_dict``, ``_numbers``, ``parse_action`` and
 ``PhhHand.in_minor_units`` the section needs is made here, and anything outside the form above (a
 comment, a double-quoted string, a multi-line array, an unknown key, a number form, a 7th decimal, a
 name twice, ...) leaves the section to the Python reader, which gives its result or its skip reason.
@@ -35,7 +35,7 @@ buffer, a section over ``MAX_SECTION_BYTES`` is not parsed, arrays grow as neede
 
 Cost: about 4-5 µs of CPU per hand of the realhands sample (2 shared cores; the compiled
 kernel about 4, the Python around it about 30 µs per file: a one-hand ``.phh`` file costs
-that much). ``python -m sim.histories.read.scan FOLDER...`` times it (a benchmark, not a test).
+that much). ``holdem bench import`` times it (its ``scan`` step).
 """
 
 from __future__ import annotations
@@ -1181,45 +1181,3 @@ def scan(data: bytes, *, many: bool) -> Scan:
         currency=strings(S_CUR), currency_symbol=strings(S_CURSYM), players=players)
     return Scan(file_ok=bool(ok), sections=int(sec.shape[0]), fast=sec[:, 4].astype(np.bool_),
                 lo=sec[:, 0].copy(), hi=sec[:, 1].copy(), block=block)
-
-
-def _bench(paths: list[str], repeat: int = 5) -> None:
-    """``python -m sim.histories.read.scan FOLDER...``: ``scan`` timed on every .phh/.phhs file
-    under the folders (the bytes in memory; median of ``repeat`` passes), µs per hand and the fast
-    share per folder (a benchmark, not a test)."""
-    import statistics
-    import time
-
-    from sim.histories.read.phh import iter_phh_paths
-
-    files = [(p.parent.name, p.read_bytes(), p.suffix == ".phhs")
-             for p in iter_phh_paths(paths)]
-    for _site, data, many in files[:1]:
-        scan(data, many=many)  # compile (or load the cache) outside the timing
-    times, cpu = [], []
-    for _ in range(repeat):
-        t, c0 = time.perf_counter(), time.process_time()
-        for _site, data, many in files:
-            scan(data, many=many)
-        times.append(time.perf_counter() - t)
-        cpu.append(time.process_time() - c0)
-    share: dict[str, list[int]] = {}
-    for site, data, many in files:
-        s = scan(data, many=many)
-        c = share.setdefault(site, [0, 0])
-        c[0] += int(s.fast.sum())
-        c[1] += s.sections
-    hands = sum(c[1] for c in share.values())
-    med = statistics.median(times)
-    print(f"{len(files)} files, {hands:,} sections, {sum(len(d) for _, d, _ in files):,} bytes: "
-          f"{med * 1e6 / max(hands, 1):.2f} µs/hand (median of {repeat}; min "
-          f"{min(times) * 1e6 / max(hands, 1):.2f}; CPU time "
-          f"{statistics.median(cpu) * 1e6 / max(hands, 1):.2f})")
-    for site, (fast, total) in sorted(share.items()):
-        print(f"  {site}: {fast}/{total} fast ({100 * fast / max(total, 1):.1f}%)")
-
-
-if __name__ == "__main__":
-    import sys
-
-    _bench(sys.argv[1:] or ["../shared/realhands"])

@@ -137,16 +137,16 @@ def _hand_hint(text: str) -> str | None:
     return None if m is None else next(g for g in m.groups() if g is not None)
 
 
-_NUMS: dict[str, int | Decimal] = {}  # memo of number tokens (values are immutable)
+NUMBER_MEMO: dict[str, int | Decimal] = {}  # memo of number tokens (values are immutable)
 
 
 def _num(tok: str) -> int | Decimal:
-    v = _NUMS.get(tok)
+    v = NUMBER_MEMO.get(tok)
     if v is None:
         v = int(tok) if _NON_INT.isdisjoint(tok) else Decimal(tok)
-        if len(_NUMS) >= 65_536:
-            _NUMS.clear()
-        _NUMS[tok] = v
+        if len(NUMBER_MEMO) >= 65_536:
+            NUMBER_MEMO.clear()
+        NUMBER_MEMO[tok] = v
     return v
 
 
@@ -156,7 +156,7 @@ def _nums(inner: str) -> list[int | Decimal]:
             ).split(",")
     if not toks[-1]:
         toks.pop()
-    get = _NUMS.get
+    get = NUMBER_MEMO.get
     out = [get(t) for t in toks]
     if None in out:
         out = [_num(t) for t in toks]
@@ -257,7 +257,7 @@ def _array(s: str, pos: int, depth: int = 1) -> tuple[list[Any], int]:
 # exclude it; only its leading blank lines cross one: such matches are not kept), so a line
 # reads the same wherever it stands. Values are immutable (a list is kept as a tuple and
 # copied out).
-_LINES: dict[str, tuple[str, Any, bool]] = {}
+LINE_MEMO: dict[str, tuple[str, Any, bool]] = {}
 _LINE_MEMO_CHARS = 240  # longer lines (actions, long stacks) rarely repeat: not kept
 # fields that differ from hand to hand: never kept (they would only fill the memo)
 _PER_HAND_KEYS = frozenset({"hand", "time", "starting_stacks", "finishing_stacks", "winnings",
@@ -269,7 +269,7 @@ def _table(s: str, pos: int) -> dict[str, Any]:
     out: dict[str, Any] = {}
     n = len(s)
     line = _LINE.match
-    memo = _LINES
+    memo = LINE_MEMO
     find = s.find
     while True:
         eol = find("\n", pos, pos + _LINE_MEMO_CHARS) + 1

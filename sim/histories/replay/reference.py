@@ -9,7 +9,7 @@ Amounts: the engine counts whole units. ``replay(..., minor_units=True)`` (``hol
 replays a hand with decimals (cents) in its own minor units (``PhhHand.in_minor_units``;
 ``ReplayResult.scale`` says which); an import converts its hands to the run's unit first.
 
-Blinds (``blinds_or_straddles``, what the sites' own finishing stacks show; README):
+Blinds (``blinds_or_straddles``, what the sites' own finishing stacks show; docs/import.md):
 - entry 0 the small blind (0: none, a dead small blind), entry 1 the big blind;
 - "one blind only" (ABS, Ongame, Full Tilt): entry 0 > 0, entry 1 == 0 and entry 0 == min_bet:
   p1 posts the BIG blind, the small blind is dead;
@@ -393,7 +393,7 @@ def _play(phh: PhhHand, all_in: dict[int, int]) -> _Setup:
             # a check that PokerKit writes and our engine has no turn for: the seat is the only
             # one who could still bet, every other player in the hand is all-in with the bets
             # matched, so betting is closed and the engine has already moved on (a later
-            # street than the file has dealt, or the showdown): a no-op (README)
+            # street than the file has dealt, or the showdown): a no-op (docs/import.md)
             # (the street's test first: the seats are read only when it holds)
             if street >= Street.SHOWDOWN or int(S[L.N_BOARD]) > dealt:
                 statuses = S[status_at:status_at + n].tolist()

@@ -1,6 +1,6 @@
 """The import's rows of a whole block at once: ``HandBlock`` + ``Replayed`` -> the Arrow table of
 ``sim.histories.rows.reference.ROW_SCHEMA`` that ``sim.histories.rows.reference._row`` (+
-``_Columns.table()``) makes for the same hands, without a Python object per hand.
+``Columns.table()``) makes for the same hands, without a Python object per hand.
 
 Two compiled passes over the flat arrays: ``_plan`` finds each hand's physical seats (as
 ``history_rows.physical_seats``) and its ante (as ``history_rows._ante``), or marks it not
@@ -37,7 +37,7 @@ from sim.histories.read.block import (
     HandBlock,
     Replayed,
 )
-from sim.histories.rows.reference import _GMT_OFFSET, ROW_SCHEMA, UTC_OFFSETS
+from sim.histories.rows.reference import GMT_OFFSET, ROW_SCHEMA, UTC_OFFSETS
 from sim.layout import LOGGED_EVENTS, MAX_SEATS, EventKind, SeatStatus
 from sim.schema import ACTION_RECORD_BYTES, POT_TYPE
 
@@ -355,7 +355,7 @@ def _zone_rule(zone: str) -> tuple[int, int]:
         return ZONE_ET, 0
     if z in UTC_OFFSETS:
         return ZONE_FIXED, UTC_OFFSETS[z]
-    m = _GMT_OFFSET.match(z)
+    m = GMT_OFFSET.match(z)
     if m is None:
         return ZONE_UNKNOWN, 0
     minutes = int(m.group(2)) * 60 + int(m.group(3) or 0)

@@ -33,6 +33,7 @@ from __future__ import annotations
 import datetime as _dt
 import re
 import struct
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
@@ -44,7 +45,7 @@ import pyarrow as pa
 from audits.runfolder.errors import InputError
 from sim import layout as L
 from sim.hand import Hand
-from sim.histories.read.phh import MAX_SCALE, PhhError, PhhFile, PhhHand
+from sim.histories.read.phh import MAX_SCALE, PhhError, PhhFile, PhhHand, PhhSkip
 from sim.histories.replay.reference import replay
 from sim.histories.sites.text import read_history, read_history_bytes
 from sim.layout import LOGGED_EVENTS, MAX_SEATS, EventKind, SeatStatus
@@ -83,7 +84,7 @@ UTC_OFFSETS: dict[str, int] = {
     "MDT": -360, "PST": -480, "PDT": -420, "AKST": -540, "AKDT": -480, "HST": -600,
     "AEST": 600, "AEDT": 660,
 }
-_GMT_OFFSET = re.compile(r"^(?:GMT|UTC)([+-])(\d{1,2}):?(\d{2})?$")
+GMT_OFFSET = re.compile(r"^(?:GMT|UTC)([+-])(\d{1,2}):?(\d{2})?$")
 
 
 def read_source(path: str) -> PhhFile:
@@ -123,7 +124,7 @@ def utc_seconds(local: _dt.datetime | None, zone: str | None) -> int:
     elif z in UTC_OFFSETS:
         minutes = UTC_OFFSETS[z]
     else:
-        m = _GMT_OFFSET.match(z)
+        m = GMT_OFFSET.match(z)
         if m is None:
             return -1
         minutes = int(m.group(2)) * 60 + int(m.group(3) or 0)
@@ -200,6 +201,25 @@ class FileImport:
     table: pa.Table | None = None
     seat_count_known: list[bool] = field(default_factory=list)  # per row: from ``seat_count``
     compiled: int = 0  # rows made by the compiled path (``sim.histories.files``)
+
+    @classmethod
+    def opened(cls, path: str, sha256: str | None, fmt: str, *, sections: int,
+               skipped: Iterable[PhhSkip], hand_scales: Iterable[int],
+               scale: int | None) -> FileImport:
+        """The one builder of a file's import, for both paths: its sections, the reading skips
+        (in the order given: section order), the finest scale its hands need and the scale
+        its amounts are converted at (``scale``; None: the file's own). Rows are added by
+        ``import_hand`` (reference) or the compiled rows."""
+        res = cls(path=path, sha256=sha256, format=fmt, submitted=sections)
+        for sk in skipped:
+            res.skip_read(sk)
+        res.file_scale = min(MAX_SCALE, max(hand_scales, default=0))
+        res.scale = res.file_scale if scale is None else scale
+        return res
+
+    def skip_read(self, sk: PhhSkip) -> None:
+        """A section the reader could not read, under its reason's name."""
+        self.skip(read_skip_reason(sk.kind), sk.key or "", sk.hand or "", sk.describe())
 
     def skip(self, reason: str, section: str, site_hand: str, text: str) -> None:
         self.skipped[reason] = self.skipped.get(reason, 0) + 1
@@ -296,7 +316,7 @@ def _units(v: Any, scale: int) -> int:
         raise NotRepresentable("amount not representable", f"{v!r}: not an amount") from None
 
 
-class _Columns:
+class Columns:
     """The rows of one file: one tuple per row in ROW_SCHEMA's order (one append per hand),
     turned into columns once per file (``zip(*rows)``, in C)."""
 
@@ -319,7 +339,7 @@ def _remap(mask: int, where: list[int]) -> int:
     return out
 
 
-def _row(cols: _Columns, hand: Hand, phh: PhhHand, raw: PhhHand, source: str, section: str,
+def _row(cols: Columns, hand: Hand, phh: PhhHand, raw: PhhHand, source: str, section: str,
          scale: int, unrecorded_by_replay: tuple[bool, ...] = ()) -> None:
     """Append one replayed hand (``phh`` in minor units, ``raw`` as written) on its physical
     seats (``unrecorded_by_replay``: the replay's per-player unrecorded showdown cards). The
@@ -450,7 +470,7 @@ def file_format(pf: PhhFile, path: str) -> str:
     return "phhs" if path.endswith(".phhs") else "phh"
 
 
-def import_hand(res: FileImport, cols: _Columns, raw: PhhHand, index: int, path: str) -> int:
+def import_hand(res: FileImport, cols: Columns, raw: PhhHand, index: int, path: str) -> int:
     """One read hand (``raw``, the ``index``-th of its file) converted at ``res.scale``,
     replayed and appended to ``cols`` as a row, or skipped with its reason (counted in
     ``res``). Returns the rows appended (1 or 0)."""
@@ -493,15 +513,12 @@ def currency_pair(currency: str | None, symbol: str | None) -> str:
     return f"{currency or ''}|{symbol or ''}"
 
 
-def import_read_file(res: FileImport, pf: PhhFile, scale: int | None) -> FileImport:
-    """``res`` completed with the hands and skips of a file read by the Python reader: every
-    hand replayed and made a row (``import_hand``)."""
-    res.submitted = pf.sections
-    for sk in pf.skipped:
-        res.skip(read_skip_reason(sk.kind), sk.key or "", sk.hand or "", sk.describe())
-    res.file_scale = min(MAX_SCALE, max((h.scale for h in pf.hands), default=0))
-    res.scale = res.file_scale if scale is None else scale
-    cols = _Columns()
+def import_read_file(path: str, fmt: str, pf: PhhFile, scale: int | None) -> FileImport:
+    """The import of a file read by the Python reader (``pf``): every hand replayed and made a
+    row (``import_hand``)."""
+    res = FileImport.opened(path, pf.sha256, fmt, sections=pf.sections, skipped=pf.skipped,
+                            hand_scales=(h.scale for h in pf.hands), scale=scale)
+    cols = Columns()
     currencies: set[str] = set()
     for i, raw in enumerate(pf.hands):
         if import_hand(res, cols, raw, i, res.path):

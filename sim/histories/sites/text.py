@@ -22,7 +22,7 @@ What PokerKit drops and this module reads from the text itself:
 - dead and missed blinds (PokerStars ``posts small & big blinds``, Full Tilt ``posts a dead
   small blind``, Absolute ``Posts $1 dead $0.50``, Ongame ``posts dead blind``, PartyPoker
   ``posts big blind + dead``): a negative ``blinds_or_straddles`` entry (the live part, a big
-  blind, plus the dead part: ``-(live + dead)``, see the README);
+  blind, plus the dead part: ``-(live + dead)``, see docs/import.md);
 - showdown players whose cards are not in the text: ``pN sm ????``;
 - table names with spaces (Full Tilt, Ongame), seat lines at the end of a line (Ongame), names
   with spaces in PartyPoker's pot lines, iPoker's actions out of order in the XML, its all-in
@@ -69,11 +69,11 @@ from sim.histories.read.phh import (
     PhhFile,
     PhhHand,
     PhhSkip,
-    _hand_from_dict,
-    _natural_key,
+    hand_from_dict,
     reads_phh,
 )
 from sim.histories.sites.lines import Unrecognised, screen
+from sim.histories.sources import iter_paths, read_bytes
 
 __all__ = [
     "FORMATS",
@@ -409,18 +409,9 @@ def detect_format(text: str) -> str | None:
 def iter_history_paths(paths: Iterable[str | Path]) -> Iterator[Path]:
     """Every hand history file named or found under ``paths``: a named file whatever its name;
     in a folder (recursively, natural order) the files ending in ``HISTORY_SUFFIXES``
-    (``.phh``, ``.phhs``, ``.txt``, ``.xml``, ``.hh``, ``.log``). Raises FileNotFoundError for a
-    missing path."""
-    for p in paths:
-        path = Path(p)
-        if path.is_dir():
-            found = [f for f in path.rglob("*")
-                     if f.suffix.lower() in HISTORY_SUFFIXES and f.is_file()]
-            yield from sorted(found, key=_natural_key)
-        elif path.is_file():
-            yield path
-        else:
-            raise FileNotFoundError(f"{path}: no such file or folder")
+    (``.phh``, ``.phhs``, ``.txt``, ``.xml``, ``.hh``, ``.log``; ``sim.histories.sources``).
+    Raises FileNotFoundError for a missing path."""
+    return iter_paths(paths, HISTORY_SUFFIXES)
 
 
 def read_history(path: str | Path) -> PhhFile:
@@ -429,11 +420,9 @@ def read_history(path: str | Path) -> PhhFile:
     Never raises for the file's content."""
     path = Path(path)
     source = str(path)
-    try:
-        data = path.read_bytes()
-    except OSError as e:
-        return PhhFile(source, [], [PhhSkip(source, None, 0, None,
-                                            f"cannot read the file ({e.strerror or e})")])
+    data = read_bytes(path)
+    if isinstance(data, str):
+        return PhhFile(source, [], [PhhSkip(source, None, 0, None, data)])
     return read_history_bytes(data, source)
 
 
@@ -551,7 +540,7 @@ def _read_hand(site: _Site, chunk: str, too_long: str | None, session: str, sour
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             doc, outcome = _fields(site, chunk, session)
-        h = _hand_from_dict(doc, source, key, line)
+        h = hand_from_dict(doc, source, key, line)
         return _with_outcome(h, outcome, doc["_names"])
     except (_Skip, Unrecognised) as e:
         return PhhSkip(source, key, line, site_hand, str(e))
@@ -843,7 +832,7 @@ def _opt_kept(v: Decimal | None) -> Number | None:
 
 def pot_contributions(hand: PhhHand) -> tuple[tuple[Number, ...], tuple[Number, ...]]:
     """(what each player put in the pot, the uncalled bet returned to each) from the hand's
-    antes, blinds (a negative entry: a live big blind and/or dead money, as the README says),
+    antes, blinds (a negative entry: a live big blind and/or dead money, as docs/import.md says),
     calls and raises, in the hand's own unit (exact). A call is capped by the player's stack."""
     n = hand.n_players
     blinds: list[Number] = list(hand.blinds_or_straddles or (0,) * n)

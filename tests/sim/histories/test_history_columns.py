@@ -1,5 +1,5 @@
 """``sim.histories.rows.compiled.rows_of_block`` makes exactly the rows
-``sim.histories.rows.reference._row`` makes (+ ``_Columns.table()``), as ``_import_file`` calls it,
+``sim.histories.rows.reference._row`` makes (+ ``Columns.table()``), as ``_import_file`` calls it,
 for every hand of a block: on the real hands of ``../shared/realhands`` (skipped when absent), a
 sample of ``../shared/phh`` and targeted hands (seats, antes, zones, absent fields, names)."""
 
@@ -26,7 +26,7 @@ from sim.histories.read.block import (
 from sim.histories.read.phh import MAX_SCALE, PhhError, PhhHand, iter_phh_paths, read_phh, reads_phh
 from sim.histories.replay.reference import replay
 from sim.histories.rows.compiled import rows_of_block
-from sim.histories.rows.reference import NotRepresentable, _Columns, _row
+from sim.histories.rows.reference import Columns, NotRepresentable, _row
 
 SHARED = Path(__file__).resolve().parents[3].parent / "shared"
 REALHANDS = SHARED / "realhands"
@@ -62,7 +62,7 @@ def _case(all_hands: Sequence[PhhHand], source: str) -> Case:
     sections = [h.key if h.key is not None else str(i + 1) for i, h in kept]
     block = block_from_hands(hands, exponent, sections)
     replayed = replayed_from_python(hands, exponent)
-    cols = _Columns()
+    cols = Columns()
     mask = []
     for j, raw in enumerate(hands):
         phh = raw.in_minor_units(exponent)

@@ -19,13 +19,27 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
-from cluster.bench.import_phh import _SYNTH_HAND, REALHANDS
 from cluster.flows.import_histories import rebuild
 from sim.digest import with_digests
 from sim.histories.files import import_file
 from sim.histories.read.phh import iter_phh_paths
 
 ROOT = Path(__file__).resolve().parents[3]
+REALHANDS = ROOT.parent / "shared" / "realhands"
+# one six-handed hand of the real hands' shape, formatted into the generated files whose import
+# tests/golden/import_output.json pins (the test's own copy: the benchmark's corpus may change)
+GENERATED_HAND = (
+    "[{k}]\nvariant = 'NT'\nante_trimming_status = false\nantes = [0, 0, 0, 0, 0, 0]\n"
+    "blinds_or_straddles = [0.25, 0.50, 0, 0, 0, 0]\nmin_bet = 0.50\n"
+    "starting_stacks = [{a}.35, 48.10, 50, 61.75, {b}, 22.40]\n"
+    "actions = ['d dh p1 ????', 'd dh p2 ????', 'd dh p3 ????', 'd dh p4 ????', "
+    "'d dh p5 ????', 'd dh p6 ????', 'p3 f', 'p4 cbr 1.50', 'p5 f', 'p6 f', 'p1 cc', "
+    "'p2 f', 'd db 7h8s2c', 'p1 cc', 'p4 cbr 2.25', 'p1 cc', 'd db Qd', 'p1 cc', 'p4 cc', "
+    "'d db 3s', 'p1 cbr 4', 'p4 f']\n"
+    "venue = 'PokerStars'\ntime = 00:{m:02d}:30\nday = 1\nmonth = 7\nyear = 2009\n"
+    "hand = {h}\nseats = [1, 2, 3, 4, 5, 6]\nseat_count = 6\ntable = '''AMY'S AVE'''\n"
+    "players = ['a', 'b', 'c', 'd', 'e', 'f']\nwinnings = [11.50, 0, 0, 0, 0, 0]\n"
+    "currency = 'USD'\ncurrency_symbol = '$'\n\n")
 GOLDEN = ROOT / "tests" / "golden" / "import_output.json"
 REGEN = bool(os.environ.get("HOLDEM_REGEN_IMPORT_GOLDEN"))
 
@@ -95,7 +109,7 @@ def test_fixture_and_generated_import_unchanged(monkeypatch: pytest.MonkeyPatch,
     gen = tmp_path / "gen"
     gen.mkdir()
     for f in range(2):
-        (gen / f"g{f}.phhs").write_text("".join(_SYNTH_HAND.format(
+        (gen / f"g{f}.phhs").write_text("".join(GENERATED_HAND.format(
             k=k + 1, a=40 + k % 50, b=100 + k % 7, m=k % 60, h=10_000 * f + k)
             for k in range(40)))
     monkeypatch.chdir(tmp_path)

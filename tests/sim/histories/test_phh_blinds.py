@@ -200,7 +200,7 @@ def test_fold_while_checking_is_free() -> None:
 
 
 def test_realhands_replay() -> None:
-    """Every hand of ../shared/realhands replays but the named few (README)."""
+    """Every hand of ../shared/realhands replays but the named few (docs/import.md)."""
     if not REALHANDS.is_dir():
         pytest.skip(f"{REALHANDS}: the shared real hands are absent")
     kinds: dict[str, int] = {}

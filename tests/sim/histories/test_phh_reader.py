@@ -214,8 +214,8 @@ def test_fallback_gives_tomllib_values() -> None:
 
 
 def test_memoized_lines_read_as_tomllib_wherever_they_stand() -> None:
-    """A line read once is memoized (sim.histories.read.sections._LINES): the same text again as a
-    line, a duplicate key, inside a multi-line string or array, or as the last line without its
+    """A line read once is memoized (sim.histories.read.sections.LINE_MEMO): the same text again as
+    a line, a duplicate key, inside a multi-line string or array, or as the last line without its
     newline still reads as tomllib does; the memo's values are not shared between hands."""
     warm = "[1]\nantes = [0, 0]\nvenue = 'X'\nplayers = ['a', 'b']\nday = 1\n"
     assert _norm(_ours(warm, True)) == _norm(_ref(warm))
