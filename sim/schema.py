@@ -104,7 +104,9 @@ FIELDS: list[tuple[str, pa.DataType, str]] = [
                             "``run_id``: ``holdem diff`` matches hands by it"),
 ]
 
-CARDS = "code table: cards (card = rank * 4 + suit; docs/export.md, Codes)"
+# the text is part of every log file (each column's field metadata): it keeps its words (the
+# section it names is in docs/export.md now) until the schema's next version
+CARDS = "code table: cards (card = rank * 4 + suit; README, Codes)"
 # every column's unit, or the code table its values come from (docs/export.md, Codes)
 UNITS: dict[str, str] = {
     "run_id": "text (16 hex digits)", "hand_id": "id (int)", "table_id": "id (int)",

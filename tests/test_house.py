@@ -40,9 +40,10 @@ def test_no_pointer_to_a_readme_section() -> None:
     stale = []
     for p in _modules():
         for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
-            for m in re.finditer(r"README(?!\.md)", line):
+            if _rel(p) == "sim/schema.py" and line.startswith("CARDS = "):
+                continue  # the log's bytes (field metadata): its words change with the schema
+            if re.search(r"README(?!\.md)", line):
                 stale.append(f"{_rel(p)}:{i}: {line.strip()[:80]}")
-                del m
     assert not stale, "pointers to README sections (cite the docs/ page):\n" + "\n".join(stale)
 
 
