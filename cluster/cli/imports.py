@@ -20,11 +20,11 @@ def add_parser(sub: Any) -> None:
     o.handler(v, phh_verify, error_prefix="phh verify: ")
     im = phh_sub.add_parser("import", help="the same as `holdem import`")
     o.add_import_options(im)
-    o.handler(im, import_histories, output="out")
+    o.handler(im, import_histories, output="out", lock="out")
     imp = sub.add_parser("import", help="import an operator's hand histories (PHH, PHHS, the "
                                         "sites' text exports) into a run folder to audit")
     o.add_import_options(imp)
-    o.handler(imp, import_histories, output="out")
+    o.handler(imp, import_histories, output="out", lock="out")
 
 
 def phh_verify(args: argparse.Namespace) -> int:

@@ -22,7 +22,7 @@ def add_parser(sub: Any) -> None:
     o.add_workers(ex)
     o.add_address(ex)
     o.add_quiet(ex)
-    o.handler(ex, export)
+    o.handler(ex, export, lock="run")
 
 
 def replay(args: argparse.Namespace) -> int:

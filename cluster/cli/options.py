@@ -40,11 +40,16 @@ def as_input(*types: type[BaseException]) -> Iterator[None]:
 
 
 def handler(p: argparse.ArgumentParser, func: Any, *, output: str | None = None,
-            fail_hint: Any = "", error_prefix: str = "holdem: error: ") -> None:
+            fail_hint: Any = "", error_prefix: str = "holdem: error: ",
+            lock: str | None = None, shared: bool = False) -> None:
     """Register ``func`` as the command's handler, with how ``main`` reports its errors:
     ``output`` names the option whose folder an OSError concerns (one line, exit 2), and
-    ``fail_hint`` (a string, or a function of the arguments) follows a failed check's line."""
-    p.set_defaults(handler=func, output=output, fail_hint=fail_hint, error_prefix=error_prefix)
+    ``fail_hint`` (a string, or a function of the arguments) follows a failed check's line.
+    ``lock`` names the argument whose run folder the command holds for its whole run
+    (``audits.runfolder.lock``: exclusive, or ``shared`` for a reader; a writer of ``output``
+    makes the folder first)."""
+    p.set_defaults(handler=func, output=output, fail_hint=fail_hint, error_prefix=error_prefix,
+                   lock=lock, lock_shared=shared)
 
 
 def add_address(p: argparse.ArgumentParser) -> None:

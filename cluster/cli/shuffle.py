@@ -32,11 +32,14 @@ def add_parser(sub: Any) -> None:
                     help="CPUs of the local Ray (default: all); 0 runs in this process")
     o.add_key_memory(sh)
     o.add_quiet(sh)
-    o.handler(sh, shuffle, fail_hint=o.RESUME)
+    o.handler(sh, shuffle, fail_hint=o.RESUME, output="out", lock="out")
 
 
 def shuffle(args: argparse.Namespace) -> int:
     """``holdem shuffle --decks N --out RUN`` or ``holdem shuffle audit FILE...``."""
+    from contextlib import nullcontext
+
+    from audits.runfolder.lock import locked
     from cluster.flows.shuffle import ShuffleSpec, audit_files, run_shuffle
 
     rt = args.runtime
@@ -45,8 +48,9 @@ def shuffle(args: argparse.Namespace) -> int:
             raise o.UsageError("expected `holdem shuffle --decks N --out RUN` or `holdem "
                                "shuffle audit FILE...`")
         out = args.out or "runs/shuffle-audit"
-        cert = audit_files(args.files[1:], out, key_memory=rt.key_memory,
-                           progress=not args.quiet)
+        with locked(out, "shuffle audit", create=True) if args.out is None else nullcontext():
+            cert = audit_files(args.files[1:], out, key_memory=rt.key_memory,
+                               progress=not args.quiet)
     else:
         if args.decks is None or args.out is None:
             raise o.UsageError("holdem shuffle: --decks and --out are required")

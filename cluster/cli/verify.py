@@ -24,7 +24,7 @@ def add_parser(sub: Any) -> None:
                            "re-import its sources)")
     o.add_ray_options(vf, "re-simulating the run")
     o.add_sources(vf)
-    o.handler(vf, verify)
+    o.handler(vf, verify, lock="run", shared=True)
 
     kg = sub.add_parser("keygen", help="make an Ed25519 key pair to sign certificates")
     kg.add_argument("--out", required=True, metavar="KEY",

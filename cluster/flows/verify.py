@@ -41,6 +41,7 @@ from audits.runfolder import (
     storage,
 )
 from audits.runfolder.errors import InputError
+from audits.runfolder.lock import leftovers
 from audits.runner import AUDIT_FILE
 from audits.runspec import IMPORT_FORMATS
 from cluster.flows.reproduce import first_difference
@@ -280,6 +281,12 @@ def verify_run(run: str | os.PathLike[str], public_key: str | None = None, *,
         if isinstance(checked, Verdict):
             return checked
         signer = checked
+    left = leftovers(root)  # issue 33: a certified folder holds no half-written file
+    if left:
+        return Verdict(False, f"{storage.join(root, left[0])}: a leftover of an interrupted "
+                              f"write ({len(left)} in the folder): a certified folder holds "
+                              "the run's files and products only; remove it or rerun the "
+                              "command that was interrupted")
     audit_path = storage.join(root, AUDIT_FILE)
     try:
         if not storage.is_file(audit_path):

@@ -141,3 +141,179 @@ def test_cache_others_can_write_is_not_used(honest: tuple[Path, str], tmp_path: 
     assert r.stdout.split()[0] == honest[1]
     note = r.stderr.strip().splitlines()
     assert len(note) == 1 and "compiled-code cache not used" in note[0], r.stderr
+
+
+# ---------------------------------------------------------------- run folders (rows 2, 8, 10, 11)
+
+SHUFFLE = ["shuffle", "--decks", "2000", "--batch-size", "1000", "--workers", "0", "--quiet"]
+
+
+def _files(root: Path) -> dict[Path, bytes]:
+    return {p: p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def one_line(capsys: pytest.CaptureFixture[str], argv: list[str]) -> tuple[int, str]:
+    from cluster.cli import main
+
+    capsys.readouterr()
+    code = main(argv)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1, err
+    return code, err[0]
+
+
+def test_shuffle_never_resumes_decks_it_cannot_rederive(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Row 2: the attacker prepares an os-chacha20 shuffle folder (his decks, the manifest's
+    sha256 restamped, as a resumed run's): the lab's shuffle refuses it, one line, exit 2,
+    nothing written; a folder holding one deck file of a killed run likewise."""
+    import hashlib
+    import json
+
+    from cluster.cli import main
+
+    out = tmp_path / "S"
+    assert main([*SHUFFLE, "--generator", "os-chacha20", "--out", str(out)]) == 0
+    rigged = out / "log" / "decks" / "batch-00001.parquet"
+    other = tmp_path / "other"
+    assert main([*SHUFFLE, "--generator", "os-chacha20", "--out", str(other)]) == 0
+    shutil.copyfile(other / "log" / "decks" / "batch-00001.parquet", rigged)
+    m = json.loads((out / "manifest.json").read_text())
+    for f in m["files"]:
+        if f["path"].endswith("batch-00001.parquet"):
+            f["sha256"] = hashlib.sha256(rigged.read_bytes()).hexdigest()
+    (out / "manifest.json").write_text(json.dumps(m))
+    for cut in ("", "certificate.json"):
+        if cut:
+            (out / cut).unlink()
+            (out / "log" / "decks" / "batch-00000.parquet").unlink()
+        before = _files(out)
+        code, line = one_line(capsys, [*SHUFFLE, "--generator", "os-chacha20", "--out",
+                                       str(out)])
+        assert code == 2 and "cannot re-derive them" in line and "use a new --out" in line
+        assert _files(out) == before
+
+
+@pytest.fixture(scope="module")
+def signed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A small simulated run, audited, reported and signed (and the key)."""
+    from cluster.cli import main
+
+    tmp = tmp_path_factory.mktemp("signed")
+    run, key = tmp / "run", tmp / "key"
+    assert main(["keygen", "--out", str(key)]) == 0
+    assert main(["simulate", "--hands", "2000", "--batch-size", "1000", "--population",
+                 "classic", "--workers", "0", "--quiet", "--out", str(run)]) == 0
+    assert main(["audit", str(run), "--workers", "0", "--quiet"]) == 0
+    assert main(["report", str(run), "--no-reproduce", "--sign-key", str(key),
+                 "--workers", "0"]) == 0
+    return run, key
+
+
+@pytest.fixture()
+def signed_copy(signed: tuple[Path, Path], tmp_path: Path) -> Path:
+    dst = tmp_path / "run"
+    shutil.copytree(signed[0], dst)
+    return dst
+
+
+def _decks_csv(path: Path, n: int = 50) -> Path:
+    import numpy as np
+
+    from audits.decklog import write_csv
+
+    rng = np.random.default_rng(5)
+    write_csv(np.array([rng.permutation(52) for _ in range(n)], dtype=np.uint8), path)
+    return path
+
+
+@pytest.mark.parametrize("folder", ["signed", "simulate-only", "file"])
+def test_shuffle_audit_never_overwrites_another_run(
+        signed_copy: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        folder: str) -> None:
+    """Row 8: ``shuffle audit DECKS --out RUN`` on a signed run (or any run, or a file) is
+    refused before a byte is written: its certificate and report stay as they were."""
+    decks = _decks_csv(tmp_path / "decks.csv")
+    out = signed_copy
+    if folder == "simulate-only":
+        for name in ("certificate.json", "certificate.sig", "report.html", "summary.md",
+                     "audit.json"):
+            (out / name).unlink()
+    elif folder == "file":
+        out = tmp_path / "a-file"
+        out.write_text("precious")
+    before = _files(out) if out.is_dir() else {out: out.read_bytes()}
+    code, line = one_line(capsys, ["shuffle", "audit", str(decks), "--out", str(out)])
+    assert code == 2 and str(out) in line
+    assert (_files(out) if out.is_dir() else {out: out.read_bytes()}) == before
+
+
+def test_shuffle_audit_reruns_into_its_own_folder(tmp_path: Path) -> None:
+    from cluster.cli import main
+
+    decks = _decks_csv(tmp_path / "decks.csv")
+    out = tmp_path / "A"
+    assert main(["shuffle", "audit", str(decks), "--out", str(out), "--quiet"]) in (0, 1)
+    assert main(["shuffle", "audit", str(decks), "--out", str(out), "--quiet"]) in (0, 1)
+    assert sorted(p.name for p in out.iterdir()) == ["certificate.json", "report.html"]
+
+
+HOLD = """import sys, time
+from audits.runfolder.lock import locked
+with locked(sys.argv[1], "certify"):
+    print("held", flush=True)
+    sys.stdin.read()
+"""
+
+
+@pytest.mark.parametrize("command", ["certify-import", "report", "audit", "verify",
+                                     "simulate", "shuffle"])
+def test_a_second_command_in_a_folder_is_refused(
+        signed_copy: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        command: str) -> None:
+    """Row 10: while one holdem command holds a run folder, a second one (another certify
+    --import into it, a report, an audit, a verify...) is refused at once, one line, exit 2,
+    and the folder is left as it was."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(signed_copy)], env=env,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        before = _files(signed_copy)
+        argv = {"certify-import": ["certify", "--import", str(tmp_path), "--out",
+                                   str(signed_copy), "--workers", "0", "--quiet"],
+                "report": ["report", str(signed_copy), "--no-reproduce"],
+                "audit": ["audit", str(signed_copy), "--workers", "0", "--quiet"],
+                "verify": ["verify", str(signed_copy), "--no-reproduce"],
+                "simulate": ["simulate", "--hands", "2000", "--batch-size", "1000",
+                             "--population", "classic", "--workers", "0", "--quiet",
+                             "--out", str(signed_copy)],
+                "shuffle": [*SHUFFLE, "--out", str(signed_copy)]}[command]
+        code, line = one_line(capsys, argv)
+        assert code == 2 and "in use by another holdem command" in line
+        assert _files(signed_copy) == before
+    finally:
+        holder.communicate("", timeout=60)
+
+
+@pytest.mark.parametrize("where", ["top", "log", "keys"])
+def test_leftovers_are_refused_by_verify_and_removed_by_a_writer(
+        signed_copy: Path, signed: tuple[Path, Path], capsys: pytest.CaptureFixture[str],
+        where: str) -> None:
+    """Row 11: a signed, verifying folder holding a leftover of an interrupted write (any size,
+    any content) no longer verifies; the next writer (here ``audit``) removes it."""
+    from cluster.cli import main
+
+    pub = f"{signed[1]}.pub"
+    assert main(["verify", str(signed_copy), "--no-reproduce", "--public-key", pub]) == 0
+    planted = {"top": signed_copy / ".certificate.json.tmp-0123456789ab",
+               "log": signed_copy / "log" / "no-limit" / ".batch-00000.parquet.tmp-abcdefabcdef",
+               "keys": signed_copy / ".keys" / "batch-00000.npy"}[where]
+    planted.parent.mkdir(exist_ok=True)
+    planted.write_bytes(os.urandom(4096))
+    capsys.readouterr()
+    assert main(["verify", str(signed_copy), "--no-reproduce", "--public-key", pub]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("MISMATCH: ") and "leftover of an interrupted write" in out
+    assert main(["audit", str(signed_copy), "--workers", "0", "--quiet"]) == 0
+    assert not planted.exists()
