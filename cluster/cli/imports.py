@@ -16,7 +16,7 @@ def add_parser(sub: Any) -> None:
     v = phh_sub.add_parser("verify", help="replay .phh/.phhs files and check finishing stacks")
     v.add_argument("paths", nargs="+", help="files or folders (searched recursively)")
     v.add_argument("--json", action="store_true", help="one JSON object per hand, one per line")
-    v.add_argument("--show", type=int, default=10, help="failures to list in the summary")
+    v.add_argument("--show", type=o.integer, default=10, help="failures to list in the summary")
     o.handler(v, phh_verify, error_prefix="phh verify: ")
     im = phh_sub.add_parser("import", help="the same as `holdem import`")
     o.add_import_options(im)

@@ -171,6 +171,6 @@ def print_reproduction(cert: Certificate) -> None:
 
 
 def print_report_paths(paths: Mapping[str, object]) -> None:
-    for k in ("html", "certificate", "summary", "signature"):
+    for k in ("html", "certificate", "summary", "signature", "signed by key"):
         if k in paths:
             print(f"{k}: {paths[k]}")

@@ -16,11 +16,11 @@ def add_parser(sub: Any) -> None:
     sh.add_argument("files", nargs="*", metavar="audit FILE",
                     help="`audit` then Parquet or CSV deck files (README, The shuffle "
                          "certificate)")
-    sh.add_argument("--decks", type=int, default=None, help="decks to shuffle and certify")
+    sh.add_argument("--decks", type=o.integer, default=None, help="decks to shuffle and certify")
     sh.add_argument("--out", default=None, help="run folder (a path or a URI); rerun to resume")
     o.add_generator(sh)
-    sh.add_argument("--seed", type=int, default=1)
-    sh.add_argument("--batch-size", type=int, default=1_000_000, help="decks per batch file")
+    sh.add_argument("--seed", type=o.integer, default=1)
+    sh.add_argument("--batch-size", type=o.integer, default=1_000_000, help="decks per batch file")
     sh.add_argument("--keep-decks", type=o.boolean, default=True, metavar="true|false",
                     help="write the deck-only log (52 B a deck); false: audit in the workers "
                          "and keep nothing")
@@ -28,7 +28,7 @@ def add_parser(sub: Any) -> None:
                     choices=["naive-shuffle", "asf-shuffle", "mod8-shuffle", "seed32"],
                     help="plant a shuffle fault (the certificate must then FAIL)")
     o.add_address(sh)
-    sh.add_argument("--workers", type=int, default=None,
+    sh.add_argument("--workers", type=o.integer, default=None,
                     help="CPUs of the local Ray (default: all); 0 runs in this process")
     o.add_key_memory(sh)
     o.add_quiet(sh)

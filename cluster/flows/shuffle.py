@@ -74,6 +74,12 @@ class ShuffleSpec:
             raise ShuffleRunError(f"--decks {self.decks}: expected >= 1")
         if self.batch_size < 1:
             raise ShuffleRunError(f"--batch-size {self.batch_size}: expected >= 1")
+        from sim.runspec import check_sizes
+
+        try:
+            check_sizes(self.decks, self.batch_size, 1, "--decks")
+        except ValueError as e:
+            raise ShuffleRunError(str(e)) from None
         if not 0 <= self.seed < 2**64:
             raise ShuffleRunError(f"--seed {self.seed}: expected 0 .. 2^64 - 1")
         if self.generator not in GENERATORS:

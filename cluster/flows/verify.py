@@ -229,6 +229,7 @@ def _reimport(root: str, manifest: dict[str, Any], claim: dict[str, Any] | None,
     from cluster.flows.reproduce import (
         NotReproducible,
         ReproduceInputError,
+        SourceChanged,
         reproduce_import,
         run_id_difference,
     )
@@ -244,6 +245,8 @@ def _reimport(root: str, manifest: dict[str, Any], claim: dict[str, Any] | None,
     try:
         rep = reproduce_import(root, sources=sources, name_key=name_key, workers=workers,
                                address=address)
+    except SourceChanged as e:  # issue 33: a listed source present with another sha256
+        return Verdict(False, f"{e}: the log is not bound to the sources the certificate lists")
     except NotReproducible as e:
         return f"NOT REPRODUCIBLE: {e}: not re-imported, so {unbound}"
     except ReproduceInputError as e:

@@ -317,3 +317,284 @@ def test_leftovers_are_refused_by_verify_and_removed_by_a_writer(
     assert out.startswith("MISMATCH: ") and "leftover of an interrupted write" in out
     assert main(["audit", str(signed_copy), "--workers", "0", "--quiet"]) == 0
     assert not planted.exists()
+
+
+# ---------------------------------------------------------------- signatures (rows 3, 4, 5, 12)
+
+
+@pytest.fixture()
+def operator(tmp_path: Path) -> Path:
+    from tests.cluster.test_import_reproduce import CLEAN, MOVED
+
+    d = tmp_path / "operator"
+    d.mkdir()
+    (d / "clean.phhs").write_text(CLEAN)
+    (d / "moved.phhs").write_text(MOVED)
+    return d
+
+
+def _cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
+    from cluster.cli import main
+
+    capsys.readouterr()
+    code = main(list(argv))
+    cap = capsys.readouterr()
+    return code, cap.out + cap.err
+
+
+def test_a_subset_of_the_audits_is_never_signed(
+        operator: Path, tmp_path: Path, signed: tuple[Path, Path],
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Row 3: the operator's wrong payout fails ``outcome``; he audits everything else
+    (``--only``) and asks for a signature: refused, exit 1, nothing signed. A simulated run
+    audited without ``deal`` likewise."""
+    run, key = tmp_path / "imp", signed[1]
+    assert _cli(capsys, "import", str(operator / "moved.phhs"), "--out", str(run),
+                "--workers", "0", "--quiet")[0] == 0
+    code, _ = _cli(capsys, "audit", str(run), "--only", "integrity,chips,rotation,payouts,"
+                   "betting", "--workers", "0", "--quiet")
+    assert code == 0  # the subset passes
+    code, out = _cli(capsys, "report", str(run), "--sign-key", str(key), "--workers", "0",
+                     "--sources", str(operator))
+    assert code == 1 and "audit(s) of a certificate not run" in out and "outcome" in out, out
+    assert not (run / "certificate.sig").exists()
+
+    sim = tmp_path / "sim"
+    shutil.copytree(signed[0], sim)
+    (sim / "certificate.sig").unlink()
+    names = "integrity,stakes,chips,rotation,payouts,outcome,betting,coverage,uniformity"
+    assert _cli(capsys, "audit", str(sim), "--only", names, "--workers", "0", "--quiet")[0] == 0
+    code, out = _cli(capsys, "report", str(sim), "--no-reproduce", "--sign-key", str(key),
+                     "--workers", "0")
+    assert code == 1 and "(deal)" in out and not (sim / "certificate.sig").exists(), out
+
+
+def test_an_import_is_signed_only_with_its_sources(
+        operator: Path, tmp_path: Path, signed: tuple[Path, Path],
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Row 4: the operator edits his imported log after the import (the wrong payout made
+    exact, digests and hashes restamped) and sends the folder without its sources: the lab's
+    ``report --sign-key`` refuses to sign (nothing binds the log to the sources); given the
+    sources (``--sources DIR``) the forgery is found and the certificate FAILs."""
+    from tests.cluster.test_import_reproduce import forge_after_import
+
+    run, key = tmp_path / "forged", signed[1]
+    code, out = _cli(capsys, "certify", "--import", str(operator / "moved.phhs"), "--out",
+                     str(run), "--workers", "0", "--quiet")
+    assert code == 1, out
+    forge_after_import(run)
+    assert _cli(capsys, "audit", str(run), "--workers", "0", "--quiet")[0] == 0
+    lab = tmp_path / "lab"
+    shutil.copytree(run, lab / "received")  # the lab works from another folder
+    received = lab / "received"
+    cwd = os.getcwd()
+    try:
+        os.chdir(lab)
+        code, out = _cli(capsys, "report", "received", "--sign-key", str(key), "--workers", "0")
+        assert code == 1 and "signed only when its sources are imported again" in out, out
+        assert not (received / "certificate.sig").exists()
+        code, out = _cli(capsys, "report", "received", "--sign-key", str(key), "--workers", "0",
+                         "--sources", str(operator))
+        assert code == 0, out
+    finally:
+        os.chdir(cwd)
+    import json
+
+    cert = json.loads((received / "certificate.json").read_text())
+    assert cert["verdict"] == "FAIL" and cert["reproduction"]["status"] == "DIFFERS"
+
+
+def test_a_source_changed_after_certification_fails_verify(
+        operator: Path, tmp_path: Path, signed: tuple[Path, Path],
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Row 5: a certified, signed import (REPRODUCED); the source is edited afterwards: verify
+    with the key and the sources exits 1 naming it (it said NOT REPRODUCIBLE and exited 0)."""
+    run, key = tmp_path / "run", signed[1]
+    code, out = _cli(capsys, "certify", "--import", str(operator / "clean.phhs"), "--out",
+                     str(run), "--workers", "0", "--quiet", "--sign-key", str(key))
+    assert code == 0 and "reproduction: REPRODUCED" in out, out
+    from cluster.flows.signing import key_id, load_public_key
+
+    kid = key_id(load_public_key(f"{key}.pub"))
+    assert f"signed by key: {kid}" in out  # row 12: the key id printed with every signature
+    pub = ["--public-key", f"{key}.pub", "--workers", "0", "--sources", str(operator)]
+    code, out = _cli(capsys, "verify", str(run), *pub)
+    assert code == 0 and "REPRODUCED" in out and kid in out, out
+    src = operator / "clean.phhs"
+    src.write_text(src.read_text().replace("starting_stacks = [121, 80, 99]",
+                                           "starting_stacks = [80, 121, 99]"))
+    code, out = _cli(capsys, "verify", str(run), *pub)
+    assert code == 1 and out.startswith("MISMATCH: source ") and "clean.phhs" in out, out
+    # moved under another name in the sources folder: the same
+    src.rename(operator / "renamed.phhs")
+    code, out = _cli(capsys, "verify", str(run), *pub)
+    assert code in (0, 1) and "REPRODUCED:" not in out.replace("NOT REPRODUCIBLE", ""), out
+
+
+@pytest.mark.parametrize("mode", [0o640, 0o604, 0o660])
+def test_a_signing_key_others_can_read_is_refused(
+        signed_copy: Path, signed: tuple[Path, Path], tmp_path: Path,
+        capsys: pytest.CaptureFixture[str], mode: int) -> None:
+    """Row 12: a private key readable (or writable) by group or others signs nothing: one line,
+    exit 2, no signature written."""
+    key = tmp_path / "key"
+    shutil.copyfile(signed[1], key)
+    key.chmod(mode)
+    (signed_copy / "certificate.sig").unlink()
+    code, line = one_line(capsys, ["report", str(signed_copy), "--no-reproduce", "--sign-key",
+                                   str(key), "--workers", "0"])
+    assert code == 2 and "readable by group or others" in line and "chmod 600" in line
+    assert not (signed_copy / "certificate.sig").exists()
+
+
+# ---------------------------------------------------------------- what the lab reads (row 6)
+
+
+def _point_sources_at(run: Path, paths: list[str]) -> None:
+    """The forger's manifest: its sources are files of the lab's machine; run_id restamped in
+    the manifest and every row (digests recomputed), as a consistent forgery would."""
+    import json
+
+    from cluster.flows.import_histories import import_run_id
+    from tests.audits.forgery import RunForger
+
+    f = RunForger(run)
+    f.manifest["sources"] = [dict(f.manifest["sources"][0], path=p, sha256="0" * 64)
+                             for p in paths]
+    rid = import_run_id(f.manifest["sources"])
+    f.manifest["run_id"] = rid
+    for r in f.rows:
+        r["run_id"] = rid
+    f.write()
+    json.loads((run / "manifest.json").read_text())
+
+
+def test_the_manifest_never_chooses_what_the_lab_reads(
+        operator: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Row 6: an import manifest naming /proc/self/pagemap (a hang), a device, and a secret file
+    of the lab's machine as its sources: report and verify end promptly, read none of them, and
+    print no hash of them."""
+    import hashlib
+
+    secret = tmp_path / "lab-secret.txt"
+    secret.write_text("the lab's private notes")
+    run = tmp_path / "run"
+    assert _cli(capsys, "import", str(operator / "clean.phhs"), "--out", str(run),
+                "--workers", "0", "--quiet")[0] == 0
+    _point_sources_at(run, ["/proc/self/pagemap", "/dev/zero", str(secret),
+                            f"{run}/../lab-secret.txt"])
+    assert _cli(capsys, "audit", str(run), "--workers", "0", "--quiet")[0] in (0, 1)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    said = ""
+    for argv in (["report", str(run), "--workers", "0"],
+                 ["verify", str(run), "--workers", "0"],
+                 ["verify", str(run), "--workers", "0", "--sources", str(tmp_path / "operator")]):
+        r = subprocess.run([sys.executable, "-m", "cluster.cli", *argv], env=env,
+                           capture_output=True, text=True, timeout=300, check=False)
+        said += r.stdout + r.stderr + (run / "certificate.json").read_text()
+        assert "Traceback" not in r.stderr
+    digest = hashlib.sha256(secret.read_bytes()).hexdigest()
+    assert digest[:16] not in said and "not read" in said
+
+
+def test_the_source_reader_refuses_each_door(tmp_path: Path) -> None:
+    """Variations: a link out of the sources folder, a FIFO, /proc and /sys, a path outside:
+    never read (a FIFO would block the reader), never hashed."""
+    from cluster.flows.reproduce import NotReproducible, SourceChanged, locate_sources
+
+    src = tmp_path / "src"
+    src.mkdir()
+    outside = tmp_path / "outside.txt"
+    outside.write_text("x")
+    (src / "link.phhs").symlink_to(outside)
+    os.mkfifo(src / "fifo.phhs")
+    (src / "ok.phhs").write_text("hands")
+    for path in (str(src / "link.phhs"), str(src / "fifo.phhs"), "/proc/self/environ",
+                 "/sys/kernel/notes", str(outside)):
+        manifest = {"sources": [{"path": path, "sha256": "0" * 64}]}
+        with pytest.raises(NotReproducible) as e:
+            locate_sources(manifest, str(src), run=str(tmp_path / "run"))
+        assert not isinstance(e.value, SourceChanged) and "sha256 is" not in str(e.value)
+    manifest = {"sources": [{"path": str(src / "ok.phhs"), "sha256": "0" * 64}]}
+    with pytest.raises(SourceChanged):
+        locate_sources(manifest, str(src), run=str(tmp_path / "run"))
+
+
+# ---------------------------------------------------------------- bounded input (rows 7, 9)
+
+
+@pytest.mark.parametrize("argv", [
+    ["simulate", "--hands", str(10**20), "--out", "{tmp}/s"],
+    ["simulate", "--hands", str(2**62), "--batch-size", "1000", "--out", "{tmp}/s"],
+    ["simulate", "--hands", "1000", "--batch-size", str(2**40), "--out", "{tmp}/s"],
+    ["certify", "--hands", str(10**20), "--out", "{tmp}/c"],
+    ["shuffle", "--decks", str(10**20), "--out", "{tmp}/d"],
+    ["shuffle", "--decks", str(10**12), "--batch-size", "10", "--out", "{tmp}/d"],
+    ["replay", "{tmp}", "--hand", str(10**20)],
+    ["replay", "{tmp}", "--hand", "-1"],
+])
+def test_unbounded_sizes_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                      argv: list[str]) -> None:
+    """Row 7: counts and ids beyond what the formats hold (int64 ids, batch files a run can
+    list, rows of a file) are refused at once: one line, exit 2, nothing written."""
+    code, line = one_line(capsys, [a.format(tmp=tmp_path) for a in argv])
+    assert code == 2 and ("expected" in line or "over the" in line), line
+    assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("text", ["١٥", "2.9", "1_000", "0x10", "9" * 5001])
+def test_integer_options_take_ascii_digits_only(tmp_path: Path, text: str) -> None:
+    """Row 9's variation on the command line: a Unicode digit, a float, an underscore, hex or
+    thousands of digits is no count (argparse's usage error, exit 2)."""
+    from cluster.cli import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["shuffle", "--decks", text, "--out", str(tmp_path / "d")])
+    assert e.value.code == 2
+
+
+def _deck_line(codes: list[int]) -> str:
+    return ",".join(map(str, codes))
+
+
+@pytest.mark.parametrize("hostile", ["huge-field", "not-utf8", "latin1", "5001-digits",
+                                     "unicode-digits", "float", "negative", "huge-quoted",
+                                     "nul"])
+def test_hostile_deck_files_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                         hostile: str) -> None:
+    """Row 9: a deck CSV with a field over 131,072 characters, bytes that are not UTF-8 (or
+    not ASCII), a 5,001-digit code, Unicode digits, a float: one line naming the file and row,
+    exit 2, never a traceback, nothing written."""
+    good = _deck_line(list(range(52)))
+    row = list(range(52))
+    bad = {"huge-field": "7" * 200_000 + "," + good,
+           "not-utf8": good.replace("13", "\xff\xfe", 1),
+           "latin1": good.replace("13", "\xe9", 1),
+           "5001-digits": _deck_line(row[:51]) + "," + "5" * 5001,
+           "unicode-digits": _deck_line(row[:51]) + ",\u0665\u0661",
+           "float": _deck_line(row[:50]) + ",50.9,51",
+           "negative": _deck_line(row[:51]) + ",-51",
+           "huge-quoted": '"' + "1" * 300_000,
+           "nul": good.replace("13", "1\x003", 1)}[hostile]
+    path = tmp_path / "decks.csv"
+    data = (good + "\n" + bad + "\n").encode("latin-1" if hostile != "unicode-digits"
+                                              else "utf-8")
+    path.write_bytes(data)
+    out = tmp_path / "out"
+    code, line = one_line(capsys, ["shuffle", "audit", str(path), "--out", str(out)])
+    assert code == 2 and str(path) in line and "row 2" in line, line
+    assert not out.exists() or not any(out.iterdir())
+
+
+def test_a_float_parquet_deck_is_refused(tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """Row 9 in Parquet: a deck column of 52 floats (2.9) is no list of card codes."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "decks.parquet"
+    pq.write_table(pa.table({"deck": pa.array([[c + 0.9 for c in range(52)]],
+                                              pa.list_(pa.float64()))}), path)
+    code, line = one_line(capsys, ["shuffle", "audit", str(path), "--out",
+                                   str(tmp_path / "o")])
+    assert code == 2 and "integer card codes" in line
