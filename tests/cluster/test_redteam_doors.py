@@ -485,14 +485,15 @@ def test_the_manifest_never_chooses_what_the_lab_reads(
                             f"{run}/../lab-secret.txt"])
     assert _cli(capsys, "audit", str(run), "--workers", "0", "--quiet")[0] in (0, 1)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    said = ""
-    for argv in (["report", str(run), "--workers", "0"],
-                 ["verify", str(run), "--workers", "0"],
-                 ["verify", str(run), "--workers", "0", "--sources", str(tmp_path / "operator")]):
-        r = subprocess.run([sys.executable, "-m", "cluster.cli", *argv], env=env,
-                           capture_output=True, text=True, timeout=300, check=False)
-        said += r.stdout + r.stderr + (run / "certificate.json").read_text()
-        assert "Traceback" not in r.stderr
+    # in a process of its own: a reader that opened /proc/self/pagemap would hang, not fail
+    r = subprocess.run([sys.executable, "-m", "cluster.cli", "report", str(run), "--workers",
+                        "0"], env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    said = r.stdout + r.stderr + (run / "certificate.json").read_text()
+    for more in ([], ["--sources", str(tmp_path / "operator")]):
+        code, out = _cli(capsys, "verify", str(run), "--workers", "0", *more)
+        assert code in (0, 1)
+        said += out
     digest = hashlib.sha256(secret.read_bytes()).hexdigest()
     assert digest[:16] not in said and "not read" in said
 
@@ -598,3 +599,43 @@ def test_a_float_parquet_deck_is_refused(tmp_path: Path,
     code, line = one_line(capsys, ["shuffle", "audit", str(path), "--out",
                                    str(tmp_path / "o")])
     assert code == 2 and "integer card codes" in line
+
+
+def test_verify_reaudit_catches_an_audit_json_the_audits_do_not_give(
+        signed_copy: Path, signed: tuple[Path, Path], tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Row 1's last step: a certificate made where the audits were subverted (here: a FAIL of
+    the audits written as a PASS into audit.json, certificate rebuilt from it and signed, as a
+    planted cache would make them) verifies with the key alone, but ``--reaudit`` re-runs the
+    audits on this machine and names the field; a clean signed run passes it."""
+    import json
+
+    from cluster.flows.signing import load_private_key, sign
+    from reports.render import build_run_certificate
+
+    pub = ["--public-key", f"{signed[1]}.pub", "--no-reproduce", "--workers", "0"]
+    code, out = _cli(capsys, "verify", str(signed_copy), *pub, "--reaudit")
+    assert code == 0 and "audits re-run here give this certificate" in out, out
+    audit = json.loads((signed_copy / "audit.json").read_text())
+    for r in audit["results"]:
+        if r["name"] == "chips":
+            r["hands_checked"] = int(r["hands_checked"]) + 1  # what a subverted audit says
+    (signed_copy / "audit.json").write_text(json.dumps(audit, indent=2))
+    import hashlib
+
+    cert = json.loads((signed_copy / "certificate.json").read_text())
+    sha = hashlib.sha256((signed_copy / "audit.json").read_bytes()).hexdigest()
+    manifest = json.loads((signed_copy / "manifest.json").read_text())
+    fresh = build_run_certificate(audit, manifest, sha, reproduction=cert.get("reproduction"))
+    for k in ("issued", "documents"):
+        fresh[k] = cert.get(k)
+    for mine, theirs in zip(fresh["audits"], cert["audits"], strict=False):
+        if "calibration" in theirs:
+            mine["calibration"] = theirs["calibration"]
+    data = json.dumps(fresh, indent=2).encode() + b"\n"
+    (signed_copy / "certificate.json").write_bytes(data)
+    (signed_copy / "certificate.sig").write_bytes(sign(load_private_key(signed[1]), data))
+    code, out = _cli(capsys, "verify", str(signed_copy), *pub)
+    assert code == 0, out  # without --reaudit the subverted audits' word is taken
+    code, out = _cli(capsys, "verify", str(signed_copy), *pub, "--reaudit")
+    assert code == 1 and "the audits re-run here on these bytes give another certificate" in out
