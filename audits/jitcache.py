@@ -87,7 +87,7 @@ KEEP = 4  # key directories kept per label (the newest by use)
 KEEP_SECONDS = 3600.0  # a key directory used within this is never pruned
 USED_MARK = ".used"
 ENV_ROOT = "HOLDEM_JIT_CACHE"
-KEY_FORMAT = "holdem-jit-cache-1"
+KEY_FORMAT = "holdem-jit-cache-2"  # 2: files tagged (MAC_MAGIC), never shared with untagged
 
 def cache_root() -> Path:
     """Where the keyed caches live (see the module docstring)."""

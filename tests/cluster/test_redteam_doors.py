@@ -604,29 +604,40 @@ def test_a_float_parquet_deck_is_refused(tmp_path: Path,
 def test_verify_reaudit_catches_an_audit_json_the_audits_do_not_give(
         signed_copy: Path, signed: tuple[Path, Path], tmp_path: Path,
         capsys: pytest.CaptureFixture[str]) -> None:
-    """Row 1's last step: a certificate made where the audits were subverted (here: a FAIL of
-    the audits written as a PASS into audit.json, certificate rebuilt from it and signed, as a
-    planted cache would make them) verifies with the key alone, but ``--reaudit`` re-runs the
-    audits on this machine and names the field; a clean signed run passes it."""
+    """Row 1's last step: a run certified where the audits were subverted (a planted cache makes
+    them PASS whatever the log holds): one payout moved in the log (manifest restamped), the
+    PASS audit.json restamped with the forged files' sha256, the certificate rebuilt from it and
+    signed. ``verify`` with the key alone takes the subverted audits' word (exit 0); with
+    ``--reaudit`` it re-runs them on this machine's code and names the field (exit 1)."""
+    import hashlib
     import json
 
     from cluster.flows.signing import load_private_key, sign
     from reports.render import build_run_certificate
+    from tests.audits.forgery import RunForger, move_won
 
     pub = ["--public-key", f"{signed[1]}.pub", "--no-reproduce", "--workers", "0"]
     code, out = _cli(capsys, "verify", str(signed_copy), *pub, "--reaudit")
     assert code == 0 and "audits re-run here give this certificate" in out, out
+    rel = "log/no-limit/batch-00001.parquet"
+    f = RunForger(signed_copy, rel)
+    i = next(i for i, r in enumerate(f.rows) if max(r["won"]) > 0)
+    won = list(f.rows[i]["won"])
+    w = won.index(max(won))
+    move_won(f.rows[i], w, next(s for s in range(len(won)) if s != w), 1)
+    f.write()
     audit = json.loads((signed_copy / "audit.json").read_text())
-    for r in audit["results"]:
-        if r["name"] == "chips":
-            r["hands_checked"] = int(r["hands_checked"]) + 1  # what a subverted audit says
+    sha = {p: hashlib.sha256((signed_copy / p).read_bytes()).hexdigest()
+           for p in ("manifest.json", rel)}
+    audit["inputs"]["manifest"]["sha256"] = sha["manifest.json"]
+    for rec in audit["inputs"]["files"]:
+        if rec["path"] == rel:
+            rec["sha256"], rec["bytes"] = sha[rel], (signed_copy / rel).stat().st_size
     (signed_copy / "audit.json").write_text(json.dumps(audit, indent=2))
-    import hashlib
-
     cert = json.loads((signed_copy / "certificate.json").read_text())
-    sha = hashlib.sha256((signed_copy / "audit.json").read_bytes()).hexdigest()
+    asha = hashlib.sha256((signed_copy / "audit.json").read_bytes()).hexdigest()
     manifest = json.loads((signed_copy / "manifest.json").read_text())
-    fresh = build_run_certificate(audit, manifest, sha, reproduction=cert.get("reproduction"))
+    fresh = build_run_certificate(audit, manifest, asha, reproduction=cert.get("reproduction"))
     for k in ("issued", "documents"):
         fresh[k] = cert.get(k)
     for mine, theirs in zip(fresh["audits"], cert["audits"], strict=False):
