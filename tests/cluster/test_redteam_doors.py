@@ -533,6 +533,8 @@ def test_the_source_reader_refuses_each_door(tmp_path: Path) -> None:
     ["shuffle", "--decks", str(10**12), "--batch-size", "10", "--out", "{tmp}/d"],
     ["replay", "{tmp}", "--hand", str(10**20)],
     ["replay", "{tmp}", "--hand", "-1"],
+    ["audit", "{tmp}", "--workers", str(10**18)],
+    ["audit", "{tmp}", "--key-memory", str(10**18)],
 ])
 def test_unbounded_sizes_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                       argv: list[str]) -> None:
