@@ -87,9 +87,22 @@ def check_rows(decks: np.ndarray, where: str, first_row: int = 0) -> None:
                             f"appears twice and {card_text(missing)} ({missing}) is missing")
 
 
+MAX_LINE = 1024  # bytes of a CSV line: 52 short fields (a longer line is no deck)
+MAX_CODE_DIGITS = 2  # a card code is 0..51
+
+
+def _code(field: str) -> int | None:
+    """An ASCII decimal card code's value (None: not one); never a Unicode digit, a sign, a
+    float or an unbounded number."""
+    if not (field.isascii() and field.isdigit()):
+        return None
+    return int(field) if len(field.lstrip("0") or "0") <= MAX_CODE_DIGITS else N
+
+
 def _is_card(field: str) -> bool:
     f = field.strip()
-    return (f.isdigit() and int(f) < N) or card_code(f) >= 0 or card_code(f[:2]) >= 0
+    code = _code(f)
+    return (code is not None and code < N) or card_code(f) >= 0 or card_code(f[:2]) >= 0
 
 
 def _row_cards(fields: list[str], where: str, row: int) -> list[int]:
@@ -104,8 +117,12 @@ def _row_cards(fields: list[str], where: str, row: int) -> list[int]:
     out = []
     for f in fields:
         f = f.strip()
-        if f.isdigit():
-            c = int(f)
+        code = _code(f)
+        if code is not None:
+            if code >= N:
+                raise DeckFileError(f"{where}: row {row}: card code {f[:12]}"
+                                    f"{'...' if len(f) > 12 else ''} is not 0..51")
+            c = code
         else:
             c = card_code(f)
             if c < 0:
@@ -117,11 +134,39 @@ def _row_cards(fields: list[str], where: str, row: int) -> list[int]:
     return out
 
 
+def _ascii_lines(f: io.BufferedReader, label: str, at: list[int]) -> Iterator[str]:
+    """The file's lines as text, each at most ``MAX_LINE`` bytes and ASCII (DeckFileError
+    naming the row otherwise); ``at[0]`` counts the lines read."""
+    while True:
+        line = f.readline(MAX_LINE + 1)
+        if not line:
+            return
+        at[0] += 1
+        if len(line) > MAX_LINE and not line.endswith(b"\n"):
+            raise DeckFileError(f"{label}: row {at[0]}: a line over {MAX_LINE:,} bytes (a deck "
+                                "is 52 short fields)")
+        try:
+            yield line.decode("ascii")
+        except UnicodeDecodeError as e:
+            raise DeckFileError(f"{label}: row {at[0]}: byte 0x{line[e.start]:02x} at column "
+                                f"{e.start + 1} is not ASCII (a deck file holds card codes "
+                                "0..51 or cards like As)") from None
+
+
 def _csv_chunks(path: Path, label: str) -> Iterator[tuple[int, np.ndarray]]:
-    with open(path, newline="") as f:
+    with open(path, "rb") as f:
         rows: list[list[int]] = []
         first = 0
-        for lineno, fields in enumerate(csv.reader(f)):
+        at = [0]
+        reader = csv.reader(_ascii_lines(f, label, at))
+        while True:
+            try:
+                fields = next(reader)
+            except StopIteration:
+                break
+            except csv.Error as e:
+                raise DeckFileError(f"{label}: row {at[0]}: not CSV ({e})") from None
+            lineno = at[0] - 1
             if not fields or (len(fields) == 1 and not fields[0].strip()):
                 continue
             try:
@@ -162,6 +207,9 @@ def _parquet_decks(col: pa.Array, label: str, first: int) -> np.ndarray:
             i = int(np.flatnonzero(lens != N)[0])
             raise DeckFileError(f"{label}: row {first + i + 1}: expected 52 cards, found "
                                 f"{int(lens[i])}")
+        if not pa.types.is_integer(t.value_type):
+            raise DeckFileError(f"{label}: column deck holds lists of {t.value_type}: expected "
+                                "integer card codes 0..51")
         vals = np.asarray(col.flatten().to_numpy(zero_copy_only=False), np.int64).reshape(n, N)
         bad = np.flatnonzero(((vals < 0) | (vals >= N)).any(axis=1))
         if bad.size:

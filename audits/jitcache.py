@@ -39,15 +39,34 @@ its code object must be the one those bytes compile to. A file edited while the 
 raises ``StaleCodeError`` (one line in the CLI, exit 2) instead of compiling other code under the
 key. When ``ROOT`` cannot be written, a fresh private temporary root is used (mode 0700, cold).
 
+Trust (issue 33): numba loads a cache index and its objects with ``pickle``, so whoever can write
+a cache file runs code inside the audits. Two defences, both before numba unpickles a byte:
+
+- **ownership**: the root, every key directory and every folder under it that a function's cache
+  lives in must be a real folder owned by this user and not writable by group or others, and so
+  must every ancestor of the root (owned by this user or root; a world-writable ancestor only with
+  the sticky bit, as ``/tmp``). Otherwise this process uses a private temporary root (cold) and
+  says so in one line on stderr (``untrusted_note``).
+- **authentication**: every index (``.nbi``) and object (``.nbc``) this project writes carries an
+  HMAC-SHA256 (``MAC_MAGIC`` + tag + numba's bytes) keyed by a per-user secret
+  (``$XDG_CONFIG_HOME/holdem/jit-cache.key``, else ``~/.config/holdem/``; 32 random bytes, mode
+  0600, created on first use) over the file's path relative to the root and its bytes. A file
+  whose tag does not verify (planted, altered, copied from another name, written by another user
+  or by numba itself) is read as absent: its function is compiled afresh and the file rewritten.
+  A secret that is not a 0600 regular file of this user gives a private per-process secret and
+  root (cold), with the note.
+
 This module imports nothing of the project and only the standard library at import time.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import importlib.util
 import os
 import shutil
+import stat
 import sys
 import tempfile
 import time
@@ -68,7 +87,7 @@ KEEP = 4  # key directories kept per label (the newest by use)
 KEEP_SECONDS = 3600.0  # a key directory used within this is never pruned
 USED_MARK = ".used"
 ENV_ROOT = "HOLDEM_JIT_CACHE"
-KEY_FORMAT = "holdem-jit-cache-1"
+KEY_FORMAT = "holdem-jit-cache-2"  # 2: files tagged (MAC_MAGIC), never shared with untagged
 
 def cache_root() -> Path:
     """Where the keyed caches live (see the module docstring)."""
@@ -258,6 +277,128 @@ def _prune(root: Path, label: str, current: Path) -> None:
 
 _touched: dict[str, Path] = {}  # label -> its key directory in this process
 
+# ---------------------------------------------------------------- trust (issue 33)
+
+MAC_MAGIC = b"holdem-jit-mac-1\n"  # the first bytes of every cache file this project writes
+MAC_BYTES = 32  # an HMAC-SHA256 tag
+SECRET_BYTES = 32
+_AUTH: dict[str, tuple[str, bytes]] = {}  # a function's cache folder -> (its root, the secret)
+_ROOTS: dict[str, tuple[Path, bytes, bool]] = {}  # root as named -> (root used, secret, trusted)
+rejected: list[str] = []  # cache files this process read as absent (their tag did not verify)
+_noted: list[str] = []
+
+
+def secret_path() -> Path:
+    """The per-user secret every cache file's tag is keyed by."""
+    xdg = os.environ.get("XDG_CONFIG_HOME", "").strip()
+    base = Path(xdg) if xdg else Path.home() / ".config"
+    return base / "holdem" / "jit-cache.key"
+
+
+def unsafe_folder(path: Path, *, ancestor: bool = False) -> str | None:
+    """Why another user could change what is in ``path`` (None: no one but this user, or root
+    for an ancestor, can). An ancestor writable by others is allowed with the sticky bit."""
+    try:
+        st = os.lstat(path)
+    except OSError as e:
+        return f"{path} cannot be examined ({e.strerror})"
+    if not stat.S_ISDIR(st.st_mode):
+        return f"{path} is not a folder (a link or a file)"
+    if st.st_uid != os.getuid() and not (ancestor and st.st_uid == 0):
+        return f"{path} is owned by another user (uid {st.st_uid})"
+    if st.st_mode & 0o022 and not (ancestor and st.st_mode & stat.S_ISVTX):
+        return f"{path} is writable by group or others (mode {st.st_mode & 0o7777:o})"
+    return None
+
+
+def unsafe_chain(path: Path) -> str | None:
+    """``unsafe_folder`` of the folder (links resolved) and of every ancestor."""
+    real = Path(os.path.realpath(path))
+    for a in reversed(real.parents):
+        why = unsafe_folder(a, ancestor=True)
+        if why:
+            return why
+    return unsafe_folder(real)
+
+
+def _makedirs_private(path: Path) -> None:
+    """Create the missing folders of ``path`` with mode 0700 (never group/world-writable,
+    whatever the umask)."""
+    missing = []
+    p = path
+    while not os.path.lexists(p):
+        missing.append(p)
+        p = p.parent
+    for p in reversed(missing):
+        try:
+            p.mkdir(mode=0o700)
+        except FileExistsError:
+            pass
+
+
+def _note(why: str) -> None:
+    """One line on stderr, once per process, when a cache is not trusted."""
+    if not _noted:
+        _noted.append(why)
+        print(f"holdem: note: compiled-code cache not used ({why}); this process compiles into "
+              "a private, cold cache", file=sys.stderr)
+
+
+def _create_secret(path: Path) -> None:
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}-{os.urandom(4).hex()}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    try:
+        os.write(fd, os.urandom(SECRET_BYTES))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    try:
+        os.link(tmp, path)  # atomic, and never over a secret another process just made
+    except FileExistsError:
+        pass
+    finally:
+        os.unlink(tmp)
+
+
+@cache
+def user_secret() -> bytes | str:
+    """The per-user secret (created on first use), or why there is none this process trusts."""
+    path = secret_path()
+    try:
+        _makedirs_private(path.parent)
+    except OSError as e:
+        return f"{path.parent} cannot be made ({e.strerror})"
+    why = unsafe_chain(path.parent)
+    if why:
+        return why
+    for _ in range(2):
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        except FileNotFoundError:
+            try:
+                _create_secret(path)
+            except OSError as e:
+                return f"{path} cannot be made ({e.strerror})"
+            continue
+        except OSError as e:
+            return f"{path} cannot be read ({e.strerror})"
+        with os.fdopen(fd, "rb") as f:
+            st = os.fstat(f.fileno())
+            if (not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid()
+                    or st.st_mode & 0o077):
+                return (f"{path} must be a regular file of this user that only it can read "
+                        "(mode 0600)")
+            data = f.read(SECRET_BYTES + 1)
+        if len(data) != SECRET_BYTES:
+            return f"{path} is not a {SECRET_BYTES}-byte secret"
+        return data
+    return f"{path} cannot be made"
+
+
+@cache
+def _process_secret() -> bytes:
+    return os.urandom(SECRET_BYTES)
+
 
 def _private_root() -> Path:
     """A fresh directory only this process knows (mode 0700): a cold cache, never one someone
@@ -265,34 +406,152 @@ def _private_root() -> Path:
     return Path(tempfile.mkdtemp(prefix="holdem-numba-"))
 
 
+def _private() -> tuple[Path, bytes, bool]:
+    return _private_root(), _process_secret(), False
+
+
+def trusted_root(root: Path | None = None) -> tuple[Path, bytes, bool]:
+    """(the root this process uses, the secret its files are tagged with, whether it is the
+    named root): the named root when it and its ancestors are safe (``unsafe_chain``) and the
+    user's secret is, else a private root and secret (with the note)."""
+    root = cache_root() if root is None else root
+    if str(root) in _ROOTS:
+        return _ROOTS[str(root)]
+    try:
+        _makedirs_private(root)
+        why = unsafe_chain(root)
+    except OSError as e:
+        why = f"{root} cannot be made ({e.strerror})"
+    secret = user_secret() if why is None else None
+    if isinstance(secret, str):
+        why = secret
+    if why is not None or not isinstance(secret, bytes):
+        _note(why or "no secret")
+        chosen = _private()
+    else:
+        chosen = (root, secret, True)
+    _ROOTS[str(root)] = chosen
+    return chosen
+
+
+def tag(secret: bytes, rel: str, body: bytes) -> bytes:
+    """The HMAC-SHA256 of a cache file: its path relative to the root, and its bytes."""
+    rb = rel.encode()
+    return hmac.new(secret, MAC_MAGIC + len(rb).to_bytes(8, "little") + rb + body,
+                    hashlib.sha256).digest()
+
+
 def key_dir(label: str) -> Path:
     """``ROOT/<label>-<key>``, created (and marked used) on first use in this process; a new one
-    prunes its label's old ones. When ROOT cannot be written: a private temporary root (cold,
-    never an unkeyed cache, never a shared predictable folder)."""
+    prunes its label's old ones. When ROOT cannot be written or is not trusted: a private
+    temporary root (cold, never an unkeyed cache, never a shared predictable folder)."""
     if label in _touched:
         return _touched[label]
     name = f"{label}-{key(label)}"
-    root = cache_root()
+    root, _secret, trusted = trusted_root()
     d = root / name
-    try:
-        fresh = not d.exists()
-        d.mkdir(parents=True, exist_ok=True)
-        (d / USED_MARK).touch()
-    except OSError:
-        d = _private_root() / name
-        d.mkdir(parents=True)
-        fresh = False
+    fresh = False
+    if trusted:
+        try:
+            fresh = not os.path.lexists(d)
+            _makedirs_private(d)
+            why = unsafe_folder(d)
+            if why is None:
+                (d / USED_MARK).touch()
+        except OSError as e:
+            why = f"{d} cannot be written ({e.strerror})"
+        if why is not None:
+            _note(why)
+            root, secret, trusted = _private()
+            _ROOTS[str(cache_root())] = (root, secret, trusted)
+            d = root / name
+            _makedirs_private(d)
+            fresh = False
     _touched[label] = d
     if fresh:
         _prune(root, label, d)
     return d
 
 
+def _authenticated_file(base: Any) -> Any:
+    """numba's ``IndexDataCacheFile`` with every file of a project function's cache tagged on
+    write and verified on read, before a byte of it is unpickled."""
+    import io
+    import pickle
+
+    class AuthenticatedCacheFile(base):
+        def _auth(self) -> tuple[str, bytes] | None:
+            return _AUTH.get(self._cache_path)
+
+        def _verified(self, path: str, auth: tuple[str, bytes]) -> bytes | None:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)  # FileNotFoundError: absent
+            with os.fdopen(fd, "rb") as f:
+                if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                    blob = b""
+                else:
+                    blob = f.read()
+            head = len(MAC_MAGIC) + MAC_BYTES
+            body = blob[head:]
+            rel = os.path.relpath(path, auth[0]).replace(os.sep, "/")
+            if (len(blob) < head or not blob.startswith(MAC_MAGIC) or not hmac.compare_digest(
+                    blob[len(MAC_MAGIC):head], tag(auth[1], rel, body))):
+                rejected.append(path)
+                return None
+            return body
+
+        def _signed_write(self, path: str, body: bytes, auth: tuple[str, bytes]) -> None:
+            rel = os.path.relpath(path, auth[0]).replace(os.sep, "/")
+            with self._open_for_write(path) as f:
+                f.write(MAC_MAGIC + tag(auth[1], rel, body) + body)
+
+        def _load_index(self) -> Any:
+            auth = self._auth()
+            if auth is None:
+                return super()._load_index()
+            try:
+                body = self._verified(self._index_path, auth)
+            except OSError:
+                return {}
+            if body is None:
+                return {}
+            f = io.BytesIO(body)
+            if pickle.load(f) != self._version:
+                return {}
+            stamp, overloads = pickle.loads(f.read())
+            return overloads if stamp == self._source_stamp else {}
+
+        def _save_index(self, overloads: Any) -> None:
+            auth = self._auth()
+            if auth is None:
+                return super()._save_index(overloads)
+            body = (pickle.dumps(self._version, protocol=-1)
+                    + self._dump((self._source_stamp, overloads)))
+            self._signed_write(self._index_path, body, auth)
+
+        def _load_data(self, name: str) -> Any:
+            auth = self._auth()
+            if auth is None:
+                return super()._load_data(name)
+            body = self._verified(self._data_path(name), auth)
+            if body is None:
+                raise OSError(f"{name}: cache object failed its authentication")  # -> a miss
+            return pickle.loads(body)
+
+        def _save_data(self, name: str, data: Any) -> None:
+            auth = self._auth()
+            if auth is None:
+                return super()._save_data(name, data)
+            self._signed_write(self._data_path(name), self._dump(data), auth)
+
+    return AuthenticatedCacheFile
+
+
 _installed = False
 
 
 def install() -> None:
-    """Put the keyed locator first in numba's list of cache locators (idempotent)."""
+    """Put the keyed locator first in numba's list of cache locators, and numba's cache files
+    authenticated (idempotent)."""
     global _installed
     if _installed:
         return
@@ -300,12 +559,13 @@ def install() -> None:
 
     class CodeKeyedCacheLocator(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):
         """A function of the project: cached under its closure's key directory, stamped with the
-        key (an index written under another key is never read)."""
+        key (an index written under another key is never read), every file tagged."""
 
         def __init__(self, py_func: Any, py_file: str, label: str, rel: Path) -> None:
             self._py_file = py_file
             self._lineno = py_func.__code__.co_firstlineno
             self._label = label
+            self._rel = rel
             self._cache_path = str(key_dir(label) / rel)
 
         def get_cache_path(self) -> str:
@@ -314,6 +574,34 @@ def install() -> None:
         def get_source_stamp(self) -> str:
             return key(self._label)
 
+        def ensure_cache_path(self) -> None:
+            """The function's folder: made 0700, every folder from the key directory down
+            owned by this user and not writable by others (else a private root, with the
+            note), registered with its root and secret for the tags."""
+            kd = key_dir(self._label)
+            root = str(kd.parent)
+            auth_root = _ROOTS.get(str(cache_root()))
+            secret = auth_root[1] if auth_root and Path(root) == auth_root[0] else None
+            path = kd / self._rel
+            why = None
+            try:
+                _makedirs_private(path)
+                for p in (path, *path.parents):
+                    why = why or unsafe_folder(p)
+                    if p == kd:
+                        break
+            except OSError as e:
+                why = f"{path} cannot be written ({e.strerror})"
+            if why is not None or secret is None:
+                if why is not None:
+                    _note(why)
+                priv, secret, _ = _private()
+                path = priv / kd.name / self._rel
+                _makedirs_private(path)
+                root = str(priv)
+            self._cache_path = str(path)
+            _AUTH[self._cache_path] = (root, secret)
+
         @classmethod
         def from_function(cls, py_func: Any, py_file: str) -> Any:
             where = _label_of(py_file)
@@ -321,15 +609,12 @@ def install() -> None:
                 return None
             check_loaded(py_func, py_file)
             self = cls(py_func, py_file, *where)
-            try:
-                self.ensure_cache_path()
-            except OSError:
-                self._cache_path = str(_private_root() / f"{where[0]}-{key(where[0])}"
-                                       / where[1])
-                self.ensure_cache_path()
+            self.ensure_cache_path()
             return self
 
     classes = caching.CacheImpl._locator_classes
     if not any(c.__name__ == CodeKeyedCacheLocator.__name__ for c in classes):
         classes.insert(0, CodeKeyedCacheLocator)
+    if caching.IndexDataCacheFile.__name__ != "AuthenticatedCacheFile":
+        caching.IndexDataCacheFile = _authenticated_file(caching.IndexDataCacheFile)
     _installed = True

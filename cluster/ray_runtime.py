@@ -68,6 +68,10 @@ class RaySession:
         wc["workers"] = len(self._workers)
 
 
+MAX_WORKERS = 1 << 20  # tasks at once: more than any cluster holds CPUs
+MAX_KEY_MEMORY_MB = 1 << 30  # a petabyte: no driver has more memory (bytes fit an int64)
+
+
 @dataclass(frozen=True)
 class Runtime:
     """Where a command runs: ``workers`` (None: all CPUs of a local Ray, or the default window
@@ -84,10 +88,11 @@ class Runtime:
            key_memory_mb: int | None = None) -> Runtime:
         """The runtime of the command-line options (``key_memory_mb`` in MB). Raises
         ValueError (one line naming the option) for a value out of range."""
-        if workers is not None and workers < 0:
-            raise InputError(f"--workers {workers}: expected >= 0")
-        if key_memory_mb is not None and key_memory_mb <= 0:
-            raise InputError(f"--key-memory {key_memory_mb}: expected a size in MB > 0")
+        if workers is not None and not 0 <= workers <= MAX_WORKERS:
+            raise InputError(f"--workers {workers}: expected 0 .. {MAX_WORKERS:,}")
+        if key_memory_mb is not None and not 0 < key_memory_mb <= MAX_KEY_MEMORY_MB:
+            raise InputError(f"--key-memory {key_memory_mb}: expected a size in MB, 1 .. "
+                             f"{MAX_KEY_MEMORY_MB:,}")
         return cls(workers, address, None if key_memory_mb is None else key_memory_mb << 20)
 
     @property

@@ -131,6 +131,27 @@ FAULTS = (
 )
 
 
+MAX_ID = 2**63 - 1  # hand and deck ids are int64 in the log
+MAX_BATCH_SIZE = 2**31 - 1  # rows of one batch file
+MAX_BATCHES = 1_000_000  # batch files of a run: its manifest lists each one
+
+
+def check_sizes(count: int, batch_size: int, streams: int, option: str) -> None:
+    """ValueError (one line naming ``option``) unless ``count`` items in batches of
+    ``batch_size`` (``streams`` runs of them: structures) fit the log's formats: ids are int64,
+    a batch file holds at most ``MAX_BATCH_SIZE`` rows, a run at most ``MAX_BATCHES`` files.
+    Checked before anything is planned or allocated."""
+    if not 1 <= batch_size <= MAX_BATCH_SIZE:
+        raise ValueError(f"--batch-size {batch_size}: expected 1 .. {MAX_BATCH_SIZE:,}")
+    if not 1 <= count or count * max(streams, 1) > MAX_ID:
+        raise ValueError(f"{option} {count}: expected 1 .. {MAX_ID // max(streams, 1):,} (ids "
+                         "are int64)")
+    batches = -(-count // batch_size) * max(streams, 1)
+    if batches > MAX_BATCHES:
+        raise ValueError(f"{option} {count:,} in batches of {batch_size:,}: {batches:,} batch "
+                         f"files, over the {MAX_BATCHES:,} a run holds; raise --batch-size")
+
+
 @dataclass(frozen=True, kw_only=True)
 class RunSpec:
     """Every input of a run. ``hands`` is per structure."""
@@ -198,6 +219,7 @@ class RunSpec:
             raise ValueError(f"--seed {self.seed}: expected 0 <= seed < 2**63")
         if self.batch_size < 1:
             raise ValueError(f"--batch-size {self.batch_size}: expected at least 1")
+        check_sizes(self.hands, self.batch_size, len(self.structures), "--hands")
         if self.generator not in GENERATORS:
             raise ValueError(f"generator {self.generator!r}: expected one of {GENERATORS}")
         if self.inject is not None and self.inject not in FAULTS:

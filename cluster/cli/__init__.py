@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from audits.runfolder.errors import CheckFailed, InputError
 from cluster.cli import imports, logs, run, shuffle, tools, verify
@@ -49,6 +50,19 @@ def _check_limits(args: argparse.Namespace) -> None:
                               getattr(args, "key_memory", None))
 
 
+def _locked(args: argparse.Namespace) -> Any:
+    """The run folder the command holds for its run (``audits.runfolder.lock``), if any."""
+    import contextlib
+
+    from audits.runfolder.lock import locked
+
+    folder = getattr(args, args.lock, None) if getattr(args, "lock", None) else None
+    if folder is None:
+        return contextlib.nullcontext()
+    return locked(folder, args.command, create=args.lock == args.output and not args.lock_shared,
+                  shared=args.lock_shared)
+
+
 def _output_error(out: str, e: OSError) -> str:
     """A write that failed later (disk full, folder removed), as one line."""
     return (f"output {out}: {type(e).__name__}: "
@@ -60,7 +74,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         _check_limits(args)
-        return int(args.handler(args))
+        with _locked(args):
+            return int(args.handler(args))
     except InputError as e:
         print(f"{args.error_prefix}{e}", file=sys.stderr)
         return 2

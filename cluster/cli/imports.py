@@ -16,15 +16,15 @@ def add_parser(sub: Any) -> None:
     v = phh_sub.add_parser("verify", help="replay .phh/.phhs files and check finishing stacks")
     v.add_argument("paths", nargs="+", help="files or folders (searched recursively)")
     v.add_argument("--json", action="store_true", help="one JSON object per hand, one per line")
-    v.add_argument("--show", type=int, default=10, help="failures to list in the summary")
+    v.add_argument("--show", type=o.integer, default=10, help="failures to list in the summary")
     o.handler(v, phh_verify, error_prefix="phh verify: ")
     im = phh_sub.add_parser("import", help="the same as `holdem import`")
     o.add_import_options(im)
-    o.handler(im, import_histories, output="out")
+    o.handler(im, import_histories, output="out", lock="out")
     imp = sub.add_parser("import", help="import an operator's hand histories (PHH, PHHS, the "
                                         "sites' text exports) into a run folder to audit")
     o.add_import_options(imp)
-    o.handler(imp, import_histories, output="out")
+    o.handler(imp, import_histories, output="out", lock="out")
 
 
 def phh_verify(args: argparse.Namespace) -> int:

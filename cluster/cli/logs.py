@@ -11,7 +11,7 @@ from cluster.cli import options as o
 def add_parser(sub: Any) -> None:
     rp = sub.add_parser("replay", help="replay one logged hand of a run and print it")
     rp.add_argument("run", help="run folder (path or URI)")
-    rp.add_argument("--hand", type=int, required=True, help="hand_id")
+    rp.add_argument("--hand", type=o.integer, required=True, help="hand_id")
     rp.add_argument("--phh", action="store_true", help="print PHH instead of a history")
     o.handler(rp, replay)
 
@@ -22,12 +22,14 @@ def add_parser(sub: Any) -> None:
     o.add_workers(ex)
     o.add_address(ex)
     o.add_quiet(ex)
-    o.handler(ex, export)
+    o.handler(ex, export, lock="run")
 
 
 def replay(args: argparse.Namespace) -> int:
     from cluster.flows.replay import replay_hand
 
+    if not 0 <= args.hand <= 2**63 - 1:
+        raise o.UsageError(f"--hand {args.hand}: expected a hand id 0 .. {2**63 - 1:,} (int64)")
     text = replay_hand(args.run, args.hand, phh=args.phh)
     print(text, end="" if text.endswith("\n") else "\n")
     return 0

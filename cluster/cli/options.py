@@ -7,6 +7,7 @@ prints every ``InputError`` as one line and exits 2.
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -40,11 +41,16 @@ def as_input(*types: type[BaseException]) -> Iterator[None]:
 
 
 def handler(p: argparse.ArgumentParser, func: Any, *, output: str | None = None,
-            fail_hint: Any = "", error_prefix: str = "holdem: error: ") -> None:
+            fail_hint: Any = "", error_prefix: str = "holdem: error: ",
+            lock: str | None = None, shared: bool = False) -> None:
     """Register ``func`` as the command's handler, with how ``main`` reports its errors:
     ``output`` names the option whose folder an OSError concerns (one line, exit 2), and
-    ``fail_hint`` (a string, or a function of the arguments) follows a failed check's line."""
-    p.set_defaults(handler=func, output=output, fail_hint=fail_hint, error_prefix=error_prefix)
+    ``fail_hint`` (a string, or a function of the arguments) follows a failed check's line.
+    ``lock`` names the argument whose run folder the command holds for its whole run
+    (``audits.runfolder.lock``: exclusive, or ``shared`` for a reader; a writer of ``output``
+    makes the folder first)."""
+    p.set_defaults(handler=func, output=output, fail_hint=fail_hint, error_prefix=error_prefix,
+                   lock=lock, lock_shared=shared)
 
 
 def add_address(p: argparse.ArgumentParser) -> None:
@@ -52,7 +58,7 @@ def add_address(p: argparse.ArgumentParser) -> None:
 
 
 def add_workers(p: argparse.ArgumentParser, help: str | None = None) -> None:
-    p.add_argument("--workers", type=int, default=None,
+    p.add_argument("--workers", type=integer, default=None,
                    help=help or "CPUs of the local Ray (default: all), or the most tasks at "
                                 "once on a cluster; 0 runs in this process without Ray")
 
@@ -75,7 +81,7 @@ def add_quiet(p: argparse.ArgumentParser) -> None:
 
 
 def add_key_memory(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--key-memory", type=int, default=None, metavar="MB",
+    p.add_argument("--key-memory", type=integer, default=None, metavar="MB",
                    help="driver memory for the collision tests' per-deck keys (34 B a deck; "
                         "default: a quarter of this machine's RAM or container memory limit); "
                         "a larger run is reduced in "
@@ -129,7 +135,7 @@ def add_import_options(p: argparse.ArgumentParser, paths: bool = True) -> None:
 def add_run_options(p: argparse.ArgumentParser, hands: int | None, structure: str,
                     out: str | None) -> None:
     """The options that define a simulation run (simulate and certify share them)."""
-    p.add_argument("--hands", type=int, required=hands is None, default=hands,
+    p.add_argument("--hands", type=integer, required=hands is None, default=hands,
                    help="hands per structure")
     p.add_argument("--structure", default=structure,
                    choices=["no-limit", "pot-limit", "fixed-limit", "all"])
@@ -143,19 +149,19 @@ def add_run_options(p: argparse.ArgumentParser, hands: int | None, structure: st
     p.add_argument("--format", default=None, choices=["cash", "tournament", "mixed"],
                    help="table format (default mixed: tournaments in --tournament-pct of the "
                         "batches)")
-    p.add_argument("--tournament-pct", type=int, default=None, metavar="PCT",
+    p.add_argument("--tournament-pct", type=integer, default=None, metavar="PCT",
                    help="mixed format: percent of tournament batches (default 40)")
     p.add_argument("--stacks", default=None, metavar="MIN-MAX",
                    help="cash buy-ins in big blinds: 100, or a range 20-250 (the default)")
-    p.add_argument("--leave-above", type=int, default=None, metavar="BB",
+    p.add_argument("--leave-above", type=integer, default=None, metavar="BB",
                    help="cash: a player whose stack passes this many big blinds leaves and is "
                         "replaced (default 750, 0 never)")
-    p.add_argument("--tournament-stack", type=int, default=None, metavar="BB",
+    p.add_argument("--tournament-stack", type=integer, default=None, metavar="BB",
                    help="tournament starting stack in big blinds (default 60)")
     p.add_argument("--bots", default=None, choices=["classic", "real"],
                    help="real: fold-heavy styles with a few stress bots (default); classic: "
                         "the stress bots alone")
-    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--seed", type=integer, default=1)
     p.add_argument("--out", required=out is None, default=out,
                    help="run folder: a path or a URI (s3://, gs://, file://); rerun the command "
                         "to resume")
@@ -163,11 +169,23 @@ def add_run_options(p: argparse.ArgumentParser, hands: int | None, structure: st
     add_workers(p, "CPUs of the local Ray (default: all), or the most tasks at once on a "
                    "cluster (default there: 4,096 queued, so that an autoscaler grows it); 0 "
                    "runs in this process without Ray")
-    p.add_argument("--batch-size", type=int, default=100_000, help="hands per batch file")
+    p.add_argument("--batch-size", type=integer, default=100_000, help="hands per batch file")
     p.add_argument("--inject", default=None, metavar="FAULT",
                    help="plant a fault (the log must then fail certification)")
     add_generator(p)
     add_quiet(p)
+
+
+MAX_DIGITS = 30  # an integer option longer than this is no count, id or size
+
+
+def integer(text: str) -> int:
+    """An integer option: ASCII decimal digits only (never a Unicode digit such as '١٥', a float,
+    an underscore or thousands of digits); its bounds are checked where its value is used."""
+    t = text.strip()
+    if not re.fullmatch(rf"-?[0-9]{{1,{MAX_DIGITS}}}", t):
+        raise argparse.ArgumentTypeError(f"{text[:40]!r}: expected an integer (ASCII digits)")
+    return int(t)
 
 
 def boolean(text: str) -> bool:

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 def add_parser(sub: Any) -> None:
     sm = sub.add_parser("simulate", help="simulate hands on Ray into a Parquet run folder")
     o.add_run_options(sm, None, "no-limit", None)
-    o.handler(sm, simulate, output="out", fail_hint=o.RESUME)
+    o.handler(sm, simulate, output="out", fail_hint=o.RESUME, lock="out")
 
     ce = sub.add_parser("certify", help="simulate, audit and report in one command")
     o.add_run_options(ce, 1_000_000, "all", "runs/certify")
@@ -31,7 +31,7 @@ def add_parser(sub: Any) -> None:
                     help="certify an operator's hand histories instead of a simulation: "
                          "import PATH... into --out, audit and report")
     o.add_import_options(ce, paths=False)
-    o.handler(ce, certify, output="out", fail_hint=_certify_hint)
+    o.handler(ce, certify, output="out", fail_hint=_certify_hint, lock="out")
 
     au = sub.add_parser("audit", help="certify a run folder: deal, chips, rotation, payouts, "
                                       "betting (exit 0 all pass, 1 a failure, 2 bad input)")
@@ -41,7 +41,7 @@ def add_parser(sub: Any) -> None:
     o.add_address(au)
     o.add_key_memory(au)
     o.add_quiet(au)
-    o.handler(au, audit)
+    o.handler(au, audit, lock="run")
 
     rr = sub.add_parser("report", help="render report.html, certificate.json and summary.md")
     rr.add_argument("run", help="an audited run folder")
@@ -53,7 +53,7 @@ def add_parser(sub: Any) -> None:
                            "says so, a limitation)")
     o.add_ray_options(rr, "re-simulating the run and (with --sign-key) re-running the audits")
     o.add_sources(rr)
-    o.handler(rr, report)
+    o.handler(rr, report, lock="run")
 
 
 def _certify_hint(args: argparse.Namespace) -> str:
@@ -171,6 +171,6 @@ def print_reproduction(cert: Certificate) -> None:
 
 
 def print_report_paths(paths: Mapping[str, object]) -> None:
-    for k in ("html", "certificate", "summary", "signature"):
+    for k in ("html", "certificate", "summary", "signature", "signed by key"):
         if k in paths:
             print(f"{k}: {paths[k]}")

@@ -16,11 +16,11 @@ def add_parser(sub: Any) -> None:
     sh.add_argument("files", nargs="*", metavar="audit FILE",
                     help="`audit` then Parquet or CSV deck files (docs/shuffle.md, The shuffle "
                          "certificate)")
-    sh.add_argument("--decks", type=int, default=None, help="decks to shuffle and certify")
+    sh.add_argument("--decks", type=o.integer, default=None, help="decks to shuffle and certify")
     sh.add_argument("--out", default=None, help="run folder (a path or a URI); rerun to resume")
     o.add_generator(sh)
-    sh.add_argument("--seed", type=int, default=1)
-    sh.add_argument("--batch-size", type=int, default=1_000_000, help="decks per batch file")
+    sh.add_argument("--seed", type=o.integer, default=1)
+    sh.add_argument("--batch-size", type=o.integer, default=1_000_000, help="decks per batch file")
     sh.add_argument("--keep-decks", type=o.boolean, default=True, metavar="true|false",
                     help="write the deck-only log (52 B a deck); false: audit in the workers "
                          "and keep nothing")
@@ -28,15 +28,18 @@ def add_parser(sub: Any) -> None:
                     choices=["naive-shuffle", "asf-shuffle", "mod8-shuffle", "seed32"],
                     help="plant a shuffle fault (the certificate must then FAIL)")
     o.add_address(sh)
-    sh.add_argument("--workers", type=int, default=None,
+    sh.add_argument("--workers", type=o.integer, default=None,
                     help="CPUs of the local Ray (default: all); 0 runs in this process")
     o.add_key_memory(sh)
     o.add_quiet(sh)
-    o.handler(sh, shuffle, fail_hint=o.RESUME)
+    o.handler(sh, shuffle, fail_hint=o.RESUME, output="out", lock="out")
 
 
 def shuffle(args: argparse.Namespace) -> int:
     """``holdem shuffle --decks N --out RUN`` or ``holdem shuffle audit FILE...``."""
+    from contextlib import nullcontext
+
+    from audits.runfolder.lock import locked
     from cluster.flows.shuffle import ShuffleSpec, audit_files, run_shuffle
 
     rt = args.runtime
@@ -45,8 +48,9 @@ def shuffle(args: argparse.Namespace) -> int:
             raise o.UsageError("expected `holdem shuffle --decks N --out RUN` or `holdem "
                                "shuffle audit FILE...`")
         out = args.out or "runs/shuffle-audit"
-        cert = audit_files(args.files[1:], out, key_memory=rt.key_memory,
-                           progress=not args.quiet)
+        with locked(out, "shuffle audit", create=True) if args.out is None else nullcontext():
+            cert = audit_files(args.files[1:], out, key_memory=rt.key_memory,
+                               progress=not args.quiet)
     else:
         if args.decks is None or args.out is None:
             raise o.UsageError("holdem shuffle: --decks and --out are required")

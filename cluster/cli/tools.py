@@ -21,9 +21,9 @@ def add_parser(sub: Any) -> None:
     mg.add_argument("run", help="run folder (path or URI)")
     o.handler(mg, migrate)
     d = sub.add_parser("demo", help="play a few seeded hands and print them")
-    d.add_argument("--hands", type=int, default=3)
-    d.add_argument("--seed", type=int, default=1)
-    d.add_argument("--players", type=int, default=6)
+    d.add_argument("--hands", type=o.integer, default=3)
+    d.add_argument("--seed", type=o.integer, default=1)
+    d.add_argument("--players", type=o.integer, default=6)
     o.handler(d, demo)
     _add_diff(sub)
     _add_regress(sub)
@@ -40,18 +40,19 @@ def _add_bench(sub: Any) -> None:
     b = sub.add_parser("bench", help="benchmarks (medians of repeated runs)")
     b.add_argument("what", choices=[*BENCHMARKS, "all"],
                    help="one benchmark, or all of them (then every figure with its peer)")
-    b.add_argument("--hands", type=int, default=None,
+    b.add_argument("--hands", type=o.integer, default=None,
                    help="hands (decks for shuffle) per repetition (default: " + ", ".join(
                        f"{k} {h:,}" for k, (h, _) in BENCH_DEFAULTS.items())
                    + "; simulate also runs 4x that)")
-    b.add_argument("--repeats", type=int, default=None, help="repetitions (default: " + ", ".join(
+    b.add_argument("--repeats", type=o.integer, default=None,
+                   help="repetitions (default: " + ", ".join(
         f"{k} {r}" for k, (_, r) in BENCH_DEFAULTS.items()) + ")")
     b.add_argument("--population", default="default", choices=o.POPULATIONS,
                    help="simulate, audit: the population the run plays (default: the command "
                         "line's mixed tables; classic: 6-seat cash tables of stress bots)")
     b.add_argument("--run", default=None,
                    help="audit: time the audits on this run folder instead of a fresh one")
-    b.add_argument("--pokerkit-hands", type=int, default=300,
+    b.add_argument("--pokerkit-hands", type=o.integer, default=300,
                    help="hands for the PokerKit peer (0 to skip)")
     b.add_argument("--json", default=None, metavar="OUT",
                    help="all: write every figure with its peer, the machine and the code here")
@@ -73,7 +74,7 @@ def _add_rng(sub: Any) -> None:
                          "draws of power-of-two range, 15 bits a deck")
     rt.add_argument("--tests", default=None,
                     help="comma-separated dieharder test numbers (default: a minute's worth)")
-    rt.add_argument("--seed", type=int, default=1)
+    rt.add_argument("--seed", type=o.integer, default=1)
     rt.add_argument("--out", default="runs/rng", help="folder for rng-certificate.json")
     rt.add_argument("--quiet", action="store_true")
     o.handler(rt, rng_test)
@@ -82,13 +83,13 @@ def _add_rng(sub: Any) -> None:
 def _add_calibrate(sub: Any) -> None:
     ca = sub.add_parser("calibrate", help="false-alarm and detection rates of every audit")
     ca.add_argument("--out", default="runs/calibration")
-    ca.add_argument("--runs", type=int, default=5,
+    ca.add_argument("--runs", type=o.integer, default=5,
                     help="runs per engine fault (and clean runs for the false alarms)")
-    ca.add_argument("--hands", type=int, default=60_000, help="hands per engine-fault run")
-    ca.add_argument("--uniformity-runs", type=int, default=200,
+    ca.add_argument("--hands", type=o.integer, default=60_000, help="hands per engine-fault run")
+    ca.add_argument("--uniformity-runs", type=o.integer, default=200,
                     help="runs per deck count for the uniformity battery: fair decks (false "
                          "alarms) and every shuffle fault's deck counts below 1,000,000")
-    ca.add_argument("--uniformity-big-runs", type=int, default=3,
+    ca.add_argument("--uniformity-big-runs", type=o.integer, default=3,
                     help="runs per deck count of 1,000,000 or more for the uniformity battery")
     o.handler(ca, calibrate)
 
@@ -98,7 +99,7 @@ def _add_diff(sub: Any) -> None:
                                      "1 different, 2 not comparable)")
     df.add_argument("baseline", help="run folder")
     df.add_argument("candidate", help="run folder")
-    df.add_argument("--first", type=int, default=10, help="differing hand_ids to list")
+    df.add_argument("--first", type=o.integer, default=10, help="differing hand_ids to list")
     df.add_argument("--recompute", action="store_true",
                     help="hash every hand's content without reading the stored digests")
     df.add_argument("--trust-digests", action="store_true",
@@ -116,22 +117,22 @@ def _add_regress(sub: Any) -> None:
     rg = sub.add_parser("regress", help="simulate with the engine at a git ref and with this "
                                         "working tree, and diff the hands")
     rg.add_argument("--baseline", required=True, metavar="GIT_REF")
-    rg.add_argument("--hands", type=int, default=20_000, help="hands per structure")
+    rg.add_argument("--hands", type=o.integer, default=20_000, help="hands per structure")
     rg.add_argument("--structures", nargs="+", default=["all"],
                     help="no-limit, pot-limit, fixed-limit or all")
-    rg.add_argument("--seed", type=int, default=1)
-    rg.add_argument("--players", type=int, default=6)
+    rg.add_argument("--seed", type=o.integer, default=1)
+    rg.add_argument("--players", type=o.integer, default=6)
     rg.add_argument("--format", default="cash", choices=["cash", "tournament"])
-    rg.add_argument("--batch-size", type=int, default=None)
-    rg.add_argument("--first", type=int, default=10, help="differing hand_ids to list")
+    rg.add_argument("--batch-size", type=o.integer, default=None)
+    rg.add_argument("--first", type=o.integer, default=10, help="differing hand_ids to list")
     rg.add_argument("--full-venv", action="store_true",
                     help="install the baseline into its own venv (when REF changed dependencies)")
     rg.add_argument("--keep", action="store_true", help="keep the two run folders")
     rg.add_argument("--no-speed", action="store_true",
                     help="skip the speed check (engine, simulate, audit timed on both sides)")
-    rg.add_argument("--speed-rounds", type=int, default=3,
+    rg.add_argument("--speed-rounds", type=o.integer, default=3,
                     help="speed check: processes per side, interleaved (default 3)")
-    rg.add_argument("--speed-hands", type=int, default=40_000,
+    rg.add_argument("--speed-hands", type=o.integer, default=40_000,
                     help="speed check: hands simulated and audited per sample (the engine "
                          "plays 4x as many; default 40,000)")
     rg.add_argument("--tolerance", type=float, default=0.10,

@@ -24,7 +24,11 @@ def add_parser(sub: Any) -> None:
                            "re-import its sources)")
     o.add_ray_options(vf, "re-simulating the run")
     o.add_sources(vf)
-    o.handler(vf, verify)
+    vf.add_argument("--reaudit", action="store_true",
+                    help="re-run the audits audit.json lists on this machine and compare the "
+                         "certificate they give (as long as `holdem audit`; the signer's "
+                         "compiled code is then not trusted)")
+    o.handler(vf, verify, lock="run", shared=True)
 
     kg = sub.add_parser("keygen", help="make an Ed25519 key pair to sign certificates")
     kg.add_argument("--out", required=True, metavar="KEY",
@@ -42,7 +46,8 @@ def verify(args: argparse.Namespace) -> int:
                              True if args.reproduce in (None, "all") else int(args.reproduce))
     rt = args.runtime
     res = verify_run(args.run, args.public_key, reproduce=reproduce, workers=rt.workers,
-                     address=rt.address, sources=args.sources, name_key=o.name_key(args))
+                     address=rt.address, sources=args.sources, name_key=o.name_key(args),
+                     reaudit=args.reaudit)
     print(res.line)
     return res.exit_code
 

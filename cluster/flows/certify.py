@@ -105,8 +105,8 @@ def reproduction_for(run: Location, manifest: dict[str, Any], *, reproduce: bool
 
 def import_reproduction(run: Location, manifest: dict[str, Any], *, reproduce: bool = True,
                         workers: int | None = None, address: str | None = None,
-                        sources: str | None = None, name_key: bytes | None = None
-                        ) -> dict[str, Any]:
+                        sources: str | None = None, name_key: bytes | None = None,
+                        named: tuple[str, ...] = ()) -> dict[str, Any]:
     """The ``reproduction`` entry of an imported run: its source files (at their recorded
     paths, or found by sha256 under ``sources``) re-imported with the run's options and
     compared with its files (``cluster.flows.reproduce.reproduce_import``): REPRODUCED, DIFFERS
@@ -125,7 +125,7 @@ def import_reproduction(run: Location, manifest: dict[str, Any], *, reproduce: b
         return not_run("--no-reproduce", of="sources")
     try:
         return reproduce_import(str(run), sources=sources, name_key=name_key, workers=workers,
-                                address=address).record()
+                                address=address, named=named).record()
     except NotReproducible as e:
         return not_run(str(e), NOT_REPRODUCIBLE, of="sources")
     except ReproduceInputError as e:
@@ -204,7 +204,7 @@ def report(run: str | Path, calibration: str | Path | None = DEFAULT_CALIBRATION
     simulating). Returns the paths written (``signature`` among them when signed) and the
     certificate (its verdict). Raises ReportInputError, SigningKeyError, SigningRefused."""
     from audits.runfolder import SIGNATURE_FILE, RunFolder
-    from cluster.flows.signing import load_private_key, sign
+    from cluster.flows.signing import key_id, load_private_key, sign
     from cluster.ray_runtime import Runtime
     from reports.render import load_inputs, write_report_files
 
@@ -229,12 +229,40 @@ def report(run: str | Path, calibration: str | Path | None = DEFAULT_CALIBRATION
             reproduction = reproduction_for(root, manifest, reproduce=reproduce,
                                             workers=workers, address=address,
                                             sources=sources, name_key=name_key)
+    if key is not None:
+        refuse_partial_signature(root, audit, manifest, reproduction)
     written = write_report_files(root, failing_histories(run, audit["results"]), calibration,
                                  reproduction, inputs=(audit, manifest))
     if key is not None:  # the bytes just written, never read back
         folder.write(SIGNATURE_FILE, sign(key, written.certificate_bytes))
         written.paths["signature"] = sig
+        written.paths["signed by key"] = key_id(key.public_key())  # printed with every signature
     return written
+
+
+def refuse_partial_signature(run: Location, audit: dict[str, Any], manifest: dict[str, Any],
+                             reproduction: dict[str, Any]) -> None:
+    """A signature covers the whole certificate it names (issue 33): SigningRefused (nothing
+    signed) when audit.json lacks an audit of the built-in set (``holdem audit --only``: what
+    was not audited would go unsigned-for), or when an import's sources were not re-imported
+    and compared in this command (its reproduction NOT REPRODUCIBLE or NOT RUN: nothing binds
+    its log to them)."""
+    from audits.registry import SPECS
+    from audits.runspec import IMPORT_FORMATS
+    from cluster.flows.reproduce import DIFFERS, REPRODUCED
+
+    ran = {str(r.get("name")) for r in audit.get("results") or [] if isinstance(r, dict)}
+    missing = [s.name for s in SPECS if s.name not in ran]
+    if missing:
+        raise SigningRefused(f"{storage.join(run, 'audit.json')}: {len(missing)} audit(s) of a "
+                             f"certificate not run ({', '.join(missing)}): a signature covers "
+                             "every audit; nothing signed (run `holdem audit` without --only)")
+    if manifest.get("format") in IMPORT_FORMATS and reproduction.get("status") not in (
+            REPRODUCED, DIFFERS):
+        raise SigningRefused(f"{run}: an import is signed only when its sources are imported "
+                             f"again and compared in this command ({reproduction.get('status')}"
+                             f": {str(reproduction.get('text'))[:160]}); nothing signed (give "
+                             "--sources DIR)")
 
 
 @dataclass(frozen=True)
@@ -403,7 +431,7 @@ def certify_import(paths: list[str], out: Location, *, rake: Any = None,
         # the manifest the audit read (read once)
         reproduction = import_reproduction(out, audited.manifest or {}, reproduce=reproduce,
                                            workers=workers, address=address,
-                                           name_key=name_key)
+                                           name_key=name_key, named=tuple(paths))
         written = report(out, calibration, sign_key=sign_key, reproduction=reproduction,
                          fresh=audited, key=key)
     return imp, CertifyResult(os.fspath(out), None, None, audited, audit_path, written)

@@ -345,39 +345,115 @@ def run_id_difference(manifest: dict[str, Any]) -> str | None:
     return None
 
 
+MAX_SOURCE_BYTES = 1 << 34  # 16 GiB: a source file above it is never read by a re-import
+NEVER_READ = ("/proc", "/sys", "/dev")  # the lab's machine never reads a source there
+
+
+class SourceChanged(NotReproducible):
+    """A source the manifest lists is present where the lab allows reading it, with another
+    sha256: the log is not bound to it (``verify`` exits 1)."""
+
+
+def _inside(real: str, root: str) -> bool:
+    return real == root or real.startswith(root.rstrip("/") + "/")
+
+
+def _readable_source(path: str, roots: list[str]) -> str | None:
+    """Why the lab's machine does not read ``path`` as a source (None: it may). Only a local
+    regular file, links resolved, inside one of ``roots`` (the run folder, ``--sources DIR``,
+    the paths the lab gave this command), never under /proc, /sys or /dev, at most
+    ``MAX_SOURCE_BYTES``; never opened before all of that holds (a FIFO or a device never
+    blocks the reader)."""
+    import os
+    import stat
+
+    if storage.is_uri(path) and not str(path).startswith("file://"):
+        return "a URI the lab did not name" if path not in roots else None
+    local = storage.split(path)[1] if storage.is_uri(path) else path
+    real = os.path.realpath(local)
+    if any(_inside(real, d) for d in NEVER_READ):
+        return "a system path (/proc, /sys, /dev)"
+    if not any(_inside(real, os.path.realpath(r)) for r in roots if not storage.is_uri(r)):
+        return "outside the run folder and --sources"
+    try:
+        st = os.stat(real)
+    except OSError:
+        return "absent"
+    if not stat.S_ISREG(st.st_mode):
+        return "not a regular file"
+    if st.st_size > MAX_SOURCE_BYTES:
+        return f"over {MAX_SOURCE_BYTES:,} bytes"
+    return None
+
+
 def _sha256_index(folder: str) -> dict[str, str]:
-    """sha256 -> a file of that content under a local folder (recursively)."""
+    """sha256 -> a file of that content under a local folder (recursively): regular files only,
+    links never followed, none over ``MAX_SOURCE_BYTES``, never under /proc, /sys or /dev."""
+    import os
+    import stat
     from pathlib import Path
 
     out: dict[str, str] = {}
     base = Path(folder)
     if not base.is_dir():
         raise ReproduceInputError(f"--sources {folder}: no such folder")
-    for p in sorted(base.rglob("*")):
-        if p.is_file():
+    real = os.path.realpath(folder)
+    if any(_inside(real, d) for d in NEVER_READ):
+        raise ReproduceInputError(f"--sources {folder}: a system folder (/proc, /sys, /dev)")
+    for top, dirs, names in os.walk(real):
+        dirs[:] = sorted(d for d in dirs if not os.path.islink(os.path.join(top, d)))
+        for name in sorted(names):
+            p = os.path.join(top, name)
+            st = os.lstat(p)
+            if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_SOURCE_BYTES:
+                continue
             h = hashlib.sha256()
-            with p.open("rb") as f:
+            with open(p, "rb") as f:
                 for block in iter(lambda: f.read(1 << 20), b""):
                     h.update(block)
-            out.setdefault(h.hexdigest(), str(p))
+            out.setdefault(h.hexdigest(), p)
     return out
 
 
-def locate_sources(manifest: dict[str, Any], sources: str | None = None) -> dict[str, str]:
-    """Each source the manifest lists -> where its bytes are: at its recorded path when the
-    file there has the recorded sha256, else a file of that sha256 under ``sources`` (a local
-    folder). NotReproducible naming the first source that is absent or whose file differs."""
+def _same_name(path: str, sources: str, roots: list[str]) -> str | None:
+    """The sha256 of the file under ``sources`` at the source's recorded relative path, else of
+    its name (None: no such readable file)."""
+    import os
+
+    name = str(path).rstrip("/").rsplit("/", 1)[-1]
+    rel = str(path) if not os.path.isabs(str(path)) and not storage.is_uri(path) else name
+    for cand in dict.fromkeys((os.path.join(sources, rel), os.path.join(sources, name))):
+        if _readable_source(cand, roots) is None:
+            try:
+                return storage.file_sha256(cand)[0]
+            except (OSError, storage.StorageError):
+                return None
+    return None
+
+
+def locate_sources(manifest: dict[str, Any], sources: str | None = None, *,
+                   run: str | None = None, named: tuple[str, ...] = ()) -> dict[str, str]:
+    """Each source the manifest lists -> where its bytes are: at its recorded path when the lab
+    allows reading it there (``_readable_source``: under the run folder ``run``, under
+    ``sources`` or one of the paths ``named`` on this command's line; a manifest never chooses
+    what the lab's machine reads) and the file there has the recorded sha256, else a file of
+    that sha256 under ``sources`` (a local folder). NotReproducible naming the first source that
+    is absent or not read (SourceChanged: present with another sha256). No hash of a file
+    outside those folders is ever taken or printed."""
     listed = manifest["sources"]
+    roots = [r for r in (run, sources, *named) if r]
     index: dict[str, str] | None = None
     found: dict[str, str] = {}
-    problems: list[str] = []
+    problems: list[tuple[str, bool]] = []
     for s in listed:
         path, sha = s["path"], s["sha256"]
         there: str | None = None
-        try:
-            there = storage.file_sha256(path)[0] if storage.is_file(path) else None
-        except (OSError, storage.StorageError):
-            there = None
+        refused = _readable_source(path, roots)
+        if refused is None:
+            try:
+                there = storage.file_sha256(path)[0]
+            except (OSError, storage.StorageError):
+                there = None
         if there == sha:
             found[path] = path
             continue
@@ -387,16 +463,27 @@ def locate_sources(manifest: dict[str, Any], sources: str | None = None) -> dict
             if sha in index:
                 found[path] = index[sha]
                 continue
+            if there is None:  # the file of its name under DIR: the lab named it, it differs
+                there = _same_name(path, sources, roots)
         where = f" nor under {sources}" if sources is not None else ""
-        problems.append(
+        if there is None and refused not in (None, "absent"):
+            problems.append((f"source {path}: not read ({refused}: the lab's machine reads "
+                             "only the run folder, --sources DIR and the paths given it), and "
+                             f"no file{where.replace(' nor', '')} has its sha256 {sha[:16]}... "
+                             "(give --sources DIR)", False))
+            continue
+        problems.append((
             f"source {path}: absent (no file at its recorded path{where} has its sha256 "
             f"{sha[:16]}...)" if there is None else
             f"source {path}: its sha256 is {there[:16]}..., the manifest lists {sha[:16]}... "
             f"(edited since the import, or not the file imported{where and ', and none'}"
-            f"{where})")
+            f"{where})", there is not None))
     if problems:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-        raise NotReproducible(problems[0] + more)
+        changed = [text for text, was_changed in problems if was_changed]
+        if changed:
+            raise SourceChanged(changed[0] + more)
+        raise NotReproducible(problems[0][0] + more)
     return found
 
 
@@ -501,7 +588,8 @@ def _engine_note(manifest: dict[str, Any]) -> str:
 
 
 def reproduce_import(run: str, *, sources: str | None = None, name_key: bytes | None = None,
-                     workers: int | None = None, address: str | None = None) -> Reproduced:
+                     workers: int | None = None, address: str | None = None,
+                     named: tuple[str, ...] = ()) -> Reproduced:
     """Re-import an imported run from the source files its manifest lists (at their recorded
     paths, or found by sha256 under ``sources``) with its recorded options (rake schedule, name
     key) into a temporary folder (``cluster.flows.import_histories.import_phh``, the one import)
@@ -510,7 +598,7 @@ def reproduce_import(run: str, *, sources: str | None = None, name_key: bytes | 
     the first that differs is named (a batch file's first differing hand). The run_id is
     checked against the sources first. Raises NotReproducible (sources absent or changed, the
     name key absent) and ReproduceInputError (not an import)."""
-    rep = _reproduce_import(run, sources, name_key, workers, address)
+    rep = _reproduce_import(run, sources, name_key, workers, address, named)
     rep.of = "sources"
     if not rep.ok and rep.path != MANIFEST:
         _, manifest = _import_manifest(run)
@@ -519,7 +607,8 @@ def reproduce_import(run: str, *, sources: str | None = None, name_key: bytes | 
 
 
 def _reproduce_import(run: str, sources: str | None, name_key: bytes | None,
-                      workers: int | None, address: str | None) -> Reproduced:
+                      workers: int | None, address: str | None,
+                      named: tuple[str, ...] = ()) -> Reproduced:
     import json
     import shutil
     import tempfile
@@ -544,7 +633,7 @@ def _reproduce_import(run: str, sources: str | None, name_key: bytes | None,
                               "writes it): nothing to re-import")
     _name_key_check(manifest, name_key)
     rake = _rake_of(manifest)
-    found = locate_sources(manifest, sources)
+    found = locate_sources(manifest, sources, run=run, named=named)
     recorded = [s["path"] for s in manifest["sources"]]
     moved = sum(found[p] != p for p in recorded)
     tmp = Path(tempfile.mkdtemp(prefix="holdem-reimport-"))

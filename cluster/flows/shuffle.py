@@ -35,6 +35,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
+import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from audits import runfolder
@@ -74,6 +75,12 @@ class ShuffleSpec:
             raise ShuffleRunError(f"--decks {self.decks}: expected >= 1")
         if self.batch_size < 1:
             raise ShuffleRunError(f"--batch-size {self.batch_size}: expected >= 1")
+        from sim.runspec import check_sizes
+
+        try:
+            check_sizes(self.decks, self.batch_size, 1, "--decks")
+        except ValueError as e:
+            raise ShuffleRunError(str(e)) from None
         if not 0 <= self.seed < 2**64:
             raise ShuffleRunError(f"--seed {self.seed}: expected 0 .. 2^64 - 1")
         if self.generator not in GENERATORS:
@@ -214,6 +221,13 @@ def _check_folder(spec: ShuffleSpec, base: Location, say: Callable[[str], None]
                                 read=read, scratch=(runfolder.KEY_DIR,))
         recorded = {f["path"]: f for f in (resumed.manifest or {}).get("files", [])
                     if isinstance(f, dict)}
+        if resumed.found and not spec.keyed:
+            # no key binds these decks: a file in the folder could be anyone's (issue 33), so
+            # none is kept, as certify never resumes os-chacha20 batches
+            raise ShuffleRunError(
+                f"run folder {folder.label} holds {len(resumed.found)} deck file(s) "
+                f"({resumed.found[0]}, ...): generator {spec.generator} cannot re-derive them, "
+                "so a shuffle never resumes them; use a new --out")
         kept: dict[int, dict[str, Any]] = {}
         for rel in resumed.found:
             sha, _ = folder.sha256(rel)
@@ -340,6 +354,37 @@ def _run(spec: ShuffleSpec, base: Location, workers: int | None, address: str | 
     return write_certificate(base, results, m, kept=spec.keep_decks)
 
 
+AUDIT_KIND = "decks from another system"  # the source kind of a ``shuffle audit`` certificate
+AUDIT_WRITES = frozenset({runfolder.REPORT_FILES["certificate"], runfolder.REPORT_FILES["html"]})
+
+
+def _own_audit_folder(folder: RunFolder) -> None:
+    """``shuffle audit --out`` writes only into a new (or empty) folder or one an earlier
+    ``shuffle audit`` made (its two files, its kind of certificate): never over another run's
+    certificate or report (ShuffleRunError, one line, before anything is written)."""
+    try:
+        if not folder.exists():
+            if folder.kind() != pafs.FileType.NotFound:
+                raise ShuffleRunError(f"output {folder.label} is a file, not a folder")
+            return
+        listing = folder.listing()
+        other = sorted(set(listing) - AUDIT_WRITES)
+        cert = runfolder.CERTIFICATE
+        kind = None
+        if not other and cert in listing:
+            try:
+                kind = ((json.loads(folder.read_bytes(cert)).get("source") or {}).get("kind"))
+            except (ValueError, AttributeError, RunFolderError):
+                kind = None
+        if other or (listing and kind != AUDIT_KIND):
+            what = other[0] if other else f"{cert} of another kind of run"
+            raise ShuffleRunError(f"output {folder.label} holds {what}: `holdem shuffle audit` "
+                                  "writes only into a new folder or one of its own (nothing "
+                                  "of another run is overwritten); choose another --out")
+    except (storage.StorageError, RunFolderError) as e:
+        raise ShuffleRunError(str(e)) from None
+
+
 def audit_files(paths: list[str], out: str | os.PathLike[str], *,
                 key_memory: int | None = None, progress: bool = True) -> Certificate:
     """``holdem shuffle audit FILE...``: certify decks another system's shuffler produced (the
@@ -357,6 +402,7 @@ def audit_files(paths: list[str], out: str | os.PathLike[str], *,
     t0 = time.perf_counter()
     base = storage.as_location(os.fspath(out))
     folder = RunFolder.open(base)
+    _own_audit_folder(folder)
     tally = DeckTally()
     files = []
     first = 0

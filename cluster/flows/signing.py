@@ -57,11 +57,26 @@ def _load_pem(path: str | Path, what: str, form: str, load: Any, want: type) -> 
     return key
 
 
+def refuse_shared_key(path: str | Path) -> None:
+    """SigningKeyError (one line) when the private key file is readable, or writable, by group
+    or others (issue 33): whoever else can read it signs as the lab."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return  # _read names what is wrong with the file
+    if stat.S_ISREG(mode) and mode & 0o077:
+        raise SigningKeyError(f"signing key {path}: readable by group or others (mode "
+                              f"{mode & 0o777:o}): a signing key must be its owner's alone; "
+                              f"chmod 600 {path} (or sign with a key nobody else can read)")
+
+
 def load_private_key(path: str | Path) -> Any:
-    """An Ed25519 private key from a PEM file (PKCS#8, unencrypted)."""
+    """An Ed25519 private key from a PEM file (PKCS#8, unencrypted), only when no one but its
+    owner can read it (``refuse_shared_key``)."""
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
     from cryptography.hazmat.primitives.serialization import load_pem_private_key
 
+    refuse_shared_key(path)
     return _load_pem(path, "signing key", "an unencrypted PEM private key",
                      lambda data: load_pem_private_key(data, password=None), Ed25519PrivateKey)
 

@@ -41,6 +41,7 @@ from audits.runfolder import (
     storage,
 )
 from audits.runfolder.errors import InputError
+from audits.runfolder.lock import leftovers
 from audits.runner import AUDIT_FILE
 from audits.runspec import IMPORT_FORMATS
 from cluster.flows.reproduce import first_difference
@@ -228,6 +229,7 @@ def _reimport(root: str, manifest: dict[str, Any], claim: dict[str, Any] | None,
     from cluster.flows.reproduce import (
         NotReproducible,
         ReproduceInputError,
+        SourceChanged,
         reproduce_import,
         run_id_difference,
     )
@@ -243,6 +245,8 @@ def _reimport(root: str, manifest: dict[str, Any], claim: dict[str, Any] | None,
     try:
         rep = reproduce_import(root, sources=sources, name_key=name_key, workers=workers,
                                address=address)
+    except SourceChanged as e:  # issue 33: a listed source present with another sha256
+        return Verdict(False, f"{e}: the log is not bound to the sources the certificate lists")
     except NotReproducible as e:
         return f"NOT REPRODUCIBLE: {e}: not re-imported, so {unbound}"
     except ReproduceInputError as e:
@@ -256,10 +260,37 @@ def _reimport(root: str, manifest: dict[str, Any], claim: dict[str, Any] | None,
     return f"re-imported, {rep.message}, as the FAIL certificate says"
 
 
+def _reaudit(root: storage.Location, audit: dict[str, Any], manifest: dict[str, Any],
+             workers: int | None, address: str | None) -> Verdict | str:
+    """``--reaudit`` (issue 33): the audits audit.json lists re-run here, on this machine's
+    compiled code, over the folder's bytes; the certificate they give must be the one
+    audit.json gives, field for field (``cluster.flows.certify.binding_difference``): a
+    certificate made on a machine whose audits were subverted (a planted compiled-code cache)
+    does not verify on a clean one. What it cost, in words."""
+    import time
+
+    from cluster.flows.audit import audit_run
+    from cluster.flows.certify import binding_difference
+    from cluster.flows.reproduce import effective_workers
+
+    t0 = time.perf_counter()
+    names = [str(r.get("name")) for r in audit.get("results") or [] if isinstance(r, dict)]
+    files = (audit.get("inputs") or {}).get("files") or []
+    fresh = audit_run(str(root), names, workers=effective_workers(len(files), workers, address),
+                      address=address, progress=False)
+    again = json.loads(json.dumps(fresh.to_dict(), default=str))
+    where = binding_difference(audit, again, manifest)
+    if where:
+        return Verdict(False, f"{storage.join(root, AUDIT_FILE)}: the audits re-run here on "
+                              f"these bytes give another certificate: field {where}")
+    return (f"the {len(names)} audits re-run here give this certificate "
+            f"({time.perf_counter() - t0:.1f} s)")
+
+
 def verify_run(run: str | os.PathLike[str], public_key: str | None = None, *,
                reproduce: bool | int = True, workers: int | None = None,
                address: str | None = None, sources: str | None = None,
-               name_key: bytes | None = None) -> Verdict:
+               name_key: bytes | None = None, reaudit: bool = False) -> Verdict:
     """Check a received run folder against its certificate (see the module docstring).
     ``reproduce``: True re-simulates every batch of a reproducible run, N a sample of N batch
     files, False none; an imported run is re-imported from its sources instead (``sources``:
@@ -280,6 +311,12 @@ def verify_run(run: str | os.PathLike[str], public_key: str | None = None, *,
         if isinstance(checked, Verdict):
             return checked
         signer = checked
+    left = leftovers(root)  # issue 33: a certified folder holds no half-written file
+    if left:
+        return Verdict(False, f"{storage.join(root, left[0])}: a leftover of an interrupted "
+                              f"write ({len(left)} in the folder): a certified folder holds "
+                              "the run's files and products only; remove it or rerun the "
+                              "command that was interrupted")
     audit_path = storage.join(root, AUDIT_FILE)
     try:
         if not storage.is_file(audit_path):
@@ -350,6 +387,12 @@ def verify_run(run: str | os.PathLike[str], public_key: str | None = None, *,
         if got != sha:
             return Verdict(False, f"{path}: {'missing' if got is None else 'edited'}: its "
                                   "sha256 is not the one the certificate records")
+    reaudited = None
+    if reaudit:
+        again = _reaudit(root, audit, manifest, workers, address)
+        if isinstance(again, Verdict):
+            return again
+        reaudited = again
     try:
         tables_why = check_export(root, msha, files)
     except storage.StorageError as e:
@@ -361,6 +404,8 @@ def verify_run(run: str | os.PathLike[str], public_key: str | None = None, *,
                   "the run declared)")
     parts = [f"VERIFIED: a {cert.get('verdict')} certificate of {cert['run'].get('hands', 0):,} "
              f"hands; its {len(cert['run']['files'])} files, {bound} match their sha256"]
+    if reaudited:
+        parts.append(reaudited)
     if any(storage.is_dir(storage.join(root, d.rstrip("/"))) for d in runfolder.PRODUCT_FOLDERS):
         parts.append("tables/ (holdem export) matches its export.json and is what the export "
                      "makes of these files")
