@@ -31,6 +31,12 @@ Rules implemented here (tests in tests/sim/test_rules.py):
   from the button;
 - showdown order: the river's last bettor or raiser, else the first live seat left of the
   button; a hand is mucked only when it cannot win any pot against the hands already shown;
+  the automatic showdown shows every live hand when the betting ended with at most one of them
+  not all-in (seed 004 "All In", TDA: all hands face up at an all-in showdown);
+- a player who leaves (``apply(S, log, A_LEAVE, seat)``, any seat still in the hand, at any
+  turn before the showdown): his hand is dead, the part of his bet no other player covered
+  returns to him at once, the betting goes on for the others (seed 004, "Politique de
+  Sécurité et de Fair-Play");
 - rake: basis points of the pot (never of returned chips), capped, none without a flop when
   no-flop-no-drop is set; taken from the main pot first.
 """
@@ -45,6 +51,7 @@ from sim.codes import (
     A_BET_RAISE,
     A_CHECK_CALL,
     A_FOLD,
+    A_LEAVE,
     A_MUCK,
     A_SHOW,
     BAD_KIND,
@@ -62,6 +69,7 @@ from sim.codes import (
     E_DEAL_BOARD,
     E_DEAL_HOLE,
     E_FOLD,
+    E_LEAVE,
     E_MUCK,
     E_POST,
     E_RAISE,
@@ -74,6 +82,7 @@ from sim.codes import (
     FLOP,
     HAND_OVER,
     NOT_BETTING,
+    NOT_IN_HAND,
     NOT_SHOWDOWN,
     OK,
     POT_LIMIT,
@@ -519,10 +528,15 @@ def legal(S, out):
 
 @njit(cache=True, _nrt=False)
 def apply(S, log, kind, amount):
-    """Apply the action of the seat to act. Returns 0, or an error code with S unchanged."""
+    """Apply the action of the seat to act (``A_LEAVE``: of seat ``amount``, whoever is to
+    act). Returns 0, or an error code with S unchanged."""
     s = S[TO_ACT]
     if S[STREET] == COMPLETE or s < 0:
         return HAND_OVER
+    if kind == A_LEAVE:
+        if S[STREET] == SHOWDOWN:
+            return NOT_BETTING
+        return _leave(S, log, amount)
     if kind == A_SHOW or kind == A_MUCK:
         if S[STREET] != SHOWDOWN:
             return NOT_SHOWDOWN
@@ -597,6 +611,57 @@ def apply(S, log, kind, amount):
         S[TO_ACT] = nxt
     else:
         _close_betting(S, log)
+    return OK
+
+
+@njit(cache=True, _nrt=False)
+def _uncovered(S, s):
+    """The part of seat s's bet on this street that no other seat's contribution covers
+    (antes count for covering only with ante trimming on, as for the uncalled returns)."""
+    trim = S[ANTE_TRIM] != 0
+    mine = S[CONTRIB_ + s] - (0 if trim else S[ANTE_PAID_ + s])
+    other = 0
+    for t in range(S[N_SEATS]):
+        if t != s:
+            other = max(other, S[CONTRIB_ + t] - (0 if trim else S[ANTE_PAID_ + t]))
+    return max(0, min(mine - other, S[BET_ + s]))
+
+
+@njit(cache=True, _nrt=False)
+def _leave(S, log, s):
+    """Seat s leaves (disconnects) during the betting: its hand is dead (folded: it wins
+    nothing), the uncovered part of its bet returns to it at once, the bet to call drops to the
+    highest bet left standing (the street's full raise size and raise count stay), and the
+    betting goes on for the others (the hand ends when one live seat is left)."""
+    if s < 0 or s >= S[N_SEATS] or not _is_live(S, s):
+        return NOT_IN_HAND
+    _record(S, log, s, E_LEAVE, S[BET_ + s], 0, -1, -1)
+    back = _uncovered(S, s)
+    if S[STATUS_ + s] == S_ACTIVE:
+        S[N_ACTIVE] -= 1
+    S[STATUS_ + s] = S_FOLDED
+    S[N_LIVE] -= 1
+    if back > 0:
+        S[STACK_ + s] += back
+        S[BET_ + s] -= back
+        S[CONTRIB_ + s] -= back
+        S[RETURNED_ + s] += back
+        _record(S, log, s, E_RETURN, S[BET_ + s], back, -1, -1)
+        cur = 0
+        for t in range(S[N_SEATS]):
+            cur = max(cur, S[BET_ + t])
+        S[CUR_BET] = cur
+        S[FULL_LEVEL] = min(S[FULL_LEVEL], cur)
+    if _count_live(S) <= 1:
+        _close_betting(S, log)
+        return OK
+    to = S[TO_ACT]
+    if not _needs_action(S, to, S[N_ACTIVE]):
+        nxt = _next_to_act(S, to)
+        if nxt >= 0:
+            S[TO_ACT] = nxt
+        else:
+            _close_betting(S, log)
     return OK
 
 
@@ -782,6 +847,8 @@ def _start_showdown(S, log):
     S[N_SHOW] = k
     S[SHOW_ORDER_POS] = 0
     if S[AUTO_SHOWDOWN] != 0:
+        # the betting ended with at most one live hand not all-in: every hand is shown
+        face_up = S[N_ACTIVE] <= 1
         victim = _muck_victim(S) if S[FAULT] == F_MUCKS_WINNER else -1
         npots = S[N_POTS]
         for p in range(npots):
@@ -797,7 +864,7 @@ def _start_showdown(S, log):
             # shown if it wins or ties a pot it is eligible for against the hands shown so far
             # (each pot's best shown hand is kept as the hands are shown)
             bit = 1 << s
-            wins = False
+            wins = face_up
             for p in range(npots):
                 if S[POT_ELIGIBLE_ + p] & bit and st >= S[BEST_ + p]:
                     wins = True
