@@ -506,7 +506,8 @@ def _referee_hand(i, start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mo
                 return code, ax, flags
             flags |= 1 << P.LEAVE
             n_live -= 1
-            if dropped >= 0:
+            if dropped >= 0:  # its uncovered bet was returned
+                flags |= 1 << P.UNCALLED_RETURN
                 cur = dropped
                 full_level = min(full_level, cur)
             if n_live <= 1:

@@ -727,6 +727,8 @@ def _close_betting(S, log):
         if S[STREET] == RIVER:
             _start_showdown(S, log)
             return
+        if S[AUTO_SHOWDOWN] != 0 and S[N_ACTIVE] <= 1 and S[N_SHOW] == 0:
+            _show_all_in(S, log)  # nobody can bet any more: hands face up, then the board
         S[STREET] += 1
         S[CUR_BET] = 0
         S[FULL_LEVEL] = 0
@@ -823,18 +825,28 @@ def _build_pots(S, log):
 
 
 @njit(cache=True, _nrt=False)
-def _strength(S, s):
-    b = BOARD_
-    return evaluate7(S[HOLE_ + 2 * s], S[HOLE_ + 2 * s + 1],
-                     S[b], S[b + 1], S[b + 2], S[b + 3], S[b + 4])
+def _final_board_card(S, k):
+    """Board card k as the hand ends: dealt already, else the card the dealing order will deal
+    there (an all-in showdown's hands are shown before the rest of the board)."""
+    if k < S[N_BOARD]:
+        return S[BOARD_ + k]
+    return S[DECK_ + board_pos(S[N_DEALT], k)]
 
 
 @njit(cache=True, _nrt=False)
-def _start_showdown(S, log):
-    S[STREET] = SHOWDOWN
-    _build_pots(S, log)
+def _strength(S, s):
+    """Seat s's hand strength with the board the hand ends with."""
+    return evaluate7(S[HOLE_ + 2 * s], S[HOLE_ + 2 * s + 1],
+                     _final_board_card(S, 0), _final_board_card(S, 1), _final_board_card(S, 2),
+                     _final_board_card(S, 3), _final_board_card(S, 4))
+
+
+@njit(cache=True, _nrt=False)
+def _show_order(S):
+    """The showdown order into S[SHOW_ORDER_:]: from the river's last bettor or raiser if still
+    live, else from the first live seat left of the button, clockwise; returns its length."""
     n = S[N_SEATS]
-    start = S[LAST_AGGR]
+    start = S[LAST_AGGR] if S[STREET] == RIVER or S[STREET] == SHOWDOWN else -1
     if start < 0 or not _is_live(S, start):
         start = _first_live_left_of_button(S)
     k = 0
@@ -846,6 +858,43 @@ def _start_showdown(S, log):
             k += 1
     S[N_SHOW] = k
     S[SHOW_ORDER_POS] = 0
+    return k
+
+
+@njit(cache=True, _nrt=False)
+def _show_all_in(S, log):
+    """The automatic all-in showdown before the run-out: every live hand shown in showdown
+    order, with the strength it ends with (the ``mucks-winner`` fault mucks the first hand
+    that holds the best of them instead)."""
+    k = _show_order(S)
+    victim = -1
+    if S[FAULT] == F_MUCKS_WINNER:
+        best = -1
+        for i in range(k):
+            best = max(best, _strength(S, S[SHOW_ORDER_ + i]))
+        for i in range(k):
+            if victim < 0 and _strength(S, S[SHOW_ORDER_ + i]) == best:
+                victim = S[SHOW_ORDER_ + i]
+    for i in range(k):
+        s = S[SHOW_ORDER_ + i]
+        S[STRENGTH_ + s] = _strength(S, s)
+        if s == victim:
+            _show_or_muck(S, log, s, False)  # FAULT: a winning hand mucked
+            S[FAULT_FIRED] = 1
+        else:
+            _show_or_muck(S, log, s, True)
+    S[SHOW_ORDER_POS] = k
+
+
+@njit(cache=True, _nrt=False)
+def _start_showdown(S, log):
+    shown = S[N_SHOW] > 0  # an all-in showdown's hands were shown before the run-out
+    S[STREET] = SHOWDOWN
+    _build_pots(S, log)
+    if shown:
+        _award(S, log)
+        return
+    k = _show_order(S)
     if S[AUTO_SHOWDOWN] != 0:
         # the betting ended with at most one live hand not all-in: every hand is shown
         face_up = S[N_ACTIVE] <= 1

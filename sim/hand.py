@@ -290,9 +290,10 @@ class Hand:
         )
 
     def apply(self, action: Action, *, records: bool = True) -> tuple[Record, ...]:
-        """Apply one player action (a ``LEAVE`` is any seat's, whoever is to act); returns the records it produced (its own and the forced
-        events that followed; ``records=False``: none are built, e.g. for a replay that reads
-        the log as arrays). Raises IllegalAction, leaving the hand unchanged."""
+        """Apply one player action (a ``LEAVE`` is any seat's, whoever is to act); returns the
+        records it produced (its own and the forced events that followed; ``records=False``:
+        none are built, e.g. for a replay that reads the log as arrays). Raises IllegalAction,
+        leaving the hand unchanged."""
         S = self._S
         to_act = int(S[L.TO_ACT])
         if int(S[L.STREET]) == Street.COMPLETE:
