@@ -260,3 +260,30 @@ def test_a_losing_hand_mucked_at_an_all_in_showdown(run: Path,
     f.write()
     out = assert_caught(run, capsys, "payouts", row["hand_id"])
     assert f"muck at an all-in showdown: seat {loser} mucked" in out
+
+
+def test_a_leave_logged_for_a_seat_that_had_folded(run: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """A LEAVE record slipped into the action log after the seat's own fold (a seat no longer
+    in the hand cannot leave it), digests and manifest restamped: the betting referee fails
+    the hand naming the seat."""
+    from sim.layout import EventKind
+    from sim.schema import ACTION_DTYPE, decode_actions
+
+    f = RunForger(run)
+
+    def ok(r: dict) -> bool:
+        kinds = decode_actions(r["actions"])["kind"].tolist()
+        return EventKind.FOLD in kinds and kinds.index(EventKind.FOLD) < len(kinds) - 1
+
+    i = f.find(ok)
+    row = dict(f.rows[i])
+    recs = decode_actions(row["actions"]).copy()
+    j = recs["kind"].tolist().index(EventKind.FOLD)
+    leave = np.array([(recs["street"][j], recs["seat"][j], EventKind.LEAVE,
+                       recs["to_street_total"][j], 0)], dtype=ACTION_DTYPE)
+    row["actions"] = np.concatenate([recs[:j + 1], leave, recs[j + 1:]]).tobytes()
+    f.rows[i] = row
+    f.write()
+    out = assert_caught(run, capsys, "betting", row["hand_id"])
+    assert f"wrong leave: seat {int(recs['seat'][j])} not in the hand" in out
