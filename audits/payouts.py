@@ -20,8 +20,10 @@ winners are taken (still among its eligible players, with its amount, rake and t
 imply checked).
 A simulated hand whose betting ended with two or more hands live and at most one of them with
 chips behind (stacks_start - contributed > 0) is an all-in showdown: every live hand is shown
-before the rest of the board (seed 004 "All In", the TDA rule); a muck there fails. An imported
-history's muck there is the operator's claim and is not judged.
+before the rest of the board (seed 004 "All In", the TDA rule); a muck there fails, in a run
+whose spec records rules version 2 or later (``audits.runspec.rules_version``: runs made
+before, whose engine mucked as at the river, and files audited without their manifest are not
+held to it). An imported history's muck there is the operator's claim and is not judged.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from audits import paths as P
 from audits.evaluator import TABLE, board_parts, eval_with_board, logged_strength, score5
 from audits.io import ANTE, BET, DEAD_BLIND, RAISE, Batch, string_is
 from audits.result import Partial, partial_from_codes
+from audits.runspec import rules_version
 from audits.spec import AuditSpec
 
 MESSAGES = {
@@ -533,6 +536,14 @@ def _payout_kernel(occ, start, contrib, folded, won, hole, unrec, button, a_stre
         codes[i], aux[i], paths[i] = code, ax, flags
 
 
+def _face_up_rules(b: Batch) -> bool:
+    """Whether the run was made under the all-in showdown rule: a simulate run whose spec
+    records rules version 2 or later (a run made before it, or files without their manifest,
+    are not held to it: their engine's showdown mucked as at the river)."""
+    facts = b.context.get("facts")
+    return facts is not None and rules_version(facts.spec) >= 2
+
+
 def payouts_map(b: Batch) -> Partial:
     codes = np.zeros(b.n, np.int32)
     aux = np.zeros(b.n, np.int64)
@@ -553,7 +564,7 @@ def payouts_map(b: Batch) -> Partial:
                    c["ante_trimming"], c["rake_bps"], c["rake_cap"], c["no_flop_no_drop"],
                    c["rake"], b.pots["amount"], b.pots["rake"], b.pots["eligible_mask"],
                    b.pots["winners_mask"], b.pot_off, b.deck is not None,
-                   ~string_is(b, "generator", "phh"), TABLE,
+                   ~string_is(b, "generator", "phh") & _face_up_rules(b), TABLE,
                    np.zeros((10, b.k + 1), np.int64), codes, aux, paths)
     b.derived["payout_paths"] = paths  # the rule paths taken, for the coverage map
     return partial_from_codes(b.cols["hand_id"], codes, aux, MESSAGES)
