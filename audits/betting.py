@@ -16,6 +16,11 @@ min(big blind, stack), on the street (the seat keeps its option); a dead post is
 the street, never toward a call; with ante trimming off only), less than a big blind, or at most
 one beside the seat's live post; an imported hand (generator ``phh``) may fold when checking is
 free (sites allow it; the simulator never does);
+a LEAVE (a player who left or lost his connection, at anyone's turn, a seat still in the hand)
+makes its hand dead (folded), is followed at once by the RETURN of the part of its bet no other
+contribution covers (when there is one), after which the bet to call is the highest bet left
+standing (the street's full raise and raise count stay) and the turn passes on if the seat to
+act has nothing left to do;
 ``added`` == the change of the street total; the ``folded`` column is the set of seats the
 action log folds; the street ends when every active player has acted
 and matched; the uncalled part of the top bet is returned; nothing is logged after the hand ends;
@@ -35,6 +40,7 @@ from audits.io import (
     CHECK,
     DEAD_BLIND,
     FOLD,
+    LEAVE,
     POST,
     RAISE,
     RETURN,
@@ -67,6 +73,7 @@ V_BOARD_LENGTH = 17  # a board not what the streets played dealt
 V_UNKNOWN_KIND = 18  # an action kind the referee does not know
 V_FOLDED_COLUMN = 19  # the folded column disagrees with the action log
 V_POST = 20  # a live or dead post of a replayed history against the rules (or out of order)
+V_LEAVE = 21  # a LEAVE by a seat not in the hand, or its uncovered bet not returned at once
 
 MESSAGES = {
     V_POSTING: "wrong posting: ante/blind of seat {aux} not min(due, stack) in order",
@@ -90,6 +97,8 @@ MESSAGES = {
     V_FOLDED_COLUMN: "folded column disagrees with the action log for seat {aux}",
     V_POST: "wrong post: seat {aux}'s live post not min(big blind, stack), dead post not dead "
             "money below a big blind, by a seat without chips or with a blind, or out of order",
+    V_LEAVE: "wrong leave: seat {aux} not in the hand, or the uncovered part of its bet not "
+             "returned at once",
 }
 # the structure codes the referee gets per hand (_structure_codes)
 NO_LIMIT, POT_LIMIT, FIXED_LIMIT = 0, 1, 2
@@ -287,6 +296,42 @@ def _street_return(work, trim, a_kind, a_seat, a_add, j, end, k):
 
 
 @njit(cache=True, _nrt=False, inline="always")
+def _leave(work, trim, street, a_street, a_seat, a_kind, a_tot, a_add, j, end, n_active, k):
+    """The LEAVE at record j: a seat still in the hand, logged with its street total and no
+    chips; then, when part of its bet stands above every other contribution, the next record
+    returns exactly that part to it. The seat's hand is dead. Returns (code, seat, j,
+    n_active, the bet to call after it (-1: unchanged))."""
+    g = np.int64(a_seat[j])
+    if g < 0 or g >= k or (work[STATUS, g] != ACTIVE and work[STATUS, g] != ALL_IN):
+        return V_LEAVE, g, j, n_active, -1
+    if a_street[j] != street or a_add[j] != 0 or a_tot[j] != work[BET_, g]:
+        return V_LEAVE, g, j, n_active, -1
+    other = 0
+    for t in range(k):
+        if t != g:
+            other = max(other, work[CONTRIB, t] - (0 if trim else work[ANTE_PAID, t]))
+    mine = work[CONTRIB, g] - (0 if trim else work[ANTE_PAID, g])
+    back = max(0, min(mine - other, work[BET_, g]))
+    j += 1
+    cur = -1
+    if back > 0:
+        if (j >= end or a_kind[j] != RETURN or a_seat[j] != g or a_add[j] != back
+                or a_tot[j] != work[BET_, g] - back or a_street[j] != street):
+            return V_LEAVE, g, j, n_active, -1
+        j += 1
+        work[STACK, g] += back
+        work[BET_, g] -= back
+        work[CONTRIB, g] -= back
+        cur = 0
+        for t in range(k):
+            cur = max(cur, work[BET_, t])
+    if work[STATUS, g] == ACTIVE:
+        n_active -= 1
+    work[STATUS, g] = FOLDED
+    return OK, 0, j, n_active, cur
+
+
+@njit(cache=True, _nrt=False, inline="always")
 def _reopen_flags(work, s, cur, full_raise, n_raises):
     """The paths of seat s facing a bet that rose since it acted: by less than a full raise (a
     short all-in: no re-raise), or by short all-ins adding up to one (reopened)."""
@@ -454,6 +499,23 @@ def _referee_hand(i, start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mo
         if j >= end:
             return V_LOG_ENDS, s, flags
         kd = a_kind[j]
+        if kd == LEAVE:  # any seat still in the hand, at anyone's turn
+            code, ax, j, n_active, dropped = _leave(work, trim[i], street, a_street, a_seat,
+                                                    a_kind, a_tot, a_add, j, end, n_active, k)
+            if code:
+                return code, ax, flags
+            flags |= 1 << P.LEAVE
+            n_live -= 1
+            if dropped >= 0:  # its uncovered bet was returned
+                flags |= 1 << P.UNCALLED_RETURN
+                cur = dropped
+                full_level = min(full_level, cur)
+            if n_live <= 1:
+                closing = True
+            elif not _needs(status, acted, bet, s, cur, n_active):
+                to_act = _next(status, acted, bet, s, cur, n_active, k)
+                closing = to_act < 0
+            continue
         if a_seat[j] != s:
             return V_OUT_OF_TURN, a_seat[j], flags
         if a_street[j] != street:

@@ -32,6 +32,9 @@ ANTE, SMALL_BLIND, BIG_BLIND, FOLD, CHECK, CALL, BET, RAISE, RETURN = 0, 1, 2, 6
 # posts of replayed histories, after the blinds: a live post (a returning player's big blind: on
 # the street, the seat keeps its option) and dead money (in the main pot, never toward a call)
 POST, DEAD_BLIND = 16, 17
+# a player who left the table or lost his connection mid-hand: his hand is dead; a RETURN of the
+# part of his bet no other player covered follows at once
+LEAVE = 18
 
 # the audited columns and their types (the whole file's schema: ``audits.logschema``)
 EXPECTED: dict[str, pa.DataType] = {

@@ -74,6 +74,12 @@ PATHS: tuple[Path, ...] = (
          "a fixed-limit raise completed an incomplete all-in bet or raise", ("fixed-limit",)),
     Path("pl_max_raise", 31, _RARE, "a pot-limit bet or raise to exactly the pot-limit maximum",
          ("pot-limit",)),
+    Path("all_in_showdown", 32, _COMMON,
+         "the betting ended with two or more hands live, at most one not all-in: every hand "
+         "shown, the rest of the board run out"),
+    Path("leave", 33, _RARE,
+         "a player left the table or lost his connection mid-hand (LEAVE): his hand dead, his "
+         "uncovered bet returned"),
 )
 BIT = {p.name: p.bit for p in PATHS}
 N_PATHS = len(PATHS)
@@ -84,6 +90,7 @@ SHORT_NOT_REOPENED, SHORTS_REOPENED, MIN_RAISE, UNCALLED_RETURN, BB_OPTION_RAISE
 SHORT_BLIND, ANTE, BIG_BLIND_ANTE, ANTE_ALL_IN, DEAD_BUTTON, DEAD_SMALL_BLIND = range(13, 19)
 HEADS_UP_TRANSITION, ELIMINATION, REBUY, RAKE, RAKE_CAPPED, NO_FLOP_NO_DROP = range(19, 25)
 TIMEOUT, WHEEL, BOARD_PLAYS, KICKER, FL_CAP, FL_COMPLETED, PL_MAX = range(25, 32)
+ALL_IN_SHOWDOWN, LEAVE = range(32, 34)
 
 
 def minimum(path: Path, hands: int) -> int:

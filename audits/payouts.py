@@ -18,6 +18,12 @@ single unrecorded contender is the one the others left (he wins it), and only a 
 two or more unrecorded seats with nothing shown has winners the record cannot prove: its logged
 winners are taken (still among its eligible players, with its amount, rake and the payouts they
 imply checked).
+A simulated hand whose betting ended with two or more hands live and at most one of them with
+chips behind (stacks_start - contributed > 0) is an all-in showdown: every live hand is shown
+before the rest of the board (seed 004 "All In", the TDA rule); a muck there fails, in a run
+whose spec records rules version 2 or later (``audits.runspec.rules_version``: runs made
+before, whose engine mucked as at the river, and files audited without their manifest are not
+held to it). An imported history's muck there is the operator's claim and is not judged.
 """
 
 from __future__ import annotations
@@ -27,8 +33,9 @@ from numba import njit
 
 from audits import paths as P
 from audits.evaluator import TABLE, board_parts, eval_with_board, logged_strength, score5
-from audits.io import ANTE, BET, DEAD_BLIND, RAISE, Batch
+from audits.io import ANTE, BET, DEAD_BLIND, RAISE, Batch, string_is
 from audits.result import Partial, partial_from_codes
+from audits.runspec import rules_version
 from audits.spec import AuditSpec
 
 MESSAGES = {
@@ -46,6 +53,8 @@ MESSAGES = {
         "bettor (else the first live seat left of the button) clockwise",
     12: "showdown rank of seat {aux} is not the strength of its cards",
     13: "illegal muck: seat {aux} could win or tie a pot against the hands shown before it",
+    14: "muck at an all-in showdown: seat {aux} mucked where every hand is shown (the betting "
+        "ended with at most one live hand not all-in)",
 }
 
 
@@ -307,6 +316,27 @@ def _check_mucks(work, i, npots, sv, sshown, soff):
 
 
 @_inline
+def _all_in_showdown(i, start, contrib, live, nlive, k):
+    """Whether the betting ended with two or more live hands, at most one with chips behind."""
+    if nlive < 2:
+        return False
+    behind = 0
+    for s in range(k):
+        if (live >> s) & 1 and start[i, s] - contrib[i, s] > 0:
+            behind += 1
+    return behind <= 1
+
+
+@_inline
+def _first_muck(i, sshown, sv, soff):
+    """The first seat the showdown columns list as mucked (-1 if none)."""
+    for j in range(soff[i], soff[i + 1]):
+        if not sshown[j]:
+            return np.int64(sv[j])
+    return -1
+
+
+@_inline
 def _pot_winners(work, p, nb, board, k):
     """The winners (seat bits) of pot p: its only eligible player, else the best scored hands
     among the eligible; and whether the board plays."""
@@ -432,10 +462,10 @@ def _won_mismatch(work, won, i, k):
 
 
 @njit(cache=True, _nrt=False)
-def _payout_kernel(occ, contrib, folded, won, hole, unrec, button, a_street, a_seat, a_kind,
-                   a_add, act_off, sv, sshown, srank, soff, dv, doff, trim, rake_bps, rake_cap,
-                   nfnd, rake_col, p_amt, p_rake, p_elig, p_win, p_off, speak, table, work,
-                   codes, aux, paths):
+def _payout_kernel(occ, start, contrib, folded, won, hole, unrec, button, a_street, a_seat,
+                   a_kind, a_add, act_off, sv, sshown, srank, soff, dv, doff, trim, rake_bps,
+                   rake_cap, nfnd, rake_col, p_amt, p_rake, p_elig, p_win, p_off, speak,
+                   simulated, table, work, codes, aux, paths):
     # rebuild each hand's showdown, pots, rake and payouts: codes[i], aux[i] (seat, pot or
     # amount) and ``paths[i]``, the rule paths (audits.paths bits) the rebuilt hand took. The
     # per-seat and per-pot state lives in the caller's ``work`` (10, k + 1) array.
@@ -466,6 +496,9 @@ def _payout_kernel(occ, contrib, folded, won, hole, unrec, button, a_street, a_s
             continue
         rake, flags = _take_rake(work, i, npots, nb, rake_bps, rake_cap, nfnd)
         flags |= (1 << P.SHOWDOWN) if nlive >= 2 else (1 << P.UNCONTESTED)
+        all_in = _all_in_showdown(i, start, contrib, live, nlive, k)
+        if all_in:
+            flags |= 1 << P.ALL_IN_SHOWDOWN
         if npots >= 2:
             flags |= 1 << P.SIDE_POT
         if npots >= 3:
@@ -483,6 +516,9 @@ def _payout_kernel(occ, contrib, folded, won, hole, unrec, button, a_street, a_s
             continue
         if speak:
             code, ax = _check_mucks(work, i, npots, sv, sshown, soff)
+            if code == 0 and all_in and simulated[i]:
+                ax = _first_muck(i, sshown, sv, soff)
+                code = 14 if ax >= 0 else 0
             if code:
                 codes[i], aux[i], paths[i] = code, ax, 0
                 continue
@@ -500,6 +536,14 @@ def _payout_kernel(occ, contrib, folded, won, hole, unrec, button, a_street, a_s
         codes[i], aux[i], paths[i] = code, ax, flags
 
 
+def _face_up_rules(b: Batch) -> bool:
+    """Whether the run was made under the all-in showdown rule: a simulate run whose spec
+    records rules version 2 or later (a run made before it, or files without their manifest,
+    are not held to it: their engine's showdown mucked as at the river)."""
+    facts = b.context.get("facts")
+    return facts is not None and rules_version(facts.spec) >= 2
+
+
 def payouts_map(b: Batch) -> Partial:
     codes = np.zeros(b.n, np.int32)
     aux = np.zeros(b.n, np.int64)
@@ -513,12 +557,14 @@ def payouts_map(b: Batch) -> Partial:
     unrec = sc.get("cards_unrecorded")
     if unrec is None:
         unrec = np.zeros((b.n, b.k), np.bool_)
-    _payout_kernel(sc["occupied"], sc["contributed"], sc["folded"], sc["won"], b.hole, unrec,
+    _payout_kernel(sc["occupied"], sc["stacks_start"], sc["contributed"], sc["folded"],
+                   sc["won"], b.hole, unrec,
                    c["button"], b.act["street"], b.act["seat"], b.act["kind"], b.act["added"],
                    b.act_off, sv, sh, sr.astype(np.int64, copy=False), soff, dv, doff,
                    c["ante_trimming"], c["rake_bps"], c["rake_cap"], c["no_flop_no_drop"],
                    c["rake"], b.pots["amount"], b.pots["rake"], b.pots["eligible_mask"],
-                   b.pots["winners_mask"], b.pot_off, b.deck is not None, TABLE,
+                   b.pots["winners_mask"], b.pot_off, b.deck is not None,
+                   ~string_is(b, "generator", "phh") & _face_up_rules(b), TABLE,
                    np.zeros((10, b.k + 1), np.int64), codes, aux, paths)
     b.derived["payout_paths"] = paths  # the rule paths taken, for the coverage map
     return partial_from_codes(b.cols["hand_id"], codes, aux, MESSAGES)
@@ -526,4 +572,5 @@ def payouts_map(b: Batch) -> Partial:
 
 SPEC = AuditSpec("payouts", payouts_map, description=(
     "from the contributions, the folds and every live hand's cards (cards speak): pots and "
-    "eligibility rebuilt, showdown order, ranks and mucks, winners, odd chips, rake, won"))
+    "eligibility rebuilt, showdown order, ranks and mucks (none at an all-in showdown of a "
+    "simulated run), winners, odd chips, rake, won"))

@@ -37,6 +37,7 @@ from audits.io import (
     BIG_BLIND,
     DEAD_BLIND,
     FOLD,
+    LEAVE,
     POST,
     RETURN,
     SMALL_BLIND,
@@ -129,6 +130,10 @@ def _rotation_kernel(occ, start, button, sb, bb, table, hand_no, order, tourn, i
                 continue
             if kd == RETURN:
                 remaining[st] += a_add[j]
+                continue
+            if kd == LEAVE:  # at anyone's turn: not an action of the order of play
+                if 0 <= st < k:
+                    folded[st] = True
                 continue
             if a_street[j] != street:
                 street = a_street[j]

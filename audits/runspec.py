@@ -99,7 +99,18 @@ FIELDS: dict[str, tuple[str, Any]] = {
     "generator": ("one of " + ", ".join(GENERATORS), GENERATORS),
     "inject": ("null or a fault name (" + ", ".join(FAULTS) + ")", (None, *FAULTS)),
     "extra": ("{} (no other input exists)", None),
+    # the engine's rules version (sim.runspec.RULES); absent from runs made before version 2
+    "rules": _int(2, 2),
 }
+# keys a spec may lack (runs made before the key existed): what their absence means is said
+# where they are read
+OPTIONAL_KEYS = frozenset({"rules"})
+
+
+def rules_version(spec: dict[str, Any]) -> int:
+    """The engine rules a run was made under: 2 (all-in showdowns face up, LEAVE) when its spec
+    says so; 1 without the key (runs made before: the muck rule at every showdown)."""
+    return int(spec.get("rules", 1))
 
 
 def _show(v: Any) -> str:
@@ -147,6 +158,8 @@ def parse_spec(spec: Any, where: str = "manifest.json") -> RunFacts:
         raise SpecError(f"{where}: spec.{unknown[0]}: unknown key (a spec has exactly "
                         f"{', '.join(FIELDS)})")
     for key in FIELDS:
+        if key not in spec and key in OPTIONAL_KEYS:
+            continue
         if key not in spec:
             raise SpecError(f"{where}: spec.{key}: missing (expected {FIELDS[key][0]})")
         if not _check_value(key, spec[key]):

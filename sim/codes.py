@@ -39,6 +39,7 @@ A_CHECK_CALL = int(ActionKind.CHECK_CALL)
 A_BET_RAISE = int(ActionKind.BET_RAISE)
 A_SHOW = int(ActionKind.SHOW)
 A_MUCK = int(ActionKind.MUCK)
+A_LEAVE = int(ActionKind.LEAVE)
 # EventKind
 E_ANTE = int(EventKind.ANTE)
 E_SB = int(EventKind.SMALL_BLIND)
@@ -58,6 +59,7 @@ E_WIN = int(EventKind.WIN)
 E_RAKE = int(EventKind.RAKE)
 E_POST = int(EventKind.POST)
 E_DEAD_BLIND = int(EventKind.DEAD_BLIND)
+E_LEAVE = int(EventKind.LEAVE)
 # Err
 OK = int(Err.OK)
 HAND_OVER = int(Err.HAND_OVER)
@@ -70,6 +72,7 @@ RAISE_TOO_LARGE = int(Err.RAISE_TOO_LARGE)
 BAD_KIND = int(Err.BAD_KIND)
 LOG_FULL = int(Err.LOG_FULL)
 CANNOT_MUCK = int(Err.CANNOT_MUCK)
+NOT_IN_HAND = int(Err.NOT_IN_HAND)
 
 
 @njit(cache=True, _nrt=False)
@@ -86,7 +89,7 @@ def is_voluntary_put(kind: int) -> bool:
 
 @njit(cache=True, _nrt=False)
 def is_logged_event(kind: int) -> bool:
-    """An event of a hand's ``actions`` column (``LOGGED_EVENTS``): posts, player decisions and
-    uncalled returns."""
+    """An event of a hand's ``actions`` column (``LOGGED_EVENTS``): posts, player decisions,
+    uncalled returns and leaves."""
     return kind == E_ANTE or kind == E_SB or kind == E_BB or kind == E_POST \
-        or kind == E_DEAD_BLIND or is_player_event(kind) or kind == E_RETURN
+        or kind == E_DEAD_BLIND or is_player_event(kind) or kind == E_RETURN or kind == E_LEAVE

@@ -31,6 +31,12 @@ Rules implemented here (tests in tests/sim/test_rules.py):
   from the button;
 - showdown order: the river's last bettor or raiser, else the first live seat left of the
   button; a hand is mucked only when it cannot win any pot against the hands already shown;
+  the automatic showdown shows every live hand when the betting ended with at most one of them
+  not all-in (seed 004 "All In", TDA: all hands face up at an all-in showdown);
+- a player who leaves (``apply(S, log, A_LEAVE, seat)``, any seat still in the hand, at any
+  turn before the showdown): his hand is dead, the part of his bet no other player covered
+  returns to him at once, the betting goes on for the others (seed 004, "Politique de
+  Sécurité et de Fair-Play");
 - rake: basis points of the pot (never of returned chips), capped, none without a flop when
   no-flop-no-drop is set; taken from the main pot first.
 """
@@ -45,6 +51,7 @@ from sim.codes import (
     A_BET_RAISE,
     A_CHECK_CALL,
     A_FOLD,
+    A_LEAVE,
     A_MUCK,
     A_SHOW,
     BAD_KIND,
@@ -62,6 +69,7 @@ from sim.codes import (
     E_DEAL_BOARD,
     E_DEAL_HOLE,
     E_FOLD,
+    E_LEAVE,
     E_MUCK,
     E_POST,
     E_RAISE,
@@ -74,6 +82,7 @@ from sim.codes import (
     FLOP,
     HAND_OVER,
     NOT_BETTING,
+    NOT_IN_HAND,
     NOT_SHOWDOWN,
     OK,
     POT_LIMIT,
@@ -519,10 +528,15 @@ def legal(S, out):
 
 @njit(cache=True, _nrt=False)
 def apply(S, log, kind, amount):
-    """Apply the action of the seat to act. Returns 0, or an error code with S unchanged."""
+    """Apply the action of the seat to act (``A_LEAVE``: of seat ``amount``, whoever is to
+    act). Returns 0, or an error code with S unchanged."""
     s = S[TO_ACT]
     if S[STREET] == COMPLETE or s < 0:
         return HAND_OVER
+    if kind == A_LEAVE:
+        if S[STREET] == SHOWDOWN:
+            return NOT_BETTING
+        return _leave(S, log, amount)
     if kind == A_SHOW or kind == A_MUCK:
         if S[STREET] != SHOWDOWN:
             return NOT_SHOWDOWN
@@ -601,6 +615,57 @@ def apply(S, log, kind, amount):
 
 
 @njit(cache=True, _nrt=False)
+def _uncovered(S, s):
+    """The part of seat s's bet on this street that no other seat's contribution covers
+    (antes count for covering only with ante trimming on, as for the uncalled returns)."""
+    trim = S[ANTE_TRIM] != 0
+    mine = S[CONTRIB_ + s] - (0 if trim else S[ANTE_PAID_ + s])
+    other = 0
+    for t in range(S[N_SEATS]):
+        if t != s:
+            other = max(other, S[CONTRIB_ + t] - (0 if trim else S[ANTE_PAID_ + t]))
+    return max(0, min(mine - other, S[BET_ + s]))
+
+
+@njit(cache=True, _nrt=False)
+def _leave(S, log, s):
+    """Seat s leaves (disconnects) during the betting: its hand is dead (folded: it wins
+    nothing), the uncovered part of its bet returns to it at once, the bet to call drops to the
+    highest bet left standing (the street's full raise size and raise count stay), and the
+    betting goes on for the others (the hand ends when one live seat is left)."""
+    if s < 0 or s >= S[N_SEATS] or not _is_live(S, s):
+        return NOT_IN_HAND
+    _record(S, log, s, E_LEAVE, S[BET_ + s], 0, -1, -1)
+    back = _uncovered(S, s)
+    if S[STATUS_ + s] == S_ACTIVE:
+        S[N_ACTIVE] -= 1
+    S[STATUS_ + s] = S_FOLDED
+    S[N_LIVE] -= 1
+    if back > 0:
+        S[STACK_ + s] += back
+        S[BET_ + s] -= back
+        S[CONTRIB_ + s] -= back
+        S[RETURNED_ + s] += back
+        _record(S, log, s, E_RETURN, S[BET_ + s], back, -1, -1)
+        cur = 0
+        for t in range(S[N_SEATS]):
+            cur = max(cur, S[BET_ + t])
+        S[CUR_BET] = cur
+        S[FULL_LEVEL] = min(S[FULL_LEVEL], cur)
+    if _count_live(S) <= 1:
+        _close_betting(S, log)
+        return OK
+    to = S[TO_ACT]
+    if not _needs_action(S, to, S[N_ACTIVE]):
+        nxt = _next_to_act(S, to)
+        if nxt >= 0:
+            S[TO_ACT] = nxt
+        else:
+            _close_betting(S, log)
+    return OK
+
+
+@njit(cache=True, _nrt=False)
 def _return_uncalled(S, log):
     """Give back the part of the top contribution that nobody matched (at most this street's
     bet). Contributions count antes when ante trimming is on: an ante can match a bet."""
@@ -656,12 +721,14 @@ def _close_betting(S, log):
             S[ACTED_AT_ + s] = -1
         S[TO_ACT] = -1
         if _count_live(S) <= 1:
-            build_pots(S, log)
+            _build_pots(S, log)
             _award(S, log)
             return
         if S[STREET] == RIVER:
             _start_showdown(S, log)
             return
+        if S[AUTO_SHOWDOWN] != 0 and S[N_ACTIVE] <= 1 and S[N_SHOW] == 0:
+            _show_all_in(S, log)  # nobody can bet any more: hands face up, then the board
         S[STREET] += 1
         S[CUR_BET] = 0
         S[FULL_LEVEL] = 0
@@ -685,7 +752,7 @@ def _layer_amount(S, lo, hi, trim):
 
 
 @njit(cache=True, _nrt=False)
-def build_pots(S, log):
+def _build_pots(S, log):
     n = S[N_SEATS]
     trim = S[ANTE_TRIM] != 0
     nl = 0  # distinct live contribution levels, kept sorted in S[LEVELS_:]
@@ -758,18 +825,28 @@ def build_pots(S, log):
 
 
 @njit(cache=True, _nrt=False)
-def _strength(S, s):
-    b = BOARD_
-    return evaluate7(S[HOLE_ + 2 * s], S[HOLE_ + 2 * s + 1],
-                     S[b], S[b + 1], S[b + 2], S[b + 3], S[b + 4])
+def _final_board_card(S, k):
+    """Board card k as the hand ends: dealt already, else the card the dealing order will deal
+    there (an all-in showdown's hands are shown before the rest of the board)."""
+    if k < S[N_BOARD]:
+        return S[BOARD_ + k]
+    return S[DECK_ + board_pos(S[N_DEALT], k)]
 
 
 @njit(cache=True, _nrt=False)
-def _start_showdown(S, log):
-    S[STREET] = SHOWDOWN
-    build_pots(S, log)
+def _strength(S, s):
+    """Seat s's hand strength with the board the hand ends with."""
+    return evaluate7(S[HOLE_ + 2 * s], S[HOLE_ + 2 * s + 1],
+                     _final_board_card(S, 0), _final_board_card(S, 1), _final_board_card(S, 2),
+                     _final_board_card(S, 3), _final_board_card(S, 4))
+
+
+@njit(cache=True, _nrt=False)
+def _show_order(S):
+    """The showdown order into S[SHOW_ORDER_:]: from the river's last bettor or raiser if still
+    live, else from the first live seat left of the button, clockwise; returns its length."""
     n = S[N_SEATS]
-    start = S[LAST_AGGR]
+    start = S[LAST_AGGR] if S[STREET] == RIVER or S[STREET] == SHOWDOWN else -1
     if start < 0 or not _is_live(S, start):
         start = _first_live_left_of_button(S)
     k = 0
@@ -781,7 +858,46 @@ def _start_showdown(S, log):
             k += 1
     S[N_SHOW] = k
     S[SHOW_ORDER_POS] = 0
+    return k
+
+
+@njit(cache=True, _nrt=False)
+def _show_all_in(S, log):
+    """The automatic all-in showdown before the run-out: every live hand shown in showdown
+    order, with the strength it ends with (the ``mucks-winner`` fault mucks the first hand
+    that holds the best of them instead)."""
+    k = _show_order(S)
+    victim = -1
+    if S[FAULT] == F_MUCKS_WINNER:
+        best = -1
+        for i in range(k):
+            best = max(best, _strength(S, S[SHOW_ORDER_ + i]))
+        for i in range(k):
+            if victim < 0 and _strength(S, S[SHOW_ORDER_ + i]) == best:
+                victim = S[SHOW_ORDER_ + i]
+    for i in range(k):
+        s = S[SHOW_ORDER_ + i]
+        S[STRENGTH_ + s] = _strength(S, s)
+        if s == victim:
+            _show_or_muck(S, log, s, False)  # FAULT: a winning hand mucked
+            S[FAULT_FIRED] = 1
+        else:
+            _show_or_muck(S, log, s, True)
+    S[SHOW_ORDER_POS] = k
+
+
+@njit(cache=True, _nrt=False)
+def _start_showdown(S, log):
+    shown = S[N_SHOW] > 0  # an all-in showdown's hands were shown before the run-out
+    S[STREET] = SHOWDOWN
+    _build_pots(S, log)
+    if shown:
+        _award(S, log)
+        return
+    k = _show_order(S)
     if S[AUTO_SHOWDOWN] != 0:
+        # the betting ended with at most one live hand not all-in: every hand is shown
+        face_up = S[N_ACTIVE] <= 1
         victim = _muck_victim(S) if S[FAULT] == F_MUCKS_WINNER else -1
         npots = S[N_POTS]
         for p in range(npots):
@@ -797,7 +913,7 @@ def _start_showdown(S, log):
             # shown if it wins or ties a pot it is eligible for against the hands shown so far
             # (each pot's best shown hand is kept as the hands are shown)
             bit = 1 << s
-            wins = False
+            wins = face_up
             for p in range(npots):
                 if S[POT_ELIGIBLE_ + p] & bit and st >= S[BEST_ + p]:
                     wins = True

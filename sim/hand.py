@@ -56,6 +56,12 @@ class Action:
     def muck(cls, seat: int) -> Action:
         return cls(seat, ActionKind.MUCK)
 
+    @classmethod
+    def leave(cls, seat: int) -> Action:
+        """Seat ``seat`` leaves the table or loses its connection (at anyone's turn, before the
+        showdown): its hand is dead and its uncovered bet returns to it (``sim.engine._leave``)."""
+        return cls(seat, ActionKind.LEAVE)
+
     def describe(self) -> str:
         if self.kind == ActionKind.BET_RAISE:
             return f"bet/raise to {self.amount}"
@@ -171,6 +177,7 @@ _ERR_TEXT = {
     Err.RAISE_TOO_LARGE: "amount above the maximum",
     Err.BAD_KIND: "unknown action kind",
     Err.CANNOT_MUCK: "this hand may still win a pot: it must be shown",
+    Err.NOT_IN_HAND: "this seat is not in the hand (empty, folded or gone)",
 }
 
 
@@ -283,21 +290,24 @@ class Hand:
         )
 
     def apply(self, action: Action, *, records: bool = True) -> tuple[Record, ...]:
-        """Apply one player action; returns the records it produced (its own and the forced
-        events that followed; ``records=False``: none are built, e.g. for a replay that reads
-        the log as arrays). Raises IllegalAction, leaving the hand unchanged."""
+        """Apply one player action (a ``LEAVE`` is any seat's, whoever is to act); returns the
+        records it produced (its own and the forced events that followed; ``records=False``:
+        none are built, e.g. for a replay that reads the log as arrays). Raises IllegalAction,
+        leaving the hand unchanged."""
         S = self._S
         to_act = int(S[L.TO_ACT])
         if int(S[L.STREET]) == Street.COMPLETE:
             raise IllegalAction(f"hand {self.hand_id}: seat {action.seat} {action.describe()}: "
                                 "the hand is complete")
-        if action.seat != to_act:
+        leave = action.kind == ActionKind.LEAVE
+        if action.seat != to_act and not leave:
             raise IllegalAction(
                 f"hand {self.hand_id}: seat {action.seat} {action.describe()}: out of turn, "
                 f"seat {to_act} is to act"
             )
         before = int(S[L.N_LOG])
-        err = engine.apply(S, self._log, int(action.kind), int(action.amount))
+        err = engine.apply(S, self._log, int(action.kind),
+                           int(action.seat if leave else action.amount))
         if err != Err.OK:
             la = self.legal_actions()
             raise IllegalAction(

@@ -83,6 +83,8 @@ def _event_text(hand: Hand, r: Record) -> str:
         return f"{who} raises to {r.to_street_total}"
     if k == EventKind.RETURN_UNCALLED:
         return f"uncalled {r.added} returned to {who}"
+    if k == EventKind.LEAVE:
+        return f"{who} leaves the table (hand dead)"
     if k == EventKind.SHOW:
         return (f"{who} shows [{format_cards(hand.hole_cards(r.seat), ' ')}] "
                 f"({describe(r.strength)})")

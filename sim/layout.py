@@ -184,6 +184,7 @@ class ActionKind(IntEnum):
     BET_RAISE = 2  # amount = this street's total after the bet ("raise to")
     SHOW = 3
     MUCK = 4
+    LEAVE = 5  # amount = the seat that leaves (any seat still in the hand, at any turn)
 
 
 class EventKind(IntEnum):
@@ -207,12 +208,15 @@ class EventKind(IntEnum):
     RAKE = 15
     POST = 16  # a live post outside the blinds (a returning player's big blind): on the street
     DEAD_BLIND = 17  # dead money posted by a returning player: into the pot, not on the street
+    LEAVE = 18  # a player left the table or lost his connection: his hand is dead (a
+    # RETURN_UNCALLED of his bet's uncovered part follows at once when there is one)
 
 
 PLAYER_EVENTS = (EventKind.FOLD, EventKind.CHECK, EventKind.CALL, EventKind.BET, EventKind.RAISE)
 # the events a hand's ``actions`` column holds (sim.schema): posts, player actions, returns
 LOGGED_EVENTS = (EventKind.ANTE, EventKind.SMALL_BLIND, EventKind.BIG_BLIND, EventKind.POST,
-                 EventKind.DEAD_BLIND, *PLAYER_EVENTS, EventKind.RETURN_UNCALLED)
+                 EventKind.DEAD_BLIND, *PLAYER_EVENTS, EventKind.RETURN_UNCALLED,
+                 EventKind.LEAVE)
 
 
 class Err(IntEnum):
@@ -229,5 +233,6 @@ class Err(IntEnum):
     BAD_KIND = 8
     LOG_FULL = 9
     CANNOT_MUCK = 10
+    NOT_IN_HAND = 11  # a LEAVE for a seat that is not in the hand (empty, folded, gone)
 
 

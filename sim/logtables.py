@@ -49,6 +49,8 @@ ACTION_LABELS: dict[EventKind, tuple[str, str]] = {
                              "histories: on the street, the option kept)"),
     EventKind.DEAD_BLIND: ("post_dead", "dead money posted by a returning player (replayed "
                                         "histories: in the pot, never toward a call)"),
+    EventKind.LEAVE: ("leave", "the player left the table or lost his connection: his hand is "
+                               "dead (a `return` of his uncovered bet follows at once)"),
 }
 ACTION_NAMES = tuple(label for label, _ in ACTION_LABELS.values())
 STREET_NAMES = tuple(s.name.lower() for s in Street if s <= Street.SHOWDOWN)

@@ -68,6 +68,8 @@ def replay_row(row: dict[str, Any], check: bool = True) -> Hand:
             hand.apply(_PLAYER[kind](seat))
         elif kind in (EventKind.BET, EventKind.RAISE):
             hand.apply(Action.raise_to(seat, int(r["to_street_total"])))
+        elif kind == EventKind.LEAVE:
+            hand.apply(Action.leave(seat))
     if check:
         where = f"hand {row['hand_id']}"
         if not hand.is_complete:

@@ -152,6 +152,12 @@ def check_sizes(count: int, batch_size: int, streams: int, option: str) -> None:
                          f"files, over the {MAX_BATCHES:,} a run holds; raise --batch-size")
 
 
+# the rules version of this engine, recorded in every spec (``RunSpec.rules``): 2 = all-in
+# showdowns face up and players who leave mid-hand (issue 39); a spec without the key was made
+# by an engine of version 1 (the river's muck rule at every showdown, no LEAVE)
+RULES = 2
+
+
 @dataclass(frozen=True, kw_only=True)
 class RunSpec:
     """Every input of a run. ``hands`` is per structure."""
@@ -178,6 +184,7 @@ class RunSpec:
     leave_ppm: int = 5000  # cash: per-hand chance that a player leaves
     generator: str = "philox"
     inject: str | None = None
+    rules: int = RULES  # the engine's rules version (above); only this engine's can be run
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -185,6 +192,9 @@ class RunSpec:
                            tuple(Structure.parse(s) for s in self.structures))
         if self.hands < 1:
             raise ValueError(f"--hands {self.hands}: expected at least 1")
+        if self.rules != RULES:
+            raise ValueError(f"rules {self.rules}: this engine plays rules version {RULES} only "
+                             "(a run made under other rules cannot be played again)")
         players = self.players
         if isinstance(players, str):
             players = parse_players(players)

@@ -17,6 +17,10 @@ player every hand, the small blind is the previous big blind's seat (dead if tha
 out), the button is the previous small blind's seat (it may be empty); heads-up the button posts
 the small blind and nobody posts the big blind twice in a row. The table ends when one player
 is left and a new table starts.
+During a hand a player may time out (``P_TIMEOUT_PPM`` per decision: checks if free, else folds)
+or leave the table mid-hand (a disconnect, at a quarter of that rate: a ``LEAVE`` of a seat
+still in the hand drawn uniformly, at anyone's turn; his hand is dead, his uncovered bet
+returns to him, he is back for the next hand).
 
 Real population (``P_BOTS`` 1, ``RunSpec.bots == "real"``): seats draw fold-heavy styles
 (``sim.policies``) with a few stress bots among them. Cash buy-ins are drawn between the minimum
@@ -40,6 +44,7 @@ from sim.chacha import CHACHA_SIZE, chacha_init, chacha_shuffle
 from sim.codes import (
     A_CHECK_CALL,
     A_FOLD,
+    A_LEAVE,
     ANTE_BIG_BLIND,
     ANTE_NONE,
     ANTE_UNIFORM,
@@ -51,6 +56,7 @@ from sim.codes import (
     E_RETURN,
     E_SB,
     PREFLOP,
+    S_ACTIVE,
     S_ALL_IN,
     S_FOLDED,
     is_logged_event,
@@ -255,6 +261,7 @@ C_PREFLOP_FOLDS = _C.take("preflop_folds")
 # player decisions before the flop (fold, check, call, bet, raise)
 C_PREFLOP_DECISIONS = _C.take("preflop_decisions")
 C_ANTES = _C.take("ante_hands")  # hands with antes
+C_DISCONNECTS = _C.take("disconnects")  # players who left mid-hand (LEAVE)
 N_COUNTS = _C.size
 COUNT_NAMES = tuple(name for name, _, _ in _C.pieces)
 
@@ -268,6 +275,8 @@ MUCKS_WINNER_ONE_IN = 20  # mucks-winner: planted in 1 hand of 20 (fires at its 
 WRONG_STREAM_ONE_IN = 50  # wrong-stream-position: 1 hand of 50
 CHIP_LOST_ONE_IN = 10_000
 ROTATION_ONE_IN = 50  # button-skips, bb-twice
+# a player leaves mid-hand (disconnects: LEAVE) at a quarter of the per-decision timeout rate
+DISCONNECTS_PER_TIMEOUT = 4
 MAX_HAND_ROWS = DEFAULT_LOG_ROWS  # log rows (and action records) a hand may use
 
 # --- W: play_tables's scratch rows (new_workspace), one piece a row ---
@@ -451,6 +460,22 @@ def _cash_between_hands(TS, P, rs, rebuys, counts):
                 TS[T_STACK_ + s] = buy_in
                 TS[T_AWAY_ + s] = 0
                 rebuys[s] = buy_in
+
+
+@njit(cache=True, _nrt=False)
+def _draw_live_seat(S, n, rs):
+    """A seat still in the hand (active or all-in), drawn uniformly."""
+    live = 0
+    for s in range(n):
+        if S[STATUS_ + s] == S_ACTIVE or S[STATUS_ + s] == S_ALL_IN:
+            live += 1
+    r = below(rs, live)
+    for s in range(n):
+        if S[STATUS_ + s] == S_ACTIVE or S[STATUS_ + s] == S_ALL_IN:
+            if r == 0:
+                return s
+            r -= 1
+    return -1
 
 
 @njit(cache=True, _nrt=False)
@@ -648,8 +673,17 @@ def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POT
         # at most one timeout a hand: decision number `timeout_at`, which is below any given
         # count of decisions with probability (count * ppm / 1e6): the per-decision rate
         timeout_at = below(rs_tab, 1_000_000 // P[P_TIMEOUT_PPM]) if P[P_TIMEOUT_PPM] > 0 else -1
+        # at most one disconnect a hand, the same way at a quarter of that rate: before decision
+        # number `leave_at`, a seat still in the hand (any, not only the one to act) leaves
+        leave_at = below(rs_tab, DISCONNECTS_PER_TIMEOUT * 1_000_000 // P[P_TIMEOUT_PPM]) \
+            if P[P_TIMEOUT_PPM] > 0 else -1
         decision = 0
         while S[STREET] != COMPLETE:
+            if decision == leave_at:
+                leave_at = -1
+                engine.apply(S, log, A_LEAVE, _draw_live_seat(S, n, rs_tab))
+                counts[C_DISCONNECTS] += 1
+                continue
             engine.legal(S, lg)
             seat = lg[LG_TO_ACT]
             decision += 1

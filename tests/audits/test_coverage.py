@@ -37,7 +37,8 @@ def test_bit_constants_are_the_table() -> None:
              "no_flop_no_drop": P.NO_FLOP_NO_DROP, "timeout": P.TIMEOUT,
              "wheel_straight": P.WHEEL, "board_plays": P.BOARD_PLAYS,
              "kicker_decides": P.KICKER, "fl_raise_cap": P.FL_CAP,
-             "fl_incomplete_completed": P.FL_COMPLETED, "pl_max_raise": P.PL_MAX}
+             "fl_incomplete_completed": P.FL_COMPLETED, "pl_max_raise": P.PL_MAX,
+             "all_in_showdown": P.ALL_IN_SHOWDOWN, "leave": P.LEAVE}
     assert named == P.BIT
 
 
@@ -71,6 +72,12 @@ def _independent(rows: list[dict]) -> dict[str, int]:
         "uncalled_return": sum(any(rec[2] == 11 for rec in
                                    np.frombuffer(r["actions"], ACTIONS).tolist()) for r in rows),
         "timeout": sum(any(r["timed_out"]) for r in rows),
+        "leave": sum(any(rec[2] == 18 for rec in np.frombuffer(r["actions"], ACTIONS).tolist())
+                     for r in rows),
+        "all_in_showdown": sum(live(r) >= 2 and sum(
+            o and not f and s - c > 0 for o, f, s, c in zip(
+                r["occupied"], r["folded"], r["stacks_start"], r["contributed"], strict=True))
+            <= 1 for r in rows),
         "all_in": sum(any(c == s and s > 0 for c, s in zip(
             (a + b for a, b in zip(r["contributed"], r["returned"], strict=True)),
             r["stacks_start"], strict=True)) for r in rows),
@@ -98,6 +105,8 @@ def _replayed(rows: list[dict]) -> dict[str, int]:
         flags: set[str] = set()
         raised_pre = voluntary_pre = False
         for street, seat, kind, to, _ in acts:
+            if kind == 18:  # a LEAVE: at anyone's turn, not a decision
+                hand.apply(Action.leave(seat))
             if kind not in (6, 7, 8, 9, 10):
                 continue
             la = hand.legal_actions()
@@ -147,8 +156,10 @@ def test_counts_agree_with_the_rows(tmp_path: Path, fmt: str) -> None:
                 assert entry[name]["count"] == count, (label, name)
         # where the population reaches a path, it is counted
         for name in ("walk", "odd_chip", "bb_option_raise", "wheel_straight", "board_plays",
-                     "kicker_decides", "timeout"):
+                     "kicker_decides", "timeout", "leave"):
             assert entry[name]["count"] > 0, (label, name)
+        # deep fixed-limit cash tables never go all-in (test_deep_fixed_limit_cash_...)
+        assert (entry["all_in_showdown"]["count"] > 0) == (entry["all_in"]["count"] > 0), label
         if fmt == "tournament":
             for name in ("dead_button", "dead_small_blind", "heads_up_transition",
                          "elimination", "ante", "big_blind_ante", "short_blind", "ante_all_in"):

@@ -226,3 +226,64 @@ def test_os_chacha20_decks_are_unkeyed_and_the_certificate_says_so(
     capsys.readouterr()
     code, out = audit_cli(root, capsys)
     assert code == 1 and "generator column differs from the run's manifest" in out
+
+
+def _all_in_showdown(r: dict) -> bool:
+    live = live_seats(r)
+    behind = [s for s in live if r["stacks_start"][s] - r["contributed"][s] > 0]
+    return len(live) >= 2 and len(behind) <= 1
+
+
+def test_a_losing_hand_mucked_at_an_all_in_showdown(run: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """A simulated all-in showdown shows every hand (seed 004 "All In"): a loser's hand logged
+    as mucked after a better one was shown (a muck the river rule would allow), with its rank
+    gone and every other column as it was (payouts unchanged), digests and manifest restamped,
+    is a FAIL naming the hand."""
+    f = RunForger(run)
+
+    def ok(r: dict) -> bool:
+        if not _all_in_showdown(r) or len(r["pots"]) != 1 or len(winners(r)) != 1:
+            return False
+        (w,) = winners(r)
+        return r["showdown_seats"].index(w) < len(r["showdown_seats"]) - 1
+
+    i = f.find(ok)
+    row = dict(f.rows[i])
+    assert all(row["showdown_shown"])  # the engine showed every hand
+    (w,) = winners(row)
+    j = len(row["showdown_seats"]) - 1  # the last to show, after the winner: a legal river muck
+    loser = row["showdown_seats"][j]
+    row["showdown_shown"] = [False if q == j else v for q, v in enumerate(row["showdown_shown"])]
+    row["showdown_ranks"] = [-1 if q == j else v for q, v in enumerate(row["showdown_ranks"])]
+    f.rows[i] = row
+    f.write()
+    out = assert_caught(run, capsys, "payouts", row["hand_id"])
+    assert f"muck at an all-in showdown: seat {loser} mucked" in out
+
+
+def test_a_leave_logged_for_a_seat_that_had_folded(run: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """A LEAVE record slipped into the action log after the seat's own fold (a seat no longer
+    in the hand cannot leave it), digests and manifest restamped: the betting referee fails
+    the hand naming the seat."""
+    from sim.layout import EventKind
+    from sim.schema import ACTION_DTYPE, decode_actions
+
+    f = RunForger(run)
+
+    def ok(r: dict) -> bool:
+        kinds = decode_actions(r["actions"])["kind"].tolist()
+        return EventKind.FOLD in kinds and kinds.index(EventKind.FOLD) < len(kinds) - 1
+
+    i = f.find(ok)
+    row = dict(f.rows[i])
+    recs = decode_actions(row["actions"]).copy()
+    j = recs["kind"].tolist().index(EventKind.FOLD)
+    leave = np.array([(recs["street"][j], recs["seat"][j], EventKind.LEAVE,
+                       recs["to_street_total"][j], 0)], dtype=ACTION_DTYPE)
+    row["actions"] = np.concatenate([recs[:j + 1], leave, recs[j + 1:]]).tobytes()
+    f.rows[i] = row
+    f.write()
+    out = assert_caught(run, capsys, "betting", row["hand_id"])
+    assert f"wrong leave: seat {int(recs['seat'][j])} not in the hand" in out

@@ -285,3 +285,21 @@ def test_a_jackpot_drop_and_a_venues_own_schedule(tmp_path: Path, schedule: dict
     if cls == "wrong payout":
         (w,) = res.details["wrong_payouts"]
         assert w["site_hand"] == "J-1"
+
+
+def test_an_imported_muck_at_an_all_in_showdown_is_the_operators_claim(tmp_path: Path) -> None:
+    """An operator's history that mucks a hand at an all-in showdown (p2 calls p1's all-in and
+    mucks after p1's aces are shown) is the operator's record: imported, counted, not failed
+    (a simulated run's muck there is a FAIL: tests/audits/test_forgeries.py)."""
+    hand = H([100, 100, 100], ["d dh p1 AsAd", "d dh p2 7c2d", "d dh p3 KhKd", "p3 f",
+                               "p1 cbr 100", "p2 cc", "d db Qh9s4d", "d db 3h", "d db 8c",
+                               "p1 sm AsAd", "p2 sm"])
+    run = build_run(tmp_path, [hand], SCHEDULE)
+    import pyarrow.parquet as pq
+
+    from audits.runfolder import list_batch_files
+
+    (row,) = [r for f in list_batch_files(run) for r in pq.read_table(f).to_pylist()]
+    assert row["showdown_shown"] == [True, False] and row["stacks_end"][0] == 200
+    res = {r.name: r for r in run_audits(run, ["payouts", "betting"]).results}
+    assert res["payouts"].passed and res["betting"].passed, res

@@ -138,6 +138,32 @@ def test_every_logged_hand_replays_through_the_engine(batch: tuple[RunSpec, pa.T
         assert hand.is_complete
 
 
+def test_hands_with_a_player_who_left_replay_to_their_logged_result() -> None:
+    """The population disconnects players mid-hand (LEAVE, at a quarter of the timeout rate):
+    those hands are logged with the leave and the return of the leaver's uncovered bet, his
+    hand is dead (folded, nothing won), and each replays through the engine to its result."""
+    from sim.layout import EventKind
+
+    spec = RunSpec(hands=4000, seed=3, batch_size=4000, timeout_ppm=20_000)
+    res = simulate_batch(spec, Structure.NO_LIMIT, 0)
+    left = 0
+    returned = 0
+    for row in res.table.to_pylist():
+        recs = decode_actions(row["actions"])
+        at = [j for j, k in enumerate(recs["kind"]) if k == EventKind.LEAVE]
+        if not at:
+            continue
+        left += 1
+        (j,) = at  # at most one a hand
+        seat = int(recs["seat"][j])
+        assert row["folded"][seat] and row["won"][seat] == 0
+        if j + 1 < len(recs) and recs["kind"][j + 1] == EventKind.RETURN_UNCALLED \
+                and recs["seat"][j + 1] == seat:
+            returned += 1
+        replay_row(row)  # raises unless stacks, rake and board match
+    assert left == res.counts["disconnects"] > 20 and returned > 0
+
+
 def test_tournament_big_blind_advances_to_next_live_player() -> None:
     spec = RunSpec(hands=4000, format="tournament", seed=3, batch_size=4000, players=6)
     rows = simulate_batch(spec, Structure.NO_LIMIT, 0).table.to_pylist()

@@ -5,7 +5,8 @@ antes of every mode with and without trimming, stacks from 0 (sitting out) and 1
 deck, rake settings, automatic or manual showdown) and then applies random legal actions and random
 illegal ones (wrong seat, fold when checking is free, raise below the minimum / above the maximum /
 when raising is closed, acting after the end, show/muck during betting, betting or mucking a hand
-that must be shown at showdown). When a hand ends the next one is dealt from the final stacks with
+that must be shown at showdown, a LEAVE of a seat not in the hand), and LEAVEs of seats still in
+the hand at anyone's turn. When a hand ends the next one is dealt from the final stacks with
 the button moved on, so chips are also followed across hands.
 
 Invariants after every step:
@@ -23,7 +24,10 @@ Invariants after every step:
 - at completion: winners are eligible, eligible seats did not fold, pots add up to the
   contributions, each pot is paid in full (minus its rake) to its winners with odd chips to the
   first winners clockwise from the button, rake follows basis points / cap / no-flop-no-drop, and
-  with automatic showdown the winners hold the best shown hand and no better hand was mucked.
+  with automatic showdown the winners hold the best shown hand and no better hand was mucked, and
+  every live hand is shown when at most one of them had chips behind (an all-in showdown);
+- a LEAVE kills the seat's hand (it wins nothing) and gives back at once the part of its bet no
+  other contribution covers.
 """
 
 from __future__ import annotations
@@ -161,6 +165,32 @@ class HandMachine(RuleBasedStateMachine):
         assert new and new[0].seat == s
         self._fresh_state_checks(data)
 
+    @precondition(lambda self: not self.hand.is_complete and self.hand.street != Street.SHOWDOWN)
+    @rule(data=st.data())
+    def leave(self, data: st.DataObject) -> None:
+        """A seat still in the hand leaves (disconnects) at anyone's turn: its hand is dead and
+        the part of its bet nobody covered comes back to it at once."""
+        if data.draw(st.integers(0, 3), label="leave now") != 0:
+            return  # rarer than the betting actions: hands still reach their showdowns
+        h = self.hand
+        live = [s for s in range(self.config.n_seats)
+                if h.statuses[s] in (SeatStatus.ACTIVE, SeatStatus.ALL_IN)]
+        s = data.draw(st.sampled_from(live), label="leaver")
+        mine, bet, trim = h.contributed[s], h.bets[s], self.config.ante_trimming
+        dead = [0 if trim else d for d in h.dead_paid]
+        others = max(c - dead[t] for t, c in enumerate(h.contributed) if t != s)
+        back = max(0, min(mine - dead[s] - others, bet))
+        stack = h.stacks[s]
+        COVERAGE["legal: leave"] += 1
+        COVERAGE["leave: uncovered bet returned"] += back > 0
+        new = h.apply(Action.leave(s))
+        assert new[0].kind == EventKind.LEAVE and new[0].seat == s
+        if back:
+            assert new[1].kind == EventKind.RETURN_UNCALLED and new[1].added == back
+        assert h.stacks[s] == stack + back and h.statuses[s] == SeatStatus.FOLDED
+        assert h.won[s] == 0
+        self._fresh_state_checks(data)
+
     def _fresh_state_checks(self, data: st.DataObject) -> None:
         """Right after an action, before anything queried the new state: a rejected action and
         the legal-actions query itself must both leave ``state_array`` as it was."""
@@ -215,12 +245,19 @@ class HandMachine(RuleBasedStateMachine):
     @rule(data=st.data())
     def illegal_action(self, data: st.DataObject) -> None:
         hand = self.hand
-        cases = ["out of turn", "hand complete" if hand.is_complete else "illegal in turn"]
+        cases = ["out of turn", "hand complete" if hand.is_complete else "illegal in turn",
+                 "leave of a seat not in the hand"]
         why = data.draw(st.sampled_from(cases), label="illegal case")
-        if why == "out of turn":
+        if why == "leave of a seat not in the hand":
+            gone = [s for s in range(-1, 12) if not 0 <= s < self.config.n_seats
+                    or hand.statuses[s] not in (SeatStatus.ACTIVE, SeatStatus.ALL_IN)
+                    or hand.street == Street.SHOWDOWN]  # at showdown nobody may leave
+            action = Action.leave(data.draw(st.sampled_from(gone), label="seat"))
+        elif why == "out of turn":
             to_act = hand.to_act
             seat = data.draw(st.integers(-1, 11).filter(lambda s: s != to_act), label="seat")
-            kind = data.draw(st.sampled_from(list(ActionKind)), label="kind")
+            kind = data.draw(st.sampled_from([k for k in ActionKind if k != ActionKind.LEAVE]),
+                             label="kind")
             action = Action(seat, kind, data.draw(st.integers(0, 10_000), label="amount"))
         elif why == "hand complete":
             seat = data.draw(st.integers(0, self.config.n_seats - 1), label="seat")
@@ -410,6 +447,10 @@ class HandMachine(RuleBasedStateMachine):
         if contested:
             assert len(h.board) == 5
             assert all(h.shown[s] in (0, 1) for s in live)
+            behind = [s for s in live if h.stacks[s] - h.won[s] > 0]
+            if self.auto and len(behind) <= 1:  # an all-in showdown: every hand face up
+                COVERAGE["hands: all-in showdown"] += 1
+                assert all(h.shown[s] == 1 for s in live), h.shown
         else:
             assert all(p.winners == (live[0],) or p.amount == p.rake for p in pots)
 
@@ -426,7 +467,9 @@ def _run(profile: settings) -> None:
     print("\n" + ", ".join(f"{k}={v}" for k, v in sorted(COVERAGE.items())))
     for key in ("hands: showdown", "hands: uncontested", "hands: side pots", "hands: raked",
                 "legal: show", "legal: muck", "legal: fold", "legal: raise_any",
-                "rejected: out of turn", "rejected: illegal in turn", "rejected: hand complete"):
+                "rejected: out of turn", "rejected: illegal in turn", "rejected: hand complete",
+                "legal: leave", "leave: uncovered bet returned", "hands: all-in showdown",
+                "rejected: leave of a seat not in the hand"):
         assert COVERAGE[key] > 0, key
 
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
+from sim import layout as L
 from sim.cards import parse_cards
 from sim.config import AnteMode, Structure, TableConfig
 from sim.evaluator import evaluate
@@ -281,6 +283,137 @@ def test_seed_004_uncovered_bet_returned_to_the_bettor() -> None:
     assert h.is_complete
     assert h.returned[1] == 9500
     assert h.stacks == [1020, 20000 - 510]
+
+
+def _seed_004_disconnect() -> Hand:
+    """Seed 004's fair-play example: A (seat 1, the big blind) and B (seat 0, the button) have
+    10 each in the pot; on the flop A bets 500, B raises to 10,000 and loses his connection."""
+    cfg = TableConfig(n_seats=2, small_blind=5, big_blind=10)
+    h = Hand(cfg, [20000, 20000], button=0)
+    play(h, (0, "c", 0), (1, "c", 0))  # 10 each in the pot
+    play(h, (1, "r", 500), (0, "r", 10000))
+    h.apply(Action.leave(0))  # B leaves while A is to act
+    return h
+
+
+def test_seed_004_player_who_leaves_forfeits_and_gets_his_uncovered_raise_back() -> None:
+    h = _seed_004_disconnect()
+    assert h.is_complete and h.folded == [True, False]
+    assert h.won == [0, 1020]  # A: his 500, B's 500 covered, the 20
+    assert h.returned == [9500, 0]  # B: the 10,000 less the 500 A covered
+    assert h.stacks == [20000 - 10 - 500, 20000 - 10 - 500 + 1020]
+    kinds = [(r.seat, r.kind, r.added) for r in h.records
+             if r.kind in (EventKind.LEAVE, EventKind.RETURN_UNCALLED, EventKind.WIN)]
+    assert kinds == [(0, EventKind.LEAVE, 0), (0, EventKind.RETURN_UNCALLED, 9500),
+                     (1, EventKind.WIN, 1020)]
+    assert conserved(h)
+
+
+def test_seed_004_disconnect_replays_from_its_log_row() -> None:
+    from sim.row_replay import replay_row
+    from sim.schema import ACTION_DTYPE
+
+    h = _seed_004_disconnect()
+    cfg = h.config
+    logged = [r for r in h.records if r.kind in L.LOGGED_EVENTS]
+    actions = np.array([(r.street, r.seat, r.kind, r.to_street_total, r.added) for r in logged],
+                       dtype=ACTION_DTYPE).tobytes()
+    row = {"hand_id": 0, "deck": np.asarray(h.deck, np.int8).tobytes(), "n_seats": 2,
+           "structure": cfg.structure.label, "small_blind": 5, "big_blind": 10, "ante": 0,
+           "ante_mode": 0, "ante_trimming": cfg.ante_trimming, "small_bet": cfg.small_bet,
+           "big_bet": cfg.big_bet, "raise_cap": cfg.raise_cap, "min_bet": cfg.min_bet,
+           "rake_bps": cfg.rake_bps, "rake_cap": cfg.rake_cap,
+           "no_flop_no_drop": cfg.no_flop_no_drop, "sb_seat": h.sb_seat, "bb_seat": h.bb_seat,
+           "button": h.button, "stacks_start": h.starting_stacks, "actions": actions,
+           "stacks_end": h.stacks, "rake": h.rake, "board": h.board, "generator": "philox"}
+    again = replay_row(row)  # raises unless the stacks, rake and board match the log
+    assert again.won == [0, 1020] and again.returned == [9500, 0]
+
+
+def test_leave_at_anyones_turn_and_the_betting_goes_on() -> None:
+    # three players: seat 1 raises, seat 2 (to act) is not the one who leaves
+    h = Hand(TableConfig(n_seats=3), [1000] * 3, button=0)
+    play(h, (0, "r", 10), (1, "r", 300))
+    assert h.to_act == 2
+    h.apply(Action.leave(1))  # his raise to 300 was covered by nobody past 10
+    assert h.returned[1] == 290 and h.bets == [10, 10, 2]
+    la = h.legal_actions()
+    assert la.seat == 2 and la.call_amount == 8  # the bet to call is back to 10
+    play(h, (2, "c", 0))  # seat 0 already acted at 10: the flop comes
+    assert h.street == Street.FLOP and h.to_act == 2
+    h.apply(Action.leave(0))  # the last opponent leaves: seat 2 wins what is in the pot
+    assert h.is_complete and h.won == [0, 0, 30] and conserved(h)
+    with pytest.raises(IllegalAction, match="complete"):
+        h.apply(Action.leave(2))
+
+
+def test_leave_of_a_seat_not_in_the_hand_is_rejected() -> None:
+    h = Hand(TableConfig(n_seats=3), [100] * 3, button=0)
+    play(h, (0, "f", 0))
+    before = h.state_array
+    for seat in (0, 3, -1):
+        with pytest.raises(IllegalAction, match=f"seat {seat} leave: this seat is not in"):
+            h.apply(Action.leave(seat))
+    assert (h.state_array == before).all()
+
+
+def test_seed_004_all_in_called_both_hands_shown_before_the_board() -> None:
+    # seat 0 (button, small blind) shoves, seat 1 calls: both hands face up, then the board;
+    # the loser's seven-deuce could not beat the aces already shown and is shown all the same
+    stacks = [100, 100]
+    deck = make_deck(stacks, 0, {0: "AsAd", 1: "7c2d"}, "KhQc9s4d3h")
+    h = Hand(TableConfig(n_seats=2), stacks, button=0, deck=deck)
+    play(h, (0, "r", 100), (1, "c", 0))
+    kinds = [r.kind for r in h.records]
+    shows = [i for i, k in enumerate(kinds) if k == EventKind.SHOW]
+    assert len(shows) == 2 and EventKind.MUCK not in kinds
+    assert max(shows) < kinds.index(EventKind.DEAL_BOARD)  # shown, then the remaining board
+    assert [h.records[i].seat for i in shows] == [1, 0]  # first live seat left of the button
+    for i in shows:  # logged with the rank the hand ends with
+        s = h.records[i].seat
+        assert h.records[i].strength == evaluate([*h.hole_cards(s), *h.board])
+    assert h.shown == [1, 1] and h.won == [200, 0]
+
+
+def test_all_in_showdown_with_one_player_left_with_chips_shows_every_hand() -> None:
+    # seat 2 all-in on the flop, seats 0 and 1 check it down: two hands still had chips, so the
+    # river rule applies (a hand that cannot win is mucked); with seat 1 all-in too, all shown
+    holes = {0: "7c2d", 1: "AsAd", 2: "8h8d"}
+    deck = make_deck([100, 100, 20], 0, holes, "KhQc9s4d3h")
+    h = Hand(TableConfig(n_seats=3), [100, 100, 20], button=0, deck=deck)
+    play(h, (0, "c", 0), (1, "c", 0), (2, "c", 0))
+    play(h, (1, "c", 0), (2, "r", 18), (0, "c", 0), (1, "c", 0))
+    for _ in range(2):
+        play(h, (1, "c", 0), (0, "c", 0))
+    assert h.shown == [0, 1, 0]  # the aces shown first; two hands had chips behind: mucks
+    h2 = Hand(TableConfig(n_seats=3), [100, 20, 20], button=0, deck=make_deck(
+        [100, 20, 20], 0, holes, "KhQc9s4d3h"))
+    play(h2, (0, "r", 20), (1, "c", 0), (2, "c", 0))
+    assert h2.is_complete and h2.shown == [1, 1, 1]
+
+
+def test_manual_showdown_keeps_the_callers_muck_at_an_all_in() -> None:
+    stacks = [100, 100]
+    deck = make_deck(stacks, 0, {0: "AsAd", 1: "7c2d"}, "KhQc9s4d3h")
+    h = Hand(TableConfig(n_seats=2), stacks, button=0, deck=deck, auto_showdown=False)
+    play(h, (0, "r", 100), (1, "c", 0))
+    assert h.street == Street.SHOWDOWN and h.legal_actions().seat == 1
+    with pytest.raises(IllegalAction, match="seat 1 leave: the hand is at showdown"):
+        h.apply(Action.leave(1))
+    h.apply(Action.muck(1))  # the caller's (a replayed history's) muck stands
+    h.apply(Action.show(0))
+    assert h.shown == [1, 0] and h.won == [200, 0]
+
+
+def test_demo_hand_all_in_caller_shows_instead_of_mucking() -> None:
+    from sim.demo import demo_histories
+
+    text = demo_histories(hands=1, seed=1)[0]
+    assert "mucks" not in text
+    lines = text.splitlines()
+    shows = [i for i, line in enumerate(lines) if " shows [" in line]
+    assert [lines[i].split()[1] for i in shows] == ["1", "2", "4"]  # seat 2 called all-in
+    assert max(shows) < next(i for i, line in enumerate(lines) if line.startswith("*** FLOP"))
 
 
 def test_rake_percent_cap_and_no_flop_no_drop() -> None:

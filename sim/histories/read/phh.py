@@ -966,8 +966,9 @@ def hand_to_phh(
     Players are written in PHH order (``phh_player_order``); ``players`` optionally names them in
     that order; ``extra`` adds fields (e.g. ``{"hand": 7}``). The text holds the dealt cards,
     every action, each show (``pN sm CARDS``) and muck (bare ``pN sm``), and
-    ``finishing_stacks``. PHH has no rake or raise-cap field: raked hands and a fixed-limit
-    raise cap other than 4 are refused.
+    ``finishing_stacks``. PHH has no rake or raise-cap field and no action for a player who
+    leaves mid-hand: raked hands, a fixed-limit raise cap other than 4 and hands with a
+    ``LEAVE`` are refused.
     """
     if not hand.is_complete:
         raise ValueError("hand_to_phh: the hand is not complete")
@@ -976,6 +977,8 @@ def hand_to_phh(
         raise ValueError("hand_to_phh: PHH has no rake field; write unraked hands only")
     if cfg.structure == Structure.FIXED_LIMIT and cfg.raise_cap != 4:
         raise ValueError(f"hand_to_phh: PHH fixed-limit has a raise cap of 4, not {cfg.raise_cap}")
+    if any(r.kind == EventKind.LEAVE for r in hand.records):
+        raise ValueError("hand_to_phh: a player left mid-hand (LEAVE): PHH has no action for it")
     order = phh_player_order(hand)
     player_of = {s: i for i, s in enumerate(order)}
     n = len(order)
@@ -1004,6 +1007,7 @@ def hand_to_phh(
     lines.append(f"starting_stacks = {_toml_value([starting[s] for s in order])}")
     acts = [f"d dh p{i + 1} {format_cards(hand.hole_cards(s))}" for i, s in enumerate(order)]
     board: list[int] = []
+    shows: list[str] = []
     for r in hand.records:
         k = r.kind
         if k != EventKind.DEAL_BOARD and board:
@@ -1018,11 +1022,12 @@ def hand_to_phh(
         elif k in (EventKind.BET, EventKind.RAISE):
             acts.append(f"p{player_of[r.seat] + 1} cbr {r.to_street_total}")
         elif k == EventKind.SHOW:
-            acts.append(f"p{player_of[r.seat] + 1} sm {format_cards(hand.hole_cards(r.seat))}")
+            shows.append(f"p{player_of[r.seat] + 1} sm {format_cards(hand.hole_cards(r.seat))}")
         elif k == EventKind.MUCK:
-            acts.append(f"p{player_of[r.seat] + 1} sm")
+            shows.append(f"p{player_of[r.seat] + 1} sm")
     if board:
         acts.append("d db " + format_cards(board))
+    acts.extend(shows)  # after the board (an all-in showdown shows before it: PHH shows after)
     lines.append("actions = [")
     lines.extend(f"  {_toml_value(a)}," for a in acts)
     lines.append("]")
