@@ -440,8 +440,10 @@ def render_summary(cert: dict[str, Any]) -> str:
     if cov:
         lines += ["", "Rule-path coverage (count / minimum; ✗ below):", ""]
         for st in sorted(cov):
-            cells = [f"{md_text(k)} {_count(v['count'])}/{_count(v['minimum'])}"
-                     f"{'' if v['ok'] else ' ✗'}" for k, v in cov[st].items() if k != "hands"]
+            cells = [f"{md_text(k)} {_count(v['count'])}/"
+                     + ("not certified" if v.get("certified") is False else
+                        f"{_count(v['minimum'])}{'' if v['ok'] else ' ✗'}")
+                     for k, v in cov[st].items() if k != "hands"]
             lines.append(f"- {md_text(st)} ({_count(cov[st]['hands'])} hands): "
                          + ", ".join(cells))
     return "\n".join(lines) + "\n"
@@ -513,6 +515,10 @@ def coverage_table(cov: dict[str, Any]) -> str:
             e = cov[st].get(name)
             if e is None:
                 cells.append("<td class=na>cannot occur</td>")
+                continue
+            if e.get("certified") is False:
+                cells.append(f"<td class=na>{e['count']:,} <span class=small>(no tables of "
+                             "its format: not certified)</span></td>")
                 continue
             cls = "fail" if not e["ok"] or e["count"] == 0 else "num"
             flag = " ✗ below minimum" if not e["ok"] else ""

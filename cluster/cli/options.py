@@ -163,7 +163,11 @@ def add_run_options(p: argparse.ArgumentParser, hands: int | None, structure: st
     add_workers(p, "CPUs of the local Ray (default: all), or the most tasks at once on a "
                    "cluster (default there: 4,096 queued, so that an autoscaler grows it); 0 "
                    "runs in this process without Ray")
-    p.add_argument("--batch-size", type=int, default=100_000, help="hands per batch file")
+    p.add_argument("--batch-size", type=int, default=100_000, metavar="HANDS",
+                   help="hands per batch file (default: %(default)s); a population whose tables "
+                        "vary (mixed formats or seat counts, the default) makes batches of at "
+                        "most 10,000 hands, one table kind each, so its hands and verdict are "
+                        "the same for any larger value")
     p.add_argument("--inject", default=None, metavar="FAULT",
                    help="plant a fault (the log must then fail certification)")
     add_generator(p)
