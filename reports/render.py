@@ -269,6 +269,47 @@ def limitations(audit: dict[str, Any]) -> list[str]:
     return out
 
 
+def first_reason(result: dict[str, Any]) -> str:
+    """An audit's first failure in words, with its hand and amounts where it names one: the
+    first violation, else its failed tests with their p-values, else its counts."""
+    details = result.get("details") or {}
+    violations = details.get("violations") or []
+    if violations and isinstance(violations[0], dict):
+        v = violations[0]
+        where = "" if v.get("hand_id") is None else f"hand {v['hand_id']}: "
+        more = int(result.get("failures") or 0) - 1
+        return f"{where}{v.get('reason')}" + (f" (and {more:,} more)" if more > 0 else "")
+    failed = details.get("failed_tests")
+    if failed:
+        return "failed tests " + ", ".join(str(t) for t in failed)
+    if result.get("p_value") is not None:
+        return f"p = {_fmt_p(result['p_value'])}"
+    failures, hands = int(result.get("failures") or 0), int(result.get("hands_checked") or 0)
+    return f"{failures:,} failures in {hands:,} hands"
+
+
+def verdict_sentence(word: str, reasons: list[str], audit: dict[str, Any],
+                     reproduction: dict[str, Any] | None, limits: list[str]) -> str:
+    """The verdict and its reason in one sentence, the same on the page, certificate.json,
+    summary.md, the command line and ``holdem verify``: "PASS", "PASS, LIMITED: <what was not
+    certified>" or "FAIL: <audit>: <first reason with amounts>" (the other failing audits
+    named after it)."""
+    if word == "PASS":
+        if not limits:
+            return "PASS"
+        return "PASS, LIMITED: " + " ".join(limits)
+    by_name = {r.get("name"): r for r in audit.get("results", [])}
+    first = reasons[0] if reasons else "?"
+    if first == "reproduction" and isinstance(reproduction, dict):
+        why = str(reproduction.get("text"))
+    elif first in by_name:
+        why = first_reason(by_name[first])
+    else:
+        why = "failed"
+    also = f"; also failed: {', '.join(reasons[1:])}" if len(reasons) > 1 else ""
+    return f"FAIL: {first}: {why}{also}"
+
+
 def build_run_certificate(audit: dict[str, Any], manifest: dict[str, Any],
                       audit_sha256: str | None = None,
                       calibration: dict[str, Any] | None = None,
@@ -315,8 +356,7 @@ def build_run_certificate(audit: dict[str, Any], manifest: dict[str, Any],
     return {
         "format": "holdem-certificate", "version": 1,
         "verdict": word,
-        "verdict_text": ((f"{word} ({', '.join(reasons)})" if reasons else word)
-                         + (", LIMITED: " + " ".join(limits) if limits else "")),
+        "verdict_text": verdict_sentence(word, reasons, audit, reproduction, limits),
         "verdict_reasons": reasons,
         "limitations": limits,
         "not_checked": not_checked(audit),
@@ -396,7 +436,8 @@ def render_summary(cert: dict[str, Any]) -> str:
     """summary.md: every value taken from the certificate is escaped (``md_text``,
     ``md_code``); only the words and the table around them are this function's own."""
     lines = [f"# Certification: **{md_text(cert['verdict'])}"
-             f"{' (LIMITED)' if cert.get('limitations') else ''}**", ""]
+             f"{', LIMITED' if cert.get('limitations') else ''}**", "",
+             f"Verdict: {md_text(cert.get('verdict_text') or cert['verdict'])}", ""]
     for text in cert.get("limitations", []):
         lines.append(f"> NOT CERTIFIED: {md_text(text)}")
     if cert.get("limitations"):
@@ -552,7 +593,9 @@ def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str,
     parts = [f"<!doctype html><html lang=en><head><meta charset=utf-8>"
              f"<title>holdem certificate {cert['verdict']}</title><style>{CSS}</style></head>"
              f"<body><div class='banner {cert['verdict']}'>{cert['verdict']}"
-             f"{' — LIMITED (see below)' if cert.get('limitations') else ''}</div>"]
+             f"{', LIMITED' if cert.get('limitations') else ''}</div>"
+             f"<p class=verdict><b>Verdict:</b> {_e(cert.get('verdict_text') or cert['verdict'])}"
+             "</p>"]
     if cert.get("limitations"):
         parts.append("<div class=limits><b>Not certified by this report:</b><ul>" + "".join(
             f"<li>{_e(t)}</li>" for t in cert["limitations"]) + "</ul></div>")

@@ -130,9 +130,8 @@ def print_certified(res: Any) -> int:
     print(f"results: {res.audit_path}")
     print_report_paths(res.report.paths)
     print_reproduction(res.report.certificate)
-    print(f"verdict: {res.verdict}   report: {res.report.paths['html']}")
-    for text in res.report.limitations:
-        print(f"  not certified: {text}")
+    # the last line: the verdict and its reason in one sentence, as the certificate says it
+    print(f"verdict: {res.report.certificate.verdict_text or res.verdict}")
     return int(res.exit_code)
 
 

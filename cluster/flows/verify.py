@@ -360,7 +360,8 @@ def verify_run(run: str | os.PathLike[str], public_key: str | None = None, *,
              else "audit.json (the run has no manifest.json: its files are not bound to what "
                   "the run declared)")
     parts = [f"VERIFIED: a {cert.get('verdict')} certificate of {cert['run'].get('hands', 0):,} "
-             f"hands; its {len(cert['run']['files'])} files, {bound} match their sha256"]
+             f"hands (verdict: {cert.get('verdict_text') or cert.get('verdict')}); its "
+             f"{len(cert['run']['files'])} files, {bound} match their sha256"]
     if any(storage.is_dir(storage.join(root, d.rstrip("/"))) for d in runfolder.PRODUCT_FOLDERS):
         parts.append("tables/ (holdem export) matches its export.json and is what the export "
                      "makes of these files")
