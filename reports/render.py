@@ -383,6 +383,8 @@ def build_run_certificate(audit: dict[str, Any], manifest: dict[str, Any],
         "reproduction": reproduction,
         "power": (u or {}).get("details", {}).get("power"),
         "coverage": coverage_of(audit),
+        # every failing hand, in failing_hands.csv (bound by its sha256), its first lines here
+        "failing_hands": audit.get("failing_hands"),
         **({"import": imported} if imported is not None else {}),
         # which code, libraries and command made the hands and the audit
         # (audits.runfolder.provenance)
@@ -568,8 +570,10 @@ def coverage_table(cov: dict[str, Any]) -> str:
         rows.append(f"<tr><th>{_e(name.replace('_', ' '))}</th>{''.join(cells)}</tr>")
     return ("<h2>Rule-path coverage</h2><p class=small>How often the audited hands applied each "
             "rule path, counted by the audits from the log, per structure, with the minimum the "
-            "certificate requires (it scales with the run; README, Coverage). A count below its "
-            "minimum fails the certificate with the reason coverage.</p>"
+            "certificate requires (it scales with the hands of the formats where the path can "
+            "occur; docs/audits.md, Coverage). In a structure of at least 100,000 hands a count "
+            "below its minimum fails the certificate with the reason coverage; a smaller "
+            "structure is not certified for coverage (LIMITED), whatever its counts.</p>"
             f"<table><tr><th>path</th>{head}</tr>{''.join(rows)}</table>")
 
 
@@ -667,6 +671,17 @@ def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str,
         note = r.get("details", {}).get("note")
         if note and not r["applicable"]:
             parts.append(f"<p class=small>{_e(r['name'])}: n/a: {_e(note)}</p>")
+    fh = cert.get("failing_hands")
+    if isinstance(fh, dict):
+        per = ", ".join(f"{k} {v:,}" for k, v in (fh.get("per_audit") or {}).items())
+        parts.append(f"<h2>Failing hands</h2><p>{fh.get('rows', 0):,} failing hands ({_e(per)}), "
+                     f"every one in <code>{_e(fh.get('path'))}</code> (sha256 <code>"
+                     f"{_e(fh.get('sha256'))}</code>, bound by this certificate; `holdem replay "
+                     "RUN --failing` walks them); the first:</p><table><tr><th>audit</th>"
+                     "<th>hand</th><th>what the log says and what the rules give</th></tr>"
+                     + "".join(f"<tr><td>{_e(x.get('audit'))}</td><td class=num>"
+                               f"{_e(x.get('hand_id'))}</td><td>{_e(x.get('reason'))}</td></tr>"
+                               for x in fh.get("first") or []) + "</table>")
     for r in audit["results"]:
         viol = r.get("details", {}).get("violations") or []
         if r["passed"] or not r["applicable"]:

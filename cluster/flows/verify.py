@@ -350,6 +350,9 @@ def verify_run(run: str | os.PathLike[str], public_key: str | None = None, *,
         if got != sha:
             return Verdict(False, f"{path}: {'missing' if got is None else 'edited'}: its "
                                   "sha256 is not the one the certificate records")
+    why = _failing_list_mismatch(root, cert)
+    if why:
+        return Verdict(False, why)
     try:
         tables_why = check_export(root, msha, files)
     except storage.StorageError as e:
@@ -410,3 +413,23 @@ def verify_run(run: str | os.PathLike[str], public_key: str | None = None, *,
                  "written this folder (only --public-key with a signed certificate "
                  "authenticates it)")
     return Verdict(True, "; ".join(parts))
+
+
+def _failing_list_mismatch(root: Any, cert: dict[str, Any]) -> str | None:
+    """failing_hands.csv (every failing hand, ``holdem audit``) against the sha256 the
+    certificate records: missing, edited, or present beside a certificate that lists none."""
+    from audits.runfolder import FAILING_FILE
+
+    rec = cert.get("failing_hands")
+    path = storage.join(root, FAILING_FILE)
+    try:
+        got = storage.file_sha256(path)[0] if storage.is_file(path) else None
+    except storage.StorageError as e:
+        raise VerifyInputError(str(e)) from None
+    want = rec.get("sha256") if isinstance(rec, dict) else None
+    if got == want:
+        return None
+    if want is None:
+        return f"{path}: present, but the certificate lists no failing hand"
+    return (f"{path}: {'missing' if got is None else 'edited'}: its sha256 is not the one the "
+            "certificate records")
