@@ -141,7 +141,7 @@ NOT_CHECKED = (
     "--reproduce` re-simulates the run from its spec and compares every hand.",
 )
 # what no audit checks in a simulated run whose every hand the stakes audit checked against
-# the spec (README, "Every column, and what checks it")
+# the spec (docs/audits.md, "Every column, and what checks it")
 NOT_CHECKED_SIMULATED = (
     "The bots' decisions: which legal action each seat took (every action is checked for "
     "legality, and every chip against the rules, but not re-derived from the bot's code and "

@@ -67,7 +67,10 @@ def add_ray_options(p: argparse.ArgumentParser, what: str | None = None) -> None
 
 
 def add_generator(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--generator", default="philox", choices=GENERATORS)
+    p.add_argument("--generator", default="philox", choices=GENERATORS,
+                   help="the deck generator: philox (keyed by the seed: reproducible) or "
+                        "os-chacha20 (keyed from the operating system's entropy: not "
+                        "reproducible)")
 
 
 def add_quiet(p: argparse.ArgumentParser) -> None:
@@ -117,7 +120,7 @@ def add_import_options(p: argparse.ArgumentParser, paths: bool = True) -> None:
                         "units of the currency a hand (e.g. 5:3)")
     p.add_argument("--rake-schedule", default=None, metavar="FILE.toml",
                    help="a rake schedule file: percent, cap, caps_by_players, no_flop_no_drop, "
-                        "step (README, Importing)")
+                        "step (docs/import.md, Importing an operator's hand histories)")
     p.add_argument("--hash-names", default=None, metavar="KEYFILE",
                    help="store a keyed hash (HMAC-SHA256) of each player name, never the name: "
                         "the same player keeps one pseudonym and one player id")
@@ -132,7 +135,8 @@ def add_run_options(p: argparse.ArgumentParser, hands: int | None, structure: st
     p.add_argument("--hands", type=int, required=hands is None, default=hands,
                    help="hands per structure")
     p.add_argument("--structure", default=structure,
-                   choices=["no-limit", "pot-limit", "fixed-limit", "all"])
+                   choices=["no-limit", "pot-limit", "fixed-limit", "all"],
+                   help="the betting structure (all: each of the three)")
     p.add_argument("--population", default="default", choices=POPULATIONS,
                    help="preset the options below start from: default = mixed tables of 2 to "
                         "10 seats, cash and tournaments, buy-ins 20-250 big blinds, real bots; "
@@ -155,7 +159,8 @@ def add_run_options(p: argparse.ArgumentParser, hands: int | None, structure: st
     p.add_argument("--bots", default=None, choices=["classic", "real"],
                    help="real: fold-heavy styles with a few stress bots (default); classic: "
                         "the stress bots alone")
-    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--seed", type=int, default=1,
+                   help="the run's seed: with philox, every deck is keyed by it")
     p.add_argument("--out", required=out is None, default=out,
                    help="run folder: a path or a URI (s3://, gs://, file://); rerun the command "
                         "to resume")

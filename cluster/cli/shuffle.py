@@ -14,12 +14,13 @@ def add_parser(sub: Any) -> None:
                         " (`holdem shuffle audit FILE...`: decks from another system); exit 0 "
                         "PASS, 1 FAIL, 2 bad input")
     sh.add_argument("files", nargs="*", metavar="audit FILE",
-                    help="`audit` then Parquet or CSV deck files (README, The shuffle "
-                         "certificate)")
+                    help="`audit` then Parquet or CSV deck files (docs/shuffle.md, The "
+                         "shuffle certificate)")
     sh.add_argument("--decks", type=int, default=None, help="decks to shuffle and certify")
     sh.add_argument("--out", default=None, help="run folder (a path or a URI); rerun to resume")
     o.add_generator(sh)
-    sh.add_argument("--seed", type=int, default=1)
+    sh.add_argument("--seed", type=int, default=1,
+                    help="the seed the decks are keyed by (philox)")
     sh.add_argument("--batch-size", type=int, default=1_000_000, help="decks per batch file")
     sh.add_argument("--keep-decks", type=o.boolean, default=True, metavar="true|false",
                     help="write the deck-only log (52 B a deck); false: audit in the workers "
