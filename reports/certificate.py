@@ -156,6 +156,7 @@ class Certificate(Mapping[str, Any]):
     the facts a command prints are properties; the other fields read by name as in the JSON."""
 
     fields: dict[str, Any]
+    raw: bytes = b""  # the exact bytes written (what a signature signs), when the writer has them
 
     def __getitem__(self, key: str) -> Any:
         return self.fields[key]

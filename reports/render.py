@@ -310,6 +310,15 @@ def verdict_sentence(word: str, reasons: list[str], audit: dict[str, Any],
     return f"FAIL: {first}: {why}{also}"
 
 
+def legacy_verdict_text(cert: dict[str, Any]) -> str:
+    """The verdict_text a certificate issued before issue 36 had ("FAIL (coverage), LIMITED:
+    ..."): ``holdem verify`` accepts it in a certificate of that time."""
+    reasons, limits = cert.get("verdict_reasons") or [], cert.get("limitations") or []
+    word = str(cert.get("verdict"))
+    return ((f"{word} ({', '.join(reasons)})" if reasons else word)
+            + (", LIMITED: " + " ".join(limits) if limits else ""))
+
+
 def build_run_certificate(audit: dict[str, Any], manifest: dict[str, Any],
                       audit_sha256: str | None = None,
                       calibration: dict[str, Any] | None = None,
@@ -384,7 +393,7 @@ def build_run_certificate(audit: dict[str, Any], manifest: dict[str, Any],
         "power": (u or {}).get("details", {}).get("power"),
         "coverage": coverage_of(audit),
         # every failing hand, in failing_hands.csv (bound by its sha256), its first lines here
-        "failing_hands": audit.get("failing_hands"),
+        **({"failing_hands": audit["failing_hands"]} if audit.get("failing_hands") else {}),
         **({"import": imported} if imported is not None else {}),
         # which code, libraries and command made the hands and the audit
         # (audits.runfolder.provenance)

@@ -85,10 +85,11 @@ def add_key_memory(p: argparse.ArgumentParser) -> None:
                         "hash partitions, one extra pass over the deck column each")
 
 
-def add_sign_key(p: argparse.ArgumentParser) -> None:
+def add_sign_key(p: argparse.ArgumentParser, cert: str = "certificate.json") -> None:
     p.add_argument("--sign-key", default=None, metavar="KEY",
-                   help="sign certificate.json with this Ed25519 private key (PEM; `holdem "
-                        "keygen`): the signature goes to certificate.sig")
+                   help=f"sign {cert} with this Ed25519 private key (PEM; `holdem keygen`): "
+                        f"the signature goes to {cert.removesuffix('.json')}.sig; `holdem "
+                        "verify RUN --public-key KEY.pub` checks it")
 
 
 def add_no_reproduce(p: argparse.ArgumentParser, text: str) -> None:

@@ -32,6 +32,7 @@ def add_parser(sub: Any) -> None:
     sh.add_argument("--workers", type=int, default=None,
                     help="CPUs of the local Ray (default: all); 0 runs in this process")
     o.add_key_memory(sh)
+    o.add_sign_key(sh)
     o.add_quiet(sh)
     o.handler(sh, shuffle, fail_hint=o.RESUME)
 
@@ -47,7 +48,7 @@ def shuffle(args: argparse.Namespace) -> int:
                                "shuffle audit FILE...`")
         out = args.out or "runs/shuffle-audit"
         cert = audit_files(args.files[1:], out, key_memory=rt.key_memory,
-                           progress=not args.quiet)
+                           progress=not args.quiet, sign_key=args.sign_key)
     else:
         if args.decks is None or args.out is None:
             raise o.UsageError("holdem shuffle: --decks and --out are required")
@@ -56,7 +57,8 @@ def shuffle(args: argparse.Namespace) -> int:
                            inject=args.inject)
         out = args.out
         cert = run_shuffle(spec, out, address=rt.address, workers=rt.workers,
-                           key_memory=rt.key_memory, progress=not args.quiet)
+                           key_memory=rt.key_memory, progress=not args.quiet,
+                           sign_key=args.sign_key)
     print(f"{cert.decks:,} decks in {cert.wall_seconds:,.1f} s: {cert.verdict_text}")
     if cert.power_sentence:
         print(cert.power_sentence)

@@ -119,10 +119,19 @@ def run_one(exe: str, test: int, chunks: Callable[[], Iterator[bytes]],
     return parse_output(out.decode(errors="replace")), fed[0]
 
 
+RNG_CERTIFICATE = "rng-certificate.json"
+RNG_SIGNATURE = "rng-certificate.sig"  # Ed25519 of rng-certificate.json's bytes (--sign-key)
+
+
 def rng_test(generator: str, out: str | os.PathLike[str], *, stream: str = "raw", seed: int = 1,
              tests: tuple[int, ...] | None = None, timeout: float = 600.0,
-             say: Callable[[str], None] = print) -> Certificate:
-    """Run the battery and write ``rng-certificate.json`` into ``out``; returns it."""
+             say: Callable[[str], None] = print, sign_key: str | None = None) -> Certificate:
+    """Run the battery and write ``rng-certificate.json`` into ``out`` (and, with
+    ``sign_key``, its Ed25519 signature ``rng-certificate.sig``: the key is loaded before the
+    battery runs; without one a stale signature is removed); returns it."""
+    from cluster.flows.signing import load_private_key, write_signature
+
+    key = None if sign_key is None else load_private_key(sign_key)
     exe = dieharder_path()
     tests = DEFAULT_TESTS[stream] if tests is None else tests
     cert: dict[str, Any] = {
@@ -163,5 +172,7 @@ def rng_test(generator: str, out: str | os.PathLike[str], *, stream: str = "raw"
     base = storage.as_location(os.fspath(out))
     fs, path = storage.split(base)
     fs.create_dir(path, recursive=True)
-    storage.write_atomic(storage.join(base, "rng-certificate.json"), json.dumps(cert, indent=2))
-    return Certificate(cert)
+    raw = json.dumps(cert, indent=2).encode()
+    storage.write_atomic(storage.join(base, RNG_CERTIFICATE), raw)
+    write_signature(base, RNG_SIGNATURE, key, raw)
+    return Certificate(cert, raw)

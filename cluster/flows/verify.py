@@ -266,6 +266,9 @@ def verify_run(run: str | os.PathLike[str], public_key: str | None = None, *,
     a folder where they are found by sha256; ``name_key``: the --hash-names key). Raises
     VerifyInputError (or signing.SigningKeyError) on unusable input."""
     root = storage.as_location(os.fspath(run))
+    other = _other_kind(root, public_key, reproduce)  # a shuffle's or an rng test's certificate
+    if other is not None:
+        return other
     old_layout = False
     try:
         RunFolder.open(root).check_layout()
@@ -321,6 +324,10 @@ def verify_run(run: str | os.PathLike[str], public_key: str | None = None, *,
         del expected["reproduction"]
     if "claims_not_checked" not in cert:  # a certificate issued before it
         del expected["claims_not_checked"]
+    from reports.render import legacy_verdict_text
+
+    if cert.get("verdict_text") == legacy_verdict_text(expected):  # issued before issue 36
+        expected["verdict_text"] = cert["verdict_text"]
     where = first_difference(cert, expected)
     if where:
         return Verdict(False, f"{storage.join(root, CERTIFICATE)}: field {where} disagrees with "
@@ -433,3 +440,30 @@ def _failing_list_mismatch(root: Any, cert: dict[str, Any]) -> str | None:
         return f"{path}: present, but the certificate lists no failing hand"
     return (f"{path}: {'missing' if got is None else 'edited'}: its sha256 is not the one the "
             "certificate records")
+
+
+def _other_kind(root: storage.Location, public_key: str | None,
+                reproduce: bool | int) -> Verdict | None:
+    """The verdict of a shuffle certificate or an rng-test certificate
+    (``cluster.flows.verify_decks``); None for a run's certificate (or none at all)."""
+    from cluster.flows import verify_decks as vd
+    from cluster.flows.rngtest import RNG_CERTIFICATE
+
+    path = storage.join(root, CERTIFICATE)
+    try:
+        if storage.is_file(path):
+            data = storage.read_bytes(path)
+            try:
+                cert = json.loads(data)
+            except (ValueError, UnicodeDecodeError):
+                return None  # _certificate says it in one line
+            if not isinstance(cert, dict) or cert.get("format") != vd.SHUFFLE_FORMAT:
+                return None
+            ok, line, word = vd.verify_shuffle(root, data, cert, public_key, reproduce)
+        elif storage.is_file(storage.join(root, RNG_CERTIFICATE)):
+            ok, line, word = vd.verify_rng(root, public_key)
+        else:
+            return None
+    except storage.StorageError as e:
+        raise VerifyInputError(str(e)) from None
+    return Verdict(ok, line) if ok else Verdict(False, line, word=word)
