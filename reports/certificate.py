@@ -144,6 +144,13 @@ CERTIFICATE_SCHEMA: dict[str, Any] = {
                                   "classes": {"type": "object"},
                                   "per_venue": {"type": "object"},
                                   "import_sha256": {"type": ["string", "null"]}}},
+        "failing_hands": {"type": "object", "required": ["path", "rows", "sha256", "first"],
+                          "properties": {"path": {"type": "string"},
+                                         "rows": {"type": "integer", "minimum": 1},
+                                         "sha256": {"type": "string"},
+                                         "per_audit": {"type": "object"},
+                                         "first": {"type": "array"}}},
+        "lab": {"type": "object"},
         "issued": {"type": "string"},
     },
 }

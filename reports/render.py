@@ -25,6 +25,8 @@ from audits.runner import AUDIT_FILE
 from reports import imports, plots
 from reports.certificate import CERTIFICATE_SCHEMA, Certificate
 from reports.inputs import ReportInputError, load_inputs
+from reports.lab import html_section as lab_html
+from reports.lab import summary_lines as lab_summary
 
 
 def _flat_results(audit: dict[str, Any]) -> list[dict[str, Any]]:
@@ -449,6 +451,8 @@ def render_summary(cert: dict[str, Any]) -> str:
     lines = [f"# Certification: **{md_text(cert['verdict'])}"
              f"{', LIMITED' if cert.get('limitations') else ''}**", "",
              f"Verdict: {md_text(cert.get('verdict_text') or cert['verdict'])}", ""]
+    if isinstance(cert.get("lab"), dict):
+        lines += lab_summary(cert["lab"], md_text)
     for text in cert.get("limitations", []):
         lines.append(f"> NOT CERTIFIED: {md_text(text)}")
     if cert.get("limitations"):
@@ -609,6 +613,8 @@ def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str,
              f"{', LIMITED' if cert.get('limitations') else ''}</div>"
              f"<p class=verdict><b>Verdict:</b> {_e(cert.get('verdict_text') or cert['verdict'])}"
              "</p>"]
+    if isinstance(cert.get("lab"), dict):
+        parts.append(lab_html(cert["lab"], _e))
     if cert.get("limitations"):
         parts.append("<div class=limits><b>Not certified by this report:</b><ul>" + "".join(
             f"<li>{_e(t)}</li>" for t in cert["limitations"]) + "</ul></div>")
@@ -773,7 +779,8 @@ class WrittenReport:
 def write_report_files(run: Location, histories: dict[int, str] | None = None,
                  calibration: str | Path | None = None,
                  reproduction: dict[str, Any] | None = None,
-                 inputs: tuple[dict[str, Any], dict[str, Any]] | None = None) -> WrittenReport:
+                 inputs: tuple[dict[str, Any], dict[str, Any]] | None = None,
+                 lab: dict[str, Any] | None = None) -> WrittenReport:
     """Write report.html, certificate.json and summary.md into the run folder (a local path or
     a URI); ``calibration`` is a ``calibration.md`` of ``holdem calibrate`` to include (when
     available); ``reproduction`` the certificate's reproduction entry (``build_run_certificate``);
@@ -795,6 +802,8 @@ def write_report_files(run: Location, histories: dict[int, str] | None = None,
     folder = RunFolder.open(run)
     cert = build_run_certificate(audit, manifest, folder.sha256(AUDIT_FILE)[0], cal_json,
                              reproduction, imports.load_import(run))
+    if lab:  # the laboratory's fields (reports.lab): in the certificate, so signed
+        cert["lab"] = lab
     out = {key: folder.location(name) for key, name in REPORT_FILES.items()}
     # the pages a person reads are written first and their sha256 recorded in the certificate,
     # so that `holdem verify` (and a signature) covers them too

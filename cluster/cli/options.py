@@ -92,6 +92,22 @@ def add_sign_key(p: argparse.ArgumentParser, cert: str = "certificate.json") -> 
                         "verify RUN --public-key KEY.pub` checks it")
 
 
+def add_lab(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--lab", default=None, metavar="FILE.toml",
+                   help="a testing laboratory's fields (client, system, version, submitted, "
+                        "standard, clauses, certificate_number, signer, rng; reports/lab.py): "
+                        "printed on the page and summary.md, in certificate.json (so bound by "
+                        "the signature)")
+
+
+def lab_arg(args: argparse.Namespace) -> dict[str, Any] | None:
+    """The fields of ``--lab FILE.toml`` (None without it), read before any work."""
+    from reports.lab import read_lab
+
+    path = getattr(args, "lab", None)
+    return None if path is None else read_lab(path)
+
+
 def add_no_reproduce(p: argparse.ArgumentParser, text: str) -> None:
     p.add_argument("--no-reproduce", action="store_true",
                    help=text + " (by default, for a run of the reproducible generator, "

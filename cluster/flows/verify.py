@@ -322,6 +322,8 @@ def verify_run(run: str | os.PathLike[str], public_key: str | None = None, *,
             mine["calibration"] = theirs["calibration"]
     if claim is None and "reproduction" not in cert:  # a certificate issued before it
         del expected["reproduction"]
+    if isinstance(cert.get("lab"), dict):  # the laboratory's statements (--lab): signed, not
+        expected["lab"] = cert["lab"]  # derived from audit.json
     if "claims_not_checked" not in cert:  # a certificate issued before it
         del expected["claims_not_checked"]
     from reports.render import legacy_verdict_text

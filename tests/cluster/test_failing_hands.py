@@ -81,3 +81,29 @@ def test_replay_takes_the_structures_own_hand_number(
     err = capsys.readouterr().err
     assert "has no hand 300" in err or "has no fixed-limit hand 300" in err
     assert "its hand numbers 0..299: --hand N --structure fixed-limit" in err
+
+
+def test_lab_fields_on_the_page_and_bound_by_the_signature(
+        tmp_path: Path, keys: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    lab = tmp_path / "lab.toml"
+    lab.write_text('client = "Example Casino Ltd"\nsystem = "Example Poker Server"\n'
+                   'version = "4.2.1"\nstandard = "GLI-19 v3.0"\n'
+                   'certificate_number = "LAB-2026-0042"\nsigner = "A. Tester"\n'
+                   '[clauses]\n"3.3.1 shuffle" = "uniformity audit"\n')
+    out = tmp_path / "run"
+    assert main(["certify", "--hands", "300", *RUN, "--out", str(out), "--lab", str(lab),
+                 "--sign-key", str(keys)]) == 0
+    cert = json.loads((out / "certificate.json").read_text())
+    assert cert["lab"]["certificate_number"] == "LAB-2026-0042"
+    page = (out / "report.html").read_text()
+    assert "Example Casino Ltd" in page and "3.3.1 shuffle" in page and "GLI-19 v3.0" in page
+    assert "LAB-2026-0042" in (out / "summary.md").read_text()
+    capsys.readouterr()
+    assert main(["verify", str(out), "--public-key", f"{keys}.pub", "--no-reproduce"]) == 0
+    path = out / "certificate.json"
+    path.write_text(path.read_text().replace("LAB-2026-0042", "LAB-2026-0043"))
+    assert main(["verify", str(out), "--public-key", f"{keys}.pub", "--no-reproduce"]) == 1
+    assert "the signature does not verify" in capsys.readouterr().out
+    lab.write_text('client = "x"\ncolour = "red"\n')
+    assert main(["report", str(out), "--lab", str(lab), "--no-reproduce"]) == 2
+    assert "unknown field 'colour'" in capsys.readouterr().err
