@@ -456,8 +456,8 @@ def _other_kind(root: storage.Location, public_key: str | None,
         if storage.is_file(path):
             data = storage.read_bytes(path)
             try:
-                cert = json.loads(data)
-            except (ValueError, UnicodeDecodeError):
+                cert = runfolder.parse_json(data)
+            except (ValueError, UnicodeDecodeError, RecursionError):
                 return None  # _certificate says it in one line
             if not isinstance(cert, dict) or cert.get("format") != vd.SHUFFLE_FORMAT:
                 return None

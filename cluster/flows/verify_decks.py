@@ -22,11 +22,10 @@ What is checked, in order, the first failure named (exit 1, MISMATCH):
 
 from __future__ import annotations
 
-import json
 import random
 from typing import Any
 
-from audits.runfolder import REPORT_FILES, SIGNATURE_FILE, RunFolder, storage
+from audits.runfolder import REPORT_FILES, SIGNATURE_FILE, RunFolder, parse_json, storage
 from audits.runfolder.errors import InputError
 
 SHUFFLE_FORMAT = "holdem-shuffle-certificate"
@@ -182,8 +181,8 @@ def verify_rng(root: storage.Location, public_key: str | None) -> tuple[bool, st
     path = storage.join(root, RNG_CERTIFICATE)
     data = storage.read_bytes(path)
     try:
-        cert = json.loads(data)
-    except (ValueError, UnicodeDecodeError) as e:
+        cert = parse_json(data)
+    except (ValueError, UnicodeDecodeError, RecursionError) as e:
         raise DeckVerifyInputError(f"{path}: not valid JSON ({e})") from None
     if not isinstance(cert, dict) or cert.get("format") != RNG_FORMAT or not isinstance(
             cert.get("battery"), dict):
