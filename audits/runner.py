@@ -245,9 +245,14 @@ class AuditReport:
         if not rows:
             return None
         per = {r.name: len(r.failing) for r in self.results if r.failing}
+        # an audit whose failures pass MAX_FAILING (or that fails hands it cannot list one by
+        # one): its list is the first of them, said here with the count it has
+        cut = {r.name: r.failures for r in self.results
+               if r.failing and len(r.failing) < r.failures}
         first = [{"audit": r.name, "hand_id": h, "reason": why} for r in self.results
                  for h, why in r.failing[:FAILING_SHOWN]][:FAILING_SHOWN]
         return {"path": FAILING_FILE, "rows": rows, "per_audit": per,
+                **({"cut": cut} if cut else {}),
                 "sha256": hashlib.sha256(text.encode()).hexdigest(), "first": first}
 
 

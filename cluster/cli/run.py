@@ -133,6 +133,7 @@ def print_certified(res: Any) -> int:
 
     print(format_table(res.audit))
     print(f"results: {res.audit_path}")
+    print_failing(res.audit)
     print_report_paths(res.report.paths)
     print_reproduction(res.report.certificate)
     # the last line: the verdict and its reason in one sentence, as the certificate says it
@@ -152,7 +153,16 @@ def audit(args: argparse.Namespace) -> int:
     out = write_audit_json(report)
     print(format_table(report))
     print(f"results: {out}")
+    print_failing(report)
     return 0 if report.passed else 1
+
+
+def print_failing(report: Any) -> None:
+    """Where the complete list of failing hands is, when there is one."""
+    rec = report.failing_record()
+    if rec:
+        print(f"failing hands: {rec['rows']:,} in {rec['path']} (`holdem replay RUN --failing` "
+              "walks them)")
 
 
 def report(args: argparse.Namespace) -> int:
