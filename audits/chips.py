@@ -35,14 +35,16 @@ from audits.result import Partial, partial_from_codes
 from audits.spec import AuditSpec
 
 MESSAGES = {
-    1: "chips not conserved: sum(stacks_start) != sum(stacks_end) + rake",
-    2: "stack mismatch: seat {aux} stacks_end != stacks_start - contributed + won",
+    1: "chips not conserved: sum(stacks_end) + rake is {logged}, sum(stacks_start) {expected}",
+    2: "stack mismatch: seat {aux} ended with {logged}, the rules give {expected} "
+       "(stacks_start - contributed + won)",
     3: "contribution mismatch: seat {aux} contributed != its logged chips in minus returns",
     4: "return mismatch: seat {aux} returned != its logged uncalled returns",
     5: "negative chips: seat {aux}",
     6: "empty seat holds chips: seat {aux}",
     7: "carry-over mismatch: seat {aux} stacks_start != previous stacks_end + rebuys",
-    8: "new player mismatch: seat {aux} stacks_start != rebuys",
+    8: "new player mismatch: seat {aux} started with {logged}, the rules give {expected} "
+       "(its rebuys)",
     9: "tournament player left with chips: seat {aux}",
     10: "table session does not balance: chips in != chips out (off by {aux})",
     11: "hand_no sequence broken at table (expected hand_no {aux})",
@@ -139,6 +141,25 @@ def _chips_kernel(occ, start, rebuys, end, contrib, returned, won, rake, a_seat,
                 aux[i] = chips_in - chips_out
 
 
+def _amounts(codes: np.ndarray, aux: np.ndarray, sc: dict[str, np.ndarray],
+             rake: np.ndarray) -> dict[str, np.ndarray]:
+    """What the log says and what the rules give for the failing hands whose message names
+    amounts (computed for those hands only, after the kernel)."""
+    logged = np.zeros(len(codes), np.int64)
+    expected = np.zeros(len(codes), np.int64)
+    i = np.flatnonzero(codes == 1)
+    logged[i] = sc["stacks_end"][i].sum(axis=1) + rake[i]
+    expected[i] = sc["stacks_start"][i].sum(axis=1)
+    for code, log_col, rule in ((2, "stacks_end", lambda i, s: sc["stacks_start"][i, s]
+                                 - sc["contributed"][i, s] + sc["won"][i, s]),
+                                (8, "stacks_start", lambda i, s: sc["rebuys"][i, s])):
+        i = np.flatnonzero(codes == code)
+        s = aux[i]
+        logged[i] = sc[log_col][i, s]
+        expected[i] = rule(i, s)
+    return {"logged": logged, "expected": expected}
+
+
 def chips_map(b: Batch) -> Partial:
     codes = np.zeros(b.n, np.int32)
     aux = np.zeros(b.n, np.int64)
@@ -149,7 +170,8 @@ def chips_map(b: Batch) -> Partial:
                   b.act["kind"], b.act["added"], b.act_off, b.cols["table_id"],
                   b.cols["hand_no"].astype(np.int64), table_order(b), tourn, bool(b.imp), codes,
                   aux)
-    part = partial_from_codes(b.cols["hand_id"], codes, aux, MESSAGES)
+    part = partial_from_codes(b.cols["hand_id"], codes, aux, MESSAGES,
+                              **_amounts(codes, aux, sc, b.cols["rake"]))
     # conservation totals for the report: every chip put in a pot was won, raked or returned
     put, won, rake = int(sc["contributed"].sum()), int(sc["won"].sum()), int(b.cols["rake"].sum())
     part.totals = {"chips_brought_to_tables": int(sc["rebuys"].sum()),

@@ -4,9 +4,12 @@ A certificate vouches for the rules it saw applied. The betting referee and the 
 flag the paths each hand took as they check it (``Batch.derived``); this map adds the paths that
 plain columns show (dead button, eliminations, ...), counts them per structure, and the reduce
 compares every count with its minimum (``audits.paths``). The result FAILS, naming the
-structure and path, when a path that can occur in a structure stays below its minimum; a
-structure with fewer than ``paths.SMALL_RUN`` hands is too small to certify coverage, which the
-result says (not applicable) instead of failing.
+structure, path, count and minimum, when a path that can occur in a structure stays below its
+minimum; a structure with fewer than ``paths.SMALL_RUN`` hands is too small to certify coverage,
+which the result says with the hands it has and needs (not applicable) instead of failing. A
+path that occurs only at some table formats (antes and eliminations at tournaments, rake and
+rebuys at cash tables) has its minimum scaled by the hands of those formats; a run without them
+does not certify it, and says so, rather than failing.
 """
 
 from __future__ import annotations
@@ -24,12 +27,15 @@ from audits.spec import AuditSpec
 
 NAME = "coverage"
 NEEDS = ("betting_paths", "payout_paths")  # the maps that flag paths: betting and payouts
+FORMATS = ("cash", "tournament")
 
 
 @dataclass
 class CoveragePartial:
     counts: dict[str, np.ndarray] = field(default_factory=dict)  # structure -> count per bit
     hands: dict[str, int] = field(default_factory=dict)
+    # structure -> {format: hands} (cash, tournament; a path's minimum scales with its formats')
+    by_format: dict[str, dict[str, int]] = field(default_factory=dict)
     complete: bool = True  # every flagging audit ran on this batch
 
 
@@ -105,53 +111,77 @@ def coverage_map(b: Batch) -> CoveragePartial:
                  s["rebuys"], s["stacks_end"], s["timed_out"], c["table_id"], table_order(b),
                  counts)
     hands = np.bincount(struct, minlength=len(labels))
+    fmt_hands = {f: np.bincount(struct[string_is(b, "format", f)], minlength=len(labels))
+                 for f in FORMATS}
     for code, label in enumerate(labels):
         if hands[code]:
             part.counts[str(label)] = counts[code]
             part.hands[str(label)] = int(hands[code])
+            part.by_format[str(label)] = {f: int(fmt_hands[f][code]) for f in FORMATS}
     return part
 
 
 def coverage_reduce(name: str, parts: list[CoveragePartial]) -> AuditResult:
     counts: dict[str, np.ndarray] = {}
     hands: dict[str, int] = {}
+    by_format: dict[str, dict[str, int]] = {}
     complete = bool(parts) and all(p.complete for p in parts)
     for p in parts:
         for label, c in p.counts.items():
             counts[label] = counts.get(label, np.zeros(P.N_PATHS, np.int64)) + c
             hands[label] = hands.get(label, 0) + p.hands[label]
+            mine = by_format.setdefault(label, dict.fromkeys(FORMATS, 0))
+            for f, n_f in p.by_format.get(label, {}).items():
+                mine[f] = mine.get(f, 0) + n_f
     per_structure: dict[str, Any] = {}
     short: list[str] = []
     too_small: list[str] = []
+    untested: dict[str, list[str]] = {}  # "structure: no tournament hands" -> paths
     for label in sorted(counts):
         n = hands[label]
         entry: dict[str, Any] = {"hands": n}
         certifiable = n >= P.SMALL_RUN
         if not certifiable:
-            too_small.append(label)
+            too_small.append(f"{label} has {n:,} hands of the {P.SMALL_RUN:,} it needs")
         for path in P.PATHS:
             if label not in path.structures:
                 continue
             count = int(counts[label][path.bit])
-            minimum = P.minimum(path, n)
+            # the hands where the path can occur: of its formats (a run without them, or a
+            # log without the format column, does not certify it)
+            base = sum(by_format.get(label, {}).get(f, 0) for f in path.formats)
+            if base == 0:
+                entry[path.name] = {"count": count, "minimum": 0, "ok": True,
+                                    "certified": False}
+                if certifiable:
+                    untested.setdefault(f"{label} has no {' or '.join(path.formats)} hands",
+                                        []).append(path.name)
+                continue
+            minimum = P.minimum(path, base)
             ok = count >= minimum
             entry[path.name] = {"count": count, "minimum": minimum, "ok": ok}
             if certifiable and not ok:
-                short.append(f"{label}/{path.name}")
+                short.append(f"{label}/{path.name} below its minimum ({count:,} of "
+                             f"{minimum:,} in {base:,} hands)")
         per_structure[label] = entry
     applicable = complete and len(too_small) < len(counts)
     details: dict[str, Any] = {
         "per_structure": per_structure, "short": short, "too_small": too_small,
         "small_run": P.SMALL_RUN,
-        "violations": [{"hand_id": None, "reason": f"{s} below its minimum"}
-                       for s in short[:5]],
+        "violations": [{"hand_id": None, "reason": s} for s in short[:5]],
     }
+    notes = []
     if not complete:
-        details["note"] = ("coverage needs the betting and payouts audits in the same run: not "
-                           "certified")
-    elif too_small:
-        details["note"] = (f"too small to certify coverage: {', '.join(too_small)} "
-                           f"(fewer than {P.SMALL_RUN:,} hands)")
+        notes.append("coverage needs the betting and payouts audits in the same run: not "
+                     "certified")
+    else:
+        if too_small:
+            notes.append("too small to certify coverage: " + "; ".join(too_small))
+        if untested:
+            notes.append("not certified, their tables absent: " + "; ".join(
+                f"{why} ({', '.join(paths)})" for why, paths in untested.items()))
+    if notes:
+        details["note"] = "; ".join(notes)
     failures = len(short) if applicable else 0
     return AuditResult(name=name, passed=failures == 0, hands_checked=sum(hands.values()),
                        failures=failures, details=details, applicable=applicable)

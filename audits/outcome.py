@@ -731,6 +731,7 @@ def outcome_map(b: Batch) -> OutcomePartial:
             out.part.reasons["wrong payout"] = out.part.reasons.get("wrong payout", 0) + 1
             if len(out.part.examples) < MAX_EXAMPLES:
                 out.part.examples.append((hid[i], msg))
+            out.part.failing.append((int(hid[i]), msg))
             if len(out.wrong) < MAX_WRONG:
                 out.wrong.append({"hand_id": hid[i], "site_hand": site, "file": src,
                                   "section": sec, "venue": venue, "why": v.why,

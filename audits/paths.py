@@ -25,6 +25,10 @@ class Path:
     per_million: int  # the minimum rate, hands per million of the structure
     definition: str
     structures: tuple[str, ...] = ALL
+    # the table formats where the path can occur (the simulator's tournaments have no rake nor
+    # rebuys, its cash tables no antes nor eliminations): its minimum scales with the hands of
+    # those formats, and with none it is not certified rather than failed
+    formats: tuple[str, ...] = ("cash", "tournament")
 
 
 _COMMON, _RARE = 100, 5
@@ -50,18 +54,26 @@ PATHS: tuple[Path, ...] = (
     Path("uncalled_return", 11, _COMMON, "an uncalled bet was returned"),
     Path("bb_option_raise", 12, _RARE, "the big blind raised on his option (nobody raised before)"),
     Path("short_blind", 13, _RARE, "a blind posted all-in for less than its amount"),
-    Path("ante", 14, _COMMON, "antes were posted"),
-    Path("big_blind_ante", 15, _RARE, "the big blind posted the ante for the table"),
-    Path("ante_all_in", 16, _RARE, "an ante took a player's last chip"),
+    Path("ante", 14, _COMMON, "antes were posted",
+         formats=("tournament",)),
+    Path("big_blind_ante", 15, _RARE, "the big blind posted the ante for the table",
+         formats=("tournament",)),
+    Path("ante_all_in", 16, _RARE, "an ante took a player's last chip",
+         formats=("tournament",)),
     Path("dead_button", 17, _RARE, "the button was on an empty seat (dead button)"),
     Path("dead_small_blind", 18, _RARE, "no small blind was posted (dead small blind)"),
     Path("heads_up_transition", 19, _RARE,
          "a table's first heads-up hand after a hand with three or more players"),
-    Path("elimination", 20, _RARE, "a tournament player lost his last chip"),
-    Path("rebuy", 21, _RARE, "chips were added to a seat between two hands of a cash table"),
-    Path("rake", 22, _COMMON, "rake was taken"),
-    Path("rake_capped", 23, _RARE, "the rake reached its cap"),
-    Path("no_flop_no_drop", 24, _RARE, "a raked game's hand ended before the flop: no rake"),
+    Path("elimination", 20, _RARE, "a tournament player lost his last chip",
+         formats=("tournament",)),
+    Path("rebuy", 21, _RARE, "chips were added to a seat between two hands of a cash table",
+         formats=("cash",)),
+    Path("rake", 22, _COMMON, "rake was taken",
+         formats=("cash",)),
+    Path("rake_capped", 23, _RARE, "the rake reached its cap",
+         formats=("cash",)),
+    Path("no_flop_no_drop", 24, _RARE, "a raked game's hand ended before the flop: no rake",
+         formats=("cash",)),
     Path("timeout", 25, _RARE, "a player timed out (checked if free, else folded)"),
     Path("wheel_straight", 26, _RARE, "a hand at showdown made A-2-3-4-5"),
     Path("board_plays", 27, _RARE,

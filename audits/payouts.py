@@ -39,8 +39,8 @@ from audits.runspec import rules_version
 from audits.spec import AuditSpec
 
 MESSAGES = {
-    1: "payout mismatch: seat {aux} won differs from the rebuilt payout",
-    2: "rake mismatch: logged rake differs from the rebuilt rake ({aux})",
+    1: "payout mismatch: seat {aux} won {logged}, the rules give {expected}",
+    2: "rake mismatch: the log says {logged}, the rules give {expected}",
     3: "pot count mismatch: rebuilt {aux} pots",
     4: "pot amount/rake mismatch in pot {aux}",
     5: "pot eligibility mismatch in pot {aux}",
@@ -465,7 +465,7 @@ def _won_mismatch(work, won, i, k):
 def _payout_kernel(occ, start, contrib, folded, won, hole, unrec, button, a_street, a_seat,
                    a_kind, a_add, act_off, sv, sshown, srank, soff, dv, doff, trim, rake_bps,
                    rake_cap, nfnd, rake_col, p_amt, p_rake, p_elig, p_win, p_off, speak,
-                   simulated, table, work, codes, aux, paths):
+                   simulated, table, work, codes, aux, paths, expected):
     # rebuild each hand's showdown, pots, rake and payouts: codes[i], aux[i] (seat, pot or
     # amount) and ``paths[i]``, the rule paths (audits.paths bits) the rebuilt hand took. The
     # per-seat and per-pot state lives in the caller's ``work`` (10, k + 1) array.
@@ -531,6 +531,7 @@ def _payout_kernel(occ, start, contrib, folded, won, hole, unrec, button, a_stre
         s = _won_mismatch(work, won, i, k)
         if s >= 0:  # a payout mismatch outranks a pot's
             code, ax = 1, s
+            expected[i] = work[MINE, s]  # the rebuilt payout of that seat
         elif code == 0 and p_off[i + 1] - p_off[i] != npots:
             code, ax = 3, npots
         codes[i], aux[i], paths[i] = code, ax, flags
@@ -548,6 +549,7 @@ def payouts_map(b: Batch) -> Partial:
     codes = np.zeros(b.n, np.int32)
     aux = np.zeros(b.n, np.int64)
     paths = np.zeros(b.n, np.int64)
+    expected = np.zeros(b.n, np.int64)
     sc = b.seat
     sv, soff = b.var["showdown_seats"]
     sh, _ = b.var["showdown_shown"]
@@ -565,9 +567,16 @@ def payouts_map(b: Batch) -> Partial:
                    c["rake"], b.pots["amount"], b.pots["rake"], b.pots["eligible_mask"],
                    b.pots["winners_mask"], b.pot_off, b.deck is not None,
                    ~string_is(b, "generator", "phh") & _face_up_rules(b), TABLE,
-                   np.zeros((10, b.k + 1), np.int64), codes, aux, paths)
+                   np.zeros((10, b.k + 1), np.int64), codes, aux, paths, expected)
     b.derived["payout_paths"] = paths  # the rule paths taken, for the coverage map
-    return partial_from_codes(b.cols["hand_id"], codes, aux, MESSAGES)
+    # the amounts of the failing hands' messages: what the log says beside what the rules give
+    logged = np.zeros(b.n, np.int64)
+    one = np.flatnonzero(codes == 1)
+    logged[one] = sc["won"][one, aux[one]]
+    two = np.flatnonzero(codes == 2)
+    logged[two], expected[two] = c["rake"][two], aux[two]
+    return partial_from_codes(b.cols["hand_id"], codes, aux, MESSAGES, logged=logged,
+                              expected=expected)
 
 
 SPEC = AuditSpec("payouts", payouts_map, description=(

@@ -8,6 +8,8 @@ from typing import Any
 import numpy as np
 
 MAX_EXAMPLES = 5
+# failing hands an audit lists in full (failing_hands.csv) before it says the list is cut
+MAX_FAILING = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -24,6 +26,9 @@ class AuditResult:
     p_value: float | None = None
     details: dict[str, Any] = field(default_factory=dict)
     applicable: bool = True
+    # every failing hand (hand_id, reason with its amounts), up to MAX_FAILING: written to
+    # failing_hands.csv beside audit.json, not into it
+    failing: tuple[tuple[int, str], ...] = field(default=(), compare=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "passed": self.passed, "applicable": self.applicable,
@@ -44,20 +49,29 @@ class Partial:
     applicable: bool = True
     totals: dict[str, int] = field(default_factory=dict)  # summed over batches into details
     sample: list[dict[str, Any]] = field(default_factory=list)  # the first batch's is kept
+    failing: list[tuple[int, str]] = field(default_factory=list)  # every failing hand
 
 
 def partial_from_codes(hand_id: np.ndarray, codes: np.ndarray, aux: np.ndarray,
-                       messages: dict[int, str]) -> Partial:
-    """Per-hand error codes (0 = fine) as a Partial; ``messages[code]`` may use ``{aux}``."""
+                       messages: dict[int, str], *, logged: np.ndarray | None = None,
+                       expected: np.ndarray | None = None) -> Partial:
+    """Per-hand error codes (0 = fine) as a Partial; ``messages[code]`` may use ``{aux}`` and,
+    when the audit gives them, ``{logged}`` (what the log says) and ``{expected}`` (what the
+    rules give). Every failing hand is kept with its reason (``failing``, up to
+    ``MAX_FAILING``), the first ``MAX_EXAMPLES`` also as examples."""
     bad = np.flatnonzero(codes)
     p = Partial(hands=len(codes), failures=len(bad))
     if len(bad):
         kinds, counts = np.unique(codes[bad], return_counts=True)
         for c, k in zip(kinds, counts, strict=True):
             p.reasons[messages.get(int(c), f"code {int(c)}").split(":")[0]] = int(k)
-        for i in bad[:MAX_EXAMPLES]:
+        for i in bad[:MAX_FAILING]:
             msg = messages.get(int(codes[i]), f"code {int(codes[i])}")
-            p.examples.append((int(hand_id[i]), msg.format(aux=int(aux[i]))))
+            text = msg.format(aux=int(aux[i]),
+                              logged="?" if logged is None else int(logged[i]),
+                              expected="?" if expected is None else int(expected[i]))
+            p.failing.append((int(hand_id[i]), text))
+        p.examples = p.failing[:MAX_EXAMPLES]
     return p
 
 
@@ -78,10 +92,13 @@ def reduce_partials(name: str, parts: list[Partial]) -> AuditResult:
             totals[key] = totals.get(key, 0) + int(v)
     sample = next((p.sample for p in parts if p.sample), [])
     applicable = any(p.applicable for p in parts) if parts else False
+    failing: list[tuple[int, str]] = []
+    for p in parts:
+        failing.extend(p.failing[:MAX_FAILING - len(failing)])
     return AuditResult(
         name=name, passed=failures == 0, hands_checked=hands, failures=failures,
         example_hand_ids=tuple(h for h, _ in examples),
         details={"violations": [{"hand_id": h, "reason": r} for h, r in examples],
                  "reasons": reasons, **({"totals": totals} if totals else {}),
                  **({"sample": sample} if sample else {})},
-        applicable=applicable)
+        applicable=applicable, failing=tuple(failing))

@@ -81,6 +81,26 @@ def default_key_memory() -> int:
 
 
 AUDIT_FILE = runfolder.AUDIT_FILE  # what ``write_audit_json`` writes into the run folder
+FAILING_FILE = runfolder.FAILING_FILE  # and beside it: every failing hand, when there is one
+FAILING_SHOWN = 20  # failing hands audit.json (and so the page) repeats from the file
+
+
+def failing_csv(results: Sequence[AuditResult]) -> tuple[str, int]:
+    """(the text of failing_hands.csv, its rows): every failing hand of every audit, in audit
+    then hand order as the audits found them: ``audit,hand_id,reason`` (the reason with what
+    the log says and what the rules give, where the audit names amounts)."""
+    import csv
+    import io
+
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["audit", "hand_id", "reason"])
+    rows = 0
+    for r in results:
+        for hid, reason in r.failing:
+            w.writerow([r.name, hid, reason])
+            rows += 1
+    return buf.getvalue(), rows
 
 
 class ChunkPartials(list):
@@ -215,7 +235,25 @@ class AuditReport:
             "results": [{**r.to_dict(), "checks": REGISTRY[r.name].description}
                         if r.name in REGISTRY else r.to_dict() for r in self.results],
             "provenance": provenance(),  # the audit code, library versions, command line
+            "failing_hands": self.failing_record(),
         }
+
+    def failing_record(self) -> dict[str, Any] | None:
+        """audit.json's ``failing_hands``: failing_hands.csv's name, rows (per audit), sha256
+        and first lines; None when no audit failed a hand (no file)."""
+        text, rows = failing_csv(self.results)
+        if not rows:
+            return None
+        per = {r.name: len(r.failing) for r in self.results if r.failing}
+        # an audit whose failures pass MAX_FAILING (or that fails hands it cannot list one by
+        # one): its list is the first of them, said here with the count it has
+        cut = {r.name: r.failures for r in self.results
+               if r.failing and len(r.failing) < r.failures}
+        first = [{"audit": r.name, "hand_id": h, "reason": why} for r in self.results
+                 for h, why in r.failing[:FAILING_SHOWN]][:FAILING_SHOWN]
+        return {"path": FAILING_FILE, "rows": rows, "per_audit": per,
+                **({"cut": cut} if cut else {}),
+                "sha256": hashlib.sha256(text.encode()).hexdigest(), "first": first}
 
 
 def map_in_process(fn: Callable[..., Any], files: Sequence[str], args: tuple[Any, ...],
@@ -373,7 +411,14 @@ def write_audit_json(report: AuditReport, path: Location | None = None) -> Locat
     text = json.dumps(report.to_dict(), indent=2, default=str) + "\n"
     if path is not None:
         return storage.write_atomic(storage.as_location(path), text)
-    return runfolder.write_file(storage.as_location(report.run), AUDIT_FILE, text)
+    root = storage.as_location(report.run)
+    failing, rows = failing_csv(report.results)
+    folder = runfolder.RunFolder.open(root)
+    if rows:  # written before audit.json, which records its sha256
+        runfolder.write_file(root, FAILING_FILE, failing)
+    elif storage.is_file(folder.location(FAILING_FILE)):  # a stale list never stays
+        folder.delete(FAILING_FILE)
+    return runfolder.write_file(root, AUDIT_FILE, text)
 
 
 def format_table(report: AuditReport) -> str:

@@ -334,8 +334,10 @@ def reduce_stakes(name: str, partials: list[Any]) -> AuditResult:
         extra.failures += 1
         reason = MESSAGES[code].split(":")[0]
         extra.reasons[reason] = extra.reasons.get(reason, 0) + 1
+        text = MESSAGES[code].format(aux=value, logged="?", expected="?")
         if len(extra.examples) < MAX_EXAMPLES:
-            extra.examples.append((hand, MESSAGES[code].format(aux=value)))
+            extra.examples.append((hand, text))
+        extra.failing.append((hand, text))
 
     blocks: dict[tuple[str, int], list[tuple[int, int, int, int]]] = {}
     for p in parts:

@@ -4,8 +4,10 @@ Schema (``CERTIFICATE_SCHEMA``, JSON Schema draft 2020-12; ``format`` = "holdem-
 ``version`` = 1):
 
 - ``verdict``: "PASS" iff every applicable audit passed, else "FAIL";
-- ``verdict_text``: the verdict in words, "PASS, LIMITED: ..." when ``limitations`` is not
-  empty (a PASS that does not vouch for everything never reads as a plain PASS);
+- ``verdict_text``: the verdict and its reason in one sentence (``reports.render.
+  verdict_sentence``): "PASS", "PASS, LIMITED: <the limitations>" (a PASS that does not vouch
+  for everything never reads as a plain PASS) or "FAIL: <audit>: <its first failure, with the
+  hand and amounts>"; the page, summary.md, the CLI's last line and ``holdem verify`` say it;
 - ``limitations``: sentences naming what was NOT certified: the deal and shuffle of imported
   hands without decks, decks that cannot be bound to a key (os-chacha20), audits not run or not
   applicable, a reproducible run not re-simulated from its spec (``reproduction``);
@@ -142,6 +144,13 @@ CERTIFICATE_SCHEMA: dict[str, Any] = {
                                   "classes": {"type": "object"},
                                   "per_venue": {"type": "object"},
                                   "import_sha256": {"type": ["string", "null"]}}},
+        "failing_hands": {"type": "object", "required": ["path", "rows", "sha256", "first"],
+                          "properties": {"path": {"type": "string"},
+                                         "rows": {"type": "integer", "minimum": 1},
+                                         "sha256": {"type": "string"},
+                                         "per_audit": {"type": "object"},
+                                         "first": {"type": "array"}}},
+        "lab": {"type": "object"},
         "issued": {"type": "string"},
     },
 }
@@ -154,6 +163,7 @@ class Certificate(Mapping[str, Any]):
     the facts a command prints are properties; the other fields read by name as in the JSON."""
 
     fields: dict[str, Any]
+    raw: bytes = b""  # the exact bytes written (what a signature signs), when the writer has them
 
     def __getitem__(self, key: str) -> Any:
         return self.fields[key]

@@ -16,8 +16,11 @@ SUITS = "cdhs"
 
 
 def _svg(fig: plt.Figure) -> str:
+    """The figure as SVG text, the same bytes for the same numbers (no date, fixed ids): a
+    page ``holdem verify`` can make again and compare."""
     buf = io.StringIO()
-    fig.savefig(buf, format="svg", bbox_inches="tight")
+    with matplotlib.rc_context({"svg.hashsalt": "holdem"}):
+        fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
     plt.close(fig)
     text = buf.getvalue()
     return text[text.index("<svg"):]

@@ -25,6 +25,8 @@ from audits.runner import AUDIT_FILE
 from reports import imports, plots
 from reports.certificate import CERTIFICATE_SCHEMA, Certificate
 from reports.inputs import ReportInputError, load_inputs
+from reports.lab import html_section as lab_html
+from reports.lab import summary_lines as lab_summary
 
 
 def _flat_results(audit: dict[str, Any]) -> list[dict[str, Any]]:
@@ -269,6 +271,56 @@ def limitations(audit: dict[str, Any]) -> list[str]:
     return out
 
 
+def first_reason(result: dict[str, Any]) -> str:
+    """An audit's first failure in words, with its hand and amounts where it names one: the
+    first violation, else its failed tests with their p-values, else its counts."""
+    details = result.get("details") or {}
+    violations = details.get("violations") or []
+    if violations and isinstance(violations[0], dict):
+        v = violations[0]
+        where = "" if v.get("hand_id") is None else f"hand {v['hand_id']}: "
+        more = int(result.get("failures") or 0) - 1
+        return f"{where}{v.get('reason')}" + (f" (and {more:,} more)" if more > 0 else "")
+    failed = details.get("failed_tests")
+    if failed:
+        return "failed tests " + ", ".join(str(t) for t in failed)
+    if result.get("p_value") is not None:
+        return f"p = {fmt_p(result['p_value'])}"
+    failures, hands = int(result.get("failures") or 0), int(result.get("hands_checked") or 0)
+    return f"{failures:,} failures in {hands:,} hands"
+
+
+def verdict_sentence(word: str, reasons: list[str], audit: dict[str, Any],
+                     reproduction: dict[str, Any] | None, limits: list[str]) -> str:
+    """The verdict and its reason in one sentence, the same on the page, certificate.json,
+    summary.md, the command line and ``holdem verify``: "PASS", "PASS, LIMITED: <what was not
+    certified>" or "FAIL: <audit>: <first reason with amounts>" (the other failing audits
+    named after it)."""
+    if word == "PASS":
+        if not limits:
+            return "PASS"
+        return "PASS, LIMITED: " + " ".join(limits)
+    by_name = {r.get("name"): r for r in audit.get("results", [])}
+    first = reasons[0] if reasons else "?"
+    if first == "reproduction" and isinstance(reproduction, dict):
+        why = str(reproduction.get("text"))
+    elif first in by_name:
+        why = first_reason(by_name[first])
+    else:
+        why = "failed"
+    also = f"; also failed: {', '.join(reasons[1:])}" if len(reasons) > 1 else ""
+    return f"FAIL: {first}: {why}{also}"
+
+
+def legacy_verdict_text(cert: dict[str, Any]) -> str:
+    """The verdict_text a certificate issued before issue 36 had ("FAIL (coverage), LIMITED:
+    ..."): ``holdem verify`` accepts it in a certificate of that time."""
+    reasons, limits = cert.get("verdict_reasons") or [], cert.get("limitations") or []
+    word = str(cert.get("verdict"))
+    return ((f"{word} ({', '.join(reasons)})" if reasons else word)
+            + (", LIMITED: " + " ".join(limits) if limits else ""))
+
+
 def build_run_certificate(audit: dict[str, Any], manifest: dict[str, Any],
                       audit_sha256: str | None = None,
                       calibration: dict[str, Any] | None = None,
@@ -315,8 +367,7 @@ def build_run_certificate(audit: dict[str, Any], manifest: dict[str, Any],
     return {
         "format": "holdem-certificate", "version": 1,
         "verdict": word,
-        "verdict_text": ((f"{word} ({', '.join(reasons)})" if reasons else word)
-                         + (", LIMITED: " + " ".join(limits) if limits else "")),
+        "verdict_text": verdict_sentence(word, reasons, audit, reproduction, limits),
         "verdict_reasons": reasons,
         "limitations": limits,
         "not_checked": not_checked(audit),
@@ -343,6 +394,8 @@ def build_run_certificate(audit: dict[str, Any], manifest: dict[str, Any],
         "reproduction": reproduction,
         "power": (u or {}).get("details", {}).get("power"),
         "coverage": coverage_of(audit),
+        # every failing hand, in failing_hands.csv (bound by its sha256), its first lines here
+        **({"failing_hands": audit["failing_hands"]} if audit.get("failing_hands") else {}),
         **({"import": imported} if imported is not None else {}),
         # which code, libraries and command made the hands and the audit
         # (audits.runfolder.provenance)
@@ -396,7 +449,10 @@ def render_summary(cert: dict[str, Any]) -> str:
     """summary.md: every value taken from the certificate is escaped (``md_text``,
     ``md_code``); only the words and the table around them are this function's own."""
     lines = [f"# Certification: **{md_text(cert['verdict'])}"
-             f"{' (LIMITED)' if cert.get('limitations') else ''}**", ""]
+             f"{', LIMITED' if cert.get('limitations') else ''}**", "",
+             f"Verdict: {md_text(cert.get('verdict_text') or cert['verdict'])}", ""]
+    if isinstance(cert.get("lab"), dict):
+        lines += lab_summary(cert["lab"], md_text)
     for text in cert.get("limitations", []):
         lines.append(f"> NOT CERTIFIED: {md_text(text)}")
     if cert.get("limitations"):
@@ -440,8 +496,10 @@ def render_summary(cert: dict[str, Any]) -> str:
     if cov:
         lines += ["", "Rule-path coverage (count / minimum; ✗ below):", ""]
         for st in sorted(cov):
-            cells = [f"{md_text(k)} {_count(v['count'])}/{_count(v['minimum'])}"
-                     f"{'' if v['ok'] else ' ✗'}" for k, v in cov[st].items() if k != "hands"]
+            cells = [f"{md_text(k)} {_count(v['count'])}/"
+                     + ("not certified" if v.get("certified") is False else
+                        f"{_count(v['minimum'])}{'' if v['ok'] else ' ✗'}")
+                     for k, v in cov[st].items() if k != "hands"]
             lines.append(f"- {md_text(st)} ({_count(cov[st]['hands'])} hands): "
                          + ", ".join(cells))
     return "\n".join(lines) + "\n"
@@ -514,6 +572,10 @@ def coverage_table(cov: dict[str, Any]) -> str:
             if e is None:
                 cells.append("<td class=na>cannot occur</td>")
                 continue
+            if e.get("certified") is False:
+                cells.append(f"<td class=na>{e['count']:,} <span class=small>(no tables of "
+                             "its format: not certified)</span></td>")
+                continue
             cls = "fail" if not e["ok"] or e["count"] == 0 else "num"
             flag = " ✗ below minimum" if not e["ok"] else ""
             cells.append(f"<td class={cls}>{e['count']:,} <span class=small>(min "
@@ -521,8 +583,10 @@ def coverage_table(cov: dict[str, Any]) -> str:
         rows.append(f"<tr><th>{esc(name.replace('_', ' '))}</th>{''.join(cells)}</tr>")
     return ("<h2>Rule-path coverage</h2><p class=small>How often the audited hands applied each "
             "rule path, counted by the audits from the log, per structure, with the minimum the "
-            "certificate requires (it scales with the run; docs/audits.md, Coverage). A count "
-            "below its minimum fails the certificate with the reason coverage.</p>"
+            "certificate requires (it scales with the hands of the formats where the path can "
+            "occur; docs/audits.md, Coverage). In a structure of at least 100,000 hands a count "
+            "below its minimum fails the certificate with the reason coverage; a smaller "
+            "structure is not certified for coverage (LIMITED), whatever its counts.</p>"
             f"<table><tr><th>path</th>{head}</tr>{''.join(rows)}</table>")
 
 
@@ -546,7 +610,11 @@ def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str,
     parts = [f"<!doctype html><html lang=en><head><meta charset=utf-8>"
              f"<title>holdem certificate {cert['verdict']}</title><style>{CSS}</style></head>"
              f"<body><div class='banner {cert['verdict']}'>{cert['verdict']}"
-             f"{' — LIMITED (see below)' if cert.get('limitations') else ''}</div>"]
+             f"{', LIMITED' if cert.get('limitations') else ''}</div>"
+             f"<p class=verdict><b>Verdict:</b> {esc(cert.get('verdict_text') or cert['verdict'])}"
+             "</p>"]
+    if isinstance(cert.get("lab"), dict):
+        parts.append(lab_html(cert["lab"], esc))
     if cert.get("limitations"):
         parts.append("<div class=limits><b>Not certified by this report:</b><ul>" + "".join(
             f"<li>{esc(t)}</li>" for t in cert["limitations"]) + "</ul></div>")
@@ -618,6 +686,17 @@ def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str,
         note = r.get("details", {}).get("note")
         if note and not r["applicable"]:
             parts.append(f"<p class=small>{esc(r['name'])}: n/a: {esc(note)}</p>")
+    fh = cert.get("failing_hands")
+    if isinstance(fh, dict):
+        per = ", ".join(f"{k} {v:,}" for k, v in (fh.get("per_audit") or {}).items())
+        parts.append(f"<h2>Failing hands</h2><p>{fh.get('rows', 0):,} failing hands ({esc(per)}), "
+                     f"every one in <code>{esc(fh.get('path'))}</code> (sha256 <code>"
+                     f"{esc(fh.get('sha256'))}</code>, bound by this certificate; `holdem replay "
+                     "RUN --failing` walks them); the first:</p><table><tr><th>audit</th>"
+                     "<th>hand</th><th>what the log says and what the rules give</th></tr>"
+                     + "".join(f"<tr><td>{esc(x.get('audit'))}</td><td class=num>"
+                               f"{esc(x.get('hand_id'))}</td><td>{esc(x.get('reason'))}</td></tr>"
+                               for x in fh.get("first") or []) + "</table>")
     for r in audit["results"]:
         viol = r.get("details", {}).get("violations") or []
         if r["passed"] or not r["applicable"]:
@@ -700,7 +779,8 @@ class WrittenReport:
 def write_report_files(run: Location, histories: dict[int, str] | None = None,
                  calibration: str | Path | None = None,
                  reproduction: dict[str, Any] | None = None,
-                 inputs: tuple[dict[str, Any], dict[str, Any]] | None = None) -> WrittenReport:
+                 inputs: tuple[dict[str, Any], dict[str, Any]] | None = None,
+                 lab: dict[str, Any] | None = None) -> WrittenReport:
     """Write report.html, certificate.json and summary.md into the run folder (a local path or
     a URI); ``calibration`` is a ``calibration.md`` of ``holdem calibrate`` to include (when
     available); ``reproduction`` the certificate's reproduction entry (``build_run_certificate``);
@@ -722,6 +802,8 @@ def write_report_files(run: Location, histories: dict[int, str] | None = None,
     folder = RunFolder.open(run)
     cert = build_run_certificate(audit, manifest, folder.sha256(AUDIT_FILE)[0], cal_json,
                              reproduction, imports.load_import(run))
+    if lab:  # the laboratory's fields (reports.lab): in the certificate, so signed
+        cert["lab"] = lab
     out = {key: folder.location(name) for key, name in REPORT_FILES.items()}
     # the pages a person reads are written first and their sha256 recorded in the certificate,
     # so that `holdem verify` (and a signature) covers them too

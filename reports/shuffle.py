@@ -128,9 +128,10 @@ def render_html(cert: dict[str, Any]) -> str:
 def write_files(out: Location, cert: dict[str, Any]) -> Certificate:
     """certificate.json and report.html into the folder ``out`` (each written atomically)."""
     folder = RunFolder.open(out)
-    folder.write(REPORT_FILES["certificate"], json.dumps(cert, indent=2) + "\n")
+    raw = (json.dumps(cert, indent=2) + "\n").encode()
+    folder.write(REPORT_FILES["certificate"], raw)
     folder.write(REPORT_FILES["html"], render_html(cert))
-    return Certificate(cert)
+    return Certificate(cert, raw)
 
 
 def write_certificate(base: Location, results: list[AuditResult], manifest: dict[str, Any],

@@ -10,9 +10,13 @@ mix of seat counts with weights), ``format`` (cash, tournament, or a mix with
 replaced), ``tournament_stack_bb`` and ``bots`` (``classic``: the four stress bots; ``real``:
 fold-heavy styles that play like real tables, with some stress bots among them). Every batch
 file holds one seat count and one format (``batch_table``), chosen by a fixed schedule of the
-batch index, so the output stays the same for any worker count. ``DEFAULT_POPULATION`` is the
-command line's default: mixed tables that reach every rule path (``RunSpec``'s own defaults stay
-the single 6-seat cash table of classic bots that the golden digests pin).
+batch index, so the output stays the same for any worker count. A run whose tables vary
+cuts its batches at ``PLAN_BLOCK`` hands at most, so a larger ``--batch-size`` makes the same
+batches: every structure gets its cash and tournament share whatever the batch size.
+``DEFAULT_POPULATION`` is the command line's default: mixed tables that reach every rule path
+(``RunSpec``'s own defaults stay the single 6-seat cash table of classic bots that the golden
+digests pin). A batch size above what the run uses (its hands, or ``PLAN_BLOCK`` for varied
+tables) is recorded as that: the same spec, whatever was asked.
 """
 
 from __future__ import annotations
@@ -120,6 +124,11 @@ def _coprime_stride(w: int) -> int:
     while math.gcd(s, w) != 1:
         s += 1
     return s
+# the plan's block: a run whose tables vary (a mixed format or a mix of seat counts) cuts each
+# structure's hands into batches of at most this many, so that the schedule of table kinds (one
+# seat count and format a batch) is the same for every --batch-size from it up: the hands, and
+# with them the coverage and the verdict, do not depend on how the work was split
+PLAN_BLOCK = 10_000
 GENERATORS = ("philox", "os-chacha20")
 FAULTS = (
     "naive-shuffle", "asf-shuffle", "mod8-shuffle", "seed32",  # shuffles
@@ -230,6 +239,11 @@ class RunSpec:
         if self.batch_size < 1:
             raise ValueError(f"--batch-size {self.batch_size}: expected at least 1")
         check_sizes(self.hands, self.batch_size, len(self.structures), "--hands")
+        # a batch size past what the run can use names the same batches: one spec, one
+        # fingerprint, the same hands whatever was asked
+        cap = min(self.hands, PLAN_BLOCK if self.varied else self.batch_size)
+        if self.batch_size > cap:
+            object.__setattr__(self, "batch_size", cap)
         if self.generator not in GENERATORS:
             raise ValueError(f"generator {self.generator!r}: expected one of {GENERATORS}")
         if self.inject is not None and self.inject not in FAULTS:
@@ -240,6 +254,12 @@ class RunSpec:
     def seat_mix(self) -> tuple[tuple[int, int], ...]:
         """((seat count, weight), ...) of the run's tables."""
         return ((self.players, 1),) if isinstance(self.players, int) else self.players
+
+    @property
+    def varied(self) -> bool:
+        """Whether the run's tables vary from batch to batch (a mixed format or two or more seat
+        counts): its batches are then at most ``PLAN_BLOCK`` hands."""
+        return self.format == "mixed" or sum(1 for _, w in self.seat_mix() if w > 0) > 1
 
     @property
     def max_seats(self) -> int:
@@ -300,4 +320,8 @@ class RunSpec:
         d["structures"] = tuple(Structure.parse(s) for s in d["structures"])
         if isinstance(d.get("players"), list):
             d["players"] = tuple(tuple(x) for x in d["players"])
-        return cls(**d)
+        spec = cls(**d)
+        if spec.batch_size != d.get("batch_size", spec.batch_size):
+            # a run recorded before batches were capped at PLAN_BLOCK: its own batch size
+            object.__setattr__(spec, "batch_size", int(d["batch_size"]))
+        return spec

@@ -63,6 +63,7 @@ from audits.runfolder.names import (
     AUDIT_FILE,
     CERTIFICATE,
     DECK_LABEL,
+    FAILING_FILE,
     IMPORT_FILE,
     KEY_DIR,
     LAYOUT,
@@ -86,7 +87,8 @@ from audits.runfolder.names import (
 from audits.runfolder.storage import Location, file_sha256
 
 __all__ = [
-    "AUDIT_FILE", "CERTIFICATE", "DECK_LABEL", "IMPORT_FILE", "KEY_DIR", "LAYOUT", "LOG_DIR",
+    "AUDIT_FILE", "FAILING_FILE", "CERTIFICATE", "DECK_LABEL", "IMPORT_FILE", "KEY_DIR",
+    "LAYOUT", "LOG_DIR",
     "MANIFEST", "MANIFEST_FORMATS", "PRODUCTS", "PRODUCT_FOLDERS", "REPORT_FILES",
     "SIGNATURE_FILE", "UNLISTED",
     "CheckFailed", "InputError", "Location", "LogFiles", "ManifestError", "OldLayoutError",

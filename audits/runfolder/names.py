@@ -20,8 +20,12 @@ CERTIFICATE = REPORT_FILES["certificate"]
 # the Ed25519 signature of certificate.json (``holdem report --sign-key``): 64 raw bytes
 SIGNATURE_FILE = "certificate.sig"
 IMPORT_FILE = "import.json"  # ``holdem import``'s counts, beside the manifest
+# ``holdem audit``: every failing hand of every audit with its reason and amounts (CSV; its
+# sha256 in audit.json, so the certificate binds it)
+FAILING_FILE = "failing_hands.csv"
 # what holdem writes into a run folder besides its log
-PRODUCTS = frozenset({MANIFEST, AUDIT_FILE, *REPORT_FILES.values(), SIGNATURE_FILE, IMPORT_FILE})
+PRODUCTS = frozenset({MANIFEST, AUDIT_FILE, *REPORT_FILES.values(), SIGNATURE_FILE, IMPORT_FILE,
+                      FAILING_FILE})
 # folders of derived products: `holdem export`'s tidy tables (made from the log, never read by an
 # audit)
 PRODUCT_FOLDERS = ("tables/",)

@@ -23,6 +23,7 @@ from typing import Any
 from audits.runfolder.errors import CheckFailed, InputError
 from cluster.cli import imports, logs, run, shuffle, tools, verify
 from cluster.cli.options import UsageError, population_options
+from cluster.cli.parser import HoldemParser
 
 __all__ = ["UsageError", "build_parser", "main", "population_options"]
 
@@ -30,10 +31,14 @@ GROUPS = (imports, tools, run, shuffle, verify, logs)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    from cluster.flows.manifest import engine_version
+
+    p = HoldemParser(
         prog="holdem",
         description="Simulate Texas Hold'em hands and certify they were dealt and paid fairly.",
     )
+    p.add_argument("--version", action="version", version=f"holdem {engine_version()}",
+                   help="print the version and exit")
     sub = p.add_subparsers(dest="command", required=True)
     for group in GROUPS:
         group.add_parser(sub)
@@ -71,6 +76,7 @@ def _output_error(out: str, e: OSError) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
+    HoldemParser.argv = list(sys.argv[1:] if argv is None else argv)  # for its suggestions
     args = parser.parse_args(argv)
     try:
         _check_limits(args)

@@ -11,7 +11,18 @@ from cluster.cli import options as o
 def add_parser(sub: Any) -> None:
     rp = sub.add_parser("replay", help="replay one logged hand of a run and print it")
     rp.add_argument("run", help="run folder (path or URI)")
-    rp.add_argument("--hand", type=o.integer, required=True, help="hand_id")
+    which = rp.add_mutually_exclusive_group(required=True)
+    which.add_argument("--hand", type=o.integer, default=None, metavar="N",
+                       help="the hand: its hand_id, or its number in its structure's stream "
+                            "(0 is the structure's first hand)")
+    which.add_argument("--failing", action="store_true",
+                       help="walk every failing hand of failing_hands.csv (holdem audit), each "
+                            "with the audit's reason and amounts")
+    rp.add_argument("--structure", default=None, choices=["no-limit", "pot-limit", "fixed-limit"],
+                    help="with --hand N: hand N of this structure (needed when the run has "
+                         "several; default: the run's only structure)")
+    rp.add_argument("--limit", type=o.integer, default=None, metavar="N",
+                    help="with --failing: the first N failing hands (default: all)")
     rp.add_argument("--phh", action="store_true", help="print PHH instead of a history")
     o.handler(rp, replay)
 
@@ -26,11 +37,16 @@ def add_parser(sub: Any) -> None:
 
 
 def replay(args: argparse.Namespace) -> int:
-    from cluster.flows.replay import replay_hand
+    from cluster.flows.replay import replay_failing, replay_hand, resolve_hand
 
-    if not 0 <= args.hand <= 2**63 - 1:
+    if args.failing:
+        for text in replay_failing(args.run, args.limit):
+            print(text, end="" if text.endswith("\n") else "\n")
+        return 0
+    if args.hand is not None and not 0 <= args.hand <= 2**63 - 1:
         raise o.UsageError(f"--hand {args.hand}: expected a hand id 0 .. {2**63 - 1:,} (int64)")
-    text = replay_hand(args.run, args.hand, phh=args.phh)
+    hand = resolve_hand(args.run, args.hand, args.structure)
+    text = replay_hand(args.run, hand, phh=args.phh)
     print(text, end="" if text.endswith("\n") else "\n")
     return 0
 

@@ -73,7 +73,10 @@ def add_ray_options(p: argparse.ArgumentParser, what: str | None = None) -> None
 
 
 def add_generator(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--generator", default="philox", choices=GENERATORS)
+    p.add_argument("--generator", default="philox", choices=GENERATORS,
+                   help="the deck generator: philox (keyed by the seed: reproducible) or "
+                        "os-chacha20 (keyed from the operating system's entropy: not "
+                        "reproducible)")
 
 
 def add_quiet(p: argparse.ArgumentParser) -> None:
@@ -88,10 +91,27 @@ def add_key_memory(p: argparse.ArgumentParser) -> None:
                         "hash partitions, one extra pass over the deck column each")
 
 
-def add_sign_key(p: argparse.ArgumentParser) -> None:
+def add_sign_key(p: argparse.ArgumentParser, cert: str = "certificate.json") -> None:
     p.add_argument("--sign-key", default=None, metavar="KEY",
-                   help="sign certificate.json with this Ed25519 private key (PEM; `holdem "
-                        "keygen`): the signature goes to certificate.sig")
+                   help=f"sign {cert} with this Ed25519 private key (PEM; `holdem keygen`): "
+                        f"the signature goes to {cert.removesuffix('.json')}.sig; `holdem "
+                        "verify RUN --public-key KEY.pub` checks it")
+
+
+def add_lab(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--lab", default=None, metavar="FILE.toml",
+                   help="a testing laboratory's fields (client, system, version, submitted, "
+                        "standard, clauses, certificate_number, signer, rng; reports/lab.py): "
+                        "printed on the page and summary.md, in certificate.json (so bound by "
+                        "the signature)")
+
+
+def lab_arg(args: argparse.Namespace) -> dict[str, Any] | None:
+    """The fields of ``--lab FILE.toml`` (None without it), read before any work."""
+    from reports.lab import read_lab
+
+    path = getattr(args, "lab", None)
+    return None if path is None else read_lab(path)
 
 
 def add_no_reproduce(p: argparse.ArgumentParser, text: str) -> None:
@@ -123,7 +143,7 @@ def add_import_options(p: argparse.ArgumentParser, paths: bool = True) -> None:
                         "units of the currency a hand (e.g. 5:3)")
     p.add_argument("--rake-schedule", default=None, metavar="FILE.toml",
                    help="a rake schedule file: percent, cap, caps_by_players, no_flop_no_drop, "
-                        "step (docs/import.md, Importing)")
+                        "step (docs/import.md, Importing an operator's hand histories)")
     p.add_argument("--hash-names", default=None, metavar="KEYFILE",
                    help="store a keyed hash (HMAC-SHA256) of each player name, never the name: "
                         "the same player keeps one pseudonym and one player id")
@@ -138,7 +158,8 @@ def add_run_options(p: argparse.ArgumentParser, hands: int | None, structure: st
     p.add_argument("--hands", type=integer, required=hands is None, default=hands,
                    help="hands per structure")
     p.add_argument("--structure", default=structure,
-                   choices=["no-limit", "pot-limit", "fixed-limit", "all"])
+                   choices=["no-limit", "pot-limit", "fixed-limit", "all"],
+                   help="the betting structure (all: each of the three)")
     p.add_argument("--population", default="default", choices=POPULATIONS,
                    help="preset the options below start from: default = mixed tables of 2 to "
                         "10 seats, cash and tournaments, buy-ins 20-250 big blinds, real bots; "
@@ -161,7 +182,8 @@ def add_run_options(p: argparse.ArgumentParser, hands: int | None, structure: st
     p.add_argument("--bots", default=None, choices=["classic", "real"],
                    help="real: fold-heavy styles with a few stress bots (default); classic: "
                         "the stress bots alone")
-    p.add_argument("--seed", type=integer, default=1)
+    p.add_argument("--seed", type=integer, default=1,
+                   help="the run's seed: with philox, every deck is keyed by it")
     p.add_argument("--out", required=out is None, default=out,
                    help="run folder: a path or a URI (s3://, gs://, file://); rerun the command "
                         "to resume")
@@ -169,7 +191,11 @@ def add_run_options(p: argparse.ArgumentParser, hands: int | None, structure: st
     add_workers(p, "CPUs of the local Ray (default: all), or the most tasks at once on a "
                    "cluster (default there: 4,096 queued, so that an autoscaler grows it); 0 "
                    "runs in this process without Ray")
-    p.add_argument("--batch-size", type=integer, default=100_000, help="hands per batch file")
+    p.add_argument("--batch-size", type=integer, default=100_000, metavar="HANDS",
+                   help="hands per batch file (default: %(default)s); a population whose tables "
+                        "vary (mixed formats or seat counts, the default) makes batches of at "
+                        "most 10,000 hands, one table kind each, so its hands and verdict are "
+                        "the same for any larger value")
     p.add_argument("--inject", default=None, metavar="FAULT",
                    help="plant a fault (the log must then fail certification)")
     add_generator(p)

@@ -23,6 +23,7 @@ def add_parser(sub: Any) -> None:
     o.add_run_options(ce, 1_000_000, "all", "runs/certify")
     o.add_key_memory(ce)
     o.add_sign_key(ce)
+    o.add_lab(ce)
     o.add_no_reproduce(ce, "re-simulate only the batch files the folder already held (a "
                            "resumed run's: never trusted); the certificate then says the rest "
                            "were not re-simulated, a limitation; with --import: do not import "
@@ -49,6 +50,7 @@ def add_parser(sub: Any) -> None:
                     help="calibration.md of `holdem calibrate` to include (default: "
                          "runs/calibration/calibration.md when it exists)")
     o.add_sign_key(rr)
+    o.add_lab(rr)
     o.add_no_reproduce(rr, "do not re-simulate the run from its spec (the certificate then "
                            "says so, a limitation)")
     o.add_ray_options(rr, "re-simulating the run and (with --sign-key) re-running the audits")
@@ -89,10 +91,11 @@ def certify(args: argparse.Namespace) -> int:
         raise o.UsageError("--rake, --rake-schedule and --hash-names go with --import (an "
                            "operator's hands)")
     spec = o.run_spec(args)
+    lab = o.lab_arg(args)
     rt = args.runtime
     res = certify(spec, args.out, address=rt.address, workers=rt.workers,
                   key_memory=rt.key_memory, sign_key=args.sign_key,
-                  reproduce=not args.no_reproduce, progress=not args.quiet)
+                  reproduce=not args.no_reproduce, progress=not args.quiet, lab=lab)
     if res.simulate_failure is not None:  # os-chacha20 batches are never resumed (certify)
         again = "rerun the command to resume" if spec.reproducible else "rerun with a new --out"
         print(f"holdem: {res.simulate_failure} ({again})", file=sys.stderr)
@@ -108,12 +111,14 @@ def certify_import(args: argparse.Namespace) -> int:
     from cluster.flows.import_histories import format_import
 
     rake = o.rake_arg(args)
+    lab = o.lab_arg(args)
     rt = args.runtime
     with o.as_input(FileNotFoundError):
         imp, res = certify_import(args.import_paths, args.out, rake=rake, address=rt.address,
                                   workers=rt.workers, key_memory=rt.key_memory,
                                   sign_key=args.sign_key, progress=not args.quiet,
-                                  name_key=o.name_key(args), reproduce=not args.no_reproduce)
+                                  name_key=o.name_key(args), reproduce=not args.no_reproduce,
+                                  lab=lab)
     print(format_import(imp))
     if res is None:
         print("holdem: no hand could be imported: nothing to certify", file=sys.stderr)
@@ -128,11 +133,11 @@ def print_certified(res: Any) -> int:
 
     print(format_table(res.audit))
     print(f"results: {res.audit_path}")
+    print_failing(res.audit)
     print_report_paths(res.report.paths)
     print_reproduction(res.report.certificate)
-    print(f"verdict: {res.verdict}   report: {res.report.paths['html']}")
-    for text in res.report.limitations:
-        print(f"  not certified: {text}")
+    # the last line: the verdict and its reason in one sentence, as the certificate says it
+    print(f"verdict: {res.report.certificate.verdict_text or res.verdict}")
     return int(res.exit_code)
 
 
@@ -148,7 +153,16 @@ def audit(args: argparse.Namespace) -> int:
     out = write_audit_json(report)
     print(format_table(report))
     print(f"results: {out}")
+    print_failing(report)
     return 0 if report.passed else 1
+
+
+def print_failing(report: Any) -> None:
+    """Where the complete list of failing hands is, when there is one."""
+    rec = report.failing_record()
+    if rec:
+        print(f"failing hands: {rec['rows']:,} in {rec['path']} (`holdem replay RUN --failing` "
+              "walks them)")
 
 
 def report(args: argparse.Namespace) -> int:
@@ -158,7 +172,7 @@ def report(args: argparse.Namespace) -> int:
     written = report(args.run, args.calibration or DEFAULT_CALIBRATION,
                      sign_key=args.sign_key, reproduce=not args.no_reproduce,
                      workers=rt.workers, address=rt.address, sources=args.sources,
-                     name_key=o.name_key(args))
+                     name_key=o.name_key(args), lab=o.lab_arg(args))
     print_report_paths(written.paths)
     print_reproduction(written.certificate)
     return 0

@@ -14,12 +14,13 @@ def add_parser(sub: Any) -> None:
                         " (`holdem shuffle audit FILE...`: decks from another system); exit 0 "
                         "PASS, 1 FAIL, 2 bad input")
     sh.add_argument("files", nargs="*", metavar="audit FILE",
-                    help="`audit` then Parquet or CSV deck files (docs/shuffle.md, The shuffle "
-                         "certificate)")
+                    help="`audit` then Parquet or CSV deck files (docs/shuffle.md, The "
+                         "shuffle certificate)")
     sh.add_argument("--decks", type=o.integer, default=None, help="decks to shuffle and certify")
     sh.add_argument("--out", default=None, help="run folder (a path or a URI); rerun to resume")
     o.add_generator(sh)
-    sh.add_argument("--seed", type=o.integer, default=1)
+    sh.add_argument("--seed", type=o.integer, default=1,
+                    help="the seed the decks are keyed by (philox)")
     sh.add_argument("--batch-size", type=o.integer, default=1_000_000, help="decks per batch file")
     sh.add_argument("--keep-decks", type=o.boolean, default=True, metavar="true|false",
                     help="write the deck-only log (52 B a deck); false: audit in the workers "
@@ -31,6 +32,7 @@ def add_parser(sub: Any) -> None:
     sh.add_argument("--workers", type=o.integer, default=None,
                     help="CPUs of the local Ray (default: all); 0 runs in this process")
     o.add_key_memory(sh)
+    o.add_sign_key(sh)
     o.add_quiet(sh)
     o.handler(sh, shuffle, fail_hint=o.RESUME, output="out", lock="out")
 
@@ -50,7 +52,7 @@ def shuffle(args: argparse.Namespace) -> int:
         out = args.out or "runs/shuffle-audit"
         with locked(out, "shuffle audit", create=True) if args.out is None else nullcontext():
             cert = audit_files(args.files[1:], out, key_memory=rt.key_memory,
-                               progress=not args.quiet)
+                               progress=not args.quiet, sign_key=args.sign_key)
     else:
         if args.decks is None or args.out is None:
             raise o.UsageError("holdem shuffle: --decks and --out are required")
@@ -59,7 +61,8 @@ def shuffle(args: argparse.Namespace) -> int:
                            inject=args.inject)
         out = args.out
         cert = run_shuffle(spec, out, address=rt.address, workers=rt.workers,
-                           key_memory=rt.key_memory, progress=not args.quiet)
+                           key_memory=rt.key_memory, progress=not args.quiet,
+                           sign_key=args.sign_key)
     print(f"{cert.decks:,} decks in {cert.wall_seconds:,.1f} s: {cert.verdict_text}")
     if cert.power_sentence:
         print(cert.power_sentence)

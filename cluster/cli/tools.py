@@ -21,9 +21,9 @@ def add_parser(sub: Any) -> None:
     mg.add_argument("run", help="run folder (path or URI)")
     o.handler(mg, migrate)
     d = sub.add_parser("demo", help="play a few seeded hands and print them")
-    d.add_argument("--hands", type=o.integer, default=3)
-    d.add_argument("--seed", type=o.integer, default=1)
-    d.add_argument("--players", type=o.integer, default=6)
+    d.add_argument("--hands", type=o.integer, default=3, help="hands to deal and print")
+    d.add_argument("--seed", type=o.integer, default=1, help="the seed of the deals")
+    d.add_argument("--players", type=o.integer, default=6, help="seats at the table")
     o.handler(d, demo)
     _add_diff(sub)
     _add_regress(sub)
@@ -74,15 +74,17 @@ def _add_rng(sub: Any) -> None:
                          "draws of power-of-two range, 15 bits a deck")
     rt.add_argument("--tests", default=None,
                     help="comma-separated dieharder test numbers (default: a minute's worth)")
-    rt.add_argument("--seed", type=o.integer, default=1)
+    rt.add_argument("--seed", type=o.integer, default=1, help="the seed of the stream tested")
     rt.add_argument("--out", default="runs/rng", help="folder for rng-certificate.json")
-    rt.add_argument("--quiet", action="store_true")
+    rt.add_argument("--quiet", action="store_true", help="no progress output")
+    o.add_sign_key(rt, "rng-certificate.json")
     o.handler(rt, rng_test)
 
 
 def _add_calibrate(sub: Any) -> None:
     ca = sub.add_parser("calibrate", help="false-alarm and detection rates of every audit")
-    ca.add_argument("--out", default="runs/calibration")
+    ca.add_argument("--out", default="runs/calibration",
+                    help="folder for calibration.json and calibration.md")
     ca.add_argument("--runs", type=o.integer, default=5,
                     help="runs per engine fault (and clean runs for the false alarms)")
     ca.add_argument("--hands", type=o.integer, default=60_000, help="hands per engine-fault run")
@@ -116,14 +118,19 @@ def _add_diff(sub: Any) -> None:
 def _add_regress(sub: Any) -> None:
     rg = sub.add_parser("regress", help="simulate with the engine at a git ref and with this "
                                         "working tree, and diff the hands")
-    rg.add_argument("--baseline", required=True, metavar="GIT_REF")
+    rg.add_argument("--baseline", required=True, metavar="GIT_REF",
+                    help="the git ref (commit, branch, tag) whose engine is compared with this "
+                         "working tree's")
     rg.add_argument("--hands", type=o.integer, default=20_000, help="hands per structure")
-    rg.add_argument("--structures", nargs="+", default=["all"],
+    rg.add_argument("--structure", "--structures", dest="structures", nargs="+",
+                    default=["all"],
                     help="no-limit, pot-limit, fixed-limit or all")
-    rg.add_argument("--seed", type=o.integer, default=1)
-    rg.add_argument("--players", type=o.integer, default=6)
-    rg.add_argument("--format", default="cash", choices=["cash", "tournament"])
-    rg.add_argument("--batch-size", type=o.integer, default=None)
+    rg.add_argument("--seed", type=o.integer, default=1, help="the seed of both runs")
+    rg.add_argument("--players", type=o.integer, default=6, help="seats per table")
+    rg.add_argument("--format", default="cash", choices=["cash", "tournament"],
+                    help="table format of both runs")
+    rg.add_argument("--batch-size", type=o.integer, default=None, metavar="HANDS",
+                    help="hands per batch file (default: simulate's)")
     rg.add_argument("--first", type=o.integer, default=10, help="differing hand_ids to list")
     rg.add_argument("--full-venv", action="store_true",
                     help="install the baseline into its own venv (when REF changed dependencies)")
@@ -186,7 +193,7 @@ def rng_test(args: argparse.Namespace) -> int:
         raise o.UsageError(f"--tests {args.tests}: expected dieharder test numbers, e.g. 0,1,2"
                            ) from None
     cert = rng_test(args.generator, args.out, stream=args.stream, seed=args.seed, tests=tests,
-                    say=(lambda s: None) if args.quiet else print)
+                    say=(lambda s: None) if args.quiet else print, sign_key=args.sign_key)
     print(f"{cert.verdict_text}\ncertificate: {args.out}/rng-certificate.json")
     return 0 if cert.passed else 1
 

@@ -187,7 +187,8 @@ def report(run: str | Path, calibration: str | Path | None = DEFAULT_CALIBRATION
            reproduction: dict[str, Any] | None = None, fresh: AuditReport | None = None,
            workers: int | None = None, address: str | None = None,
            progress: bool = False, sources: str | None = None,
-           name_key: bytes | None = None, key: Any = None) -> WrittenReport:
+           name_key: bytes | None = None, key: Any = None,
+           lab: dict[str, Any] | None = None) -> WrittenReport:
     """``holdem report RUN``: write report.html, certificate.json and summary.md (with the
     calibration tables of ``holdem calibrate`` when that file exists).
 
@@ -232,7 +233,7 @@ def report(run: str | Path, calibration: str | Path | None = DEFAULT_CALIBRATION
     if key is not None:
         refuse_partial_signature(root, audit, manifest, reproduction)
     written = write_report_files(root, failing_histories(run, audit["results"]), calibration,
-                                 reproduction, inputs=(audit, manifest))
+                                 reproduction, inputs=(audit, manifest), lab=lab)
     if key is not None:  # the bytes just written, never read back
         folder.write(SIGNATURE_FILE, sign(key, written.certificate_bytes))
         written.paths["signature"] = sig
@@ -331,7 +332,8 @@ def certify(spec: RunSpec, out: Location, *, address: str | None = None,
             workers: int | None = None, key_memory: int | None = None,
             sign_key: str | Path | None = None,
             calibration: str | Path | None = DEFAULT_CALIBRATION,
-            reproduce: bool = True, progress: bool = True) -> CertifyResult:
+            reproduce: bool = True, progress: bool = True,
+            lab: dict[str, Any] | None = None) -> CertifyResult:
     """``holdem certify``: simulate ``spec`` into ``out`` (resuming what is there; for a
     generator that cannot re-simulate its batches, os-chacha20, a folder that holds batch files
     is refused: ``refuse_unreproducible_batches``), audit it,
@@ -390,7 +392,7 @@ def certify(spec: RunSpec, out: Location, *, address: str | None = None,
                     f"re-simulated and matched byte for byte; the other "
                     f"{rep.planned - len(kept)} were made by this certify and not re-simulated")
         written = report(out, calibration, sign_key=sign_key, reproduction=reproduction,
-                         fresh=audited, key=key)
+                         fresh=audited, key=key, lab=lab)
     return CertifyResult(os.fspath(out), manifest, failure, audited, audit_path, written)
 
 
@@ -408,7 +410,8 @@ def certify_import(paths: list[str], out: Location, *, rake: Any = None,
                    key_memory: int | None = None, sign_key: str | Path | None = None,
                    calibration: str | Path | None = DEFAULT_CALIBRATION,
                    progress: bool = True, name_key: bytes | None = None,
-                   reproduce: bool = True) -> tuple[Any, CertifyResult | None]:
+                   reproduce: bool = True, lab: dict[str, Any] | None = None
+                   ) -> tuple[Any, CertifyResult | None]:
     """``holdem certify --import PATH...``: import an operator's hand histories into ``out``
     (``cluster.flows.import_histories.import_phh``, ``rake`` its schedule), audit them and write
     the report
@@ -433,5 +436,5 @@ def certify_import(paths: list[str], out: Location, *, rake: Any = None,
                                            workers=workers, address=address,
                                            name_key=name_key, named=tuple(paths))
         written = report(out, calibration, sign_key=sign_key, reproduction=reproduction,
-                         fresh=audited, key=key)
+                         fresh=audited, key=key, lab=lab)
     return imp, CertifyResult(os.fspath(out), None, None, audited, audit_path, written)

@@ -7,6 +7,13 @@ fails the audit, ``UnlistedFileError``), and rebuilt by ``sim.row_replay.replay_
 order), which must end with the logged stacks, rake and board. The hand is then printed as a
 history (``sim.hand_text.format_hand``) or as PHH (``sim.histories.read.phh.hand_to_phh``), which
 ``holdem phh verify`` accepts. No poker logic lives here.
+
+Ids people can type (``resolve_hand``): a simulated hand's id packs its structure in bits 40..
+(no-limit 0, pot-limit 1, fixed-limit 2) above its number in the structure's stream, so
+``--hand 1000`` is also taken as hand 1000 of the run's structure (of ``--structure``, when the
+run has several); an id the run does not hold is refused naming the ids it does hold.
+``holdem replay RUN --failing`` walks failing_hands.csv (``holdem audit``'s complete list of
+failing hands), each hand with the reason and amounts the audit gave.
 """
 
 from __future__ import annotations
@@ -50,6 +57,97 @@ def find_row(run: str | os.PathLike[str], hand_id: int,
     if table.num_rows > 1:
         raise ReplayMismatch(f"run {os.fspath(run)} holds hand {hand_id} {table.num_rows} times")
     return table.to_pylist()[0]
+
+
+STRUCT_SHIFT = 40  # a simulated hand id: structure code << 40 | the hand's number in its stream
+STRUCTURE_CODES = {"no-limit": 0, "pot-limit": 1, "fixed-limit": 2}
+
+
+def id_ranges(run: str | os.PathLike[str]) -> dict[str, tuple[int, int, int]]:
+    """Per structure of the run: (first hand id, last hand id, hands)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from cluster.flows.simulate import RunFolderError, run_dataset
+
+    try:
+        t = run_dataset(run).to_table(columns=["hand_id", "structure"])
+    except (pa.ArrowException, OSError) as e:  # a truncated or corrupt batch file
+        raise RunFolderError(_unreadable(run, None, e)) from None
+    out: dict[str, tuple[int, int, int]] = {}
+    for label in sorted(set(t.column("structure").to_pylist()) - {None}):
+        ids = t.filter(pc.equal(t.column("structure"), label)).column("hand_id")
+        mm = pc.min_max(ids).as_py()
+        out[str(label)] = (int(mm["min"]), int(mm["max"]), len(ids))
+    return out
+
+
+def _ranges_text(ranges: dict[str, tuple[int, int, int]]) -> str:
+    parts = []
+    for label, (lo, hi, n) in ranges.items():
+        code = lo >> STRUCT_SHIFT
+        base = code << STRUCT_SHIFT
+        own = (f" (its hand numbers {lo - base:,}..{hi - base:,}: --hand N --structure {label})"
+               if code else "")
+        parts.append(f"{label} {n:,} hands, ids {lo}..{hi}{own}")
+    return "; ".join(parts) or "no hands"
+
+
+def resolve_hand(run: str | os.PathLike[str], hand: int, structure: str | None = None) -> int:
+    """The packed hand id ``--hand`` (and ``--structure``) name: ``hand`` itself when the run
+    holds it and no structure is given; else hand number ``hand`` of the structure's stream
+    (the run's only structure, or ``structure``). Raises HandNotFound naming the ids the run
+    holds."""
+    ranges = id_ranges(run)
+    if structure is None:
+        if any(lo <= hand <= hi for lo, hi, _ in ranges.values()):
+            return hand
+        if len(ranges) == 1:
+            structure = next(iter(ranges))
+    if structure is not None and structure in ranges and 0 <= hand < 1 << STRUCT_SHIFT:
+        lo, hi, _ = ranges[structure]
+        packed = (lo >> STRUCT_SHIFT << STRUCT_SHIFT) + hand
+        if lo <= packed <= hi:
+            return packed
+    where = f" {structure}" if structure else ""
+    raise HandNotFound(f"run {os.fspath(run)} has no{where} hand {hand}: it holds "
+                       + _ranges_text(ranges))
+
+
+def replay_failing(run: str | os.PathLike[str], limit: int | None = None) -> list[str]:
+    """Each failing hand of failing_hands.csv (``limit`` at most), as a title naming the audit
+    and its reason with the amounts, then the hand played again by the clean engine (and, when
+    the log ends it otherwise, what the log says)."""
+    import csv
+    import io
+
+    from audits.runfolder import FAILING_FILE, RunFolder, storage
+    from sim.hand_text import format_hand
+    from sim.row_replay import replay_row
+
+    loc = RunFolder.open(run).location(FAILING_FILE)
+    if not storage.is_file(loc):
+        raise HandNotFound(f"run {os.fspath(run)} has no {FAILING_FILE}: `holdem audit` found no "
+                           "failing hand there (or was not run)")
+    text = storage.read_bytes(loc).decode()
+    reasons: dict[int, list[str]] = {}
+    for rec in csv.DictReader(io.StringIO(text)):
+        reasons.setdefault(int(rec["hand_id"]), []).append(f"{rec['audit']}: {rec['reason']}")
+    out = []
+    for hid in list(reasons)[:limit]:
+        head = f"=== failing hand {hid}: " + "; ".join(reasons[hid])
+        try:
+            row = find_row(run, hid)
+            hand = replay_row(row, check=False)
+            body = format_hand(hand)
+            logged = list(row["stacks_end"])
+            if hand.stacks != logged:
+                body += (f"\n*** the log says the hand ended with stacks {logged}; the clean "
+                         f"engine ends it with {hand.stacks}")
+        except (InputError, ValueError) as e:
+            body = f"(not replayed: {e})"
+        out.append(f"{head}\n{body}")
+    return out
 
 
 def _unreadable(run: str | os.PathLike[str], filesystem: pafs.FileSystem | None,

@@ -119,10 +119,37 @@ def run_one(exe: str, test: int, chunks: Callable[[], Iterator[bytes]],
     return parse_output(out.decode(errors="replace")), fed[0]
 
 
+NIST_BITS, NIST_SEQUENCES = 1_000_000, 100  # SP 800-22 (4.2.1): m >= 1 / alpha sequences
+
+
+def nist_battery(generator: str, stream: str, seed: int, n: int = NIST_BITS,
+                 m: int = NIST_SEQUENCES) -> dict[str, Any]:
+    """NIST SP 800-22's tests (``audits.sp80022``) on the first ``m`` sequences of ``n`` bits of
+    the stream dieharder reads."""
+    from audits.sp80022 import battery
+
+    need = n * m // 8
+    buf = bytearray()
+    for chunk in stream_chunks(generator, stream, seed):
+        buf += chunk
+        if len(buf) >= need:
+            break
+    return battery(bytes(buf[:need]), n, m)
+
+
+RNG_CERTIFICATE = "rng-certificate.json"
+RNG_SIGNATURE = "rng-certificate.sig"  # Ed25519 of rng-certificate.json's bytes (--sign-key)
+
+
 def rng_test(generator: str, out: str | os.PathLike[str], *, stream: str = "raw", seed: int = 1,
              tests: tuple[int, ...] | None = None, timeout: float = 600.0,
-             say: Callable[[str], None] = print) -> Certificate:
-    """Run the battery and write ``rng-certificate.json`` into ``out``; returns it."""
+             say: Callable[[str], None] = print, sign_key: str | None = None) -> Certificate:
+    """Run the battery and write ``rng-certificate.json`` into ``out`` (and, with
+    ``sign_key``, its Ed25519 signature ``rng-certificate.sig``: the key is loaded before the
+    battery runs; without one a stale signature is removed); returns it."""
+    from cluster.flows.signing import load_private_key, write_signature
+
+    key = None if sign_key is None else load_private_key(sign_key)
     exe = dieharder_path()
     tests = DEFAULT_TESTS[stream] if tests is None else tests
     cert: dict[str, Any] = {
@@ -158,10 +185,21 @@ def rng_test(generator: str, out: str | os.PathLike[str], *, stream: str = "raw"
         cert["verdict_text"] = (f"{cert['verdict']}: {len(res)} results of {len(tests)} "
                                 f"dieharder tests, {len(failed)} FAILED, {len(weak)} WEAK "
                                 "(about 1 in 100 expected WEAK for a fair generator)")
+    nist = nist_battery(generator, stream, seed)
+    cert["nist"] = nist
+    failed_nist = [t["name"] for t in nist["tests"] if not t["passed"]]
+    cert["verdict_text"] += (f"; NIST SP 800-22 ({len(nist['tests'])} of its tests on "
+                             f"{nist['sequences']} sequences of {nist['bits']:,} bits): "
+                             + (f"FAILED {', '.join(failed_nist)}" if failed_nist else
+                                "every test within the acceptable proportion"))
+    if failed_nist:
+        cert["verdict"] = "FAIL"
     cert["seconds"] = round(time.perf_counter() - t0, 1)
     cert["issued"] = datetime.now(UTC).isoformat(timespec="seconds")
     base = storage.as_location(os.fspath(out))
     fs, path = storage.split(base)
     fs.create_dir(path, recursive=True)
-    storage.write_atomic(storage.join(base, "rng-certificate.json"), json.dumps(cert, indent=2))
-    return Certificate(cert)
+    raw = json.dumps(cert, indent=2).encode()
+    storage.write_atomic(storage.join(base, RNG_CERTIFICATE), raw)
+    write_signature(base, RNG_SIGNATURE, key, raw)
+    return Certificate(cert, raw)

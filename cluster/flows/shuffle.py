@@ -251,10 +251,14 @@ def _task_name(call: tuple[Any, ...]) -> str:
 
 def run_shuffle(spec: ShuffleSpec, out: str | os.PathLike[str], *, address: str | None = None,
                 workers: int | None = None, key_memory: int | None = None,
-                progress: bool = True) -> Certificate:
-    """Shuffle, write (or not), audit and certify; returns the certificate."""
+                progress: bool = True, sign_key: str | None = None) -> Certificate:
+    """Shuffle, write (or not), audit and certify; returns the certificate. ``sign_key``: an
+    Ed25519 private key (loaded before any work) whose signature of certificate.json goes to
+    certificate.sig; without one a stale signature is removed."""
     from audits.deckaudit import DeckTally
+    from cluster.flows.signing import load_private_key, write_signature
 
+    key = None if sign_key is None else load_private_key(sign_key)
     base = storage.as_location(os.fspath(out))
     t0 = time.perf_counter()
     files = _check_folder(spec, base, lambda s: print(f"holdem: {s}", flush=True))
@@ -270,8 +274,10 @@ def run_shuffle(spec: ShuffleSpec, out: str | os.PathLike[str], *, address: str 
 
     manifest("running")
     try:
-        return _run(spec, base, workers, address, key_memory, progress, files, tasks, times,
+        cert = _run(spec, base, workers, address, key_memory, progress, files, tasks, times,
                     tally, seed, t0, manifest)
+        write_signature(base, runfolder.SIGNATURE_FILE, key, cert.raw)
+        return cert
     except BaseException as e:
         manifest("failed", error=f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
         raise
@@ -386,7 +392,8 @@ def _own_audit_folder(folder: RunFolder) -> None:
 
 
 def audit_files(paths: list[str], out: str | os.PathLike[str], *,
-                key_memory: int | None = None, progress: bool = True) -> Certificate:
+                key_memory: int | None = None, progress: bool = True,
+                sign_key: str | None = None) -> Certificate:
     """``holdem shuffle audit FILE...``: certify decks another system's shuffler produced (the
     battery and its power statement; no key to re-derive them from). Decks are numbered from 0
     across the files in order (the certificate's example deck ids). Raises
@@ -398,7 +405,9 @@ def audit_files(paths: list[str], out: str | os.PathLike[str], *,
     from audits.deckaudit import DeckTally, audit_batch, reduce_tally
     from audits.decklog import DeckFileError, iter_deck_file
     from audits.runner import default_key_memory
+    from cluster.flows.signing import load_private_key, write_signature
 
+    key = None if sign_key is None else load_private_key(sign_key)
     t0 = time.perf_counter()
     base = storage.as_location(os.fspath(out))
     folder = RunFolder.open(base)
@@ -433,4 +442,6 @@ def audit_files(paths: list[str], out: str | os.PathLike[str], *,
               "card_codes": "card = rank * 4 + suit (2c = 0, 2d = 1, ..., As = 51)"}
     timings = {"wall_seconds": round(wall, 3), "decks_per_second": round(first / wall, 1),
                "driver_peak_rss_mb": measure_peak_rss_mb()}
-    return write_files(base, build_deck_certificate(results, source, timings))
+    cert = write_files(base, build_deck_certificate(results, source, timings))
+    write_signature(base, runfolder.SIGNATURE_FILE, key, cert.raw)
+    return cert

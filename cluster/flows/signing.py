@@ -138,3 +138,17 @@ def keygen(out: str | Path) -> tuple[Path, Path]:
     except OSError as e:
         raise SigningKeyError(f"{out}: cannot write the key pair ({e.strerror or e})") from None
     return priv, pub
+
+
+def write_signature(folder: Any, name: str, private_key: Any, data: bytes) -> None:
+    """Beside a certificate just written (``data``, its exact bytes): its signature ``name``
+    in the folder (a path or URI) by ``private_key``; with no key, a stale signature there is
+    removed (it would not match the new certificate)."""
+    from audits.runfolder import storage
+
+    loc = storage.join(storage.as_location(folder), name)
+    if private_key is not None:
+        storage.write_atomic(loc, sign(private_key, data))
+    elif storage.is_file(loc):
+        fs, path = storage.split(loc)
+        fs.delete_file(path)

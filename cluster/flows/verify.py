@@ -297,6 +297,9 @@ def verify_run(run: str | os.PathLike[str], public_key: str | None = None, *,
     a folder where they are found by sha256; ``name_key``: the --hash-names key). Raises
     VerifyInputError (or signing.SigningKeyError) on unusable input."""
     root = storage.as_location(os.fspath(run))
+    other = _other_kind(root, public_key, reproduce)  # a shuffle's or an rng test's certificate
+    if other is not None:
+        return other
     old_layout = False
     try:
         RunFolder.open(root).check_layout()
@@ -356,8 +359,14 @@ def verify_run(run: str | os.PathLike[str], public_key: str | None = None, *,
             mine["calibration"] = theirs["calibration"]
     if claim is None and "reproduction" not in cert:  # a certificate issued before it
         del expected["reproduction"]
+    if isinstance(cert.get("lab"), dict):  # the laboratory's statements (--lab): signed, not
+        expected["lab"] = cert["lab"]  # derived from audit.json
     if "claims_not_checked" not in cert:  # a certificate issued before it
         del expected["claims_not_checked"]
+    from reports.render import legacy_verdict_text
+
+    if cert.get("verdict_text") == legacy_verdict_text(expected):  # issued before issue 36
+        expected["verdict_text"] = cert["verdict_text"]
     where = first_difference(cert, expected)
     if where:
         return Verdict(False, f"{storage.join(root, CERTIFICATE)}: field {where} disagrees with "
@@ -387,6 +396,9 @@ def verify_run(run: str | os.PathLike[str], public_key: str | None = None, *,
         if got != sha:
             return Verdict(False, f"{path}: {'missing' if got is None else 'edited'}: its "
                                   "sha256 is not the one the certificate records")
+    why = _failing_list_mismatch(root, cert)
+    if why:
+        return Verdict(False, why)
     reaudited = None
     if reaudit:
         again = _reaudit(root, audit, manifest, workers, address)
@@ -403,7 +415,8 @@ def verify_run(run: str | os.PathLike[str], public_key: str | None = None, *,
              else "audit.json (the run has no manifest.json: its files are not bound to what "
                   "the run declared)")
     parts = [f"VERIFIED: a {cert.get('verdict')} certificate of {cert['run'].get('hands', 0):,} "
-             f"hands; its {len(cert['run']['files'])} files, {bound} match their sha256"]
+             f"hands (verdict: {cert.get('verdict_text') or cert.get('verdict')}); its "
+             f"{len(cert['run']['files'])} files, {bound} match their sha256"]
     if reaudited:
         parts.append(reaudited)
     if any(storage.is_dir(storage.join(root, d.rstrip("/"))) for d in runfolder.PRODUCT_FOLDERS):
@@ -454,3 +467,50 @@ def verify_run(run: str | os.PathLike[str], public_key: str | None = None, *,
                  "written this folder (only --public-key with a signed certificate "
                  "authenticates it)")
     return Verdict(True, "; ".join(parts))
+
+
+def _failing_list_mismatch(root: Any, cert: dict[str, Any]) -> str | None:
+    """failing_hands.csv (every failing hand, ``holdem audit``) against the sha256 the
+    certificate records: missing, edited, or present beside a certificate that lists none."""
+    from audits.runfolder import FAILING_FILE
+
+    rec = cert.get("failing_hands")
+    path = storage.join(root, FAILING_FILE)
+    try:
+        got = storage.file_sha256(path)[0] if storage.is_file(path) else None
+    except storage.StorageError as e:
+        raise VerifyInputError(str(e)) from None
+    want = rec.get("sha256") if isinstance(rec, dict) else None
+    if got == want:
+        return None
+    if want is None:
+        return f"{path}: present, but the certificate lists no failing hand"
+    return (f"{path}: {'missing' if got is None else 'edited'}: its sha256 is not the one the "
+            "certificate records")
+
+
+def _other_kind(root: storage.Location, public_key: str | None,
+                reproduce: bool | int) -> Verdict | None:
+    """The verdict of a shuffle certificate or an rng-test certificate
+    (``cluster.flows.verify_decks``); None for a run's certificate (or none at all)."""
+    from cluster.flows import verify_decks as vd
+    from cluster.flows.rngtest import RNG_CERTIFICATE
+
+    path = storage.join(root, CERTIFICATE)
+    try:
+        if storage.is_file(path):
+            data = storage.read_bytes(path)
+            try:
+                cert = runfolder.parse_json(data)
+            except (ValueError, UnicodeDecodeError, RecursionError):
+                return None  # _certificate says it in one line
+            if not isinstance(cert, dict) or cert.get("format") != vd.SHUFFLE_FORMAT:
+                return None
+            ok, line, word = vd.verify_shuffle(root, data, cert, public_key, reproduce)
+        elif storage.is_file(storage.join(root, RNG_CERTIFICATE)):
+            ok, line, word = vd.verify_rng(root, public_key)
+        else:
+            return None
+    except storage.StorageError as e:
+        raise VerifyInputError(str(e)) from None
+    return Verdict(ok, line) if ok else Verdict(False, line, word=word)

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from audits import sp80022
 from audits.keyed import stream_words
 from cluster.cli import main
 from cluster.flows import rngtest
@@ -54,6 +55,13 @@ def test_without_dieharder_the_battery_was_not_run(tmp_path: Path,
     cert = json.loads((tmp_path / "rng-certificate.json").read_text())
     assert cert["verdict"] == "NOT RUN" and cert["battery"]["run"] is False
     assert "not run" in cert["verdict_text"] and "PASS" not in cert["verdict_text"]
+    # NIST SP 800-22 runs in process beside it: its P-values on the certificate
+    nist = cert["nist"]
+    assert nist["standard"] == "NIST SP 800-22 rev. 1a" and nist["sequences"] == 100
+    assert [t["name"] for t in nist["tests"]] == list(sp80022.TESTS)
+    assert all(len(t["p_values"]) == 100 and t["passed"] for t in nist["tests"])
+    assert "NIST SP 800-22 (5 of its tests on 100 sequences of 1,000,000 bits)" in (
+        cert["verdict_text"])
 
 
 @pytest.mark.skipif(shutil.which("dieharder") is None,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from reports.render import build_run_certificate, calibration_evidence, render_summary
+from reports.render import build_run_certificate, calibration_evidence, md_text, render_summary
 
 
 def _audit(**over: Any) -> dict[str, Any]:
@@ -24,7 +24,7 @@ def test_plain_pass_has_no_limitations() -> None:
     cert = build_run_certificate(_audit(deal={"details": {"totals": {"keyed": 10}}}), {})
     assert cert["verdict"] == cert["verdict_text"] == "PASS" and cert["limitations"] == []
     assert cert["audits"][1]["checks"] == "deal against facts"
-    assert "(LIMITED)" not in render_summary(cert)
+    assert "LIMITED" not in render_summary(cert)
 
 
 def test_imported_hands_without_decks_read_as_limited() -> None:
@@ -33,7 +33,8 @@ def test_imported_hands_without_decks_read_as_limited() -> None:
     assert cert["verdict"] == "PASS" and cert["verdict_text"].startswith("PASS, LIMITED")
     assert any("deal and the shuffle were NOT certified" in t for t in cert["limitations"])
     summary = render_summary(cert)
-    assert "**PASS (LIMITED)**" in summary and "NOT CERTIFIED" in summary
+    assert "**PASS, LIMITED**" in summary and "NOT CERTIFIED" in summary
+    assert f"Verdict: {md_text(cert['verdict_text'])}" in summary
 
 
 def test_unkeyed_decks_are_named_with_what_was_checked_instead() -> None:
@@ -90,10 +91,13 @@ def test_calibration_evidence_beside_each_audit() -> None:
 def test_coverage_shortfall_fails_with_the_reason_and_a_small_run_is_limited() -> None:
     per = {"fixed-limit": {"hands": 200_000, "all_in": {"count": 0, "minimum": 20, "ok": False},
                            "showdown": {"count": 9_000, "minimum": 20, "ok": True}}}
+    short = "fixed-limit/all_in below its minimum (0 of 20 in 200,000 hands)"
     cert = build_run_certificate(_audit(coverage={"passed": False, "failures": 1, "details": {
-        "per_structure": per, "short": ["fixed-limit/all_in"]}}), {})
+        "per_structure": per, "short": [short],
+        "violations": [{"hand_id": None, "reason": short}]}}), {})
     assert cert["verdict"] == "FAIL" and cert["verdict_reasons"] == ["coverage"]
-    assert cert["verdict_text"] == "FAIL (coverage)"
+    # the verdict and its first reason, with the amounts, in one sentence
+    assert cert["verdict_text"] == f"FAIL: coverage: {short}"
     assert cert["coverage"]["fixed-limit"]["all_in"] == {"count": 0, "minimum": 20, "ok": False}
     assert "all_in 0/20 ✗" in render_summary(cert)
     small = build_run_certificate(_audit(coverage={"applicable": False, "details": {

@@ -4,6 +4,7 @@ installed) the page rendered to a PNG that must not be blank."""
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import shutil
@@ -56,8 +57,10 @@ def test_certificate_matches_the_audit_and_its_schema(clean: Path) -> None:
 def test_report_shows_every_audit_with_its_numbers_and_no_external_resource(clean: Path) -> None:
     page = (clean / "report.html").read_text()
     audit = json.loads((clean / "audit.json").read_text())
+    cert = json.loads((clean / "certificate.json").read_text())
     # 6,000 hands are too small to certify rule-path coverage: a PASS that says it is limited
-    assert "<div class='banner PASS'>PASS — LIMITED (see below)</div>" in page
+    assert "<div class='banner PASS'>PASS, LIMITED</div>" in page
+    assert f"<b>Verdict:</b> {html.escape(cert['verdict_text'])}" in page
     assert "too small to certify coverage" in page
     for r in audit["results"]:
         assert f"<td>{r['name']}</td>" in page
@@ -74,7 +77,7 @@ def test_report_shows_every_audit_with_its_numbers_and_no_external_resource(clea
     keys = jitcache.identity()["keys"]
     assert f"sim {keys['sim']}" in page and f"audits {keys['audits']}" in page
     summary = (clean / "summary.md").read_text()
-    assert summary.startswith("# Certification: **PASS (LIMITED)**")
+    assert summary.startswith("# Certification: **PASS, LIMITED**")
 
 
 def test_report_returns_the_verdict_it_wrote_and_signs(clean: Path, tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from cluster.cli import build_parser, main, population_options
 from sim.batch import simulate_batch
 from sim.config import Structure
 from sim.row_replay import replay_row
-from sim.runspec import DEFAULT_POPULATION, RunSpec, parse_players, parse_stacks
+from sim.runspec import DEFAULT_POPULATION, PLAN_BLOCK, RunSpec, parse_players, parse_stacks
 
 HANDS = 24_000  # per structure, in batches of BATCH: several seat counts and both formats
 BATCH = 3_000
@@ -103,11 +103,28 @@ def test_batch_table_is_a_fixed_schedule() -> None:
     assert plan == {(s, b): again.batch_table(s, b) for s, b in spec.plan()}
     for s in Structure:  # every structure of `make run` plays tournaments with 3+ seats
         tables = [plan[(s, b)] for b in range(spec.n_batches())]
-        assert sum(f == "tournament" for _, f in tables) == 4
+        # batches of PLAN_BLOCK hands: 100 a structure, 40 of them tournaments
+        assert sum(f == "tournament" for _, f in tables) == 40
         assert any(f == "tournament" and n >= 3 for n, f in tables)
     assert len({n for n, _ in plan.values()}) >= 8
     # the classic spec: one 6-seat cash table, as before the population existed
     assert RunSpec(hands=10).batch_table(Structure.NO_LIMIT, 3) == (6, "cash")
+
+
+def test_varied_tables_make_the_same_batches_for_any_larger_batch_size() -> None:
+    """A population whose tables vary is cut at PLAN_BLOCK hands a batch whatever --batch-size
+    says above it: the same spec (fingerprint), so the same hands and the same plan; a run
+    recorded with a larger batch (before the cap) keeps its own when read back."""
+    specs = [RunSpec(hands=100_000, batch_size=bs, **DEFAULT_POPULATION)
+             for bs in (PLAN_BLOCK, 50_000, 100_000)]
+    assert {s.batch_size for s in specs} == {PLAN_BLOCK}
+    assert len({s.fingerprint() for s in specs}) == 1
+    tables = [specs[0].batch_table(Structure.NO_LIMIT, b) for b in range(specs[0].n_batches())]
+    assert sum(f == "tournament" for _, f in tables) == 4  # its share of 40%
+    # one table kind (classic): the batch size stays as given
+    assert RunSpec(hands=100_000, batch_size=100_000).batch_size == 100_000
+    old = {**specs[0].to_dict(), "batch_size": 100_000}
+    assert RunSpec.from_dict(old).batch_size == 100_000
 
 
 @pytest.mark.parametrize("text, parsed", [

@@ -1,0 +1,109 @@
+"""Failures a person can act on: every failing hand, with what the log says and what the rules
+give, in failing_hands.csv (bound by the certificate, its first lines on the page), walked by
+``holdem replay RUN --failing``; hand ids people can type."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from cluster.cli import main
+
+RUN = ["--structure", "no-limit", "--population", "classic", "--seed", "3", "--workers", "0",
+       "--quiet"]
+
+
+@pytest.fixture(scope="module")
+def faulty(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("fault") / "run"
+    assert main(["certify", "--hands", "2000", *RUN, "--inject", "odd-chip-wrong-seat",
+                 "--out", str(out)]) == 1
+    return out
+
+
+def test_every_failing_hand_is_listed_with_amounts(faulty: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    cert = json.loads((faulty / "certificate.json").read_text())
+    payouts = next(a for a in cert["audits"] if a["name"] == "payouts")
+    rows = list(csv.DictReader((faulty / "failing_hands.csv").open()))
+    mine = [r for r in rows if r["audit"] == "payouts"]
+    assert payouts["failures"] > 5 and len(mine) == payouts["failures"]
+    assert len({r["hand_id"] for r in mine}) == len(mine)
+    for r in mine:  # the amounts: what the log says, what the rules give (odd chips apart)
+        words = r["reason"].replace(",", "").split()
+        assert "the rules give" in r["reason"], r
+        won, rule = int(words[words.index("won") + 1]), int(words[-1])
+        assert 0 < abs(won - rule) <= 3
+    fh = cert["failing_hands"]
+    assert fh["rows"] == len(rows) and fh["per_audit"]["payouts"] == len(mine)
+    assert fh["first"][0]["reason"] == mine[0]["reason"]
+    # the verdict's sentence names the first with its amounts
+    assert cert["verdict_text"].startswith(f"FAIL: payouts: hand {mine[0]['hand_id']}: "
+                                           f"{mine[0]['reason']}")
+    page = (faulty / "report.html").read_text()
+    assert "Failing hands" in page and "failing_hands.csv" in page
+    # replay --failing walks them
+    capsys.readouterr()
+    assert main(["replay", str(faulty), "--failing", "--limit", "2"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("=== failing hand ") == 2 and mine[0]["reason"] in out
+
+
+def test_the_list_is_bound_by_the_certificate(faulty: Path, tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    import shutil
+
+    run = tmp_path / "copy"
+    shutil.copytree(faulty, run)
+    assert main(["verify", str(run), "--no-reproduce"]) == 0
+    capsys.readouterr()
+    f = run / "failing_hands.csv"
+    f.write_text(f.read_text().replace("the rules give", "the rules gave", 1))
+    assert main(["verify", str(run), "--no-reproduce"]) == 1
+    assert "failing_hands.csv: edited" in capsys.readouterr().out
+
+
+def test_replay_takes_the_structures_own_hand_number(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "fl"
+    assert main(["simulate", "--hands", "300", "--structure", "fixed-limit", "--population",
+                 "classic", "--workers", "0", "--quiet", "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["replay", str(out), "--hand", "100"]) == 0
+    own = capsys.readouterr().out
+    assert own.startswith(f"Hand {(2 << 40) + 100} ")
+    assert main(["replay", str(out), "--hand", str((2 << 40) + 100)]) == 0
+    assert capsys.readouterr().out == own
+    assert main(["replay", str(out), "--hand", "300"]) == 2
+    err = capsys.readouterr().err
+    assert "has no hand 300" in err or "has no fixed-limit hand 300" in err
+    assert "its hand numbers 0..299: --hand N --structure fixed-limit" in err
+
+
+def test_lab_fields_on_the_page_and_bound_by_the_signature(
+        tmp_path: Path, keys: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    lab = tmp_path / "lab.toml"
+    lab.write_text('client = "Example Casino Ltd"\nsystem = "Example Poker Server"\n'
+                   'version = "4.2.1"\nstandard = "GLI-19 v3.0"\n'
+                   'certificate_number = "LAB-2026-0042"\nsigner = "A. Tester"\n'
+                   '[clauses]\n"3.3.1 shuffle" = "uniformity audit"\n')
+    out = tmp_path / "run"
+    assert main(["certify", "--hands", "300", *RUN, "--out", str(out), "--lab", str(lab),
+                 "--sign-key", str(keys)]) == 0
+    cert = json.loads((out / "certificate.json").read_text())
+    assert cert["lab"]["certificate_number"] == "LAB-2026-0042"
+    page = (out / "report.html").read_text()
+    assert "Example Casino Ltd" in page and "3.3.1 shuffle" in page and "GLI-19 v3.0" in page
+    assert "LAB-2026-0042" in (out / "summary.md").read_text()
+    capsys.readouterr()
+    assert main(["verify", str(out), "--public-key", f"{keys}.pub", "--no-reproduce"]) == 0
+    path = out / "certificate.json"
+    path.write_text(path.read_text().replace("LAB-2026-0042", "LAB-2026-0043"))
+    assert main(["verify", str(out), "--public-key", f"{keys}.pub", "--no-reproduce"]) == 1
+    assert "the signature does not verify" in capsys.readouterr().out
+    lab.write_text('client = "x"\ncolour = "red"\n')
+    assert main(["report", str(out), "--lab", str(lab), "--no-reproduce"]) == 2
+    assert "unknown field 'colour'" in capsys.readouterr().err

@@ -1,0 +1,116 @@
+"""Shuffle and rng-test certificates signed with ``--sign-key`` and checked by ``holdem verify
+--public-key``: VERIFIED naming the key id; a changed deck file, page or certificate is a
+MISMATCH; an unchecked signature is NOT AUTHENTICATED."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from audits import shuffles
+from audits.decklog import write_csv
+from audits.runfolder import deck_relpath
+from cluster.cli import main
+from cluster.flows.signing import key_id, load_public_key
+
+
+def _verify(run: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> tuple[int, str]:
+    capsys.readouterr()
+    code = main(["verify", str(run), *extra])
+    return code, capsys.readouterr().out.strip()
+
+
+@pytest.fixture(scope="module")
+def signed_shuffle(tmp_path_factory: pytest.TempPathFactory, keys: Path) -> Path:
+    out = tmp_path_factory.mktemp("shuffle") / "run"
+    assert main(["shuffle", "--decks", "25000", "--batch-size", "10000", "--seed", "5",
+                 "--quiet", "--workers", "0", "--out", str(out), "--sign-key", str(keys)]) == 0
+    return out
+
+
+def test_a_signed_shuffle_verifies_and_names_the_key(
+        signed_shuffle: Path, keys: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, line = _verify(signed_shuffle, capsys, "--public-key", f"{keys}.pub")
+    assert code == 0, line
+    kid = key_id(load_public_key(f"{keys}.pub"))
+    assert line.startswith("VERIFIED: a shuffle certificate of 25,000 decks (verdict: PASS)")
+    assert "3 of 3 re-derived from seed 5 match byte for byte" in line
+    assert f"signed by key {kid}" in line
+    code, line = _verify(signed_shuffle, capsys)  # a signature left unchecked
+    assert code == 1 and line.startswith("NOT AUTHENTICATED: ")
+
+
+@pytest.mark.parametrize("change", ["deck", "deck-restamped", "certificate", "page"])
+def test_a_change_is_a_mismatch(signed_shuffle: Path, keys: Path, tmp_path: Path, change: str,
+                                capsys: pytest.CaptureFixture[str]) -> None:
+    run = tmp_path / "run"
+    shutil.copytree(signed_shuffle, run)
+    cert_path = run / "certificate.json"
+    if change.startswith("deck"):
+        f = run / deck_relpath(1)
+        data = bytearray(f.read_bytes())
+        data[len(data) // 2] ^= 1
+        f.write_bytes(bytes(data))
+        if change == "deck-restamped":  # the forger restamps the hash, and cannot sign
+            import hashlib
+
+            cert = json.loads(cert_path.read_text())
+            for rec in cert["source"]["files"]:
+                if rec["path"] == deck_relpath(1):
+                    rec["sha256"] = hashlib.sha256(bytes(data)).hexdigest()
+            cert_path.write_text(json.dumps(cert, indent=2) + "\n")
+            from reports.shuffle import render_html  # the page made again, consistently
+
+            (run / "report.html").write_text(render_html(cert))
+            (run / "certificate.sig").unlink()
+    elif change == "certificate":
+        cert_path.write_text(cert_path.read_text().replace('"seed": 5', '"seed": 6', 1))
+    else:
+        page = run / "report.html"
+        page.write_text(page.read_text().replace("PASS", "PASS!", 1))
+    code, line = _verify(run, capsys, "--public-key", f"{keys}.pub")
+    assert code == 1 and line.startswith("MISMATCH: "), line
+    if change == "deck":
+        assert f"{deck_relpath(1)}: edited" in line
+    elif change == "deck-restamped":
+        assert "certificate.sig: missing" in line
+        code, line = _verify(run, capsys)  # unsigned: the re-derivation finds the decks
+        assert code == 1 and f"{deck_relpath(1)}: not the decks seed 5 makes" in line
+    elif change == "certificate":
+        assert "the signature does not verify" in line
+    else:
+        assert "report.html: edited" in line
+
+
+def test_external_decks_bind_the_hash_of_what_was_audited(
+        tmp_path: Path, keys: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rng = np.random.default_rng(3)
+    write_csv(shuffles.fair_fisher_yates(3_000, rng), tmp_path / "fair.csv")
+    out = tmp_path / "cert"
+    main(["shuffle", "audit", str(tmp_path / "fair.csv"), "--out", str(out), "--quiet",
+          "--sign-key", str(keys)])
+    code, line = _verify(out, capsys, "--public-key", f"{keys}.pub")
+    assert code == 0 and "1 of 1 deck files audited still have their sha256" in line, line
+    with (tmp_path / "fair.csv").open("a") as f:
+        f.write("\n")
+    code, line = _verify(out, capsys, "--public-key", f"{keys}.pub")
+    assert code == 1 and "fair.csv: sha256 is not the one the certificate records" in line
+
+
+def test_rng_certificate_signed_and_verified(tmp_path: Path, keys: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "rng"
+    main(["rng", "test", "--generator", "philox", "--tests", "0", "--quiet", "--out", str(out),
+          "--sign-key", str(keys)])
+    assert (out / "rng-certificate.sig").is_file()
+    code, line = _verify(out, capsys, "--public-key", f"{keys}.pub")
+    assert code == 0 and line.startswith("VERIFIED: an rng certificate of philox"), line
+    assert f"signed by key {key_id(load_public_key(f'{keys}.pub'))}" in line
+    cert = out / "rng-certificate.json"
+    cert.write_text(cert.read_text().replace('"seed": 1', '"seed": 2', 1))
+    code, line = _verify(out, capsys, "--public-key", f"{keys}.pub")
+    assert code == 1 and "the signature does not verify" in line
