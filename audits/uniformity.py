@@ -58,6 +58,7 @@ import numpy as np
 import pyarrow as pa
 from numba import njit
 
+from audits import runouts as runout_tests
 from audits import seats as seat_tests
 from audits import stats
 from audits.evaluator import TABLE, board_parts, eval_with_board
@@ -81,8 +82,8 @@ DEALT_TESTS = ("seat_hand_classes", "seat_equity", "pooled_hand_classes", "poole
 HAND_CLASS_PROBS = np.array([3.0, 12.0, 36.0]) / 51.0
 TESTS = ("card_position", "card_position_max_cell", "suit_position", "rank_position",
          "adjacent_pairs", "duplicate_decks", "first_k_collisions", "starting_hands",
-         *seat_tests.TESTS, "consecutive_decks", "batch_pvalues_ks")
-DECK_TESTS = tuple(t for t in TESTS if t not in seat_tests.TESTS)
+         *seat_tests.TESTS, *runout_tests.TESTS, "consecutive_decks", "batch_pvalues_ks")
+DECK_TESTS = tuple(t for t in TESTS if t not in seat_tests.TESTS + runout_tests.TESTS)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -111,6 +112,8 @@ class UniformityPartial:
     # decks without a game (a shuffler's own): the seat tests of the decks dealt as hands to
     # m = 2..10 seats by the dealing order (``DEALT_SEATS``), one partial per m
     dealt: list[seat_tests.SeatPartial] = field(default_factory=list)
+    # the run-outs after all-ins (``audits.runouts``): the tests that condition on the game
+    runouts: runout_tests.RunoutPartial = field(default_factory=runout_tests.RunoutPartial)
 
 
 @njit(cache=True)
@@ -386,6 +389,7 @@ def uniformity_map(batch: Any) -> UniformityPartial:
 
     Needs ``deck``; uses ``hole_cards``, ``hand_id``, ``table_id``, ``hand_no`` when present.
     """
+    runouts = runout_tests.RunoutPartial()
     if isinstance(batch, (pa.Table, pa.RecordBatch)):
         names = set(batch.schema.names)
         if batch.num_rows == 0:
@@ -407,9 +411,10 @@ def uniformity_map(batch: Any) -> UniformityPartial:
         hole = np.asarray(batch.hole)
         occupied = batch.seat.get("occupied")
         player_ids = batch.seat.get("player_ids")
+        runouts = runout_tests.runout_map(batch)
         if batch.deck is None:  # no decks logged (e.g. imported PHH hands): the seat tests only
             return UniformityPartial(seats=seat_tests.seat_map(
-                hole, occupied, None, player_ids, batch.seat.get("folded")))
+                hole, occupied, None, player_ids, batch.seat.get("folded")), runouts=runouts)
         decks = np.asarray(batch.deck)
         valid = np.ones(decks.shape[0], bool)
         cols = batch.cols
@@ -423,7 +428,9 @@ def uniformity_map(batch: Any) -> UniformityPartial:
         hand_no = None if hand_no is None else hand_no[keep]
         occupied = None if occupied is None else occupied[keep]
         player_ids = None if player_ids is None else player_ids[keep]
-    return map_decks(decks, hole, hand_id, table_id, hand_no, occupied, player_ids)
+    p = map_decks(decks, hole, hand_id, table_id, hand_no, occupied, player_ids)
+    p.runouts = runouts
+    return p
 
 
 def _seats_only(batch: pa.Table | pa.RecordBatch, names: set[str]) -> UniformityPartial:
@@ -643,11 +650,12 @@ def uniformity_reduce(parts: Sequence[UniformityPartial | CollisionCounts],
     dealt = [p.dealt for p in batches if p.dealt]
     if dealt and not seat_raw:
         seat_raw = dealt_tests([seat_tests.merge(list(qs)) for qs in zip(*dealt, strict=True)])
+    seat_raw.update(runout_tests.runout_tests([p.runouts for p in batches]))
     if decks == 0 and seat_raw:  # imported hands without decks: who receives the cards only
         return _holm(seat_raw, alpha, 0, sum(p.seats.hands for p in batches), invalid,
                      invalid_examples,
                      {**{t: "not applicable: no decks" for t in DECK_TESTS},
-                      **seat_tests.NOT_APPLICABLE})
+                      **seat_tests.NOT_APPLICABLE, **runout_tests.NOT_APPLICABLE})
     if decks == 0:
         why = "not applicable: no decks"
         details = {"reason": why, "invalid_decks": invalid}
@@ -740,7 +748,7 @@ def uniformity_reduce(parts: Sequence[UniformityPartial | CollisionCounts],
                                    f">= {MIN_BATCH_DECKS_KS} decks",
                "starting_hands": "not applicable: no hole cards",
                "consecutive_decks": "not applicable: no consecutive hands",
-               **seat_tests.NOT_APPLICABLE,
+               **seat_tests.NOT_APPLICABLE, **runout_tests.NOT_APPLICABLE,
                **({t: "not applicable: decks without a game have no players"
                    for t in seat_tests.TESTS if t not in DEALT_TESTS} if dealt else {})}
     return _holm(raw, alpha, decks, decks, invalid, invalid_examples, reasons)
