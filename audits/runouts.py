@@ -7,7 +7,8 @@ a deal, and so do the tests of deck positions and of who receives the hole cards
 conditions on the game: for every hand whose last decision came before the river with two or
 more hands live (an all-in, or a player all-in and the others done), each live hand's **exact
 equity** at that point (its expected share of a win, ties split) is computed by enumerating every
-remaining board (flop: C(u, 2) boards, turn: u, pre-flop: C(u, 5), u the unseen cards) with the
+remaining board (flop: C(u, 2) boards, turn: u; u the unseen cards; pre-flop, where C(u, 5) is
+up to 1.7 million boards, an unbiased estimate from ``PREFLOP_SAMPLES`` boards, see below) with the
 audits' own evaluator, and compared with the share it won on the board dealt. Under a fair deal
 the remaining board is uniform over the cards not yet dealt, whatever the players did (the
 decisions were all taken before it is dealt), so given the state at the all-in point each
@@ -48,9 +49,13 @@ from audits.evaluator import TABLE, board_parts, eval_with_board
 MAX_SEATS = 10
 MIN_RUNOUTS = 30
 MIN_PLAYER_RUNOUTS = 50
-# run-outs from the flop or the turn only: a pre-flop all-in's exact equity enumerates C(u, 5)
-# (up to 1.7 million) boards, ~50 ms a hand with this evaluator: beyond the audit's budget
-MIN_BOARD = 3
+# a pre-flop all-in's exact equity enumerates C(u, 5) (up to 1.7 million) boards, ~50 ms a hand
+# with this evaluator: beyond the audit's budget. Its equity is instead the mean share over
+# PREFLOP_SAMPLES boards drawn from the unseen cards by a stream keyed by the hand id (an
+# unbiased estimate, independent of the board dealt given the state: the residual still has
+# mean 0 exactly; its variance is the boards' sample variance times 1 + 1 / PREFLOP_SAMPLES)
+PREFLOP_SAMPLES = 32
+MIN_BOARD = 0
 BINS = np.array([0.5, 0.6, 0.7, 0.8, 0.9, 1.0 + 1e-9])
 TESTS = ("runout_calibration", "runout_bins", "runout_seats", "runout_players")
 # action kinds (the log's EventKind): the decisions of a player
@@ -66,6 +71,10 @@ class RunoutPartial:
     seat: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     player: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     equity: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    # the equity that picks the favourite and its band: the exact equity again, or for a
+    # pre-flop run-out a second, independent sample's (a favourite picked by the estimate it is
+    # measured against would be a winner's curse: its estimate biased up)
+    select: np.ndarray = field(default_factory=lambda: np.zeros(0))
     share: np.ndarray = field(default_factory=lambda: np.zeros(0))
     # per run-out: the exact covariance of its live hands' shares, (live, live) flattened
     cov: np.ndarray = field(default_factory=lambda: np.zeros(0))
@@ -130,10 +139,55 @@ def _enumerate(table, live_cards, nlive, board, nb, unseen, nu, acc, acc2):  # p
     return count
 
 
+@njit(cache=True, _nrt=False)
+def _mix(x):  # pragma: no cover - compiled
+    """splitmix64's output function."""
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+@njit(cache=True)
+def _sample(table, live_cards, nlive, unseen, nu, samples, key, acc, acc2):  # pragma: no cover
+    """``samples`` boards of 5 distinct unseen cards (a partial Fisher-Yates on a stream keyed
+    by ``key``): accumulates shares and their products as ``_enumerate``."""
+    pool = unseen[:nu].copy()
+    b = np.zeros(5, np.int64)
+    scores = np.zeros(MAX_SEATS, np.int64)
+    state = _mix(np.uint64(key) + np.uint64(0x9E3779B97F4A7C15))
+    for _ in range(samples):
+        for t in range(5):
+            state += np.uint64(0x9E3779B97F4A7C15)
+            j = t + np.int64(_mix(state) % np.uint64(nu - t))
+            tmp = pool[t]
+            pool[t] = pool[j]
+            pool[j] = tmp
+            b[t] = pool[t]
+        bkey, blanes = board_parts(b[0], b[1], b[2], b[3], b[4])
+        best = -1
+        ties = 0
+        for s in range(nlive):
+            v = eval_with_board(table, bkey, blanes, b[0], b[1], b[2], b[3], b[4],
+                                live_cards[2 * s], live_cards[2 * s + 1])
+            scores[s] = v
+            if v > best:
+                best, ties = v, 1
+            elif v == best:
+                ties += 1
+        w = 1.0 / ties
+        for s in range(nlive):
+            if scores[s] == best:
+                acc[s] += w
+                for r in range(nlive):
+                    if scores[r] == best:
+                        acc2[s, r] += w * w
+    return samples
+
+
 @njit(cache=True)
 def _runout_kernel(table, occ, folded, hole, bv, boff, uv, uoff, has_burns, a_street, a_kind,
-                   a_off, pid, max_nb0, out_hand, out_seat, out_pid, out_eq, out_share,
-                   out_cov, out_street):  # pragma: no cover - compiled
+                   a_off, pid, hand_id, samples, max_nb0, out_hand, out_seat, out_pid, out_eq,
+                   out_sel, out_share, out_cov, out_street):  # pragma: no cover - compiled
     n, k = occ.shape
     rows = 0
     cov_at = 0
@@ -145,6 +199,8 @@ def _runout_kernel(table, occ, folded, hole, bv, boff, uv, uoff, has_burns, a_st
     board = np.zeros(5, np.int64)
     acc = np.zeros(MAX_SEATS)
     acc2 = np.zeros((MAX_SEATS, MAX_SEATS))
+    sel = np.zeros(MAX_SEATS)
+    sel2 = np.zeros((MAX_SEATS, MAX_SEATS))
     for i in range(n):
         if boff[i + 1] - boff[i] != 5:
             continue
@@ -192,7 +248,19 @@ def _runout_kernel(table, occ, folded, hole, bv, boff, uv, uoff, has_burns, a_st
             acc[s] = 0.0
             for r in range(nlive):
                 acc2[s, r] = 0.0
-        cnt = _enumerate(table, live_cards, nlive, board, nb, unseen, nu, acc, acc2)
+        if nb == 0:
+            cnt = _sample(table, live_cards, nlive, unseen, nu, samples, 2 * hand_id[i], acc,
+                          acc2)
+            scale = (cnt / (cnt - 1.0)) * (1.0 + 1.0 / cnt)
+            for s in range(nlive):
+                sel[s] = 0.0
+            _sample(table, live_cards, nlive, unseen, nu, samples, 2 * hand_id[i] + 1, sel,
+                    sel2)
+        else:
+            cnt = _enumerate(table, live_cards, nlive, board, nb, unseen, nu, acc, acc2)
+            scale = 1.0
+            for s in range(nlive):
+                sel[s] = acc[s]
         # the share won on the board dealt
         bkey, blanes = board_parts(board[0], board[1], board[2], board[3], board[4])
         best = -1
@@ -212,10 +280,11 @@ def _runout_kernel(table, occ, folded, hole, bv, boff, uv, uoff, has_burns, a_st
             out_seat[rows] = live_seat[s]
             out_pid[rows] = pid[i, live_seat[s]]
             out_eq[rows] = e
+            out_sel[rows] = sel[s] / cnt
             out_share[rows] = 1.0 / ties if sc[s] == best else 0.0
             rows += 1
             for r in range(nlive):
-                out_cov[cov_at] = acc2[s, r] / cnt - e * (acc[r] / cnt)
+                out_cov[cov_at] = scale * (acc2[s, r] / cnt - e * (acc[r] / cnt))
                 cov_at += 1
         out_street[runs] = st
         runs += 1
@@ -226,12 +295,13 @@ def runout_map_arrays(occ: np.ndarray, folded: np.ndarray, hole: np.ndarray,
                       board: tuple[np.ndarray, np.ndarray],
                       burns: tuple[np.ndarray, np.ndarray] | None,
                       actions: tuple[np.ndarray, np.ndarray, np.ndarray],
-                      player_ids: np.ndarray | None = None, min_board: int = 0
+                      player_ids: np.ndarray | None = None, min_board: int = 0,
+                      hand_id: np.ndarray | None = None, samples: int = PREFLOP_SAMPLES
                       ) -> RunoutPartial:
     """The run-outs of ``n`` hands: ``occ``/``folded`` (n, k), ``hole`` (n, 2k) (-1 unknown),
     ``board`` and ``burns`` as (values, offsets), ``actions`` as (street, kind, offsets);
-    ``min_board`` > 0 leaves out the run-outs from fewer board cards (pre-flop: C(u, 5)
-    boards)."""
+    ``min_board`` > 0 leaves out the run-outs from fewer board cards; ``hand_id`` keys the
+    pre-flop boards' sample (default: the row numbers)."""
     n, k = occ.shape
     hole = np.ascontiguousarray(hole, np.int64)
     pid = (np.ascontiguousarray(player_ids, np.int64) if player_ids is not None
@@ -244,6 +314,7 @@ def runout_map_arrays(occ: np.ndarray, folded: np.ndarray, hole: np.ndarray,
     out_seat = np.empty(cap, np.int64)
     out_pid = np.empty(cap, np.int64)
     out_eq = np.empty(cap)
+    out_sel = np.empty(cap)
     out_share = np.empty(cap)
     out_cov = np.empty(n * MAX_SEATS * MAX_SEATS)
     out_street = np.empty(n, np.int64)
@@ -251,11 +322,13 @@ def runout_map_arrays(occ: np.ndarray, folded: np.ndarray, hole: np.ndarray,
         TABLE, np.ascontiguousarray(occ, np.bool_), np.ascontiguousarray(folded, np.bool_),
         hole, np.asarray(bv, np.int64), np.asarray(boff, np.int64), np.asarray(uv, np.int64),
         np.asarray(uoff, np.int64), burns is not None, np.asarray(a_street, np.int64),
-        np.asarray(a_kind, np.int64), np.asarray(a_off, np.int64), pid, min_board, out_hand,
-        out_seat, out_pid, out_eq, out_share, out_cov, out_street)
+        np.asarray(a_kind, np.int64), np.asarray(a_off, np.int64), pid,
+        np.asarray(np.arange(n) if hand_id is None else hand_id, np.int64), samples, min_board,
+        out_hand,
+        out_seat, out_pid, out_eq, out_sel, out_share, out_cov, out_street)
     return RunoutPartial(runs, out_hand[:rows].copy(), out_seat[:rows].copy(),
-                         out_pid[:rows].copy(), out_eq[:rows].copy(), out_share[:rows].copy(),
-                         out_cov[:cv].copy(), out_street[:runs].copy())
+                         out_pid[:rows].copy(), out_eq[:rows].copy(), out_sel[:rows].copy(),
+                         out_share[:rows].copy(), out_cov[:cv].copy(), out_street[:runs].copy())
 
 
 def runout_map(b: Any) -> RunoutPartial:
@@ -268,7 +341,7 @@ def runout_map(b: Any) -> RunoutPartial:
         burns = None
     return runout_map_arrays(sc["occupied"], sc["folded"], b.hole, b.var["board"], burns,
                              (b.act["street"], b.act["kind"], b.act_off),
-                             sc.get("player_ids"), MIN_BOARD)
+                             sc.get("player_ids"), MIN_BOARD, b.cols.get("hand_id"))
 
 
 def merge(parts: list[RunoutPartial]) -> RunoutPartial:
@@ -283,6 +356,7 @@ def merge(parts: list[RunoutPartial]) -> RunoutPartial:
         out.seat = np.concatenate([p.seat for p in parts])
         out.player = np.concatenate([p.player for p in parts])
         out.equity = np.concatenate([p.equity for p in parts])
+        out.select = np.concatenate([p.select for p in parts])
         out.share = np.concatenate([p.share for p in parts])
         out.cov = np.concatenate([p.cov for p in parts])
         out.street = np.concatenate([p.street for p in parts])
@@ -293,19 +367,19 @@ def merge(parts: list[RunoutPartial]) -> RunoutPartial:
 # reduce
 
 
-def _favourites(q: RunoutPartial) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per run-out: (equity, share, variance) of its favourite (highest equity; the first
-    seat among equals)."""
+def _favourites(q: RunoutPartial) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per run-out: (equity, share, variance, selecting equity) of its favourite (the highest
+    selecting equity; the first seat among equals)."""
     live = np.bincount(q.hand, minlength=q.runouts)
     starts = np.cumsum(live) - live
     cov_size = live * live
     cov_starts = np.cumsum(cov_size) - cov_size
     # rows are grouped by run-out: the favourite is the argmax within each group
-    order = np.lexsort((-q.equity, q.hand))
+    order = np.lexsort((-q.select, q.hand))
     first = order[starts]
     pos = first - starts  # its place among the run-out's live hands
     var = q.cov[cov_starts + pos * live + pos]
-    return q.equity[first], q.share[first], var
+    return q.equity[first], q.share[first], var, q.select[first]
 
 
 def _z_test(res: np.ndarray, var: np.ndarray) -> tuple[float, float]:
@@ -319,7 +393,7 @@ def _z_test(res: np.ndarray, var: np.ndarray) -> tuple[float, float]:
 def calibration_test(q: RunoutPartial) -> dict[str, Any] | None:
     if q.runouts < MIN_RUNOUTS:
         return None
-    eq, sh, var = _favourites(q)
+    eq, sh, var, _ = _favourites(q)
     z, p = _z_test(sh - eq, var)
     streets = {name: int((q.street == s).sum()) for s, name in enumerate(("pre-flop", "flop",
                                                                           "turn"))}
@@ -333,8 +407,8 @@ def calibration_test(q: RunoutPartial) -> dict[str, Any] | None:
 def bins_test(q: RunoutPartial) -> dict[str, Any] | None:
     if q.runouts < MIN_RUNOUTS:
         return None
-    eq, sh, var = _favourites(q)
-    band = np.clip(np.searchsorted(BINS, eq, side="right") - 1, 0, BINS.size - 2)
+    eq, sh, var, chosen = _favourites(q)
+    band = np.clip(np.searchsorted(BINS, chosen, side="right") - 1, 0, BINS.size - 2)
     x2, df, per = 0.0, 0, {}
     for j in range(BINS.size - 1):
         m = band == j
