@@ -58,6 +58,7 @@ import numpy as np
 import pyarrow as pa
 from numba import njit
 
+from audits import boards as board_tests
 from audits import runouts as runout_tests
 from audits import seats as seat_tests
 from audits import stats
@@ -82,8 +83,10 @@ DEALT_TESTS = ("seat_hand_classes", "seat_equity", "pooled_hand_classes", "poole
 HAND_CLASS_PROBS = np.array([3.0, 12.0, 36.0]) / 51.0
 TESTS = ("card_position", "card_position_max_cell", "suit_position", "rank_position",
          "adjacent_pairs", "duplicate_decks", "first_k_collisions", "starting_hands",
-         *seat_tests.TESTS, *runout_tests.TESTS, "consecutive_decks", "batch_pvalues_ks")
-DECK_TESTS = tuple(t for t in TESTS if t not in seat_tests.TESTS + runout_tests.TESTS)
+         *seat_tests.TESTS, *runout_tests.TESTS, *board_tests.TESTS, "consecutive_decks",
+         "batch_pvalues_ks")
+GAME_TESTS = runout_tests.TESTS + board_tests.TESTS  # conditioned on the play
+DECK_TESTS = tuple(t for t in TESTS if t not in seat_tests.TESTS + GAME_TESTS)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -114,6 +117,7 @@ class UniformityPartial:
     dealt: list[seat_tests.SeatPartial] = field(default_factory=list)
     # the run-outs after all-ins (``audits.runouts``): the tests that condition on the game
     runouts: runout_tests.RunoutPartial = field(default_factory=runout_tests.RunoutPartial)
+    boards: board_tests.BoardPartial = field(default_factory=board_tests.BoardPartial)
 
 
 @njit(cache=True)
@@ -390,6 +394,7 @@ def uniformity_map(batch: Any) -> UniformityPartial:
     Needs ``deck``; uses ``hole_cards``, ``hand_id``, ``table_id``, ``hand_no`` when present.
     """
     runouts = runout_tests.RunoutPartial()
+    boards = board_tests.BoardPartial()
     if isinstance(batch, (pa.Table, pa.RecordBatch)):
         names = set(batch.schema.names)
         if batch.num_rows == 0:
@@ -412,9 +417,11 @@ def uniformity_map(batch: Any) -> UniformityPartial:
         occupied = batch.seat.get("occupied")
         player_ids = batch.seat.get("player_ids")
         runouts = runout_tests.runout_map(batch)
+        boards = board_tests.board_map(batch)
         if batch.deck is None:  # no decks logged (e.g. imported PHH hands): the seat tests only
             return UniformityPartial(seats=seat_tests.seat_map(
-                hole, occupied, None, player_ids, batch.seat.get("folded")), runouts=runouts)
+                hole, occupied, None, player_ids, batch.seat.get("folded")), runouts=runouts,
+                boards=boards)
         decks = np.asarray(batch.deck)
         valid = np.ones(decks.shape[0], bool)
         cols = batch.cols
@@ -430,6 +437,7 @@ def uniformity_map(batch: Any) -> UniformityPartial:
         player_ids = None if player_ids is None else player_ids[keep]
     p = map_decks(decks, hole, hand_id, table_id, hand_no, occupied, player_ids)
     p.runouts = runouts
+    p.boards = boards
     return p
 
 
@@ -651,11 +659,15 @@ def uniformity_reduce(parts: Sequence[UniformityPartial | CollisionCounts],
     if dealt and not seat_raw:
         seat_raw = dealt_tests([seat_tests.merge(list(qs)) for qs in zip(*dealt, strict=True)])
     seat_raw.update(runout_tests.runout_tests([p.runouts for p in batches]))
+    texture = board_tests.texture_test([p.boards for p in batches])
+    if texture is not None:
+        seat_raw["board_texture"] = texture
     if decks == 0 and seat_raw:  # imported hands without decks: who receives the cards only
         return _holm(seat_raw, alpha, 0, sum(p.seats.hands for p in batches), invalid,
                      invalid_examples,
                      {**{t: "not applicable: no decks" for t in DECK_TESTS},
-                      **seat_tests.NOT_APPLICABLE, **runout_tests.NOT_APPLICABLE})
+                      **seat_tests.NOT_APPLICABLE, **runout_tests.NOT_APPLICABLE,
+                      **board_tests.NOT_APPLICABLE})
     if decks == 0:
         why = "not applicable: no decks"
         details = {"reason": why, "invalid_decks": invalid}
@@ -749,8 +761,11 @@ def uniformity_reduce(parts: Sequence[UniformityPartial | CollisionCounts],
                "starting_hands": "not applicable: no hole cards",
                "consecutive_decks": "not applicable: no consecutive hands",
                **seat_tests.NOT_APPLICABLE, **runout_tests.NOT_APPLICABLE,
+               **board_tests.NOT_APPLICABLE,
                **({t: "not applicable: decks without a game have no players"
-                   for t in seat_tests.TESTS if t not in DEALT_TESTS} if dealt else {})}
+                   for t in seat_tests.TESTS if t not in DEALT_TESTS} if dealt else {}),
+               **({t: "not applicable: decks without a game (no all-in, no pot to condition "
+                      "on)" for t in GAME_TESTS} if dealt else {})}
     return _holm(raw, alpha, decks, decks, invalid, invalid_examples, reasons)
 
 

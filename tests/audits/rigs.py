@@ -95,3 +95,32 @@ def rig_run(run: Path, rig: Any, seed: int = 0, **kw: Any) -> int:
                 changed += 1
         f.write()
     return changed
+
+
+def preflop_pot(row: Row) -> int:
+    """Chips in the pot when the flop is dealt (posts, calls, bets and raises pre-flop, less an
+    uncalled return)."""
+    from sim.schema import ACTION_DTYPE
+
+    a = np.frombuffer(row["actions"], ACTION_DTYPE)
+    pre = a[a["street"] == 0]
+    into = np.isin(pre["kind"], runouts_into_pot())
+    return int(pre["added"][into].sum() - pre["added"][pre["kind"] == 11].sum())
+
+
+def runouts_into_pot() -> tuple[int, ...]:
+    from audits.boards import INTO_POT
+
+    return INTO_POT
+
+
+def action_flop(row: Row, rng: np.random.Generator, q: float, big_bb: int = 10) -> Row | None:
+    """After a pre-flop pot of ``big_bb`` big blinds or more, an unpaired rainbow flop is
+    re-drawn (every card after the hole cards shuffled again) with probability ``q``."""
+    board = row["board"]
+    if len(board) < 3 or preflop_pot(row) < big_bb * int(row["big_blind"]):
+        return None
+    f = [int(c) for c in board[:3]]
+    if len({c // 4 for c in f}) < 3 or len({c % 4 for c in f}) < 3 or rng.random() >= q:
+        return None
+    return redeal(row, 0, rng)
