@@ -57,7 +57,10 @@ MIN_PLAYER_RUNOUTS = 50
 PREFLOP_SAMPLES = 32
 MIN_BOARD = 0
 BINS = np.array([0.5, 0.6, 0.7, 0.8, 0.9, 1.0 + 1e-9])
-TESTS = ("runout_calibration", "runout_bins", "runout_seats", "runout_players")
+TESTS = ("runout_calibration", "runout_bins", "runout_seats", "runout_players",
+         "runout_dispersion")
+MIN_DISPERSION_RUNOUTS = 20  # a player's live run-out hands before he counts in the dispersion
+MIN_DISPERSION_PLAYERS = 20
 # action kinds (the log's EventKind): the decisions of a player
 FOLD, CHECK, CALL, BET, RAISE = 6, 7, 8, 9, 10
 
@@ -488,6 +491,36 @@ def players_test(q: RunoutPartial) -> dict[str, Any] | None:
                         "worst_player_runouts": int(cnt[keep][w])}}
 
 
+def dispersion_test(q: RunoutPartial) -> dict[str, Any] | None:
+    """Some players luckier than chance, without a list of suspects: the players' run-out z's
+    (summed share minus equity over its exact variance, each player with at least
+    ``MIN_DISPERSION_RUNOUTS`` live run-out hands) are over-dispersed. Sum of z^2 against
+    chi-square with one df per player (the players' residuals are nearly independent: two
+    players share a run-out's covariance only when they met in it), one-sided."""
+    ids, cnt, res, v = player_residuals(q)
+    keep = (cnt >= MIN_DISPERSION_RUNOUTS) & (v > 0)
+    k = int(keep.sum())
+    if k < MIN_DISPERSION_PLAYERS:
+        return None
+    z = res[keep] / np.sqrt(v[keep])
+    x2 = float((z * z).sum())
+    crit = float(ss.chi2.isf(0.01, k))
+    # power: a share s of the players whose z's are shifted by d each (their luck grows with
+    # their run-outs: d = delta * sqrt(n)): the chi-square's noncentrality s * k * d^2 must
+    # reach the 0.9-power value
+    lam = stats.chi2_noncentrality_needed(k, 0.01, 0.9)
+    n_med = float(np.median(cnt[keep]))
+    return {"statistic": x2, "p": stats.chi2_sf(x2, k), "details": {
+        "law": "chi2 with one df per player: the sum of the players' squared run-out z's "
+               "(over-dispersion: some players luckier or unluckier than chance)",
+        "players": k, "min_runouts": MIN_DISPERSION_RUNOUTS, "critical_value_at_0.01": crit,
+        "median_runouts_per_player": n_med,
+        "power": (f"with {k:,} players of {n_med:.0f} run-out hands (median), 5% of them "
+                  f"whose every run-out is {math.sqrt(lam / (0.05 * k) / n_med):.3f} of a pot "
+                  "luckier than its equity (in units of the share's standard deviation) are "
+                  "caught with probability 0.9 at alpha 0.01")}}
+
+
 NOT_APPLICABLE = {
     "runout_calibration": f"not applicable: fewer than {MIN_RUNOUTS} run-outs (two or more "
                           "hands live after the last decision, before the river)",
@@ -495,11 +528,14 @@ NOT_APPLICABLE = {
     "runout_seats": f"not applicable: fewer than {MIN_RUNOUTS} run-outs",
     "runout_players": f"not applicable: no player_ids, or no player with {MIN_PLAYER_RUNOUTS} "
                       "live hands in run-outs",
+    "runout_dispersion": f"not applicable: fewer than {MIN_DISPERSION_PLAYERS} players with "
+                         f"{MIN_DISPERSION_RUNOUTS} live hands in run-outs",
 }
 
 
 def runout_tests(parts: list[RunoutPartial]) -> dict[str, dict[str, Any]]:
     q = merge(parts)
     out = {"runout_calibration": calibration_test(q), "runout_bins": bins_test(q),
-           "runout_seats": seats_test(q), "runout_players": players_test(q)}
+           "runout_seats": seats_test(q), "runout_players": players_test(q),
+           "runout_dispersion": dispersion_test(q)}
     return {t: r for t, r in out.items() if r is not None}

@@ -108,3 +108,21 @@ def test_preflop_runouts_sampled_without_a_winners_curse() -> None:
     r = runouts.calibration_test(p)
     assert r is not None and abs(r["statistic"]) < 3.5
     assert abs(p.equity.reshape(n, 3).sum(axis=1) - 1).max() < 1e-9
+
+
+def test_dispersion_is_calibrated_and_sees_lucky_players() -> None:
+    """Players' run-out z's: fair draws give a chi-square p spread over (0, 1); 5% of players
+    given a second run-out whenever they would lose push the sum of z^2 far out."""
+    rng = np.random.default_rng(12)
+    n = 6_000
+    p = _fair_runouts(n, rng)
+    p.player = rng.integers(0, 200, p.hand.size)  # 200 players, ~60 run-out hands each
+    r = runouts.dispersion_test(p)
+    assert r is not None and r["p"] > 0.001 and r["details"]["players"] == 200
+    assert "caught with probability 0.9" in r["details"]["power"]
+    lucky = p.player < 10
+    sh = p.share.copy()
+    lose = lucky & (sh == 0)
+    sh[lose] = (rng.random(lose.sum()) < p.equity[lose] * 2).astype(float)  # a second chance
+    p.share = sh
+    assert runouts.dispersion_test(p)["p"] < 1e-6
