@@ -70,6 +70,9 @@ class RunoutPartial:
     """The run-outs of one batch: one row per live hand of each run-out."""
 
     runouts: int = 0
+    # run-outs left out because a live hand's cards are unknown (a history that let an all-in
+    # hand muck: the run-outs shown would be selected by their boards)
+    incomplete: int = 0
     hand: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # run-out index
     seat: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     player: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
@@ -195,6 +198,7 @@ def _runout_kernel(table, occ, folded, hole, bv, boff, uv, uoff, has_burns, a_st
     rows = 0
     cov_at = 0
     runs = 0
+    incomplete = 0
     live_cards = np.zeros(2 * MAX_SEATS, np.int64)
     live_seat = np.zeros(MAX_SEATS, np.int64)
     unseen = np.zeros(52, np.int64)
@@ -224,7 +228,10 @@ def _runout_kernel(table, occ, folded, hole, bv, boff, uv, uoff, has_burns, a_st
                 live_cards[2 * nlive + 1] = c
                 live_seat[nlive] = s
                 nlive += 1
-        if not ok or nlive < 2:
+        if nlive < 2:
+            continue
+        if not ok:
+            incomplete += 1
             continue
         for c in range(52):
             seen[c] = False
@@ -291,7 +298,7 @@ def _runout_kernel(table, occ, folded, hole, bv, boff, uv, uoff, has_burns, a_st
                 cov_at += 1
         out_street[runs] = st
         runs += 1
-    return runs, rows, cov_at
+    return runs, rows, cov_at, incomplete
 
 
 def runout_map_arrays(occ: np.ndarray, folded: np.ndarray, hole: np.ndarray,
@@ -321,7 +328,7 @@ def runout_map_arrays(occ: np.ndarray, folded: np.ndarray, hole: np.ndarray,
     out_share = np.empty(cap)
     out_cov = np.empty(n * MAX_SEATS * MAX_SEATS)
     out_street = np.empty(n, np.int64)
-    runs, rows, cv = _runout_kernel(
+    runs, rows, cv, incomplete = _runout_kernel(
         TABLE, np.ascontiguousarray(occ, np.bool_), np.ascontiguousarray(folded, np.bool_),
         hole, np.asarray(bv, np.int64), np.asarray(boff, np.int64), np.asarray(uv, np.int64),
         np.asarray(uoff, np.int64), burns is not None, np.asarray(a_street, np.int64),
@@ -329,9 +336,11 @@ def runout_map_arrays(occ: np.ndarray, folded: np.ndarray, hole: np.ndarray,
         np.asarray(np.arange(n) if hand_id is None else hand_id, np.int64), samples, min_board,
         out_hand,
         out_seat, out_pid, out_eq, out_sel, out_share, out_cov, out_street)
-    return RunoutPartial(runs, out_hand[:rows].copy(), out_seat[:rows].copy(),
-                         out_pid[:rows].copy(), out_eq[:rows].copy(), out_sel[:rows].copy(),
-                         out_share[:rows].copy(), out_cov[:cv].copy(), out_street[:runs].copy())
+    return RunoutPartial(runouts=runs, incomplete=incomplete, hand=out_hand[:rows].copy(),
+                         seat=out_seat[:rows].copy(), player=out_pid[:rows].copy(),
+                         equity=out_eq[:rows].copy(), select=out_sel[:rows].copy(),
+                         share=out_share[:rows].copy(), cov=out_cov[:cv].copy(),
+                         street=out_street[:runs].copy())
 
 
 def runout_map(b: Any) -> RunoutPartial:
@@ -354,6 +363,7 @@ def merge(parts: list[RunoutPartial]) -> RunoutPartial:
         hands.append(p.hand + off)
         off += p.runouts
     out.runouts = off
+    out.incomplete = sum(p.incomplete for p in parts)
     if parts:
         out.hand = np.concatenate(hands)
         out.seat = np.concatenate([p.seat for p in parts])
@@ -523,7 +533,9 @@ def dispersion_test(q: RunoutPartial) -> dict[str, Any] | None:
 
 NOT_APPLICABLE = {
     "runout_calibration": f"not applicable: fewer than {MIN_RUNOUTS} run-outs (two or more "
-                          "hands live after the last decision, before the river)",
+                          "hands live after the last decision, before the river), or a run-out "
+                          "whose live hands were not all shown (a history that lets an all-in "
+                          "hand muck: the run-outs shown are selected by their boards)",
     "runout_bins": f"not applicable: fewer than {MIN_RUNOUTS} run-outs",
     "runout_seats": f"not applicable: fewer than {MIN_RUNOUTS} run-outs",
     "runout_players": f"not applicable: no player_ids, or no player with {MIN_PLAYER_RUNOUTS} "
@@ -534,7 +546,11 @@ NOT_APPLICABLE = {
 
 
 def runout_tests(parts: list[RunoutPartial]) -> dict[str, dict[str, Any]]:
+    """The applicable run-out tests; none when a run-out's live hand was not shown (the
+    run-outs that were shown are then selected by their boards: no verdict from them)."""
     q = merge(parts)
+    if q.incomplete:
+        return {}
     out = {"runout_calibration": calibration_test(q), "runout_bins": bins_test(q),
            "runout_seats": seats_test(q), "runout_players": players_test(q),
            "runout_dispersion": dispersion_test(q)}

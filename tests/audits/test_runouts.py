@@ -126,3 +126,15 @@ def test_dispersion_is_calibrated_and_sees_lucky_players() -> None:
     sh[lose] = (rng.random(lose.sum()) < p.equity[lose] * 2).astype(float)  # a second chance
     p.share = sh
     assert runouts.dispersion_test(p)["p"] < 1e-6
+
+
+def test_a_runout_with_a_live_hand_unshown_makes_the_tests_not_applicable() -> None:
+    """A history that let an all-in hand muck: the run-outs that were shown are selected by
+    their boards, so no run-out test gives a verdict (never a false accusation)."""
+    rng = np.random.default_rng(2)
+    p = _fair_runouts(200, rng)
+    assert set(runouts.runout_tests([p])) >= {"runout_calibration", "runout_bins"}
+    hole, board = [48, 49, -1, -1], [12, 13, 40, 41, 2]
+    q = _one_hand(hole, [False, False], board, [], 1)
+    assert q.runouts == 0 and q.incomplete == 1
+    assert runouts.runout_tests([p, q]) == {}
