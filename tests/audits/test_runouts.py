@@ -138,3 +138,25 @@ def test_a_runout_with_a_live_hand_unshown_makes_the_tests_not_applicable() -> N
     q = _one_hand(hole, [False, False], board, [], 1)
     assert q.runouts == 0 and q.incomplete == 1
     assert runouts.runout_tests([p, q]) == {}
+
+
+def test_imported_limitation_states_the_verdict_from_the_cards_seen() -> None:
+    """An imported run's deal limitation names the tests that gave a verdict from the cards
+    seen and says what they can and cannot show, how showdown and folded cards are treated."""
+    from reports.render import limitations
+
+    def audit(passed: bool) -> dict:
+        tests = [{"name": "uniformity.runout_calibration", "applicable": True, "passed": passed},
+                 {"name": "uniformity.board_texture", "applicable": True, "passed": True},
+                 {"name": "uniformity.runout_players", "applicable": False, "passed": True}]
+        return {"results": [
+            {"name": "deal", "applicable": False, "hands_checked": 100, "details": {}},
+            {"name": "uniformity", "applicable": True, "details": {"tests": tests}}]}
+
+    text = next(t for t in limitations(audit(True)) if "NOT certified" in t)
+    assert "tested from the cards that were seen" in text and "no test rejected" in text
+    assert "not selected by the players' decisions" in text
+    assert "folded cards nobody showed are counted among the unseen cards" in text
+    assert "run-outs per player" not in text  # not applicable: not claimed
+    bad = next(t for t in limitations(audit(False)) if "NOT certified" in t)
+    assert "FAILED runout_calibration" in bad
