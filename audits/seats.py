@@ -60,7 +60,9 @@ MIN_SEAT_EQUITY = 100  # all-in winners (with a tie left out) before the seat te
 MIN_PLAYER_EQUITY = 100
 RANKS = "23456789TJQKA"
 TESTS = ("seat_hand_classes", "player_hand_classes", "seat_equity", "player_equity",
-         "pooled_hand_classes", "pooled_hand_features")
+         "pooled_hand_classes", "pooled_hand_features", "player_dispersion")
+MIN_DISPERSION_HANDS = 50  # a player's hands before he counts in the over-dispersion test
+MIN_DISPERSION_PLAYERS = 20
 FEATURES = ("pair", "suited", "connected")
 BAND_NAMES = tuple(f"{t} {b}" for t in ("pair", "suited", "offsuit")
                    for b in ("A-Q", "J-8", "7-2"))
@@ -589,6 +591,43 @@ def pooled_features_test(classes: np.ndarray, hands_by_m: np.ndarray) -> dict[st
                                         for j, f in enumerate(FEATURES)}}}
 
 
+def player_dispersion_test(q: SeatPartial) -> dict[str, Any] | None:
+    """Some players dealt better cards than chance, without a list of suspects: each player's
+    pairs and suited hands (from his bands) against their exact multinomial mean and
+    covariance (one hand per deal: independent across deals), a chi-square with 2 df per
+    player; the sum over the players (chi-square, 2 df a player) is over-dispersed when some
+    players are favoured. One-sided."""
+    if not q.player_ids.size:
+        return None
+    n = q.player_bands.sum(axis=1).astype(np.float64)
+    keep = n >= MIN_DISPERSION_HANDS
+    k = int(keep.sum())
+    if k < MIN_DISPERSION_PLAYERS:
+        return None
+    b = q.player_bands[keep].astype(np.float64)
+    x = np.stack([b[:, 0:3].sum(axis=1), b[:, 3:6].sum(axis=1)], axis=1)  # pairs, suited
+    pr = np.array([BAND_PROBS[0:3].sum(), BAND_PROBS[3:6].sum()])
+    cov1 = np.diag(pr) - np.outer(pr, pr)
+    inv = np.linalg.inv(cov1)
+    d = x - n[keep][:, None] * pr
+    per = np.einsum("pi,ij,pj->p", d, inv, d) / n[keep]
+    x2 = float(per.sum())
+    df = 2 * k
+    lam = stats.chi2_noncentrality_needed(df, 0.01, 0.9)
+    n_med = float(np.median(n[keep]))
+    # 5% of the players with pairs (1 + r) times as often: noncentrality 0.05 k n r^2 p / (1 - p)
+    r = math.sqrt(lam / (0.05 * k * n_med * pr[0] / (1 - pr[0])))
+    return {"statistic": x2, "p": stats.chi2_sf(x2, df), "details": {
+        "law": "chi2, 2 df a player: each player's pairs and suited hands against their exact "
+               "multinomial law, summed over the players (over-dispersion)",
+        "df": df, "players": k, "min_hands": MIN_DISPERSION_HANDS,
+        "median_hands_per_player": n_med,
+        "worst_player": int(q.player_ids[keep][int(np.argmax(per))]),
+        "power": f"with {k:,} players of {n_med:.0f} hands (median), 5% of them dealt pairs "
+                 f"{r:.0%} more often than chance are caught with probability 0.9 at alpha "
+                 "0.01"}}
+
+
 NOT_APPLICABLE = {
     "seat_hand_classes": f"not applicable: fewer than {MIN_BANDS} hands with every occupied "
                          "seat's cards known at every seat",
@@ -597,6 +636,8 @@ NOT_APPLICABLE = {
                    "board) and every occupied seat's cards known, without a tie",
     "player_equity": f"not applicable: no player_ids, or no player with {MIN_PLAYER_EQUITY} "
                      "such hands",
+    "player_dispersion": f"not applicable: no player_ids, or fewer than "
+                         f"{MIN_DISPERSION_PLAYERS} players with {MIN_DISPERSION_HANDS} hands",
     "pooled_hand_classes": f"not applicable: fewer than {MIN_POOLED_CLASSES} seat-hands with "
                            "every occupied seat's cards known",
     "pooled_hand_features": f"not applicable: fewer than {MIN_POOLED_FEATURES} seat-hands with "
@@ -614,5 +655,6 @@ def seat_tests(parts: list[SeatPartial]) -> dict[str, dict[str, Any]]:
         "player_equity": player_equity_test(q),
         "pooled_hand_classes": pooled_classes_test(q.classes, q.pooled_m),
         "pooled_hand_features": pooled_features_test(q.classes, q.pooled_m),
+        "player_dispersion": player_dispersion_test(q),
     }
     return {t: r for t, r in out.items() if r is not None}

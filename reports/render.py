@@ -68,7 +68,8 @@ SEAT_TESTS = {"seat_hand_classes": "the starting-hand classes per absolute seat 
               "runout_seats": "run-outs per seat",
               "runout_players": "run-outs per player",
               "runout_dispersion": "players luckier in run-outs than chance (over-dispersion)",
-              "board_texture": "flop, turn and river texture after big pots and small"}
+              "board_texture": "flop, turn and river texture after big pots and small",
+              "player_dispersion": "players dealt better cards than chance (over-dispersion)"}
 GAME_TESTS = ("runout_calibration", "runout_bins", "runout_seats", "runout_players",
               "runout_dispersion", "board_texture")
 
