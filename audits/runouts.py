@@ -525,10 +525,11 @@ def dispersion_test(q: RunoutPartial) -> dict[str, Any] | None:
                "(over-dispersion: some players luckier or unluckier than chance)",
         "players": k, "min_runouts": MIN_DISPERSION_RUNOUTS, "critical_value_at_0.01": crit,
         "median_runouts_per_player": n_med,
-        "power": (f"with {k:,} players of {n_med:.0f} run-out hands (median), 5% of them "
-                  f"whose every run-out is {math.sqrt(lam / (0.05 * k) / n_med):.3f} of a pot "
-                  "luckier than its equity (in units of the share's standard deviation) are "
-                  "caught with probability 0.9 at alpha 0.01")}}
+        "power": {"sentence": f"With {k:,} players of {n_med:.0f} run-out hands (median), 5% "
+                              "of them whose every run-out is "
+                              f"{math.sqrt(lam / (0.05 * k) / n_med):.3f} standard deviations "
+                              "of its share luckier than its equity are caught with "
+                              "probability 0.9 at alpha 0.01."}}}
 
 
 NOT_APPLICABLE = {

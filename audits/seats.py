@@ -623,9 +623,9 @@ def player_dispersion_test(q: SeatPartial) -> dict[str, Any] | None:
         "df": df, "players": k, "min_hands": MIN_DISPERSION_HANDS,
         "median_hands_per_player": n_med,
         "worst_player": int(q.player_ids[keep][int(np.argmax(per))]),
-        "power": f"with {k:,} players of {n_med:.0f} hands (median), 5% of them dealt pairs "
-                 f"{r:.0%} more often than chance are caught with probability 0.9 at alpha "
-                 "0.01"}}
+        "power": {"sentence": f"With {k:,} players of {n_med:.0f} hands (median), 5% of them "
+                              f"dealt pairs {r:.0%} more often than chance are caught with "
+                              "probability 0.9 at alpha 0.01."}}}
 
 
 NOT_APPLICABLE = {

@@ -162,7 +162,7 @@ def test_player_dispersion_is_calibrated() -> None:
         assert r is not None and r["details"]["players"] == 162
         ps.append(r["p"])
     assert ss.kstest(ps, "uniform").pvalue > 0.001
-    assert "caught with probability 0.9" in r["details"]["power"]
+    assert "caught with probability 0.9" in r["details"]["power"]["sentence"]
 
 
 @pytest.mark.slow

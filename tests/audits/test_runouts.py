@@ -119,7 +119,7 @@ def test_dispersion_is_calibrated_and_sees_lucky_players() -> None:
     p.player = rng.integers(0, 200, p.hand.size)  # 200 players, ~60 run-out hands each
     r = runouts.dispersion_test(p)
     assert r is not None and r["p"] > 0.001 and r["details"]["players"] == 200
-    assert "caught with probability 0.9" in r["details"]["power"]
+    assert "caught with probability 0.9" in r["details"]["power"]["sentence"]
     lucky = p.player < 10
     sh = p.share.copy()
     lose = lucky & (sh == 0)
