@@ -25,6 +25,7 @@ from audits.decklog import seed_keys
 from audits.keyed import check_keyed
 from audits.result import MAX_EXAMPLES, AuditResult
 from audits.runfolder import storage
+from audits.seats import merge as merge_seats
 from audits.uniformity import (
     FIRST_K,
     KEY_BYTES,
@@ -82,7 +83,7 @@ def audit_batch(decks: np.ndarray, hand_ids: np.ndarray, seed: int | None,
     the collision keys go to ``keys_path``."""
     decks = np.ascontiguousarray(decks)
     hand_ids = np.asarray(hand_ids, np.int64)
-    p = map_decks(decks, hand_id=hand_ids)
+    p = map_decks(decks, hand_id=hand_ids, deal_as_hands=True)
     out = BatchAudit(p, str(keys_path), decks=int(decks.shape[0]))
     if seed is not None and decks.shape[0]:
         n = decks.shape[0]
@@ -139,6 +140,9 @@ class DeckTally:
         c.adjacent += p.adjacent
         c.consecutive += p.consecutive
         c.hand_classes += p.hand_classes
+        if p.dealt:
+            c.dealt = ([merge_seats([a, b]) for a, b in zip(c.dealt, p.dealt, strict=True)]
+                       if c.dealt else p.dealt)
         if p.batch_p is not None:
             self.batch_p.append(float(p.batch_p))
         self.key_files.append(b.keys)

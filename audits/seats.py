@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import combinations
 from typing import Any
 
@@ -58,7 +59,11 @@ MIN_BANDS = 370  # 370 * 18 / 1326 > 5 expected hands in the rarest band (pairs 
 MIN_SEAT_EQUITY = 100  # all-in winners (with a tie left out) before the seat test applies
 MIN_PLAYER_EQUITY = 100
 RANKS = "23456789TJQKA"
-TESTS = ("seat_hand_classes", "player_hand_classes", "seat_equity", "player_equity")
+TESTS = ("seat_hand_classes", "player_hand_classes", "seat_equity", "player_equity",
+         "pooled_hand_classes", "pooled_hand_features", "player_dispersion")
+MIN_DISPERSION_HANDS = 50  # a player's hands before he counts in the over-dispersion test
+MIN_DISPERSION_PLAYERS = 20
+FEATURES = ("pair", "suited", "connected")
 BAND_NAMES = tuple(f"{t} {b}" for t in ("pair", "suited", "offsuit")
                    for b in ("A-Q", "J-8", "7-2"))
 
@@ -106,6 +111,63 @@ CARD_CLASS, CLASS_BAND, CLASS_PROBS = _class_tables()
 BAND_PROBS = np.bincount(CLASS_BAND, weights=CLASS_PROBS, minlength=N_BANDS)
 
 
+def _class_features() -> np.ndarray:
+    """(169, 3) 0/1: pair, suited, connected (ranks one apart, A-2 too) of each class."""
+    f = np.zeros((N_CLASSES, len(FEATURES)))
+    for a, b in combinations(range(52), 2):
+        ra, rb = a // 4, b // 4
+        c = CARD_CLASS[a, b]
+        f[c, 0] = ra == rb
+        f[c, 1] = a % 4 == b % 4
+        f[c, 2] = abs(ra - rb) == 1 or {ra, rb} == {0, 12}
+    return f
+
+
+CLASS_FEATURES = _class_features()
+MIN_POOLED_CLASSES = 1_700  # seat-hands over all seats: > 5 expected in each suited class
+MIN_POOLED_FEATURES = 200
+
+
+@lru_cache(maxsize=1)
+def _disjoint_joint() -> np.ndarray:
+    """(169, 169) P(seat A's class = c, seat B's class = d) for two seats of one fair deal
+    (two disjoint two-card hands, every ordered pair of the 1,326 x 1,225 equally likely)."""
+    combos = np.array(list(combinations(range(52), 2)), np.int64)
+    bits = (np.int64(1) << combos[:, 0]) | (np.int64(1) << combos[:, 1])
+    cls = CARD_CLASS[combos[:, 0], combos[:, 1]]
+    out = np.zeros(N_CLASSES * N_CLASSES)
+    for i in range(0, combos.shape[0], 256):  # 256 rows at a time: a few MB
+        disjoint = (bits[i:i + 256, None] & bits[None, :]) == 0
+        rows, cols = np.nonzero(disjoint)
+        out += np.bincount(cls[i + rows] * N_CLASSES + cls[cols], minlength=N_CLASSES ** 2)
+    return (out / out.sum()).reshape(N_CLASSES, N_CLASSES)
+
+
+def pooled_covariance(hands_by_m: np.ndarray, features: np.ndarray | None = None
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """(mean, covariance) of the class counts pooled over every seat (or of ``features``
+    (169, d) summed over them) for ``hands_by_m[m]`` hands of m seats dealt from fair decks:
+    per hand m (diag p - p p') + m (m - 1) (J - p p'), J the two-seat joint law (exact)."""
+    p = CLASS_PROBS
+    one = np.diag(p) - np.outer(p, p)
+    two = _disjoint_joint() - np.outer(p, p)
+    ms = np.arange(hands_by_m.size, dtype=np.float64)
+    n = hands_by_m.astype(np.float64)
+    mean = float((n * ms).sum()) * p
+    cov = float((n * ms).sum()) * one + float((n * ms * (ms - 1)).sum()) * two
+    if features is not None:
+        return features.T @ mean, features.T @ cov @ features
+    return mean, cov
+
+
+def _mahalanobis(d: np.ndarray, cov: np.ndarray) -> tuple[float, int]:
+    """D' C+ D over C's range, and its rank."""
+    val, vec = np.linalg.eigh(cov)
+    pos = val > val.max() * 1e-10
+    proj = vec[:, pos].T @ d
+    return float((proj * proj / val[pos]).sum()), int(pos.sum())
+
+
 # ---------------------------------------------------------------------------------------------
 # map
 
@@ -127,6 +189,8 @@ class SeatPartial:
                                                                       np.int64))
     player_wins: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     has_players: bool = False
+    # hands by the number of seats whose class counted (the pooled tests' exact covariance)
+    pooled_m: np.ndarray = field(default_factory=lambda: np.zeros(MAX_SEATS + 1, np.int64))
 
 
 @njit(cache=True)
@@ -216,8 +280,10 @@ def seat_map(hole: np.ndarray, occupied: np.ndarray | None = None,
     mask = np.empty(n, np.int64)
     m = np.empty(n, np.int64)
     _seat_kernel(hole, occ, dk, has_deck, CARD_CLASS, TABLE, cls, winner, mask, m)
-    known = (cls >= 0).any(axis=1)
+    counted = (cls >= 0).sum(axis=1)
+    known = counted > 0
     p.hands = int(known.sum())
+    p.pooled_m = np.bincount(counted[known], minlength=MAX_SEATS + 1).astype(np.int64)
     for s in range(k):
         c = cls[:, s]
         p.classes[s] = np.bincount(c[c >= 0], minlength=N_CLASSES)
@@ -288,6 +354,7 @@ def merge(parts: list[SeatPartial]) -> SeatPartial:
         out.classes += q.classes
         out.masks += q.masks
         out.wins += q.wins
+        out.pooled_m += q.pooled_m
         out.has_players |= q.has_players
     with_players = [q for q in parts if q.player_ids.size]
     if with_players:
@@ -488,6 +555,79 @@ def player_equity_test(q: SeatPartial) -> dict[str, Any] | None:
                         "worst_player_p": float(ps[w_])}}
 
 
+def pooled_classes_test(classes: np.ndarray, hands_by_m: np.ndarray) -> dict[str, Any] | None:
+    """The 169 classes counted over every seat together (a bias spread over the seats that
+    each seat's own test sees a ninth of), against their exact mean and covariance (the seats
+    of one hand share a deck: their classes are dependent)."""
+    counts = classes.sum(axis=0).astype(np.float64)
+    n = int(counts.sum())
+    if n < MIN_POOLED_CLASSES:
+        return None
+    mean, cov = pooled_covariance(hands_by_m)
+    q, df = _mahalanobis(counts - mean, cov)
+    return {"statistic": q, "p": stats.chi2_sf(q, df),
+            "details": {"law": "chi2 (exact mean and covariance of the class counts pooled "
+                               "over the seats of each hand)", "df": df, "seat_hands": n,
+                        "largest_deviations": _worst_classes(counts, n)}}
+
+
+def pooled_features_test(classes: np.ndarray, hands_by_m: np.ndarray) -> dict[str, Any] | None:
+    """Pairs, suited and connected hands (ranks one apart, A-2 too) counted over every seat,
+    one chi-square (3 df) against their exact mean and covariance."""
+    counts = classes.sum(axis=0).astype(np.float64)
+    n = int(counts.sum())
+    if n < MIN_POOLED_FEATURES:
+        return None
+    mean, cov = pooled_covariance(hands_by_m, CLASS_FEATURES)
+    got = CLASS_FEATURES.T @ counts
+    q, df = _mahalanobis(got - mean, cov)
+    sd = np.sqrt(np.diag(cov))
+    return {"statistic": q, "p": stats.chi2_sf(q, df),
+            "details": {"law": "chi2 (exact mean and covariance of the pooled counts)", "df": df,
+                        "seat_hands": n,
+                        "per_feature": {f: {"count": int(got[j]), "expected": float(mean[j]),
+                                            "relative": float(got[j] / mean[j] - 1),
+                                            "z": float((got[j] - mean[j]) / sd[j])}
+                                        for j, f in enumerate(FEATURES)}}}
+
+
+def player_dispersion_test(q: SeatPartial) -> dict[str, Any] | None:
+    """Some players dealt better cards than chance, without a list of suspects: each player's
+    pairs and suited hands (from his bands) against their exact multinomial mean and
+    covariance (one hand per deal: independent across deals), a chi-square with 2 df per
+    player; the sum over the players (chi-square, 2 df a player) is over-dispersed when some
+    players are favoured. One-sided."""
+    if not q.player_ids.size:
+        return None
+    n = q.player_bands.sum(axis=1).astype(np.float64)
+    keep = n >= MIN_DISPERSION_HANDS
+    k = int(keep.sum())
+    if k < MIN_DISPERSION_PLAYERS:
+        return None
+    b = q.player_bands[keep].astype(np.float64)
+    x = np.stack([b[:, 0:3].sum(axis=1), b[:, 3:6].sum(axis=1)], axis=1)  # pairs, suited
+    pr = np.array([BAND_PROBS[0:3].sum(), BAND_PROBS[3:6].sum()])
+    cov1 = np.diag(pr) - np.outer(pr, pr)
+    inv = np.linalg.inv(cov1)
+    d = x - n[keep][:, None] * pr
+    per = np.einsum("pi,ij,pj->p", d, inv, d) / n[keep]
+    x2 = float(per.sum())
+    df = 2 * k
+    lam = stats.chi2_noncentrality_needed(df, 0.01, 0.9)
+    n_med = float(np.median(n[keep]))
+    # 5% of the players with pairs (1 + r) times as often: noncentrality 0.05 k n r^2 p / (1 - p)
+    r = math.sqrt(lam / (0.05 * k * n_med * pr[0] / (1 - pr[0])))
+    return {"statistic": x2, "p": stats.chi2_sf(x2, df), "details": {
+        "law": "chi2, 2 df a player: each player's pairs and suited hands against their exact "
+               "multinomial law, summed over the players (over-dispersion)",
+        "df": df, "players": k, "min_hands": MIN_DISPERSION_HANDS,
+        "median_hands_per_player": n_med,
+        "worst_player": int(q.player_ids[keep][int(np.argmax(per))]),
+        "power": {"sentence": f"With {k:,} players of {n_med:.0f} hands (median), 5% of them "
+                              f"dealt pairs {r:.0%} more often than chance are caught with "
+                              "probability 0.9 at alpha 0.01."}}}
+
+
 NOT_APPLICABLE = {
     "seat_hand_classes": f"not applicable: fewer than {MIN_BANDS} hands with every occupied "
                          "seat's cards known at every seat",
@@ -496,6 +636,12 @@ NOT_APPLICABLE = {
                    "board) and every occupied seat's cards known, without a tie",
     "player_equity": f"not applicable: no player_ids, or no player with {MIN_PLAYER_EQUITY} "
                      "such hands",
+    "player_dispersion": f"not applicable: no player_ids, or fewer than "
+                         f"{MIN_DISPERSION_PLAYERS} players with {MIN_DISPERSION_HANDS} hands",
+    "pooled_hand_classes": f"not applicable: fewer than {MIN_POOLED_CLASSES} seat-hands with "
+                           "every occupied seat's cards known",
+    "pooled_hand_features": f"not applicable: fewer than {MIN_POOLED_FEATURES} seat-hands with "
+                            "every occupied seat's cards known",
 }
 
 
@@ -507,5 +653,8 @@ def seat_tests(parts: list[SeatPartial]) -> dict[str, dict[str, Any]]:
         "player_hand_classes": player_classes_test(q),
         "seat_equity": seat_equity_test(q.masks, q.wins),
         "player_equity": player_equity_test(q),
+        "pooled_hand_classes": pooled_classes_test(q.classes, q.pooled_m),
+        "pooled_hand_features": pooled_features_test(q.classes, q.pooled_m),
+        "player_dispersion": player_dispersion_test(q),
     }
     return {t: r for t, r in out.items() if r is not None}

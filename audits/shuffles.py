@@ -198,3 +198,51 @@ def seat0_best_of_class(decks: np.ndarray, seats: int = 9, first_hand: int = 0) 
         x, y = d[rows, pos0 + off].copy(), d[rows, best + off].copy()
         d[rows, pos0 + off], d[rows, best + off] = y, x
     return d
+
+
+@njit(cache=True)
+def _pair_up(d, first, second, u, pick, q):  # pragma: no cover - compiled
+    """Per deck and pair of positions (first[j], second[j]): with probability q (``u`` < q),
+    when the card at ``second`` does not pair the one at ``first``, swap it with a card of the
+    first's rank found among the positions after the last hole card (``pick`` chooses which)."""
+    n = d.shape[0]
+    top = 0
+    for j in range(second.size):
+        top = max(top, second[j] + 1)
+    for i in range(n):
+        for j in range(first.size):
+            if u[i, j] >= q:
+                continue
+            r = d[i, first[j]] // 4
+            if d[i, second[j]] // 4 == r:
+                continue
+            cands = 0
+            for k in range(top, N):
+                if d[i, k] // 4 == r:
+                    cands += 1
+            if cands == 0:
+                continue
+            want = int(pick[i, j] * cands)
+            for k in range(top, N):
+                if d[i, k] // 4 == r:
+                    if want == 0:
+                        tmp = d[i, k]
+                        d[i, k] = d[i, second[j]]
+                        d[i, second[j]] = tmp
+                        break
+                    want -= 1
+
+
+def pair_rig(decks: np.ndarray, seats: int, q: float, rng: np.random.Generator,
+             only_seat: int | None = None) -> np.ndarray:
+    """A dealer that pairs hole cards (a copy; decks stay permutations): the hand dealt
+    positions j and j + ``seats`` (every j, or ``only_seat``'s positions alone) has, with
+    probability ``q``, its second card swapped with an undealt card of its first card's rank.
+    ``q`` = 1/16 makes about 6% more pairs at every seat (pairs 1/17 -> (1 + 16 q) / 17);
+    ``only_seat=0, seats=6, q=0.5``: positions 0 and 6 a pair 53% of the time."""
+    d = np.array(decks, copy=True)
+    js = np.arange(seats) if only_seat is None else np.array([only_seat])
+    first, second = js.astype(np.int64), (js + seats).astype(np.int64)
+    n = d.shape[0]
+    _pair_up(d, first, second, rng.random((n, js.size)), rng.random((n, js.size)), q)
+    return d

@@ -58,8 +58,11 @@ import numpy as np
 import pyarrow as pa
 from numba import njit
 
+from audits import boards as board_tests
+from audits import runouts as runout_tests
 from audits import seats as seat_tests
 from audits import stats
+from audits.evaluator import TABLE, board_parts, eval_with_board
 from audits.result import MAX_EXAMPLES, AuditResult
 from audits.spec import AuditSpec, KeyPass
 
@@ -70,12 +73,20 @@ FIRST_K = 9
 MIN_BATCHES_KS = 5
 MIN_BATCH_DECKS_KS = 520  # expected count >= 10 per card/position cell
 MAX_SEATS = 10
+DEALT_SEATS = tuple(range(2, MAX_SEATS + 1))
+# table sizes whose all-in winner is computed too (heads-up, 6-max, full ring: 17 hand
+# evaluations a deck instead of 54 for every size)
+DEALT_EQUITY_SEATS = (2, 6, 9)
+# the seat tests that apply to decks dealt as hands (no player ids: no player tests)
+DEALT_TESTS = ("seat_hand_classes", "seat_equity", "pooled_hand_classes", "pooled_hand_features")
 # starting-hand classes: pair, suited, offsuit
 HAND_CLASS_PROBS = np.array([3.0, 12.0, 36.0]) / 51.0
 TESTS = ("card_position", "card_position_max_cell", "suit_position", "rank_position",
          "adjacent_pairs", "duplicate_decks", "first_k_collisions", "starting_hands",
-         *seat_tests.TESTS, "consecutive_decks", "batch_pvalues_ks")
-DECK_TESTS = tuple(t for t in TESTS if t not in seat_tests.TESTS)
+         *seat_tests.TESTS, *runout_tests.TESTS, *board_tests.TESTS, "consecutive_decks",
+         "batch_pvalues_ks")
+GAME_TESTS = runout_tests.TESTS + board_tests.TESTS  # conditioned on the play
+DECK_TESTS = tuple(t for t in TESTS if t not in seat_tests.TESTS + GAME_TESTS)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -101,6 +112,12 @@ class UniformityPartial:
     # partitions' collisions arrive as ``CollisionCounts`` from partition passes
     key_partition: tuple[int, int] = (0, 1)
     seats: seat_tests.SeatPartial = field(default_factory=seat_tests.SeatPartial)
+    # decks without a game (a shuffler's own): the seat tests of the decks dealt as hands to
+    # m = 2..10 seats by the dealing order (``DEALT_SEATS``), one partial per m
+    dealt: list[seat_tests.SeatPartial] = field(default_factory=list)
+    # the run-outs after all-ins (``audits.runouts``): the tests that condition on the game
+    runouts: runout_tests.RunoutPartial = field(default_factory=runout_tests.RunoutPartial)
+    boards: board_tests.BoardPartial = field(default_factory=board_tests.BoardPartial)
 
 
 @njit(cache=True)
@@ -162,8 +179,13 @@ def _blank_decks(decks: np.ndarray) -> np.ndarray:
 def map_decks(decks: np.ndarray, hole: np.ndarray | None = None,
               hand_id: np.ndarray | None = None, table_id: np.ndarray | None = None,
               hand_no: np.ndarray | None = None, occupied: np.ndarray | None = None,
-              player_ids: np.ndarray | None = None) -> UniformityPartial:
+              player_ids: np.ndarray | None = None,
+              deal_as_hands: bool = False) -> UniformityPartial:
     """Sufficient statistics of decks given as an (n, 52) array (int8 or uint8).
+
+    ``deal_as_hands`` (decks without a game: a shuffler's own): each deck is also dealt as a
+    hand to every table size m = 2..10 (seat s gets positions s and s + m, then burn, flop,
+    burn, turn, burn, river), for the seat tests (``dealt``).
 
     ``hole`` (n, 2k) hole cards, seat s = columns 2s, 2s+1 (-1 empty); ``table_id``/``hand_no``
     pair consecutive hands at a table (absent: rows 2m and 2m+1 are consecutive);
@@ -221,7 +243,93 @@ def map_decks(decks: np.ndarray, hole: np.ndarray | None = None,
     if hole is not None and hole.size:
         p.hand_classes += _hand_classes(np.asarray(hole))
         p.seats = seat_tests.seat_map(hole, occupied, decks, player_ids)
+    if deal_as_hands and hole is None:
+        p.dealt = dealt_partials(decks)
     return p
+
+
+def dealt_partials(decks: np.ndarray) -> list[seat_tests.SeatPartial]:
+    """The seat partials of decks dealt as hands to m = 2..10 seats (seat s: positions s and
+    s + m; the board after them: burn, flop, burn, turn, burn, river), all sizes in one
+    compiled pass (the same counts as ``seat_tests.seat_map(dealt_hole(decks, m), None,
+    decks)`` per m; the all-in winner at the sizes ``DEALT_EQUITY_SEATS`` only)."""
+    d = np.ascontiguousarray(decks)
+    d = d.view(np.uint8) if d.dtype == np.int8 else d.astype(np.uint8, copy=False)
+    sizes = len(DEALT_SEATS)
+    classes = np.zeros((sizes, MAX_SEATS, seat_tests.N_CLASSES), np.int64)
+    wins = np.zeros((sizes, MAX_SEATS), np.int64)
+    decided = np.zeros(sizes, np.int64)
+    equity = np.array([m in DEALT_EQUITY_SEATS for m in DEALT_SEATS], np.bool_)
+    _dealt_kernel(d, seat_tests.CARD_CLASS, TABLE, DEALT_SEATS[0], equity, classes, wins,
+                  decided)
+    out = []
+    for j, m in enumerate(DEALT_SEATS):
+        q = seat_tests.SeatPartial(hands=int(d.shape[0]), classes=classes[j])
+        if m in DEALT_EQUITY_SEATS:
+            q.masks[(1 << m) - 1] = decided[j]
+        q.wins = wins[j]
+        q.pooled_m[m] = d.shape[0]
+        out.append(q)
+    return out
+
+
+@njit(cache=True)
+def _dealt_kernel(d, card_class, table, m0, equity, classes, wins,
+                  decided):  # pragma: no cover - compiled
+    for i in range(d.shape[0]):
+        for j in range(classes.shape[0]):
+            m = m0 + j
+            if not equity[j]:
+                for s in range(m):
+                    classes[j, s, card_class[np.int64(d[i, s]), np.int64(d[i, s + m])]] += 1
+                continue
+            p = 2 * m
+            b0, b1, b2 = np.int64(d[i, p + 1]), np.int64(d[i, p + 2]), np.int64(d[i, p + 3])
+            b3, b4 = np.int64(d[i, p + 5]), np.int64(d[i, p + 7])
+            bkey, blanes = board_parts(b0, b1, b2, b3, b4)
+            best = -1
+            who = -1
+            for s in range(m):
+                h0, h1 = np.int64(d[i, s]), np.int64(d[i, s + m])
+                classes[j, s, card_class[h0, h1]] += 1
+                v = eval_with_board(table, bkey, blanes, b0, b1, b2, b3, b4, h0, h1)
+                if v > best:
+                    best, who = v, s
+                elif v == best:
+                    who = -1
+            if who >= 0:
+                wins[j, who] += 1
+                decided[j] += 1
+
+
+def dealt_hole(decks: np.ndarray, m: int) -> np.ndarray:
+    """(n, 2m) hole cards of decks dealt one card at a time to m seats: seat s gets positions
+    s and s + m (seat 0 the first card of each round)."""
+    d = np.asarray(decks)
+    out = np.empty((d.shape[0], 2 * m), np.int64)
+    out[:, 0::2] = d[:, :m]
+    out[:, 1::2] = d[:, m:2 * m]
+    return out
+
+
+def dealt_tests(dealt: list[seat_tests.SeatPartial]) -> dict[str, dict[str, Any]]:
+    """The seat tests of decks dealt as hands: each test at each table size m, its smallest
+    p-value Bonferroni over the sizes (the same decks dealt 9 ways)."""
+    per_m = {m: seat_tests.seat_tests([q]) for m, q in zip(DEALT_SEATS, dealt, strict=True)}
+    out: dict[str, dict[str, Any]] = {}
+    for t in DEALT_TESTS:
+        got = {m: r[t] for m, r in per_m.items() if t in r}
+        if not got:
+            continue
+        worst = min(got, key=lambda m: got[m]["p"])
+        out[t] = {"statistic": got[worst]["statistic"],
+                  "p": stats.bonferroni_min([g["p"] for g in got.values()]),
+                  "details": {"law": "each deck dealt as a hand to m = 2..10 seats (seat s: "
+                                     "positions s and s + m); per m: " + got[worst]["details"]
+                                     ["law"] + "; Bonferroni over the table sizes",
+                              "worst_seats": worst, "worst": got[worst]["details"],
+                              "p_by_seats": {m: g["p"] for m, g in got.items()}}}
+    return out
 
 
 @njit(cache=True)
@@ -285,6 +393,8 @@ def uniformity_map(batch: Any) -> UniformityPartial:
 
     Needs ``deck``; uses ``hole_cards``, ``hand_id``, ``table_id``, ``hand_no`` when present.
     """
+    runouts = runout_tests.RunoutPartial()
+    boards = board_tests.BoardPartial()
     if isinstance(batch, (pa.Table, pa.RecordBatch)):
         names = set(batch.schema.names)
         if batch.num_rows == 0:
@@ -306,9 +416,12 @@ def uniformity_map(batch: Any) -> UniformityPartial:
         hole = np.asarray(batch.hole)
         occupied = batch.seat.get("occupied")
         player_ids = batch.seat.get("player_ids")
+        runouts = runout_tests.runout_map(batch)
+        boards = board_tests.board_map(batch)
         if batch.deck is None:  # no decks logged (e.g. imported PHH hands): the seat tests only
             return UniformityPartial(seats=seat_tests.seat_map(
-                hole, occupied, None, player_ids, batch.seat.get("folded")))
+                hole, occupied, None, player_ids, batch.seat.get("folded")), runouts=runouts,
+                boards=boards)
         decks = np.asarray(batch.deck)
         valid = np.ones(decks.shape[0], bool)
         cols = batch.cols
@@ -322,7 +435,10 @@ def uniformity_map(batch: Any) -> UniformityPartial:
         hand_no = None if hand_no is None else hand_no[keep]
         occupied = None if occupied is None else occupied[keep]
         player_ids = None if player_ids is None else player_ids[keep]
-    return map_decks(decks, hole, hand_id, table_id, hand_no, occupied, player_ids)
+    p = map_decks(decks, hole, hand_id, table_id, hand_no, occupied, player_ids)
+    p.runouts = runouts
+    p.boards = boards
+    return p
 
 
 def _seats_only(batch: pa.Table | pa.RecordBatch, names: set[str]) -> UniformityPartial:
@@ -539,11 +655,19 @@ def uniformity_reduce(parts: Sequence[UniformityPartial | CollisionCounts],
     invalid = sum(p.invalid for p in batches)
     invalid_examples = [h for p in batches for h in p.invalid_examples][:MAX_EXAMPLES]
     seat_raw = seat_tests.seat_tests([p.seats for p in batches])
+    dealt = [p.dealt for p in batches if p.dealt]
+    if dealt and not seat_raw:
+        seat_raw = dealt_tests([seat_tests.merge(list(qs)) for qs in zip(*dealt, strict=True)])
+    seat_raw.update(runout_tests.runout_tests([p.runouts for p in batches]))
+    texture = board_tests.texture_test([p.boards for p in batches])
+    if texture is not None:
+        seat_raw["board_texture"] = texture
     if decks == 0 and seat_raw:  # imported hands without decks: who receives the cards only
         return _holm(seat_raw, alpha, 0, sum(p.seats.hands for p in batches), invalid,
                      invalid_examples,
                      {**{t: "not applicable: no decks" for t in DECK_TESTS},
-                      **seat_tests.NOT_APPLICABLE})
+                      **seat_tests.NOT_APPLICABLE, **runout_tests.NOT_APPLICABLE,
+                      **board_tests.NOT_APPLICABLE})
     if decks == 0:
         why = "not applicable: no decks"
         details = {"reason": why, "invalid_decks": invalid}
@@ -636,7 +760,12 @@ def uniformity_reduce(parts: Sequence[UniformityPartial | CollisionCounts],
                                    f">= {MIN_BATCH_DECKS_KS} decks",
                "starting_hands": "not applicable: no hole cards",
                "consecutive_decks": "not applicable: no consecutive hands",
-               **seat_tests.NOT_APPLICABLE}
+               **seat_tests.NOT_APPLICABLE, **runout_tests.NOT_APPLICABLE,
+               **board_tests.NOT_APPLICABLE,
+               **({t: "not applicable: decks without a game have no players"
+                   for t in seat_tests.TESTS if t not in DEALT_TESTS} if dealt else {}),
+               **({t: "not applicable: decks without a game (no all-in, no pot to condition "
+                      "on)" for t in GAME_TESTS} if dealt else {})}
     return _holm(raw, alpha, decks, decks, invalid, invalid_examples, reasons)
 
 

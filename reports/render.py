@@ -61,7 +61,42 @@ SEAT_TESTS = {"seat_hand_classes": "the starting-hand classes per absolute seat 
                                    "below 1,700 hands)",
               "player_hand_classes": "9 starting-hand bands per player",
               "seat_equity": "the all-in winner per seat",
-              "player_equity": "the all-in winner per player"}
+              "player_equity": "the all-in winner per player",
+              "pooled_hand_classes": "the 169 starting-hand classes pooled over every seat",
+              "pooled_hand_features": "pairs, suited and connected hands pooled over every seat",
+              "runout_calibration": "every run-out after an all-in (the favourite's share "
+                                    "against its equity at the all-in point)",
+              "runout_bins": "run-outs by the favourite's equity",
+              "runout_seats": "run-outs per seat",
+              "runout_players": "run-outs per player",
+              "runout_dispersion": "players luckier in run-outs than chance (over-dispersion)",
+              "board_texture": "flop, turn and river texture after big pots and small",
+              "player_dispersion": "players dealt better cards than chance (over-dispersion)"}
+GAME_TESTS = ("runout_calibration", "runout_bins", "runout_seats", "runout_players",
+              "runout_dispersion", "board_texture")
+
+
+def seen_cards_verdict(uni: dict[str, Any] | None) -> str:
+    """An imported run's deal verdict from the cards that were seen, in words ('' when none of
+    the tests that condition on the game applied)."""
+    if uni is None:
+        return ""
+    tests = {t["name"].rpartition(".")[2]: t for t in uni.get("details", {}).get("tests", [])
+             if isinstance(t, dict) and "name" in t}
+    ran = [t for t in GAME_TESTS if (tests.get(t) or {}).get("applicable")]
+    if not ran:
+        return ""
+    failed = [t for t in ran if not tests[t].get("passed")]
+    return ("Their deal was tested from the cards that were seen (" + ", ".join(
+        SEAT_TESTS[t] for t in ran) + "): " + ("FAILED " + ", ".join(failed) if failed else
+                                               "no test rejected a fair deal") +
+            ". A run-out after an all-in is not selected by the players' decisions (every live "
+            "hand is shown and the rest of the board is dealt after the last decision), so its "
+            "law given the cards seen is exact; cards shown at a showdown are selected by the "
+            "decisions and serve only as known cards, never as a sample of hands; folded cards "
+            "nobody showed are counted among the unseen cards and taken as uniform over them "
+            "(the folds, decisions on those cards, bend that law slightly). What this cannot "
+            "show: a bias in the cards of hands that were folded and never shown.")
 
 
 def _battery_tested(uni: dict[str, Any] | None) -> str:
@@ -232,9 +267,11 @@ def limitations(audit: dict[str, Any]) -> list[str]:
         out.append("The deal was not audited (deal not among the audits run): nothing binds the "
                    "cards to a deck or a key.")
     elif not deal["applicable"]:
+        seen = seen_cards_verdict(by_name.get("uniformity"))
         out.append(f"The deal and the shuffle were NOT certified: the {deal['hands_checked']:,} "
                    "hands are imported hand histories without decks; only their known cards "
-                   "were checked (no card twice, none at an empty seat).")
+                   "were checked (no card twice, none at an empty seat)."
+                   + (" " + seen if seen else ""))
     uni = by_name.get("uniformity")
     if totals.get("unkeyed"):
         out.append(f"{totals['unkeyed']:,} hands were dealt with os-chacha20, keyed from the "

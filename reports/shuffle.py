@@ -51,6 +51,19 @@ def build_deck_certificate(results: list[AuditResult], source: dict[str, Any],
                       "distribution only.")
     if not uni.applicable:
         limits.append("No decks were audited.")
+    elif red is None or not red.applicable:  # a keyed deck is proven by its key
+        dealt = [r for r in results if r.name.startswith("uniformity.") and r.applicable
+                 and "worst_seats" in r.details]
+        if dealt:
+            limits.append("The decks carry no game: each was dealt as a hand to 2 to 10 seats "
+                          "(seat s gets positions s and s + m, then burn, flop, burn, turn, "
+                          "burn, river) for " + ", ".join(r.name for r in dealt) + "; the tests "
+                          "that condition on the play (who was all-in, the pot, the players) "
+                          "do not apply to them.")
+        skipped = [f"{r.name} ({r.details.get('reason', 'not applicable')})" for r in results
+                   if r.name.startswith("uniformity.") and not r.applicable]
+        if skipped:
+            limits.append("Not applied to these decks: " + "; ".join(skipped) + ".")
     reasons = [r.name for r in (uni, red) if r is not None and r.applicable and not r.passed]
     if not uni.applicable:
         reasons.append("no decks")

@@ -37,7 +37,8 @@ def test_same_results_as_the_battery(tmp_path: Path, memory: int) -> None:
     decks[5000, 9:] = rng.permutation(rest)
     ours = _by_name(reduce_tally(_tally(decks, tmp_path, None, 1000), memory, keyed=False))
     ref = _by_name(uniformity_reduce([map_decks(decks[a:a + 1000],
-                                                hand_id=np.arange(a, a + 1000))
+                                                hand_id=np.arange(a, a + 1000),
+                                                deal_as_hands=True)
                                       for a in range(0, 6000, 1000)]))
     for name, r in ref.items():
         assert ours[name].p_value == pytest.approx(r.p_value, rel=1e-9, abs=1e-300), name

@@ -106,9 +106,11 @@ def test_clean_decks_pass(seed: int) -> None:
     assert overall.name == "uniformity" and overall.passed, overall.details
     assert overall.hands_checked == 20_000
     names = {r.name for r in res if r.applicable}
-    assert {f"uniformity.{t}" for t in u.TESTS} <= names  # every test ran, KS included
+    # every test of the decks ran, KS included (the game's tests need a game: not here)
+    assert {f"uniformity.{t}" for t in u.TESTS if t not in u.GAME_TESTS} <= names
     for r in res[1:]:
-        assert r.passed and r.p_value is not None and 0 <= r.p_value <= 1
+        if r.name.split(".", 1)[1] not in u.GAME_TESTS:
+            assert r.passed and r.p_value is not None and 0 <= r.p_value <= 1
 
 
 def test_clean_statistics_sit_near_their_degrees_of_freedom() -> None:

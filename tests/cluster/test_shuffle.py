@@ -131,7 +131,9 @@ def test_seed32_caught_at_ten_million(tmp_path: Path) -> None:
 
 
 def test_audit_decks_from_elsewhere(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    rng = np.random.default_rng(3)
+    # (seed 3's decks, dealt as hands to 8 seats, gave seat 5 a 169-class chi-square of p 7e-6:
+    # a false alarm of the battery at its rate (Holm p 0.008); this test is of the files' path)
+    rng = np.random.default_rng(4)
     write_csv(shuffles.fair_fisher_yates(6_000, rng), tmp_path / "fair.csv", cards=True)
     write_csv(shuffles.fair_fisher_yates(4_000, rng), tmp_path / "fair2.csv")
     out = tmp_path / "cert"
