@@ -14,7 +14,9 @@ of its site (``pokerkit.notation``, the pinned version: its text stages
 only, not its state replay) and then ``sim.histories.read.phh``'s validation, so every amount is
 exact (PokerKit reads amounts from the text as ``int``/``Decimal``; no float) and bounded as in a
 PHH file. A hand that cannot be read is a ``PhhSkip`` with its reason and the rest of the file is
-read; an unknown format, an empty or binary file is one skip for the file.
+read; an unknown format, an empty or binary file is one skip for the file. The encoding is
+detected from the bytes (``sim.histories.sources.decode_text``: UTF-8 with or without a byte order
+mark, UTF-16 of either byte order with or without one, Windows-1252); a PHH file must be UTF-8.
 
 What PokerKit drops and this module reads from the text itself:
 - the OUTCOME: each player's ``winnings`` (the lines that pay a pot), the ``total_pot`` and the
@@ -73,7 +75,7 @@ from sim.histories.read.phh import (
     reads_phh,
 )
 from sim.histories.sites.lines import Unrecognised, screen
-from sim.histories.sources import iter_paths, read_bytes
+from sim.histories.sources import decode_text, iter_paths, read_bytes
 
 __all__ = [
     "FORMATS",
@@ -430,11 +432,14 @@ def read_history_bytes(data: bytes, source: str) -> PhhFile:
     """``read_history`` of a file's bytes (read by the caller: a URI's), named ``source``; the
     ``PhhFile.sha256`` is the bytes'."""
     digest = hashlib.sha256(data).hexdigest()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        return PhhFile(source, [], [PhhSkip(source, None, 0, None, f"not UTF-8 text ({e})")],
-                       digest)
+    decoded = decode_text(data)
+    if isinstance(decoded, str):
+        return PhhFile(source, [], [PhhSkip(source, None, 0, None, decoded)], digest)
+    text, encoding = decoded
+    if encoding != "utf-8" and "\x00" not in text[:_HEAD_CHARS]:
+        if detect_format(text) == "phh":  # PHH is UTF-8 (its specification)
+            return PhhFile(source, [], [PhhSkip(source, None, 0, None, (
+                f"not UTF-8 text: a PHH file is UTF-8 (this one reads as {encoding})"))], digest)
     return replace(reads_history(text, source=source), sha256=digest)
 
 

@@ -439,3 +439,38 @@ def test_every_fixture_line_has_a_known_shape(site: str) -> None:
         text = text[text.index("<game "):text.rindex("</game>")]
     for line in text.split("\n"):
         assert not line.strip() or FACTS[site].fullmatch(line.strip()), line
+
+
+@pytest.mark.parametrize("encoding", [
+    "utf-8-sig", "utf-16", "utf-16-le", "utf-16-be", "cp1252"])
+def test_every_encoding_the_sites_write_reads_the_same_hands(tmp_path: Path,
+                                                            encoding: str) -> None:
+    """UTF-8 with a byte order mark, UTF-16 with one (``utf-16``) or without (either byte
+    order) and Windows-1252 (a euro sign, 0x80, in a table name) are detected from the bytes
+    and read as the same hands as the UTF-8 file."""
+    text = (FIXTURES / "pokerstars.txt").read_text().replace("Aludra IV", "Aludra \u20ac")
+    (tmp_path / "utf8.txt").write_bytes(text.encode("utf-8"))
+    want = read_history(tmp_path / "utf8.txt")
+    p = tmp_path / "other.txt"
+    p.write_bytes(text.encode(encoding))
+    got = read_history(p)
+    assert not got.skipped and len(want.hands) == 3
+    assert [replace(h, source="") for h in got.hands] == [replace(h, source="")
+                                                           for h in want.hands]
+    assert got.hands[0].table == "Aludra \u20ac"
+
+
+def test_bytes_of_no_known_encoding_are_one_named_skip(tmp_path: Path) -> None:
+    """Bytes that are not UTF-8, UTF-16 nor Windows-1252 (0x81 is undefined there), UTF-16 cut
+    in a character, and a PHH file that is not UTF-8: one skip naming why, no traceback."""
+    text = (FIXTURES / "pokerstars.txt").read_text()
+    cases = {
+        "undefined.txt": text.encode() + b"\x81\xff",
+        "cut.txt": b"\xff\xfe" + text.encode("utf-16-le") + b"\x00\xd8",
+        "latin.phh": "variant = 'NT'\n# caf\u00e9\n".encode("cp1252"),
+    }
+    for name, data in cases.items():
+        (tmp_path / name).write_bytes(data)
+        f = read_history(tmp_path / name)
+        assert f.hands == [] and [s.kind for s in f.skipped] == ["not UTF-8 text"], name
+        assert f.skipped[0].describe().startswith(str(tmp_path / name))
