@@ -73,7 +73,8 @@ FACTS: dict[str, Pattern[str]] = {
         rf"{_N} posts (?:the small blind|the big blind|a dead (?:small |big )?blind) of {_A}",
         rf"{_N} antes {_A}",
         rf"The button is in seat #{_SEAT}",
-        _STREETS,
+        _STREETS,  # 2013-14: the pot after the street's cards, a restatement
+        rf"{_STREETS} \(Total Pot: {_A}, [0-9]{{1,2}} Players(?:, [0-9]{{1,2}} All-In)?\)",
         rf"Dealt to {_N} {_C}",
         rf"{_N} (?:folds|checks|mucks)",
         rf"{_N} (?:calls|bets|raises to) {_A}(?:,? and is all in)?",
@@ -170,7 +171,7 @@ HARMLESS: dict[str, Pattern[str]] = {
         r"|was removed from the table for failing to post)",
     ),
     "fulltilt": _any(
-        rf"{_N}: .*",  # chat
+        rf"(?!\*\*\* ){_N}: .*",  # chat (never a street line)
         rf"{_N} (?:is sitting out|stands up|sits down|has reconnected|has been disconnected"
         r"|has timed out|has returned|is feeling .{0,40}|has [0-9]{1,3} seconds left to act"
         r"|has requested TIME|seconds left to act)",

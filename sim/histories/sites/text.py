@@ -654,11 +654,7 @@ def _fields(site: _Site, chunk: str, session: str) -> tuple[dict[str, Any], _Out
     parsed_seats = p._parse_seats(text)
     _one_seat_each(p, text)
     parsed_players = p._parse_players(text)
-    try:
-        variant = p._parse_variant(text)
-    except (ValueError, KeyError):
-        first = text.strip().split("\n", 1)[0][:120]
-        raise _Skip(f"unsupported variant: not no-limit hold'em ({first!r})") from None
+    game = _game(site, text, session)
     antes = p._parse_antes(text, pv)
     blinds: dict[str, Any] = p._parse_blinds_or_straddles(text, pv)
     stacks = p._parse_starting_stacks(text, pv)
@@ -695,10 +691,11 @@ def _fields(site: _Site, chunk: str, session: str) -> tuple[dict[str, Any], _Out
         for k, v in p._parse_variables(session, pv).items():
             variables.setdefault(k, v)
     pvars = p._parse_player_variables(text, pv)
+    bb_posted = max(abs(b) for b in blind_list[:2]) if any(blind_list[:2]) else \
+        _bb_of(blinds, players)
     doc: dict[str, Any] = {
-        "variant": variant, "antes": ante_list, "blinds_or_straddles": blind_list,
-        "min_bet": max(abs(b) for b in blind_list[:2]) if any(blind_list[:2]) else
-        _bb_of(blinds, players),
+        "variant": game.variant, "antes": ante_list, "blinds_or_straddles": blind_list,
+        **_bet_sizes(game, bb_posted),
         "starting_stacks": [stacks[x] for x in players], "actions": actions,
         "players": list(players), "seats": [parsed_seats[x] for x in players],
         "venue": site.venue,
@@ -715,6 +712,93 @@ def _fields(site: _Site, chunk: str, session: str) -> tuple[dict[str, Any], _Out
         doc["finishing_stacks"] = [pvars["finishing_stacks"][x] for x in players]
     doc["_names"] = list(players)
     return doc, site.outcome(text)
+
+
+@dataclass(frozen=True)
+class _Game:
+    """A hand's game as its own header states it: the PHH variant (``NT``, ``PT``, ``FT``) and,
+    for fixed limit, the header's two stakes (the bets, or the blinds: ``_bet_sizes``)."""
+
+    variant: str
+    stakes: tuple[Decimal, Decimal] | None = None
+    header: str = ""
+
+
+# a game that is not Texas hold'em, named in a hand's header (PokerStars, Full Tilt, iPoker
+# <gametype>, Ongame's "(POT_LIMIT OMAHA_HI_LO ...)", PartyPoker's "PL Omaha", mixed rounds)
+_NOT_HOLDEM = re.compile(
+    r"\b(Omaha|OMAHA\w*|Stud|STUD\w*|Razz|RAZZ|Draw|DRAW|Badugi|Courchevel|Lowball|Triple|"
+    r"Double Hold'em|Irish|Pineapple|Short ?Deck|6\+ Hold'em|HORSE|8-Game|Mixed|Hi/Lo|Hi-Lo|"
+    r"5 Card|7 Card|2-7|5-Card|7-Card)\b", re.I)
+_HOLDEM = re.compile(r"Hold ?'?em|HOLDEM|Holdem|\bLH\b|\bNLH\b", re.I)
+_CAPPED = re.compile(r"\bCap\b|\bCAP\b")
+_POT_LIMIT = re.compile(r"Pot Limit|POT_LIMIT|\bPL\b|\bPLH\b")
+_NO_LIMIT = re.compile(r"No ?Limit|NO_LIMIT|\bNL\b|\bNLH\b", re.I)
+_FIXED_LIMIT = re.compile(r"\bLimit\b|\bLIMIT\b|\bFL\b|Fix Limit|\bLH\b|\bL\b|\bNormal\b")
+_HEADER_STAKES = re.compile(r"(?<![\w./])\D?(?P<a>[0-9][0-9,]*(?:\.[0-9]+)?)\s*/\s*\D?"
+                            r"(?P<b>[0-9][0-9,]*(?:\.[0-9]+)?)(?![\d/])")
+_GAMETYPE = re.compile(r"<gametype>(?P<game>[^<]*)</gametype>")
+
+
+def _game_header(site: _Site, text: str, session: str) -> str:
+    """The lines of a hand that name its game: iPoker's ``<gametype>`` (in the session), the
+    others' first lines (PartyPoker's second, Ongame's ``Table:`` line)."""
+    if site.name == "ipoker":
+        m = _GAMETYPE.search(session) or _GAMETYPE.search(text)
+        return "" if m is None else m["game"].strip()
+    lines = [ln for ln in text.split("\n")[:6] if ln.strip()]
+    if site.name == "ongame":
+        return " ".join(ln for ln in lines if ln.startswith(("*****", "Table:")))
+    if site.name == "partypoker":
+        return " ".join(ln for ln in lines if not ln.startswith(("Seat ", "Table ", "Total ")))
+    return lines[0] if lines else ""
+
+
+def _game(site: _Site, text: str, session: str) -> _Game:
+    """The hand's game and betting structure from its own header; _Skip for a game that is
+    not Texas hold'em (named), a capped no-limit game, or a header that names no structure."""
+    head = _game_header(site, text, session)
+    shown = head[:120]
+    if not head:
+        raise _Skip("unsupported variant: the hand names no game (expected a header line "
+                    "with the game)")
+    other = _NOT_HOLDEM.search(head)
+    if other is not None:
+        raise _Skip(f"unsupported variant: not hold'em ({other.group(0)}: {shown!r})")
+    if _HOLDEM.search(head) is None and site.name != "ipoker":
+        raise _Skip(f"unsupported variant: not hold'em ({shown!r})")
+    if site.name == "ipoker" and not re.match(r"(Holdem|LH)\b", head):
+        raise _Skip(f"unsupported variant: not hold'em (<gametype>{shown}</gametype>)")
+    if _CAPPED.search(head) is not None:
+        raise _Skip(f"unsupported variant: capped no-limit hold'em ({shown!r}): a cap on each "
+                    "player's bets the engine does not play")
+    if _POT_LIMIT.search(head) is not None:
+        return _Game("PT", header=shown)
+    if _NO_LIMIT.search(head) is not None:
+        return _Game("NT", header=shown)
+    if _FIXED_LIMIT.search(head) is not None:
+        stakes = [(_amount(m["a"]), _amount(m["b"])) for m in _HEADER_STAKES.finditer(head)]
+        return _Game("FT", stakes[0] if stakes else None, shown)
+    raise _Skip(f"unsupported variant: the header names no betting structure ({shown!r}): "
+                "expected no limit, pot limit or limit")
+
+
+def _bet_sizes(game: _Game, bb: Any) -> dict[str, Any]:
+    """The PHH size fields of a hand: ``min_bet`` (the big blind) for no limit and pot limit;
+    for fixed limit ``small_bet``/``big_bet`` from the header's stakes, which state either the
+    bets (small bet = the big blind, the big bet twice it: PokerStars, Full Tilt, Absolute,
+    Ongame, PartyPoker) or the blinds (iPoker, 888): the posted big blind tells which. The
+    replay then checks every bet against these sizes."""
+    if game.variant != "FT":
+        return {"min_bet": bb}
+    if game.stakes is None:
+        raise _Skip(f"fixed-limit hold'em without its stakes in the header ({game.header!r})")
+    a, b = game.stakes
+    if b != 2 * a and not (bb and Decimal(bb) == b):
+        raise _Skip(f"fixed-limit stakes {a}/{b} ({game.header!r}): expected a big bet twice "
+                    "the small bet")
+    small = b if bb and Decimal(bb) == b and b != a else a
+    return {"small_bet": _value(str(small)), "big_bet": _value(str(2 * small))}
 
 
 def _one_seat_each(p: REParser, text: str) -> None:

@@ -474,3 +474,52 @@ def test_bytes_of_no_known_encoding_are_one_named_skip(tmp_path: Path) -> None:
         f = read_history(tmp_path / name)
         assert f.hands == [] and [s.kind for s in f.skipped] == ["not UTF-8 text"], name
         assert f.skipped[0].describe().startswith(str(tmp_path / name))
+
+
+def _stars_hand_one() -> str:
+    text = (FIXTURES / "pokerstars.txt").read_text()
+    return text[:text.index("PokerStars Game #27850000002")]
+
+
+def test_fixed_and_pot_limit_hands_import_with_their_structure_from_the_header() -> None:
+    """The betting structure is the hand's own header's: a fixed-limit hand's sizes are its
+    header's bets (small bet = the big blind), and the replay holds every bet to them: the
+    same actions under a Limit header with a raise that is not the fixed size are refused."""
+    hand = _stars_hand_one()
+    fl = (hand.replace("Hold'em No Limit ($0.25/$0.50 USD)", "Hold'em Limit ($0.50/$1 USD)")
+          .replace("raises $1 to $1.50", "raises $0.50 to $1")
+          .replace("Uncalled bet ($1)", "Uncalled bet ($0.50)"))
+    (h,) = reads_history(fl).hands
+    assert (h.variant, h.small_bet, h.big_bet) == ("FT", D("0.5"), 1)
+    assert replay(h.in_minor_units(2)).ok
+    pl = hand.replace("Hold'em No Limit", "Hold'em Pot Limit")
+    (h,) = reads_history(pl).hands
+    assert (h.variant, h.min_bet) == ("PT", D("0.5")) and replay(h.in_minor_units(2)).ok
+    wrong = hand.replace("Hold'em No Limit ($0.25/$0.50 USD)", "Hold'em Limit ($0.50/$1 USD)")
+    (h,) = reads_history(wrong).hands
+    r = replay(h.in_minor_units(2))
+    assert r.kind == "action not legal" and "raise to 100" in (r.error or ""), r.error
+
+
+@pytest.mark.parametrize(("header", "words"), [
+    ("Omaha Pot Limit ($0.25/$0.50 USD)", "not hold'em (Omaha"),
+    ("Omaha Hi/Lo Limit ($0.25/$0.50 USD)", "not hold'em (Omaha"),
+    ("HORSE (Hold'em Limit, $0.25/$0.50 USD)", "not hold'em (HORSE"),
+    ("7 Card Stud Limit ($0.25/$0.50 USD)", "not hold'em (7 Card"),
+    ("Hold'em No Limit ($0.25/$0.50 - $20 Cap - USD)", "capped no-limit"),
+])
+def test_a_hand_that_is_not_hold_em_is_a_named_skip(header: str, words: str) -> None:
+    text = _stars_hand_one().replace("Hold'em No Limit ($0.25/$0.50 USD)", header)
+    f = reads_history(text)
+    assert not f.hands and words in f.skipped[0].reason, f.skipped
+
+
+def test_ipoker_game_type_is_checked() -> None:
+    """iPoker's ``<gametype>`` names the game: Omaha is a named skip (it was read as no-limit
+    hold'em), ``Holdem L`` is fixed limit with the blinds as its stakes (bets twice them)."""
+    xml = (FIXTURES / "ipoker.xml").read_text()
+    f = reads_history(xml.replace("<gametype>Holdem NL", "<gametype>Omaha PL"))
+    assert not f.hands and all("not hold'em (Omaha" in s.reason for s in f.skipped)
+    f = reads_history(xml.replace("<gametype>Holdem NL", "<gametype>Holdem L"))
+    assert f.hands and {(h.variant, h.small_bet, h.big_bet) for h in f.hands} == {
+        ("FT", D("0.5"), 1)}
