@@ -52,6 +52,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from re import Match, Pattern
 from typing import Any, cast
+from xml.etree import ElementTree
 
 from pokerkit.notation import (
     AbsolutePokerParser,
@@ -460,6 +461,9 @@ def reads_history(text: str, *, source: str = "<string>") -> PhhFile:
                       if ln.strip() and not ln.strip().startswith("#")), "")
         f = reads_phh(body, source=source, many=first.startswith("["))
         return replace(f, format="phh")
+    if fmt == "ipoker" and _XML_DECL.search(text) is not None:
+        return _file_skip(source, "refused XML: a DTD or entity declaration (<!DOCTYPE, "
+                                  "<!ENTITY): an export's XML declares neither", fmt)
     site = _SITES[fmt]
     hands: list[PhhHand] = []
     skipped: list[PhhSkip] = []
@@ -642,6 +646,7 @@ def _fields(site: _Site, chunk: str, session: str) -> tuple[dict[str, Any], _Out
         raise _Skip("unsupported: the board was run more than once")
     text, live, dead = _iter_posts(site, chunk)
     if site.name == "ipoker":
+        _xml_game(chunk)
         for ln in text.split("\n"):
             if ln.startswith("<action") and _IPN_SUM_OK.search(ln) is None:
                 raise _Skip(f"bad action: {ln[:200]!r}: expected sum=\"AMOUNT\"")
@@ -654,6 +659,7 @@ def _fields(site: _Site, chunk: str, session: str) -> tuple[dict[str, Any], _Out
     parsed_seats = p._parse_seats(text)
     _one_seat_each(p, text)
     parsed_players = p._parse_players(text)
+    _stated_once(p, text, parsed_players, parsed_seats)
     game = _game(site, text, session)
     antes = p._parse_antes(text, pv)
     blinds: dict[str, Any] = p._parse_blinds_or_straddles(text, pv)
@@ -815,6 +821,47 @@ def _one_seat_each(p: REParser, text: str) -> None:
                         f"{seat}")
 
 
+def _stated_once(p: REParser, text: str, players: set[str], seats: dict[str, int]) -> None:
+    """_Skip "stated twice" when the hand states one fact twice with different values (the
+    site parser would keep the last one: a seat line restated in the summary with another
+    stack would replace the header's): the button seat, a player's stack or hole cards, two
+    players in one seat; and a player posting two blinds or two antes in two lines (one is
+    lost by the parser)."""
+    facts: dict[tuple[str, str], str] = {}
+    posts: dict[tuple[str, str], int] = {}
+    checks = (("stack", p.STARTING_STACKS, "starting_stack"), ("hole cards", p.HOLE_DEALING,
+              "cards"), ("button seat", p.FINAL_SEAT, "final_seat"))
+    for line in text.split("\n"):
+        if not line:
+            continue
+        for what, pattern, group in checks:
+            m = pattern.search(line)
+            if m is None:
+                continue
+            who = m["player"] if what != "button seat" else ""
+            value = m[group]
+            if what == "hole cards":
+                value = " ".join(sorted(re.split(r"[\s,]+", value.strip())))
+            elif what == "stack":
+                value = str(_amount(value))
+            first = facts.setdefault((what, who), value)
+            if first != value:
+                whose = f"{who[:60]!r}'s " if who else "the "
+                raise _Skip(f"stated twice: {whose}{what} is {first} and {value}")
+        for what, pattern in (("blind", p.BLIND_OR_STRADDLE_POSTING), ("ante", p.ANTE_POSTING)):
+            m = pattern.search(line)
+            if m is not None and m["player"] in players:
+                key = (what, m["player"])
+                posts[key] = posts.get(key, 0) + 1
+                if posts[key] > 1:
+                    raise _Skip(f"stated twice: {m['player'][:60]!r} posts a {what} twice")
+    holder: dict[int, str] = {}
+    for name in players:
+        seat = seats.get(name)
+        if seat is not None and holder.setdefault(seat, name) != name:
+            raise _Skip(f"stated twice: seat {seat} is {holder[seat][:60]!r} and {name[:60]!r}")
+
+
 _CURRENCY = re.compile(r"\b(USD|EUR|GBP|CAD|SEK|CHF|AUD)\b")
 
 
@@ -849,6 +896,38 @@ def _complete_actions(actions: list[str], n: int, cards_at_showdown: bool) -> li
                 cards = dealt.get(i) if cards_at_showdown else None
                 rest.append(f"p{i + 1} sm {cards or '????'}")
     return [f"d dh p{i + 1} {dealt.get(i, '????')}" for i in range(n)] + rest
+
+
+_XML_DECL = re.compile(r"<!(?:DOCTYPE|ENTITY|ELEMENT|ATTLIST)\b", re.I)
+
+
+def _xml_game(chunk: str) -> None:
+    """One iPoker ``<game>`` through a real XML parser (``xml.etree``; no DTD or entity
+    declaration reaches it): _Skip when it is not well-formed (a repeated attribute, an
+    undefined entity, a tag left open) or states a fact twice (two ``<player>`` of one name or
+    one seat, a player's pocket cards twice)."""
+    if _XML_DECL.search(chunk) is not None or "<!" in chunk.replace("<!--", ""):
+        raise _Skip("refused XML: a declaration (<!...) inside the game")
+    try:
+        game = ElementTree.fromstring(chunk)
+    except ElementTree.ParseError as e:
+        raise _Skip(f"not well-formed XML ({e})") from None
+    names: set[str] = set()
+    seats: set[str] = set()
+    for el in game.iter("player"):
+        name, seat = el.get("name", ""), el.get("seat", "")
+        if name in names or seat in seats:
+            raise _Skip(f"stated twice: <player> {name[:60]!r} (seat {seat[:4]}) is listed "
+                        "twice or shares a seat")
+        names.add(name)
+        seats.add(seat)
+    pocket: set[str] = set()
+    for el in game.iter("cards"):
+        if el.get("type") == "Pocket":
+            who = el.get("player", "")
+            if who in pocket:
+                raise _Skip(f"stated twice: the pocket cards of {who[:60]!r}")
+            pocket.add(who)
 
 
 _IPN_SUM_OK = re.compile(r'\bsum="[^0-9"]?[0-9][0-9.,]*"')

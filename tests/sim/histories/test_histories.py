@@ -523,3 +523,53 @@ def test_ipoker_game_type_is_checked() -> None:
     f = reads_history(xml.replace("<gametype>Holdem NL", "<gametype>Holdem L"))
     assert f.hands and {(h.variant, h.small_bet, h.big_bet) for h in f.hands} == {
         ("FT", D("0.5"), 1)}
+
+
+@pytest.mark.parametrize(("forge", "words"), [
+    # the operator restates the honest stack in the summary after skimming between hands
+    (("Seat 5: zz_top folded before Flop",
+      "Seat 5: zz_top folded before Flop\nSeat 1: omgmuffins ($40 in chips)"),
+     "'omgmuffins''s stack is 50 and 40"),
+    (("Dealt to omgmuffins [Ah Kh]", "Dealt to omgmuffins [Ah Kh]\nDealt to omgmuffins [Qs Qd]"),
+     "hole cards is Ah Kh and Qd Qs"),
+    (("Seat #1 is the button", "Seat #1 is the button\nTable 'Aludra IV' 6-max Seat #2 is the "
+      "button"), "the button seat is 1 and 2"),
+    (("Ruby Tuesday: posts big blind $0.50",
+      "Ruby Tuesday: posts big blind $0.50\nRuby Tuesday: posts big blind $0.25"),
+     "posts a blind twice"),
+])
+def test_a_fact_stated_twice_with_two_values_is_a_named_skip(forge: tuple[str, str],
+                                                            words: str) -> None:
+    """One fact, one value: the site parser keeps the LAST of two lines; a hand that states a
+    stack, cards, the button or a blind twice is skipped "stated twice", and the same fact
+    restated with the same value reads as before."""
+    hand = _stars_hand_one()
+    f = reads_history(hand.replace(*forge))
+    assert not f.hands and f.skipped[0].reason.startswith("stated twice"), f.skipped
+    assert words in f.skipped[0].reason, f.skipped[0].reason
+    same = hand.replace("Seat 5: zz_top folded before Flop",
+                        "Seat 5: zz_top folded before Flop\nSeat 1: omgmuffins ($50 in chips)")
+    assert reads_history(same).hands == reads_history(hand).hands
+
+
+@pytest.mark.parametrize(("forge", "words"), [
+    (('chips="$50" dealer="1"', 'chips="$50" chips="$40" dealer="1"'), "not well-formed XML"),
+    (('seat="1" name="omgmuffins" chips="$50"', 'seat="1" name="&skim;" chips="$50"'),
+     "not well-formed XML"),
+    (('<player seat="2" name="kaptajn_k" chips="$49.75"',
+      '<player seat="1" name="omgmuffins" chips="$40" dealer="0" win="$0" bet="$0" rebuy="0" '
+      'addon="0"/>\n<player seat="2" name="kaptajn_k" chips="$49.75"'), "stated twice"),
+])
+def test_ipoker_xml_goes_through_a_real_parser(forge: tuple[str, str], words: str) -> None:
+    """A repeated attribute (the regex parser took the last), an entity, a player listed twice:
+    the hand is a named skip; a DTD with entities refuses the file."""
+    xml = (FIXTURES / "ipoker.xml").read_text()
+    assert xml.count(forge[0]) == 1
+    f = reads_history(xml.replace(forge[0], forge[1]))
+    first = f.skipped[0]
+    assert first.key == "1" and words in first.reason, f.skipped
+    assert len(f.hands) == len(reads_history(xml).hands) - 1
+    dtd = xml.replace('<?xml version="1.0" encoding="utf-8"?>',
+                      '<?xml version="1.0"?>\n<!DOCTYPE session [<!ENTITY skim "40">]>')
+    f = reads_history(dtd)
+    assert not f.hands and "refused XML" in f.skipped[0].reason
