@@ -131,6 +131,7 @@ class _Absolute(AbsolutePokerParser):
 
 
 class _Ongame(OngameNetworkParser):
+    ANTE_POSTING = re.compile(r"(?P<player>.+) posts ante \(?\D?(?P<ante>[0-9.,]+)\)?")
     HOLE_DEALING = re.compile(r"Dealing to (?P<player>.+?): \[(?P<cards>[0-9TJQKAcdhs ,]+)\]")
     SEATS = re.compile(r"Seat (?P<seat>\d+): (?P<player>.+) \(\D?[0-9.,]+\)(?!,)")
     STARTING_STACKS = re.compile(
@@ -151,6 +152,9 @@ _IPOKER_CARDS = r"(?P<cards>[0-9TJQKAcdhsCDHS ]+)"
 
 
 class _IPoker(IPokerNetworkParser):
+    ANTE_POSTING = re.compile(  # type 15: an ante (PokerKit 0.7.7 reads none: pots came short)
+        r'<action\b.*\bplayer="(?P<player>.+?)".*\btype="15".*\bsum="\D?(?P<ante>[0-9.,]+)"'
+        r'.*/>')
     HOLE_DEALING = re.compile(
         r'<cards\b.*\btype="Pocket".*\bplayer="(?P<player>.+?)".*>' + _IPOKER_CARDS + "</cards>")
     BOARD_DEALING = re.compile(
@@ -482,6 +486,29 @@ def _file_skip(source: str, reason: str, fmt: str | None = None) -> PhhFile:
 
 
 _XML_GAP = re.compile(r">\s*<")
+_XML_ATTR = re.compile(r'\s+([A-Za-z_][\w.-]*)="([^"]*)"')
+# the attribute order the site parser's patterns read (iPoker writes them in several orders)
+_ATTR_ORDER = {"player": ("seat", "name", "chips", "dealer", "win", "bet"),
+               "action": ("no", "player", "type", "sum"), "cards": ("type", "player")}
+_XML_ELEMENT = re.compile(r"<(player|action|cards)((?:\s+[A-Za-z_][\w.-]*=\"[^\"]*\")*)\s*"
+                          r"(/?>)(.*)$")
+
+
+def _ipoker_canonical(line: str) -> str:
+    """An iPoker ``<player>``, ``<action>`` or ``<cards>`` line with its attributes in one
+    order (as the parser's patterns read them); a line with a repeated attribute is left as
+    it is (the XML parser refuses it, ``_xml_game``)."""
+    m = _XML_ELEMENT.match(line)
+    if m is None:
+        return line
+    attrs = _XML_ATTR.findall(m.group(2))
+    names = [k for k, _ in attrs]
+    if len(set(names)) != len(names):
+        return line
+    order = _ATTR_ORDER[m.group(1)]
+    ranked = sorted(attrs, key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order))
+    body = "".join(f' {k}="{v}"' for k, v in ranked)
+    return f"<{m.group(1)}{body}{' ' if m.group(3) == '/>' else ''}{m.group(3)}{m.group(4)}"
 
 
 def _split(text: str, site: _Site) -> Iterator[tuple[int, str, str | None, str]]:
@@ -500,7 +527,7 @@ def _split(text: str, site: _Site) -> Iterator[tuple[int, str, str | None, str]]
         return start, "\n".join(cur) + "\n", too_long, "\n".join(session)
 
     for no, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip() if site.name == "ipoker" else raw.rstrip()
+        line = _ipoker_canonical(raw.strip()) if site.name == "ipoker" else raw.rstrip()
         if len(line) > MAX_LINE_CHARS:
             if cur:
                 too_long = too_long or (f"line {no} has {len(line)} characters: expected at "
@@ -550,6 +577,7 @@ def _read_hand(site: _Site, chunk: str, too_long: str | None, session: str, sour
             warnings.simplefilter("ignore")
             doc, outcome = _fields(site, chunk, session)
         h = hand_from_dict(doc, source, key, line)
+        h = replace(h, tournament=doc["_tournament"]) if doc["_tournament"] else h
         return _with_outcome(h, outcome, doc["_names"])
     except (_Skip, Unrecognised) as e:
         return PhhSkip(source, key, line, site_hand, str(e))
@@ -650,6 +678,10 @@ def _fields(site: _Site, chunk: str, session: str) -> tuple[dict[str, Any], _Out
         for ln in text.split("\n"):
             if ln.startswith("<action") and _IPN_SUM_OK.search(ln) is None:
                 raise _Skip(f"bad action: {ln[:200]!r}: expected sum=\"AMOUNT\"")
+            t = _IPN_TYPE.search(ln) if ln.startswith("<action") else None
+            if t is not None and t["type"] not in _IPN_TYPES and not _IPN_ZERO.search(ln):
+                raise _Skip(f"bad action: {ln[:200]!r}: an action type {t['type']} the "
+                            "importer does not know moves chips")
         text = _ipoker_in_order(text)
     pv = cast(Callable[[str], int], _value)  # PokerKit's annotation; values are exact
     try:
@@ -710,10 +742,15 @@ def _fields(site: _Site, chunk: str, session: str) -> tuple[dict[str, Any], _Out
               "seat_count", "currency", "currency_symbol"):
         if variables.get(k) is not None:
             doc[k] = variables[k] if k not in ("hand", "table") else str(variables[k])
+    tournament = _tournament(site, text, session)
+    if tournament is not None:  # amounts are the tournament's chips, not money
+        doc["currency"] = "chips"
+        doc.pop("currency_symbol", None)
     if "currency" not in doc:
         m = _CURRENCY.search("\n".join(text.split("\n", 6)[:6]))
         if m is not None:
             doc["currency"] = m.group(1)
+    doc["_tournament"] = tournament
     if "finishing_stacks" in pvars:
         doc["finishing_stacks"] = [pvars["finishing_stacks"][x] for x in players]
     doc["_names"] = list(players)
@@ -819,6 +856,34 @@ def _one_seat_each(p: REParser, text: str) -> None:
         if seat_of.setdefault(name, seat) != seat:
             raise _Skip(f"player in two seats: {name[:60]!r} has seats {seat_of[name]} and "
                         f"{seat}")
+
+
+# a tournament hand's header names its tournament (the id, else its name)
+_TOURNAMENT = {
+    "pokerstars": re.compile(r"Tournament #(?P<id>\d+)"),
+    "fulltilt": re.compile(r"Game #\d+: .{0,120}?\((?P<id>\d+)\), Table "),
+    "ongame": re.compile(r"\(TOURNAMENT: ?(?:\"[^\"]{0,80}\", )?(?P<id>[^,)]{0,80})"),
+    "partypoker": re.compile(r"Trny: ?(?P<id>\d+)|Tournament #(?P<id2>\d+)|Tourney ID:? ?#?"
+                             r"(?P<id3>\w+)"),
+    "absolute": re.compile(r"Tourney ID:? ?#?(?P<id>\w+)|Tournament #(?P<id2>\d+)"),
+    "ipoker": re.compile(r"<tournamentcode>(?P<id>[^<]{1,80})</tournamentcode>|"
+                         r"<tournamentname>(?P<id2>[^<]{1,80})</tournamentname>"),
+}
+_ONGAME_TABLE_NO = re.compile(r"Table: .{0,80}?\[(?P<id>\d+)\]")
+
+
+def _tournament(site: _Site, text: str, session: str) -> str | None:
+    """The tournament a hand belongs to (its id as the site writes it, else its name; Ongame
+    without either: its table number), None for a cash game hand."""
+    head = session if site.name == "ipoker" else "\n".join(text.split("\n", 6)[:6])
+    m = _TOURNAMENT[site.name].search(head)
+    if m is None:
+        return None
+    tid = next((v.strip() for v in m.groupdict().values() if v and v.strip()), "")
+    if not tid and site.name == "ongame":
+        t = _ONGAME_TABLE_NO.search(head)
+        tid = t["id"] if t is not None else ""
+    return tid or "?"
 
 
 def _stated_once(p: REParser, text: str, players: set[str], seats: dict[str, int]) -> None:
@@ -930,6 +995,9 @@ def _xml_game(chunk: str) -> None:
             pocket.add(who)
 
 
+_IPN_TYPE = re.compile(r'\btype="(?P<type>[0-9]{1,4})"')
+_IPN_TYPES = frozenset({"0", "1", "2", "3", "4", "5", "6", "7", "15", "23"})
+_IPN_ZERO = re.compile(r'\bsum="\D?0*(?:\.0*)?"')  # other types (8, 9: sitting out) move none
 _IPN_SUM_OK = re.compile(r'\bsum="[^0-9"]?[0-9][0-9.,]*"')
 _ROUND = re.compile(r'<round\b[^>]*\bno="(\d+)"')
 _ACTION_NO = re.compile(r'<action\b[^>]*\bno="(\d+)"')

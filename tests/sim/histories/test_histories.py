@@ -573,3 +573,60 @@ def test_ipoker_xml_goes_through_a_real_parser(forge: tuple[str, str], words: st
                       '<?xml version="1.0"?>\n<!DOCTYPE session [<!ENTITY skim "40">]>')
     f = reads_history(dtd)
     assert not f.hands and "refused XML" in f.skipped[0].reason
+
+
+def test_a_tournament_hand_is_a_tournament_in_chips() -> None:
+    """A tournament hand (its header names the tournament) is logged ``format`` = tournament,
+    its amounts in the tournament's chips (currency "chips", not the buy-in's dollars); a cash
+    hand stays cash."""
+    from sim.histories.files import import_file_bytes
+
+    hand = _stars_hand_one()
+    tourney = (hand.replace("Hold'em No Limit ($0.25/$0.50 USD)",
+                            "Tournament #63858762, $5.00+$0.50 USD Hold'em No Limit - Level II "
+                            "(25/50)")
+               .replace("$0.25", "25").replace("$0.50", "50").replace("$0.75", "75")
+               .replace("$1.50", "150").replace("$1 ", "100 ").replace("($1)", "(100)")
+               .replace("$25.10", "2510").replace("$49.75", "4975").replace("$50", "5000")
+               .replace("$40", "4000").replace("$60", "6000").replace("$2", "200"))
+    (h,) = reads_history(tourney).hands
+    assert (h.tournament, h.currency, h.starting_stacks[0]) == ("63858762", "chips", 4975)
+    res = import_file_bytes("t.txt", tourney.encode())
+    assert res.imported == 1 and res.table is not None
+    assert res.table.column("format").to_pylist() == ["tournament"]
+    assert res.table.column("currency").to_pylist() == ["chips"]
+    cash = import_file_bytes("c.txt", hand.encode())
+    assert cash.table is not None and cash.table.column("format").to_pylist() == ["cash"]
+
+
+def test_ipoker_antes_and_attribute_orders_are_read() -> None:
+    """iPoker writes a player's attributes in several orders and ``reg_code``: the hands read
+    the same; an ante (type 15) is the player's ante (PokerKit read none: the pot came short
+    by the antes); an action type the importer does not know that moves chips skips the
+    hand."""
+    xml = (FIXTURES / "ipoker.xml").read_text()
+    want = reads_history(xml).hands
+    line = '<player seat="1" name="omgmuffins" chips="$50" dealer="1" win="$2.75" bet="$1.50"'
+    moved = xml.replace(line, '<player chips="$50" dealer="1" seat="1" win="$2.75" '
+                              'name="omgmuffins" reg_code="-" bet="$1.50"')
+    assert moved != xml and reads_history(moved).hands == want
+    first = '<action no="1" player="kaptajn_k"'
+    assert xml.count(first) == 1
+    ante = xml.replace(first, '<action no="0" player="Ruby Tuesday" type="15" sum="$0.05"/>\n'
+                       + first)
+    h = reads_history(ante).hands[0]
+    assert h.antes[h.players.index("Ruby Tuesday")] == D("0.05") and sum(h.antes) == D("0.05")
+    odd = xml.replace(first, '<action no="0" player="Ruby Tuesday" type="31" sum="$5"/>\n'
+                      + first)
+    assert "action type 31" in reads_history(odd).skipped[0].reason
+
+
+def test_tournament_table_events_are_read() -> None:
+    """PokerStars' tournament lines (a re-buy, a finishing place, a bounty) move no chip of
+    the hand's pots: the hand reads as without them."""
+    hand = _stars_hand_one()
+    events = hand.replace("*** SUMMARY ***", "zz_top re-buys and receives 3000 chips for $10.00\n"
+                          "sitter finished the tournament in 53rd place\n"
+                          "omgmuffins wins the $2.50 bounty for eliminating sitter\n"
+                          "*** SUMMARY ***")
+    assert reads_history(events).hands == reads_history(hand).hands
