@@ -49,7 +49,7 @@ def _any(*shapes: str) -> Pattern[str]:
 
 FACTS: dict[str, Pattern[str]] = {
     "pokerstars": _any(
-        r"\ufeff?PokerStars (?:Zoom )?(?:Hand|Game) #[0-9]+: .{0,200}",
+        r"\ufeff?PokerStars (?:Zoom |Home Game )?(?:Hand|Game) #[0-9]+: .{0,200}",
         rf"Table '.{{1,80}}' {_SEAT}-max(?: \(Play Money\))? Seat #{_SEAT} is the button",
         rf"Seat {_SEAT}: {_N} \({_A} in chips(?:, {_A} bounty)?\)(?: is sitting out)?",
         rf"{_N}: posts (?:small blind|big blind|the ante|small & big blinds) {_A}"
@@ -68,7 +68,7 @@ FACTS: dict[str, Pattern[str]] = {
         rf"Seat {_SEAT}: .{{1,200}}",  # the summary's seat lines (a restatement)
     ),
     "fulltilt": _any(
-        r"\ufeff?Full Tilt Poker Game #[0-9]+: .{0,200}",
+        r"\ufeff?Full ?Tilt ?Poker(?:\.fr)? (?:Game|Hand) #[0-9]+: .{0,200}",
         rf"Seat {_SEAT}: {_N} \({_A}\)(?:, is sitting out)?",
         rf"{_N} posts (?:the small blind|the big blind|a dead (?:small |big )?blind) of {_A}",
         rf"{_N} antes {_A}",
@@ -88,7 +88,7 @@ FACTS: dict[str, Pattern[str]] = {
         rf"Seat {_SEAT}: .{{1,200}}",
     ),
     "absolute": _any(
-        r"\ufeff?Stage #[0-9]+: .{0,200}",
+        r"\ufeff?Stage #[A-Z]?[0-9]+: .{0,200}",
         rf"Table: .{{1,80}} Seat #{_SEAT} is the (?:dead )?dealer",
         rf"Seat {_SEAT} - {_N} \({_A} in chips\)(?: .{{0,40}})?",
         rf"{_N} - Posts (?:small blind|big blind|dead) {_A}",
@@ -135,7 +135,10 @@ FACTS: dict[str, Pattern[str]] = {
         r"#Game No : [0-9]+",
         r"\*\*\*\*\* Hand History [Ff]or Game [0-9]+ \*\*\*\*\*",
         r".{1,40} Texas Hold'em - .{1,100}",
-        r"Table .{1,80} \((?:Real|Play) Money\)",
+        r"(?:.{1,40} )?Texas Hold'em  ?(?:.{1,40} )?Trny: ?[0-9]{1,12} .{1,140}",  # tournament
+        r"Trny: ?[0-9]{1,12} Level: ?[0-9]{1,3}",
+        r"Blinds\([0-9,]{1,12}/[0-9,]{1,12}\)",
+        r"Table .{1,80} \( ?(?:Real|Play) Money ?\)",
         rf"Seat {_SEAT} is the button",
         rf"Total number of players : {_SEAT}(?:/{_SEAT})?",
         rf"Seat {_SEAT}: {_N} \( {_A}(?: USD)? \)",
@@ -147,7 +150,7 @@ FACTS: dict[str, Pattern[str]] = {
         rf"{_N} is all-In {{1,2}}\[{_A}(?: USD)?\]",
         rf"{_N} (?:shows|doesn't show) {_C}{_T}",
         rf"{_N} does not show cards\.",
-        rf"{_N} wins {_A}(?: USD)?(?: from the (?:main|side) pot(?: [0-9]{{1,2}})?)?"
+        rf"{_N} wins {_A}(?: USD| chips)?(?: from the (?:main|side) pot(?: [0-9]{{1,2}})?)?"
         rf"(?: with {_T})?",
     ),
     "ipoker": _any(

@@ -142,6 +142,16 @@ class _Ongame(OngameNetworkParser):
 
 
 class _Party(PartyPokerParser):
+    # tournament amounts are written without a currency ("[400]", "( 9,160 )"): PokerKit
+    # 0.7.7's patterns require one and dropped the raise (the screen had let the line through)
+    ANTE_POSTING = re.compile(r"(?P<player>.+) posts ante \[\D?(?P<ante>[0-9.,]+)(?: \w+)?\]")
+    BLIND_OR_STRADDLE_POSTING = re.compile(
+        r"(?P<player>.+) posts (small|big) blind \[\D?(?P<blind_or_straddle>[0-9.,]+)"
+        r"(?: \w+)?\]\.?")
+    STARTING_STACKS = re.compile(
+        r"Seat \d+: (?P<player>.+) \( \D?(?P<starting_stack>[0-9.,]+)(?: \w+)? \)")
+    COMPLETION_BETTING_OR_RAISING = re.compile(
+        r"(?P<player>.+) (bets|raises|is all-In ) \[\D?(?P<amount>[0-9.,]+)(?: \w+)?\]")
     HOLE_DEALING = re.compile(r"Dealt to (?P<player>.+?) \[(?P<cards>[0-9TJQKAcdhs ,]+)\]")
     VARIABLES = PartyPokerParser.VARIABLES | {
         "seat_count": (re.compile(r"Total number of players : \d+/(?P<seat_count>\d+)"), int),
@@ -328,13 +338,13 @@ class _Site:
 _SITES = {
     "pokerstars": _Site(
         "pokerstars", "PokerStars", _Stars,
-        re.compile(r"PokerStars (?:Zoom )?(?:Hand|Game) #"), re.compile(r"(?!)"),
+        re.compile(r"PokerStars (?:Zoom |Home Game )?(?:Hand|Game) #"), re.compile(r"(?!)"),
         "*** SUMMARY ***", _stars_outcome,
         (_Post(re.compile(r"^(?P<player>.+): posts small & big blinds \D?" + _AMT), True),),
         lambda name, amt: f"{name}: posts big blind {amt}"),
     "fulltilt": _Site(
         "fulltilt", "Full Tilt Poker", _FullTilt,
-        re.compile(r"Full Tilt Poker Game #"), re.compile(r"(?!)"),
+        re.compile(r"Full ?Tilt ?Poker(?:\.fr)? (?:Game|Hand) #"), re.compile(r"(?!)"),
         "*** SUMMARY ***", _fulltilt_outcome,
         (_Post(re.compile(r"^(?P<player>.+) posts a dead (?:small |big )?blind of \D?" + _AMT)),),
         lambda name, amt: f"{name} posts the big blind of {amt}"),
@@ -368,9 +378,9 @@ _SITES = {
 
 # the first line of a file's content -> its format
 _DETECT = (
-    (re.compile(r"PokerStars (?:Zoom )?(?:Hand|Game) #"), "pokerstars"),
-    (re.compile(r"Full Tilt Poker Game #"), "fulltilt"),
-    (re.compile(r"Stage #\d+"), "absolute"),
+    (re.compile(r"PokerStars (?:Zoom |Home Game )?(?:Hand|Game) #"), "pokerstars"),
+    (re.compile(r"Full ?Tilt ?Poker(?:\.fr)? (?:Game|Hand) #"), "fulltilt"),
+    (re.compile(r"Stage #[A-Z]?\d+"), "absolute"),
     (re.compile(r"\*\*\*\*\* History for hand "), "ongame"),
     (re.compile(r"Game #\d+ starts\.|#Game No : |\*\*\*\*\* Hand History [Ff]or Game "),
      "partypoker"),
@@ -572,6 +582,7 @@ def _read_hand(site: _Site, chunk: str, too_long: str | None, session: str, sour
         return PhhSkip(source, key, line, site_hand,
                        f"truncated hand: no {site.ends.strip()!r} line")
     try:
+        _game(site, chunk, session)  # another game is named before its lines are screened
         chunk = screen(site.name, chunk)  # every line known; harmless ones dropped
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -597,8 +608,8 @@ class _Skip(Exception):
 
 _HAND_NO = {
     "pokerstars": re.compile(r"(?:Hand|Game) #(\d+)"),
-    "fulltilt": re.compile(r"Game #(\d+)"),
-    "absolute": re.compile(r"Stage #(\d+)"),
+    "fulltilt": re.compile(r"(?:Game|Hand) #(\d+)"),
+    "absolute": re.compile(r"Stage #([A-Z]?\d+)"),
     "ongame": re.compile(r"History for hand (\S+)"),
     "partypoker": re.compile(r"(?:Game #|Game No : |for Game )(\d+)"),
     "ipoker": re.compile(r'gamecode="(\d+)"'),
@@ -742,6 +753,10 @@ def _fields(site: _Site, chunk: str, session: str) -> tuple[dict[str, Any], _Out
               "seat_count", "currency", "currency_symbol"):
         if variables.get(k) is not None:
             doc[k] = variables[k] if k not in ("hand", "table") else str(variables[k])
+    if "hand" not in doc:  # a header style PokerKit's pattern misses (Home Game, "C123")
+        number = _HAND_NO[site.name].search(text[:2000])
+        if number is not None:
+            doc["hand"] = number.group(1)[:200]
     tournament = _tournament(site, text, session)
     if tournament is not None:  # amounts are the tournament's chips, not money
         doc["currency"] = "chips"

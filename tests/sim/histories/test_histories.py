@@ -630,3 +630,42 @@ def test_tournament_table_events_are_read() -> None:
                           "omgmuffins wins the $2.50 bounty for eliminating sitter\n"
                           "*** SUMMARY ***")
     assert reads_history(events).hands == reads_history(hand).hands
+
+
+def test_partypoker_amounts_without_a_currency_are_read() -> None:
+    """PartyPoker's tournament lines write amounts without a currency (``raises [400]``,
+    ``( 9,160 )``): every post, stack and raise is read as with one (the parser dropped the
+    raise while the screen let the line through)."""
+    text = (FIXTURES / "partypoker.txt").read_text()
+    bare = text.replace(" USD )", " )").replace(" USD]", "]")
+    assert bare != text
+    got, want = reads_history(bare).hands, reads_history(text).hands
+    assert len(got) == len(want) > 0
+    for g, w in zip(got, want, strict=True):
+        assert (g.starting_stacks, g.blinds_or_straddles, g.actions) == (
+            w.starting_stacks, w.blinds_or_straddles, w.actions)
+
+
+@pytest.mark.parametrize(("fixture", "old", "new", "hand"), [
+    ("pokerstars.txt", "PokerStars Game #27850000001:", "PokerStars Home Game Hand "
+     "#27850000001: {club}", "27850000001"),
+    ("fulltilt.txt", "Full Tilt Poker Game #13000000001:", "Full Tilt Poker Hand "
+     "#13000000001:", "13000000001"),
+    ("fulltilt.txt", "Full Tilt Poker Game #13000000001:", "FullTiltPoker Game "
+     "#13000000001:", "13000000001"),
+    ("absolute.txt", "Stage #", "Stage #C", None),
+])
+def test_header_styles_of_the_sites_years_are_read(fixture: str, old: str, new: str,
+                                                   hand: str | None) -> None:
+    """PokerStars Home Game, Full Tilt ``Hand #``/``FullTiltPoker``, Absolute hand numbers with
+    a letter: detected and read as the same hands."""
+    text = (FIXTURES / fixture).read_text()
+    assert old in text
+    forged = text.replace(old, new, 1)
+    got, want = reads_history(forged), reads_history(text)
+    assert got.format == want.format and not got.skipped
+    assert [h.actions for h in got.hands] == [h.actions for h in want.hands]
+    if hand is not None:
+        assert got.hands[0].hand == hand
+    else:
+        assert got.hands[0].hand is not None and got.hands[0].hand.startswith("C")
