@@ -402,11 +402,18 @@ def phh_by_first_line(first_line: str) -> bool | None:
     return line.startswith("[")
 
 
+# sites whose text shares a first line with a read site, told apart by a later header line:
+# detected so that the skip names them (their text is not read yet)
+_NOT_READ = re.compile(r"\*\*\*\*\* (?:Cassava|888poker|888\.\w{2,3}|Pacific Poker) Hand History")
+NOT_READ_SITES = {"888": "888poker / Pacific Poker (Cassava)"}
+
+
 def detect_format(text: str) -> str | None:
-    """The format of a file's content (one of ``FORMATS``), from its first non-blank lines; None
-    when it is none of them."""
+    """The format of a file's content (one of ``FORMATS``, or a key of ``NOT_READ_SITES``),
+    from its first non-blank lines; None when it is none of them."""
     head = text[:_HEAD_CHARS].lstrip("\ufeff")
-    for line in head.splitlines()[:50]:
+    lines = head.splitlines()[:50]
+    for no, line in enumerate(lines):
         line = line.strip()
         if not line:
             continue
@@ -414,6 +421,9 @@ def detect_format(text: str) -> str | None:
             if pattern.match(line):
                 if name == "phh" and line.startswith("#") and not line.startswith("#Game"):
                     break  # a TOML comment: read on
+                if name == "partypoker" and any(_NOT_READ.match(x.strip())
+                                                for x in lines[no:no + 4]):
+                    return "888"
                 return name
         else:
             return None
@@ -462,19 +472,22 @@ def reads_history(text: str, *, source: str = "<string>") -> PhhFile:
     """``read_history`` of a text. A PHH text whose first line is a ``[key]`` header holds
     several hands (``.phhs``), else one (``.phh``): the content decides, not the name."""
     if "\x00" in text[:_HEAD_CHARS]:
-        return _file_skip(source, "unknown format: binary content (NUL bytes)")
+        return _file_skip(source, "unknown format: binary content (NUL bytes)", "unknown")
     fmt = detect_format(text)
     if fmt is None:
         if not text.strip():
             return _file_skip(source, "empty file: no hand")
         return _file_skip(source, "unknown format: not PHH nor a PokerStars, Full Tilt, iPoker, "
-                                  "Ongame, PartyPoker or Absolute hand history")
+                                  "Ongame, PartyPoker or Absolute hand history", "unknown")
     if fmt == "phh":
         body = text.lstrip("\ufeff")
         first = next((ln.strip() for ln in body.splitlines()
                       if ln.strip() and not ln.strip().startswith("#")), "")
         f = reads_phh(body, source=source, many=first.startswith("["))
         return replace(f, format="phh")
+    if fmt in NOT_READ_SITES:
+        return _file_skip(source, f"unknown format: a {NOT_READ_SITES[fmt]} hand history, a "
+                                  "site whose text the import does not read yet", fmt)
     if fmt == "ipoker" and _XML_DECL.search(text) is not None:
         return _file_skip(source, "refused XML: a DTD or entity declaration (<!DOCTYPE, "
                                   "<!ENTITY): an export's XML declares neither", fmt)
