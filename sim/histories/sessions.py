@@ -12,10 +12,10 @@ seated player) keeps the hands adjacent, so that the rotation audit fails the ha
 ``button_stuck``. Anything else starts a new session (a gap, counted). A hand without a table
 name is its own table (ordered by file and section).
 
-A hand read twice (one venue's site hand number in two files, or an export that repeats hands)
-is kept once and counted ``repeated``; copies that differ in a fact are all dropped and counted
-``conflicting`` (``repeated_hands``): a repeat never reads as a hand that paid twice or a button
-that did not move.
+A hand read twice (one venue's table and site hand number in two files, or an export that
+repeats hands) is kept once and counted ``repeated``; copies that differ in a fact are all
+dropped and counted ``conflicting`` (``repeated_hands``): a repeat never reads as a hand that
+paid twice or a button that did not move.
 
 ``table_id`` = the session, ``hand_no`` = the hand's place in it, ``rebuys`` = a session's
 first stacks, then each seat's start minus its previous end (negative: what the operator took
@@ -278,14 +278,14 @@ def rebuild(table: pa.Table) -> tuple[pa.Table, dict[str, Any]]:
 
 
 # what two copies of one site hand must share to be one hand repeated
-_SAME_HAND = ("table_name", "stacks_start", "occupied", "button", "actions", "op_winnings",
+_SAME_HAND = ("stacks_start", "occupied", "button", "actions", "op_winnings",
               "op_finishing", "op_rake", "op_pot")
 
 
 def repeated_hands(table: pa.Table) -> tuple[np.ndarray, int, int]:
-    """(rows kept, repeated, conflicting): a hand the import read twice (one venue's site hand
-    number, in two files or twice in one: an export that repeats hands) is kept once, its
-    other copies counted ``repeated``; copies that differ in a fact (table, stacks, seats,
+    """(rows kept, repeated, conflicting): a hand the import read twice (one venue's table and
+    site hand number, in two files or twice in one: an export that repeats hands) is kept
+    once, its other copies counted ``repeated``; copies that differ in a fact (stacks, seats,
     button, actions, the operator's amounts) are ``conflicting``: every copy is dropped (which
     copy the operator meant cannot be decided; the record states the hand twice)."""
     n = table.num_rows
@@ -293,7 +293,8 @@ def repeated_hands(table: pa.Table) -> tuple[np.ndarray, int, int]:
     site = table.column("site_hand")
     if n == 0:
         return keep, 0, 0
-    key = pc.binary_join_element_wise(table.column("venue"), site, "\x1f")
+    key = pc.binary_join_element_wise(table.column("venue"), table.column("table_name"), site,
+                                      "\x1f")
     enc = pc.dictionary_encode(key)
     if isinstance(enc, pa.ChunkedArray):
         enc = enc.combine_chunks()

@@ -314,7 +314,8 @@ def test_unreadable_files_are_skips(tmp_path: Path) -> None:
     """A file that is not UTF-8 or not TOML at all is a per-file skip with its reason; the other
     files import; nothing imported at all is exit 2 with nothing written."""
     (tmp_path / "src").mkdir()
-    (tmp_path / "src" / "a.phhs").write_bytes(b"\xff\xfe\x00garbage")
+    # 0x81 is no character in UTF-8, UTF-16 (no NUL pattern) nor Windows-1252
+    (tmp_path / "src" / "a.phhs").write_bytes(b"\x81\x8d\x00garbage")
     (tmp_path / "src" / "b.phh").write_text("this is { not toml")
     (tmp_path / "src" / "c.phhs").write_text(GOOD)
     res = import_phh([str(tmp_path / "src")], tmp_path / "run")
