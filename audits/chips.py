@@ -5,12 +5,12 @@ contributed + won; contributed == the seat's logged ante/blind/post/bet/call ``a
 RETURN_UNCALLED ``added``; returned == its logged returns; no negative amounts; empty seats hold and
 move nothing. Across consecutive hands of a table (same table_id, hand_no + 1): a seat occupied in
 both starts with the previous end plus rebuys; a newly occupied seat starts with its rebuys; in a
-tournament a seat that empties had 0 chips. Per table: chips in (rebuys) == chips out (rake, final
-stacks, stacks of players who left). In an imported run (its files carry the import columns) a
-seat's ``rebuys`` may be negative: it is what the record's next hand shows the operator took
-between the hands (rake, a fee, a wrong payout); the carry-over still holds exactly, and whether
-that take was allowed is the ``outcome`` audit's verdict.
-"""
+tournament a seat that empties had 0 chips (simulated runs: an imported tournament's site moves
+players between its tables with their chips, which one table's record does not show). Per table:
+chips in (rebuys) == chips out (rake, final stacks, stacks of players who left). In an imported run
+(its files carry the import columns) a seat's ``rebuys`` may be negative: it is what the record's
+next hand shows the operator took between the hands (rake, a fee, a wrong payout); the carry-over
+still holds exactly, and whether that take was allowed is the ``outcome`` audit's verdict."""
 
 from __future__ import annotations
 
@@ -123,7 +123,7 @@ def _chips_kernel(occ, start, rebuys, end, contrib, returned, won, rake, a_seat,
                         c = 8
                 elif occ[h, s]:
                     chips_out += end[h, s]
-                    if tourn[i] and end[h, s] != 0:
+                    if tourn[i] and not imported and end[h, s] != 0:
                         c = 9
                 if c and codes[i] == 0:
                     codes[i] = c

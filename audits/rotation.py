@@ -214,11 +214,14 @@ def rotation_map(b: Batch) -> Partial:
     codes = np.zeros(b.n, np.int32)
     aux = np.zeros(b.n, np.int64)
     sc = b.seat
-    tourn = string_is(b, "format", "tournament")
+    # an imported tournament table (generator phh) is judged by the imported rules: the site
+    # moves players between its tables, which one table's record does not show
+    imported = string_is(b, "generator", "phh")
+    tourn = string_is(b, "format", "tournament") & ~imported
     _rotation_kernel(sc["occupied"], sc["stacks_start"], b.cols["button"].astype(np.int64),
                      b.cols["sb_seat"].astype(np.int64), b.cols["bb_seat"].astype(np.int64),
                      b.cols["table_id"], b.cols["hand_no"].astype(np.int64), table_order(b),
-                     tourn, string_is(b, "generator", "phh"), b.act["street"], b.act["seat"],
+                     tourn, imported, b.act["street"], b.act["seat"],
                      b.act["kind"], b.act["added"], b.act_off, codes, aux)
     part = partial_from_codes(b.cols["hand_id"], codes, aux, MESSAGES)
     part.sample = rotation_sample(b)

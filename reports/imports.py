@@ -119,6 +119,9 @@ def import_section(audit: dict[str, Any], manifest: dict[str, Any],
     not_certified = ["The deal and the shuffle: an operator's hand history holds no deck, "
                      "so nothing binds the cards to a shuffle."]
     not_certified += outcome_limitations(audit)
+    skipped_line, _ = skipped_not_certified(rec)
+    if skipped_line:
+        not_certified.append(skipped_line)
     return {
         "counts": counts_text(rec) if rec else "import.json absent: the import's counts are "
                                               "not known",
@@ -130,6 +133,41 @@ def import_section(audit: dict[str, Any], manifest: dict[str, Any],
         "rake_schedule": _schedule_text(det.get("rake_schedule")),
         "money": det.get("money"),
     }
+
+
+SKIP_LIMIT = 0.01  # skipped hands above this share of a source's hands: the verdict is LIMITED
+
+
+def skipped_not_certified(rec: dict[str, Any]) -> tuple[str | None, str | None]:
+    """(the import's skipped hands as not certified, in words; the limitation when more than
+    ``SKIP_LIMIT`` of a source format's submitted hands were skipped: None otherwise). A source
+    format is what the import detected from the content (``pokerstars``, ``ipoker``, ``phh``,
+    ...), never a name the operator wrote; import.json without per-file counts is judged on
+    its totals."""
+    skipped = _dict(rec.get("skipped"))
+    total = sum(_n(x) for x in skipped.values())
+    if not total:
+        return None, None
+    why = ", ".join(f"{_n(x):,} {k}" for k, x in
+                    sorted(skipped.items(), key=lambda kv: (-_n(kv[1]), str(kv[0]))) if _n(x))
+    line = (f"{_hands(total)} of the {_n(rec.get('submitted')):,} submitted were skipped and "
+            f"are not certified ({why}); import.json lists each reason with examples.")
+    per: dict[str, list[int]] = {}
+    files = rec.get("files")
+    for f in files if isinstance(files, list) else []:
+        if isinstance(f, dict):
+            got = per.setdefault(str(f.get("format") or "?"), [0, 0])
+            got[0] += _n(f.get("submitted"))
+            got[1] += sum(_n(x) for x in _dict(f.get("skipped")).values())
+    if not per:
+        per = {"all sources": [_n(rec.get("submitted")), total]}
+    over = [(fmt, sk / sub) for fmt, (sub, sk) in sorted(per.items())
+            if sub and sk / sub > SKIP_LIMIT]
+    if not over:
+        return line, None
+    shares = ", ".join(f"{fmt} {share:.1%}" for fmt, share in over)
+    return line, (f"{_hands(total)} of the {_n(rec.get('submitted')):,} submitted were skipped "
+                  f"and not certified, above {SKIP_LIMIT:.0%} of a source's hands ({shares}).")
 
 
 def outcome_limitations(audit: dict[str, Any]) -> list[str]:

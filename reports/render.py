@@ -391,6 +391,10 @@ def build_run_certificate(audit: dict[str, Any], manifest: dict[str, Any],
     per_structure = hands_counted(audit)
     facts = run_facts(manifest)
     limits = limitations(audit)
+    if import_record is not None:  # skipped hands above 1% of a source's: LIMITED
+        skip_limit = imports.skipped_not_certified(import_record[0])[1]
+        if skip_limit:
+            limits.append(skip_limit)
     unreproduced = reproduction_limitation(reproduction)
     if unreproduced:
         limits.append(unreproduced)

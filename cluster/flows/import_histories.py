@@ -310,8 +310,11 @@ def import_phh(paths: list[str], out: str | Path, *, rake: RakeSchedule | None =
     table = table.set_column(0, table.schema.field("run_id"),
                              pa.array([run_id] * table.num_rows, pa.string()))
     submitted = sum(r.submitted for r in results)
-    imported = sum(r.imported for r in results)
+    imported = table.num_rows  # a hand read twice is one row (``rebuild``: repeated hands)
     skipped: dict[str, int] = {}
+    for reason, key in (("repeated hand", "repeated"), ("stated twice", "conflicting")):
+        if tables.get(key):
+            skipped[reason] = skipped.get(reason, 0) + int(tables[key])
     examples: dict[str, list[dict[str, str]]] = {}
     for r in results:
         for reason, count in r.skipped.items():

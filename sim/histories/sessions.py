@@ -12,6 +12,11 @@ seated player) keeps the hands adjacent, so that the rotation audit fails the ha
 ``button_stuck``. Anything else starts a new session (a gap, counted). A hand without a table
 name is its own table (ordered by file and section).
 
+A hand read twice (one venue's table and site hand number in two files, or an export that
+repeats hands) is kept once and counted ``repeated``; copies that differ in a fact are all
+dropped and counted ``conflicting`` (``repeated_hands``): a repeat never reads as a hand that
+paid twice or a button that did not move.
+
 ``table_id`` = the session, ``hand_no`` = the hand's place in it, ``rebuys`` = a session's
 first stacks, then each seat's start minus its previous end (negative: what the operator took
 between the hands, judged by the outcome audit), ``player_ids`` = one id per player name over
@@ -35,7 +40,7 @@ from numba import njit
 
 from sim.histories.read.phh import no_cyclic_gc
 
-__all__ = ["MAX_PAUSE_SECONDS", "SEAT_COLUMNS", "pad_seats", "rebuild"]
+__all__ = ["MAX_PAUSE_SECONDS", "SEAT_COLUMNS", "pad_seats", "rebuild", "repeated_hands"]
 
 MAX_PAUSE_SECONDS = 600
 _DIGIT_RUNS = re.compile(r"(\d+)")
@@ -272,7 +277,65 @@ def rebuild(table: pa.Table) -> tuple[pa.Table, dict[str, Any]]:
         return _rebuild(table)
 
 
+# what two copies of one site hand must share to be one hand repeated
+_SAME_HAND = ("stacks_start", "occupied", "button", "actions", "op_winnings",
+              "op_finishing", "op_rake", "op_pot")
+
+
+def repeated_hands(table: pa.Table) -> tuple[np.ndarray, int, int]:
+    """(rows kept, repeated, conflicting): a hand the import read twice (one venue's table and
+    site hand number, in two files or twice in one: an export that repeats hands) is kept
+    once, its other copies counted ``repeated``; copies that differ in a fact (stacks, seats,
+    button, actions, the operator's amounts) are ``conflicting``: every copy is dropped (which
+    copy the operator meant cannot be decided; the record states the hand twice)."""
+    n = table.num_rows
+    keep = np.ones(n, np.bool_)
+    site = table.column("site_hand")
+    if n == 0:
+        return keep, 0, 0
+    key = pc.binary_join_element_wise(table.column("venue"), table.column("table_name"), site,
+                                      "\x1f")
+    enc = pc.dictionary_encode(key)
+    if isinstance(enc, pa.ChunkedArray):
+        enc = enc.combine_chunks()
+    idx = enc.indices.to_numpy(zero_copy_only=False)
+    has = pc.not_equal(site, "").to_numpy(zero_copy_only=False)
+    counts = np.bincount(idx[has], minlength=len(enc.dictionary)) if has.any() else None
+    if counts is None or counts.max(initial=0) < 2:
+        return keep, 0, 0
+    dup_rows = np.flatnonzero(has & (counts[idx] > 1))
+    facts = table.select(list(_SAME_HAND)).take(pa.array(dup_rows)).to_pylist()
+    first: dict[int, dict[str, Any]] = {}
+    bad: set[int] = set()
+    for row, fact in zip(dup_rows.tolist(), facts, strict=True):
+        k = int(idx[row])
+        if k not in first:
+            first[k] = fact
+            continue
+        keep[row] = False
+        if fact != first[k]:
+            bad.add(k)
+    conflicting = 0
+    for k in bad:
+        rows = dup_rows[idx[dup_rows] == k]
+        conflicting += len(rows)
+        keep[rows] = False
+    repeated = len(dup_rows) - len(first) - (conflicting - len(bad))
+    return keep, repeated, conflicting
+
+
 def _rebuild(table: pa.Table) -> tuple[pa.Table, dict[str, Any]]:
+    keep, repeated, conflicting = repeated_hands(table)
+    if not keep.all():
+        table = table.filter(pa.array(keep))
+    out, stats = _sessions_of(table)
+    for key, count in (("repeated", repeated), ("conflicting", conflicting)):
+        if count:  # present when a hand was read twice
+            stats[key] = count
+    return out, stats
+
+
+def _sessions_of(table: pa.Table) -> tuple[pa.Table, dict[str, Any]]:
     n = table.num_rows
     if n == 0:
         return table, {"tables": 0, "sessions": 0, "gaps": 0, "button_stuck": 0, "by_venue": {}}

@@ -314,7 +314,8 @@ def test_unreadable_files_are_skips(tmp_path: Path) -> None:
     """A file that is not UTF-8 or not TOML at all is a per-file skip with its reason; the other
     files import; nothing imported at all is exit 2 with nothing written."""
     (tmp_path / "src").mkdir()
-    (tmp_path / "src" / "a.phhs").write_bytes(b"\xff\xfe\x00garbage")
+    # 0x81 is no character in UTF-8, UTF-16 (no NUL pattern) nor Windows-1252
+    (tmp_path / "src" / "a.phhs").write_bytes(b"\x81\x8d\x00garbage")
     (tmp_path / "src" / "b.phh").write_text("this is { not toml")
     (tmp_path / "src" / "c.phhs").write_text(GOOD)
     res = import_phh([str(tmp_path / "src")], tmp_path / "run")
@@ -632,3 +633,25 @@ def test_tables_without_seat_count_are_padded_to_their_highest_seat(tmp_path: Pa
     assert a["op_winnings"] == [0, 0, 0, 15] + [0] * 5
     assert b["op_winnings"] == [] and b["op_finishing"] == []
     assert a["table_id"] == b["table_id"] != c["table_id"] and b["hand_no"] == a["hand_no"] + 1
+
+
+def test_a_hand_read_twice_is_kept_once_and_a_conflicting_copy_is_not_certified(
+        tmp_path: Path) -> None:
+    """An export that repeats its hands (one file twice, or hands repeated in a file) imports
+    each site hand once, the copies counted "repeated hand" (no hand paid twice, no button
+    "not moved"); two copies of one site hand that differ in a fact are both dropped, counted
+    "stated twice"."""
+    text = (Path(__file__).resolve().parents[1] / "fixtures" / "sitetext"
+            / "pokerstars.txt").read_text()
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.txt").write_text(text)
+    (tmp_path / "src" / "b.txt").write_text(text)
+    res = import_phh([str(tmp_path / "src")], tmp_path / "run", workers=0)
+    assert (res.imported, res.skipped) == (3, {"repeated hand": 3}), res.skipped
+    assert res.tables["gaps"] == 0 and res.tables["button_stuck"] == 0
+    forged = text.replace("Seat 1: omgmuffins ($51.50 in chips)",
+                          "Seat 1: omgmuffins ($61.50 in chips)")
+    assert forged != text
+    (tmp_path / "src" / "b.txt").write_text(forged)
+    res = import_phh([str(tmp_path / "src")], tmp_path / "run2", workers=0)
+    assert (res.imported, res.skipped) == (2, {"repeated hand": 2, "stated twice": 2})

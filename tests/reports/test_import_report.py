@@ -77,3 +77,35 @@ def test_without_a_schedule_the_rake_is_said_not_checked() -> None:
     assert "The rake of 1 hand: no rake schedule was given" in text
     assert "2 hands whose winnings are all zeros" in text
     assert "4 pots contested by unrecorded cards" in text
+
+
+def test_skipped_hands_are_not_certified_and_above_one_percent_limit_the_verdict() -> None:
+    """Every skipped hand is listed as not certified with its reasons; when more than 1% of a
+    source format's hands were skipped (an operator hiding a hand behind an unsupported
+    straddle among few hands), the verdict is LIMITED and says which source."""
+    from reports.imports import skipped_not_certified
+
+    assert skipped_not_certified({"submitted": 10, "imported": 10, "skipped": {}}) == (None, None)
+    few, limit = skipped_not_certified(IMPORT)  # 8 of 2,989: 0.3%
+    assert few is not None and "8 hands of the 2,989 submitted were skipped" in few
+    assert "5 truncated section, 3 unknown variant" in few and limit is None
+    rec = {"submitted": 300, "imported": 297, "skipped": {"straddle": 3},
+           "files": [{"format": "phh", "submitted": 100, "skipped": {"straddle": 3}},
+                     {"format": "pokerstars", "submitted": 200, "skipped": {}}]}
+    line, limit = skipped_not_certified(rec)
+    assert line is not None and "3 straddle" in line
+    assert limit is not None and "phh 3.0%" in limit and "pokerstars" not in limit
+
+
+def test_a_certificate_with_many_skipped_hands_is_limited(reported: Path, tmp_path: Path) -> None:
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(reported, run)
+    (run / "import.json").write_text(json.dumps({**IMPORT, "submitted": 3000, "skipped": {
+        "straddle": 40}}))
+    assert main(["report", str(run)]) in (0, 1)
+    cert = json.loads((run / "certificate.json").read_text())
+    assert "LIMITED" in cert["verdict_text"]
+    assert any("above 1% of a source's hands (all sources" in t for t in cert["limitations"])
+    assert any("40 straddle" in t for t in cert["import"]["not_certified"])

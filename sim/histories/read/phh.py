@@ -198,6 +198,7 @@ class PhhHand:
     scale: int = 0
     rake: Number | None = None  # the rake the record states (site text), None when absent
     total_pot: Number | None = None  # the total pot the record states, None when absent
+    tournament: str | None = None  # a site text's tournament (id or name); None: a cash game
 
     @property
     def n_players(self) -> int:

@@ -13,7 +13,8 @@ the record's own claims beside it, never replaced:
 - ``won``, ``stacks_end``, ``rake``, ``pots``, ``showdown_*``: the rules' (the replay's);
   ``op_winnings``, ``op_finishing``, ``op_rake``, ``op_pot``: the operator's, as recorded;
 - ``deck`` null (a record has no deck), ``burns`` empty, ``hole_cards`` the record's known cards
-  (-1 unknown), ``seed_key`` empty, ``generator`` "phh", ``policy`` -1, ``format`` "cash";
+  (-1 unknown), ``seed_key`` empty, ``generator`` "phh", ``policy`` -1, ``format`` "cash"
+  ("tournament" for a site text's tournament hand: ``PhhHand.tournament``);
 - ``stack_known`` false where the record says ``inf`` (``stacks_start`` holds the replay's
   stand-in); ``cards_unrecorded`` true for a seat at showdown with none of its cards recorded;
 - ``ante``/``ante_mode``: one ante for everybody is mode 1, the big blind's alone mode 2, other
@@ -434,7 +435,7 @@ def _row(cols: Columns, hand: Hand, phh: PhhHand, raw: PhhHand, source: str, sec
     # in ROW_SCHEMA's order (``_ROW_NAMES``)
     values: tuple[Any, ...] = (
         "", 0, 0, 0, cfg.structure.label,
-        "cash", "phh", [], k,
+        "tournament" if raw.tournament else "cash", "phh", [], k,
         spread([True] * n, False), where[S[_BUTTON]],
         where[sb] if sb >= 0 else -1, where[S[_BB_SEAT]],
         cfg.small_blind, cfg.big_blind, ante, ante_mode,

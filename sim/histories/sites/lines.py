@@ -49,7 +49,7 @@ def _any(*shapes: str) -> Pattern[str]:
 
 FACTS: dict[str, Pattern[str]] = {
     "pokerstars": _any(
-        r"\ufeff?PokerStars (?:Zoom )?(?:Hand|Game) #[0-9]+: .{0,200}",
+        r"\ufeff?PokerStars (?:Zoom |Home Game )?(?:Hand|Game) #[0-9]+: .{0,200}",
         rf"Table '.{{1,80}}' {_SEAT}-max(?: \(Play Money\))? Seat #{_SEAT} is the button",
         rf"Seat {_SEAT}: {_N} \({_A} in chips(?:, {_A} bounty)?\)(?: is sitting out)?",
         rf"{_N}: posts (?:small blind|big blind|the ante|small & big blinds) {_A}"
@@ -68,12 +68,13 @@ FACTS: dict[str, Pattern[str]] = {
         rf"Seat {_SEAT}: .{{1,200}}",  # the summary's seat lines (a restatement)
     ),
     "fulltilt": _any(
-        r"\ufeff?Full Tilt Poker Game #[0-9]+: .{0,200}",
+        r"\ufeff?Full ?Tilt ?Poker(?:\.fr)? (?:Game|Hand) #[0-9]+: .{0,200}",
         rf"Seat {_SEAT}: {_N} \({_A}\)(?:, is sitting out)?",
         rf"{_N} posts (?:the small blind|the big blind|a dead (?:small |big )?blind) of {_A}",
         rf"{_N} antes {_A}",
         rf"The button is in seat #{_SEAT}",
-        _STREETS,
+        _STREETS,  # 2013-14: the pot after the street's cards, a restatement
+        rf"{_STREETS} \(Total Pot: {_A}, [0-9]{{1,2}} Players(?:, [0-9]{{1,2}} All-In)?\)",
         rf"Dealt to {_N} {_C}",
         rf"{_N} (?:folds|checks|mucks)",
         rf"{_N} (?:calls|bets|raises to) {_A}(?:,? and is all in)?",
@@ -87,7 +88,7 @@ FACTS: dict[str, Pattern[str]] = {
         rf"Seat {_SEAT}: .{{1,200}}",
     ),
     "absolute": _any(
-        r"\ufeff?Stage #[0-9]+: .{0,200}",
+        r"\ufeff?Stage #[A-Z]?[0-9]+: .{0,200}",
         rf"Table: .{{1,80}} Seat #{_SEAT} is the (?:dead )?dealer",
         rf"Seat {_SEAT} - {_N} \({_A} in chips\)(?: .{{0,40}})?",
         rf"{_N} - Posts (?:small blind|big blind|dead) {_A}",
@@ -107,14 +108,16 @@ FACTS: dict[str, Pattern[str]] = {
         rf"Seat {_SEAT}: .{{1,200}}",
     ),
     "ongame": _any(
-        r"\ufeff?\*\*\*\*\* (?:History for|End of) hand .{1,60} \*\*\*\*\*",
+        r"\ufeff?\*\*\*\*\* (?:History for|End of) hand .{1,60}"
+        r"(?: \(TOURNAMENT: .{0,160}\))? \*\*\*\*\*",
         r"Start hand: .{1,80}",
         r"Table: .{1,120}",
         rf"User: {_N}",
         rf"Button: seat {_SEAT}",
-        rf"Players in round: {_SEAT}",
+        rf"Players in round: {_SEAT}(?: \({_SEAT}\))?",
         rf"Seat {_SEAT}: {_N} \({_A}\)(?:, net: [+-]?{_A}(?:,? {_C})?(?: \({_T}\))?)?",
         rf"{_N} posts (?:small blind|big blind|dead blind|ante) \({_A}\)",
+        rf"{_N} posts ante {_A}",
         rf"---(?: Dealing (?:flop|turn|river) {_C})?",
         r"Dealing pocket cards",
         rf"Dealing to {_N}: {_C}",
@@ -132,7 +135,10 @@ FACTS: dict[str, Pattern[str]] = {
         r"#Game No : [0-9]+",
         r"\*\*\*\*\* Hand History [Ff]or Game [0-9]+ \*\*\*\*\*",
         r".{1,40} Texas Hold'em - .{1,100}",
-        r"Table .{1,80} \((?:Real|Play) Money\)",
+        r"(?:.{1,40} )?Texas Hold'em  ?(?:.{1,40} )?Trny: ?[0-9]{1,12} .{1,140}",  # tournament
+        r"Trny: ?[0-9]{1,12} Level: ?[0-9]{1,3}",
+        r"Blinds\([0-9,]{1,12}/[0-9,]{1,12}\)",
+        r"Table .{1,80} \( ?(?:Real|Play) Money ?\)",
         rf"Seat {_SEAT} is the button",
         rf"Total number of players : {_SEAT}(?:/{_SEAT})?",
         rf"Seat {_SEAT}: {_N} \( {_A}(?: USD)? \)",
@@ -144,18 +150,18 @@ FACTS: dict[str, Pattern[str]] = {
         rf"{_N} is all-In {{1,2}}\[{_A}(?: USD)?\]",
         rf"{_N} (?:shows|doesn't show) {_C}{_T}",
         rf"{_N} does not show cards\.",
-        rf"{_N} wins {_A}(?: USD)?(?: from the (?:main|side) pot(?: [0-9]{{1,2}})?)?"
+        rf"{_N} wins {_A}(?: USD| chips)?(?: from the (?:main|side) pot(?: [0-9]{{1,2}})?)?"
         rf"(?: with {_T})?",
     ),
     "ipoker": _any(
         r'<game gamecode="[0-9]{1,20}">',
         r"</?(?:game|general|players|round)>",
         r'<round no="[0-9]{1,3}">',
-        r"<startdate>[0-9: -]{8,30}</startdate>",
-        rf'<player seat="{_SEAT}" name="[^"]{{1,{NAME_CHARS}}}"(?: [a-z]{{1,12}}="[^"]{{0,30}}")'
-        r"{0,12} ?/>",
+        r"<startdate>[0-9A-Za-z:/ .-]{8,30}</startdate>",
+        rf'<player seat="{_SEAT}" name="[^"]{{1,{NAME_CHARS}}}"(?: [a-z_]{{1,16}}="[^"]{{0,30}}")'
+        r"{0,16} ?/>",
         rf'<action no="[0-9]{{1,4}}" player="[^"]{{1,{NAME_CHARS}}}"'
-        r'(?: [a-z]{1,12}="[^"]{0,30}"){0,6} ?/>',
+        r'(?: [a-z_]{1,16}="[^"]{0,30}"){0,8} ?/>',
         rf'<cards type="[A-Za-z]{{1,12}}" player="[^"]{{0,{NAME_CHARS}}}">[0-9A-Za-z ]{{0,30}}'
         r"</cards>",
     ),
@@ -168,12 +174,22 @@ HARMLESS: dict[str, Pattern[str]] = {
         r"|has timed out(?: while disconnected| while being disconnected)?|leaves the table"
         rf"|joins the table at seat #{_SEAT}|will be allowed to play after the button"
         r"|was removed from the table for failing to post)",
+        # a tournament's events: no chip of this hand's pots (a re-buy's chips start the next
+        # hand: its starting stack, which the sessions carry as a rebuy)
+        rf"{_N} finished the tournament(?: in [0-9]{{1,6}}(?:st|nd|rd|th) place)?"
+        rf"(?: and received {_A}\.?)?",
+        rf"{_N} re-buys and receives [0-9,]{{1,12}} chips for {_A}(?: StarsCoin)?",
+        rf"{_N} takes the add-on and receives [0-9,]{{1,12}} chips for {_A}(?: StarsCoin)?",
+        rf"{_N} wins (?:the|an?) {_A} bounty for eliminating {_N}",
+        rf"{_N} wins the tournament and receives {_A} - congratulations!",
     ),
     "fulltilt": _any(
-        rf"{_N}: .*",  # chat
+        rf"(?!\*\*\* ){_N}: .*",  # chat (never a street line)
         rf"{_N} (?:is sitting out|stands up|sits down|has reconnected|has been disconnected"
         r"|has timed out|has returned|is feeling .{0,40}|has [0-9]{1,3} seconds left to act"
         r"|has requested TIME|seconds left to act)",
+        # a top-up for the next hand (its starting stack: the sessions' rebuy)
+        rf"{_N} adds {_A}",
     ),
     "absolute": _any(
         rf"{_N} - (?:Sits Out|Sitting Out|Returned|Time has expired|Disconnected)",

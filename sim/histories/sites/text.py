@@ -14,7 +14,9 @@ of its site (``pokerkit.notation``, the pinned version: its text stages
 only, not its state replay) and then ``sim.histories.read.phh``'s validation, so every amount is
 exact (PokerKit reads amounts from the text as ``int``/``Decimal``; no float) and bounded as in a
 PHH file. A hand that cannot be read is a ``PhhSkip`` with its reason and the rest of the file is
-read; an unknown format, an empty or binary file is one skip for the file.
+read; an unknown format, an empty or binary file is one skip for the file. The encoding is
+detected from the bytes (``sim.histories.sources.decode_text``: UTF-8 with or without a byte order
+mark, UTF-16 of either byte order with or without one, Windows-1252); a PHH file must be UTF-8.
 
 What PokerKit drops and this module reads from the text itself:
 - the OUTCOME: each player's ``winnings`` (the lines that pay a pot), the ``total_pot`` and the
@@ -50,6 +52,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from re import Match, Pattern
 from typing import Any, cast
+from xml.etree import ElementTree
 
 from pokerkit.notation import (
     AbsolutePokerParser,
@@ -73,7 +76,7 @@ from sim.histories.read.phh import (
     reads_phh,
 )
 from sim.histories.sites.lines import Unrecognised, screen
-from sim.histories.sources import iter_paths, read_bytes
+from sim.histories.sources import decode_text, iter_paths, read_bytes
 
 __all__ = [
     "FORMATS",
@@ -128,6 +131,7 @@ class _Absolute(AbsolutePokerParser):
 
 
 class _Ongame(OngameNetworkParser):
+    ANTE_POSTING = re.compile(r"(?P<player>.+) posts ante \(?\D?(?P<ante>[0-9.,]+)\)?")
     HOLE_DEALING = re.compile(r"Dealing to (?P<player>.+?): \[(?P<cards>[0-9TJQKAcdhs ,]+)\]")
     SEATS = re.compile(r"Seat (?P<seat>\d+): (?P<player>.+) \(\D?[0-9.,]+\)(?!,)")
     STARTING_STACKS = re.compile(
@@ -138,6 +142,16 @@ class _Ongame(OngameNetworkParser):
 
 
 class _Party(PartyPokerParser):
+    # tournament amounts are written without a currency ("[400]", "( 9,160 )"): PokerKit
+    # 0.7.7's patterns require one and dropped the raise (the screen had let the line through)
+    ANTE_POSTING = re.compile(r"(?P<player>.+) posts ante \[\D?(?P<ante>[0-9.,]+)(?: \w+)?\]")
+    BLIND_OR_STRADDLE_POSTING = re.compile(
+        r"(?P<player>.+) posts (small|big) blind \[\D?(?P<blind_or_straddle>[0-9.,]+)"
+        r"(?: \w+)?\]\.?")
+    STARTING_STACKS = re.compile(
+        r"Seat \d+: (?P<player>.+) \( \D?(?P<starting_stack>[0-9.,]+)(?: \w+)? \)")
+    COMPLETION_BETTING_OR_RAISING = re.compile(
+        r"(?P<player>.+) (bets|raises|is all-In ) \[\D?(?P<amount>[0-9.,]+)(?: \w+)?\]")
     HOLE_DEALING = re.compile(r"Dealt to (?P<player>.+?) \[(?P<cards>[0-9TJQKAcdhs ,]+)\]")
     VARIABLES = PartyPokerParser.VARIABLES | {
         "seat_count": (re.compile(r"Total number of players : \d+/(?P<seat_count>\d+)"), int),
@@ -148,6 +162,9 @@ _IPOKER_CARDS = r"(?P<cards>[0-9TJQKAcdhsCDHS ]+)"
 
 
 class _IPoker(IPokerNetworkParser):
+    ANTE_POSTING = re.compile(  # type 15: an ante (PokerKit 0.7.7 reads none: pots came short)
+        r'<action\b.*\bplayer="(?P<player>.+?)".*\btype="15".*\bsum="\D?(?P<ante>[0-9.,]+)"'
+        r'.*/>')
     HOLE_DEALING = re.compile(
         r'<cards\b.*\btype="Pocket".*\bplayer="(?P<player>.+?)".*>' + _IPOKER_CARDS + "</cards>")
     BOARD_DEALING = re.compile(
@@ -321,13 +338,13 @@ class _Site:
 _SITES = {
     "pokerstars": _Site(
         "pokerstars", "PokerStars", _Stars,
-        re.compile(r"PokerStars (?:Zoom )?(?:Hand|Game) #"), re.compile(r"(?!)"),
+        re.compile(r"PokerStars (?:Zoom |Home Game )?(?:Hand|Game) #"), re.compile(r"(?!)"),
         "*** SUMMARY ***", _stars_outcome,
         (_Post(re.compile(r"^(?P<player>.+): posts small & big blinds \D?" + _AMT), True),),
         lambda name, amt: f"{name}: posts big blind {amt}"),
     "fulltilt": _Site(
         "fulltilt", "Full Tilt Poker", _FullTilt,
-        re.compile(r"Full Tilt Poker Game #"), re.compile(r"(?!)"),
+        re.compile(r"Full ?Tilt ?Poker(?:\.fr)? (?:Game|Hand) #"), re.compile(r"(?!)"),
         "*** SUMMARY ***", _fulltilt_outcome,
         (_Post(re.compile(r"^(?P<player>.+) posts a dead (?:small |big )?blind of \D?" + _AMT)),),
         lambda name, amt: f"{name} posts the big blind of {amt}"),
@@ -361,9 +378,9 @@ _SITES = {
 
 # the first line of a file's content -> its format
 _DETECT = (
-    (re.compile(r"PokerStars (?:Zoom )?(?:Hand|Game) #"), "pokerstars"),
-    (re.compile(r"Full Tilt Poker Game #"), "fulltilt"),
-    (re.compile(r"Stage #\d+"), "absolute"),
+    (re.compile(r"PokerStars (?:Zoom |Home Game )?(?:Hand|Game) #"), "pokerstars"),
+    (re.compile(r"Full ?Tilt ?Poker(?:\.fr)? (?:Game|Hand) #"), "fulltilt"),
+    (re.compile(r"Stage #[A-Z]?\d+"), "absolute"),
     (re.compile(r"\*\*\*\*\* History for hand "), "ongame"),
     (re.compile(r"Game #\d+ starts\.|#Game No : |\*\*\*\*\* Hand History [Ff]or Game "),
      "partypoker"),
@@ -385,11 +402,18 @@ def phh_by_first_line(first_line: str) -> bool | None:
     return line.startswith("[")
 
 
+# sites whose text shares a first line with a read site, told apart by a later header line:
+# detected so that the skip names them (their text is not read yet)
+_NOT_READ = re.compile(r"\*\*\*\*\* (?:Cassava|888poker|888\.\w{2,3}|Pacific Poker) Hand History")
+NOT_READ_SITES = {"888": "888poker / Pacific Poker (Cassava)"}
+
+
 def detect_format(text: str) -> str | None:
-    """The format of a file's content (one of ``FORMATS``), from its first non-blank lines; None
-    when it is none of them."""
+    """The format of a file's content (one of ``FORMATS``, or a key of ``NOT_READ_SITES``),
+    from its first non-blank lines; None when it is none of them."""
     head = text[:_HEAD_CHARS].lstrip("\ufeff")
-    for line in head.splitlines()[:50]:
+    lines = head.splitlines()[:50]
+    for no, line in enumerate(lines):
         line = line.strip()
         if not line:
             continue
@@ -397,6 +421,9 @@ def detect_format(text: str) -> str | None:
             if pattern.match(line):
                 if name == "phh" and line.startswith("#") and not line.startswith("#Game"):
                     break  # a TOML comment: read on
+                if name == "partypoker" and any(_NOT_READ.match(x.strip())
+                                                for x in lines[no:no + 4]):
+                    return "888"
                 return name
         else:
             return None
@@ -430,11 +457,14 @@ def read_history_bytes(data: bytes, source: str) -> PhhFile:
     """``read_history`` of a file's bytes (read by the caller: a URI's), named ``source``; the
     ``PhhFile.sha256`` is the bytes'."""
     digest = hashlib.sha256(data).hexdigest()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        return PhhFile(source, [], [PhhSkip(source, None, 0, None, f"not UTF-8 text ({e})")],
-                       digest)
+    decoded = decode_text(data)
+    if isinstance(decoded, str):
+        return PhhFile(source, [], [PhhSkip(source, None, 0, None, decoded)], digest)
+    text, encoding = decoded
+    if encoding != "utf-8" and "\x00" not in text[:_HEAD_CHARS]:
+        if detect_format(text) == "phh":  # PHH is UTF-8 (its specification)
+            return PhhFile(source, [], [PhhSkip(source, None, 0, None, (
+                f"not UTF-8 text: a PHH file is UTF-8 (this one reads as {encoding})"))], digest)
     return replace(reads_history(text, source=source), sha256=digest)
 
 
@@ -442,19 +472,25 @@ def reads_history(text: str, *, source: str = "<string>") -> PhhFile:
     """``read_history`` of a text. A PHH text whose first line is a ``[key]`` header holds
     several hands (``.phhs``), else one (``.phh``): the content decides, not the name."""
     if "\x00" in text[:_HEAD_CHARS]:
-        return _file_skip(source, "unknown format: binary content (NUL bytes)")
+        return _file_skip(source, "unknown format: binary content (NUL bytes)", "unknown")
     fmt = detect_format(text)
     if fmt is None:
         if not text.strip():
             return _file_skip(source, "empty file: no hand")
         return _file_skip(source, "unknown format: not PHH nor a PokerStars, Full Tilt, iPoker, "
-                                  "Ongame, PartyPoker or Absolute hand history")
+                                  "Ongame, PartyPoker or Absolute hand history", "unknown")
     if fmt == "phh":
         body = text.lstrip("\ufeff")
         first = next((ln.strip() for ln in body.splitlines()
                       if ln.strip() and not ln.strip().startswith("#")), "")
         f = reads_phh(body, source=source, many=first.startswith("["))
         return replace(f, format="phh")
+    if fmt in NOT_READ_SITES:
+        return _file_skip(source, f"unknown format: a {NOT_READ_SITES[fmt]} hand history, a "
+                                  "site whose text the import does not read yet", fmt)
+    if fmt == "ipoker" and _XML_DECL.search(text) is not None:
+        return _file_skip(source, "refused XML: a DTD or entity declaration (<!DOCTYPE, "
+                                  "<!ENTITY): an export's XML declares neither", fmt)
     site = _SITES[fmt]
     hands: list[PhhHand] = []
     skipped: list[PhhSkip] = []
@@ -473,6 +509,29 @@ def _file_skip(source: str, reason: str, fmt: str | None = None) -> PhhFile:
 
 
 _XML_GAP = re.compile(r">\s*<")
+_XML_ATTR = re.compile(r'\s+([A-Za-z_][\w.-]*)="([^"]*)"')
+# the attribute order the site parser's patterns read (iPoker writes them in several orders)
+_ATTR_ORDER = {"player": ("seat", "name", "chips", "dealer", "win", "bet"),
+               "action": ("no", "player", "type", "sum"), "cards": ("type", "player")}
+_XML_ELEMENT = re.compile(r"<(player|action|cards)((?:\s+[A-Za-z_][\w.-]*=\"[^\"]*\")*)\s*"
+                          r"(/?>)(.*)$")
+
+
+def _ipoker_canonical(line: str) -> str:
+    """An iPoker ``<player>``, ``<action>`` or ``<cards>`` line with its attributes in one
+    order (as the parser's patterns read them); a line with a repeated attribute is left as
+    it is (the XML parser refuses it, ``_xml_game``)."""
+    m = _XML_ELEMENT.match(line)
+    if m is None:
+        return line
+    attrs = _XML_ATTR.findall(m.group(2))
+    names = [k for k, _ in attrs]
+    if len(set(names)) != len(names):
+        return line
+    order = _ATTR_ORDER[m.group(1)]
+    ranked = sorted(attrs, key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order))
+    body = "".join(f' {k}="{v}"' for k, v in ranked)
+    return f"<{m.group(1)}{body}{' ' if m.group(3) == '/>' else ''}{m.group(3)}{m.group(4)}"
 
 
 def _split(text: str, site: _Site) -> Iterator[tuple[int, str, str | None, str]]:
@@ -491,7 +550,7 @@ def _split(text: str, site: _Site) -> Iterator[tuple[int, str, str | None, str]]
         return start, "\n".join(cur) + "\n", too_long, "\n".join(session)
 
     for no, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip() if site.name == "ipoker" else raw.rstrip()
+        line = _ipoker_canonical(raw.strip()) if site.name == "ipoker" else raw.rstrip()
         if len(line) > MAX_LINE_CHARS:
             if cur:
                 too_long = too_long or (f"line {no} has {len(line)} characters: expected at "
@@ -536,11 +595,13 @@ def _read_hand(site: _Site, chunk: str, too_long: str | None, session: str, sour
         return PhhSkip(source, key, line, site_hand,
                        f"truncated hand: no {site.ends.strip()!r} line")
     try:
+        _game(site, chunk, session)  # another game is named before its lines are screened
         chunk = screen(site.name, chunk)  # every line known; harmless ones dropped
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             doc, outcome = _fields(site, chunk, session)
         h = hand_from_dict(doc, source, key, line)
+        h = replace(h, tournament=doc["_tournament"]) if doc["_tournament"] else h
         return _with_outcome(h, outcome, doc["_names"])
     except (_Skip, Unrecognised) as e:
         return PhhSkip(source, key, line, site_hand, str(e))
@@ -560,8 +621,8 @@ class _Skip(Exception):
 
 _HAND_NO = {
     "pokerstars": re.compile(r"(?:Hand|Game) #(\d+)"),
-    "fulltilt": re.compile(r"Game #(\d+)"),
-    "absolute": re.compile(r"Stage #(\d+)"),
+    "fulltilt": re.compile(r"(?:Game|Hand) #(\d+)"),
+    "absolute": re.compile(r"Stage #([A-Z]?\d+)"),
     "ongame": re.compile(r"History for hand (\S+)"),
     "partypoker": re.compile(r"(?:Game #|Game No : |for Game )(\d+)"),
     "ipoker": re.compile(r'gamecode="(\d+)"'),
@@ -637,9 +698,14 @@ def _fields(site: _Site, chunk: str, session: str) -> tuple[dict[str, Any], _Out
         raise _Skip("unsupported: the board was run more than once")
     text, live, dead = _iter_posts(site, chunk)
     if site.name == "ipoker":
+        _xml_game(chunk)
         for ln in text.split("\n"):
             if ln.startswith("<action") and _IPN_SUM_OK.search(ln) is None:
                 raise _Skip(f"bad action: {ln[:200]!r}: expected sum=\"AMOUNT\"")
+            t = _IPN_TYPE.search(ln) if ln.startswith("<action") else None
+            if t is not None and t["type"] not in _IPN_TYPES and not _IPN_ZERO.search(ln):
+                raise _Skip(f"bad action: {ln[:200]!r}: an action type {t['type']} the "
+                            "importer does not know moves chips")
         text = _ipoker_in_order(text)
     pv = cast(Callable[[str], int], _value)  # PokerKit's annotation; values are exact
     try:
@@ -649,11 +715,8 @@ def _fields(site: _Site, chunk: str, session: str) -> tuple[dict[str, Any], _Out
     parsed_seats = p._parse_seats(text)
     _one_seat_each(p, text)
     parsed_players = p._parse_players(text)
-    try:
-        variant = p._parse_variant(text)
-    except (ValueError, KeyError):
-        first = text.strip().split("\n", 1)[0][:120]
-        raise _Skip(f"unsupported variant: not no-limit hold'em ({first!r})") from None
+    _stated_once(p, text, parsed_players, parsed_seats)
+    game = _game(site, text, session)
     antes = p._parse_antes(text, pv)
     blinds: dict[str, Any] = p._parse_blinds_or_straddles(text, pv)
     stacks = p._parse_starting_stacks(text, pv)
@@ -690,10 +753,11 @@ def _fields(site: _Site, chunk: str, session: str) -> tuple[dict[str, Any], _Out
         for k, v in p._parse_variables(session, pv).items():
             variables.setdefault(k, v)
     pvars = p._parse_player_variables(text, pv)
+    bb_posted = max(abs(b) for b in blind_list[:2]) if any(blind_list[:2]) else \
+        _bb_of(blinds, players)
     doc: dict[str, Any] = {
-        "variant": variant, "antes": ante_list, "blinds_or_straddles": blind_list,
-        "min_bet": max(abs(b) for b in blind_list[:2]) if any(blind_list[:2]) else
-        _bb_of(blinds, players),
+        "variant": game.variant, "antes": ante_list, "blinds_or_straddles": blind_list,
+        **_bet_sizes(game, bb_posted),
         "starting_stacks": [stacks[x] for x in players], "actions": actions,
         "players": list(players), "seats": [parsed_seats[x] for x in players],
         "venue": site.venue,
@@ -702,14 +766,110 @@ def _fields(site: _Site, chunk: str, session: str) -> tuple[dict[str, Any], _Out
               "seat_count", "currency", "currency_symbol"):
         if variables.get(k) is not None:
             doc[k] = variables[k] if k not in ("hand", "table") else str(variables[k])
+    if "hand" not in doc:  # a header style PokerKit's pattern misses (Home Game, "C123")
+        number = _HAND_NO[site.name].search(text[:2000])
+        if number is not None:
+            doc["hand"] = number.group(1)[:200]
+    tournament = _tournament(site, text, session)
+    if tournament is not None:  # amounts are the tournament's chips, not money
+        doc["currency"] = "chips"
+        doc.pop("currency_symbol", None)
     if "currency" not in doc:
         m = _CURRENCY.search("\n".join(text.split("\n", 6)[:6]))
         if m is not None:
             doc["currency"] = m.group(1)
+    doc["_tournament"] = tournament
     if "finishing_stacks" in pvars:
         doc["finishing_stacks"] = [pvars["finishing_stacks"][x] for x in players]
     doc["_names"] = list(players)
     return doc, site.outcome(text)
+
+
+@dataclass(frozen=True)
+class _Game:
+    """A hand's game as its own header states it: the PHH variant (``NT``, ``PT``, ``FT``) and,
+    for fixed limit, the header's two stakes (the bets, or the blinds: ``_bet_sizes``)."""
+
+    variant: str
+    stakes: tuple[Decimal, Decimal] | None = None
+    header: str = ""
+
+
+# a game that is not Texas hold'em, named in a hand's header (PokerStars, Full Tilt, iPoker
+# <gametype>, Ongame's "(POT_LIMIT OMAHA_HI_LO ...)", PartyPoker's "PL Omaha", mixed rounds)
+_NOT_HOLDEM = re.compile(
+    r"\b(Omaha|OMAHA\w*|Stud|STUD\w*|Razz|RAZZ|Draw|DRAW|Badugi|Courchevel|Lowball|Triple|"
+    r"Double Hold'em|Irish|Pineapple|Short ?Deck|6\+ Hold'em|HORSE|8-Game|Mixed|Hi/Lo|Hi-Lo|"
+    r"5 Card|7 Card|2-7|5-Card|7-Card)\b", re.I)
+_HOLDEM = re.compile(r"Hold ?'?em|HOLDEM|Holdem|\bLH\b|\bNLH\b", re.I)
+_CAPPED = re.compile(r"\bCap\b|\bCAP\b")
+_POT_LIMIT = re.compile(r"Pot Limit|POT_LIMIT|\bPL\b|\bPLH\b")
+_NO_LIMIT = re.compile(r"No ?Limit|NO_LIMIT|\bNL\b|\bNLH\b", re.I)
+_FIXED_LIMIT = re.compile(r"\bLimit\b|\bLIMIT\b|\bFL\b|Fix Limit|\bLH\b|\bL\b|\bNormal\b")
+_HEADER_STAKES = re.compile(r"(?<![\w./])\D?(?P<a>[0-9][0-9,]*(?:\.[0-9]+)?)\s*/\s*\D?"
+                            r"(?P<b>[0-9][0-9,]*(?:\.[0-9]+)?)(?![\d/])")
+_GAMETYPE = re.compile(r"<gametype>(?P<game>[^<]*)</gametype>")
+
+
+def _game_header(site: _Site, text: str, session: str) -> str:
+    """The lines of a hand that name its game: iPoker's ``<gametype>`` (in the session), the
+    others' first lines (PartyPoker's second, Ongame's ``Table:`` line)."""
+    if site.name == "ipoker":
+        m = _GAMETYPE.search(session) or _GAMETYPE.search(text)
+        return "" if m is None else m["game"].strip()
+    lines = [ln for ln in text.split("\n")[:6] if ln.strip()]
+    if site.name == "ongame":
+        return " ".join(ln for ln in lines if ln.startswith(("*****", "Table:")))
+    if site.name == "partypoker":
+        return " ".join(ln for ln in lines if not ln.startswith(("Seat ", "Table ", "Total ")))
+    return lines[0] if lines else ""
+
+
+def _game(site: _Site, text: str, session: str) -> _Game:
+    """The hand's game and betting structure from its own header; _Skip for a game that is
+    not Texas hold'em (named), a capped no-limit game, or a header that names no structure."""
+    head = _game_header(site, text, session)
+    shown = head[:120]
+    if not head:
+        raise _Skip("unsupported variant: the hand names no game (expected a header line "
+                    "with the game)")
+    other = _NOT_HOLDEM.search(head)
+    if other is not None:
+        raise _Skip(f"unsupported variant: not hold'em ({other.group(0)}: {shown!r})")
+    if _HOLDEM.search(head) is None and site.name != "ipoker":
+        raise _Skip(f"unsupported variant: not hold'em ({shown!r})")
+    if site.name == "ipoker" and not re.match(r"(Holdem|LH)\b", head):
+        raise _Skip(f"unsupported variant: not hold'em (<gametype>{shown}</gametype>)")
+    if _CAPPED.search(head) is not None:
+        raise _Skip(f"unsupported variant: capped no-limit hold'em ({shown!r}): a cap on each "
+                    "player's bets the engine does not play")
+    if _POT_LIMIT.search(head) is not None:
+        return _Game("PT", header=shown)
+    if _NO_LIMIT.search(head) is not None:
+        return _Game("NT", header=shown)
+    if _FIXED_LIMIT.search(head) is not None:
+        stakes = [(_amount(m["a"]), _amount(m["b"])) for m in _HEADER_STAKES.finditer(head)]
+        return _Game("FT", stakes[0] if stakes else None, shown)
+    raise _Skip(f"unsupported variant: the header names no betting structure ({shown!r}): "
+                "expected no limit, pot limit or limit")
+
+
+def _bet_sizes(game: _Game, bb: Any) -> dict[str, Any]:
+    """The PHH size fields of a hand: ``min_bet`` (the big blind) for no limit and pot limit;
+    for fixed limit ``small_bet``/``big_bet`` from the header's stakes, which state either the
+    bets (small bet = the big blind, the big bet twice it: PokerStars, Full Tilt, Absolute,
+    Ongame, PartyPoker) or the blinds (iPoker, 888): the posted big blind tells which. The
+    replay then checks every bet against these sizes."""
+    if game.variant != "FT":
+        return {"min_bet": bb}
+    if game.stakes is None:
+        raise _Skip(f"fixed-limit hold'em without its stakes in the header ({game.header!r})")
+    a, b = game.stakes
+    if b != 2 * a and not (bb and Decimal(bb) == b):
+        raise _Skip(f"fixed-limit stakes {a}/{b} ({game.header!r}): expected a big bet twice "
+                    "the small bet")
+    small = b if bb and Decimal(bb) == b and b != a else a
+    return {"small_bet": _value(str(small)), "big_bet": _value(str(2 * small))}
 
 
 def _one_seat_each(p: REParser, text: str) -> None:
@@ -724,6 +884,75 @@ def _one_seat_each(p: REParser, text: str) -> None:
         if seat_of.setdefault(name, seat) != seat:
             raise _Skip(f"player in two seats: {name[:60]!r} has seats {seat_of[name]} and "
                         f"{seat}")
+
+
+# a tournament hand's header names its tournament (the id, else its name)
+_TOURNAMENT = {
+    "pokerstars": re.compile(r"Tournament #(?P<id>\d+)"),
+    "fulltilt": re.compile(r"Game #\d+: .{0,120}?\((?P<id>\d+)\), Table "),
+    "ongame": re.compile(r"\(TOURNAMENT: ?(?:\"[^\"]{0,80}\", )?(?P<id>[^,)]{0,80})"),
+    "partypoker": re.compile(r"Trny: ?(?P<id>\d+)|Tournament #(?P<id2>\d+)|Tourney ID:? ?#?"
+                             r"(?P<id3>\w+)"),
+    "absolute": re.compile(r"Tourney ID:? ?#?(?P<id>\w+)|Tournament #(?P<id2>\d+)"),
+    "ipoker": re.compile(r"<tournamentcode>(?P<id>[^<]{1,80})</tournamentcode>|"
+                         r"<tournamentname>(?P<id2>[^<]{1,80})</tournamentname>"),
+}
+_ONGAME_TABLE_NO = re.compile(r"Table: .{0,80}?\[(?P<id>\d+)\]")
+
+
+def _tournament(site: _Site, text: str, session: str) -> str | None:
+    """The tournament a hand belongs to (its id as the site writes it, else its name; Ongame
+    without either: its table number), None for a cash game hand."""
+    head = session if site.name == "ipoker" else "\n".join(text.split("\n", 6)[:6])
+    m = _TOURNAMENT[site.name].search(head)
+    if m is None:
+        return None
+    tid = next((v.strip() for v in m.groupdict().values() if v and v.strip()), "")
+    if not tid and site.name == "ongame":
+        t = _ONGAME_TABLE_NO.search(head)
+        tid = t["id"] if t is not None else ""
+    return tid or "?"
+
+
+def _stated_once(p: REParser, text: str, players: set[str], seats: dict[str, int]) -> None:
+    """_Skip "stated twice" when the hand states one fact twice with different values (the
+    site parser would keep the last one: a seat line restated in the summary with another
+    stack would replace the header's): the button seat, a player's stack or hole cards, two
+    players in one seat; and a player posting two blinds or two antes in two lines (one is
+    lost by the parser)."""
+    facts: dict[tuple[str, str], str] = {}
+    posts: dict[tuple[str, str], int] = {}
+    checks = (("stack", p.STARTING_STACKS, "starting_stack"), ("hole cards", p.HOLE_DEALING,
+              "cards"), ("button seat", p.FINAL_SEAT, "final_seat"))
+    for line in text.split("\n"):
+        if not line:
+            continue
+        for what, pattern, group in checks:
+            m = pattern.search(line)
+            if m is None:
+                continue
+            who = m["player"] if what != "button seat" else ""
+            value = m[group]
+            if what == "hole cards":
+                value = " ".join(sorted(re.split(r"[\s,]+", value.strip())))
+            elif what == "stack":
+                value = str(_amount(value))
+            first = facts.setdefault((what, who), value)
+            if first != value:
+                whose = f"{who[:60]!r}'s " if who else "the "
+                raise _Skip(f"stated twice: {whose}{what} is {first} and {value}")
+        for what, pattern in (("blind", p.BLIND_OR_STRADDLE_POSTING), ("ante", p.ANTE_POSTING)):
+            m = pattern.search(line)
+            if m is not None and m["player"] in players:
+                key = (what, m["player"])
+                posts[key] = posts.get(key, 0) + 1
+                if posts[key] > 1:
+                    raise _Skip(f"stated twice: {m['player'][:60]!r} posts a {what} twice")
+    holder: dict[int, str] = {}
+    for name in players:
+        seat = seats.get(name)
+        if seat is not None and holder.setdefault(seat, name) != name:
+            raise _Skip(f"stated twice: seat {seat} is {holder[seat][:60]!r} and {name[:60]!r}")
 
 
 _CURRENCY = re.compile(r"\b(USD|EUR|GBP|CAD|SEK|CHF|AUD)\b")
@@ -762,6 +991,41 @@ def _complete_actions(actions: list[str], n: int, cards_at_showdown: bool) -> li
     return [f"d dh p{i + 1} {dealt.get(i, '????')}" for i in range(n)] + rest
 
 
+_XML_DECL = re.compile(r"<!(?:DOCTYPE|ENTITY|ELEMENT|ATTLIST)\b", re.I)
+
+
+def _xml_game(chunk: str) -> None:
+    """One iPoker ``<game>`` through a real XML parser (``xml.etree``; no DTD or entity
+    declaration reaches it): _Skip when it is not well-formed (a repeated attribute, an
+    undefined entity, a tag left open) or states a fact twice (two ``<player>`` of one name or
+    one seat, a player's pocket cards twice)."""
+    if _XML_DECL.search(chunk) is not None or "<!" in chunk.replace("<!--", ""):
+        raise _Skip("refused XML: a declaration (<!...) inside the game")
+    try:
+        game = ElementTree.fromstring(chunk)
+    except ElementTree.ParseError as e:
+        raise _Skip(f"not well-formed XML ({e})") from None
+    names: set[str] = set()
+    seats: set[str] = set()
+    for el in game.iter("player"):
+        name, seat = el.get("name", ""), el.get("seat", "")
+        if name in names or seat in seats:
+            raise _Skip(f"stated twice: <player> {name[:60]!r} (seat {seat[:4]}) is listed "
+                        "twice or shares a seat")
+        names.add(name)
+        seats.add(seat)
+    pocket: set[str] = set()
+    for el in game.iter("cards"):
+        if el.get("type") == "Pocket":
+            who = el.get("player", "")
+            if who in pocket:
+                raise _Skip(f"stated twice: the pocket cards of {who[:60]!r}")
+            pocket.add(who)
+
+
+_IPN_TYPE = re.compile(r'\btype="(?P<type>[0-9]{1,4})"')
+_IPN_TYPES = frozenset({"0", "1", "2", "3", "4", "5", "6", "7", "15", "23"})
+_IPN_ZERO = re.compile(r'\bsum="\D?0*(?:\.0*)?"')  # other types (8, 9: sitting out) move none
 _IPN_SUM_OK = re.compile(r'\bsum="[^0-9"]?[0-9][0-9.,]*"')
 _ROUND = re.compile(r'<round\b[^>]*\bno="(\d+)"')
 _ACTION_NO = re.compile(r'<action\b[^>]*\bno="(\d+)"')

@@ -439,3 +439,246 @@ def test_every_fixture_line_has_a_known_shape(site: str) -> None:
         text = text[text.index("<game "):text.rindex("</game>")]
     for line in text.split("\n"):
         assert not line.strip() or FACTS[site].fullmatch(line.strip()), line
+
+
+@pytest.mark.parametrize("encoding", [
+    "utf-8-sig", "utf-16", "utf-16-le", "utf-16-be", "cp1252"])
+def test_every_encoding_the_sites_write_reads_the_same_hands(tmp_path: Path,
+                                                            encoding: str) -> None:
+    """UTF-8 with a byte order mark, UTF-16 with one (``utf-16``) or without (either byte
+    order) and Windows-1252 (a euro sign, 0x80, in a table name) are detected from the bytes
+    and read as the same hands as the UTF-8 file."""
+    text = (FIXTURES / "pokerstars.txt").read_text().replace("Aludra IV", "Aludra \u20ac")
+    (tmp_path / "utf8.txt").write_bytes(text.encode("utf-8"))
+    want = read_history(tmp_path / "utf8.txt")
+    p = tmp_path / "other.txt"
+    p.write_bytes(text.encode(encoding))
+    got = read_history(p)
+    assert not got.skipped and len(want.hands) == 3
+    assert [replace(h, source="") for h in got.hands] == [replace(h, source="")
+                                                           for h in want.hands]
+    assert got.hands[0].table == "Aludra \u20ac"
+
+
+def test_bytes_of_no_known_encoding_are_one_named_skip(tmp_path: Path) -> None:
+    """Bytes that are not UTF-8, UTF-16 nor Windows-1252 (0x81 is undefined there), UTF-16 cut
+    in a character, and a PHH file that is not UTF-8: one skip naming why, no traceback."""
+    text = (FIXTURES / "pokerstars.txt").read_text()
+    cases = {
+        "undefined.txt": text.encode() + b"\x81\xff",
+        "cut.txt": b"\xff\xfe" + text.encode("utf-16-le") + b"\x00\xd8",
+        "latin.phh": "variant = 'NT'\n# caf\u00e9\n".encode("cp1252"),
+    }
+    for name, data in cases.items():
+        (tmp_path / name).write_bytes(data)
+        f = read_history(tmp_path / name)
+        assert f.hands == [] and [s.kind for s in f.skipped] == ["not UTF-8 text"], name
+        assert f.skipped[0].describe().startswith(str(tmp_path / name))
+
+
+def _stars_hand_one() -> str:
+    text = (FIXTURES / "pokerstars.txt").read_text()
+    return text[:text.index("PokerStars Game #27850000002")]
+
+
+def test_fixed_and_pot_limit_hands_import_with_their_structure_from_the_header() -> None:
+    """The betting structure is the hand's own header's: a fixed-limit hand's sizes are its
+    header's bets (small bet = the big blind), and the replay holds every bet to them: the
+    same actions under a Limit header with a raise that is not the fixed size are refused."""
+    hand = _stars_hand_one()
+    fl = (hand.replace("Hold'em No Limit ($0.25/$0.50 USD)", "Hold'em Limit ($0.50/$1 USD)")
+          .replace("raises $1 to $1.50", "raises $0.50 to $1")
+          .replace("Uncalled bet ($1)", "Uncalled bet ($0.50)"))
+    (h,) = reads_history(fl).hands
+    assert (h.variant, h.small_bet, h.big_bet) == ("FT", D("0.5"), 1)
+    assert replay(h.in_minor_units(2)).ok
+    pl = hand.replace("Hold'em No Limit", "Hold'em Pot Limit")
+    (h,) = reads_history(pl).hands
+    assert (h.variant, h.min_bet) == ("PT", D("0.5")) and replay(h.in_minor_units(2)).ok
+    wrong = hand.replace("Hold'em No Limit ($0.25/$0.50 USD)", "Hold'em Limit ($0.50/$1 USD)")
+    (h,) = reads_history(wrong).hands
+    r = replay(h.in_minor_units(2))
+    assert r.kind == "action not legal" and "raise to 100" in (r.error or ""), r.error
+
+
+@pytest.mark.parametrize(("header", "words"), [
+    ("Omaha Pot Limit ($0.25/$0.50 USD)", "not hold'em (Omaha"),
+    ("Omaha Hi/Lo Limit ($0.25/$0.50 USD)", "not hold'em (Omaha"),
+    ("HORSE (Hold'em Limit, $0.25/$0.50 USD)", "not hold'em (HORSE"),
+    ("7 Card Stud Limit ($0.25/$0.50 USD)", "not hold'em (7 Card"),
+    ("Hold'em No Limit ($0.25/$0.50 - $20 Cap - USD)", "capped no-limit"),
+])
+def test_a_hand_that_is_not_hold_em_is_a_named_skip(header: str, words: str) -> None:
+    text = _stars_hand_one().replace("Hold'em No Limit ($0.25/$0.50 USD)", header)
+    f = reads_history(text)
+    assert not f.hands and words in f.skipped[0].reason, f.skipped
+
+
+def test_ipoker_game_type_is_checked() -> None:
+    """iPoker's ``<gametype>`` names the game: Omaha is a named skip (it was read as no-limit
+    hold'em), ``Holdem L`` is fixed limit with the blinds as its stakes (bets twice them)."""
+    xml = (FIXTURES / "ipoker.xml").read_text()
+    f = reads_history(xml.replace("<gametype>Holdem NL", "<gametype>Omaha PL"))
+    assert not f.hands and all("not hold'em (Omaha" in s.reason for s in f.skipped)
+    f = reads_history(xml.replace("<gametype>Holdem NL", "<gametype>Holdem L"))
+    assert f.hands and {(h.variant, h.small_bet, h.big_bet) for h in f.hands} == {
+        ("FT", D("0.5"), 1)}
+
+
+@pytest.mark.parametrize(("forge", "words"), [
+    # the operator restates the honest stack in the summary after skimming between hands
+    (("Seat 5: zz_top folded before Flop",
+      "Seat 5: zz_top folded before Flop\nSeat 1: omgmuffins ($40 in chips)"),
+     "'omgmuffins''s stack is 50 and 40"),
+    (("Dealt to omgmuffins [Ah Kh]", "Dealt to omgmuffins [Ah Kh]\nDealt to omgmuffins [Qs Qd]"),
+     "hole cards is Ah Kh and Qd Qs"),
+    (("Seat #1 is the button", "Seat #1 is the button\nTable 'Aludra IV' 6-max Seat #2 is the "
+      "button"), "the button seat is 1 and 2"),
+    (("Ruby Tuesday: posts big blind $0.50",
+      "Ruby Tuesday: posts big blind $0.50\nRuby Tuesday: posts big blind $0.25"),
+     "posts a blind twice"),
+])
+def test_a_fact_stated_twice_with_two_values_is_a_named_skip(forge: tuple[str, str],
+                                                            words: str) -> None:
+    """One fact, one value: the site parser keeps the LAST of two lines; a hand that states a
+    stack, cards, the button or a blind twice is skipped "stated twice", and the same fact
+    restated with the same value reads as before."""
+    hand = _stars_hand_one()
+    f = reads_history(hand.replace(*forge))
+    assert not f.hands and f.skipped[0].reason.startswith("stated twice"), f.skipped
+    assert words in f.skipped[0].reason, f.skipped[0].reason
+    same = hand.replace("Seat 5: zz_top folded before Flop",
+                        "Seat 5: zz_top folded before Flop\nSeat 1: omgmuffins ($50 in chips)")
+    assert reads_history(same).hands == reads_history(hand).hands
+
+
+@pytest.mark.parametrize(("forge", "words"), [
+    (('chips="$50" dealer="1"', 'chips="$50" chips="$40" dealer="1"'), "not well-formed XML"),
+    (('seat="1" name="omgmuffins" chips="$50"', 'seat="1" name="&skim;" chips="$50"'),
+     "not well-formed XML"),
+    (('<player seat="2" name="kaptajn_k" chips="$49.75"',
+      '<player seat="1" name="omgmuffins" chips="$40" dealer="0" win="$0" bet="$0" rebuy="0" '
+      'addon="0"/>\n<player seat="2" name="kaptajn_k" chips="$49.75"'), "stated twice"),
+])
+def test_ipoker_xml_goes_through_a_real_parser(forge: tuple[str, str], words: str) -> None:
+    """A repeated attribute (the regex parser took the last), an entity, a player listed twice:
+    the hand is a named skip; a DTD with entities refuses the file."""
+    xml = (FIXTURES / "ipoker.xml").read_text()
+    assert xml.count(forge[0]) == 1
+    f = reads_history(xml.replace(forge[0], forge[1]))
+    first = f.skipped[0]
+    assert first.key == "1" and words in first.reason, f.skipped
+    assert len(f.hands) == len(reads_history(xml).hands) - 1
+    dtd = xml.replace('<?xml version="1.0" encoding="utf-8"?>',
+                      '<?xml version="1.0"?>\n<!DOCTYPE session [<!ENTITY skim "40">]>')
+    f = reads_history(dtd)
+    assert not f.hands and "refused XML" in f.skipped[0].reason
+
+
+def test_a_tournament_hand_is_a_tournament_in_chips() -> None:
+    """A tournament hand (its header names the tournament) is logged ``format`` = tournament,
+    its amounts in the tournament's chips (currency "chips", not the buy-in's dollars); a cash
+    hand stays cash."""
+    from sim.histories.files import import_file_bytes
+
+    hand = _stars_hand_one()
+    tourney = (hand.replace("Hold'em No Limit ($0.25/$0.50 USD)",
+                            "Tournament #63858762, $5.00+$0.50 USD Hold'em No Limit - Level II "
+                            "(25/50)")
+               .replace("$0.25", "25").replace("$0.50", "50").replace("$0.75", "75")
+               .replace("$1.50", "150").replace("$1 ", "100 ").replace("($1)", "(100)")
+               .replace("$25.10", "2510").replace("$49.75", "4975").replace("$50", "5000")
+               .replace("$40", "4000").replace("$60", "6000").replace("$2", "200"))
+    (h,) = reads_history(tourney).hands
+    assert (h.tournament, h.currency, h.starting_stacks[0]) == ("63858762", "chips", 4975)
+    res = import_file_bytes("t.txt", tourney.encode())
+    assert res.imported == 1 and res.table is not None
+    assert res.table.column("format").to_pylist() == ["tournament"]
+    assert res.table.column("currency").to_pylist() == ["chips"]
+    cash = import_file_bytes("c.txt", hand.encode())
+    assert cash.table is not None and cash.table.column("format").to_pylist() == ["cash"]
+
+
+def test_ipoker_antes_and_attribute_orders_are_read() -> None:
+    """iPoker writes a player's attributes in several orders and ``reg_code``: the hands read
+    the same; an ante (type 15) is the player's ante (PokerKit read none: the pot came short
+    by the antes); an action type the importer does not know that moves chips skips the
+    hand."""
+    xml = (FIXTURES / "ipoker.xml").read_text()
+    want = reads_history(xml).hands
+    line = '<player seat="1" name="omgmuffins" chips="$50" dealer="1" win="$2.75" bet="$1.50"'
+    moved = xml.replace(line, '<player chips="$50" dealer="1" seat="1" win="$2.75" '
+                              'name="omgmuffins" reg_code="-" bet="$1.50"')
+    assert moved != xml and reads_history(moved).hands == want
+    first = '<action no="1" player="kaptajn_k"'
+    assert xml.count(first) == 1
+    ante = xml.replace(first, '<action no="0" player="Ruby Tuesday" type="15" sum="$0.05"/>\n'
+                       + first)
+    h = reads_history(ante).hands[0]
+    assert h.antes[h.players.index("Ruby Tuesday")] == D("0.05") and sum(h.antes) == D("0.05")
+    odd = xml.replace(first, '<action no="0" player="Ruby Tuesday" type="31" sum="$5"/>\n'
+                      + first)
+    assert "action type 31" in reads_history(odd).skipped[0].reason
+
+
+def test_tournament_table_events_are_read() -> None:
+    """PokerStars' tournament lines (a re-buy, a finishing place, a bounty) move no chip of
+    the hand's pots: the hand reads as without them."""
+    hand = _stars_hand_one()
+    events = hand.replace("*** SUMMARY ***", "zz_top re-buys and receives 3000 chips for $10.00\n"
+                          "sitter finished the tournament in 53rd place\n"
+                          "omgmuffins wins the $2.50 bounty for eliminating sitter\n"
+                          "*** SUMMARY ***")
+    assert reads_history(events).hands == reads_history(hand).hands
+
+
+def test_partypoker_amounts_without_a_currency_are_read() -> None:
+    """PartyPoker's tournament lines write amounts without a currency (``raises [400]``,
+    ``( 9,160 )``): every post, stack and raise is read as with one (the parser dropped the
+    raise while the screen let the line through)."""
+    text = (FIXTURES / "partypoker.txt").read_text()
+    bare = text.replace(" USD )", " )").replace(" USD]", "]")
+    assert bare != text
+    got, want = reads_history(bare).hands, reads_history(text).hands
+    assert len(got) == len(want) > 0
+    for g, w in zip(got, want, strict=True):
+        assert (g.starting_stacks, g.blinds_or_straddles, g.actions) == (
+            w.starting_stacks, w.blinds_or_straddles, w.actions)
+
+
+@pytest.mark.parametrize(("fixture", "old", "new", "hand"), [
+    ("pokerstars.txt", "PokerStars Game #27850000001:", "PokerStars Home Game Hand "
+     "#27850000001: {club}", "27850000001"),
+    ("fulltilt.txt", "Full Tilt Poker Game #13000000001:", "Full Tilt Poker Hand "
+     "#13000000001:", "13000000001"),
+    ("fulltilt.txt", "Full Tilt Poker Game #13000000001:", "FullTiltPoker Game "
+     "#13000000001:", "13000000001"),
+    ("absolute.txt", "Stage #", "Stage #C", None),
+])
+def test_header_styles_of_the_sites_years_are_read(fixture: str, old: str, new: str,
+                                                   hand: str | None) -> None:
+    """PokerStars Home Game, Full Tilt ``Hand #``/``FullTiltPoker``, Absolute hand numbers with
+    a letter: detected and read as the same hands."""
+    text = (FIXTURES / fixture).read_text()
+    assert old in text
+    forged = text.replace(old, new, 1)
+    got, want = reads_history(forged), reads_history(text)
+    assert got.format == want.format and not got.skipped
+    assert [h.actions for h in got.hands] == [h.actions for h in want.hands]
+    if hand is not None:
+        assert got.hands[0].hand == hand
+    else:
+        assert got.hands[0].hand is not None and got.hands[0].hand.startswith("C")
+
+
+def test_a_site_the_import_does_not_read_is_named_not_mistaken(tmp_path: Path) -> None:
+    """888poker's export starts with PartyPoker's first line: it is named (one skip for the
+    file), not read as PartyPoker hands "truncated"; a file of no known format is format
+    "unknown", not "phh"."""
+    text = (FIXTURES / "partypoker.txt").read_text().replace(
+        "***** Hand History for Game", "***** Cassava Hand History for Game")
+    f = reads_history(text)
+    assert f.format == "888" and not f.hands
+    assert [s.reason[:60] for s in f.skipped] == [
+        "unknown format: a 888poker / Pacific Poker (Cassava) hand hi"]
+    assert reads_history("my notes about poker\n").format == "unknown"
