@@ -294,24 +294,6 @@ class CertifyResult:
         return 0 if self.verdict == "PASS" else 1
 
 
-def refuse_unreproducible_batches(out: Location, generator: str) -> None:
-    """RunFolderError when ``out`` already holds batch files and the generator cannot
-    re-simulate them (os-chacha20): resuming would certify batches that this certify did not
-    make and cannot check (another run's, swapped in), so such a folder is refused rather than
-    resumed; a new --out starts the run over."""
-    from audits.runfolder import RunFolder, RunFolderError, parse_batch_relpath
-
-    folder = RunFolder.open(out)
-    if not folder.exists():
-        return
-    batches = [rel for rel in folder.listing() if parse_batch_relpath(rel)]
-    if batches:
-        raise RunFolderError(
-            f"run folder {folder.label} already holds {len(batches)} batch file(s) (e.g. "
-            f"{batches[0]}): generator {generator} cannot re-simulate them, so certify cannot "
-            "tell they are its own and never resumes them; use a new --out")
-
-
 def audit_step(run: Location, *, workers: int | None = None,
                address: str | None = None, key_memory: int | None = None,
                progress: bool = True) -> tuple[AuditReport, Location]:
@@ -363,6 +345,8 @@ def certify(spec: RunSpec, out: Location, *, address: str | None = None,
     # an unusable key is refused before hours of simulation; loaded once, used to sign
     key = _load_key(sign_key)
     if not spec.reproducible:
+        from cluster.flows.simulate import refuse_unreproducible_batches
+
         refuse_unreproducible_batches(out, spec.generator)
     kept: set[str] = set()
     if spec.reproducible and not reproduce:

@@ -46,6 +46,7 @@ import pyarrow.parquet as pq
 
 from audits import runfolder
 from audits.runfolder import RunFolder, RunFolderError, sha256_bytes
+from audits.runfolder.storage import Location
 from cluster.flows.manifest import (
     COMPRESSION,
     UNCOMPRESSED_COLUMNS,
@@ -334,6 +335,25 @@ def _stderr(text: str) -> None:
     print(f"holdem: {text}", file=sys.stderr, flush=True)
 
 
+def refuse_unreproducible_batches(out: Location | os.PathLike[str], generator: str) -> None:
+    """RunFolderError when ``out`` already holds batch files and the generator cannot
+    re-simulate them (os-chacha20): resuming would keep batches that this command did not
+    make and cannot check (another run's, swapped in), so such a folder is refused rather than
+    resumed, by ``holdem simulate`` and ``holdem certify`` alike; a new --out starts the run
+    over."""
+    from audits.runfolder import parse_batch_relpath
+
+    folder = RunFolder.open(out)
+    if not folder.exists():
+        return
+    batches = [rel for rel in folder.listing() if parse_batch_relpath(rel)]
+    if batches:
+        raise RunFolderError(
+            f"run folder {folder.label} already holds {len(batches)} batch file(s) (e.g. "
+            f"{batches[0]}): generator {generator} cannot re-simulate them, so this command "
+            "cannot tell they are its own and never resumes them; use a new --out")
+
+
 def run_simulate(
     spec: RunSpec,
     out: str | os.PathLike[str],
@@ -354,6 +374,8 @@ def run_simulate(
     Raises ``RunFolderError`` for a folder that cannot be used (see the module docstring).
     """
     label = os.fspath(out)
+    if not spec.reproducible and filesystem is None:
+        refuse_unreproducible_batches(out, spec.generator)
     folder = RunFolder.open(out, filesystem)
     try:
         manifest, _ = _check_folder(folder, spec, _stderr)

@@ -87,6 +87,25 @@ def test_certify_refuses_an_os_chacha20_folder_holding_batches(
     assert not (out / "certificate.json").exists() and not (out / "certificate.sig").exists()
 
 
+def test_simulate_never_resumes_os_chacha20_batches(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A, through ``holdem simulate``: the forger prepares the folder with a batch of another
+    run swapped in (restamped) and lets the lab's own simulate "resume" it, to audit and sign
+    later: simulate refuses the folder (exit 2, one line) and changes no byte of it."""
+    out, other = tmp_path / "run", tmp_path / "other"
+    assert main(["simulate", *CHACHA, "--out", str(out)]) == 0
+    assert main(["simulate", *CHACHA, "--out", str(other)]) == 0
+    rel = batch_relpath("no-limit", 1)
+    shutil.copyfile(other / rel, out / rel)
+    RunForger(out, rel).restamp()
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    capsys.readouterr()
+    code, line = one_line(capsys, ["simulate", *CHACHA, "--out", str(out)])
+    assert code == 2
+    assert "os-chacha20 cannot re-simulate" in line and line.endswith("use a new --out")
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+
+
 # ---------------------------------------------------------------- B
 
 
