@@ -7,6 +7,7 @@ cache root or key folder another user can write is never used (a private cache, 
 
 from __future__ import annotations
 
+import json
 import os
 import pickle
 import shutil
@@ -358,6 +359,12 @@ def test_a_subset_of_the_audits_is_never_signed(
                      "--sources", str(operator))
     assert code == 1 and "audit(s) of a certificate not run" in out and "outcome" in out, out
     assert not (run / "certificate.sig").exists()
+    # unsigned, the subset's certificate says in its first line what it does not vouch for
+    assert _cli(capsys, "report", str(run), "--workers", "0", "--sources", str(operator))[0] == 0
+    cert = json.loads((run / "certificate.json").read_text())
+    assert cert["verdict_text"].startswith("PASS, LIMITED: "), cert["verdict_text"]
+    assert any(x.startswith("outcome was not audited") for x in cert["limitations"])
+    assert any(x.startswith("stakes was not audited") for x in cert["limitations"])
 
     sim = tmp_path / "sim"
     shutil.copytree(signed[0], sim)
