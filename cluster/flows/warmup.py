@@ -161,7 +161,7 @@ def _steps(tmp: Path) -> list[tuple[str, Callable[[], object]]]:
 
         from audits.evaluator import eval7_brute_many, eval7_many
         from audits.keyed import derive_deck
-        from audits.shuffles import SHUFFLES
+        from audits.shuffles import SHUFFLES, pair_rig
         from sim.deckgen import (
             GENERATORS,
             SHUFFLE_FAULTS,
@@ -181,6 +181,7 @@ def _steps(tmp: Path) -> list[tuple[str, Callable[[], object]]]:
         rng = np.random.default_rng(1)
         for shuffle in SHUFFLES.values():  # holdem calibrate's planted shufflers
             shuffle(4, rng)
+        pair_rig(shuffle(4, rng), 2, 0.5, rng)  # the pooled deal tests' planted dealer
         seven = np.arange(7, dtype=np.int64).reshape(1, 7)
         eval7_many(seven)
         eval7_brute_many(seven)
