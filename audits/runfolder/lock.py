@@ -86,6 +86,12 @@ def locked(location: storage.Location | os.PathLike[str], command: str, *,
     if path is None:
         yield
         return
+    path = os.path.normpath(path)
+    if os.path.islink(path):
+        # the checks of a folder (new, empty, its own kind) and its lock would look at the link
+        # while the writes went to its target: a run folder is named as itself
+        raise RunFolderError(f"run folder {location}: a symbolic link (to "
+                             f"{os.readlink(path)[:200]}): name the folder itself")
     made = False
     if create and not os.path.lexists(path):
         try:

@@ -49,6 +49,7 @@ from audits.runfolder import (
     IMPORT_FILE,
     MANIFEST,
     PRODUCTS,
+    SIGNATURE_FILE,
     RunFolder,
     RunFolderError,
     batch_relpath,
@@ -417,6 +418,9 @@ def _replaceable(folder: RunFolder) -> list[str]:
         what = f"a {kind} run" if kind else "batch files without a manifest"
         raise RunFolderError(f"run folder {folder.label}: holds {what}, not an import; "
                              "import into a new folder (nothing was changed)")
+    if SIGNATURE_FILE in listing:  # a signed certificate is never removed by an import
+        raise RunFolderError(f"run folder {folder.label}: holds a signed certificate "
+                             f"({SIGNATURE_FILE}); import into a new folder (nothing was changed)")
     return [rel for rel in listing if (rel in PRODUCTS)
             and rel != MANIFEST]
 

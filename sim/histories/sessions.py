@@ -284,7 +284,8 @@ _SAME_HAND = ("stacks_start", "occupied", "button", "actions", "op_winnings",
 
 def repeated_hands(table: pa.Table) -> tuple[np.ndarray, int, int]:
     """(rows kept, repeated, conflicting): a hand the import read twice (one venue's table and
-    site hand number, in two files or twice in one: an export that repeats hands) is kept
+    site hand number, all three stated, in two files or twice in one: an export that repeats
+    hands) is kept
     once, its other copies counted ``repeated``; copies that differ in a fact (stacks, seats,
     button, actions, the operator's amounts) are ``conflicting``: every copy is dropped (which
     copy the operator meant cannot be decided; the record states the hand twice)."""
@@ -299,7 +300,11 @@ def repeated_hands(table: pa.Table) -> tuple[np.ndarray, int, int]:
     if isinstance(enc, pa.ChunkedArray):
         enc = enc.combine_chunks()
     idx = enc.indices.to_numpy(zero_copy_only=False)
-    has = pc.not_equal(site, "").to_numpy(zero_copy_only=False)
+    # provably one hand only where the record names all three: a venue, a table and the site's
+    # hand number (hands numbered per file, as research sets are, are never joined)
+    has = np.ones(n, np.bool_)
+    for col in (table.column("venue"), table.column("table_name"), site):
+        has &= pc.fill_null(pc.not_equal(col, ""), False).to_numpy(zero_copy_only=False)
     counts = np.bincount(idx[has], minlength=len(enc.dictionary)) if has.any() else None
     if counts is None or counts.max(initial=0) < 2:
         return keep, 0, 0

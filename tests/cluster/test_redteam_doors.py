@@ -659,3 +659,46 @@ def test_verify_reaudit_catches_an_audit_json_the_audits_do_not_give(
     assert code == 0, out  # without --reaudit the subverted audits' word is taken
     code, out = _cli(capsys, "verify", str(signed_copy), *pub, "--reaudit")
     assert code == 1 and "the audits re-run here on these bytes give another certificate" in out
+
+
+@pytest.mark.parametrize("argv", [
+    ["simulate", "--hands", "200", "--structure", "no-limit", "--batch-size", "100",
+     "--workers", "0", "--quiet"],
+    ["simulate", "--hands", "200", "--structure", "no-limit", "--batch-size", "100",
+     "--generator", "os-chacha20", "--workers", "0", "--quiet"],
+    ["shuffle", "--decks", "1000", "--generator", "os-chacha20", "--workers", "0", "--quiet"],
+    ["import", str(Path(__file__).resolve().parents[1] / "fixtures" / "sitetext" / "fulltilt.txt"),
+     "--workers", "0", "--quiet"],
+], ids=["simulate", "simulate-chacha", "shuffle-chacha", "import"])
+def test_a_run_folder_named_through_a_link_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
+    """Review of row 8/10: ``--out LINK`` to another run's folder. The folder checks (new,
+    empty, its own kind) and the lock would look at the link while the writes went to its
+    target: a run folder named through a symbolic link is refused, one line, exit 2, and the
+    target (here a signed run's files) keeps every byte."""
+    target, link = tmp_path / "signed-run", tmp_path / "link"
+    target.mkdir()
+    (target / "certificate.json").write_text('{"verdict": "PASS"}')
+    (target / "certificate.sig").write_bytes(b"sig")
+    link.symlink_to(target)
+    before = {p.name: p.read_bytes() for p in target.iterdir()}
+    code, line = one_line(capsys, [*argv, "--out", str(link)])
+    assert code == 2 and "a symbolic link" in line and "name the folder itself" in line, line
+    assert {p.name: p.read_bytes() for p in target.iterdir()} == before
+
+
+def test_an_import_never_replaces_a_signed_import(
+        operator: Path, tmp_path: Path, signed: tuple[Path, Path],
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Review of row 8: the operator's other export imported into the folder of a signed,
+    certified import (``--out`` of the lab's earlier run): refused, one line, exit 2; the
+    signed run keeps every byte (an unsigned earlier import is still replaced, as designed)."""
+    run, key = tmp_path / "imp", signed[1]
+    code, out = _cli(capsys, "certify", "--import", str(operator / "clean.phhs"), "--out",
+                     str(run), "--sign-key", str(key), "--workers", "0", "--quiet")
+    assert (run / "certificate.sig").is_file(), out
+    before = _files(run)
+    code, line = one_line(capsys, ["import", str(operator / "moved.phhs"), "--out", str(run),
+                                   "--workers", "0", "--quiet"])
+    assert code == 2 and "holds a signed certificate" in line, line
+    assert _files(run) == before

@@ -101,9 +101,11 @@ def test_runtime_is_validated_once_with_the_cli_messages() -> None:
     rt = Runtime.of(3, "ray://head:10001", 512)
     assert (rt.workers, rt.address, rt.key_memory) == (3, "ray://head:10001", 512 << 20)
     assert Runtime.of().key_memory is None and Runtime.of(0).in_process
-    with pytest.raises(ValueError, match=r"^--workers -1: expected >= 0$"):
+    from audits.runfolder.errors import InputError
+
+    with pytest.raises(InputError, match=r"^--workers -1: expected 0 \.\. 1,048,576$"):
         Runtime.of(-1)
-    with pytest.raises(ValueError, match=r"^--key-memory 0: expected a size in MB > 0$"):
+    with pytest.raises(InputError, match=r"^--key-memory 0: expected a size in MB, 1 \.\. "):
         Runtime.of(2, None, 0)
 
 

@@ -106,6 +106,9 @@ def test_a_certificate_with_many_skipped_hands_is_limited(reported: Path, tmp_pa
         "straddle": 40}}))
     assert main(["report", str(run)]) in (0, 1)
     cert = json.loads((run / "certificate.json").read_text())
-    assert "LIMITED" in cert["verdict_text"]
+    # a PASS says LIMITED in its one sentence; a FAIL names its failure there (the fixture's
+    # rotation) and the page's banner says FAIL, LIMITED
+    assert cert["verdict_text"].startswith("PASS, LIMITED: ") or (
+        cert["verdict"] == "FAIL" and cert["limitations"])
     assert any("above 1% of a source's hands (all sources" in t for t in cert["limitations"])
     assert any("40 straddle" in t for t in cert["import"]["not_certified"])
