@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -205,6 +205,7 @@ def add_run_options(p: argparse.ArgumentParser, hands: int | None, structure: st
 MAX_DIGITS = 30  # an integer option longer than this is no count, id or size
 
 
+
 def integer(text: str) -> int:
     """An integer option: ASCII decimal digits only (never a Unicode digit such as '١٥', a float,
     an underscore or thousands of digits); its bounds are checked where its value is used."""
@@ -212,6 +213,29 @@ def integer(text: str) -> int:
     if not re.fullmatch(rf"-?[0-9]{{1,{MAX_DIGITS}}}", t):
         raise argparse.ArgumentTypeError(f"{text[:40]!r}: expected an integer (ASCII digits)")
     return int(t)
+
+
+def count(lo: int, hi: int) -> Callable[[str], int]:
+    """An integer option bounded to ``lo .. hi`` (ASCII digits, as ``integer``)."""
+
+    def parse(text: str) -> int:
+        v = integer(text)
+        if not lo <= v <= hi:
+            raise argparse.ArgumentTypeError(f"{text[:40]!r}: expected {lo:,} .. {hi:,}")
+        return v
+
+    return parse
+
+
+def fraction(text: str) -> float:
+    """A level or share option: a finite number in (0, 1), ASCII (never nan or inf)."""
+    t = text.strip()
+    if not re.fullmatch(r"(?:0?\.[0-9]{1,30}|[0-9]\.?[0-9]{0,30}(?:[eE]-?[0-9]{1,3})?)", t):
+        raise argparse.ArgumentTypeError(f"{text[:40]!r}: expected a number between 0 and 1")
+    v = float(t)
+    if not 0.0 < v < 1.0:
+        raise argparse.ArgumentTypeError(f"{text[:40]!r}: expected a number between 0 and 1")
+    return v
 
 
 def boolean(text: str) -> bool:
@@ -223,7 +247,7 @@ def boolean(text: str) -> bool:
 
 
 def batches(text: str) -> str:
-    if text == "all" or (text.isdigit() and int(text) >= 1):
+    if text == "all" or (re.fullmatch(r"[0-9]{1,18}", text) and int(text) >= 1):
         return text
     raise argparse.ArgumentTypeError(f"{text!r}: expected a number of batch files >= 1 or 'all'")
 

@@ -21,9 +21,9 @@ def add_parser(sub: Any) -> None:
     mg.add_argument("run", help="run folder (path or URI)")
     o.handler(mg, migrate)
     d = sub.add_parser("demo", help="play a few seeded hands and print them")
-    d.add_argument("--hands", type=o.integer, default=3, help="hands to deal and print")
+    d.add_argument("--hands", type=o.count(1, 1_000_000), default=3, help="hands to deal and print")
     d.add_argument("--seed", type=o.integer, default=1, help="the seed of the deals")
-    d.add_argument("--players", type=o.integer, default=6, help="seats at the table")
+    d.add_argument("--players", type=o.count(2, 10), default=6, help="seats at the table")
     o.handler(d, demo)
     _add_diff(sub)
     _add_regress(sub)
@@ -40,11 +40,11 @@ def _add_bench(sub: Any) -> None:
     b = sub.add_parser("bench", help="benchmarks (medians of repeated runs)")
     b.add_argument("what", choices=[*BENCHMARKS, "all"],
                    help="one benchmark, or all of them (then every figure with its peer)")
-    b.add_argument("--hands", type=o.integer, default=None,
+    b.add_argument("--hands", type=o.count(1, 1_000_000_000), default=None,
                    help="hands (decks for shuffle) per repetition (default: " + ", ".join(
                        f"{k} {h:,}" for k, (h, _) in BENCH_DEFAULTS.items())
                    + "; simulate also runs 4x that)")
-    b.add_argument("--repeats", type=o.integer, default=None,
+    b.add_argument("--repeats", type=o.count(1, 1_000), default=None,
                    help="repetitions (default: " + ", ".join(
         f"{k} {r}" for k, (_, r) in BENCH_DEFAULTS.items()) + ")")
     b.add_argument("--population", default="default", choices=o.POPULATIONS,
@@ -52,7 +52,7 @@ def _add_bench(sub: Any) -> None:
                         "line's mixed tables; classic: 6-seat cash tables of stress bots)")
     b.add_argument("--run", default=None,
                    help="audit: time the audits on this run folder instead of a fresh one")
-    b.add_argument("--pokerkit-hands", type=o.integer, default=300,
+    b.add_argument("--pokerkit-hands", type=o.count(0, 1_000_000), default=300,
                    help="hands for the PokerKit peer (0 to skip)")
     b.add_argument("--json", default=None, metavar="OUT",
                    help="all: write every figure with its peer, the machine and the code here")
@@ -85,13 +85,14 @@ def _add_calibrate(sub: Any) -> None:
     ca = sub.add_parser("calibrate", help="false-alarm and detection rates of every audit")
     ca.add_argument("--out", default="runs/calibration",
                     help="folder for calibration.json and calibration.md")
-    ca.add_argument("--runs", type=o.integer, default=5,
+    ca.add_argument("--runs", type=o.count(1, 100_000), default=5,
                     help="runs per engine fault (and clean runs for the false alarms)")
-    ca.add_argument("--hands", type=o.integer, default=60_000, help="hands per engine-fault run")
-    ca.add_argument("--uniformity-runs", type=o.integer, default=200,
+    ca.add_argument("--hands", type=o.count(1, 1_000_000_000), default=60_000,
+                    help="hands per engine-fault run")
+    ca.add_argument("--uniformity-runs", type=o.count(1, 1_000_000), default=200,
                     help="runs per deck count for the uniformity battery: fair decks (false "
                          "alarms) and every shuffle fault's deck counts below 1,000,000")
-    ca.add_argument("--uniformity-big-runs", type=o.integer, default=3,
+    ca.add_argument("--uniformity-big-runs", type=o.count(0, 1_000), default=3,
                     help="runs per deck count of 1,000,000 or more for the uniformity battery")
     o.handler(ca, calibrate)
 
@@ -101,7 +102,8 @@ def _add_diff(sub: Any) -> None:
                                      "1 different, 2 not comparable)")
     df.add_argument("baseline", help="run folder")
     df.add_argument("candidate", help="run folder")
-    df.add_argument("--first", type=o.integer, default=10, help="differing hand_ids to list")
+    df.add_argument("--first", type=o.count(0, 1_000_000), default=10,
+                    help="differing hand_ids to list")
     df.add_argument("--recompute", action="store_true",
                     help="hash every hand's content without reading the stored digests")
     df.add_argument("--trust-digests", action="store_true",
@@ -110,7 +112,8 @@ def _add_diff(sub: Any) -> None:
                          "hand whose digest was left stale goes unseen)")
     df.add_argument("--stat", action="store_true",
                     help="compare distributions instead (win rates, pots, actions, rates)")
-    df.add_argument("--alpha", type=float, default=0.01, help="--stat: family-wise level (Holm)")
+    df.add_argument("--alpha", type=o.fraction, default=0.01,
+                    help="--stat: family-wise level (Holm)")
     df.add_argument("--verbose", action="store_true", help="--stat: list every test")
     o.handler(df, diff)
 
@@ -126,23 +129,24 @@ def _add_regress(sub: Any) -> None:
                     default=["all"],
                     help="no-limit, pot-limit, fixed-limit or all")
     rg.add_argument("--seed", type=o.integer, default=1, help="the seed of both runs")
-    rg.add_argument("--players", type=o.integer, default=6, help="seats per table")
+    rg.add_argument("--players", type=o.count(2, 10), default=6, help="seats per table")
     rg.add_argument("--format", default="cash", choices=["cash", "tournament"],
                     help="table format of both runs")
     rg.add_argument("--batch-size", type=o.integer, default=None, metavar="HANDS",
                     help="hands per batch file (default: simulate's)")
-    rg.add_argument("--first", type=o.integer, default=10, help="differing hand_ids to list")
+    rg.add_argument("--first", type=o.count(0, 1_000_000), default=10,
+                    help="differing hand_ids to list")
     rg.add_argument("--full-venv", action="store_true",
                     help="install the baseline into its own venv (when REF changed dependencies)")
     rg.add_argument("--keep", action="store_true", help="keep the two run folders")
     rg.add_argument("--no-speed", action="store_true",
                     help="skip the speed check (engine, simulate, audit timed on both sides)")
-    rg.add_argument("--speed-rounds", type=o.integer, default=3,
+    rg.add_argument("--speed-rounds", type=o.count(1, 1_000), default=3,
                     help="speed check: processes per side, interleaved (default 3)")
-    rg.add_argument("--speed-hands", type=o.integer, default=40_000,
+    rg.add_argument("--speed-hands", type=o.count(1, 1_000_000_000), default=40_000,
                     help="speed check: hands simulated and audited per sample (the engine "
                          "plays 4x as many; default 40,000)")
-    rg.add_argument("--tolerance", type=float, default=0.10,
+    rg.add_argument("--tolerance", type=o.fraction, default=0.10,
                     help="speed check: fail when this tree takes more than this fraction more "
                          "time per hand than the baseline (default 0.10)")
     o.handler(rg, regress)

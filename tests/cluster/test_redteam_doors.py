@@ -702,3 +702,29 @@ def test_an_import_never_replaces_a_signed_import(
                                    "--workers", "0", "--quiet"])
     assert code == 2 and "holds a signed certificate" in line, line
     assert _files(run) == before
+
+
+@pytest.mark.parametrize("argv", [
+    ["bench", "engine", "--hands", "1" + "0" * 29],
+    ["diff", "a", "b", "--first", str(2**63 - 1)],
+    ["diff", "a", "b", "--stat", "--alpha", "nan"],
+    ["diff", "a", "b", "--stat", "--alpha", "1.5"],
+    ["verify", "run", "--reproduce", "١٥"],
+    ["calibrate", "--runs", "1" + "0" * 18],
+    ["demo", "--players", "11"],
+    ["regress", "--baseline", "HEAD", "--tolerance", "inf"],
+], ids=["bench-hands", "diff-first", "alpha-nan", "alpha-above-1", "reproduce-unicode",
+        "calibrate-runs", "demo-players", "tolerance-inf"])
+def test_every_tool_option_is_bounded(capsys: pytest.CaptureFixture[str],
+                                      argv: list[str]) -> None:
+    """Review of row 7: the tools' numeric options too (bench, diff, calibrate, demo, regress,
+    verify): a value past its bound, a Unicode digit, nan or inf is one usage line and exit 2,
+    before any work (never a traceback, an overflow, or a run that never ends)."""
+    from cluster.cli import main
+
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as e:
+        main(argv)
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "error: argument" in err, err
