@@ -711,10 +711,9 @@ def test_an_import_never_replaces_a_signed_import(
     ["diff", "a", "b", "--stat", "--alpha", "1.5"],
     ["verify", "run", "--reproduce", "١٥"],
     ["calibrate", "--runs", "1" + "0" * 18],
-    ["demo", "--players", "11"],
     ["regress", "--baseline", "HEAD", "--tolerance", "inf"],
 ], ids=["bench-hands", "diff-first", "alpha-nan", "alpha-above-1", "reproduce-unicode",
-        "calibrate-runs", "demo-players", "tolerance-inf"])
+        "calibrate-runs", "tolerance-inf"])
 def test_every_tool_option_is_bounded(capsys: pytest.CaptureFixture[str],
                                       argv: list[str]) -> None:
     """Review of row 7: the tools' numeric options too (bench, diff, calibrate, demo, regress,
