@@ -61,6 +61,7 @@ This module imports nothing of the project and only the standard library at impo
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import hmac
 import importlib.util
@@ -403,7 +404,16 @@ def _process_secret() -> bytes:
 def _private_root() -> Path:
     """A fresh directory only this process knows (mode 0700): a cold cache, never one someone
     else could have planted where a predictable name would be."""
-    return Path(tempfile.mkdtemp(prefix="holdem-numba-"))
+    root = Path(tempfile.mkdtemp(prefix="holdem-numba-"))
+    pid = os.getpid()
+    # removed when this process ends (a forked child's exit leaves its parent's cache alone):
+    # one cold cache a process, never a pile of them in the temporary folder
+    def remove() -> None:
+        if os.getpid() == pid:
+            shutil.rmtree(root, ignore_errors=True)
+
+    atexit.register(remove)
+    return root
 
 
 def _private() -> tuple[Path, bytes, bool]:

@@ -173,17 +173,20 @@ def test_an_unwritable_root_gives_a_private_cold_cache(tmp_path: Path) -> None:
     planted = tmp_path / "tmp"
     planted.mkdir()
     env_tmp = {"TMPDIR": str(planted)}
-    script = ("from sim.probes.probe_b import caller; import sim.probes.probe_b as b; "
-              "print(caller(), b.caller._cache._cache_path)")
+    script = ("import os, pathlib; from sim.probes.probe_b import caller; "
+              "import sim.probes.probe_b as b; p = pathlib.Path(b.caller._cache._cache_path); "
+              "root = [q for q in p.parents if q.parent == pathlib.Path(os.environ['TMPDIR'])][0]; "
+              "print(caller(), p, root.stat().st_mode & 0o077)")
     env = {**os.environ, "PYTHONPATH": str(tree), jitcache.ENV_ROOT: str(blocker / "cache"),
            **env_tmp}
     r = subprocess.run([sys.executable, "-c", script], cwd=tree, env=env, capture_output=True,
                        text=True, timeout=300, check=True)
-    value, path = r.stdout.split()
+    value, path, others = r.stdout.split()
     assert value == "11"
     made = Path(path).relative_to(planted).parts[0]
     assert made.startswith("holdem-numba-") and made != f"holdem-numba-{os.getuid()}"
-    assert (planted / made).stat().st_mode & 0o077 == 0  # only this user
+    assert others == "0"  # only this user
+    assert not (planted / made).exists()  # removed when the process ended: none piles up
 
 
 def test_a_linked_subpackage_is_hashed(tmp_path: Path) -> None:
