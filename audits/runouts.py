@@ -97,6 +97,30 @@ def _last_decision_street(street, kind, a0, a1):  # pragma: no cover - compiled
     return last
 
 
+@njit(cache=True, _nrt=False)
+def _credit(table, live_cards, nlive, b, scores, acc, acc2):  # pragma: no cover - compiled
+    """One complete board ``b``: each live hand's share of the pot (ties split) added to
+    ``acc``, and the products of the shares to ``acc2`` (their covariance)."""
+    bkey, blanes = board_parts(b[0], b[1], b[2], b[3], b[4])
+    best = -1
+    ties = 0
+    for s in range(nlive):
+        v = eval_with_board(table, bkey, blanes, b[0], b[1], b[2], b[3], b[4],
+                            live_cards[2 * s], live_cards[2 * s + 1])
+        scores[s] = v
+        if v > best:
+            best, ties = v, 1
+        elif v == best:
+            ties += 1
+    w = 1.0 / ties
+    for s in range(nlive):
+        if scores[s] == best:
+            acc[s] += w
+            for r in range(nlive):
+                if scores[r] == best:
+                    acc2[s, r] += w * w
+
+
 @njit(cache=True)
 def _enumerate(table, live_cards, nlive, board, nb, unseen, nu, acc, acc2):  # pragma: no cover
     """Every completion of ``board[:nb]`` to 5 cards from ``unseen[:nu]``: accumulates each live
@@ -114,24 +138,7 @@ def _enumerate(table, live_cards, nlive, board, nb, unseen, nu, acc, acc2):  # p
     while True:
         for t in range(need):
             b[nb + t] = unseen[idx[t]]
-        bkey, blanes = board_parts(b[0], b[1], b[2], b[3], b[4])
-        best = -1
-        ties = 0
-        for s in range(nlive):
-            v = eval_with_board(table, bkey, blanes, b[0], b[1], b[2], b[3], b[4],
-                                live_cards[2 * s], live_cards[2 * s + 1])
-            scores[s] = v
-            if v > best:
-                best, ties = v, 1
-            elif v == best:
-                ties += 1
-        w = 1.0 / ties
-        for s in range(nlive):
-            if scores[s] == best:
-                acc[s] += w
-                for r in range(nlive):
-                    if scores[r] == best:
-                        acc2[s, r] += w * w
+        _credit(table, live_cards, nlive, b, scores, acc, acc2)
         count += 1
         # next combination of ``need`` indices out of nu
         t = need - 1
@@ -169,24 +176,7 @@ def _sample(table, live_cards, nlive, unseen, nu, samples, key, acc, acc2):  # p
             pool[t] = pool[j]
             pool[j] = tmp
             b[t] = pool[t]
-        bkey, blanes = board_parts(b[0], b[1], b[2], b[3], b[4])
-        best = -1
-        ties = 0
-        for s in range(nlive):
-            v = eval_with_board(table, bkey, blanes, b[0], b[1], b[2], b[3], b[4],
-                                live_cards[2 * s], live_cards[2 * s + 1])
-            scores[s] = v
-            if v > best:
-                best, ties = v, 1
-            elif v == best:
-                ties += 1
-        w = 1.0 / ties
-        for s in range(nlive):
-            if scores[s] == best:
-                acc[s] += w
-                for r in range(nlive):
-                    if scores[r] == best:
-                        acc2[s, r] += w * w
+        _credit(table, live_cards, nlive, b, scores, acc, acc2)
     return samples
 
 

@@ -64,19 +64,25 @@ CHACHA = ["--hands", "2000", "--structure", "no-limit", "--population", "classic
           "--quiet"]
 
 
-def test_certify_refuses_an_os_chacha20_folder_holding_batches(
-        tmp_path: Path, keys: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """A: the forger simulates two os-chacha20 runs of the lab's spec, swaps a batch of the
-    second into the first (the manifest's sha256 and bytes restamped, so resume keeps it) and
-    hands the folder to the lab: certify --sign-key refuses it (exit 2, one line) and writes
-    nothing: neither a certificate nor a signature, every batch byte left as it was."""
+def _swapped_chacha_folder(tmp_path: Path) -> tuple[Path, dict[Path, bytes]]:
+    """An os-chacha20 run folder with a batch of another run of the same spec swapped in, its
+    manifest's sha256 and bytes restamped (so a resume would keep it); and its bytes."""
     out, other = tmp_path / "run", tmp_path / "other"
     assert main(["simulate", *CHACHA, "--out", str(out)]) == 0
     assert main(["simulate", *CHACHA, "--out", str(other)]) == 0
     rel = batch_relpath("no-limit", 1)
     shutil.copyfile(other / rel, out / rel)
     RunForger(out, rel).restamp()
-    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    return out, {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+
+
+def test_certify_refuses_an_os_chacha20_folder_holding_batches(
+        tmp_path: Path, keys: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A: the forger simulates two os-chacha20 runs of the lab's spec, swaps a batch of the
+    second into the first (the manifest's sha256 and bytes restamped, so resume keeps it) and
+    hands the folder to the lab: certify --sign-key refuses it (exit 2, one line) and writes
+    nothing: neither a certificate nor a signature, every batch byte left as it was."""
+    out, before = _swapped_chacha_folder(tmp_path)
     capsys.readouterr()
     code, line = one_line(capsys, ["certify", *CHACHA, "--sign-key", str(keys),
                                    "--out", str(out)])
@@ -92,13 +98,7 @@ def test_simulate_never_resumes_os_chacha20_batches(
     """A, through ``holdem simulate``: the forger prepares the folder with a batch of another
     run swapped in (restamped) and lets the lab's own simulate "resume" it, to audit and sign
     later: simulate refuses the folder (exit 2, one line) and changes no byte of it."""
-    out, other = tmp_path / "run", tmp_path / "other"
-    assert main(["simulate", *CHACHA, "--out", str(out)]) == 0
-    assert main(["simulate", *CHACHA, "--out", str(other)]) == 0
-    rel = batch_relpath("no-limit", 1)
-    shutil.copyfile(other / rel, out / rel)
-    RunForger(out, rel).restamp()
-    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    out, before = _swapped_chacha_folder(tmp_path)
     capsys.readouterr()
     code, line = one_line(capsys, ["simulate", *CHACHA, "--out", str(out)])
     assert code == 2
