@@ -25,7 +25,7 @@ from audits.io import (
     run_context,
     run_inputs,
 )
-from audits.registry import REGISTRY, resolve
+from audits.registry import REGISTRY, SPECS, resolve
 from audits.registry import available as available  # the registry's, for callers
 from audits.registry import register as register
 from audits.result import AuditResult
@@ -236,6 +236,9 @@ class AuditReport:
                         if r.name in REGISTRY else r.to_dict() for r in self.results],
             "provenance": provenance(),  # the audit code, library versions, command line
             "failing_hands": self.failing_record(),
+            # the built-in audits this audit.json lacks (``holdem audit --only``): the
+            # certificate names each as not audited
+            "not_run": [s.name for s in SPECS if s.name not in {r.name for r in self.results}],
         }
 
     def failing_record(self) -> dict[str, Any] | None:

@@ -114,6 +114,10 @@ def check_audit(audit: Any, path: Location) -> dict[str, Any]:
                                    f"{json.dumps(audit.get(key))[:40]}")
     if not audit["results"]:
         raise ReportInputError(f"{path}: field 'results' is empty")
+    not_run = audit.get("not_run", [])
+    if not isinstance(not_run, list) or not all(isinstance(x, str) for x in not_run):
+        raise ReportInputError(f"{path}: field 'not_run': expected a list of audit names, "
+                               f"found {json.dumps(not_run)[:40]}")
     for i, r in enumerate(audit["results"]):
         _check_result(r, f"{path}: results[{i}]")
     try:

@@ -305,15 +305,13 @@ def limitations(audit: dict[str, Any]) -> list[str]:
                    "nothing shows which rules the hands applied.")
     elif cov["details"].get("note"):
         out.append(f"Rule-path coverage: {cov['details']['note']}.")
-    # every other audit of a certificate that did not run (``holdem audit --only``) is named too:
-    # the verdict's first line says LIMITED whatever was left out (issue 33)
-    from audits.registry import SPECS
-
+    # every other built-in audit that audit.json records as not run (``holdem audit --only``)
+    # is named too: the verdict's first line says LIMITED whatever was left out (issue 33)
     named = {"deal", "uniformity", "chips", "rotation", "payouts", "betting", "integrity",
              "coverage"}
-    for spec in SPECS:
-        if spec.name not in by_name and spec.name not in named:
-            out.append(f"{spec.name} was not audited (not among the audits run): this "
+    for name in audit.get("not_run") or []:
+        if name not in by_name and name not in named:
+            out.append(f"{name} was not audited (not among the audits run): this "
                        "certificate does not vouch for what it checks.")
     return out
 

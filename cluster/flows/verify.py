@@ -414,8 +414,10 @@ def verify_run(run: str | os.PathLike[str], public_key: str | None = None, *,
     bound = ("manifest.json and audit.json" if msha is not None
              else "audit.json (the run has no manifest.json: its files are not bound to what "
                   "the run declared)")
-    parts = [f"VERIFIED: a {cert.get('verdict')} certificate of {cert['run'].get('hands', 0):,} "
-             f"hands (verdict: {cert.get('verdict_text') or cert.get('verdict')}); its "
+    # the verdict in the certificate's own sentence only ("PASS, LIMITED: ..."), never a bare
+    # word that would disagree with it (issue 36)
+    parts = [f"VERIFIED: the certificate of {cert['run'].get('hands', 0):,} hands (verdict: "
+             f"{cert.get('verdict_text') or cert.get('verdict')}); its "
              f"{len(cert['run']['files'])} files, {bound} match their sha256"]
     if reaudited:
         parts.append(reaudited)

@@ -120,7 +120,8 @@ def test_garbage_file_dropped_from_the_manifest_fails(certified: Path, tmp_path:
     assert [f["path"] for f in cert["run"]["unaudited_files"]] == [F1]
     capsys.readouterr()
     assert main(["verify", str(run)]) == 0  # the FAIL certificate speaks for these bytes
-    assert capsys.readouterr().out.startswith("VERIFIED: a FAIL certificate of 1,000 hands")
+    out = capsys.readouterr().out
+    assert out.startswith("VERIFIED: the certificate of 1,000 hands (verdict: FAIL")
     (run / F1).write_bytes(b"other garbage")
     assert main(["verify", str(run)]) == 1
     assert f"MISMATCH: {F1}: sha256 " in capsys.readouterr().out
@@ -306,7 +307,7 @@ def test_verify_a_received_run(certified: Path, capsys: pytest.CaptureFixture[st
     key = certified.parent / "key.pub"
     assert main(["verify", str(certified), "--public-key", str(key)]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("VERIFIED: a PASS certificate of 2,000 hands")
+    assert out.startswith("VERIFIED: the certificate of 2,000 hands (verdict: PASS")
     from cluster.flows.signing import key_id, load_public_key
 
     assert f"signed by key {key_id(load_public_key(key))}" in out and "signature valid" in out
