@@ -227,6 +227,15 @@ def count(lo: int, hi: int) -> Callable[[str], int]:
     return parse
 
 
+def number(text: str) -> float:
+    """A finite decimal number option, ASCII (never nan or inf); its range is checked where its
+    value is used."""
+    t = text.strip()
+    if not re.fullmatch(r"-?(?:[0-9]{1,30}(?:\.[0-9]{0,30})?|\.[0-9]{1,30})", t):
+        raise argparse.ArgumentTypeError(f"{text[:40]!r}: expected a number")
+    return float(t)
+
+
 def fraction(text: str) -> float:
     """A level or share option: a finite number in (0, 1), ASCII (never nan or inf)."""
     t = text.strip()

@@ -170,9 +170,10 @@ def run_regress(baseline: str, *, hands: int = 20_000, structures: Sequence[str]
                 say: Callable[[str], None] = print) -> int:
     """Run the regression check; prints the report; returns the exit code (0 identical and not
     slower, 1 different or slower, 2 a step failed)."""
-    if speed and (speed_rounds < 1 or speed_hands < 1000 or not 0 < tolerance < 10):
-        raise RegressError("--speed-rounds >= 1, --speed-hands >= 1000 and 0 < --tolerance < 10 "
-                           "expected")
+    if speed and (not 1 <= speed_rounds <= 1_000 or not 1000 <= speed_hands <= 10**9
+                  or not 0 < tolerance < 10):
+        raise RegressError("--speed-rounds 1 .. 1,000, --speed-hands 1,000 .. 10^9 and "
+                           "0 < --tolerance < 10 expected")
     sha = resolve_ref(baseline)
     units = _units(structures)
     dirty = uncommitted_changes()
