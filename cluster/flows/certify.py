@@ -25,9 +25,7 @@ MAX_REPLAYS = 12
 
 def failing_histories(run: str | Path, results: list[dict[str, Any]]) -> dict[int, str]:
     """Readable histories of the first failing hands of each failing audit."""
-    from cluster.flows.replay import find_row
-    from sim.hand_text import format_hand
-    from sim.row_replay import replay_row
+    from cluster.flows.replay import find_row, replayed_text
 
     out: dict[int, str] = {}
     for r in results:
@@ -42,13 +40,7 @@ def failing_histories(run: str | Path, results: list[dict[str, Any]]) -> dict[in
                 out[int(hid)] = f"(hand {hid} not found: {e})"
                 continue
             try:
-                hand = replay_row(row, check=False)
-                text = format_hand(hand)
-                logged = list(row["stacks_end"])
-                if hand.stacks != logged:
-                    text += (f"\n*** the log says the hand ended with stacks {logged}; the clean "
-                             f"engine ends it with {hand.stacks}")
-                out[int(hid)] = text
+                out[int(hid)] = replayed_text(row)
             except ValueError as e:
                 out[int(hid)] = (f"(the clean engine cannot replay hand {hid}: {e})\n"
                                  f"logged stacks: {list(row['stacks_start'])} -> "

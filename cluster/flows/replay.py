@@ -114,6 +114,22 @@ def resolve_hand(run: str | os.PathLike[str], hand: int, structure: str | None =
                        + _ranges_text(ranges))
 
 
+def replayed_text(row: dict[str, Any]) -> str:
+    """A logged row played again by the clean engine, as a readable history, with what the log
+    says where it ends the hand otherwise (its stacks). Raises ValueError when the clean engine
+    cannot replay it."""
+    from sim.hand_text import format_hand
+    from sim.row_replay import replay_row
+
+    hand = replay_row(row, check=False)
+    text = format_hand(hand)
+    logged = list(row["stacks_end"])
+    if hand.stacks != logged:
+        text += (f"\n*** the log says the hand ended with stacks {logged}; the clean engine "
+                 f"ends it with {hand.stacks}")
+    return text
+
+
 def replay_failing(run: str | os.PathLike[str], limit: int | None = None) -> list[str]:
     """Each failing hand of failing_hands.csv (``limit`` at most), as a title naming the audit
     and its reason with the amounts, then the hand played again by the clean engine (and, when
@@ -122,8 +138,6 @@ def replay_failing(run: str | os.PathLike[str], limit: int | None = None) -> lis
     import io
 
     from audits.runfolder import FAILING_FILE, RunFolder, storage
-    from sim.hand_text import format_hand
-    from sim.row_replay import replay_row
 
     loc = RunFolder.open(run).location(FAILING_FILE)
     if not storage.is_file(loc):
@@ -137,13 +151,7 @@ def replay_failing(run: str | os.PathLike[str], limit: int | None = None) -> lis
     for hid in list(reasons)[:limit]:
         head = f"=== failing hand {hid}: " + "; ".join(reasons[hid])
         try:
-            row = find_row(run, hid)
-            hand = replay_row(row, check=False)
-            body = format_hand(hand)
-            logged = list(row["stacks_end"])
-            if hand.stacks != logged:
-                body += (f"\n*** the log says the hand ended with stacks {logged}; the clean "
-                         f"engine ends it with {hand.stacks}")
+            body = replayed_text(find_row(run, hid))
         except (InputError, ValueError) as e:
             body = f"(not replayed: {e})"
         out.append(f"{head}\n{body}")
