@@ -90,8 +90,9 @@ def _count_paths(flags, struct, tourn, cash, occ, button, sb, ante_mode, ante, h
             f ^= low
 
 
-def coverage_map(b: Batch) -> CoveragePartial:
-    part = CoveragePartial(complete=all(k in b.derived for k in NEEDS))
+def _flag_and_count(b: Batch) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(each hand's path flags, its structure code, the structure labels, the counts per
+    structure and path) of one batch whose flagging maps have run."""
     flags = np.zeros(b.n, np.int64)
     for key in NEEDS:
         if key in b.derived:
@@ -110,6 +111,20 @@ def coverage_map(b: Batch) -> CoveragePartial:
                  c["sb_seat"], c["ante_mode"], c["ante"], c["hand_no"].astype(np.int64),
                  s["rebuys"], s["stacks_end"], s["timed_out"], c["table_id"], table_order(b),
                  counts)
+    return flags, struct, labels, counts
+
+
+def hand_paths(b: Batch) -> np.ndarray:
+    """Each hand's rule paths as the coverage map counts them (bits of ``audits.paths``): the
+    flags of the betting and payouts maps (run on ``b`` first; a path they flag is missing
+    otherwise) with the paths the plain columns show. ``holdem regress`` names the paths of the
+    hands where two engines part (``cluster.regression.rootcause``)."""
+    return _flag_and_count(b)[0]
+
+
+def coverage_map(b: Batch) -> CoveragePartial:
+    part = CoveragePartial(complete=all(k in b.derived for k in NEEDS))
+    _, struct, labels, counts = _flag_and_count(b)
     hands = np.bincount(struct, minlength=len(labels))
     fmt_hands = {f: np.bincount(struct[string_is(b, "format", f)], minlength=len(labels))
                  for f in FORMATS}

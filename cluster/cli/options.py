@@ -160,6 +160,30 @@ def add_run_options(p: argparse.ArgumentParser, hands: int | None, structure: st
     p.add_argument("--structure", default=structure,
                    choices=["no-limit", "pot-limit", "fixed-limit", "all"],
                    help="the betting structure (all: each of the three)")
+    add_population_options(p)
+    p.add_argument("--seed", type=integer, default=1,
+                   help="the run's seed: with philox, every deck is keyed by it")
+    p.add_argument("--out", required=out is None, default=out,
+                   help="run folder: a path or a URI (s3://, gs://, file://); rerun the command "
+                        "to resume")
+    add_address(p)
+    add_workers(p, "CPUs of the local Ray (default: all), or the most tasks at once on a "
+                   "cluster (default there: 4,096 queued, so that an autoscaler grows it); 0 "
+                   "runs in this process without Ray")
+    p.add_argument("--batch-size", type=integer, default=100_000, metavar="HANDS",
+                   help="hands per batch file (default: %(default)s); a population whose tables "
+                        "vary (mixed formats or seat counts, the default) makes batches of at "
+                        "most 10,000 hands, one table kind each, so its hands and verdict are "
+                        "the same for any larger value")
+    p.add_argument("--inject", default=None, metavar="FAULT",
+                   help="plant a fault (the log must then fail certification)")
+    add_generator(p)
+    add_quiet(p)
+
+
+def add_population_options(p: argparse.ArgumentParser) -> None:
+    """Who sits at the tables (``population_options`` reads them): simulate, certify and
+    regress share them."""
     p.add_argument("--population", default="default", choices=POPULATIONS,
                    help="preset the options below start from: default = mixed tables of 2 to "
                         "10 seats, cash and tournaments, buy-ins 20-250 big blinds, real bots; "
@@ -182,24 +206,6 @@ def add_run_options(p: argparse.ArgumentParser, hands: int | None, structure: st
     p.add_argument("--bots", default=None, choices=["classic", "real"],
                    help="real: fold-heavy styles with a few stress bots (default); classic: "
                         "the stress bots alone")
-    p.add_argument("--seed", type=integer, default=1,
-                   help="the run's seed: with philox, every deck is keyed by it")
-    p.add_argument("--out", required=out is None, default=out,
-                   help="run folder: a path or a URI (s3://, gs://, file://); rerun the command "
-                        "to resume")
-    add_address(p)
-    add_workers(p, "CPUs of the local Ray (default: all), or the most tasks at once on a "
-                   "cluster (default there: 4,096 queued, so that an autoscaler grows it); 0 "
-                   "runs in this process without Ray")
-    p.add_argument("--batch-size", type=integer, default=100_000, metavar="HANDS",
-                   help="hands per batch file (default: %(default)s); a population whose tables "
-                        "vary (mixed formats or seat counts, the default) makes batches of at "
-                        "most 10,000 hands, one table kind each, so its hands and verdict are "
-                        "the same for any larger value")
-    p.add_argument("--inject", default=None, metavar="FAULT",
-                   help="plant a fault (the log must then fail certification)")
-    add_generator(p)
-    add_quiet(p)
 
 
 MAX_DIGITS = 30  # an integer option longer than this is no count, id or size

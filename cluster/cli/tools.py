@@ -125,15 +125,17 @@ def _add_regress(sub: Any) -> None:
                     help="the git ref (commit, branch, tag) whose engine is compared with this "
                          "working tree's")
     rg.add_argument("--hands", type=o.integer, default=20_000, help="hands per structure")
-    rg.add_argument("--structure", "--structures", dest="structures", nargs="+",
-                    default=["all"],
-                    help="no-limit, pot-limit, fixed-limit or all")
+    rg.add_argument("--structure", "--structures", dest="structure", nargs="+", default=["all"],
+                    metavar="STRUCTURE",
+                    help="the betting structure as simulate takes it (no-limit, pot-limit, "
+                         "fixed-limit or all), or several (no-limit fixed-limit): one run "
+                         "each")
+    o.add_population_options(rg)  # simulate's population options, passed to both sides
     rg.add_argument("--seed", type=o.integer, default=1, help="the seed of both runs")
-    rg.add_argument("--players", type=o.count(2, 10), default=6, help="seats per table")
-    rg.add_argument("--format", default="cash", choices=["cash", "tournament"],
-                    help="table format of both runs")
     rg.add_argument("--batch-size", type=o.integer, default=None, metavar="HANDS",
-                    help="hands per batch file (default: simulate's)")
+                    help="hands per batch file (default: simulate's, or fewer hands a batch "
+                         "when a mixed population's batches would leave a structure without "
+                         "tournament or cash tables)")
     rg.add_argument("--first", type=o.count(0, 1_000_000), default=10,
                     help="differing hand_ids to list")
     rg.add_argument("--full-venv", action="store_true",
@@ -244,11 +246,23 @@ def diff(args: argparse.Namespace) -> int:
     return res.exit_code
 
 
+# the population options regress passes to both sides' simulate, as given
+POPULATION_OPTIONS = ("players", "format", "tournament_pct", "stacks", "leave_above",
+                      "tournament_stack", "bots")
+
+
 def regress(args: argparse.Namespace) -> int:
     from cluster.regression.regress import run_regress
 
-    return run_regress(args.baseline, hands=args.hands, structures=args.structures,
-                       seed=args.seed, players=args.players, fmt=args.format,
+    with o.as_input(ValueError):
+        population = o.population_options(args)
+    sim_args = [] if args.population == "default" else ["--population", args.population]
+    for name in POPULATION_OPTIONS:
+        value = getattr(args, name)
+        if value is not None:
+            sim_args += ["--" + name.replace("_", "-"), str(value)]
+    return run_regress(args.baseline, hands=args.hands, structures=args.structure,
+                       seed=args.seed, population=population, sim_args=sim_args,
                        batch_size=args.batch_size, first=args.first,
                        full_venv=args.full_venv, keep=args.keep, speed=not args.no_speed,
                        speed_rounds=args.speed_rounds, speed_hands=args.speed_hands,

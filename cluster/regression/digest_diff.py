@@ -328,7 +328,9 @@ def diff_runs(baseline: str | os.PathLike[str], candidate: str | os.PathLike[str
 
 
 
-def format_diff(res: DiffResult) -> str:
+def format_diff(res: DiffResult, causes: str | None = None) -> str:
+    """The report of a hand diff; ``causes``: the differences grouped by root cause in one
+    phrase (``rootcause.summary``), said first on the DIFFERENT line."""
     m = res.match
     lines = [f"baseline  {res.baseline}: {res.hands_baseline:,} hands",
              f"candidate {res.candidate}: {res.hands_candidate:,} hands"]
@@ -340,7 +342,8 @@ def format_diff(res: DiffResult) -> str:
         lines.append(f"STALE DIGESTS: {res.stale_count:,} hands store a digest that is not the "
                      "digest of their content (stale or forged):")
         lines += [f"  {where}: hand_ids {', '.join(map(str, ids))}" for where, ids in res.stale]
-    lines.append(f"DIFFERENT: {m.differ:,} of {m.same + m.differ:,} common hands differ; "
+    lines.append(f"DIFFERENT: {causes + '; ' if causes else ''}"
+                 f"{m.differ:,} of {m.same + m.differ:,} common hands differ; "
                  f"{m.only_baseline:,} only in baseline, {m.only_candidate:,} only in candidate "
                  f"({res.seconds:.2f} s)")
     if m.first_differ:

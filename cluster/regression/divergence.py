@@ -140,12 +140,32 @@ def side_by_side(left: str, right: str, titles: tuple[str, str] = ("baseline", "
     return "\n".join(rows)
 
 
+def field_of(phrase: str) -> str:
+    """The field a phrase of ``compare_rows`` names: ``won`` of "won seat 3: 13 vs 14",
+    ``action`` of "action #4: ...", ``deck`` of "deck position 7: ..."."""
+    return phrase.split(" ", 1)[0].rstrip(":")
+
+
+SAME_REPLAY = ("replayed from cards and actions the two hands are the same: the rows differ in "
+               "logged values the replay recomputes")
+
+
 def explain_hand(baseline: str, candidate: str, hand_id: int) -> tuple[str, str]:
-    """(the first difference of ``hand_id`` named, both hands side by side)."""
+    """(the first difference of ``hand_id`` named, both hands side by side), both replayed by
+    this process's engine (``holdem diff``: two run folders, one engine at hand)."""
     from cluster.flows.replay import find_row
 
     ra = find_row(baseline, hand_id)
     rb = find_row(candidate, hand_id)
+    return explain_rows(hand_id, ra, rb, _history(ra), _history(rb))
+
+
+def explain_rows(hand_id: int, ra: dict[str, Any], rb: dict[str, Any], ha: str | None,
+                 hb: str | None, titles: tuple[str, str] = ("baseline", "candidate"),
+                 same_note: str = SAME_REPLAY) -> tuple[str, str]:
+    """(the first difference of the two rows of ``hand_id`` named, the histories ``ha`` and
+    ``hb`` side by side; a history that is None: the differing fields instead; two equal
+    histories: ``same_note`` and the differing fields)."""
     diffs = compare_rows(ra, rb)
     if not diffs:
         return f"hand {hand_id}: the digests differ but no compared field does", ""
@@ -157,16 +177,44 @@ def explain_hand(baseline: str, candidate: str, hand_id: int) -> tuple[str, str]
         head += "\n  also: " + "\n  also: ".join(t for _, t in diffs[1:8])
         if len(diffs) > 8:
             head += f"\n  ... and {len(diffs) - 8} more"
-    ha, hb = _history(ra), _history(rb)
     if ha is None or hb is None:
         body = "(a row does not rebuild into a hand; differing fields)\n" + "\n".join(
             f"  {t}" for _, t in diffs)
         return head, body
-    body = side_by_side(ha, hb)
+    body = side_by_side(ha, hb, titles)
     if ha == hb:
-        body += ("\n(replayed from cards and actions the two hands are the same: the rows differ "
-                 "in logged values the replay recomputes)\n"
+        body += (f"\n({same_note})\n"
                  + "\n".join(f"  {t}" for _, t in diffs))
     return head, body
 
 
+def logged_text(row: dict[str, Any]) -> str:
+    """A logged hand's facts as its own engine wrote them (no replay): the table, the stakes
+    and each seat's stack, chips put in, winnings and final stack; the pots and the rake."""
+    fmt = row.get("format", "?")
+    level = f", level {row.get('level')}" if fmt == "tournament" else ""
+    lines = [f"Hand {row.get('hand_id')} (table {row.get('table_id')} hand {row.get('hand_no')}, "
+             f"{fmt}{level}), as logged",
+             f"blinds {row.get('small_blind')}/{row.get('big_blind')}, ante {row.get('ante')}, "
+             f"button seat {row.get('button')}"]
+    occ = row.get("occupied") or []
+    for s, here in enumerate(occ):
+        if not here:
+            continue
+
+        def at(name: str, s: int = s) -> Any:
+            v = row.get(name)
+            return v[s] if isinstance(v, list) and s < len(v) else "?"
+
+        folded = " (folded)" if at("folded") is True else ""
+        lines.append(f"seat {s}: starts {at('stacks_start')}, puts in {at('contributed')}, "
+                     f"wins {at('won')}, ends {at('stacks_end')}{folded}")
+    board = row.get("board")
+    if isinstance(board, list) and board:
+        lines.append("board " + " ".join(_card(c) for c in board))
+    pots = row.get("pots")
+    if isinstance(pots, list):
+        for k, pot in enumerate(pots):
+            lines.append(f"pot {k}: {pot}")
+    lines.append(f"rake {row.get('rake')}")
+    return "\n".join(lines)

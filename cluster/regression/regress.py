@@ -35,6 +35,7 @@ wheel cache), and runs the baseline with that interpreter.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -42,11 +43,14 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from audits import jitcache, runfolder
 from audits.runfolder.errors import InputError
 from cluster.regression import speed as speed_check
-from cluster.regression.digest_diff import diff_runs, format_diff
+from cluster.regression.digest_diff import DiffResult, diff_runs, format_diff
+from cluster.regression.divergence import explain_rows, logged_text
+from cluster.regression.rootcause import format_root_causes, root_causes, summary
 from cluster.regression.runs import EXIT_NOT_COMPARABLE, NotComparable
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -88,7 +92,7 @@ def _units(structures: Sequence[str]) -> list[str]:
                 labels += list(ALL_STRUCTURES)
             elif part:
                 if part not in ALL_STRUCTURES:
-                    raise RegressError(f"--structures {part!r}: expected one of "
+                    raise RegressError(f"--structure {part!r}: expected one of "
                                        f"{', '.join(ALL_STRUCTURES)} or all")
                 labels.append(part)
     labels = [s for s in ALL_STRUCTURES if s in labels]
@@ -97,8 +101,9 @@ def _units(structures: Sequence[str]) -> list[str]:
     return ["all"] if labels == list(ALL_STRUCTURES) else labels
 
 
-def _simulate(python: str, tree: Path, out: Path, args: list[str], env_path: str | None,
-              expect: Path, cache: dict[str, str]) -> None:
+def _side_env(cache: dict[str, str], env_path: str | None) -> dict[str, str]:
+    """The environment of one side's processes: its compiled cache, its tree on PYTHONPATH
+    (None: the package installed in its venv), no Ray cluster to join."""
     env = dict(os.environ)
     env.pop("RAY_ADDRESS", None)
     env.update(cache)
@@ -106,6 +111,12 @@ def _simulate(python: str, tree: Path, out: Path, args: list[str], env_path: str
         env.pop("PYTHONPATH", None)
     else:
         env["PYTHONPATH"] = env_path
+    return env
+
+
+def _simulate(python: str, tree: Path, out: Path, args: list[str], env_path: str | None,
+              expect: Path, cache: dict[str, str]) -> None:
+    env = _side_env(cache, env_path)
     check = ("import sim, cluster, sys; print(sim.__file__); print(cluster.__file__)")
     r = subprocess.run([python, "-c", check], capture_output=True, text=True, env=env,
                        cwd=str(tree), check=False)
@@ -120,6 +131,23 @@ def _simulate(python: str, tree: Path, out: Path, args: list[str], env_path: str
     if r.returncode != 0:
         raise RegressError(f"{tree}: holdem simulate failed (exit {r.returncode}): "
                            f"{_last(r.stderr)}")
+
+
+def replay_by_own_engine(python: str, tree: Path, env_path: str | None, cache: dict[str, str],
+                         run: Path, hand_id: int, row: dict[str, Any], who: str) -> str:
+    """One side's hand as its OWN engine replays it: ``holdem replay RUN --hand ID`` run by
+    that side's interpreter with that side's tree (the command every engine version has, so
+    an older baseline answers in its own words), which also checks that the replay ends the
+    hand as its log does. When that engine cannot replay it (an engine without the command, or
+    a row it does not replay to), the facts its engine logged, said so; never this tree's
+    replay of the other side's hand (that shows this engine's rules in both columns)."""
+    env = _side_env(cache, env_path)
+    cmd = [python, "-m", "cluster.cli", "replay", str(run), "--hand", str(hand_id)]
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=str(tree), check=False)
+    if r.returncode == 0 and r.stdout.strip():
+        return re.sub(r"\(run [0-9a-f]+, ", "(", r.stdout.rstrip(), count=1)
+    return (f"(not replayed by the {who}'s engine: {_last(r.stderr or r.stdout)}; the facts "
+            f"its engine logged)\n{logged_text(row)}")
 
 
 def _caches(tmp: Path) -> tuple[dict[str, str], dict[str, str]]:
@@ -161,21 +189,115 @@ def _to_current_layout(run: Path, say: Callable[[str], None]) -> None:
             f"{runfolder.LOG_DIR}/ (holdem migrate)")
 
 
+def _explained(res: DiffResult, base_out: Path, cand_out: Path, sha: str,
+               base_replay: Callable[[Path, int, dict[str, Any]], str],
+               cand_replay: Callable[[Path, int, dict[str, Any]], str]) -> str:
+    """The hand diff's report with the differences grouped by root cause
+    (``cluster.regression.rootcause``) and the first root cause side by side, each side's
+    hand replayed by its own engine."""
+    from cluster.flows.replay import find_row
+
+    m = res.match
+    rc = root_causes(base_out, cand_out, m.differ + m.only_baseline + m.only_candidate)
+    out = [format_diff(res, summary(rc)), format_root_causes(rc)]
+    if rc.causes:
+        c = rc.causes[0]
+        ra, rb = find_row(base_out, c.hand_id_baseline), find_row(cand_out, c.hand_id)
+        head, body = explain_rows(
+            c.hand_id, ra, rb, base_replay(base_out, c.hand_id_baseline, ra),
+            cand_replay(cand_out, c.hand_id, rb),
+            (f"baseline {sha[:12]} (its own engine)", "candidate (this working tree)"),
+            "each engine's replay of its own hand prints the same history: the rows differ in "
+            "logged values the history does not show")
+        moved = (f" (hand {c.hand_id_baseline} in the baseline)"
+                 if c.hand_id_baseline != c.hand_id else "")
+        out += [f"the first root cause{moved}, each side replayed by its own engine: {head}",
+                body]
+    else:
+        first = m.first_differ[0] if m.first_differ else None
+        out.append("no table plays differently: the differing hands moved (hand_id) or one "
+                   "run holds hands the other lacks" + (f"; first: hand {first}"
+                                                        if first is not None else ""))
+    return "\n".join(out)
+
+
+def plan_spec(hands: int, units: Sequence[str], seed: int, population: dict[str, Any],
+              batch_size: int | None) -> tuple[Any, int | None]:
+    """(this tree's ``RunSpec`` of the runs, the ``--batch-size`` to pass to both sides: None
+    for simulate's own). Without a batch size given, simulate's own is kept when every
+    structure's batches hold both table formats of a mixed population; else the smallest
+    number of batches per structure that gives each both (a population of 20,000 hands per
+    structure makes two batches of 10,000, and no-limit's two are both cash tables). Raises
+    RegressError (one line) for options the spec refuses."""
+    from sim.config import Structure
+    from sim.runspec import RunSpec
+
+    structures = tuple(Structure) if units == ["all"] else tuple(Structure.parse(u)
+                                                                  for u in units)
+
+    def spec(size: int | None) -> Any:
+        try:
+            extra: dict[str, Any] = {} if size is None else {"batch_size": size}
+            return RunSpec(hands=hands, structures=structures, seed=seed, **population,
+                           **extra)
+        except (ValueError, TypeError) as e:
+            raise RegressError(str(e).splitlines()[0]) from None
+
+    default = spec(batch_size)
+    if batch_size is not None or default.format != "mixed" or _both_formats(default):
+        return default, batch_size
+    for n in range(default.n_batches() + 1, min(hands, 100) + 1):
+        size = -(-hands // n)
+        s = spec(size)
+        if _both_formats(s):
+            return s, size
+    return default, None
+
+
+def _both_formats(spec: Any) -> bool:
+    return all(len({spec.batch_table(s, i)[1] for i in range(spec.n_batches())}) == 2
+               for s in spec.structures)
+
+
+def describe_plan(spec: Any) -> str:
+    """The runs in words: population, and each structure's batches by table format."""
+    mix = spec.seat_mix()
+    seats = (str(spec.players) if isinstance(spec.players, int)
+             else ",".join(f"{n}:{w}" for n, w in mix))
+    fmt = (f"mixed ({spec.tournament_pct}% tournament batches)" if spec.format == "mixed"
+           else spec.format)
+    per = []
+    for s in spec.structures:
+        kinds = [spec.batch_table(s, i)[1] for i in range(spec.n_batches())]
+        per.append(f"{s.label} " + " + ".join(f"{kinds.count(f)} {f}" for f in
+                                              ("cash", "tournament") if f in kinds))
+    return (f"{spec.format if spec.format != 'mixed' else 'cash and tournament'} tables; "
+            f"seats {seats}, format {fmt}, bots {spec.bots}, seed {spec.seed}; batches of "
+            f"{spec.batch_size:,} hands: " + "; ".join(per))
+
+
 def run_regress(baseline: str, *, hands: int = 20_000, structures: Sequence[str] = ("all",),
-                seed: int = 1, players: int = 6, fmt: str = "cash",
-                batch_size: int | None = None, first: int = 10, full_venv: bool = False,
-                keep: bool = False, speed: bool = True,
+                seed: int = 1, population: dict[str, Any] | None = None,
+                sim_args: Sequence[str] = (), batch_size: int | None = None, first: int = 10,
+                full_venv: bool = False, keep: bool = False, speed: bool = True,
                 speed_rounds: int = speed_check.ROUNDS, speed_hands: int = speed_check.HANDS,
                 tolerance: float = speed_check.TOLERANCE,
                 say: Callable[[str], None] = print) -> int:
     """Run the regression check; prints the report; returns the exit code (0 identical and not
-    slower, 1 different or slower, 2 a step failed)."""
+    slower, 1 different or slower, 2 a step failed). ``population``: the ``RunSpec``
+    population fields (default: simulate's default population,
+    ``sim.runspec.population_fields()``), and ``sim_args`` the population options as given
+    (simulate's names and forms), passed to both sides' ``holdem simulate``."""
+    from sim.runspec import population_fields
+
     if speed and (not 1 <= speed_rounds <= 1_000 or not 1000 <= speed_hands <= 10**9
                   or not 0 < tolerance < 10):
         raise RegressError("--speed-rounds 1 .. 1,000, --speed-hands 1,000 .. 10^9 and "
                            "0 < --tolerance < 10 expected")
     sha = resolve_ref(baseline)
     units = _units(structures)
+    pop = population_fields() if population is None else population
+    plans = {unit: plan_spec(hands, [unit], seed, pop, batch_size) for unit in units}
     dirty = uncommitted_changes()
     say(f"baseline: {baseline} = {sha[:12]} (committed); candidate: the working tree "
         f"{REPO_ROOT}" + (f" WITH {len(dirty)} uncommitted change(s)" if dirty else " (clean)"))
@@ -200,28 +322,47 @@ def run_regress(baseline: str, *, hands: int = 20_000, structures: Sequence[str]
             path = None  # the installed package
         worst = 0
         base_cache, cand_cache = _caches(tmp)
+        base_cwd = tree if path else tmp
+
+        def base_replay(run: Path, hand_id: int, row: dict[str, Any]) -> str:
+            return replay_by_own_engine(python, base_cwd, path, base_cache, run, hand_id, row,
+                                        "baseline")
+
+        def cand_replay(run: Path, hand_id: int, row: dict[str, Any]) -> str:
+            return replay_by_own_engine(sys.executable, REPO_ROOT, str(REPO_ROOT), cand_cache,
+                                        run, hand_id, row, "candidate")
+
         for unit in units:
-            args = ["--hands", str(hands), "--structure", unit, "--seed", str(seed),
-                    "--players", str(players), "--format", fmt]
-            if batch_size:
-                args += ["--batch-size", str(batch_size)]
+            spec, size = plans[unit]
+            args = ["--hands", str(hands), "--structure", unit, "--seed", str(seed), *sim_args]
+            if size:
+                args += ["--batch-size", str(size)]
             base_out, cand_out = tmp / "runs" / f"baseline-{unit}", tmp / "runs" / f"cand-{unit}"
-            say(f"simulating {hands:,} hands per structure ({unit}, {fmt}, seed {seed}) with "
-                "both engines ...")
-            _simulate(python, tree if path else tmp, base_out, args, path,
-                      tree if path else tmp / "venv", base_cache)
+            say(f"simulating {hands:,} hands per structure ({unit}) with both engines: "
+                f"{describe_plan(spec)} ...")
+            _simulate(python, base_cwd, base_out, args, path, tree if path else tmp / "venv",
+                      base_cache)
             _to_current_layout(base_out, say)
             _simulate(sys.executable, REPO_ROOT, cand_out, args, str(REPO_ROOT), REPO_ROOT,
                       cand_cache)
             say(f"baseline code: {code_line(base_out)}")
             say(f"candidate code: {code_line(cand_out)}")
             try:
-                res = diff_runs(base_out, cand_out, first=first)
+                res = diff_runs(base_out, cand_out, first=first, explain=False)
             except NotComparable as e:
                 say(f"holdem: {e}")
                 worst = max(worst, EXIT_NOT_COMPARABLE)
                 continue
-            say(format_diff(res))
+            if res.identical or res.stale_count:
+                say(format_diff(res))
+            else:
+                try:
+                    report = _explained(res, base_out, cand_out, sha, base_replay,
+                                        cand_replay)
+                except (InputError, ValueError, OSError) as e:  # the runs, read again
+                    first_line = str(e).splitlines()[0] if str(e) else type(e).__name__
+                    report = f"{format_diff(res)}\nroot causes not found: {first_line}"
+                say(report)
             worst = max(worst, res.exit_code)
         hands_word = "IDENTICAL" if worst == 0 else "DIFFERENT" if worst == 1 else "FAILED"
         speed_word = ""
