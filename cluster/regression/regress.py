@@ -12,8 +12,16 @@ hands as the engine at git ``REF``?
    older than the keyed caches, a temporary ``NUMBA_CACHE_DIR``). The report names both sides'
    compiled-code keys, as each run's manifest recorded them: warm or cold caches, the code that
    ran is the code that is named.
+   What they simulate: simulate's run and population options as given (simulate's names and
+   forms), by default simulate's default population: cash and tournament tables in every
+   structure (``plan_spec`` cuts the batches smaller when simulate's would leave a structure
+   without one of the two formats).
 3. ``cluster.regression.digest_diff.diff_runs`` compares them hand by hand (exit 0 identical,
-   1 different).
+   1 different); the differences are grouped by root cause (``cluster.regression.rootcause``:
+   the first hand of each table the engines play differently, its first differing field and
+   rule paths; the rest counted as consequences), and the first root cause is shown side by
+   side, each side's hand replayed by ITS OWN engine (``replay_by_own_engine``: ``holdem
+   replay`` run in that side's tree).
 4. The speed check (``cluster.regression.speed``; ``--no-speed`` skips it): the engine, the
    simulation and the audits of both sides timed in the same run, interleaved, each side in
    its own processes with its own tree and cache; exit 1 (SLOWER) when the candidate takes
