@@ -40,8 +40,13 @@ from sim.digest import content_columns
 
 DETAIL = 5_000  # root causes whose rows are read for the first field and the paths
 EXAMPLES = 3  # hand ids named per group
-LIFT = 2.0  # a marking path: taken by the root causes at least this many times as often ...
-MARK_SHARE = 0.10  # ... as by all hands, and by at least this share of them (and two)
+LIFT = 4.0  # a marking path: taken by the root causes at least this many times as often ...
+MARK_SHARE = 0.20  # ... as by all hands, and by at least this share of them (and two)
+# the order in which a root cause's differences are named: what the hand was set up with,
+# then what was dealt, played, run out and paid (``compare_rows`` names cards first: a hand
+# whose blinds changed and ended on another street differs in its burns too)
+CAUSAL = {"position": 0, "deck": 1, "hole_cards": 1, "action": 2, "burns": 3, "board": 3,
+          "payout": 4}
 NO_MARK = "(no path stands out)"
 
 
@@ -225,6 +230,7 @@ def root_causes(baseline: str | os.PathLike[str], candidate: str | os.PathLike[s
     for c in shown:
         diffs = compare_rows(ra[c.hand_id_baseline], rb[c.hand_id])
         diffs = [d for d in diffs if field_of(d[1]) not in ("player_ids", "digest")] or diffs
+        diffs.sort(key=lambda d: CAUSAL.get(d[0] if d[0] != "card" else field_of(d[1]), 5))
         if diffs:
             c.field, c.text = field_of(diffs[0][1]), diffs[0][1]
         else:
@@ -320,6 +326,9 @@ def format_root_causes(rc: RootCauses) -> str:
     else:
         lines.append("  consequent: the same tables' later hands (their stacks carry the change "
                      "on)")
+    lines.append("  first root causes (the candidate run's hand_ids): "
+                 + ", ".join(str(c.hand_id) for c in rc.causes[:10])
+                 + (", ..." if n > 10 else ""))
     lines.append("  by table format: " + _counted(Counter(c.format for c in rc.causes)))
     lines.append("  by structure: " + _counted(Counter(c.structure for c in rc.causes)))
     if rc.detailed < n:
@@ -334,7 +343,7 @@ def format_root_causes(rc: RootCauses) -> str:
     if marks:
         lines.append(f"  by rule path (coverage's names: of the paths each took, the one most "
                      f"over-represented among the root causes, at least {LIFT:g}x its share of "
-                     "all hands):")
+                     f"all hands and taken by {MARK_SHARE:.0%} of them):")
         for mark, count in marks.most_common(12):
             ids = [c.hand_id for c in shown if c.mark == mark]
             share = rc.share.get(mark)
