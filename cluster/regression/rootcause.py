@@ -290,9 +290,12 @@ def _counted(c: Counter[str], limit: int = 6) -> str:
 
 
 def summary(rc: RootCauses) -> str:
-    """The change in one phrase: "212 root causes (one per affected table: 212 tournament;
-    212 at odd_chip), 9,209 consequent hands"."""
+    """The change in one phrase: "45 root causes (one per affected table: 23 cash, 22
+    tournament; first differing field won 45; 45 at odd_chip), 21,881 consequent hands"."""
     n = len(rc.causes)
+    if n == 0:
+        return (f"0 root causes (no table plays differently), {rc.consequent:,} hands moved or "
+                "on one side only")
     fmts = Counter(c.format for c in rc.causes)
     parts = ["one per affected table: " + ", ".join(f"{v:,} {k}"
                                                      for k, v in sorted(fmts.items()))]
