@@ -322,13 +322,13 @@ def format_root_causes(rc: RootCauses) -> str:
              "hands"]
     moved = rc.consequent - rc.later
     if moved > 0:
-        lines.append(f"  consequent: {rc.later:,} later hands of the same tables (their stacks "
-                     f"carry the change on), and {moved:,} hands of tables that play alike but "
-                     "moved to other hand_ids (an earlier table of their batch ended sooner or "
-                     "later)")
+        lines.append(f"  consequent: {rc.later:,} later hands of the same tables (the rule "
+                     f"again, or the stacks it changed), and {moved:,} hands of tables that "
+                     "play alike but moved to other hand_ids (an earlier table of their batch "
+                     "ended sooner or later)")
     else:
-        lines.append("  consequent: the same tables' later hands (their stacks carry the change "
-                     "on)")
+        lines.append("  consequent: the same tables' later hands (the rule again, or the "
+                     "stacks it changed)")
     lines.append("  first root causes (the candidate run's hand_ids): "
                  + ", ".join(str(c.hand_id) for c in rc.causes[:10])
                  + (", ..." if n > 10 else ""))
