@@ -210,6 +210,48 @@ def not_checked(audit: dict[str, Any]) -> list[str]:
     return list(NOT_CHECKED)
 
 
+def game_line(spec: Any) -> str:
+    """The stakes a simulated run's spec played, in one line (its game's name first): blinds,
+    ante, rake and cap, fixed-limit bets, tournament levels and stack. Empty without a spec."""
+    if not isinstance(spec, dict) or "big_blind" not in spec:
+        return ""
+    try:
+        bb = int(spec["big_blind"])
+        parts = [f"blinds {int(spec['small_blind']):,}/{bb:,}"]
+        if spec.get("ante"):
+            who = "the big blind" if spec.get("ante_mode") == "big-blind" else "every player"
+            parts.append(f"ante {int(spec['ante']):,} ({who})")
+        cap = spec.get("rake_cap")
+        cap = int(spec.get("rake_cap_bb", 0)) * bb if cap is None else int(cap)
+        rake = f"rake {int(spec['rake_bps']) / 100:g}%" + (f" capped at {cap:,}" if cap else
+                                                            " uncapped")
+        if spec.get("rake_caps_by_players"):
+            rake += " (" + ", ".join(f"{int(c):,} at {int(n)} players"
+                                     for n, c in spec["rake_caps_by_players"]) + ")"
+        if spec.get("no_flop_no_drop", True):
+            rake += ", no flop no drop"
+        parts.append(rake + " (cash)")
+        if spec.get("small_bet") or spec.get("big_bet") or "raise_cap" in spec:
+            small = int(spec.get("small_bet") or bb)
+            parts.append(f"fixed-limit bets {small:,}/{int(spec.get('big_bet') or 2 * small):,}"
+                         f", {int(spec.get('raise_cap', 4))} raises a street")
+        levels = spec.get("levels")
+        if spec.get("format") in ("tournament", "mixed"):
+            stack = int(spec.get("tournament_stack_bb") or spec["buy_in_bb"]) * bb
+            each = int(spec["level_hands"])
+            if levels:
+                first = levels[0]
+                parts.append(f"tournaments of {stack:,} chips, {len(levels)} levels of {each:,} "
+                             f"hands from {int(first[0]):,}/{int(first[1]):,}")
+            else:
+                parts.append(f"tournaments of {stack:,} chips, blinds rising every {each:,} "
+                             "hands (the built-in schedule)")
+    except (KeyError, TypeError, ValueError):
+        return ""
+    line = ", ".join(parts)
+    return f"{spec['game']}: {line}" if isinstance(spec.get("game"), str) else line
+
+
 def run_facts(manifest: dict[str, Any]) -> dict[str, Any]:
     """The seed, generator, reproducibility and fault of a run as its spec gives them (a
     simulated run's: ``audits.runspec``; the manifest's other fields are never read for them),
@@ -530,6 +572,9 @@ def render_summary(cert: dict[str, Any]) -> str:
         lines += [f"{_count(run['hands'])} hands, run {md_code(run['run_id'])}, engine "
                   f"{md_text(run['engine_version'])} at {md_code(run['git_commit'])}, seed "
                   f"{_count(run['seed'])} ({md_text(run['generator'])}).", ""]
+        game = game_line(run.get("spec"))
+        if game:
+            lines += [f"The game: {md_text(game)}.", ""]
     lines += ["| audit | verdict | hands | failures | p-value | Holm p | checked against |",
               "|---|---|---|---|---|---|---|"]
     for a in cert["audits"]:
@@ -691,6 +736,7 @@ def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str,
              f"({'reproducible' if run.get('reproducible') else 'not reproducible'})"),
             ("hands per structure", ", ".join(f"{k}: {v:,}" for k, v in
                                               run["hands_per_structure"].items())),
+            *([("the game", game_line(spec))] if game_line(spec) else []),
             ("created / finished", f"{run.get('created')} / {run.get('finished')}"),
             ("audited", f"{audit.get('created')} in {audit.get('seconds', 0):.1f} s")]
     for side, prov in (cert.get("provenance") or {}).items():

@@ -24,8 +24,7 @@ from sim.logtables import (
     LogTableError,
     build_tables,
 )
-from sim.policies import POLICY_NAMES
-from sim.runspec import DEFAULT_POPULATION, RunSpec
+from sim.runspec import DEFAULT_POPULATION, POLICY_NAMES, RunSpec
 from sim.schema import decode_actions
 
 BATCHES = 4
