@@ -30,7 +30,7 @@ def run_examples(markdown: str, name: str) -> tuple[doctest.TestResults, str]:
     return results, "".join(report)
 
 
-@pytest.mark.parametrize("page", [p for p in PAGES if "```pycon" in p.read_text(encoding="utf-8")],
+@pytest.mark.parametrize("page", [p for p in PAGES if examples(p.read_text(encoding="utf-8"))],
                          ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_the_pages_examples_run(page: Path) -> None:
     results, report = run_examples(page.read_text(encoding="utf-8"),
