@@ -13,7 +13,7 @@ reprs and in ``Record.describe``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,8 +21,9 @@ import numpy as np
 from audits.runfolder.errors import InputError
 from sim import engine
 from sim import layout as L
-from sim.cards import cards_of, format_card, format_cards
+from sim.cards import BOARD_CARDS, HOLE_CARDS, cards_of, format_card, format_cards
 from sim.config import TableConfig
+from sim.dealing import deck_positions
 from sim.evaluator import describe as describe_strength
 from sim.layout import ActionKind, Err, EventKind, SeatStatus, Street
 from sim.rng import hand_deck
@@ -221,6 +222,43 @@ def _deck(deck: str | Sequence[int | str] | np.ndarray | None, seed: int | None,
     return np.asarray(cards, dtype=np.int64)
 
 
+def _hole_at(dealt: list[int], seat: int) -> list[int]:
+    """The deck indices of ``seat``'s hole cards, ``dealt`` the seats in the dealing order."""
+    hole, _, _ = deck_positions(len(dealt))
+    return hole[dealt.index(seat)]
+
+
+def _place(deck: np.ndarray, dealt: list[int], holes: Mapping[int, str | Sequence[int | str]],
+           board: str | Sequence[int | str]) -> np.ndarray:
+    """``deck`` with the ``holes`` and ``board`` cards put where the dealing order deals them,
+    the other cards in the order ``deck`` had them."""
+    wanted: list[tuple[str, int, int]] = []  # (argument, deck index, card)
+    for seat, text in holes.items():
+        if seat not in dealt:
+            raise ValueError(f"holes: seat {seat} is not dealt cards (the seats with chips: "
+                             f"{sorted(dealt)})")
+        cards = cards_of(text, f"holes[{seat}]")
+        if len(cards) != HOLE_CARDS:
+            raise ValueError(f"holes[{seat}]: expected {HOLE_CARDS} cards, got {len(cards)}")
+        wanted += [(f"holes[{seat}][{r}]", at, c)
+                   for r, (at, c) in enumerate(zip(_hole_at(dealt, seat), cards, strict=True))]
+    cards = cards_of(board, "board")
+    if len(cards) > BOARD_CARDS:
+        raise ValueError(f"board: expected at most {BOARD_CARDS} cards, got {len(cards)}")
+    _, _, board_at = deck_positions(len(dealt))
+    wanted += [(f"board[{k}]", board_at[k], c) for k, c in enumerate(cards)]
+    placed: dict[int, int] = {}  # deck index -> card
+    named: dict[int, str] = {}  # card -> the argument that named it first
+    for name, at, c in wanted:
+        if c in named:
+            raise ValueError(f"{name}: {format_card(c)} is already {named[c]}")
+        named[c] = name
+        placed[at] = c
+    rest = iter(c for c in deck.tolist() if c not in named)
+    return np.asarray([placed[i] if i in placed else next(rest) for i in range(len(deck))],
+                      dtype=np.int64)
+
+
 def _per_seat(vals: Sequence[int] | None, n: int, name: str) -> list[int]:
     """A per-seat list of whole amounts >= 0 (zeros when None)."""
     if vals is None:
@@ -257,6 +295,10 @@ class Hand:
     - ``deck=``: the 52 cards in dealing order, each an int 0..51 or text (``"As"``, ``"Td"``,
       ``"10d"``; rank 23456789TJQKA, suit cdhs, either case), mixed if need be, or one text of
       52 cards (``"As Kd ..."``). An explicit deck wins: ``seed`` is then not used.
+
+    ``holes={seat: "AsKd"}`` and ``board="Ah Kd 7c"`` (up to 5 cards, the flop first) put those
+    cards where the dealing order deals them (``sim.dealing``); the other cards keep the order
+    of the deck that ``deck=`` or ``seed=`` gives. Cards as in ``deck=``.
     """
 
     def __init__(
@@ -276,6 +318,8 @@ class Hand:
         posts: Sequence[int] | None = None,
         dead: Sequence[int] | None = None,
         free_fold: bool = False,
+        holes: Mapping[int, str | Sequence[int | str]] | None = None,
+        board: str | Sequence[int | str] | None = None,
     ) -> None:
         """``posts``/``dead`` (replayed histories): per seat, chips posted live after the blinds
         (a returning player's big blind; the seat keeps its option) and dead (into the main pot,
@@ -303,6 +347,9 @@ class Hand:
         if sum(occupied) < 2:
             raise ValueError(f"a hand needs at least 2 players with chips, got {sum(occupied)}")
         deck_arr = _deck(deck, seed, hand_id)
+        dealt = [(button + i) % n for i in range(1, n + 1) if occupied[(button + i) % n]]
+        if holes or board:
+            deck_arr = _place(deck_arr, dealt, holes or {}, board or [])
         if antes is None:
             antes = [config.ante_due(s, bb_seat) if occupied[s] else 0 for s in range(n)]
         if len(antes) != n or any(a < 0 for a in antes):
@@ -337,6 +384,10 @@ class Hand:
                 np.asarray(extra[0], dtype=np.int64), np.asarray(extra[1], dtype=np.int64),
                 int(free_fold))
         self._check_log()
+        for seat, cards in (holes or {}).items():  # the dealing order is the engine's
+            if self.hole_cards(seat) != tuple(deck_arr[p] for p in _hole_at(dealt, seat)):
+                raise RuntimeError(f"seat {seat} was dealt {format_cards(self.hole_cards(seat))}"
+                                   f", not {cards!r}: sim.dealing and the engine disagree")
 
     # ---- the entry point and the query ----
     def legal_actions(self) -> LegalActions:

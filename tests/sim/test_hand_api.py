@@ -130,3 +130,51 @@ def test_demo_deals_seeded_decks() -> None:
     a = demo_histories(hands=2, seed=5, players=3)
     assert a == demo_histories(hands=2, seed=5, players=3)
     assert a != demo_histories(hands=2, seed=6, players=3)
+
+
+def _play_out(h: Hand) -> Hand:
+    while not h.is_complete:
+        h.apply(Action.check_call(h.to_act))
+    return h
+
+
+def test_holes_and_board_as_text_are_dealt_where_asked() -> None:
+    h = _play_out(Hand(CFG, STACKS, seed=1, holes={0: "As Ks", 2: ["Qh", 41]},
+                       board="Ah Kd 7c 2s 9h"))
+    assert h.hole_cards(0) == (51, 47) and h.hole_cards(2) == (42, 41)
+    assert format_cards(h.board, " ") == "Ah Kd 7c 2s 9h"
+    assert h.won[0] == 6 and h.stacks == [204, 198, 198]  # seat 0: two pair, aces and kings
+    # the other cards keep the seeded deck's order; the same arguments deal the same hand
+    asked = set(cards_of("As Ks Qh Qd Ah Kd 7c 2s 9h", "asked"))
+    assert [c for c in h.deck if c not in asked] == [
+        c for c in hand_deck(1, 0, 0).tolist() if c not in asked]
+    again = Hand(CFG, STACKS, seed=1, holes={0: "As Ks", 2: ["Qh", 41]}, board="Ah Kd 7c 2s 9h")
+    assert again.deck == h.deck
+
+
+@pytest.mark.parametrize("stacks,button", [([200, 200], 1), ([200, 200], 0),
+                                           ([200, 0, 200, 0, 0, 200], 4),
+                                           ([200, 0, 200, 0, 0, 200], 1)])
+def test_holes_follow_the_engines_dealing_order(stacks: list[int], button: int) -> None:
+    n = len(stacks)
+    seats = [s for s in range(n) if stacks[s]]
+    holes = {s: format_cards([51 - 4 * s, 50 - 4 * s]) for s in seats}  # AsAh, KsKh, ...
+    h = Hand(TableConfig(n_seats=n), stacks, button=button, deck=list(range(52)), holes=holes,
+             board="2c 2d 2h")
+    assert {s: format_cards(h.hole_cards(s)) for s in seats} == holes
+    _play_out(h)
+    assert format_cards(h.board[:3], " ") == "2c 2d 2h"
+
+
+@pytest.mark.parametrize("kwargs,msg", [
+    ({"holes": {1: "AsKs"}, "board": "As"}, r"^board\[0\]: As is already holes\[1\]\[0\]$"),
+    ({"holes": {5: "AsKs"}}, r"^holes: seat 5 is not dealt cards \(the seats with chips: "
+                             r"\[0, 1, 2\]\)$"),
+    ({"holes": {0: "As"}}, r"^holes\[0\]: expected 2 cards, got 1$"),
+    ({"board": "As Ks Qs Js Ts 9s"}, r"^board: expected at most 5 cards, got 6$"),
+    ({"holes": {0: "AsXs"}}, r"^holes\[0\]\[1\]: 'Xs' is not a card: expected"),
+    ({"board": ["As", 51]}, r"^board\[1\]: As is already board\[0\]$"),
+])
+def test_bad_holes_or_board_are_named(kwargs: dict, msg: str) -> None:
+    with pytest.raises(ValueError, match=msg):
+        Hand(CFG, STACKS, seed=1, **kwargs)
