@@ -209,6 +209,13 @@ def _deck(deck: str | Sequence[int | str] | np.ndarray | None, seed: int | None,
             raise ValueError(f"hand_id: {hand_id!r}: expected an int >= 0 (it selects the "
                              "seeded deck)")
         return hand_deck(int(seed), 0, int(hand_id))
+    if isinstance(deck, np.ndarray) and deck.ndim == 1 and deck.dtype.kind in "iu":
+        arr = deck.astype(np.int64)
+        if arr.shape == (52,) and sorted(arr.tolist()) == _ALL_CARDS:
+            return arr  # a whole deck of ints (the replays): checked at once
+    elif isinstance(deck, list) and len(deck) == 52 and all(type(c) is int for c in deck) and (
+            sorted(deck) == _ALL_CARDS):
+        return np.asarray(deck, dtype=np.int64)
     cards = cards_of(deck, "deck")
     if len(cards) != 52:
         raise ValueError(f"deck: expected 52 cards, got {len(cards)}")
