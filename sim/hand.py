@@ -301,7 +301,8 @@ class Hand:
       same cards, another ``hand_id`` another deck (a loop of hands passes ``hand_id=i``).
     - ``deck=``: the 52 cards in dealing order, each an int 0..51 or text (``"As"``, ``"Td"``,
       ``"10d"``; rank 23456789TJQKA, suit cdhs, either case), mixed if need be, or one text of
-      52 cards (``"As Kd ..."``). An explicit deck wins: ``seed`` is then not used.
+      52 cards (``"As Kd ..."``). An explicit deck wins: ``seed`` is then not used
+      (``hand.seed`` is the seed the deck came from, None for an explicit deck).
 
     ``holes={seat: "AsKd"}`` and ``board="Ah Kd 7c"`` (up to 5 cards, the flop first) put those
     cards where the dealing order deals them (``sim.dealing``); the other cards keep the order
@@ -354,8 +355,9 @@ class Hand:
         if sum(occupied) < 2:
             raise ValueError(f"a hand needs at least 2 players with chips, got {sum(occupied)}")
         deck_arr = _deck(deck, seed, hand_id)
-        dealt = [(button + i) % n for i in range(1, n + 1) if occupied[(button + i) % n]]
+        dealt: list[int] = []  # the seats dealt, in the dealing order (holes=, board=)
         if holes or board:
+            dealt = [(button + i) % n for i in range(1, n + 1) if occupied[(button + i) % n]]
             deck_arr = _place(deck_arr, dealt, holes or {}, board or [])
         if antes is None:
             antes = [config.ante_due(s, bb_seat) if occupied[s] else 0 for s in range(n)]
