@@ -213,7 +213,7 @@ def _deck(deck: str | Sequence[int | str] | np.ndarray | None, seed: int | None,
         arr = deck.astype(np.int64)
         if arr.shape == (52,) and sorted(arr.tolist()) == _ALL_CARDS:
             return arr  # a whole deck of ints (the replays): checked at once
-    elif isinstance(deck, list) and len(deck) == 52 and all(type(c) is int for c in deck) and (
+    elif isinstance(deck, list) and len(deck) == 52 and set(map(type, deck)) == {int} and (
             sorted(deck) == _ALL_CARDS):
         return np.asarray(deck, dtype=np.int64)
     cards = cards_of(deck, "deck")
