@@ -6,7 +6,7 @@ import random
 
 from sim.config import TableConfig
 from sim.hand import Action, Hand
-from sim.hand_text import format_hand
+from sim.logview.hand_text import format_hand
 
 
 def play_random(hand: Hand, rnd: random.Random) -> Hand:

@@ -191,9 +191,9 @@ def test_no_posts_plays_exactly_as_start_hand() -> None:
 
 def test_posts_round_trip_through_phh() -> None:
     """A hand with posts written as PHH (negative entries) replays to the same stacks."""
-    from sim.hand_text import format_hand
     from sim.histories.read.phh import hand_to_phh, loads_phh
     from sim.histories.replay.reference import replay
+    from sim.logview.hand_text import format_hand
 
     h = Hand(CFG, [100] * 5, button=4, sb_seat=0, bb_seat=1, posts=[0, 0, 0, 10, 0],
              dead=[0, 0, 0, 5, 3], deck=list(range(52)))

@@ -310,7 +310,7 @@ def test_seed_004_player_who_leaves_forfeits_and_gets_his_uncovered_raise_back()
 
 
 def test_seed_004_disconnect_replays_from_its_log_row() -> None:
-    from sim.row_replay import replay_row
+    from sim.logview.row_replay import replay_row
     from sim.schema import ACTION_DTYPE
 
     h = _seed_004_disconnect()
