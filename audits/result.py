@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
+from audits.runfolder.errors import InputError
 
 MAX_EXAMPLES = 5
 # failing hands an audit lists in full (failing_hands.csv) before it says the list is cut
@@ -29,12 +32,96 @@ class AuditResult:
     # every failing hand (hand_id, reason with its amounts), up to MAX_FAILING: written to
     # failing_hands.csv beside audit.json, not into it
     failing: tuple[tuple[int, str], ...] = field(default=(), compare=False, repr=False)
+    # what the audit checks, in words (audit.json adds it beside each result: the registry's
+    # description), read back with the result
+    checks: str | None = field(default=None, compare=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "passed": self.passed, "applicable": self.applicable,
                 "hands_checked": self.hands_checked, "failures": self.failures,
                 "example_hand_ids": list(self.example_hand_ids), "statistic": self.statistic,
                 "p_value": self.p_value, "details": self.details}
+
+    @classmethod
+    def from_dict(cls, d: Any, where: str = "result") -> AuditResult:
+        """The one reader of a result as ``to_dict`` wrote it (audit.json's ``results``, a
+        result's ``details.tests``, the certificate's ``audits``): every field checked for its
+        type, ResultError naming the field otherwise. Keys besides the result's are ignored."""
+        if not isinstance(d, dict):
+            raise ResultError(f"{where}: expected an object")
+        for key, types in _RESULT_FIELDS.items():
+            v = d.get(key, ...)
+            if not isinstance(v, types) or (isinstance(v, bool) and bool not in types):
+                names = " or ".join("null" if t is type(None) else t.__name__ for t in types)
+                raise ResultError(f"{where}.{key}: expected {names}, found "
+                                  f"{'nothing' if v is ... else json.dumps(v)[:40]}")
+        ids = d["example_hand_ids"]
+        if not all(isinstance(h, int) and not isinstance(h, bool) for h in ids):
+            raise ResultError(f"{where}.example_hand_ids: expected a list of hand ids")
+        details = d.get("details", {})
+        if not isinstance(details, dict):
+            raise ResultError(f"{where}.details: expected an object")
+        return cls(name=d["name"], passed=d["passed"], hands_checked=d["hands_checked"],
+                   failures=d["failures"], example_hand_ids=tuple(ids),
+                   statistic=d["statistic"], p_value=d["p_value"], details=details,
+                   applicable=d["applicable"],
+                   checks=d["checks"] if isinstance(d.get("checks"), str) else None)
+
+    @property
+    def ok(self) -> bool:
+        """Passed, or not applicable (nothing it could check failed)."""
+        return self.passed or not self.applicable
+
+    @property
+    def failed(self) -> bool:
+        """Applicable and failed."""
+        return self.applicable and not self.passed
+
+    @property
+    def top_level(self) -> bool:
+        """An audit of its own, not one test of an audit's battery (``uniformity.<test>``)."""
+        return "." not in self.name
+
+    @property
+    def tests(self) -> tuple[AuditResult, ...]:
+        """The results of its battery's tests (``details.tests``), each read by ``from_dict``
+        (entries that are not objects are left out: ``check_tests`` names them)."""
+        tests = self.details.get("tests")
+        if not isinstance(tests, list):
+            return ()
+        return tuple(AuditResult.from_dict(t, f"{self.name}.details.tests[{i}]")
+                     for i, t in enumerate(tests) if isinstance(t, dict))
+
+    def test(self, name: str) -> AuditResult | None:
+        """The battery's test ``name`` (``runout_bins`` or ``uniformity.runout_bins``)."""
+        for t in self.tests:
+            if t.name == name or t.name.rpartition(".")[2] == name:
+                return t
+        return None
+
+
+class ResultError(InputError):
+    """A result that is not one ``AuditResult.to_dict`` writes (one line naming the field)."""
+
+
+_RESULT_FIELDS: dict[str, tuple[type, ...]] = {
+    "name": (str,), "passed": (bool,), "applicable": (bool,), "hands_checked": (int,),
+    "failures": (int,), "example_hand_ids": (list,), "statistic": (int, float, type(None)),
+    "p_value": (int, float, type(None)),
+}
+
+
+def read_results(doc: dict[str, Any], where: str = "audit.json") -> tuple[AuditResult, ...]:
+    """The results of an audit.json as typed records (``AuditResult.from_dict`` each)."""
+    results = doc.get("results")
+    if not isinstance(results, list):
+        raise ResultError(f"{where}: results: expected a list")
+    return tuple(AuditResult.from_dict(r, f"{where}: results[{i}]")
+                 for i, r in enumerate(results))
+
+
+def by_name(results: tuple[AuditResult, ...] | list[AuditResult]) -> dict[str, AuditResult]:
+    return {r.name: r for r in results}
 
 
 @dataclass

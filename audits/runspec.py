@@ -29,6 +29,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from audits import logschema
 from audits.runfolder.errors import InputError
 
@@ -58,7 +60,12 @@ LEVEL_MULT = (1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50, 60, 80, 100, 
               250, 300, 400, 500, 600, 800, 1000)
 UNIFORM_ANTE_FROM_LEVEL, BB_ANTE_FROM_LEVEL = 3, 4
 ANTE_NONE, ANTE_UNIFORM, ANTE_BIG_BLIND = 0, 1, 2  # the ante_mode column
-RAISE_CAP = 4  # fixed-limit full bets and raises a street (every table of a simulated run)
+RAISE_CAP = 4  # fixed-limit full bets and raises a street (a game may set its own)
+ANTE_MODES = ("every-player", "big-blind")
+MAX_LEVELS = 100
+# the built-in bots by policy code (docs/export.md, Codes: policies)
+BOT_NAMES = ("random", "calling-station", "tight-aggressive", "maniac", "nit", "regular",
+             "loose-aggressive", "recreational")
 
 
 class SpecError(InputError):
@@ -101,10 +108,33 @@ FIELDS: dict[str, tuple[str, Any]] = {
     "extra": ("{} (no other input exists)", None),
     # the engine's rules version (sim.runspec.RULES); absent from runs made before version 2
     "rules": _int(2, 2),
+    # the game's own schedule (a game file; docs/game.md): each present only when it differs
+    # from its default (GAME_DEFAULTS), so runs without them keep their fingerprints
+    "game": ("a game name of 1..120 characters", None),
+    "ante": _int(1),
+    "ante_mode": ("one of " + ", ".join(ANTE_MODES), ANTE_MODES),
+    "rake_cap": _int(0),
+    "rake_caps_by_players": (f"a non-empty list of [players 2..{MAX_SEATS}, cap >= 0] pairs, "
+                             "each player count once", None),
+    "no_flop_no_drop": ("false (absent: true)", None),
+    "raise_cap": _int(1),
+    "small_bet": _int(1),
+    "big_bet": _int(1),
+    "levels": (f"a list of 1..{MAX_LEVELS} [small blind, big blind, ante] levels (1 <= small "
+               "blind <= big blind, ante >= 0)", None),
+    "tournament_ante_mode": ("big-blind (absent: every-player)", ("big-blind",)),
+    "bot_mix": ("a list of [bot name, weight] pairs (names of " + ", ".join(BOT_NAMES)
+                + " once each; weights >= 0 adding up to at least 1)", None),
 }
-# keys a spec may lack (runs made before the key existed): what their absence means is said
-# where they are read
-OPTIONAL_KEYS = frozenset({"rules"})
+# the game keys and what their absence means (sim.runspec.GAME_DEFAULTS)
+GAME_DEFAULTS: dict[str, Any] = {
+    "game": None, "ante": 0, "ante_mode": "every-player", "rake_cap": None,
+    "rake_caps_by_players": [], "no_flop_no_drop": True, "raise_cap": RAISE_CAP,
+    "small_bet": None, "big_bet": None, "levels": None, "tournament_ante_mode": "every-player",
+    "bot_mix": None}
+# keys a spec may lack (runs made before the key existed, or a game value at its default):
+# what their absence means is said where they are read
+OPTIONAL_KEYS = frozenset({"rules", *GAME_DEFAULTS})
 
 
 def rules_version(spec: dict[str, Any]) -> int:
@@ -141,7 +171,38 @@ def _check_value(key: str, v: Any) -> bool:
                 and sum(p[1] for p in v) >= 1)
     if key == "extra":
         return v == {} and isinstance(v, dict)
+    if key in GAME_DEFAULTS:
+        return _game_value(key, v)
     return isinstance(arg, tuple) and (v is None or isinstance(v, str)) and v in arg
+
+
+def _pairs(v: Any, first: Any) -> bool:
+    """A non-empty list of [key, integer >= 0] pairs, each key once (``first`` checks a key)."""
+    return (isinstance(v, list) and bool(v)
+            and all(isinstance(p, list) and len(p) == 2 and first(p[0]) and _is_int(p[1])
+                    and p[1] >= 0 for p in v)
+            and len({json.dumps(p[0]) for p in v}) == len(v))
+
+
+def _game_value(key: str, v: Any) -> bool:
+    """A game key's value (present only when it differs from its default)."""
+    if key == "game":
+        return isinstance(v, str) and 0 < len(v) <= 120
+    if key == "no_flop_no_drop":
+        return v is False
+    if key == "rake_caps_by_players":
+        return _pairs(v, lambda n: _is_int(n) and 2 <= n <= MAX_SEATS)
+    if key == "bot_mix":
+        return _pairs(v, lambda n: n in BOT_NAMES) and sum(p[1] for p in v) >= 1
+    if key == "levels":
+        return (isinstance(v, list) and 1 <= len(v) <= MAX_LEVELS
+                and all(isinstance(lv, list) and len(lv) == 3 and all(map(_is_int, lv))
+                        and 1 <= lv[0] <= lv[1] and lv[2] >= 0 for lv in v))
+    expected, arg = FIELDS[key]
+    if expected.startswith("an integer"):
+        lo, _, _ = arg
+        return _is_int(v) and v >= lo
+    return isinstance(v, str) and v in arg
 
 
 def parse_spec(spec: Any, where: str = "manifest.json") -> RunFacts:
@@ -175,12 +236,19 @@ def parse_spec(spec: Any, where: str = "manifest.json") -> RunFacts:
     if s["leave_above_bb"] and s["leave_above_bb"] < s["buy_in_bb"]:
         raise SpecError(f"{where}: spec.leave_above_bb: expected 0 (never) or at least "
                         f"buy_in_bb ({s['buy_in_bb']}), found {s['leave_above_bb']}")
+    if s.get("rake_cap") is not None and s["rake_cap_bb"]:
+        raise SpecError(f"{where}: spec.rake_cap: a cap in chips beside rake_cap_bb "
+                        f"{s['rake_cap_bb']} (a spec gives one)")
+    small_bet = s.get("small_bet") or s["big_blind"]
+    if s.get("big_bet") is not None and s["big_bet"] < small_bet:
+        raise SpecError(f"{where}: spec.big_bet: {s['big_bet']} is below the small bet "
+                        f"{small_bet}")
     if -(-s["hands"] // s["batch_size"]) > 1 << TABLE_BITS:
         raise SpecError(f"{where}: spec.batch_size: {s['hands']:,} hands make more than "
                         f"{1 << TABLE_BITS:,} batches")
     players = s["players"]
     mix = ((players, 1),) if _is_int(players) else tuple((int(n), int(w)) for n, w in players)
-    return RunFacts(spec=dict(spec), digest=fingerprint(spec), mix=mix)
+    return RunFacts(spec={**GAME_DEFAULTS, **spec}, digest=fingerprint(spec), mix=mix)
 
 
 def fingerprint(spec: dict[str, Any]) -> str:
@@ -292,14 +360,79 @@ class RunFacts:
         return (s["tournament_stack_bb"] or s["buy_in_bb"]) * s["big_blind"]
 
     def rake(self, fmt: str) -> tuple[int, int]:
-        """(rake_bps, rake_cap in chips) of a table of this format (tournaments: no rake)."""
+        """(rake_bps, rake_cap in chips) of a table of this format (tournaments: no rake),
+        before the caps by players dealt in (``rake_caps``)."""
         s = self.spec
         if fmt != "cash":
             return 0, 0
-        return s["rake_bps"], s["rake_cap_bb"] * s["big_blind"]
+        cap = s["rake_cap"] if s["rake_cap"] is not None else s["rake_cap_bb"] * s["big_blind"]
+        return s["rake_bps"], cap
+
+    def rake_caps(self, fmt: str, players: np.ndarray) -> np.ndarray:
+        """Per hand, the rake cap in chips at its number of players dealt in (``players``):
+        the game's cap at that count when it gives one, else ``rake``'s."""
+        cap = np.full(players.shape, self.rake(fmt)[1], np.int64)
+        if fmt == "cash":
+            for n, c in self.spec["rake_caps_by_players"]:
+                cap[players == n] = c
+        return cap
+
+    def blinds(self, fmt: str, hand_no: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Per hand of a table of this format: (level, small blind, big blind, the level's
+        ante or -1 where the built-in schedule leaves it to the table's ante kind). Cash: level
+        0, the spec's blinds, the game's ante (0: none). Tournament: level = hand_no //
+        level_hands; the game's levels (the last one stays) or the built-in schedule, the
+        blinds times ``LEVEL_MULT[level]``."""
+        s = self.spec
+        n = hand_no.shape[0]
+        if fmt != "tournament":
+            return (np.zeros(n, np.int64), np.full(n, s["small_blind"], np.int64),
+                    np.full(n, s["big_blind"], np.int64), np.full(n, s["ante"], np.int64))
+        lv = hand_no // s["level_hands"]
+        if s["levels"] is not None:
+            table = np.asarray(s["levels"], np.int64)
+            row = table[np.minimum(lv, len(table) - 1)]
+            return lv, row[:, 0], row[:, 1], row[:, 2]
+        mult = np.asarray(LEVEL_MULT, np.int64)[np.minimum(lv, len(LEVEL_MULT) - 1)]
+        return (lv, np.maximum(1, s["small_blind"] * mult), s["big_blind"] * mult,
+                np.full(n, -1, np.int64))
+
+    def ante_mode(self, fmt: str) -> int:
+        """The ante_mode of a hand with an ante where the game names it (cash; tournaments with
+        levels); -1 where the built-in schedule gives each table its kind (``ante_kinds``)."""
+        s = self.spec
+        if fmt == "cash":
+            mode = s["ante_mode"]
+        elif s["levels"] is not None:
+            mode = s["tournament_ante_mode"]
+        else:
+            return -1
+        return ANTE_UNIFORM if mode == "every-player" else ANTE_BIG_BLIND
+
+    def bet_sizes(self, fmt: str, bb: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+        """Per hand: (small bet, big bet) and the raise cap: the game's fixed-limit bets at a
+        cash table, else the big blind and twice it."""
+        s = self.spec
+        small = np.asarray(bb, np.int64)
+        if fmt == "cash" and s["small_bet"] is not None:
+            small = np.full(bb.shape, s["small_bet"], np.int64)
+        big = 2 * small
+        if fmt == "cash" and s["big_bet"] is not None:
+            big = np.full(bb.shape, s["big_bet"], np.int64)
+        return small, big, s["raise_cap"]
+
+    def policies(self) -> frozenset[int]:
+        """The bots the seats may draw: the game's mix (weight above 0), else the
+        population's."""
+        mix = self.spec["bot_mix"]
+        if mix is not None:
+            return frozenset(BOT_NAMES.index(name) for name, w in mix if w > 0)
+        return POLICIES[self.spec["bots"]]
 
     def ante_kinds(self) -> tuple[int, ...]:
-        """The ante modes a tournament table may play (one per table)."""
+        """The ante modes a tournament table of the built-in schedule may play (one per
+        table)."""
         return (ANTE_BIG_BLIND,) if self.spec["bots"] == "classic" else (ANTE_UNIFORM,
                                                                           ANTE_BIG_BLIND)
 

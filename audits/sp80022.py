@@ -13,6 +13,7 @@ standard's section 4.2.1 does: the proportion of sequences with P >= alpha must 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -94,7 +95,50 @@ def min_proportion(m: int, alpha: float = ALPHA) -> float:
     return p - 3 * math.sqrt(p * alpha / m)
 
 
-def battery(data: bytes, n: int, m: int) -> dict[str, Any]:
+@dataclass(frozen=True)
+class NistTest:
+    """One test over the sequences: every P-value, the proportion passing, the verdict."""
+
+    name: str
+    p_values: tuple[float, ...]
+    proportion: float
+    passed: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "p_values": list(self.p_values),
+                "proportion": self.proportion, "passed": self.passed}
+
+
+@dataclass(frozen=True)
+class NistBattery:
+    """The battery's result (``to_dict``: the rng certificate's ``nist`` entry)."""
+
+    sequences: int
+    bits: int
+    min_proportion: float
+    tests: tuple[NistTest, ...]
+
+    @property
+    def passed(self) -> bool:
+        return all(t.passed for t in self.tests)
+
+    @property
+    def failed(self) -> list[str]:
+        """The names of the tests below the acceptable proportion."""
+        return [t.name for t in self.tests if not t.passed]
+
+    def test(self, name: str) -> NistTest:
+        return next(t for t in self.tests if t.name == name)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"standard": "NIST SP 800-22 rev. 1a", "sequences": self.sequences,
+                "bits": self.bits, "alpha": ALPHA,
+                "min_proportion": round(self.min_proportion, 4),
+                "not_implemented": list(NOT_IMPLEMENTED),
+                "tests": [t.to_dict() for t in self.tests], "passed": self.passed}
+
+
+def battery(data: bytes, n: int, m: int) -> NistBattery:
     """The tests on ``m`` sequences of ``n`` bits from ``data`` (most significant bit of each
     byte first): per test, every P-value, the proportion passing and the verdict."""
     bits = np.unpackbits(np.frombuffer(data, np.uint8))
@@ -102,13 +146,9 @@ def battery(data: bytes, n: int, m: int) -> dict[str, Any]:
         raise ValueError(f"{len(bits):,} bits: {m} sequences of {n:,} need {n * m:,}")
     per = [p_values(bits[i * n:(i + 1) * n]) for i in range(m)]
     least = min_proportion(m)
-    out: dict[str, Any] = {"standard": "NIST SP 800-22 rev. 1a", "sequences": m, "bits": n,
-                           "alpha": ALPHA, "min_proportion": round(least, 4),
-                           "not_implemented": list(NOT_IMPLEMENTED), "tests": []}
+    tests = []
     for name in TESTS:
-        ps = [round(p[name], 6) for p in per]
+        ps = tuple(round(p[name], 6) for p in per)
         passing = sum(p >= ALPHA for p in ps) / m
-        out["tests"].append({"name": name, "p_values": ps, "proportion": passing,
-                             "passed": passing >= least})
-    out["passed"] = all(t["passed"] for t in out["tests"])
-    return out
+        tests.append(NistTest(name, ps, passing, passing >= least))
+    return NistBattery(m, n, least, tuple(tests))

@@ -7,7 +7,11 @@ configuration is their source's), each hand of batch file ``log/<label>/batch-<b
 - its table is the spec's plan for that batch: ``n_seats`` and ``format`` (``batch_table``);
   ``hand_id`` in the batch's range of its structure's stream; ``run_id`` the spec's fingerprint;
   ``fault`` the spec's ``inject`` (null for a clean run);
-- blinds, antes, bet sizes and rake are the spec's schedule: cash, ``level`` 0, the spec's
+- blinds, antes, bet sizes and rake are the spec's schedule (``RunFacts.blinds``,
+  ``ante_mode``, ``bet_sizes``, ``rake_caps``, ``policies``), which a game file may set
+  (docs/game.md: a cash ante, a rake cap in chips and by players dealt in, no-flop-no-drop,
+  fixed-limit bets and raise cap, tournament levels (sb, bb, ante) and who antes, a bot mix);
+  the built-in schedule: cash, ``level`` 0, the spec's
   blinds, no ante, ``rake_bps`` and ``rake_cap_bb`` big blinds of rake; tournament, ``level`` =
   ``hand_no // level_hands``, the blinds times the level's multiplier (``runspec.LEVEL_MULT``),
   one ante kind per table (every player from level 3, an eighth of the big blind, at least 1;
@@ -48,9 +52,6 @@ from audits.runspec import (
     ANTE_BIG_BLIND,
     ANTE_UNIFORM,
     BB_ANTE_FROM_LEVEL,
-    LEVEL_MULT,
-    POLICIES,
-    RAISE_CAP,
     STRUCT_SHIFT,
     STRUCTURE_CODES,
     UNIFORM_ANTE_FROM_LEVEL,
@@ -108,9 +109,10 @@ def _live(occ, end, i, k, leave_above):
 
 
 @njit(cache=True, _nrt=False)
-def _tables(order, table_id, hand_id, hand_no, tourn, occ, start, rebuys, end, pids, has_pids,
-            policy, pol_mask, ante_mode, level, ante, bb_col, lo, hi, tstack, topup_below, hpt,
-            leave_above, kinds_mask, codes, aux, t_num, t_last, t_hands, t_ok):  # pragma: no cover
+def _tables(order, table_id, hand_id, hand_no, tourn, kinds_rule, occ, start, rebuys, end, pids,
+            has_pids, policy, pol_mask, ante_mode, level, ante, bb_col, lo, hi, tstack,
+            topup_below, hpt, leave_above, kinds_mask, codes, aux, t_num, t_last, t_hands,
+            t_ok):  # pragma: no cover
     """The checks across the hands of each table, in table order (a chunk holds whole tables).
     Fills codes/aux per hand and, per table, its number, last hand's row, hands and whether it
     ended by a rule (``t_ok``); returns the number of tables."""
@@ -139,8 +141,8 @@ def _tables(order, table_id, hand_id, hand_no, tourn, occ, start, rebuys, end, p
         if hand_no[i] != pos and codes[i] == 0:
             codes[i] = 22
             aux[i] = t & 0xFFFFF
-        # ante kind: one per table, consistent with every hand's level
-        if tourn:
+        # ante kind (the built-in schedule): one per table, consistent with every hand's level
+        if kinds_rule:
             m = ante_mode[i]
             lv = level[i]
             allowed = 0
@@ -273,28 +275,31 @@ def stakes_map(b: Batch) -> StakesPartial:
     _first(codes, aux, ~string_is(b, "run_id", facts.digest), 4)
     _first(codes, aux, ~_string_matches(b, "fault", s["inject"]), 5)
     hand_no = c["hand_no"].astype(np.int64)
-    if tourn:
-        lv = hand_no // s["level_hands"]
-        mult = np.asarray(LEVEL_MULT, np.int64)[np.minimum(lv, len(LEVEL_MULT) - 1)]
-    else:
-        lv = np.zeros(b.n, np.int64)
-        mult = np.ones(b.n, np.int64)
-    bb, sb = s["big_blind"] * mult, np.maximum(1, s["small_blind"] * mult)
+    lv, sb, bb, level_ante = facts.blinds(fmt, hand_no)
     _first(codes, aux, c["level"] != lv, 6, lv)
     _first(codes, aux, c["small_blind"] != sb, 7, sb)
     _first(codes, aux, c["big_blind"] != bb, 8, bb)
-    if not tourn:
+    ante_mode = facts.ante_mode(fmt)
+    if ante_mode >= 0:  # the game names the ante and who posts it
+        want_mode = np.where(level_ante > 0, ante_mode, 0)
+        _first(codes, aux, (c["ante"] != level_ante) | (c["ante_mode"] != want_mode), 9,
+               want_mode)
+    elif not tourn:
         _first(codes, aux, (c["ante"] != 0) | (c["ante_mode"] != 0), 9,
                c["ante_mode"].astype(np.int64))
     else:
         _first(codes, aux, (c["ante_mode"] == 0) & (c["ante"] != 0), 9, 0)
-    _first(codes, aux, (c["min_bet"] != bb) | (c["small_bet"] != bb) | (c["big_bet"] != 2 * bb)
-           | (c["raise_cap"] != RAISE_CAP), 10, bb)
-    rake_bps, rake_cap = facts.rake(fmt)
+    small_bet, big_bet, raise_cap = facts.bet_sizes(fmt, bb)
+    _first(codes, aux, (c["min_bet"] != bb) | (c["small_bet"] != small_bet)
+           | (c["big_bet"] != big_bet) | (c["raise_cap"] != raise_cap), 10, bb)
+    rake_bps, _ = facts.rake(fmt)
+    players = b.seat["occupied"].sum(axis=1).astype(np.int64)
+    rake_cap = facts.rake_caps(fmt, players)
     _first(codes, aux, c["rake_bps"] != rake_bps, 11, rake_bps)
     _first(codes, aux, c["rake_cap"] != rake_cap, 12, rake_cap)
-    _first(codes, aux, ~c["no_flop_no_drop"].astype(np.bool_) | c["ante_trimming"].astype(np.bool_),
-           13)
+    nfnd = s["no_flop_no_drop"]
+    _first(codes, aux, (c["no_flop_no_drop"].astype(np.bool_) != nfnd)
+           | c["ante_trimming"].astype(np.bool_), 13)
     order = table_order(b)
     n = b.n
     t_num, t_last = np.zeros(n, np.int64), np.zeros(n, np.int64)
@@ -302,9 +307,10 @@ def stakes_map(b: Batch) -> StakesPartial:
     has_pids = "player_ids" in b.seat
     pids = b.seat["player_ids"] if has_pids else np.zeros((1, b.k), np.int64)
     lo, hi = facts.buy_in_range()
-    pol_mask = sum(1 << p for p in POLICIES[s["bots"]])
+    pol_mask = sum(1 << p for p in facts.policies())
     kinds_mask = sum(1 << kind for kind in facts.ante_kinds())
-    nt = _tables(order, c["table_id"], hid, hand_no, tourn, b.seat["occupied"],
+    nt = _tables(order, c["table_id"], hid, hand_no, tourn, tourn and ante_mode < 0,
+                 b.seat["occupied"],
                  b.seat["stacks_start"], b.seat["rebuys"], b.seat["stacks_end"], pids, has_pids,
                  b.seat["policy"].astype(np.int64), pol_mask, c["ante_mode"].astype(np.int64),
                  c["level"].astype(np.int64), c["ante"], c["big_blind"], lo, hi,

@@ -77,6 +77,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from audits.result import AuditResult
+
 CERTIFICATE_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "title": "holdem certificate",
@@ -154,6 +156,31 @@ CERTIFICATE_SCHEMA: dict[str, Any] = {
         "issued": {"type": "string"},
     },
 }
+
+
+@dataclass(frozen=True)
+class CertifiedAudit:
+    """One entry of a run certificate's ``audits`` as the code reads it back: the result
+    (``AuditResult.from_dict``: name, passed, applicable, counts, statistic, p-value, example
+    hands, ``checks``) and what the certificate adds beside it."""
+
+    result: AuditResult
+    holm_adjusted_p: float | None = None
+    calibration: str | None = None
+
+    @classmethod
+    def from_dict(cls, d: Any, where: str = "certificate.json: audits") -> CertifiedAudit:
+        res = AuditResult.from_dict(d, where)  # checks d is an object
+        holm = d.get("holm_adjusted_p")
+        cal = d.get("calibration")
+        return cls(res, float(holm) if isinstance(holm, int | float) and not isinstance(
+            holm, bool) else None, cal if isinstance(cal, str) else None)
+
+
+def certified_audits(cert: Mapping[str, Any]) -> tuple[CertifiedAudit, ...]:
+    """A run certificate's ``audits``, each read by ``CertifiedAudit.from_dict``."""
+    return tuple(CertifiedAudit.from_dict(a, f"certificate.json: audits[{i}]")
+                 for i, a in enumerate(cert.get("audits") or []))
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from decimal import Decimal
 from typing import Any
 
 from audits import runfolder, runspec
+from audits.result import AuditResult, by_name, read_results
 from audits.runfolder import IMPORT_FILE, RunFolder, RunFolderError, storage
 from audits.runfolder.storage import Location
 from reports import plots
@@ -61,16 +62,16 @@ def counts_text(rec: dict[str, Any]) -> str:
             f"imported, {total:,} skipped" + (f" ({why})" if why else ""))
 
 
-def _result(audit: dict[str, Any], name: str) -> dict[str, Any] | None:
-    return next((r for r in audit.get("results", []) if r.get("name") == name), None)
+def _result(audit: dict[str, Any], name: str) -> AuditResult | None:
+    return by_name(read_results(audit)).get(name)
 
 
-def _verdict(r: dict[str, Any] | None) -> str:
+def _verdict(r: AuditResult | None) -> str:
     if r is None:
         return "not run"
-    if not r.get("applicable"):
+    if not r.applicable:
         return "not applicable"
-    return "PASS" if r.get("passed") else f"FAIL ({_hands(_n(r.get('failures')))})"
+    return "PASS" if r.passed else f"FAIL ({_hands(r.failures)})"
 
 
 def _hands(x: int) -> str:
@@ -96,7 +97,7 @@ def import_section(audit: dict[str, Any], manifest: dict[str, Any],
         return None
     rec, sha = record if record is not None else ({}, None)
     out_r = _result(audit, "outcome")
-    det = (out_r or {}).get("details") or {}
+    det = out_r.details if out_r is not None else {}
     classes = _dict(det.get("classes"))
     per_venue = _dict(det.get("per_venue"))
     tables = _dict(rec.get("tables"))
@@ -174,9 +175,9 @@ def outcome_limitations(audit: dict[str, Any]) -> list[str]:
     """What the outcome audit could not vouch for, in words (for the certificate's
     limitations)."""
     r = _result(audit, "outcome")
-    if r is None or not r.get("applicable"):
+    if r is None or not r.applicable:
         return []
-    det = r.get("details") or {}
+    det = r.details
     classes = _dict(det.get("classes"))
     notes = _dict(det.get("notes"))
     out = []
@@ -262,8 +263,8 @@ def section_html(sec: dict[str, Any], audit: dict[str, Any]) -> str:
             for v, per in sec["per_venue"].items())
         parts.append("<h3>Outcome classes per venue</h3><table><tr><th>venue</th>"
                      f"{head}</tr>{rows}</table>")
-    r = _result(audit, "outcome") or {}
-    det = r.get("details") or {}
+    outcome = _result(audit, "outcome")
+    det = outcome.details if outcome is not None else {}
     conv = det.get("conventions")
     if isinstance(conv, dict) and conv:
         parts.append("<p class=small>Winnings conventions: " + "; ".join(

@@ -9,6 +9,7 @@ from typing import Any
 
 from audits import runfolder
 from audits.integrity import check_inputs, folder_mismatch
+from audits.result import AuditResult, ResultError
 from audits.runfolder import RunFolder, RunFolderError, storage
 from audits.runfolder.errors import InputError
 from audits.runfolder.storage import Location
@@ -19,35 +20,21 @@ class ReportInputError(InputError):
     """The run folder lacks what a report needs (named in the message)."""
 
 
-_RESULT_FIELDS: dict[str, tuple[type, ...]] = {
-    "name": (str,), "passed": (bool,), "applicable": (bool,), "hands_checked": (int,),
-    "failures": (int,), "example_hand_ids": (list,), "statistic": (int, float, type(None)),
-    "p_value": (int, float, type(None)),
-}
-
-
-def _check_result(r: Any, where: str) -> None:
-    if not isinstance(r, dict):
-        raise ReportInputError(f"{where}: expected an object")
-    for key, types in _RESULT_FIELDS.items():
-        v = r.get(key, ...)
-        if not isinstance(v, types) or (isinstance(v, bool) and bool not in types):
-            names = " or ".join("null" if t is type(None) else t.__name__ for t in types)
-            raise ReportInputError(f"{where}.{key}: expected {names}, found "
-                                   f"{'nothing' if v is ... else json.dumps(v)[:40]}")
-    if not all(isinstance(h, int) and not isinstance(h, bool) for h in r["example_hand_ids"]):
-        raise ReportInputError(f"{where}.example_hand_ids: expected a list of hand ids")
-    details = r.get("details", {})
-    if not isinstance(details, dict):
-        raise ReportInputError(f"{where}.details: expected an object")
-    _check_details(details, f"{where}.details")
-    for i, v in enumerate(details.get("violations") or []):
+def _check_result(r: Any, where: str) -> AuditResult:
+    """One result read (``AuditResult.from_dict``) and its details' types checked."""
+    try:
+        res = AuditResult.from_dict(r, where)
+    except ResultError as e:
+        raise ReportInputError(str(e)) from None
+    _check_details(res.details, f"{where}.details")
+    for i, v in enumerate(res.details.get("violations") or []):
         if not isinstance(v, dict) or "reason" not in v:
             raise ReportInputError(f"{where}.details.violations[{i}]: expected an object with "
                                    "a 'reason'")
-    if isinstance(details.get("tests"), list):
-        for i, t in enumerate(details["tests"]):
+    if isinstance(res.details.get("tests"), list):
+        for i, t in enumerate(res.details["tests"]):
             _check_result(t, f"{where}.details.tests[{i}]")
+    return res
 
 
 def _is_int(v: Any) -> bool:
@@ -118,8 +105,7 @@ def check_audit(audit: Any, path: Location) -> dict[str, Any]:
     if not isinstance(not_run, list) or not all(isinstance(x, str) for x in not_run):
         raise ReportInputError(f"{path}: field 'not_run': expected a list of audit names, "
                                f"found {json.dumps(not_run)[:40]}")
-    for i, r in enumerate(audit["results"]):
-        _check_result(r, f"{path}: results[{i}]")
+    results = [_check_result(r, f"{path}: results[{i}]") for i, r in enumerate(audit["results"])]
     try:
         check_inputs(audit.get("inputs"), f"{path}: inputs")
     except ValueError as e:
@@ -129,13 +115,13 @@ def check_audit(audit: Any, path: Location) -> dict[str, Any]:
     if all(isinstance(r, int) for r in rows) and sum(rows) != audit["hands"]:
         raise ReportInputError(f"{path}: field 'hands' is {audit['hands']:,} but the files it "
                                f"records as audited hold {sum(rows):,} rows")
-    for i, r in enumerate(audit["results"]):
-        if r["name"] in EXACT_OVER_ALL and r["applicable"] and r["hands_checked"] != audit["hands"]:
-            raise ReportInputError(f"{path}: results[{i}] ({r['name']}) checked "
-                                   f"{r['hands_checked']:,} hands of {audit['hands']:,}")
-        if r["passed"] != (r["failures"] == 0) and "." not in r["name"] and r["p_value"] is None:
-            raise ReportInputError(f"{path}: results[{i}] ({r['name']}) says passed="
-                                   f"{r['passed']} with {r['failures']:,} failures")
+    for i, res in enumerate(results):
+        if res.name in EXACT_OVER_ALL and res.applicable and res.hands_checked != audit["hands"]:
+            raise ReportInputError(f"{path}: results[{i}] ({res.name}) checked "
+                                   f"{res.hands_checked:,} hands of {audit['hands']:,}")
+        if res.passed != (res.failures == 0) and res.top_level and res.p_value is None:
+            raise ReportInputError(f"{path}: results[{i}] ({res.name}) says passed="
+                                   f"{res.passed} with {res.failures:,} failures")
     return audit
 
 

@@ -16,45 +16,35 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from audits import runspec
+from audits.result import AuditResult, by_name, read_results
 from audits.runfolder import REPORT_FILES, RunFolder, storage
 from audits.runfolder.storage import Location
 from audits.runner import AUDIT_FILE
 from reports import imports, plots
-from reports.certificate import CERTIFICATE_SCHEMA, Certificate
+from reports.certificate import CERTIFICATE_SCHEMA, Certificate, certified_audits
 from reports.inputs import ReportInputError, load_inputs
 from reports.lab import html_section as lab_html
 from reports.lab import summary_lines as lab_summary
 
 
-def _flat_results(audit: dict[str, Any]) -> list[dict[str, Any]]:
+def _flat_results(audit: dict[str, Any]) -> list[AuditResult]:
     """Every audit, and each statistical test of a battery right after its battery."""
     out = []
-    for r in audit["results"]:
+    for r in read_results(audit):
         out.append(r)
-        for t in r.get("details", {}).get("tests", []) if isinstance(
-                r.get("details", {}).get("tests"), list) else []:
-            if isinstance(t, dict):
-                out.append(t)
+        out.extend(r.tests)
     return out
 
 
-def _uniformity(audit: dict[str, Any]) -> dict[str, Any] | None:
-    for r in audit["results"]:
-        if r["name"] == "uniformity":
-            return r
-    return None
+def _uniformity(audit: dict[str, Any]) -> AuditResult | None:
+    return by_name(read_results(audit)).get("uniformity")
 
 
-def _test(u: dict[str, Any] | None, name: str) -> dict[str, Any] | None:
-    if not u:
-        return None
-    for t in u["details"].get("tests", []):
-        if isinstance(t, dict) and t["name"] == f"uniformity.{name}":
-            return t
-    return None
+def _test(u: AuditResult | None, name: str) -> AuditResult | None:
+    return None if u is None else u.test(f"uniformity.{name}")
 
 
 SEAT_TESTS = {"seat_hand_classes": "the starting-hand classes per absolute seat (169; 9 bands "
@@ -76,17 +66,20 @@ GAME_TESTS = ("runout_calibration", "runout_bins", "runout_seats", "runout_playe
               "runout_dispersion", "board_texture")
 
 
-def seen_cards_verdict(uni: dict[str, Any] | None) -> str:
+def _tests_by_short_name(uni: AuditResult) -> dict[str, AuditResult]:
+    return {t.name.rpartition(".")[2]: t for t in uni.tests}
+
+
+def seen_cards_verdict(uni: AuditResult | None) -> str:
     """An imported run's deal verdict from the cards that were seen, in words ('' when none of
     the tests that condition on the game applied)."""
     if uni is None:
         return ""
-    tests = {t["name"].rpartition(".")[2]: t for t in uni.get("details", {}).get("tests", [])
-             if isinstance(t, dict) and "name" in t}
-    ran = [t for t in GAME_TESTS if (tests.get(t) or {}).get("applicable")]
+    tests = _tests_by_short_name(uni)
+    ran = [t for t in GAME_TESTS if t in tests and tests[t].applicable]
     if not ran:
         return ""
-    failed = [t for t in ran if not tests[t].get("passed")]
+    failed = [t for t in ran if not tests[t].passed]
     return ("Their deal was tested from the cards that were seen (" + ", ".join(
         SEAT_TESTS[t] for t in ran) + "): " + ("FAILED " + ", ".join(failed) if failed else
                                                "no test rejected a fair deal") +
@@ -99,15 +92,14 @@ def seen_cards_verdict(uni: dict[str, Any] | None) -> str:
             "show: a bias in the cards of hands that were folded and never shown.")
 
 
-def _battery_tested(uni: dict[str, Any] | None) -> str:
+def _battery_tested(uni: AuditResult | None) -> str:
     """What the uniformity battery tested, in words: the deck tests and, by name, which tests
     of who receives the cards applied (the others, and why not)."""
     if uni is None:
         return "the uniformity battery was not run"
-    tests = {t["name"].rpartition(".")[2]: t for t in uni.get("details", {}).get("tests", [])
-             if isinstance(t, dict) and "name" in t}
-    ran = [w for t, w in SEAT_TESTS.items() if (tests.get(t) or {}).get("applicable")]
-    skipped = [w for t, w in SEAT_TESTS.items() if t in tests and not tests[t].get("applicable")]
+    tests = _tests_by_short_name(uni)
+    ran = [w for t, w in SEAT_TESTS.items() if t in tests and tests[t].applicable]
+    skipped = [w for t, w in SEAT_TESTS.items() if t in tests and not tests[t].applicable]
     text = ("the uniformity battery tested the decks' card/position, adjacency, collision and "
             "consecutive-deck frequencies and who receives the cards: "
             + (", ".join(ran) if ran else "none of its seat and player tests applied")
@@ -159,10 +151,8 @@ def calibration_evidence(cal: dict[str, Any] | None) -> dict[str, str]:
 def coverage_of(audit: dict[str, Any]) -> dict[str, Any]:
     """``coverage[structure][path] = {count, minimum, ok}`` and ``coverage[structure]["hands"]``,
     as the coverage audit counted them from the log (empty when it did not run)."""
-    for r in audit.get("results", []):
-        if r.get("name") == "coverage":
-            return (r.get("details") or {}).get("per_structure") or {}
-    return {}
+    cov = by_name(read_results(audit)).get("coverage")
+    return (cov.details.get("per_structure") or {}) if cov is not None else {}
 
 
 # what no audit checks in a run without the stakes audit (imported hand histories, or an
@@ -204,10 +194,52 @@ def not_checked(audit: dict[str, Any]) -> list[str]:
     """What no audit of this audit.json checked, in words: with the stakes audit applicable
     (a simulated run's every hand against its spec), only the bots' decisions and the table's
     random draws; else also each hand's configuration and the table plan."""
-    stakes = next((r for r in audit.get("results", []) if r.get("name") == "stakes"), None)
-    if stakes is not None and stakes.get("applicable"):
+    stakes = by_name(read_results(audit)).get("stakes")
+    if stakes is not None and stakes.applicable:
         return list(NOT_CHECKED_SIMULATED)
     return list(NOT_CHECKED)
+
+
+def game_line(spec: Any) -> str:
+    """The stakes a simulated run's spec played, in one line (its game's name first): blinds,
+    ante, rake and cap, fixed-limit bets, tournament levels and stack. Empty without a spec."""
+    if not isinstance(spec, dict) or "big_blind" not in spec:
+        return ""
+    try:
+        bb = int(spec["big_blind"])
+        parts = [f"blinds {int(spec['small_blind']):,}/{bb:,}"]
+        if spec.get("ante"):
+            who = "the big blind" if spec.get("ante_mode") == "big-blind" else "every player"
+            parts.append(f"ante {int(spec['ante']):,} ({who})")
+        cap = spec.get("rake_cap")
+        cap = int(spec.get("rake_cap_bb", 0)) * bb if cap is None else int(cap)
+        rake = f"rake {int(spec['rake_bps']) / 100:g}%" + (f" capped at {cap:,}" if cap else
+                                                            " uncapped")
+        if spec.get("rake_caps_by_players"):
+            rake += " (" + ", ".join(f"{int(c):,} at {int(n)} players"
+                                     for n, c in spec["rake_caps_by_players"]) + ")"
+        if spec.get("no_flop_no_drop", True):
+            rake += ", no flop no drop"
+        parts.append(rake + " (cash)")
+        if spec.get("small_bet") or spec.get("big_bet") or "raise_cap" in spec:
+            small = int(spec.get("small_bet") or bb)
+            parts.append(f"fixed-limit bets {small:,}/{int(spec.get('big_bet') or 2 * small):,}"
+                         f", {int(spec.get('raise_cap', 4))} raises a street")
+        levels = spec.get("levels")
+        if spec.get("format") in ("tournament", "mixed"):
+            stack = int(spec.get("tournament_stack_bb") or spec["buy_in_bb"]) * bb
+            each = int(spec["level_hands"])
+            if levels:
+                first = levels[0]
+                parts.append(f"tournaments of {stack:,} chips, {len(levels)} levels of {each:,} "
+                             f"hands from {int(first[0]):,}/{int(first[1]):,}")
+            else:
+                parts.append(f"tournaments of {stack:,} chips, blinds rising every {each:,} "
+                             "hands (the built-in schedule)")
+    except (KeyError, TypeError, ValueError):
+        return ""
+    line = ", ".join(parts)
+    return f"{spec['game']}: {line}" if isinstance(spec.get("game"), str) else line
 
 
 def run_facts(manifest: dict[str, Any]) -> dict[str, Any]:
@@ -227,11 +259,10 @@ def run_facts(manifest: dict[str, Any]) -> dict[str, Any]:
 def hands_counted(audit: dict[str, Any]) -> dict[str, int]:
     """Hands per structure as the integrity audit counted them in the files (not the
     manifest's claims)."""
-    for r in audit.get("results", []):
-        if r.get("name") == "integrity":
-            per = (r.get("details") or {}).get("hands_per_structure")
-            if isinstance(per, dict):
-                return {str(k): int(v) for k, v in per.items()}
+    integ = by_name(read_results(audit)).get("integrity")
+    per = integ.details.get("hands_per_structure") if integ is not None else None
+    if isinstance(per, dict):
+        return {str(k): int(v) for k, v in per.items()}
     return {}
 
 # the certificate's ``reproduction`` statuses (``cluster.flows.reproduce``)
@@ -259,20 +290,20 @@ def reproduction_limitation(reproduction: dict[str, Any] | None) -> str | None:
 def limitations(audit: dict[str, Any]) -> list[str]:
     """What this certificate does not vouch for, in words (from audit.json): audits that were
     not applicable or not run, and decks that could not be bound to a key."""
-    by_name = {r["name"]: r for r in audit.get("results", [])}
+    results = by_name(read_results(audit))
     out: list[str] = []
-    deal = by_name.get("deal")
-    totals = (deal or {}).get("details", {}).get("totals", {})
+    deal = results.get("deal")
+    totals = deal.details.get("totals", {}) if deal is not None else {}
     if deal is None:
         out.append("The deal was not audited (deal not among the audits run): nothing binds the "
                    "cards to a deck or a key.")
-    elif not deal["applicable"]:
-        seen = seen_cards_verdict(by_name.get("uniformity"))
-        out.append(f"The deal and the shuffle were NOT certified: the {deal['hands_checked']:,} "
+    elif not deal.applicable:
+        seen = seen_cards_verdict(results.get("uniformity"))
+        out.append(f"The deal and the shuffle were NOT certified: the {deal.hands_checked:,} "
                    "hands are imported hand histories without decks; only their known cards "
                    "were checked (no card twice, none at an empty seat)."
                    + (" " + seen if seen else ""))
-    uni = by_name.get("uniformity")
+    uni = results.get("uniformity")
     if totals.get("unkeyed"):
         out.append(f"{totals['unkeyed']:,} hands were dealt with os-chacha20, keyed from the "
                    "operating system's entropy and not recorded by design: their decks cannot "
@@ -282,57 +313,56 @@ def limitations(audit: dict[str, Any]) -> list[str]:
     if uni is None:
         out.append("The shuffle's uniformity was not audited (uniformity not among the audits "
                    "run).")
-    elif not uni["applicable"] and (deal is None or deal["applicable"]):
+    elif not uni.applicable and (deal is None or deal.applicable):
         out.append("The shuffle's uniformity was not certified (no decks to test).")
     for name in ("chips", "rotation", "payouts", "betting"):
-        r = by_name.get(name)
+        r = results.get(name)
         if r is None:
             out.append(f"{name} was not audited (not among the audits run).")
-        elif not r["applicable"]:
+        elif not r.applicable:
             out.append(f"{name} was not certified (not applicable to these hands).")
-    integ = by_name.get("integrity")
+    integ = results.get("integrity")
     if integ is None:
         out.append("The files were not bound to a manifest (integrity not among the audits run): "
                    "nothing shows that every hand of the run was audited.")
-    elif not integ["applicable"]:
+    elif not integ.applicable:
         out.append("The files could not be bound to a manifest (integrity not applicable: "
-                   f"{integ.get('details', {}).get('note', 'no manifest.json')}): hands or files "
+                   f"{integ.details.get('note', 'no manifest.json')}): hands or files "
                    "could be missing, and hands need not share the run's seed.")
     out += imports.outcome_limitations(audit)
-    cov = by_name.get("coverage")
+    cov = results.get("coverage")
     if cov is None:
         out.append("Rule-path coverage was not counted (coverage not among the audits run): "
                    "nothing shows which rules the hands applied.")
-    elif cov["details"].get("note"):
-        out.append(f"Rule-path coverage: {cov['details']['note']}.")
+    elif cov.details.get("note"):
+        out.append(f"Rule-path coverage: {cov.details['note']}.")
     # every other built-in audit that audit.json records as not run (``holdem audit --only``)
     # is named too: the verdict's first line says LIMITED whatever was left out (issue 33)
     named = {"deal", "uniformity", "chips", "rotation", "payouts", "betting", "integrity",
              "coverage"}
     for name in audit.get("not_run") or []:
-        if name not in by_name and name not in named:
+        if name not in results and name not in named:
             out.append(f"{name} was not audited (not among the audits run): this "
                        "certificate does not vouch for what it checks.")
     return out
 
 
-def first_reason(result: dict[str, Any]) -> str:
+def first_reason(result: AuditResult) -> str:
     """An audit's first failure in words, with its hand and amounts where it names one: the
     first violation, else its failed tests with their p-values, else its counts."""
-    details = result.get("details") or {}
+    details = result.details
     violations = details.get("violations") or []
     if violations and isinstance(violations[0], dict):
         v = violations[0]
         where = "" if v.get("hand_id") is None else f"hand {v['hand_id']}: "
-        more = int(result.get("failures") or 0) - 1
+        more = result.failures - 1
         return f"{where}{v.get('reason')}" + (f" (and {more:,} more)" if more > 0 else "")
     failed = details.get("failed_tests")
     if failed:
         return "failed tests " + ", ".join(str(t) for t in failed)
-    if result.get("p_value") is not None:
-        return f"p = {fmt_p(result['p_value'])}"
-    failures, hands = int(result.get("failures") or 0), int(result.get("hands_checked") or 0)
-    return f"{failures:,} failures in {hands:,} hands"
+    if result.p_value is not None:
+        return f"p = {fmt_p(result.p_value)}"
+    return f"{result.failures:,} failures in {result.hands_checked:,} hands"
 
 
 def verdict_sentence(word: str, reasons: list[str], audit: dict[str, Any],
@@ -345,12 +375,12 @@ def verdict_sentence(word: str, reasons: list[str], audit: dict[str, Any],
         if not limits:
             return "PASS"
         return "PASS, LIMITED: " + " ".join(limits)
-    by_name = {r.get("name"): r for r in audit.get("results", [])}
+    results = by_name(read_results(audit))
     first = reasons[0] if reasons else "?"
     if first == "reproduction" and isinstance(reproduction, dict):
         why = str(reproduction.get("text"))
-    elif first in by_name:
-        why = first_reason(by_name[first])
+    elif first in results:
+        why = first_reason(results[first])
     else:
         why = "failed"
     also = f"; also failed: {', '.join(reasons[1:])}" if len(reasons) > 1 else ""
@@ -382,19 +412,19 @@ def build_run_certificate(audit: dict[str, Any], manifest: dict[str, Any],
     ``import`` entry says in words what was certified and what was not, with its counts."""
     u = _uniformity(audit)
     evidence = calibration_evidence(calibration)
+    flat = _flat_results(audit)
     entries = []
-    for r in _flat_results(audit):
+    for r in flat:
         entries.append({
-            "name": r["name"], "passed": bool(r["passed"]), "applicable": bool(r["applicable"]),
-            "hands_checked": int(r["hands_checked"]), "failures": int(r["failures"]),
-            "statistic": r["statistic"], "p_value": r["p_value"],
-            "holm_adjusted_p": r.get("details", {}).get("holm_adjusted_p"),
-            "example_hand_ids": [int(h) for h in r["example_hand_ids"]],
-            **({"checks": r["checks"]} if r.get("checks") else {}),
-            **({"calibration": evidence[r["name"]]} if r["name"] in evidence else {}),
+            "name": r.name, "passed": r.passed, "applicable": r.applicable,
+            "hands_checked": r.hands_checked, "failures": r.failures,
+            "statistic": r.statistic, "p_value": r.p_value,
+            "holm_adjusted_p": r.details.get("holm_adjusted_p"),
+            "example_hand_ids": list(r.example_hand_ids),
+            **({"checks": r.checks} if r.checks else {}),
+            **({"calibration": evidence[r.name]} if r.name in evidence else {}),
         })
-    verdict = all(e["passed"] or not e["applicable"] for e in entries
-                  if "." not in e["name"])
+    verdict = all(r.ok for r in flat if r.top_level)
     inputs = audit.get("inputs") or {}
     per_structure = hands_counted(audit)
     facts = run_facts(manifest)
@@ -406,8 +436,7 @@ def build_run_certificate(audit: dict[str, Any], manifest: dict[str, Any],
     unreproduced = reproduction_limitation(reproduction)
     if unreproduced:
         limits.append(unreproduced)
-    reasons = [e["name"] for e in entries if "." not in e["name"] and e["applicable"]
-               and not e["passed"]]
+    reasons = [r.name for r in flat if r.top_level and r.failed]
     if isinstance(reproduction, dict) and reproduction.get("status") == "DIFFERS":
         verdict = False
         reasons.append("reproduction")
@@ -441,7 +470,7 @@ def build_run_certificate(audit: dict[str, Any], manifest: dict[str, Any],
         },
         "audits": entries,
         "reproduction": reproduction,
-        "power": (u or {}).get("details", {}).get("power"),
+        "power": u.details.get("power") if u is not None else None,
         "coverage": coverage_of(audit),
         # every failing hand, in failing_hands.csv (bound by its sha256), its first lines here
         **({"failing_hands": audit["failing_hands"]} if audit.get("failing_hands") else {}),
@@ -459,11 +488,19 @@ def fmt_p(p: float | None) -> str:
     return f"{p:.3g}" if p >= 1e-4 else f"{p:.1e}"
 
 
-def verdict_cell(entry: dict[str, Any]) -> tuple[str, str]:
+class _Verdicted(Protocol):
+    @property
+    def applicable(self) -> bool: ...
+
+    @property
+    def passed(self) -> bool: ...
+
+
+def verdict_cell(entry: _Verdicted) -> tuple[str, str]:
     """(CSS class, word) of one audit or test result: n/a, PASS or FAIL."""
-    if not entry["applicable"]:
+    if not entry.applicable:
         return "na", "n/a"
-    return ("pass", "PASS") if entry["passed"] else ("fail", "FAIL")
+    return ("pass", "PASS") if entry.passed else ("fail", "FAIL")
 
 
 # Markdown's inline punctuation (CommonMark escapes any ASCII punctuation with a backslash):
@@ -530,13 +567,16 @@ def render_summary(cert: dict[str, Any]) -> str:
         lines += [f"{_count(run['hands'])} hands, run {md_code(run['run_id'])}, engine "
                   f"{md_text(run['engine_version'])} at {md_code(run['git_commit'])}, seed "
                   f"{_count(run['seed'])} ({md_text(run['generator'])}).", ""]
+        game = game_line(run.get("spec"))
+        if game:
+            lines += [f"The game: {md_text(game)}.", ""]
     lines += ["| audit | verdict | hands | failures | p-value | Holm p | checked against |",
               "|---|---|---|---|---|---|---|"]
-    for a in cert["audits"]:
-        verdict = verdict_cell(a)[1]
-        lines.append(f"| {md_text(a['name'])} | {verdict} | {_count(a['hands_checked'])} | "
-                     f"{_count(a['failures'])} | {fmt_p(a['p_value'])} | "
-                     f"{fmt_p(a['holm_adjusted_p'])} | {md_text(a.get('checks', ''))} |")
+    for entry in certified_audits(cert):
+        a = entry.result
+        lines.append(f"| {md_text(a.name)} | {verdict_cell(a)[1]} | {_count(a.hands_checked)} | "
+                     f"{_count(a.failures)} | {fmt_p(a.p_value)} | "
+                     f"{fmt_p(entry.holm_adjusted_p)} | {md_text(a.checks or '')} |")
     if isinstance(cert.get("import"), dict):
         lines += ["", *imports.summary_lines(cert["import"], md_text)]
     if cert["power"]:
@@ -691,6 +731,7 @@ def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str,
              f"({'reproducible' if run.get('reproducible') else 'not reproducible'})"),
             ("hands per structure", ", ".join(f"{k}: {v:,}" for k, v in
                                               run["hands_per_structure"].items())),
+            *([("the game", game_line(spec))] if game_line(spec) else []),
             ("created / finished", f"{run.get('created')} / {run.get('finished')}"),
             ("audited", f"{audit.get('created')} in {audit.get('seconds', 0):.1f} s")]
     for side, prov in (cert.get("provenance") or {}).items():
@@ -720,21 +761,23 @@ def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str,
     parts.append("<h2>Audits</h2><table><tr><th>audit</th><th>verdict</th><th>hands</th>"
                  "<th>failures</th><th>statistic</th><th>p-value</th><th>Holm p</th>"
                  "<th>checked against</th><th>calibration</th></tr>")
-    for a in cert["audits"]:
+    for entry in certified_audits(cert):
+        a = entry.result
         cls, word = verdict_cell(a)
-        stat = "" if a["statistic"] is None else f"{a['statistic']:.4g}"
-        parts.append(f"<tr><td>{esc(a['name'])}</td><td class={cls}>{word}</td>"
-                     f"<td class=num>{a['hands_checked']:,}</td>"
-                     f"<td class=num>{a['failures']:,}</td><td class=num>{stat}</td>"
-                     f"<td class=num>{fmt_p(a['p_value'])}</td>"
-                     f"<td class=num>{fmt_p(a['holm_adjusted_p'])}</td>"
-                     f"<td class=small>{esc(a.get('checks', ''))}</td>"
-                     f"<td class=small>{esc(a.get('calibration', 'not measured'))}</td></tr>")
+        stat = "" if a.statistic is None else f"{a.statistic:.4g}"
+        parts.append(f"<tr><td>{esc(a.name)}</td><td class={cls}>{word}</td>"
+                     f"<td class=num>{a.hands_checked:,}</td>"
+                     f"<td class=num>{a.failures:,}</td><td class=num>{stat}</td>"
+                     f"<td class=num>{fmt_p(a.p_value)}</td>"
+                     f"<td class=num>{fmt_p(entry.holm_adjusted_p)}</td>"
+                     f"<td class=small>{esc(a.checks or '')}</td>"
+                     f"<td class=small>{esc(entry.calibration or 'not measured')}</td></tr>")
     parts.append("</table>")
-    for r in audit["results"]:
-        note = r.get("details", {}).get("note")
-        if note and not r["applicable"]:
-            parts.append(f"<p class=small>{esc(r['name'])}: n/a: {esc(note)}</p>")
+    results = read_results(audit)
+    for r in results:
+        note = r.details.get("note")
+        if note and not r.applicable:
+            parts.append(f"<p class=small>{esc(r.name)}: n/a: {esc(note)}</p>")
     fh = cert.get("failing_hands")
     if isinstance(fh, dict):
         per = ", ".join(f"{k} {v:,}" for k, v in (fh.get("per_audit") or {}).items())
@@ -746,47 +789,47 @@ def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str,
                      + "".join(f"<tr><td>{esc(x.get('audit'))}</td><td class=num>"
                                f"{esc(x.get('hand_id'))}</td><td>{esc(x.get('reason'))}</td></tr>"
                                for x in fh.get("first") or []) + "</table>")
-    for r in audit["results"]:
-        viol = r.get("details", {}).get("violations") or []
-        if r["passed"] or not r["applicable"]:
+    for r in results:
+        viol = r.details.get("violations") or []
+        if r.ok:
             continue
-        parts.append(f"<h3>{esc(r['name'])}: failing hands</h3><ul>")
+        parts.append(f"<h3>{esc(r.name)}: failing hands</h3><ul>")
         for v in viol:
             where = "" if v.get("hand_id") is None else f"hand {v['hand_id']}: "
             parts.append(f"<li>{esc(where)}{esc(v['reason'])}</li>")
         parts.append("</ul>")
-        for h in r["example_hand_ids"]:
-            if int(h) in histories:
-                parts.append(f"<p>Replay of hand {h}:</p><pre>{esc(histories[int(h)])}</pre>")
+        for h in r.example_hand_ids:
+            if h in histories:
+                parts.append(f"<p>Replay of hand {h}:</p><pre>{esc(histories[h])}</pre>")
     # deck uniformity
     u = _uniformity(audit)
-    if u and u["applicable"]:
+    if u and u.applicable:
         parts.append("<h2>Deck uniformity</h2>")
         if cert["power"]:
             pw = cert["power"]
             parts.append(f"<p><b>Power.</b> {esc(pw['sentence'])}</p>")
         cp = _test(u, "card_position")
-        if cp and cp["details"].get("residuals"):
+        if cp and cp.details.get("residuals"):
             parts.append(_plot("uniformity.card_position", "residuals",
-                               lambda: plots.residual_heatmap(cp["details"]["residuals"])))
+                               lambda: plots.residual_heatmap(cp.details["residuals"])))
         ks = _test(u, "batch_pvalues_ks")
-        if ks and ks["applicable"] and ks["details"].get("pvalues"):
+        if ks and ks.applicable and ks.details.get("pvalues"):
             parts.append(_plot("uniformity.batch_pvalues_ks", "pvalues",
-                               lambda: plots.pvalue_histogram_qq(ks["details"]["pvalues"])))
+                               lambda: plots.pvalue_histogram_qq(ks.details["pvalues"])))
         sh = _test(u, "starting_hands")
-        if sh and sh["applicable"]:
+        if sh and sh.applicable:
             parts.append(_plot("uniformity.starting_hands", "per_seat",
-                               lambda: plots.starting_hands(sh["details"]["per_seat"],
-                                                            sh["details"]["expected_fractions"])))
-    by_name = {r["name"]: r for r in audit["results"]}
-    chips = by_name.get("chips", {}).get("details", {}).get("totals")
+                               lambda: plots.starting_hands(sh.details["per_seat"],
+                                                            sh.details["expected_fractions"])))
+    named = by_name(results)
+    chips = named["chips"].details.get("totals") if "chips" in named else None
     if chips:
         parts.append("<h2>Chip conservation</h2><table>" + "".join(
             f"<tr><th>{esc(k.replace('_', ' '))}</th><td class=num>{v:,}</td></tr>"
             for k, v in chips.items()) + "</table>")
         parts.append("<p class=small>Every chip put in a pot was won or raked: "
                      "pots minus won minus rake must be 0.</p>")
-    sample = by_name.get("rotation", {}).get("details", {}).get("sample")
+    sample = named["rotation"].details.get("sample") if "rotation" in named else None
     if sample:
         parts.append("<h2>Blind rotation</h2>" + _plot(
             "rotation", "sample", lambda: plots.rotation_timeline(sample)))

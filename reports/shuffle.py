@@ -14,6 +14,7 @@ holm_adjusted_p, example deck numbers), ``power`` (the power statement for the d
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -25,12 +26,55 @@ from reports.certificate import Certificate
 CERT_FORMAT = "holdem-shuffle-certificate"
 
 
+@dataclass(frozen=True)
+class ShuffleTest:
+    """One entry of a shuffle certificate's ``tests``: a test of the battery over decks."""
+
+    name: str
+    passed: bool
+    applicable: bool
+    decks: int
+    failures: int
+    statistic: float | None
+    p_value: float | None
+    holm_adjusted_p: float | None
+    example_deck_ids: tuple[int, ...]
+
+    @classmethod
+    def of(cls, r: AuditResult) -> ShuffleTest:
+        return cls(r.name, r.passed, r.applicable, r.hands_checked, r.failures, r.statistic,
+                   r.p_value, r.details.get("holm_adjusted_p"), r.example_hand_ids)
+
+    @classmethod
+    def from_dict(cls, d: Any, where: str = "certificate.json: tests") -> ShuffleTest:
+        """The one reader of an entry as ``_entry`` wrote it (ValueError naming the field)."""
+        def num(v: Any) -> bool:
+            return v is None or (isinstance(v, int | float) and not isinstance(v, bool))
+
+        if not isinstance(d, dict):
+            raise ValueError(f"{where}: expected an object")
+        checks = {"name": lambda v: isinstance(v, str),
+                  "passed": lambda v: isinstance(v, bool),
+                  "applicable": lambda v: isinstance(v, bool),
+                  "decks": lambda v: isinstance(v, int) and not isinstance(v, bool),
+                  "failures": lambda v: isinstance(v, int) and not isinstance(v, bool),
+                  "statistic": num, "p_value": num, "holm_adjusted_p": num,
+                  "example_deck_ids": lambda v: isinstance(v, list)}
+        for key, ok in checks.items():
+            if not ok(d.get(key)):
+                raise ValueError(f"{where}.{key}: not what a shuffle certificate writes")
+        return cls(d["name"], d["passed"], d["applicable"], d["decks"], d["failures"],
+                   d["statistic"], d["p_value"], d["holm_adjusted_p"],
+                   tuple(int(x) for x in d["example_deck_ids"]))
+
+
 def _entry(r: AuditResult) -> dict[str, Any]:
-    return {"name": r.name, "passed": bool(r.passed), "applicable": bool(r.applicable),
-            "decks": int(r.hands_checked), "failures": int(r.failures),
-            "statistic": r.statistic, "p_value": r.p_value,
-            "holm_adjusted_p": r.details.get("holm_adjusted_p"),
-            "example_deck_ids": [int(h) for h in r.example_hand_ids],
+    t = ShuffleTest.of(r)
+    return {"name": t.name, "passed": t.passed, "applicable": t.applicable,
+            "decks": t.decks, "failures": t.failures,
+            "statistic": t.statistic, "p_value": t.p_value,
+            "holm_adjusted_p": t.holm_adjusted_p,
+            "example_deck_ids": list(t.example_deck_ids),
             "details": {k: v for k, v in r.details.items() if k != "residuals"}}
 
 
@@ -116,14 +160,15 @@ def render_html(cert: dict[str, Any]) -> str:
         parts.append(f"<h2>Power</h2><p>{esc(cert['power']['sentence'])}</p>")
     parts.append("<h2>Tests</h2><table><tr><th>test</th><th>verdict</th><th>decks</th>"
                  "<th>statistic</th><th>p-value</th><th>Holm p</th><th>examples</th></tr>")
-    for e in cert["tests"]:
+    for i, raw in enumerate(cert["tests"]):
+        e = ShuffleTest.from_dict(raw, f"certificate.json: tests[{i}]")
         cls, word = verdict_cell(e)
-        stat = "" if e["statistic"] is None else f"{e['statistic']:.4g}"
-        parts.append(f"<tr><td>{esc(e['name'])}</td><td class={cls}>{word}</td>"
-                     f"<td class=num>{e['decks']:,}</td><td class=num>{stat}</td>"
-                     f"<td class=num>{fmt_p(e['p_value'])}</td>"
-                     f"<td class=num>{fmt_p(e['holm_adjusted_p'])}</td>"
-                     f"<td>{esc(', '.join(map(str, e['example_deck_ids'][:5])))}</td></tr>")
+        stat = "" if e.statistic is None else f"{e.statistic:.4g}"
+        parts.append(f"<tr><td>{esc(e.name)}</td><td class={cls}>{word}</td>"
+                     f"<td class=num>{e.decks:,}</td><td class=num>{stat}</td>"
+                     f"<td class=num>{fmt_p(e.p_value)}</td>"
+                     f"<td class=num>{fmt_p(e.holm_adjusted_p)}</td>"
+                     f"<td>{esc(', '.join(map(str, e.example_deck_ids[:5])))}</td></tr>")
     parts.append("</table>")
     if cert.get("card_position_residuals"):
         parts.append("<h2>Card × position residuals</h2>"

@@ -17,11 +17,11 @@ from numba import njit
 from sim import session as ss
 from sim.cards import N_CARDS
 from sim.chacha import os_key
-from sim.config import MAX_SEATS, Structure, TableConfig
+from sim.config import MAX_SEATS, AnteMode, Structure, TableConfig
 from sim.digest import with_digests
 from sim.faults import fault_code
 from sim.hand import config_block
-from sim.runspec import RunSpec
+from sim.runspec import POLICY_NAMES, RunSpec
 from sim.schema import ACTION_DTYPE, HAND_SCHEMA, POT_TYPE
 
 TABLE_BITS = 20
@@ -45,8 +45,8 @@ def table_config(spec: RunSpec, structure: Structure, batch_index: int = 0, *,
     return TableConfig(
         n_seats=seats, structure=structure, small_blind=spec.small_blind,
         big_blind=spec.big_blind, rake_bps=spec.rake_bps if fmt == "cash" else 0,
-        rake_cap=spec.rake_cap_bb * spec.big_blind if fmt == "cash" else 0,
-        ante_trimming=False,
+        rake_cap=spec.cash_rake_cap if fmt == "cash" else 0,
+        ante_trimming=False, raise_cap=spec.raise_cap, no_flop_no_drop=spec.no_flop_no_drop,
     )
 
 
@@ -74,10 +74,34 @@ def _params(spec: RunSpec, structure: Structure, batch_index: int, *,
     P[ss.P_BB] = spec.big_blind
     P[ss.P_RAKE_CAP] = table_config(spec, structure, batch_index, table=table).rake_cap
     P[ss.P_FAULT] = fault_code(spec.inject)
+    _game_params(spec, fmt, P)
     if spec.generator == "os-chacha20":
         P[ss.P_GENERATOR] = 1
         P[ss.P_KEY_ : ss.P_KEY_ + 8] = os_key()  # fresh, unrecorded: not reproducible
     return P
+
+
+def _game_params(spec: RunSpec, fmt: str, P: np.ndarray) -> None:
+    """The game's own schedule into the run parameters (each left at today's default when the
+    spec does not set it)."""
+    ante_code = {"every-player": int(AnteMode.UNIFORM), "big-blind": int(AnteMode.BIG_BLIND)}
+    if fmt == "cash" and spec.ante:
+        P[ss.P_ANTE] = spec.ante
+        P[ss.P_ANTE_MODE] = ante_code[spec.ante_mode]
+    P[ss.P_RAKE_CAPS_ : ss.P_RAKE_CAPS_ + MAX_SEATS + 1] = -1
+    for players, cap in spec.rake_caps_by_players if fmt == "cash" else ():
+        P[ss.P_RAKE_CAPS_ + players] = cap
+    P[ss.P_SMALL_BET] = spec.small_bet or 0
+    P[ss.P_BIG_BET] = spec.big_bet or 0
+    if spec.levels is not None:
+        P[ss.P_N_LEVELS] = len(spec.levels)
+        P[ss.P_LEVEL_ANTE_MODE] = ante_code[spec.tournament_ante_mode]
+        for i, level in enumerate(spec.levels):
+            P[ss.P_LEVELS_ + 3 * i : ss.P_LEVELS_ + 3 * i + 3] = level
+    if spec.bot_mix is not None:
+        P[ss.P_BOT_MIX] = 1
+        for name, weight in spec.bot_mix:
+            P[ss.P_BOT_W_ + POLICY_NAMES.index(name)] = weight
 
 
 def _list(values: np.ndarray, typ: pa.DataType, offsets: np.ndarray | None = None) -> pa.Array:

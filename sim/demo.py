@@ -6,8 +6,7 @@ import random
 
 from sim.config import TableConfig
 from sim.hand import Action, Hand
-from sim.hand_text import format_hand
-from sim.rng import hand_deck
+from sim.logview.hand_text import format_hand
 
 
 def play_random(hand: Hand, rnd: random.Random) -> Hand:
@@ -32,7 +31,7 @@ def demo_histories(hands: int = 3, seed: int = 1, players: int = 6) -> list[str]
     stacks = [200] * players
     out = []
     for h in range(hands):
-        hand = Hand(cfg, stacks, button=h % players, deck=hand_deck(seed, 0, h), hand_id=h)
+        hand = Hand(cfg, stacks, button=h % players, seed=seed, hand_id=h)
         play_random(hand, rnd)
         out.append(format_hand(hand))
         stacks = [s if s > 0 else 200 for s in hand.stacks]

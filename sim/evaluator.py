@@ -45,7 +45,7 @@ from operator import index
 import numpy as np
 from numba import njit
 
-from sim.cards import N_CARDS, check_distinct
+from sim.cards import cards_of, check_distinct
 
 __all__ = [
     "EXPECTED_7CARD_COUNTS",
@@ -253,18 +253,17 @@ def count_categories_all7() -> np.ndarray:
 # Python conveniences.
 
 
-def evaluate(cards: Sequence[int]) -> int:
-    """Strength of the best five of 5, 6 or 7 distinct cards, with input checks.
+def evaluate(cards: str | Sequence[int | str] | np.ndarray) -> int:
+    """Strength of the best five of 5, 6 or 7 distinct cards, with input checks: ints 0..51 or
+    text (``evaluate("As Ks Qs Js Ts")``, ``evaluate(["As", 50, ...])``: ``sim.cards.cards_of``).
 
-    Raises ValueError on a wrong number of cards, a card outside 0..51 or a repeated card.
+    Raises a one-line ValueError on a wrong number of cards, a bad card (naming its position)
+    or a repeated card.
     """
-    n = len(cards)
+    ints = cards_of(cards, "cards")
+    n = len(ints)
     if not 5 <= n <= 7:
         raise ValueError(f"expected 5, 6 or 7 cards, got {n}")
-    ints = [index(c) for c in cards]
-    for c in ints:
-        if not 0 <= c < N_CARDS:
-            raise ValueError(f"bad card {c}: expected 0..{N_CARDS - 1}")
     check_distinct(ints)
     return int(evaluate_hand(np.array(ints, dtype=np.int64), n))
 

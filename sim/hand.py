@@ -4,11 +4,16 @@
 answers the single query ``legal_actions``; errors are ``IllegalAction`` / ``ValueError`` with a
 message that names the seat, the action and the legal range. A rejected action leaves the hand
 exactly as it was. Every applied action and forced event is a frozen ``Record``.
+
+The deck is never dealt in order by accident: ``Hand`` takes either ``deck=`` (52 cards, as ints
+or as text such as ``"As"``, ``sim.cards.cards_of``) or ``seed=`` (a deck shuffled from it by the
+game's own Philox shuffle, ``sim.rng.hand_deck``: reproducible). Cards are shown as text in the
+reprs and in ``Record.describe``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,11 +21,15 @@ import numpy as np
 from audits.runfolder.errors import InputError
 from sim import engine
 from sim import layout as L
-from sim.cards import format_card
+from sim.cards import BOARD_CARDS, HOLE_CARDS, cards_of, format_card, format_cards
 from sim.config import TableConfig
+from sim.dealing import deck_positions
+from sim.evaluator import describe as describe_strength
 from sim.layout import ActionKind, Err, EventKind, SeatStatus, Street
+from sim.rng import hand_deck
 
 _ALL_CARDS = list(range(52))
+_SEED_MAX = 2**63 - 1  # as a run's --seed (sim.runspec); hand ids too (int64 in the log)
 _CONFIG_BLOCKS: dict[tuple[TableConfig, bool], np.ndarray] = {}
 
 
@@ -68,9 +77,10 @@ class Action:
         return self.kind.name.lower().replace("_", "/")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class Record:
-    """One applied action or forced event, fit to be a log row."""
+    """One applied action or forced event, fit to be a log row (``card`` an int, as logged; its
+    repr and ``describe`` show it as text)."""
 
     hand_id: int
     seq: int
@@ -82,6 +92,32 @@ class Record:
     card: int = -1  # dealt or burned card, -1 if none
     pot: int = -1  # pot index of a WIN, -1 otherwise
     strength: int = -1  # a SHOW's hand strength (sim.evaluator encoding), -1 otherwise
+
+    def describe(self) -> str:
+        """The record as one line, its card as text: ``"flop: table deal board Ah"``,
+        ``"preflop: seat 2 big blind 2 (street total 2)"`` (chips put in or won), a shown
+        hand's strength in words."""
+        who = "table" if self.seat < 0 else f"seat {self.seat}"
+        out = f"{self.street.name.lower()}: {who} {self.kind.name.lower().replace('_', ' ')}"
+        if self.card >= 0:
+            out += f" {format_card(self.card)}"
+        if self.added:
+            out += f" {self.added}"
+        if self.pot >= 0:
+            out += f" from pot {self.pot}"
+        if self.to_street_total:
+            out += f" (street total {self.to_street_total})"
+        if self.strength >= 0:
+            out += f" ({describe_strength(self.strength)})"
+        return out
+
+    def __repr__(self) -> str:
+        extra = "".join(f", {k}={v}" for k, v in (("card", format_card(self.card)),
+                                                  ("pot", self.pot), ("strength", self.strength))
+                        if v not in (-1, "??"))
+        return (f"Record(hand_id={self.hand_id}, seq={self.seq}, street={self.street.name}, "
+                f"seat={self.seat}, kind={self.kind.name}, "
+                f"to_street_total={self.to_street_total}, added={self.added}{extra})")
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +193,79 @@ def standard_positions(occupied: Sequence[bool], button: int) -> tuple[int, int]
     return seats[0], seats[1]
 
 
+def _deck(deck: str | Sequence[int | str] | np.ndarray | None, seed: int | None,
+          hand_id: int) -> np.ndarray:
+    """The hand's 52 cards as int64: ``deck`` (ints or text) if given, else shuffled from
+    ``seed`` (``sim.rng.hand_deck(seed, 0, hand_id)``); neither is a one-line ValueError."""
+    if deck is None:
+        if seed is None:
+            raise ValueError("no cards: pass seed=N (a deck shuffled from it, reproducibly) or "
+                             "deck= (52 cards, ints 0..51 or text such as 'As', 'Td')")
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not (
+                0 <= seed <= _SEED_MAX):
+            raise ValueError(f"seed: {seed!r} is not a seed: expected an int 0..2**63-1")
+        if isinstance(hand_id, bool) or not isinstance(hand_id, (int, np.integer)) or not (
+                0 <= hand_id <= _SEED_MAX):
+            raise ValueError(f"hand_id: {hand_id!r}: expected an int >= 0 (it selects the "
+                             "seeded deck)")
+        return hand_deck(int(seed), 0, int(hand_id))
+    if isinstance(deck, np.ndarray) and deck.ndim == 1 and deck.dtype.kind in "iu":
+        arr = deck.astype(np.int64)
+        if arr.shape == (52,) and sorted(arr.tolist()) == _ALL_CARDS:
+            return arr  # a whole deck of ints (the replays): checked at once
+    elif isinstance(deck, list) and len(deck) == 52 and set(map(type, deck)) == {int} and (
+            sorted(deck) == _ALL_CARDS):
+        return np.asarray(deck, dtype=np.int64)
+    cards = cards_of(deck, "deck")
+    if len(cards) != 52:
+        raise ValueError(f"deck: expected 52 cards, got {len(cards)}")
+    if sorted(cards) != _ALL_CARDS:
+        first: dict[int, int] = {}
+        for i, c in enumerate(cards):
+            if c in first:
+                raise ValueError(f"deck[{i}]: {format_card(c)} is already deck[{first[c]}]: "
+                                 "expected 52 distinct cards")
+            first[c] = i
+    return np.asarray(cards, dtype=np.int64)
+
+
+def _hole_at(dealt: list[int], seat: int) -> list[int]:
+    """The deck indices of ``seat``'s hole cards, ``dealt`` the seats in the dealing order."""
+    hole, _, _ = deck_positions(len(dealt))
+    return hole[dealt.index(seat)]
+
+
+def _place(deck: np.ndarray, dealt: list[int], holes: Mapping[int, str | Sequence[int | str]],
+           board: str | Sequence[int | str]) -> np.ndarray:
+    """``deck`` with the ``holes`` and ``board`` cards put where the dealing order deals them,
+    the other cards in the order ``deck`` had them."""
+    wanted: list[tuple[str, int, int]] = []  # (argument, deck index, card)
+    for seat, text in holes.items():
+        if seat not in dealt:
+            raise ValueError(f"holes: seat {seat} is not dealt cards (the seats with chips: "
+                             f"{sorted(dealt)})")
+        cards = cards_of(text, f"holes[{seat}]")
+        if len(cards) != HOLE_CARDS:
+            raise ValueError(f"holes[{seat}]: expected {HOLE_CARDS} cards, got {len(cards)}")
+        wanted += [(f"holes[{seat}][{r}]", at, c)
+                   for r, (at, c) in enumerate(zip(_hole_at(dealt, seat), cards, strict=True))]
+    cards = cards_of(board, "board")
+    if len(cards) > BOARD_CARDS:
+        raise ValueError(f"board: expected at most {BOARD_CARDS} cards, got {len(cards)}")
+    _, _, board_at = deck_positions(len(dealt))
+    wanted += [(f"board[{k}]", board_at[k], c) for k, c in enumerate(cards)]
+    placed: dict[int, int] = {}  # deck index -> card
+    named: dict[int, str] = {}  # card -> the argument that named it first
+    for name, at, c in wanted:
+        if c in named:
+            raise ValueError(f"{name}: {format_card(c)} is already {named[c]}")
+        named[c] = name
+        placed[at] = c
+    rest = iter(c for c in deck.tolist() if c not in named)
+    return np.asarray([placed[i] if i in placed else next(rest) for i in range(len(deck))],
+                      dtype=np.int64)
+
+
 def _per_seat(vals: Sequence[int] | None, n: int, name: str) -> list[int]:
     """A per-seat list of whole amounts >= 0 (zeros when None)."""
     if vals is None:
@@ -182,7 +291,23 @@ _ERR_TEXT = {
 
 
 class Hand:
-    """One hand of Texas Hold'em from the blinds to the pot awards."""
+    """One hand of Texas Hold'em from the blinds to the pot awards.
+
+    The cards come from ``deck=`` or ``seed=``, one of them required (there is no default deck):
+
+    - ``seed=N`` (an int 0 .. 2**63 - 1, as a run's ``--seed``): the deck is shuffled from it,
+      reproducibly, by the game's own shuffle (``sim.rng.hand_deck(seed, 0, hand_id)``:
+      Philox4x64 keyed by the seed, Fisher-Yates): the same ``seed`` and ``hand_id`` deal the
+      same cards, another ``hand_id`` another deck (a loop of hands passes ``hand_id=i``).
+    - ``deck=``: the 52 cards in dealing order, each an int 0..51 or text (``"As"``, ``"Td"``,
+      ``"10d"``; rank 23456789TJQKA, suit cdhs, either case), mixed if need be, or one text of
+      52 cards (``"As Kd ..."``). An explicit deck wins: ``seed`` is then not used
+      (``hand.seed`` is the seed the deck came from, None for an explicit deck).
+
+    ``holes={seat: "AsKd"}`` and ``board="Ah Kd 7c"`` (up to 5 cards, the flop first) put those
+    cards where the dealing order deals them (``sim.dealing``); the other cards keep the order
+    of the deck that ``deck=`` or ``seed=`` gives. Cards as in ``deck=``.
+    """
 
     def __init__(
         self,
@@ -192,7 +317,8 @@ class Hand:
         button: int = 0,
         sb_seat: int | None = None,
         bb_seat: int | None = None,
-        deck: Sequence[int] | np.ndarray | None = None,
+        deck: str | Sequence[int | str] | np.ndarray | None = None,
+        seed: int | None = None,
         antes: Sequence[int] | None = None,
         hand_id: int = 0,
         auto_showdown: bool = True,
@@ -200,11 +326,15 @@ class Hand:
         posts: Sequence[int] | None = None,
         dead: Sequence[int] | None = None,
         free_fold: bool = False,
+        holes: Mapping[int, str | Sequence[int | str]] | None = None,
+        board: str | Sequence[int | str] | None = None,
     ) -> None:
         """``posts``/``dead`` (replayed histories): per seat, chips posted live after the blinds
         (a returning player's big blind; the seat keeps its option) and dead (into the main pot,
         never toward a call); ``free_fold``: accept a fold when checking is free (sites allow
-        it; the simulator never sets it). See ``sim.engine.start_hand_posts``."""
+        it; the simulator never sets it). See ``sim.engine.start_hand_posts``. ``deck`` or
+        ``seed``: see the class docstring. A bad argument raises a one-line ValueError naming
+        it (a card: ``deck[7]: 'Xs' is not a card: expected ...``)."""
         n = config.n_seats
         if len(stacks) != n:
             raise ValueError(f"stacks: expected {n} values (one per seat), got {len(stacks)}")
@@ -224,20 +354,11 @@ class Hand:
             raise ValueError(f"small blind seat {sb_seat}: expected a seat with chips or -1 (dead)")
         if sum(occupied) < 2:
             raise ValueError(f"a hand needs at least 2 players with chips, got {sum(occupied)}")
-        if deck is None:
-            deck_arr = np.arange(52, dtype=np.int64)
-        else:
-            deck_arr = np.asarray(deck, dtype=np.int64)
-            if deck_arr.shape != (52,):
-                raise ValueError(f"deck: expected 52 cards, got {deck_arr.size}")
-            seen: set[int] = set()
-            listed = deck_arr.tolist()
-            for c in (() if sorted(listed) == _ALL_CARDS else listed):
-                if not 0 <= c < 52:
-                    raise ValueError(f"deck: card {c} out of range 0..51")
-                if c in seen:
-                    raise ValueError(f"deck: card {format_card(c)} dealt twice")
-                seen.add(c)
+        deck_arr = _deck(deck, seed, hand_id)
+        dealt: list[int] = []  # the seats dealt, in the dealing order (holes=, board=)
+        if holes or board:
+            dealt = [(button + i) % n for i in range(1, n + 1) if occupied[(button + i) % n]]
+            deck_arr = _place(deck_arr, dealt, holes or {}, board or [])
         if antes is None:
             antes = [config.ante_due(s, bb_seat) if occupied[s] else 0 for s in range(n)]
         if len(antes) != n or any(a < 0 for a in antes):
@@ -252,6 +373,7 @@ class Hand:
                     raise ValueError(f"{name}: seat {s} posts {v} but has no chips")
         self.config = config
         self.hand_id = hand_id
+        self.seed = seed if deck is None else None
         self._S = engine.new_state()
         self._log = engine.new_log(log_rows)
         self._lg = np.zeros(L.LG_SIZE, dtype=np.int64)
@@ -271,6 +393,10 @@ class Hand:
                 np.asarray(extra[0], dtype=np.int64), np.asarray(extra[1], dtype=np.int64),
                 int(free_fold))
         self._check_log()
+        for seat, cards in (holes or {}).items():  # the dealing order is the engine's
+            if self.hole_cards(seat) != tuple(deck_arr[p] for p in _hole_at(dealt, seat)):
+                raise RuntimeError(f"seat {seat} was dealt {format_cards(self.hole_cards(seat))}"
+                                   f", not {cards!r}: sim.dealing and the engine disagree")
 
     # ---- the entry point and the query ----
     def legal_actions(self) -> LegalActions:
@@ -470,10 +596,22 @@ class Hand:
             ))
         return out
 
+    def __repr__(self) -> str:
+        """The hand at a glance, cards as text: ``<Hand 0 flop, seat 1 to act; board Ah Kd
+        7c; holes 0:AsKs 1:7d7c 2:Qh2c; stacks [194, 194, 194]>`` (seats without chips left
+        out of the holes)."""
+        state = ("complete" if self.is_complete
+                 else f"{self.street.name.lower()}, seat {self.to_act} to act")
+        holes = " ".join(f"{s}:{format_cards(self.hole_cards(s))}"
+                         for s in range(self.config.n_seats) if self.starting_stacks[s])
+        return (f"<Hand {self.hand_id} {state}; board {format_cards(self.board, ' ') or '-'}; "
+                f"holes {holes}; stacks {self.stacks}>")
+
     def copy(self) -> Hand:
         other = object.__new__(Hand)
         other.config = self.config
         other.hand_id = self.hand_id
+        other.seed = self.seed
         other._S = self._S.copy()
         other._log = self._log.copy()
         other._lg = np.zeros(L.LG_SIZE, dtype=np.int64)

@@ -50,8 +50,6 @@ from sim.rng import below
 P_RANDOM, P_STATION, P_TAG, P_MANIAC = 0, 1, 2, 3
 N_POLICIES = 4  # the classic bots
 P_NIT, P_REG, P_LAG, P_REC = 4, 5, 6, 7
-POLICY_NAMES = ("random", "calling-station", "tight-aggressive", "maniac", "nit", "regular",
-                "loose-aggressive", "recreational")
 # per style (row policy - P_NIT): open (raise first in) score, limp score (recreational), call a
 # raise score, re-raise score, short-stack shove score, percent value bets with one pair,
 # percent bluffs, percent calls of a bet with nothing, largest price of a call with one pair

@@ -88,7 +88,8 @@ CLASSIC_POPULATION: dict[str, Any] = {
     "leave_above_bb": 0, "tournament_stack_bb": None, "bots": "classic"}
 
 
-def population_fields(preset: str = "default", *, players: str | None = None,
+def population_fields(preset: str = "default", *, base: dict[str, Any] | None = None,
+                      players: str | None = None,
                       format: str | None = None, tournament_pct: int | None = None,
                       stacks: str | None = None, leave_above: int | None = None,
                       tournament_stack: int | None = None,
@@ -97,8 +98,10 @@ def population_fields(preset: str = "default", *, players: str | None = None,
     ``classic``: ``CLASSIC_POPULATION``) overridden by the values given (the command line's
     population options: ``players`` as ``parse_players`` reads it, ``stacks`` as
     ``parse_stacks``; a range of stacks sets the default leave threshold to 3x its maximum).
-    Raises ValueError (one line) on a bad value."""
-    pop: dict[str, Any] = dict(DEFAULT_POPULATION if preset == "default" else CLASSIC_POPULATION)
+    Raises ValueError (one line) on a bad value. ``base`` (a game file's fields:
+    ``cluster.flows.game``) replaces the preset."""
+    pop: dict[str, Any] = dict(base if base is not None else DEFAULT_POPULATION
+                               if preset == "default" else CLASSIC_POPULATION)
     if players is not None:
         pop["players"] = parse_players(players)
     if format is not None:
@@ -139,6 +142,19 @@ FAULTS = (
     "wrong-stream-position",  # deal
 )
 
+
+ANTE_MODES = ("every-player", "big-blind")
+# the built-in bots by policy code (``sim.policies``; docs/export.md, Codes: policies)
+POLICY_NAMES = ("random", "calling-station", "tight-aggressive", "maniac", "nit", "regular",
+                "loose-aggressive", "recreational")
+MAX_LEVELS = 100  # tournament levels a game may give (the last one stays)
+MAX_GAME_NAME = 120
+# the game fields (``RunSpec``, after ``extra``) and their defaults: a spec records one only
+# when it differs, so runs made before game files existed keep their fingerprints
+GAME_DEFAULTS: dict[str, Any] = {
+    "game": None, "ante": 0, "ante_mode": "every-player", "rake_cap": None,
+    "rake_caps_by_players": (), "no_flop_no_drop": True, "raise_cap": 4, "small_bet": None,
+    "big_bet": None, "levels": None, "tournament_ante_mode": "every-player", "bot_mix": None}
 
 MAX_ID = 2**63 - 1  # hand and deck ids are int64 in the log
 MAX_BATCH_SIZE = 2**31 - 1  # rows of one batch file
@@ -195,6 +211,21 @@ class RunSpec:
     inject: str | None = None
     rules: int = RULES  # the engine's rules version (above); only this engine's can be run
     extra: dict[str, Any] = field(default_factory=dict)
+    # --- the game's own schedule (a game file, ``cluster.flows.game``); each is recorded in
+    # the spec only when it differs from its default, so a run without them keeps its
+    # fingerprint (``GAME_DEFAULTS``) ---
+    game: str | None = None  # the game's name, as its file gives it
+    ante: int = 0  # cash: the ante in chips (0: none)
+    ante_mode: str = "every-player"  # cash: who posts it (every-player or big-blind)
+    rake_cap: int | None = None  # cash: the rake cap in chips (None: rake_cap_bb big blinds)
+    rake_caps_by_players: tuple[tuple[int, int], ...] = ()  # ((players dealt in, cap), ...)
+    no_flop_no_drop: bool = True  # cash: no rake from a hand that ends before the flop
+    raise_cap: int = 4  # fixed-limit: full bets and raises a street
+    small_bet: int | None = None  # fixed-limit cash: chips (None: the big blind)
+    big_bet: int | None = None  # fixed-limit cash: chips (None: twice the small bet)
+    levels: tuple[tuple[int, int, int], ...] | None = None  # tournament (sb, bb, ante) a level
+    tournament_ante_mode: str = "every-player"  # with levels: who posts a level's ante
+    bot_mix: tuple[tuple[str, int], ...] | None = None  # (bot name, weight): who the seats draw
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "structures",
@@ -250,6 +281,59 @@ class RunSpec:
             raise ValueError(f"--inject {self.inject!r}: expected one of {', '.join(FAULTS)}")
         if not self.structures:
             raise ValueError("no structure given")
+        self._check_game()
+
+    def _check_game(self) -> None:
+        """The game's schedule fields (normalised to tuples), each in its range (one line)."""
+        if self.small_blind < 1 or self.big_blind < self.small_blind:
+            raise ValueError(f"blinds {self.small_blind}/{self.big_blind}: expected 1 <= small "
+                             "blind <= big blind")
+        if self.game is not None and not (isinstance(self.game, str) and 0 < len(self.game)
+                                          <= MAX_GAME_NAME):
+            raise ValueError(f"game name {self.game!r}: expected 1..{MAX_GAME_NAME} characters")
+        if self.ante < 0:
+            raise ValueError(f"ante {self.ante}: expected >= 0 chips")
+        for name in ("ante_mode", "tournament_ante_mode"):
+            if getattr(self, name) not in ANTE_MODES:
+                raise ValueError(f"{name} {getattr(self, name)!r}: expected one of "
+                                 f"{', '.join(ANTE_MODES)}")
+        if not 0 <= self.rake_bps <= 10_000:
+            raise ValueError(f"rake {self.rake_bps} basis points: expected 0..10,000")
+        if self.rake_cap is not None and (self.rake_cap < 0 or self.rake_cap_bb):
+            raise ValueError(f"rake cap {self.rake_cap} chips: expected >= 0, and no cap in "
+                             f"big blinds beside it (rake_cap_bb {self.rake_cap_bb})")
+        caps = tuple((int(n), int(c)) for n, c in self.rake_caps_by_players)
+        object.__setattr__(self, "rake_caps_by_players", caps)
+        for n, c in caps:
+            if not 2 <= n <= MAX_SEATS or c < 0:
+                raise ValueError(f"rake cap at {n} players: {c}: expected 2..{MAX_SEATS} "
+                                 "players and a cap >= 0 chips")
+        if len({n for n, _ in caps}) != len(caps):
+            raise ValueError("rake caps by players: a player count given twice")
+        if self.raise_cap < 1:
+            raise ValueError(f"raise cap {self.raise_cap}: expected >= 1")
+        sb_, bb_ = self.small_bet, self.big_bet
+        if (sb_ is not None and sb_ < 1) or (bb_ is not None and bb_ < (sb_ or self.big_blind)):
+            raise ValueError(f"fixed-limit bets {sb_}/{bb_}: expected a small bet >= 1 and a "
+                             "big bet >= the small bet")
+        if self.levels is not None:
+            levels = tuple((int(a), int(b), int(c)) for a, b, c in self.levels)
+            object.__setattr__(self, "levels", levels)
+            if not 1 <= len(levels) <= MAX_LEVELS:
+                raise ValueError(f"levels: {len(levels)} given, expected 1..{MAX_LEVELS}")
+            for i, (a, b, c) in enumerate(levels):
+                if not 1 <= a <= b or c < 0:
+                    raise ValueError(f"level {i + 1}: blinds {a}/{b} ante {c}: expected 1 <= "
+                                     "small blind <= big blind and an ante >= 0")
+        if self.bot_mix is not None:
+            mix = tuple((str(n), int(w)) for n, w in self.bot_mix)
+            object.__setattr__(self, "bot_mix", mix)
+            for name, w in mix:
+                if name not in POLICY_NAMES or w < 0:
+                    raise ValueError(f"bot {name!r} weight {w}: expected one of "
+                                     f"{', '.join(POLICY_NAMES)} with a weight >= 0")
+            if len({n for n, _ in mix}) != len(mix) or sum(w for _, w in mix) < 1:
+                raise ValueError("bot mix: a bot named twice, or the weights add up to 0")
 
     def seat_mix(self) -> tuple[tuple[int, int], ...]:
         """((seat count, weight), ...) of the run's tables."""
@@ -308,7 +392,18 @@ class RunSpec:
         d["structures"] = [s.label for s in self.structures]
         if not isinstance(self.players, int):
             d["players"] = [list(x) for x in self.players]  # as JSON gives it back
+        for key, default in GAME_DEFAULTS.items():  # the game's fields only when set
+            if d[key] == default or (isinstance(d[key], tuple) and not d[key] and not default):
+                del d[key]
+        for key in ("rake_caps_by_players", "levels", "bot_mix"):
+            if key in d:
+                d[key] = [list(x) for x in d[key]]
         return d
+
+    @property
+    def cash_rake_cap(self) -> int:
+        """The rake cap of a cash hand in chips (0: none), before the caps by players."""
+        return self.rake_cap if self.rake_cap is not None else self.rake_cap_bb * self.big_blind
 
     def fingerprint(self) -> str:
         """A digest of everything that determines the hands (not of how they are run)."""
@@ -320,6 +415,9 @@ class RunSpec:
         d["structures"] = tuple(Structure.parse(s) for s in d["structures"])
         if isinstance(d.get("players"), list):
             d["players"] = tuple(tuple(x) for x in d["players"])
+        for key in ("rake_caps_by_players", "levels", "bot_mix"):
+            if isinstance(d.get(key), list):
+                d[key] = tuple(tuple(x) for x in d[key])
         spec = cls(**d)
         if spec.batch_size != d.get("batch_size", spec.batch_size):
             # a run recorded before batches were capped at PLAN_BLOCK: its own batch size

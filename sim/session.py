@@ -136,6 +136,9 @@ from sim.rng import (
     shuffle_deck,
     stream_init,
 )
+from sim.runspec import MAX_LEVELS, POLICY_NAMES
+
+N_BOT_NAMES = len(POLICY_NAMES)
 
 # --- P: run parameters ---
 _P = Blocks("params")
@@ -160,6 +163,17 @@ P_BOTS = _P.take("P_BOTS")
 P_BUY_IN_MIN = _P.take("P_BUY_IN_MIN")  # cash minimum buy-in (real population)
 P_LEAVE_ABOVE = _P.take("P_LEAVE_ABOVE")  # cash: a stack above this leaves (0: never; real)
 P_TOURN_STACK = _P.take("P_TOURN_STACK")  # tournament starting stack
+# the game's own schedule (``RunSpec``'s game fields; every one 0 or -1 = today's default)
+P_ANTE = _P.take("P_ANTE")  # cash: the ante in chips (0: none)
+P_ANTE_MODE = _P.take("P_ANTE_MODE")  # cash: its AnteMode (UNIFORM or BIG_BLIND)
+P_RAKE_CAPS_ = _P.take("P_RAKE_CAPS_", MAX_SEATS + 1)  # cash: cap at n players dealt in (-1)
+P_SMALL_BET = _P.take("P_SMALL_BET")  # fixed-limit cash small bet (0: the big blind)
+P_BIG_BET = _P.take("P_BIG_BET")  # fixed-limit cash big bet (0: twice the small bet)
+P_N_LEVELS = _P.take("P_N_LEVELS")  # tournament: levels given (0: LEVEL_MULT of the blinds)
+P_LEVEL_ANTE_MODE = _P.take("P_LEVEL_ANTE_MODE")  # with levels: the AnteMode of their antes
+P_LEVELS_ = _P.take("P_LEVELS_", 3 * MAX_LEVELS)  # (sb, bb, ante) a level
+P_BOT_MIX = _P.take("P_BOT_MIX")  # 1: seats draw from P_BOT_W_ (else the population's draw)
+P_BOT_W_ = _P.take("P_BOT_W_", N_BOT_NAMES)  # weight of each built-in bot
 P_SIZE = _P.size
 
 # --- TS: the current table ---
@@ -332,6 +346,15 @@ def _count_occupied(TS, n):
 
 @njit(cache=True, _nrt=False)
 def _draw_policy(P, rs):
+    if P[P_BOT_MIX] == 1:  # the game's mix: a bot by weight
+        total = 0
+        for p in range(N_BOT_NAMES):
+            total += P[P_BOT_W_ + p]
+        r = below(rs, total)
+        for p in range(N_BOT_NAMES):
+            if r < P[P_BOT_W_ + p]:
+                return p
+            r -= P[P_BOT_W_ + p]
     if P[P_BOTS] == 0:
         return below(rs, N_POLICIES)
     return draw_real_policy(rs)
@@ -374,6 +397,8 @@ def _new_table(TS, P, rs):
         TS[T_ANTE_KIND] = ANTE_BIG_BLIND
     else:
         TS[T_ANTE_KIND] = ANTE_UNIFORM if below(rs, 2) == 0 else ANTE_BIG_BLIND
+    if P[P_N_LEVELS] > 0:  # the game's levels say who antes
+        TS[T_ANTE_KIND] = P[P_LEVEL_ANTE_MODE]
 
 
 @njit(cache=True, _nrt=False)
@@ -617,26 +642,41 @@ def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POT
         TS[T_LIVE_PREV] = _count_occupied(TS, n)
         # blinds and antes of this hand
         level = hand_no // P[P_LEVEL_HANDS] if tournament else 0
-        mult = LEVEL_MULT[min(level, LEVEL_MULT.shape[0] - 1)]
-        bb_amt = P[P_BB] * mult
-        sb_amt = max(1, (P[P_SB] * mult))
         ante = 0
         ante_mode = ANTE_NONE
-        if tournament:
+        if tournament and P[P_N_LEVELS] > 0:  # the game's levels (the last one stays)
+            at = P_LEVELS_ + 3 * min(level, P[P_N_LEVELS] - 1)
+            sb_amt, bb_amt, ante = P[at], P[at + 1], P[at + 2]
+            if ante > 0:
+                ante_mode = TS[T_ANTE_KIND]
+        else:
+            mult = LEVEL_MULT[min(level, LEVEL_MULT.shape[0] - 1)]
+            bb_amt = P[P_BB] * mult
+            sb_amt = max(1, (P[P_SB] * mult))
+        if tournament and P[P_N_LEVELS] == 0:
             if TS[T_ANTE_KIND] == ANTE_UNIFORM and level >= UNIFORM_ANTE_FROM_LEVEL:
                 ante = max(1, bb_amt // 8)
                 ante_mode = ANTE_UNIFORM
             elif TS[T_ANTE_KIND] == ANTE_BIG_BLIND and level >= ANTE_FROM_LEVEL:
                 ante = bb_amt
                 ante_mode = ANTE_BIG_BLIND
+        elif not tournament and P[P_ANTE] > 0:  # the game's cash ante
+            ante = P[P_ANTE]
+            ante_mode = P[P_ANTE_MODE]
+        small_bet = P[P_SMALL_BET] if not tournament and P[P_SMALL_BET] > 0 else bb_amt
+        big_bet = P[P_BIG_BET] if not tournament and P[P_BIG_BET] > 0 else 2 * small_bet
+        rake_cap = P[P_RAKE_CAP]
+        for s in range(n):
+            stacks[s] = TS[T_STACK_ + s]
+        if not tournament and P[P_RAKE_CAPS_ + _count_occupied(TS, n)] >= 0:
+            rake_cap = P[P_RAKE_CAPS_ + _count_occupied(TS, n)]  # the cap at this many players
         hcfg[SMALL_BLIND] = sb_amt
         hcfg[BIG_BLIND] = bb_amt
         hcfg[MIN_BET] = bb_amt
-        hcfg[SMALL_BET] = bb_amt
-        hcfg[BIG_BET] = 2 * bb_amt
-        hcfg[RAKE_CAP] = P[P_RAKE_CAP]
+        hcfg[SMALL_BET] = small_bet
+        hcfg[BIG_BET] = big_bet
+        hcfg[RAKE_CAP] = rake_cap
         for s in range(n):
-            stacks[s] = TS[T_STACK_ + s]
             antes[s] = ante if (s == bb and ante_mode == ANTE_BIG_BLIND) \
                 or ante_mode == ANTE_UNIFORM else 0
         stream_init(rs_deck, P[P_SEED], table_id, hand_no, DECK_PURPOSE)
@@ -709,9 +749,9 @@ def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POT
         H[i, H_RAKE] = S[RAKE]
         H[i, H_N_BOARD] = S[N_BOARD]
         H[i, H_MIN_BET] = bb_amt
-        H[i, H_SMALL_BET] = bb_amt
-        H[i, H_BIG_BET] = 2 * bb_amt
-        H[i, H_RAKE_CAP] = P[P_RAKE_CAP]
+        H[i, H_SMALL_BET] = small_bet
+        H[i, H_BIG_BET] = big_bet
+        H[i, H_RAKE_CAP] = rake_cap
         for k in range(N_CARDS):
             DECK[i, k] = S[DECK_ + k]
         for k in range(BOARD_CARDS):
@@ -814,7 +854,7 @@ def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POT
         counts[C_FL_CAPS] += S[C_FL_CAP]
         counts[C_PL_MAX_RAISES] += S[C_PL_MAX]
         counts[C_SHORT_ALLINS] += S[C_SHORT_ALLIN]
-        if P[P_RAKE_CAP] > 0 and S[RAKE] == P[P_RAKE_CAP]:
+        if rake_cap > 0 and S[RAKE] == rake_cap:
             counts[C_RAKE_CAP_HIT] += 1
         TS[T_HAND] = hand_no + 1
         i += 1

@@ -113,3 +113,27 @@ def test_the_dependency_check_sees_a_missing_dependency() -> None:
                      "def f():\n    import polars\n")
     assert _top_level_imports(tree) == {"numpy", "hypothesis", "typing"}
     assert "hypothesis" not in _declared() and "numpy" in _declared()
+
+
+# a result's verdict fields, read by string key: only the readers of the documents may
+# (``AuditResult.from_dict``, ``ShuffleTest.from_dict``); everything else holds typed records
+_VERDICT_KEYS = re.compile(r"""(\[|\.get\()\s*["'](passed|applicable|example_hand_ids|"""
+                           r"""hands_checked)["']""")
+_READERS = {"audits/result.py", "reports/shuffle.py"}
+
+
+def _verdict_key_reads(text: str) -> list[int]:
+    return [text.count("\n", 0, m.start()) + 1 for m in _VERDICT_KEYS.finditer(text)]
+
+
+def test_audit_results_are_read_by_their_reader_only() -> None:
+    """Audit results, a certificate's audits and a shuffle certificate's tests travel as typed
+    records (issue 32, point 2): no ``r["passed"]`` outside the reader."""
+    found = [f"{_rel(p)}:{line}" for p in _modules() if _rel(p) not in _READERS
+             for line in _verdict_key_reads(p.read_text(encoding="utf-8"))]
+    assert not found, f"verdict fields read by string key outside the readers: {found}"
+
+
+def test_the_reader_check_sees_a_string_key_read() -> None:
+    assert _verdict_key_reads('ok = r["passed"] or not r.get("applicable")\n') == [1, 1]
+    assert _verdict_key_reads("ok = r.passed\n") == []

@@ -4,8 +4,8 @@ A fresh run of the default population (``hands`` no-limit hands in batches of up
 in-process) is exported; each figure is the median of ``repeats`` in CPU seconds of this
 process (every thread: pyarrow decodes and encodes on several):
 
-- build: ``sim.logtables.build_tables`` on the decoded log columns in memory (the export's own
-  work: the compiled kernels and the Arrow tables);
+- build: ``sim.logview.logtables.build_tables`` on the decoded log columns in memory (the
+  export's own work: the compiled kernels and the Arrow tables);
 - encode: the four tables to zstd Parquet in memory;
 - read + build + write: ``cluster.flows.export.run_export`` in-process over the run folder, end to
   end
@@ -21,7 +21,7 @@ import pyarrow as pa
 
 from cluster.bench.timing import median_cpu_seconds
 from cluster.flows.export import encode_table, read_log, run_export
-from sim.logtables import TABLE_NAMES, build_tables
+from sim.logview.logtables import TABLE_NAMES, build_tables
 
 
 def run_export_bench(hands: int = 200_000, repeats: int = 3,

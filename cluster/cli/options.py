@@ -157,9 +157,11 @@ def add_run_options(p: argparse.ArgumentParser, hands: int | None, structure: st
     """The options that define a simulation run (simulate and certify share them)."""
     p.add_argument("--hands", type=integer, required=hands is None, default=hands,
                    help="hands per structure")
-    p.add_argument("--structure", default=structure,
+    p.add_argument("--structure", default=None,
                    choices=["no-limit", "pot-limit", "fixed-limit", "all"],
-                   help="the betting structure (all: each of the three)")
+                   help=f"the betting structure (all: each of the three; default {structure}, "
+                        "or the game file's structures)")
+    p.set_defaults(default_structure=structure)
     add_population_options(p)
     p.add_argument("--seed", type=integer, default=1,
                    help="the run's seed: with philox, every deck is keyed by it")
@@ -182,9 +184,12 @@ def add_run_options(p: argparse.ArgumentParser, hands: int | None, structure: st
 
 
 def add_population_options(p: argparse.ArgumentParser) -> None:
-    """Who sits at the tables (``population_options`` reads them): simulate, certify and
-    regress share them."""
-    p.add_argument("--population", default="default", choices=POPULATIONS,
+    """The game and who sits at the tables (``population_options`` reads them): simulate,
+    certify and regress share them."""
+    p.add_argument("--game", default=None, metavar="FILE.toml",
+                   help="the platform's own game: stakes, rake, tables, buy-ins, tournament "
+                        "structure, bots (docs/game.md); the options below override it")
+    p.add_argument("--population", default=None, choices=POPULATIONS,
                    help="preset the options below start from: default = mixed tables of 2 to "
                         "10 seats, cash and tournaments, buy-ins 20-250 big blinds, real bots; "
                         "classic = 6-seat cash tables of 100 big blinds with stress bots")
@@ -272,7 +277,16 @@ def population_options(args: argparse.Namespace) -> dict[str, Any]:
     of ``--population`` and the options given). Raises ValueError (one line) on a bad value."""
     from sim.runspec import population_fields
 
-    return population_fields(args.population, players=args.players, format=args.format,
+    base = None
+    if getattr(args, "game", None) is not None:
+        from cluster.flows.game import read_game
+
+        if args.population is not None:
+            raise UsageError("--game and --population: choose one (the game file gives the "
+                             "population)")
+        base = read_game(args.game)
+    return population_fields(args.population or "default", base=base, players=args.players,
+                             format=args.format,
                              tournament_pct=args.tournament_pct, stacks=args.stacks,
                              leave_above=args.leave_above,
                              tournament_stack=args.tournament_stack, bots=args.bots)
@@ -285,11 +299,17 @@ def run_spec(args: argparse.Namespace) -> RunSpec:
     from sim.runspec import RunSpec
 
     with as_input(ValueError):
-        structures = (tuple(Structure) if args.structure == "all"
-                      else (Structure.parse(args.structure),))
+        fields = population_options(args)
+        label = args.structure
+        if label is None and "structures" in fields:
+            structures = tuple(Structure.parse(s) for s in fields["structures"])
+        else:
+            label = label or args.default_structure
+            structures = (tuple(Structure) if label == "all" else (Structure.parse(label),))
+        fields.pop("structures", None)
         return RunSpec(hands=args.hands, structures=structures, seed=args.seed,
                        batch_size=args.batch_size, inject=args.inject, generator=args.generator,
-                       **population_options(args))
+                       **fields)
 
 
 def rake_arg(args: argparse.Namespace) -> Any:

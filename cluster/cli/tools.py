@@ -125,12 +125,12 @@ def _add_regress(sub: Any) -> None:
                     help="the git ref (commit, branch, tag) whose engine is compared with this "
                          "working tree's")
     rg.add_argument("--hands", type=o.integer, default=20_000, help="hands per structure")
-    rg.add_argument("--structure", "--structures", dest="structure", nargs="+", default=["all"],
+    rg.add_argument("--structure", "--structures", dest="structure", nargs="+", default=None,
                     metavar="STRUCTURE",
                     help="the betting structure as simulate takes it (no-limit, pot-limit, "
-                         "fixed-limit or all), or several (no-limit fixed-limit): one run "
-                         "each")
-    o.add_population_options(rg)  # simulate's population options, passed to both sides
+                         "fixed-limit or all; default all, or the game file's), or several "
+                         "(no-limit fixed-limit): one run each")
+    o.add_population_options(rg)  # simulate's game and population options, to both sides
     rg.add_argument("--seed", type=o.integer, default=1, help="the seed of both runs")
     rg.add_argument("--batch-size", type=o.integer, default=None, metavar="HANDS",
                     help="hands per batch file (default: simulate's, or fewer hands a batch "
@@ -252,16 +252,24 @@ POPULATION_OPTIONS = ("players", "format", "tournament_pct", "stacks", "leave_ab
 
 
 def regress(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from cluster.regression.regress import run_regress
 
     with o.as_input(ValueError):
-        population = o.population_options(args)
-    sim_args = [] if args.population == "default" else ["--population", args.population]
+        population = o.population_options(args)  # the game file read, the options checked
+    game_structures = population.pop("structures", None)
+    structures = args.structure or (list(game_structures) if game_structures else ["all"])
+    sim_args: list[str] = []
+    if args.game is not None:  # both sides run in their own trees: the file's absolute path
+        sim_args += ["--game", str(Path(args.game).resolve())]
+    if args.population is not None:
+        sim_args += ["--population", args.population]
     for name in POPULATION_OPTIONS:
         value = getattr(args, name)
         if value is not None:
             sim_args += ["--" + name.replace("_", "-"), str(value)]
-    return run_regress(args.baseline, hands=args.hands, structures=args.structure,
+    return run_regress(args.baseline, hands=args.hands, structures=structures,
                        seed=args.seed, population=population, sim_args=sim_args,
                        batch_size=args.batch_size, first=args.first,
                        full_venv=args.full_venv, keep=args.keep, speed=not args.no_speed,

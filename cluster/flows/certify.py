@@ -6,10 +6,12 @@ that the report shows (the engine runs here, in cluster/, never in reports/)."""
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from audits.result import AuditResult, read_results
 from audits.runfolder import storage
 from audits.runfolder.errors import CheckFailed
 
@@ -23,15 +25,15 @@ if TYPE_CHECKING:
 MAX_REPLAYS = 12
 
 
-def failing_histories(run: str | Path, results: list[dict[str, Any]]) -> dict[int, str]:
+def failing_histories(run: str | Path, results: Sequence[AuditResult]) -> dict[int, str]:
     """Readable histories of the first failing hands of each failing audit."""
     from cluster.flows.replay import find_row, replayed_text
 
     out: dict[int, str] = {}
     for r in results:
-        if r["passed"] or not r["applicable"]:
+        if r.ok:
             continue
-        for hid in r["example_hand_ids"][:3]:
+        for hid in r.example_hand_ids[:3]:
             if len(out) >= MAX_REPLAYS or int(hid) in out:
                 continue
             try:
@@ -162,7 +164,7 @@ def _bind_audit(run: Location, audit: dict[str, Any], manifest: dict[str, Any],
     if fresh is None:
         from cluster.flows.reproduce import effective_workers
 
-        names = [str(r["name"]) for r in audit["results"]]
+        names = [r.name for r in read_results(audit)]
         files = audit.get("inputs", {}).get("files") or []
         fresh = audit_run(run, names, workers=effective_workers(len(files), workers, address),
                           address=address, progress=progress)
@@ -224,7 +226,7 @@ def report(run: str | Path, calibration: str | Path | None = DEFAULT_CALIBRATION
                                             sources=sources, name_key=name_key)
     if key is not None:
         refuse_partial_signature(root, audit, manifest, reproduction)
-    written = write_report_files(root, failing_histories(run, audit["results"]), calibration,
+    written = write_report_files(root, failing_histories(run, read_results(audit)), calibration,
                                  reproduction, inputs=(audit, manifest), lab=lab)
     if key is not None:  # the bytes just written, never read back
         folder.write(SIGNATURE_FILE, sign(key, written.certificate_bytes))
@@ -244,7 +246,7 @@ def refuse_partial_signature(run: Location, audit: dict[str, Any], manifest: dic
     from audits.runspec import IMPORT_FORMATS
     from cluster.flows.reproduce import DIFFERS, REPRODUCED
 
-    ran = {str(r.get("name")) for r in audit.get("results") or [] if isinstance(r, dict)}
+    ran = {r.name for r in read_results(audit)}
     missing = [s.name for s in SPECS if s.name not in ran]
     if missing:
         raise SigningRefused(f"{storage.join(run, 'audit.json')}: {len(missing)} audit(s) of a "

@@ -7,10 +7,11 @@
     OUT/export.json                            every part (sha256, bytes, rows), the source
                                                manifest's sha256, the totals: written last
 
-(``OUT`` defaults to ``RUN/tables``; no other folder inside the run is accepted; ``sim.logtables``
-builds the tables and documents every column.) Each batch file is read once, its sha256 and size
-checked against the run's manifest, and parsed from those bytes; it gives one part of each
-table, written under a temporary name and renamed (no half-written part under a final name).
+(``OUT`` defaults to ``RUN/tables``; no other folder inside the run is accepted;
+``sim.logview.logtables`` builds the tables and documents every column.) Each batch file is read
+once, its sha256 and size checked against the run's manifest, and parsed from those bytes; it
+gives one part of each table, written under a temporary name and renamed (no half-written part
+under a final name).
 ``export.json`` is removed first and written last (atomically): a folder without one holds a
 partial export (interrupted) and is not to be read. Parts of a previous export that this one did
 not write are removed at the end. ``export_file`` does one batch file and can be fanned out (Ray
@@ -37,7 +38,7 @@ from audits.io import AuditInputError, run_inputs
 from audits.runfolder import storage
 from audits.runfolder.errors import InputError
 from audits.runfolder.storage import Location
-from sim.logtables import LOG_COLUMNS, TABLE_NAMES, LogTableError, build_tables
+from sim.logview.logtables import LOG_COLUMNS, TABLE_NAMES, LogTableError, build_tables
 
 PART_PREFIX = "part-"
 EXPORT_FILE = "export.json"  # the export's record, written last: absent = a partial export

@@ -24,7 +24,7 @@ from typing import Any
 
 from audits.runfolder.errors import InputError
 
-__all__ = ["RakeError", "RakeSchedule", "parse_rake", "read_rake_schedule"]
+__all__ = ["RakeError", "RakeSchedule", "parse_rake", "read_rake_schedule", "schedule_from_table"]
 
 _KEYS = frozenset({"percent", "cap", "caps_by_players", "no_flop_no_drop", "step", "jackpot",
                    "jackpot_min_pot"})
@@ -129,18 +129,21 @@ def read_rake_schedule(path: str | Path) -> RakeSchedule:
     venues = doc.pop(_VENUES, {})
     if not isinstance(venues, dict):
         raise RakeError(f"--rake-schedule {path}: venues: expected a table of venues")
-    top = _schedule(doc, f"--rake-schedule {path}", {})
+    top = schedule_from_table(doc, f"--rake-schedule {path}", {})
     by_venue: dict[str, RakeSchedule] = {}
     for name, sub in venues.items():
         if not isinstance(sub, dict) or not name.strip():
             raise RakeError(f"--rake-schedule {path}: venues.{name!r}: expected a table of the "
                             "schedule's keys")
-        by_venue[name] = _schedule(dict(sub), f"--rake-schedule {path}: venues.{name!r}", doc)
+        by_venue[name] = schedule_from_table(dict(sub), f"--rake-schedule {path}: "
+                                                        f"venues.{name!r}", doc)
     return replace(top, venues=by_venue)
 
 
-def _schedule(doc: dict[str, Any], where: str, base: dict[str, Any]) -> RakeSchedule:
-    """One schedule's keys (``base``: the top level's, for a venue's keys left out)."""
+def schedule_from_table(doc: dict[str, Any], where: str, base: dict[str, Any]
+                        ) -> RakeSchedule:
+    """One schedule's keys, a TOML table as ``tomllib`` gives it (``base``: the top level's,
+    for a venue's keys left out; the game file's ``[rake]``: ``cluster.flows.game``)."""
     extra = sorted(set(doc) - _KEYS)
     if extra:
         raise RakeError(f"{where}: unknown key {extra[0]!r} (expected "

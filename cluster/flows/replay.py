@@ -2,11 +2,12 @@
 
 The row is found with a dataset filter on ``hand_id`` over the run folder's log as every command
 reads it (``RunFolder.log_files``: a log file the manifest does not list fails the replay as it
-fails the audit, ``UnlistedFileError``), and rebuilt by ``sim.row_replay.replay_row``
+fails the audit, ``UnlistedFileError``), and rebuilt by ``sim.logview.row_replay.replay_row``
 (table config, starting stacks, positions, deck, antes; the logged player actions applied in
 order), which must end with the logged stacks, rake and board. The hand is then printed as a
-history (``sim.hand_text.format_hand``) or as PHH (``sim.histories.read.phh.hand_to_phh``), which
-``holdem phh verify`` accepts. No poker logic lives here.
+history (``sim.logview.hand_text.format_hand``) or as PHH
+(``sim.histories.read.phh.hand_to_phh``), which ``holdem phh verify`` accepts. No poker logic
+lives here.
 
 Ids people can type (``resolve_hand``): a simulated hand's id packs its structure in bits 40..
 (no-limit 0, pot-limit 1, fixed-limit 2) above its number in the structure's stream, so
@@ -118,8 +119,8 @@ def replayed_text(row: dict[str, Any]) -> str:
     """A logged row played again by the clean engine, as a readable history, with what the log
     says where it ends the hand otherwise (its stacks). Raises ValueError when the clean engine
     cannot replay it."""
-    from sim.hand_text import format_hand
-    from sim.row_replay import replay_row
+    from sim.logview.hand_text import format_hand
+    from sim.logview.row_replay import replay_row
 
     hand = replay_row(row, check=False)
     text = format_hand(hand)
@@ -179,9 +180,10 @@ def _unreadable(run: str | os.PathLike[str], filesystem: pafs.FileSystem | None,
 
 
 def replay_row_or_mismatch(row: dict[str, Any]) -> Hand:
-    """The logged hand rebuilt and played again (``sim.row_replay.replay_row``, which checks the
-    finishing stacks, rake and board). Raises ReplayMismatch when the row does not replay."""
-    from sim.row_replay import replay_row
+    """The logged hand rebuilt and played again (``sim.logview.row_replay.replay_row``, which
+    checks the finishing stacks, rake and board). Raises ReplayMismatch when the row does not
+    replay."""
+    from sim.logview.row_replay import replay_row
 
     try:
         return replay_row(row, check=True)
@@ -205,8 +207,8 @@ def replay_hand(run: str | os.PathLike[str], hand_id: int, *, phh: bool = False,
                 filesystem: pafs.FileSystem | None = None) -> str:
     """The history text (or PHH text) of one hand of a run, after checking that it replays."""
     from cluster.flows.simulate import RunFolderError
-    from sim.hand_text import format_hand
     from sim.histories.read.phh import hand_to_phh
+    from sim.logview.hand_text import format_hand
 
     row = find_row(run, hand_id, filesystem)
     null = next((k for k, v in row.items() if k not in ("fault", "deck") and _holds_null(v)),

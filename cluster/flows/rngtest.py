@@ -28,10 +28,13 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from audits.runfolder import storage
 from reports.certificate import Certificate
+
+if TYPE_CHECKING:
+    from audits.sp80022 import NistBattery
 
 BATTERY = "dieharder"
 # the tests dieharder rates "Good", less the slowest (17, the GCD test: 8 GB and 90 s here) and
@@ -123,7 +126,7 @@ NIST_BITS, NIST_SEQUENCES = 1_000_000, 100  # SP 800-22 (4.2.1): m >= 1 / alpha 
 
 
 def nist_battery(generator: str, stream: str, seed: int, n: int = NIST_BITS,
-                 m: int = NIST_SEQUENCES) -> dict[str, Any]:
+                 m: int = NIST_SEQUENCES) -> NistBattery:
     """NIST SP 800-22's tests (``audits.sp80022``) on the first ``m`` sequences of ``n`` bits of
     the stream dieharder reads."""
     from audits.sp80022 import battery
@@ -186,10 +189,10 @@ def rng_test(generator: str, out: str | os.PathLike[str], *, stream: str = "raw"
                                 f"dieharder tests, {len(failed)} FAILED, {len(weak)} WEAK "
                                 "(about 1 in 100 expected WEAK for a fair generator)")
     nist = nist_battery(generator, stream, seed)
-    cert["nist"] = nist
-    failed_nist = [t["name"] for t in nist["tests"] if not t["passed"]]
-    cert["verdict_text"] += (f"; NIST SP 800-22 ({len(nist['tests'])} of its tests on "
-                             f"{nist['sequences']} sequences of {nist['bits']:,} bits): "
+    cert["nist"] = nist.to_dict()
+    failed_nist = nist.failed
+    cert["verdict_text"] += (f"; NIST SP 800-22 ({len(nist.tests)} of its tests on "
+                             f"{nist.sequences} sequences of {nist.bits:,} bits): "
                              + (f"FAILED {', '.join(failed_nist)}" if failed_nist else
                                 "every test within the acceptable proportion"))
     if failed_nist:

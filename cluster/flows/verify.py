@@ -31,6 +31,7 @@ from typing import Any
 
 from audits import runfolder
 from audits.integrity import check_inputs, folder_mismatch
+from audits.result import ResultError, read_results
 from audits.runfolder import (
     CERTIFICATE,
     REPORT_FILES,
@@ -45,6 +46,7 @@ from audits.runfolder.lock import leftovers
 from audits.runner import AUDIT_FILE
 from audits.runspec import IMPORT_FORMATS
 from cluster.flows.reproduce import first_difference
+from reports.certificate import CertifiedAudit
 from reports.imports import load_import
 from reports.inputs import ReportInputError, load_inputs
 from reports.render import build_run_certificate
@@ -274,7 +276,7 @@ def _reaudit(root: storage.Location, audit: dict[str, Any], manifest: dict[str, 
     from cluster.flows.reproduce import effective_workers
 
     t0 = time.perf_counter()
-    names = [str(r.get("name")) for r in audit.get("results") or [] if isinstance(r, dict)]
+    names = [r.name for r in read_results(audit)]
     files = (audit.get("inputs") or {}).get("files") or []
     fresh = audit_run(str(root), names, workers=effective_workers(len(files), workers, address),
                       address=address, progress=False)
@@ -354,8 +356,13 @@ def verify_run(run: str | os.PathLike[str], public_key: str | None = None, *,
     # the calibration evidence beside each audit comes from `holdem calibrate`'s file, not from
     # this run: informational, carried over (a signature covers it like every other field)
     for mine, theirs in zip(expected["audits"], cert.get("audits") or [], strict=False):
-        if isinstance(theirs, dict) and theirs.get("name") == mine["name"] and (
-                "calibration" in theirs):
+        if not isinstance(theirs, dict) or "calibration" not in theirs:
+            continue
+        try:
+            same = CertifiedAudit.from_dict(theirs).result.name == mine["name"]
+        except ResultError:
+            same = False  # not an entry the certificate writes: the comparison names it
+        if same:
             mine["calibration"] = theirs["calibration"]
     if claim is None and "reproduction" not in cert:  # a certificate issued before it
         del expected["reproduction"]

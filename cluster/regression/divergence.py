@@ -107,8 +107,8 @@ def compare_rows(ra: dict[str, Any], rb: dict[str, Any]) -> list[tuple[str, str]
 
 
 def _history(row: dict[str, Any]) -> str | None:
-    from sim.hand_text import format_hand
-    from sim.row_replay import replay_row
+    from sim.logview.hand_text import format_hand
+    from sim.logview.row_replay import replay_row
 
     try:
         return format_hand(replay_row(row, check=False))

@@ -243,6 +243,8 @@ def plan_spec(hands: int, units: Sequence[str], seed: int, population: dict[str,
     structures = tuple(Structure) if units == ["all"] else tuple(Structure.parse(u)
                                                                   for u in units)
 
+    population = {k: v for k, v in population.items() if k != "structures"}  # the units'
+
     def spec(size: int | None) -> Any:
         try:
             extra: dict[str, Any] = {} if size is None else {"batch_size": size}

@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 from sim.digest import with_digests
 from sim.hand import Hand
 from sim.histories.rows.reference import showdown_and_pots
-from sim.row_replay import replay_row
+from sim.logview.row_replay import replay_row
 
 Row = dict[str, Any]
 

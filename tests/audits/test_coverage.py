@@ -89,7 +89,7 @@ def _replayed(rows: list[dict]) -> dict[str, int]:
     """Counts of betting paths from the engine's own legal ranges, replaying each hand (an
     independent computation: the audit's referee never calls the engine)."""
     from sim.hand import Action, Hand
-    from sim.row_replay import config_from_row
+    from sim.logview.row_replay import config_from_row
 
     out = dict.fromkeys(("min_raise", "pl_max_raise", "bb_option_raise", "walk"), 0)
     for r in rows:

@@ -50,9 +50,10 @@ def test_published_examples(test: Callable[..., float], bits: str, kwargs: dict[
 def test_battery_passes_fair_bits_and_fails_biased_ones() -> None:
     rng = np.random.default_rng(7)
     fair = S.battery(rng.integers(0, 256, 12_500 * 10, dtype=np.uint8).tobytes(), 100_000, 10)
-    assert fair["passed"], fair
+    assert fair.passed, fair
     biased = rng.integers(0, 256, 12_500 * 10, dtype=np.uint8) | 1  # every 8th bit set
     res = S.battery(biased.tobytes(), 100_000, 10)
-    assert not res["passed"]
-    assert not next(t for t in res["tests"] if t["name"] == "frequency")["passed"]
+    assert not res.passed and "frequency" in res.failed
+    assert not res.test("frequency").passed
+    assert res.to_dict()["passed"] is False
     assert S.min_proportion(10) == pytest.approx(0.8956, abs=1e-4)

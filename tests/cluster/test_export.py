@@ -21,7 +21,7 @@ from cluster.flows import export as export_mod
 from cluster.flows.export import EXPORT_FILE, run_export
 from cluster.flows.simulate import run_simulate
 from sim.config import Structure
-from sim.logtables import TABLE_NAMES, TABLE_SCHEMAS, describe_codes, describe_tables
+from sim.logview.logtables import TABLE_NAMES, TABLE_SCHEMAS, describe_codes, describe_tables
 from sim.runspec import DEFAULT_POPULATION, RunSpec
 
 EXPORT_DOC = Path(__file__).resolve().parents[2] / "docs" / "export.md"

@@ -157,7 +157,7 @@ def test_regress_takes_simulates_option_names_and_forms(
         capsys: pytest.CaptureFixture[str]) -> None:
     parser = build_parser()
     sim, reg = _option_table(parser, "simulate"), _option_table(parser, "regress")
-    shared = ["--hands", "--structure", "--population", "--players", "--format",
+    shared = ["--hands", "--structure", "--game", "--population", "--players", "--format",
               "--tournament-pct", "--stacks", "--leave-above", "--tournament-stack", "--bots",
               "--seed", "--batch-size"]
     for name in shared:

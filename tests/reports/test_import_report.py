@@ -67,12 +67,14 @@ def test_import_json_is_bound_to_the_certificate(reported: Path, tmp_path: Path,
 
 
 def test_without_a_schedule_the_rake_is_said_not_checked() -> None:
+    from audits.result import AuditResult
     from reports.imports import outcome_limitations
 
-    audit = {"results": [{"name": "outcome", "applicable": True, "details": {
+    audit = {"results": [AuditResult("outcome", True, 6, 0, details={
         "classes": {"exact": 3, "rake (no schedule: not checked)": 1,
                     "convention:zeros": 2},
-        "notes": {"pots contested by unrecorded cards (amounts checked, winners not)": 4}}}]}
+        "notes": {"pots contested by unrecorded cards (amounts checked, winners not)": 4}}
+    ).to_dict()]}
     text = " ".join(outcome_limitations(audit))
     assert "The rake of 1 hand: no rake schedule was given" in text
     assert "2 hands whose winnings are all zeros" in text

@@ -10,8 +10,8 @@ import pytest
 from sim.batch import simulate_batch
 from sim.config import Structure
 from sim.digest import hand_digests
+from sim.logview.row_replay import replay_row
 from sim.rng import hand_deck
-from sim.row_replay import replay_row
 from sim.runspec import RunSpec
 from sim.schema import HAND_SCHEMA, decode_actions
 

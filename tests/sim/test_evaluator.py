@@ -218,15 +218,20 @@ def test_bad_input() -> None:
         evaluate([0, 1, 2, 3])
     with pytest.raises(ValueError, match="got 8"):
         evaluate(list(range(8)))
-    with pytest.raises(ValueError, match="bad card 52"):
+    with pytest.raises(ValueError, match=r"^cards\[4\]: 52 is not a card: expected an int 0..51"):
         evaluate([0, 1, 2, 3, 52])
-    with pytest.raises(ValueError, match="bad card -1"):
+    with pytest.raises(ValueError, match=r"^cards\[4\]: -1 is not a card"):
         evaluate([0, 1, 2, 3, -1, 7])
     with pytest.raises(ValueError, match="As dealt twice"):
         evaluate([51, 0, 1, 2, 3, 51])
-    with pytest.raises(TypeError):
+    with pytest.raises(ValueError, match=r"^cards\[4\]: 4.0 is not a card"):
         evaluate([0, 1, 2, 3, 4.0])  # type: ignore[list-item]
+    with pytest.raises(ValueError, match=r"^cards\[2\]: 'Qx' is not a card: .* suit in cdhs"):
+        evaluate("As Ks Qx Js Ts")
     assert evaluate(np.array([48, 49, 50, 51, 44])) == strength(Q4, "A", "K")
+    # text cards, as one text or a list, mixed with ints
+    assert evaluate("Ac Ad Ah As Kc") == evaluate(["Ac", 49, "ah", "AS", "Kc"]) == strength(
+        Q4, "A", "K")
 
 
 # --- agreement with phevaluator --------------------------------------------------------------

@@ -8,8 +8,8 @@ import pytest
 from sim.batch import simulate_batch
 from sim.config import Structure
 from sim.evaluator import evaluate7
+from sim.logview.row_replay import RowReplayError, replay_row
 from sim.rng import hand_deck
-from sim.row_replay import RowReplayError, replay_row
 from sim.runspec import FAULTS, RunSpec
 
 

@@ -1,5 +1,5 @@
-"""``sim.logtables``: the four export tables agree, hand by hand, with the raw log they come from,
-over random hands of every structure, cash and tournament, 2 to 10 seats of the default
+"""``sim.logview.logtables``: the four export tables agree, hand by hand, with the raw log they
+come from, over random hands of every structure, cash and tournament, 2 to 10 seats of the default
 population (side pots, uncalled returns, all-ins, heads-up and dead positions)."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from sim.cards import format_card
 from sim.config import Structure
 from sim.evaluator import HandCategory
 from sim.layout import EventKind
-from sim.logtables import (
+from sim.logview.logtables import (
     ACTION_LABELS,
     CATEGORY_NAMES,
     POSITION_NAMES,
@@ -24,8 +24,7 @@ from sim.logtables import (
     LogTableError,
     build_tables,
 )
-from sim.policies import POLICY_NAMES
-from sim.runspec import DEFAULT_POPULATION, RunSpec
+from sim.runspec import DEFAULT_POPULATION, POLICY_NAMES, RunSpec
 from sim.schema import decode_actions
 
 BATCHES = 4
@@ -214,7 +213,7 @@ def test_a_zero_chip_pot_has_a_winner_who_won_no_chips() -> None:
 
 
 def test_no_code_table_of_the_readme_has_an_empty_code_column() -> None:
-    from sim.logtables import describe_codes
+    from sim.logview.logtables import describe_codes
 
     for line in describe_codes().splitlines():
         if line.startswith("|") and not line.startswith("|---"):
@@ -222,7 +221,7 @@ def test_no_code_table_of_the_readme_has_an_empty_code_column() -> None:
 
 
 def test_unknown_hole_cards_are_documented_as_they_are_written() -> None:
-    from sim.logtables import HOLE_NAMES
+    from sim.logview.logtables import HOLE_NAMES
 
     unknown = HOLE_NAMES[0]  # both cards -1: index (-1 + 1) * 53 + (-1 + 1)
     assert unknown == "?? ??"

@@ -12,7 +12,7 @@ import pytest
 from cluster.cli import build_parser, main, population_options
 from sim.batch import simulate_batch
 from sim.config import Structure
-from sim.row_replay import replay_row
+from sim.logview.row_replay import replay_row
 from sim.runspec import DEFAULT_POPULATION, PLAN_BLOCK, RunSpec, parse_players, parse_stacks
 
 HANDS = 24_000  # per structure, in batches of BATCH: several seat counts and both formats

@@ -25,7 +25,7 @@ def _kinds(h: Hand) -> list[tuple[int, EventKind, int, int]]:
 def test_dead_blind_is_dead_money_not_a_bet() -> None:
     # Ongame 1000nl [2]: p3 posts 5 dead at 5/10, calls 10 (the dead 5 does not count)
     h = Hand(CFG, [714, 1015, 1000, 1244, 3324], button=4, sb_seat=0, bb_seat=1,
-             dead=[0, 0, 5, 0, 0])
+             dead=[0, 0, 5, 0, 0], seed=1)
     assert _kinds(h) == [(0, EventKind.SMALL_BLIND, 5, 5), (1, EventKind.BIG_BLIND, 10, 10),
                          (2, EventKind.DEAD_BLIND, 0, 5)]
     la = h.legal_actions()
@@ -46,7 +46,7 @@ def test_dead_blind_is_dead_money_not_a_bet() -> None:
 
 
 def test_dead_poster_who_folds_leaves_the_money_in_the_pot() -> None:
-    h = Hand(CFG, [100] * 5, button=4, sb_seat=0, bb_seat=1, dead=[0, 0, 0, 5, 0])
+    h = Hand(CFG, [100] * 5, button=4, sb_seat=0, bb_seat=1, dead=[0, 0, 0, 5, 0], seed=1)
     for a in (Action.fold(2), Action.fold(3), Action.fold(4), Action.fold(0)):
         h.apply(a)
     assert h.is_complete
@@ -57,7 +57,7 @@ def test_dead_poster_who_folds_leaves_the_money_in_the_pot() -> None:
 
 def test_live_post_keeps_the_option() -> None:
     # a live big blind from seat 3 (a returning player): it is on the street ...
-    h = Hand(CFG, [100] * 5, button=4, sb_seat=0, bb_seat=1, posts=[0, 0, 0, 10, 0])
+    h = Hand(CFG, [100] * 5, button=4, sb_seat=0, bb_seat=1, posts=[0, 0, 0, 10, 0], seed=1)
     assert _kinds(h)[-1] == (3, EventKind.POST, 10, 10)
     h.apply(Action.check_call(2))
     la = h.legal_actions()
@@ -74,7 +74,7 @@ def test_live_post_keeps_the_option() -> None:
 
 def test_live_poster_first_to_act_may_check_and_reraise_after_a_raise() -> None:
     # the poster left of the big blind acts first with its post already in
-    h = Hand(CFG, [100] * 5, button=4, sb_seat=0, bb_seat=1, posts=[0, 0, 10, 0, 0])
+    h = Hand(CFG, [100] * 5, button=4, sb_seat=0, bb_seat=1, posts=[0, 0, 10, 0, 0], seed=1)
     la = h.legal_actions()
     assert la.seat == 2 and la.can_check and not la.can_fold
     h.apply(Action.check_call(2))
@@ -90,7 +90,7 @@ def test_live_poster_first_to_act_may_check_and_reraise_after_a_raise() -> None:
 def test_all_in_posts_and_side_pots() -> None:
     # seat 2 has 4 chips: its dead post (5 due) takes them all; seat 3 posts live 10 with 30
     h = Hand(CFG, [100, 100, 4, 30, 100], button=4, sb_seat=0, bb_seat=1,
-             posts=[0, 0, 0, 10, 0], dead=[0, 0, 5, 0, 0])
+             posts=[0, 0, 0, 10, 0], dead=[0, 0, 5, 0, 0], seed=1)
     assert _kinds(h)[2:] == [(3, EventKind.POST, 10, 10), (2, EventKind.DEAD_BLIND, 0, 4)]
     assert h.stacks[2] == 0 and h.to_act == 3  # seat 2 is all-in: it never acts
     h.apply(Action.raise_to(3, 30))  # all-in
@@ -111,7 +111,7 @@ def test_all_in_posts_and_side_pots() -> None:
 def test_dead_money_joins_the_main_pot_of_a_short_all_in_caller() -> None:
     # seat 2 posts 5 dead and goes all-in calling for 15 more; seats 3 and 1 go on
     h = Hand(CFG, [100, 100, 20, 100, 100], button=4, sb_seat=0, bb_seat=1,
-             dead=[0, 0, 5, 0, 0])
+             dead=[0, 0, 5, 0, 0], seed=1)
     h.apply(Action.check_call(2))  # calls 10
     h.apply(Action.raise_to(3, 40))
     h.apply(Action.fold(4))
@@ -130,12 +130,12 @@ def test_dead_money_joins_the_main_pot_of_a_short_all_in_caller() -> None:
 
 
 def test_fold_while_checking_is_free_only_with_the_flag() -> None:
-    h = Hand(CFG, [100] * 5, button=4)
+    h = Hand(CFG, [100] * 5, button=4, seed=1)
     for s in (2, 3, 4, 0):
         h.apply(Action.check_call(s))
     with pytest.raises(IllegalAction, match="check instead of folding"):
         h.apply(Action.fold(1))
-    h = Hand(CFG, [100] * 5, button=4, free_fold=True)
+    h = Hand(CFG, [100] * 5, button=4, free_fold=True, seed=1)
     for s in (2, 3, 4, 0):
         h.apply(Action.check_call(s))
     assert not h.legal_actions().can_fold  # never offered: the bots never take it
@@ -145,11 +145,12 @@ def test_fold_while_checking_is_free_only_with_the_flag() -> None:
 
 def test_posts_are_validated() -> None:
     with pytest.raises(ValueError, match="ante trimming"):
-        Hand(TableConfig(n_seats=3, small_blind=1, big_blind=2), [50] * 3, dead=[0, 0, 1])
+        Hand(TableConfig(n_seats=3, small_blind=1, big_blind=2), [50] * 3, dead=[0, 0, 1], seed=1)
     with pytest.raises(ValueError, match="seat 2 posts 2 but has no chips"):
-        Hand(CFG, [50, 50, 0, 50, 50], button=4, sb_seat=0, bb_seat=1, posts=[0, 0, 2, 0, 0])
+        Hand(CFG, [50, 50, 0, 50, 50], button=4, sb_seat=0, bb_seat=1, posts=[0, 0, 2, 0, 0],
+             seed=1)
     with pytest.raises(ValueError, match="posts: expected 5 whole amounts"):
-        Hand(CFG, [50] * 5, posts=[0, -1, 0, 0, 0])
+        Hand(CFG, [50] * 5, posts=[0, -1, 0, 0, 0], seed=1)
 
 
 def test_posts_are_logged_events() -> None:
@@ -190,9 +191,9 @@ def test_no_posts_plays_exactly_as_start_hand() -> None:
 
 def test_posts_round_trip_through_phh() -> None:
     """A hand with posts written as PHH (negative entries) replays to the same stacks."""
-    from sim.hand_text import format_hand
     from sim.histories.read.phh import hand_to_phh, loads_phh
     from sim.histories.replay.reference import replay
+    from sim.logview.hand_text import format_hand
 
     h = Hand(CFG, [100] * 5, button=4, sb_seat=0, bb_seat=1, posts=[0, 0, 0, 10, 0],
              dead=[0, 0, 0, 5, 3], deck=list(range(52)))

@@ -362,7 +362,8 @@ def test_hand_to_phh_format() -> None:
 
 def test_hand_to_phh_heads_up_order() -> None:
     cfg = TableConfig(n_seats=4, small_blind=1, big_blind=2, ante=1, ante_mode=AnteMode.BIG_BLIND)
-    h = Hand(cfg, [0, 50, 0, 80], button=3)  # seat 3: button + small blind; seat 1: big blind
+    # seat 3: button + small blind; seat 1: big blind
+    h = Hand(cfg, [0, 50, 0, 80], button=3, seed=1)
     h.apply(Action.fold(3))
     text = hand_to_phh(h)
     assert "starting_stacks = [50, 80]" in text  # p1 is the big blind

@@ -26,7 +26,7 @@ from audits.runfolder.errors import InputError
 from sim.cards import N_CARDS, RANKS, SUITS, format_card
 from sim.evaluator import CATEGORY_SHIFT, HandCategory
 from sim.layout import EventKind, Street
-from sim.policies import POLICY_NAMES
+from sim.runspec import POLICY_NAMES
 from sim.schema import ACTION_DTYPE, ACTION_RECORD_BYTES, SEAT_MASK_BITS
 
 TABLE_NAMES = ("hands", "seats", "actions", "pots")

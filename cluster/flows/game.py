@@ -1,0 +1,279 @@
+"""A platform's own game, from a TOML file (``--game FILE`` of simulate, certify and regress):
+its structures and stakes, rake, tables, buy-ins, tournament structure and bots, read strictly
+into the ``RunSpec`` fields that make the hands (docs/game.md has the format).
+
+``read_game(path)`` returns those fields as keyword arguments of ``RunSpec``; anything it cannot
+use raises ``GameError``: one line naming the file and the key (``[stakes] big_blind``) and what
+was expected. A key the simulator does not model yet (prize payouts, re-buys, straddles, levels
+by time) is refused by name with the reason, never ignored. Keys the file leaves out take the
+command line's defaults (``sim.runspec.DEFAULT_POPULATION`` and ``RunSpec``'s), so a game file
+with only ``[stakes]`` is today's game at its own blinds.
+
+The ``[rake]`` table is the import's rake schedule format (``cluster.flows.rake``; percent of
+the pot, ``cap``, ``caps_by_players``, ``no_flop_no_drop``), its amounts in chips.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from audits.runfolder.errors import InputError
+from cluster.flows.rake import RakeError, schedule_from_table
+
+__all__ = ["GameError", "read_game", "parse_game"]
+
+MAX_BYTES = 1_000_000
+# table -> its keys
+KEYS: dict[str, frozenset[str]] = {
+    "": frozenset({"name", "structures", "stakes", "rake", "tables", "cash", "tournament",
+                   "bots"}),
+    "stakes": frozenset({"small_blind", "big_blind", "ante", "ante_mode", "small_bet",
+                         "big_bet", "raise_cap"}),
+    "tables": frozenset({"players", "format", "tournament_pct", "hands_per_table",
+                         "leave_ppm", "timeout_ppm"}),
+    "cash": frozenset({"buy_in_bb", "leave_above_bb"}),
+    "tournament": frozenset({"starting_stack", "level_hands", "levels", "ante_mode"}),
+    "bots": frozenset({"population", "mix"}),
+}
+# keys a platform may expect that the simulator does not model yet: refused with the reason
+NOT_MODELLED: dict[str, str] = {
+    "stakes.straddle": "straddles are not simulated",
+    "tournament.payouts": "prize payouts are not simulated (the log holds chips, not prizes)",
+    "tournament.prizes": "prize payouts are not simulated (the log holds chips, not prizes)",
+    "tournament.rebuys": "tournament re-buys are not simulated",
+    "tournament.add_ons": "tournament add-ons are not simulated",
+    "tournament.addons": "tournament add-ons are not simulated",
+    "tournament.level_minutes": "levels by time are not simulated (a level is a number of "
+                                "hands: level_hands)",
+    "tournament.level_seconds": "levels by time are not simulated (a level is a number of "
+                                "hands: level_hands)",
+    "rake.step": "the simulator rakes whole chips (step 1); another step is not simulated",
+    "rake.jackpot": "a jackpot drop is not simulated",
+    "rake.jackpot_min_pot": "a jackpot drop is not simulated",
+}
+STRUCTURES = ("no-limit", "pot-limit", "fixed-limit")
+
+
+class GameError(InputError):
+    """An unusable game file (one line naming the file and the key)."""
+
+
+def read_game(path: str | Path) -> dict[str, Any]:
+    """The ``RunSpec`` keyword arguments of a game file (module docstring)."""
+    where = f"--game {path}"
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as e:
+        raise GameError(f"{where}: cannot read it ({e.strerror or e})") from None
+    if len(raw) > MAX_BYTES:
+        raise GameError(f"{where}: larger than 1 MB")
+    try:
+        doc = tomllib.loads(raw.decode("utf-8"), parse_float=Decimal)
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        raise GameError(f"{where}: not TOML ({str(e).splitlines()[0]})") from None
+    return parse_game(doc, where)
+
+
+def _int(v: Any, key: str, where: str, lo: int = 0, hi: int | None = None) -> int:
+    if isinstance(v, bool) or not isinstance(v, int) or v < lo or (hi is not None and v > hi):
+        bound = f"{lo}..{hi:,}" if hi is not None else f">= {lo}"
+        raise GameError(f"{where}: {key}: {v!r}: expected an integer {bound}")
+    return v
+
+
+def _str(v: Any, key: str, where: str, choices: tuple[str, ...]) -> str:
+    if not isinstance(v, str) or v not in choices:
+        raise GameError(f"{where}: {key}: {v!r}: expected one of {', '.join(choices)}")
+    return v
+
+
+def _table(doc: dict[str, Any], name: str, where: str) -> dict[str, Any]:
+    sub = doc.get(name, {})
+    if not isinstance(sub, dict):
+        raise GameError(f"{where}: {name}: expected a table ([{name}])")
+    for key in sub:
+        full = f"{name}.{key}"
+        if full in NOT_MODELLED:
+            raise GameError(f"{where}: [{name}] {key}: {NOT_MODELLED[full]}")
+        if name in KEYS and key not in KEYS[name]:
+            raise GameError(f"{where}: [{name}] {key}: unknown key (expected "
+                            f"{', '.join(sorted(KEYS[name]))})")
+    return sub
+
+
+def parse_game(doc: dict[str, Any], where: str = "game") -> dict[str, Any]:
+    """The ``RunSpec`` keyword arguments of a parsed game document (``read_game``)."""
+    from sim.runspec import (
+        ANTE_MODES,
+        DEFAULT_POPULATION,
+        MAX_GAME_NAME,
+        MAX_LEVELS,
+        POLICY_NAMES,
+        parse_players,
+    )
+
+    for key in doc:
+        if key not in KEYS[""]:
+            raise GameError(f"{where}: {key}: unknown key (expected "
+                            f"{', '.join(sorted(KEYS['']))})")
+    out: dict[str, Any] = dict(DEFAULT_POPULATION)
+    name = doc.get("name")
+    if name is not None:
+        if not isinstance(name, str) or not 0 < len(name.strip()) <= MAX_GAME_NAME:
+            raise GameError(f"{where}: name: expected a text of 1..{MAX_GAME_NAME} characters")
+        out["game"] = name.strip()
+    if "structures" in doc:
+        st = doc["structures"]
+        if not isinstance(st, list) or not st or any(s not in STRUCTURES for s in st) \
+                or len(set(st)) != len(st):
+            raise GameError(f"{where}: structures: {st!r}: expected a list of distinct "
+                            f"structures of {', '.join(STRUCTURES)}")
+        out["structures"] = tuple(st)
+
+    stakes = _table(doc, "stakes", where)
+    w = f"{where}: [stakes]"
+    sb = _int(stakes.get("small_blind", 1), "small_blind", w, 1)
+    bb = _int(stakes.get("big_blind", 2 * sb if "small_blind" in stakes else 2), "big_blind",
+              w, 1)
+    if bb < sb:
+        raise GameError(f"{w}: big_blind {bb}: expected at least the small blind ({sb})")
+    out["small_blind"], out["big_blind"] = sb, bb
+    if "ante" in stakes:
+        out["ante"] = _int(stakes["ante"], "ante", w, 0)
+    if "ante_mode" in stakes:
+        out["ante_mode"] = _str(stakes["ante_mode"], "ante_mode", w, ANTE_MODES)
+    if "small_bet" in stakes:
+        out["small_bet"] = _int(stakes["small_bet"], "small_bet", w, 1)
+    if "big_bet" in stakes:
+        out["big_bet"] = _int(stakes["big_bet"], "big_bet", w, out.get("small_bet", bb))
+    if "raise_cap" in stakes:
+        out["raise_cap"] = _int(stakes["raise_cap"], "raise_cap", w, 1, 100)
+
+    if "rake" in doc:
+        out.update(_rake(doc["rake"], f"{where}: [rake]"))
+
+    tables = _table(doc, "tables", where)
+    w = f"{where}: [tables]"
+    if "players" in tables:
+        v = tables["players"]
+        if isinstance(v, bool) or not isinstance(v, (int, str)):
+            raise GameError(f"{w}: players: {v!r}: expected a seat count (9) or a text "
+                            "(\"2-10\", \"2:1,6:3,9:2\")")
+        try:
+            out["players"] = parse_players(v)
+        except ValueError as e:
+            raise GameError(f"{w}: players: {str(e).partition(': ')[2]}") from None
+    if "format" in tables:
+        out["format"] = _str(tables["format"], "format", w, ("cash", "tournament", "mixed"))
+    if "tournament_pct" in tables:
+        out["tournament_pct"] = _int(tables["tournament_pct"], "tournament_pct", w, 0, 100)
+    if "hands_per_table" in tables:
+        out["hands_per_table"] = _int(tables["hands_per_table"], "hands_per_table", w, 1,
+                                      1 << 20)
+    for key in ("leave_ppm", "timeout_ppm"):
+        if key in tables:
+            out[key] = _int(tables[key], key, w, 0, 1_000_000)
+
+    cash = _table(doc, "cash", where)
+    w = f"{where}: [cash]"
+    if "buy_in_bb" in cash:
+        v = cash["buy_in_bb"]
+        if isinstance(v, list) and len(v) == 2:
+            lo, hi = (_int(x, "buy_in_bb", w, 1) for x in v)
+            if lo > hi:
+                raise GameError(f"{w}: buy_in_bb: {v!r}: expected [MIN, MAX] with MIN <= MAX")
+        else:
+            lo = hi = _int(v, "buy_in_bb", w, 1)
+        out["buy_in_min_bb"], out["buy_in_bb"] = (None if lo == hi else lo), hi
+        if out["leave_above_bb"]:  # the default leave threshold follows the maximum
+            out["leave_above_bb"] = 3 * hi
+    if "leave_above_bb" in cash:
+        out["leave_above_bb"] = _int(cash["leave_above_bb"], "leave_above_bb", w, 0)
+
+    tourn = _table(doc, "tournament", where)
+    w = f"{where}: [tournament]"
+    if "starting_stack" in tourn:
+        stack = _int(tourn["starting_stack"], "starting_stack", w, 1)
+        if stack % bb:
+            raise GameError(f"{w}: starting_stack {stack}: expected a multiple of the big "
+                            f"blind ({bb}: [stakes] big_blind)")
+        out["tournament_stack_bb"] = stack // bb
+    if "level_hands" in tourn:
+        out["level_hands"] = _int(tourn["level_hands"], "level_hands", w, 1, 1 << 20)
+    if "levels" in tourn:
+        out["levels"] = _levels(tourn["levels"], w, MAX_LEVELS)
+        out["tournament_ante_mode"] = "big-blind"
+    if "ante_mode" in tourn:
+        if "levels" not in tourn:
+            raise GameError(f"{w}: ante_mode: only with levels (the built-in schedule gives "
+                            "each table its ante)")
+        out["tournament_ante_mode"] = _str(tourn["ante_mode"], "ante_mode", w, ANTE_MODES)
+
+    bots = _table(doc, "bots", where)
+    w = f"{where}: [bots]"
+    if "population" in bots:
+        out["bots"] = _str(bots["population"], "population", w, ("classic", "real"))
+    if "mix" in bots:
+        mix = bots["mix"]
+        if not isinstance(mix, dict) or not mix:
+            raise GameError(f"{w}: mix: expected a table of bot = weight "
+                            f"({', '.join(POLICY_NAMES)})")
+        for bot in mix:
+            if bot not in POLICY_NAMES:
+                raise GameError(f"{w}: mix: {bot!r}: expected a bot of "
+                                f"{', '.join(POLICY_NAMES)}")
+        out["bot_mix"] = tuple((bot, _int(mix[bot], f"mix.{bot}", w, 0, 1_000_000))
+                               for bot in POLICY_NAMES if bot in mix)
+        if sum(v for _, v in out["bot_mix"]) < 1:
+            raise GameError(f"{w}: mix: the weights add up to 0")
+    return out
+
+
+def _levels(v: Any, where: str, max_levels: int) -> tuple[tuple[int, int, int], ...]:
+    """``[[small blind, big blind, ante], ...]`` (the ante may be left out: 0)."""
+    if not isinstance(v, list) or not 1 <= len(v) <= max_levels:
+        raise GameError(f"{where}: levels: expected a list of 1..{max_levels} levels "
+                        "[small blind, big blind, ante]")
+    out = []
+    for i, lv in enumerate(v, 1):
+        if not isinstance(lv, list) or len(lv) not in (2, 3):
+            raise GameError(f"{where}: levels[{i}]: {lv!r}: expected [small blind, big blind] "
+                            "or [small blind, big blind, ante]")
+        a = _int(lv[0], f"levels[{i}] small blind", where, 1)
+        b = _int(lv[1], f"levels[{i}] big blind", where, a)
+        c = _int(lv[2], f"levels[{i}] ante", where, 0) if len(lv) == 3 else 0
+        out.append((a, b, c))
+    return tuple(out)
+
+
+def _rake(v: Any, where: str) -> dict[str, Any]:
+    """The ``RunSpec`` rake fields of a ``[rake]`` table (the import's schedule format, in
+    chips): ``rake_bps``, ``rake_cap`` (0: none), ``rake_caps_by_players``,
+    ``no_flop_no_drop``."""
+    if not isinstance(v, dict):
+        raise GameError(f"{where}: expected a table ([rake])")
+    for key in v:
+        if f"rake.{key}" in NOT_MODELLED:
+            raise GameError(f"{where} {key}: {NOT_MODELLED['rake.' + key]}")
+    try:
+        sched = schedule_from_table(dict(v), where, {})
+    except RakeError as e:
+        raise GameError(str(e)) from None
+    bps = sched.percent * 100
+    if bps != bps.to_integral_value():
+        raise GameError(f"{where} percent {sched.percent}: expected a multiple of 0.01 (the "
+                        "simulator rakes in basis points)")
+
+    def chips(d: Decimal, key: str) -> int:
+        if d != d.to_integral_value():
+            raise GameError(f"{where} {key} {d}: expected whole chips")
+        return int(d)
+
+    return {"rake_bps": int(bps), "rake_cap_bb": 0,
+            "rake_cap": 0 if sched.cap is None else chips(sched.cap, "cap"),
+            "rake_caps_by_players": tuple((n, chips(c, f"caps_by_players.{n}"))
+                                          for n, c in sorted(sched.caps_by_players.items())),
+            "no_flop_no_drop": sched.no_flop_no_drop}

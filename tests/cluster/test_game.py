@@ -1,0 +1,310 @@
+"""A platform's own game from a game file (issue 37, point 1): read strictly, simulated into the
+run's spec, and every hand checked against the game's schedule by the ``stakes`` audit; a hand
+played under another rake, blinds or ante fails it. Forgeries are made as an attacker would
+(``tests.audits.forgery``: the engine replays the hand under the forged configuration, digests
+and the manifest restamped)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from audits.runspec import parse_spec
+from cluster.cli import main
+from cluster.flows.game import GameError, parse_game, read_game
+from sim.config import Structure
+from sim.runspec import RunSpec
+from tests.audits.forgery import (
+    RunForger,
+    audit_cli,
+    copy_run,
+    replay_with_config,
+    simulated_run,
+)
+
+GAME = """
+name = "Acme 5/10 and a sit & go"
+structures = ["no-limit", "fixed-limit"]
+
+[stakes]
+small_blind = 5
+big_blind = 10
+ante = 1
+
+[rake]
+percent = 4.5
+cap = 20
+no_flop_no_drop = true
+
+[tables]
+players = 9
+format = "mixed"
+tournament_pct = 50
+hands_per_table = 25
+
+[cash]
+buy_in_bb = [40, 100]
+
+[tournament]
+starting_stack = 1500
+level_hands = 10
+levels = [[10, 20], [15, 30], [25, 50, 5], [50, 100, 10], [100, 200, 25]]
+ante_mode = "every-player"
+"""
+
+
+def game_spec(text: str, hands: int, batch_size: int, seed: int = 5) -> RunSpec:
+    import tomllib
+    from decimal import Decimal
+
+    fields = parse_game(tomllib.loads(text, parse_float=Decimal), "game.toml")
+    structures = tuple(Structure.parse(s) for s in fields.pop("structures", ["no-limit"]))
+    return RunSpec(hands=hands, batch_size=batch_size, structures=structures, seed=seed,
+                   **fields)
+
+
+SPEC = game_spec(GAME, 1200, 300)
+
+
+@pytest.fixture(scope="module")
+def clean_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return simulated_run(tmp_path_factory, SPEC, "game")
+
+
+@pytest.fixture()
+def run(clean_run: Path, tmp_path: Path) -> Path:
+    return copy_run(clean_run, tmp_path)
+
+
+def _rows(run: Path) -> list[dict[str, Any]]:
+    import pyarrow.parquet as pq
+
+    return [r for p in sorted((run / "log").rglob("*.parquet"))
+            for r in pq.read_table(p).to_pylist()]
+
+
+def test_the_games_hands_carry_its_schedule_and_pass_every_audit(
+        clean_run: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = audit_cli(clean_run, capsys)
+    assert code == 0, out
+    audit = json.loads((clean_run / "audit.json").read_text())
+    stakes = next(r for r in audit["results"] if r["name"] == "stakes")
+    assert stakes["applicable"] and stakes["hands_checked"] == 2400
+    rows = _rows(clean_run)
+    cash = [r for r in rows if r["format"] == "cash"]
+    tourn = [r for r in rows if r["format"] == "tournament"]
+    assert cash and tourn and {r["n_seats"] for r in rows} == {9}
+    assert {(r["small_blind"], r["big_blind"], r["ante"], r["ante_mode"]) for r in cash} \
+        == {(5, 10, 1, 1)}
+    assert {(r["rake_bps"], r["rake_cap"]) for r in cash} == {(450, 20)}
+    assert max(r["rake"] for r in cash) == 20  # the cap is reached
+    levels = {(r["level"], r["small_blind"], r["big_blind"], r["ante"]) for r in tourn}
+    assert (0, 10, 20, 0) in levels and (2, 25, 50, 5) in levels
+    assert all(lv >= 4 for lv, sb, bb, a in levels if (sb, bb, a) == (100, 200, 25))
+    assert {r["stacks_start"][0] for r in tourn if r["hand_no"] == 0} == {1500}
+    spec = json.loads((clean_run / "manifest.json").read_text())["spec"]
+    assert spec["game"] == "Acme 5/10 and a sit & go" and spec["rake_cap"] == 20
+
+
+def _last_cash_hands(f: RunForger) -> list[int]:
+    return [i for i in f.last_hands() if f.rows[i]["format"] == "cash"]
+
+
+def _file_of(run: Path, fmt: str) -> str:
+    m = json.loads((run / "manifest.json").read_text())
+    for rec in m["files"]:
+        import pyarrow.parquet as pq
+
+        if pq.read_table(run / rec["path"], columns=["format"])["format"][0].as_py() == fmt:
+            return str(rec["path"])
+    raise AssertionError(f"no {fmt} batch")
+
+
+def test_a_hand_raked_at_another_rate_fails_stakes(run: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    f = RunForger(run, _file_of(run, "cash"))
+    i = f.find(lambda r: len(r["board"]) >= 3 and 0 < r["rake"] < 20, _last_cash_hands(f))
+    row = f.rows[i]
+    f.rows[i] = replay_with_config(row, rake_bps=1000, rake_cap=40)
+    assert f.rows[i]["rake"] > row["rake"]
+    f.write()
+    code, out = audit_cli(run, capsys)
+    assert code == 1, out
+    assert f"stakes: hand {row['hand_id']}: rake_bps is not the spec's (expected 450)" in out
+    for name in ("chips", "payouts"):  # the chips agree with the forged configuration
+        assert f"{name}: hand {row['hand_id']}" not in out, out
+
+
+def test_a_hand_with_other_blinds_fails_stakes(run: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """A tournament table's last hand, at a level above the first, played again at the first
+    level's blinds (10/20) with the same actions."""
+    f = RunForger(run, _file_of(run, "tournament"))
+    i = f.find(lambda r: r["big_blind"] > 20, f.last_hands())
+    row = f.rows[i]
+    f.rows[i] = replay_with_config(row, small_blind=10, big_blind=20, min_bet=20,
+                                   small_bet=20, big_bet=40)
+    f.write()
+    code, out = audit_cli(run, capsys)
+    assert code == 1, out
+    assert (f"stakes: hand {row['hand_id']}: small blind is not the spec's schedule (expected "
+            f"{row['small_blind']})") in out, out
+
+
+def test_a_cash_hand_without_the_games_ante_fails_stakes(
+        run: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    f = RunForger(run, _file_of(run, "cash"))
+    i = f.find(lambda r: len(r["board"]) >= 3, _last_cash_hands(f))
+    row = f.rows[i]
+    f.rows[i] = replay_with_config(row, ante=0, ante_mode=0)
+    f.write()
+    code, out = audit_cli(run, capsys)
+    assert code == 1, out
+    assert f"stakes: hand {row['hand_id']}: ante or ante_mode is not the spec's" in out
+
+
+def test_caps_by_players_bets_and_bots_of_the_game(tmp_path_factory: pytest.TempPathFactory,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """The rest of the schedule: a rake cap by players dealt in, no rake without a flop left
+    off, fixed-limit bets of the game's own, a raise cap, a big-blind ante and a bot mix."""
+    spec = game_spec("""
+        structures = ["fixed-limit"]
+        [stakes]
+        small_blind = 1
+        big_blind = 2
+        small_bet = 4
+        big_bet = 8
+        raise_cap = 3
+        ante = 2
+        ante_mode = "big-blind"
+        [rake]
+        percent = 10
+        cap = 3
+        caps_by_players = { "2" = 1, "3" = 2 }
+        [tables]
+        players = "2:1,3:1,6:1"
+        format = "cash"
+        hands_per_table = 40
+        [bots.mix]
+        calling-station = 3
+        maniac = 1
+        """, 900, 300, seed=3)
+    run = simulated_run(tmp_path_factory, spec, "game2")
+    code, out = audit_cli(run, capsys)
+    assert code == 0, out
+    rows = _rows(run)
+    caps = {(sum(r["occupied"]), r["rake_cap"]) for r in rows}
+    assert {(2, 1), (3, 2)} <= caps and all(c == 3 for n, c in caps if n > 3)
+    assert {(r["small_bet"], r["big_bet"], r["raise_cap"], r["no_flop_no_drop"])
+            for r in rows} == {(4, 8, 3, False)}
+    assert any(r["rake"] > 0 and not r["board"] for r in rows)  # raked without a flop
+    assert {r["ante_mode"] for r in rows} == {2}
+    assert {p for r in rows for p in r["policy"]} - {-1} == {1, 3}  # -1: an empty seat
+
+
+def test_the_default_game_keeps_the_specs_fingerprint() -> None:
+    """A spec without a game records none of the game keys: runs made before game files keep
+    their fingerprints (the golden digests pin the hands themselves)."""
+    d = RunSpec(hands=10).to_dict()
+    assert "game" not in d and "levels" not in d and "rake_cap" not in d
+    assert parse_spec(json.loads(json.dumps(d))).digest == RunSpec(hands=10).fingerprint()
+    assert parse_spec(json.loads(json.dumps(SPEC.to_dict()))).digest == SPEC.fingerprint()
+
+
+BAD_GAMES = {
+    "unknown table key": ("[stakes]\nbig_blnd = 10\n", "[stakes] big_blnd: unknown key"),
+    "unknown top key": ("rakes = 1\n", "rakes: unknown key"),
+    "blind a string": ("[stakes]\nbig_blind = \"10\"\n", "big_blind: '10': expected an integer"),
+    "big below small": ("[stakes]\nsmall_blind = 5\nbig_blind = 2\n", "big_blind 2"),
+    "rake in tenths of bps": ("[rake]\npercent = 4.555\n", "percent 4.555: expected a multiple"),
+    "rake cap in cents": ("[rake]\npercent = 5\ncap = 2.5\n", "cap 2.5: expected whole chips"),
+    "rake jackpot": ("[rake]\npercent = 5\njackpot = 1\n", "jackpot drop is not simulated"),
+    "payouts": ("[tournament]\npayouts = [50, 30, 20]\n", "prize payouts are not simulated"),
+    "levels by time": ("[tournament]\nlevel_minutes = 10\n", "levels by time"),
+    "straddle": ("[stakes]\nstraddle = true\n", "straddles are not simulated"),
+    "level not a pair": ("[tournament]\nlevels = [[10]]\n", "levels[1]"),
+    "level big below small": ("[tournament]\nlevels = [[10, 5]]\n", "levels[1] big blind"),
+    "stack off the big blind": ("[stakes]\nbig_blind = 10\nsmall_blind = 5\n[tournament]\n"
+                                "starting_stack = 1505\n", "starting_stack 1505"),
+    "unknown bot": ("[bots.mix]\noracle = 1\n", "'oracle': expected a bot of"),
+    "players": ("[tables]\nplayers = \"two\"\n", "players"),
+    "format": ("[tables]\nformat = \"league\"\n", "format: 'league'"),
+    "not toml": ("[stakes\n", "not TOML"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_GAMES))
+def test_a_bad_game_file_is_one_line_naming_the_key(name: str, tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    text, want = BAD_GAMES[name]
+    path = tmp_path / "game.toml"
+    path.write_text(text)
+    with pytest.raises(GameError) as e:
+        read_game(path)
+    assert want in str(e.value) and str(path) in str(e.value) and "\n" not in str(e.value)
+    out = tmp_path / "out"
+    code = main(["simulate", "--game", str(path), "--hands", "10", "--out", str(out),
+                 "--workers", "0", "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2 and want in err and "Traceback" not in err, err
+    assert not out.exists()
+
+
+def test_command_line_options_override_the_game(tmp_path: Path) -> None:
+    import argparse
+
+    from cluster.cli import options as o
+
+    path = tmp_path / "game.toml"
+    path.write_text(GAME)
+    p = argparse.ArgumentParser()
+    o.add_run_options(p, 100, "no-limit", "x")
+    spec = o.run_spec(p.parse_args(["--game", str(path), "--players", "6"]))
+    assert spec.players == 6 and spec.big_blind == 10 and spec.levels is not None
+    assert [s.label for s in spec.structures] == ["no-limit", "fixed-limit"]
+    spec = o.run_spec(p.parse_args(["--game", str(path), "--structure", "pot-limit"]))
+    assert [s.label for s in spec.structures] == ["pot-limit"]
+    with pytest.raises(o.UsageError, match="--game and --population"):
+        o.run_spec(p.parse_args(["--game", str(path), "--population", "classic"]))
+
+
+GAME_SPEC_FORGERIES = {
+    "levels with a float": ("levels", [[10, 20.5, 0]]),
+    "a level with big below small": ("levels", [[20, 10, 0]]),
+    "no_flop_no_drop at its default": ("no_flop_no_drop", True),
+    "a bot of nobody's": ("bot_mix", [["oracle", 1]]),
+    "rake caps by 11 players": ("rake_caps_by_players", [[11, 3]]),
+    "an ante mode of nobody's": ("ante_mode", "dealer"),
+    "a negative rake cap": ("rake_cap", -1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GAME_SPEC_FORGERIES))
+def test_a_game_key_that_is_not_the_simulators_is_refused(name: str) -> None:
+    from audits.runspec import SpecError
+
+    key, value = GAME_SPEC_FORGERIES[name]
+    d = json.loads(json.dumps(SPEC.to_dict()))
+    d[key] = value
+    with pytest.raises(SpecError, match=f"spec.{key}"):
+        parse_spec(d)
+
+
+def test_the_docs_example_is_a_valid_game() -> None:
+    """docs/game.md's example parses and makes a spec with every table of the format set."""
+    import re
+    import tomllib
+    from decimal import Decimal
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "game.md").read_text()
+    block = re.search(r"```toml\n(.*?)```", text, re.S)
+    assert block is not None
+    fields = parse_game(tomllib.loads(block.group(1), parse_float=Decimal), "docs/game.md")
+    fields.pop("structures")
+    spec = RunSpec(hands=100, **fields)
+    assert spec.game and spec.ante == 1 and spec.rake_bps == 450 and spec.rake_cap == 20
+    assert spec.levels and spec.bot_mix and spec.rake_caps_by_players == ((2, 10), (3, 15))
+    assert spec.tournament_stack_bb == 150 and spec.leave_above_bb == 300
