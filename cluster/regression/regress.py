@@ -282,7 +282,8 @@ def describe_plan(spec: Any) -> str:
         per.append(f"{s.label} " + " + ".join(f"{kinds.count(f)} {f}" for f in
                                               ("cash", "tournament") if f in kinds))
     return (f"{spec.format if spec.format != 'mixed' else 'cash and tournament'} tables; "
-            f"seats {seats}, format {fmt}, bots {spec.bots}, seed {spec.seed}; batches of "
+            f"blinds {spec.small_blind}/{spec.big_blind}, seats {seats}, format {fmt}, bots "
+            f"{spec.bots}, seed {spec.seed}; batches of "
             f"{spec.batch_size:,} hands: " + "; ".join(per))
 
 
