@@ -297,27 +297,30 @@ def _first(e: BaseException) -> str:
     return text.splitlines()[0] if text else "(no message)"
 
 
+_CARD_TEXT = tuple(format_card(c) for c in range(52))
+_LABELS = {int(st): st.label for st in Structure}
+
+
 def view_of(S: np.ndarray, lg: np.ndarray, seat: int, seed: int, table_id: int,
             hand_no: int) -> PlayerView:
     """The seat's view of the hand in state ``S`` with legal actions ``lg``."""
-    n = int(S[N_SEATS])
-    seats = tuple(SeatView(s, int(S[STACK_ + s]), int(S[BET_ + s]), int(S[CONTRIB_ + s]),
-                           STATUSES.get(int(S[STATUS_ + s]), "out")) for s in range(n))
-    hole = (int(S[HOLE_ + 2 * seat]), int(S[HOLE_ + 2 * seat + 1]))
-    board = tuple(int(S[BOARD_ + k]) for k in range(int(S[N_BOARD])))
-    legal = Legal(bool(lg[LG_CAN_FOLD] or S[FREE_FOLD]), bool(lg[LG_CAN_CHECK]),
-                  int(lg[LG_CALL]), bool(lg[LG_CAN_RAISE]), int(lg[LG_MIN_TO]),
-                  int(lg[LG_MAX_TO]))
+    st = S.tolist()  # one conversion: indexing a numpy array item by item costs more
+    g = lg.tolist()
+    n = st[N_SEATS]
+    seats = tuple(SeatView(s, st[STACK_ + s], st[BET_ + s], st[CONTRIB_ + s],
+                           STATUSES.get(st[STATUS_ + s], "out")) for s in range(n))
+    h0, h1 = st[HOLE_ + 2 * seat], st[HOLE_ + 2 * seat + 1]
+    board = tuple(st[BOARD_: BOARD_ + st[N_BOARD]])
+    legal = Legal(bool(g[LG_CAN_FOLD] or st[FREE_FOLD]), bool(g[LG_CAN_CHECK]), g[LG_CALL],
+                  bool(g[LG_CAN_RAISE]), g[LG_MIN_TO], g[LG_MAX_TO])
     return PlayerView(
-        seat=seat, hole=(format_card(hole[0]), format_card(hole[1])), hole_ints=hole,
-        board=tuple(format_card(c) for c in board), board_ints=board,
-        street=STREETS.get(int(S[STREET]), "showdown"),
-        structure=Structure(int(S[STRUCTURE])).label,
-        pot=sum(s.contributed for s in seats), stack=seats[seat].stack, bet=seats[seat].bet,
-        seats=seats, button=int(S[BUTTON]), small_blind_seat=int(S[SB_SEAT]),
-        big_blind_seat=int(S[BB_SEAT]), small_blind=int(S[SMALL_BLIND]),
-        big_blind=int(S[BIG_BLIND]), legal=legal, table_id=table_id, hand_no=hand_no,
-        seed=seed)
+        seat=seat, hole=(_CARD_TEXT[h0], _CARD_TEXT[h1]), hole_ints=(h0, h1),
+        board=tuple(_CARD_TEXT[c] for c in board), board_ints=board,
+        street=STREETS.get(st[STREET], "showdown"), structure=_LABELS[st[STRUCTURE]],
+        pot=sum(st[CONTRIB_: CONTRIB_ + n]), stack=st[STACK_ + seat], bet=st[BET_ + seat],
+        seats=seats, button=st[BUTTON], small_blind_seat=st[SB_SEAT],
+        big_blind_seat=st[BB_SEAT], small_blind=st[SMALL_BLIND], big_blind=st[BIG_BLIND],
+        legal=legal, table_id=table_id, hand_no=hand_no, seed=seed)
 
 
 _KINDS = {"fold": A_FOLD, "check-call": A_CHECK_CALL, "check": A_CHECK_CALL,
