@@ -266,3 +266,36 @@ def test_the_audits_read_python_bots_strictly(key: str, value: Any, tmp_path: Pa
     d[key] = value
     with pytest.raises(SpecError, match=f"spec.{key}"):
         parse_spec(d)
+
+
+def test_a_run_with_a_python_bot_resumes_to_the_same_files(
+        certified: tuple[Path, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A batch lost (the run killed before it was written) is simulated again on resume, the
+    kept one checked by playing it again with the bot: the files are the ones of the run made
+    at once."""
+    from cluster.flows.simulate import run_simulate
+
+    run = copy_run(certified[0], tmp_path)
+    manifest = json.loads((run / "manifest.json").read_text())
+    want = {f["path"]: f["sha256"] for f in manifest["files"]}
+    lost = sorted(want)[-1]
+    (run / lost).unlink()
+    spec = RunSpec.from_dict(manifest["spec"])
+    run_simulate(spec, run, workers=0, progress=False)
+    assert "resuming" in capsys.readouterr().err
+    again = json.loads((run / "manifest.json").read_text())
+    assert {f["path"]: f["sha256"] for f in again["files"]} == want
+
+
+def test_ray_workers_load_the_bot_and_write_the_same_files(
+        ray_local: None, certified: tuple[Path, str], tmp_path: Path) -> None:
+    """Local Ray (the same machine): each worker imports the bot the spec names, and the run's
+    files are the in-process run's, byte for byte."""
+    from cluster.flows.simulate import run_simulate
+
+    manifest = json.loads((certified[0] / "manifest.json").read_text())
+    spec = RunSpec.from_dict(manifest["spec"])
+    m = run_simulate(spec, tmp_path / "run", workers=2, progress=False).to_dict()
+    assert m["runtime"]["ray"] == "existing"
+    assert {f["path"]: f["sha256"] for f in m["files"]} \
+        == {f["path"]: f["sha256"] for f in manifest["files"]}
