@@ -253,8 +253,8 @@ def load_bot(bot: PythonBot) -> Bot:
         raise BotError(f"{where}: {e}") from None
     if sha != bot.sha256:
         raise BotError(f"{where}: its source changed since the run's spec was made (sha256 "
-                       f"{sha[:12]}, the spec records {bot.sha256[:12]}): the run would mix two "
-                       "bots; make a new run")
+                       f"{sha[:12]}, the spec records {bot.sha256[:12]}): not the bot the run "
+                       "plays (restore its source, or make a new run with this one)")
     try:
         mod = (_import_path(Path(bot.source)) if bot.kind == "path"
                else importlib.import_module(bot.source))

@@ -299,3 +299,24 @@ def test_ray_workers_load_the_bot_and_write_the_same_files(
     assert m["runtime"]["ray"] == "existing"
     assert {f["path"]: f["sha256"] for f in m["files"]} \
         == {f["path"]: f["sha256"] for f in manifest["files"]}
+
+
+def test_verify_with_a_changed_bot_is_one_line_naming_it(
+        certified: tuple[Path, str], capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reproduction of ``holdem verify`` plays the bot the spec names: where its source has
+    changed it says so in one line (exit 2) rather than judging the run."""
+    from sim import pybots
+
+    run = certified[0]
+    bot = run.parent / "mybot.py"
+    text = bot.read_text()
+    monkeypatch.setattr(pybots, "_LOADED", {})  # a verifier's fresh process
+    try:
+        bot.write_text(text + "\n# tuned since\n")
+        code = main(["verify", str(run), "--workers", "0"])
+    finally:
+        bot.write_text(text)
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1, err
+    assert "python bot 'mine'" in err and "its source changed" in err
