@@ -66,6 +66,11 @@ MAX_LEVELS = 100
 # the built-in bots by policy code (docs/export.md, Codes: policies)
 BOT_NAMES = ("random", "calling-station", "tight-aggressive", "maniac", "nit", "regular",
              "loose-aggressive", "recreational")
+PY_FIRST_CODE = 8  # the policy code of a spec's first Python bot (sim.pybots.FIRST_CODE)
+MAX_PY_BOTS = 8
+PY_BOT_KEYS = ("name", "kind", "source", "callable", "weight", "sha256")
+_BOT_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-_")
+_HEX = frozenset("0123456789abcdef")
 
 
 class SpecError(InputError):
@@ -125,13 +130,17 @@ FIELDS: dict[str, tuple[str, Any]] = {
     "tournament_ante_mode": ("big-blind (absent: every-player)", ("big-blind",)),
     "bot_mix": ("a list of [bot name, weight] pairs (names of " + ", ".join(BOT_NAMES)
                 + " once each; weights >= 0 adding up to at least 1)", None),
+    # bots of one's own (sim.pybots.PythonBot), policy codes PY_FIRST_CODE, ... in this order
+    "python_bots": (f"a list of 1..{MAX_PY_BOTS} bots {{name, kind (path or module), source, "
+                    "callable, weight 1..1,000,000, sha256}, each name once and no built-in "
+                    "bot's", None),
 }
 # the game keys and what their absence means (sim.runspec.GAME_DEFAULTS)
 GAME_DEFAULTS: dict[str, Any] = {
     "game": None, "ante": 0, "ante_mode": "every-player", "rake_cap": None,
     "rake_caps_by_players": [], "no_flop_no_drop": True, "raise_cap": RAISE_CAP,
     "small_bet": None, "big_bet": None, "levels": None, "tournament_ante_mode": "every-player",
-    "bot_mix": None}
+    "bot_mix": None, "python_bots": None}
 # keys a spec may lack (runs made before the key existed, or a game value at its default):
 # what their absence means is said where they are read
 OPTIONAL_KEYS = frozenset({"rules", *GAME_DEFAULTS})
@@ -194,6 +203,9 @@ def _game_value(key: str, v: Any) -> bool:
         return _pairs(v, lambda n: _is_int(n) and 2 <= n <= MAX_SEATS)
     if key == "bot_mix":
         return _pairs(v, lambda n: n in BOT_NAMES) and sum(p[1] for p in v) >= 1
+    if key == "python_bots":
+        return (isinstance(v, list) and 1 <= len(v) <= MAX_PY_BOTS and all(map(_py_bot, v))
+                and len({b["name"] for b in v}) == len(v))
     if key == "levels":
         return (isinstance(v, list) and 1 <= len(v) <= MAX_LEVELS
                 and all(isinstance(lv, list) and len(lv) == 3 and all(map(_is_int, lv))
@@ -203,6 +215,20 @@ def _game_value(key: str, v: Any) -> bool:
         lo, _, _ = arg
         return _is_int(v) and v >= lo
     return isinstance(v, str) and v in arg
+
+
+def _py_bot(b: Any) -> bool:
+    """One Python bot of a spec: exactly its keys, each of its type and form."""
+    def text(k: str) -> bool:
+        return isinstance(b[k], str) and 0 < len(b[k]) <= 4096
+
+    return (isinstance(b, dict) and sorted(b) == sorted(PY_BOT_KEYS)
+            and all(text(k) for k in ("name", "kind", "source", "callable", "sha256"))
+            and len(b["name"]) <= 40 and set(b["name"]) <= _BOT_NAME_CHARS
+            and b["name"] not in BOT_NAMES and b["kind"] in ("path", "module")
+            and b["callable"].isidentifier()
+            and _is_int(b["weight"]) and 1 <= b["weight"] <= 1_000_000
+            and len(b["sha256"]) == 64 and set(b["sha256"]) <= _HEX)
 
 
 def parse_spec(spec: Any, where: str = "manifest.json") -> RunFacts:
@@ -424,11 +450,18 @@ class RunFacts:
 
     def policies(self) -> frozenset[int]:
         """The bots the seats may draw: the game's mix (weight above 0), else the
-        population's."""
+        population's; and the game's Python bots, codes ``PY_FIRST_CODE``, ... in the spec's
+        order (each weighs at least 1)."""
         mix = self.spec["bot_mix"]
-        if mix is not None:
-            return frozenset(BOT_NAMES.index(name) for name, w in mix if w > 0)
-        return POLICIES[self.spec["bots"]]
+        builtin = (frozenset(BOT_NAMES.index(name) for name, w in mix if w > 0)
+                   if mix is not None else POLICIES[self.spec["bots"]])
+        python = range(PY_FIRST_CODE, PY_FIRST_CODE + len(self.spec["python_bots"] or ()))
+        return builtin | frozenset(python)
+
+    def policy_names(self) -> tuple[str, ...]:
+        """The name of each policy code the run's log may hold: the built-in bots, then the
+        game's Python bots."""
+        return BOT_NAMES + tuple(b["name"] for b in self.spec["python_bots"] or ())
 
     def ante_kinds(self) -> tuple[int, ...]:
         """The ante modes a tournament table of the built-in schedule may play (one per

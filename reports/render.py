@@ -236,6 +236,10 @@ def game_line(spec: Any) -> str:
             else:
                 parts.append(f"tournaments of {stack:,} chips, blinds rising every {each:,} "
                              "hands (the built-in schedule)")
+        if spec.get("python_bots"):  # bots of one's own (sim.pybots): each with its source
+            parts.append("Python bots " + ", ".join(
+                f"{b['name']} (weight {int(b['weight']):,}, {b['source']}:{b['callable']}, "
+                f"source sha256 {str(b['sha256'])[:12]})" for b in spec["python_bots"]))
     except (KeyError, TypeError, ValueError):
         return ""
     line = ", ".join(parts)

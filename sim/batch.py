@@ -14,6 +14,7 @@ import numpy as np
 import pyarrow as pa
 from numba import njit
 
+from sim import pybots
 from sim import session as ss
 from sim.cards import N_CARDS
 from sim.chacha import os_key
@@ -21,6 +22,7 @@ from sim.config import MAX_SEATS, AnteMode, Structure, TableConfig
 from sim.digest import with_digests
 from sim.faults import fault_code
 from sim.hand import config_block
+from sim.layout import LG_SIZE
 from sim.runspec import POLICY_NAMES, RunSpec
 from sim.schema import ACTION_DTYPE, HAND_SCHEMA, POT_TYPE
 
@@ -102,6 +104,9 @@ def _game_params(spec: RunSpec, fmt: str, P: np.ndarray) -> None:
         P[ss.P_BOT_MIX] = 1
         for name, weight in spec.bot_mix:
             P[ss.P_BOT_W_ + POLICY_NAMES.index(name)] = weight
+    for j, bot in enumerate(spec.python_bots or ()):  # policy codes FIRST_CODE + j
+        P[ss.P_PY_N] = j + 1
+        P[ss.P_PY_W_ + j] = bot.weight
 
 
 def _list(values: np.ndarray, typ: pa.DataType, offsets: np.ndarray | None = None) -> pa.Array:
@@ -199,11 +204,15 @@ def simulate_batch(spec: RunSpec, structure: Structure, batch_index: int) -> Bat
     b = _Buffers.get(n, k)
     counts = np.zeros(ss.N_COUNTS, dtype=np.int64)
     W, log, rs = ss.new_workspace()
+    py: tuple[bool, ...] = ()  # built-in bots only: the compiled variant without Python calls
+    if spec.python_bots:
+        pybots.bind(spec.python_bots, W[ss.W_STATE], W[ss.W_LEGAL, :LG_SIZE])
+        py = (True,)  # the variant that calls the Python bots (play_tables, py)
     done = 0
     t_play = time.perf_counter()
     while done < n:
         done = ss.play_tables(cfg, P, TS, n, done, b.H, b.SE, b.DECK, b.BOARD, b.BURNS, b.SHOW,
-                              b.POTS, b.ACT, counts, W, log, rs)
+                              b.POTS, b.ACT, counts, W, log, rs, *py)
         if done < n:
             b.ACT = np.concatenate([b.ACT, np.empty_like(b.ACT)])
     t_play = time.perf_counter() - t_play

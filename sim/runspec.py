@@ -28,6 +28,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from sim.config import MAX_SEATS, Structure
+from sim.pybots import MAX_BOTS, PythonBot
 
 FORMATS = ("cash", "tournament")
 SPEC_FORMATS = (*FORMATS, "mixed")
@@ -154,7 +155,39 @@ MAX_GAME_NAME = 120
 GAME_DEFAULTS: dict[str, Any] = {
     "game": None, "ante": 0, "ante_mode": "every-player", "rake_cap": None,
     "rake_caps_by_players": (), "no_flop_no_drop": True, "raise_cap": 4, "small_bet": None,
-    "big_bet": None, "levels": None, "tournament_ante_mode": "every-player", "bot_mix": None}
+    "big_bet": None, "levels": None, "tournament_ante_mode": "every-player", "bot_mix": None,
+    "python_bots": None}
+
+MAX_BOT_WEIGHT = 1_000_000
+BOT_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-_")
+
+
+def check_python_bots(bots: Any) -> tuple[PythonBot, ...]:
+    """The spec's Python bots as ``PythonBot`` values, each checked (ValueError, one line):
+    1..``MAX_BOTS`` bots, distinct names (lower-case letters, digits, - and _; not a built-in
+    bot's), a path or a module, a weight 1..``MAX_BOT_WEIGHT``, a sha256 in hex."""
+    out = tuple(b if isinstance(b, PythonBot) else PythonBot(**b) for b in bots)
+    if not 1 <= len(out) <= MAX_BOTS:
+        raise ValueError(f"python bots: {len(out)} given, expected 1..{MAX_BOTS}")
+    for b in out:
+        if not (0 < len(b.name) <= 40 and set(b.name) <= BOT_NAME_CHARS) \
+                or b.name in POLICY_NAMES:
+            raise ValueError(f"python bot {b.name!r}: expected a name of 1..40 lower-case "
+                             "letters, digits, - and _, not a built-in bot's")
+        if b.kind not in ("path", "module") or not b.source or not b.callable.isidentifier():
+            raise ValueError(f"python bot {b.name!r}: expected a path or a module and a "
+                             "callable's name")
+        if isinstance(b.weight, bool) or not isinstance(b.weight, int) \
+                or not 1 <= b.weight <= MAX_BOT_WEIGHT:
+            raise ValueError(f"python bot {b.name!r}: weight {b.weight!r}: expected "
+                             f"1..{MAX_BOT_WEIGHT:,}")
+        if len(b.sha256) != 64 or set(b.sha256) - set("0123456789abcdef"):
+            raise ValueError(f"python bot {b.name!r}: sha256 {b.sha256!r}: expected 64 hex "
+                             "digits")
+    if len({b.name for b in out}) != len(out):
+        raise ValueError("python bots: a name given twice")
+    return out
+
 
 MAX_ID = 2**63 - 1  # hand and deck ids are int64 in the log
 MAX_BATCH_SIZE = 2**31 - 1  # rows of one batch file
@@ -226,6 +259,9 @@ class RunSpec:
     levels: tuple[tuple[int, int, int], ...] | None = None  # tournament (sb, bb, ante) a level
     tournament_ante_mode: str = "every-player"  # with levels: who posts a level's ante
     bot_mix: tuple[tuple[str, int], ...] | None = None  # (bot name, weight): who the seats draw
+    # bots of one's own (``sim.pybots.PythonBot``: name, source, callable, weight, sha256 of the
+    # source), policy codes 8, 9, ... in this order, drawn by weight beside the built-in bots
+    python_bots: tuple[PythonBot, ...] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "structures",
@@ -335,6 +371,9 @@ class RunSpec:
             if len({n for n, _ in mix}) != len(mix) or sum(w for _, w in mix) < 1:
                 raise ValueError("bot mix: a bot named twice, or the weights add up to 0")
 
+        if self.python_bots is not None:
+            object.__setattr__(self, "python_bots", check_python_bots(self.python_bots))
+
     def seat_mix(self) -> tuple[tuple[int, int], ...]:
         """((seat count, weight), ...) of the run's tables."""
         return ((self.players, 1),) if isinstance(self.players, int) else self.players
@@ -398,6 +437,8 @@ class RunSpec:
         for key in ("rake_caps_by_players", "levels", "bot_mix"):
             if key in d:
                 d[key] = [list(x) for x in d[key]]
+        if "python_bots" in d:
+            d["python_bots"] = [dict(b) for b in d["python_bots"]]
         return d
 
     @property
@@ -418,6 +459,9 @@ class RunSpec:
         for key in ("rake_caps_by_players", "levels", "bot_mix"):
             if isinstance(d.get(key), list):
                 d[key] = tuple(tuple(x) for x in d[key])
+        if isinstance(d.get("python_bots"), list):
+            d["python_bots"] = tuple(PythonBot(**b) if isinstance(b, dict) else b
+                                     for b in d["python_bots"])
         spec = cls(**d)
         if spec.batch_size != d.get("batch_size", spec.batch_size):
             # a run recorded before batches were capped at PLAN_BLOCK: its own batch size

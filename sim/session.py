@@ -36,7 +36,7 @@ blind), the other half a big-blind ante from level 4.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, objmode
 
 from sim import engine
 from sim.cards import BOARD_CARDS, N_CARDS
@@ -125,6 +125,7 @@ from sim.layout import (
     Blocks,
 )
 from sim.policies import N_POLICIES, decide, draw_real_policy
+from sim.pybots import FIRST_CODE, MAX_BOTS, python_decision
 from sim.rng import (
     DECK_PURPOSE,
     POLICY_PURPOSE,
@@ -174,6 +175,10 @@ P_LEVEL_ANTE_MODE = _P.take("P_LEVEL_ANTE_MODE")  # with levels: the AnteMode of
 P_LEVELS_ = _P.take("P_LEVELS_", 3 * MAX_LEVELS)  # (sb, bb, ante) a level
 P_BOT_MIX = _P.take("P_BOT_MIX")  # 1: seats draw from P_BOT_W_ (else the population's draw)
 P_BOT_W_ = _P.take("P_BOT_W_", N_BOT_NAMES)  # weight of each built-in bot
+# Python bots (``sim.pybots``): how many, and the weight of each (policy codes FIRST_CODE + i);
+# without P_BOT_MIX the population's own draw weighs PY_POPULATION_WEIGHT beside them
+P_PY_N = _P.take("P_PY_N")
+P_PY_W_ = _P.take("P_PY_W_", MAX_BOTS)
 P_SIZE = _P.size
 
 # --- TS: the current table ---
@@ -279,6 +284,7 @@ C_DISCONNECTS = _C.take("disconnects")  # players who left mid-hand (LEAVE)
 N_COUNTS = _C.size
 COUNT_NAMES = tuple(name for name, _, _ in _C.pieces)
 
+PY_POPULATION_WEIGHT = 100
 LEVEL_MULT = np.array([1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50, 60, 80, 100, 120,
                        150, 200, 250, 300, 400, 500, 600, 800, 1000], dtype=np.int64)
 ANTE_FROM_LEVEL = 4
@@ -346,6 +352,8 @@ def _count_occupied(TS, n):
 
 @njit(cache=True, _nrt=False)
 def _draw_policy(P, rs):
+    if P[P_PY_N] > 0:
+        return _draw_with_python(P, rs)
     if P[P_BOT_MIX] == 1:  # the game's mix: a bot by weight
         total = 0
         for p in range(N_BOT_NAMES):
@@ -358,6 +366,45 @@ def _draw_policy(P, rs):
     if P[P_BOTS] == 0:
         return below(rs, N_POLICIES)
     return draw_real_policy(rs)
+
+
+@njit(cache=True, _nrt=False)
+def _draw_with_python(P, rs):
+    """A seat's bot when the game has Python bots: one draw over the built-in share (the mix's
+    weights, or ``PY_POPULATION_WEIGHT`` for the population's own draw) and each Python bot's
+    weight; a built-in draw then picks the bot as ``_draw_policy`` does."""
+    builtin = PY_POPULATION_WEIGHT
+    if P[P_BOT_MIX] == 1:
+        builtin = 0
+        for p in range(N_BOT_NAMES):
+            builtin += P[P_BOT_W_ + p]
+    total = builtin
+    for j in range(P[P_PY_N]):
+        total += P[P_PY_W_ + j]
+    r = below(rs, total)
+    if r >= builtin:
+        r -= builtin
+        for j in range(P[P_PY_N]):
+            if r < P[P_PY_W_ + j]:
+                return FIRST_CODE + j
+            r -= P[P_PY_W_ + j]
+    if P[P_BOT_MIX] == 1:
+        for p in range(N_BOT_NAMES):
+            if r < P[P_BOT_W_ + p]:
+                return p
+            r -= P[P_BOT_W_ + p]
+    if P[P_BOTS] == 0:
+        return below(rs, N_POLICIES)
+    return draw_real_policy(rs)
+
+
+@njit(cache=True, _nrt=False)
+def _python_bot(policy, seat, seed, table_id, hand_no):
+    """(kind, amount) of a Python bot (``sim.pybots.python_decision``), called out of the
+    compiled loop (numba objmode: boxes five integers, runs the bot, unboxes two)."""
+    with objmode(kind="int64", amount="int64"):
+        kind, amount = python_decision(policy, seat, seed, table_id, hand_no)
+    return kind, amount
 
 
 @njit(cache=True, _nrt=False)
@@ -466,7 +513,7 @@ def _cash_between_hands(TS, P, rs, rebuys, counts):
             TS[T_AWAY_ + s] -= 1
             if TS[T_AWAY_ + s] == 0:  # a new player sits down
                 TS[T_STACK_ + s] = buy_in
-                TS[T_POLICY_ + s] = below(rs, N_POLICIES)
+                TS[T_POLICY_ + s] = _draw_policy(P, rs)  # below(rs, N_POLICIES) unless a game
                 rebuys[s] = buy_in
     for s in range(n):
         st = TS[T_STACK_ + s]
@@ -582,12 +629,18 @@ def _moved_positions(TS, P, first, counts):
 
 @njit(cache=True, _nrt=False)
 def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POTS, ACT,
-                counts, W, log, rs):
+                counts, W, log, rs, py=None):
     """Play hands ``start .. n_hands - 1`` of a batch. Returns the index of the first hand not
     played (== n_hands when done; less when the action buffer ACT is nearly full).
 
     ``W``, ``log`` and ``rs`` are the workspace from ``new_workspace`` (compiled without the
-    reference-counting runtime, this function allocates nothing)."""
+    reference-counting runtime, this function allocates nothing).
+
+    ``py``: None (the default) for a run of built-in bots only: that compiled variant holds no
+    call out of compiled code (the branch below is pruned at compile time). ``True`` for a run
+    with Python bots (``sim.pybots``, bound to ``W`` by the caller): a seat whose policy code
+    is ``FIRST_CODE`` or more decides in Python, with a seed drawn from the hand's policy
+    stream (the built-in bots' draws are unchanged)."""
     S = W[W_STATE]
     lg = W[W_LEGAL, :LG_SIZE]
     deck = W[W_DECKS, WD_DECK_ : WD_DECK_ + N_CARDS]
@@ -732,6 +785,9 @@ def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POT
                 amount = 0
                 timed_out[seat] = 1
                 counts[C_TIMEOUTS] += 1
+            elif py is not None and TS[T_POLICY_ + seat] >= FIRST_CODE:
+                seed = np.int64(next_u64(rs_bot) >> np.uint64(1))
+                kind, amount = _python_bot(TS[T_POLICY_ + seat], seat, seed, table_id, hand_no)
             else:
                 kind, amount = decide(TS[T_POLICY_ + seat], rs_bot, S, lg)
             engine.apply(S, log, kind, amount)

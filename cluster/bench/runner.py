@@ -9,10 +9,10 @@ from __future__ import annotations
 BENCH_DEFAULTS: dict[str, tuple[int, int]] = {
     "engine": (1_000_000, 5), "simulate": (100_000, 3), "scale": (200_000, 3),
     "audit": (200_000, 3), "diff": (2_000_000, 3), "shuffle": (2_000_000, 3),
-    "export": (200_000, 3), "import": (20_000, 5)}
+    "export": (200_000, 3), "import": (20_000, 5), "pybots": (20_000, 5)}
 # every benchmark, in the order ``make bench-all`` runs them (evaluator has fixed sizes)
 BENCHMARKS = ("engine", "evaluator", "simulate", "audit", "scale", "diff", "shuffle", "export",
-              "import")
+              "import", "pybots")
 
 
 def run_bench(name: str, *, hands: int | None = None, repeats: int | None = None,
@@ -55,6 +55,10 @@ def run_bench(name: str, *, hands: int | None = None, repeats: int | None = None
         from cluster.bench.import_phh import run_import_bench
 
         run_import_bench(hands=n, repeats=r, pokerkit_hands=pokerkit_hands)
+    elif name == "pybots":
+        from cluster.bench.pybots import run_pybots_bench
+
+        run_pybots_bench(hands=n, repeats=r)
     elif name == "export":
         from cluster.bench.export import run_export_bench
 

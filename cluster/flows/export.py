@@ -38,7 +38,14 @@ from audits.io import AuditInputError, run_inputs
 from audits.runfolder import storage
 from audits.runfolder.errors import InputError
 from audits.runfolder.storage import Location
-from sim.logview.logtables import LOG_COLUMNS, TABLE_NAMES, LogTableError, build_tables
+from sim.logview.logtables import (
+    LOG_COLUMNS,
+    TABLE_NAMES,
+    LogTableError,
+    build_tables,
+    policy_names,
+)
+from sim.runspec import POLICY_NAMES
 
 PART_PREFIX = "part-"
 EXPORT_FILE = "export.json"  # the export's record, written last: absent = a partial export
@@ -147,12 +154,13 @@ def encode_table(table: pa.Table, compression: str = "zstd") -> pa.Buffer:
     return sink.getvalue()
 
 
-def export_file(run: str, src: str, out: str, expected: Expected = None) -> dict[str, Any]:
+def export_file(run: str, src: str, out: str, expected: Expected = None,
+                names: tuple[str, ...] = POLICY_NAMES) -> dict[str, Any]:
     """Export one batch file ``src`` of ``run`` into the four datasets under ``out``, after
     checking its bytes against ``expected`` (the manifest's sha256 and size); returns
     ``{"source": rel, "part": name, "hands": n, "rows": {table: rows}, "parts": [{"path",
     "table", "sha256", "bytes", "rows"}]}``. A write that fails raises the storage's OSError."""
-    name, hands, encoded = encode_parts(run, src, read_checked(src, expected))
+    name, hands, encoded = encode_parts(run, src, read_checked(src, expected), names)
     fs, base = storage.split(out)
     rows = {}
     parts = []
@@ -166,13 +174,15 @@ def export_file(run: str, src: str, out: str, expected: Expected = None) -> dict
             "rows": rows, "parts": parts}
 
 
-def encode_parts(run: str, src: str, data: bytes) -> tuple[str, int, list[tuple[str, Any, int]]]:
+def encode_parts(run: str, src: str, data: bytes, names: tuple[str, ...] = POLICY_NAMES
+                 ) -> tuple[str, int, list[tuple[str, Any, int]]]:
     """The export of one batch file's bytes ``data``, in memory: (the parts' file name, the
-    hands, [(table, Parquet bytes, rows)] per table). ``holdem verify`` re-derives a run's
+    hands, [(table, Parquet bytes, rows)] per table); ``names``: the run's policy names
+    (``sim.logview.logtables.policy_names`` of its manifest). ``holdem verify`` re-derives a run's
     ``tables/`` with it."""
     log = read_log(src, data)
     try:
-        tables = build_tables(log)
+        tables = build_tables(log, names)
     except LogTableError as e:
         raise ExportInputError(f"{src}: {e}") from None
     return (part_name(run, src), log.num_rows,
@@ -180,7 +190,8 @@ def encode_parts(run: str, src: str, data: bytes) -> tuple[str, int, list[tuple[
 
 
 def _export_files(run: str, calls: list[tuple[str, Expected]], out: str, address: str | None,
-                  workers: int | None, done: Callable[[dict[str, Any]], None]) -> None:
+                  workers: int | None, done: Callable[[dict[str, Any]], None],
+                  names: tuple[str, ...] = POLICY_NAMES) -> None:
     """``export_file`` of every (file, expected) through ``cluster.fanout``: in this process for
     ``workers`` 0, else Ray tasks, a bounded number in flight, retried (a storage error too). A
     task that fails past its retries is unusable input here (one line naming the file, exit 2)."""
@@ -192,7 +203,8 @@ def _export_files(run: str, calls: list[tuple[str, Expected]], out: str, address
     with (contextlib.nullcontext() if workers == 0
           else ray_session(address, workers)) as session:
         try:
-            for _ in fan_out(export_file, [(run, f, out, e) for f, e in calls], session=session,
+            for _ in fan_out(export_file, [(run, f, out, e, names) for f, e in calls],
+                             session=session,
                              window=None if session is None else in_flight_window(session,
                                                                                   workers),
                              retry_errors=(OSError,), passthrough=(ExportInputError,),
@@ -340,7 +352,7 @@ def _export_run(root: Location, log: runfolder.LogFiles, files: list[Location],
         before = {t: [r for r in storage.list_files(storage.join(dest, t))
                       if r.startswith(PART_PREFIX) and "/" not in r] for t in TABLE_NAMES}
         _export_files(str(root), [(str(f), e) for f, e in zip(files, expected, strict=True)],
-                      str(dest), address, workers, done)
+                      str(dest), address, workers, done, policy_names(log.manifest))
         written = set(sources)
         for t, names in before.items():  # parts of an earlier export of other files
             for name in names:

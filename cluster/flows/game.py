@@ -36,8 +36,9 @@ KEYS: dict[str, frozenset[str]] = {
                          "leave_ppm", "timeout_ppm"}),
     "cash": frozenset({"buy_in_bb", "leave_above_bb"}),
     "tournament": frozenset({"starting_stack", "level_hands", "levels", "ante_mode"}),
-    "bots": frozenset({"population", "mix"}),
+    "bots": frozenset({"population", "mix", "python"}),
 }
+PYTHON_BOT_KEYS = frozenset({"path", "module", "callable", "weight"})
 # keys a platform may expect that the simulator does not model yet: refused with the reason
 NOT_MODELLED: dict[str, str] = {
     "stakes.straddle": "straddles are not simulated",
@@ -74,7 +75,7 @@ def read_game(path: str | Path) -> dict[str, Any]:
         doc = tomllib.loads(raw.decode("utf-8"), parse_float=Decimal)
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
         raise GameError(f"{where}: not TOML ({str(e).splitlines()[0]})") from None
-    return parse_game(doc, where)
+    return parse_game(doc, where, base=Path(path).parent)
 
 
 def _int(v: Any, key: str, where: str, lo: int = 0, hi: int | None = None) -> int:
@@ -104,8 +105,11 @@ def _table(doc: dict[str, Any], name: str, where: str) -> dict[str, Any]:
     return sub
 
 
-def parse_game(doc: dict[str, Any], where: str = "game") -> dict[str, Any]:
-    """The ``RunSpec`` keyword arguments of a parsed game document (``read_game``)."""
+def parse_game(doc: dict[str, Any], where: str = "game", *,
+               base: Path | None = None) -> dict[str, Any]:
+    """The ``RunSpec`` keyword arguments of a parsed game document (``read_game``); ``base``:
+    the folder a Python bot's ``path`` is relative to (the game file's; default: the current
+    folder)."""
     from sim.runspec import (
         ANTE_MODES,
         DEFAULT_POPULATION,
@@ -229,7 +233,59 @@ def parse_game(doc: dict[str, Any], where: str = "game") -> dict[str, Any]:
                                for bot in POLICY_NAMES if bot in mix)
         if sum(v for _, v in out["bot_mix"]) < 1:
             raise GameError(f"{w}: mix: the weights add up to 0")
+    if "python" in bots:
+        out["python_bots"] = _python_bots(bots["python"], w, base or Path.cwd())
     return out
+
+
+def _python_bots(v: Any, where: str, base: Path) -> tuple[Any, ...]:
+    """``[bots.python.NAME]`` tables: ``path`` (a ``.py`` file, relative to the game file) or
+    ``module`` (importable), ``callable`` (default ``decide``), ``weight`` (default 1): each a
+    ``sim.pybots.PythonBot`` with its source's sha256."""
+    from sim.pybots import MAX_BOTS, BotError, PythonBot, module_file, source_sha256
+    from sim.runspec import MAX_BOT_WEIGHT, check_python_bots
+
+    if not isinstance(v, dict) or not 1 <= len(v) <= MAX_BOTS:
+        raise GameError(f"{where}: python: expected 1..{MAX_BOTS} tables [bots.python.NAME]")
+    out = []
+    for name, t in v.items():
+        w = f"{where} python.{name}"
+        if not isinstance(t, dict):
+            raise GameError(f"{w}: expected a table ([bots.python.{name}] with path or module)")
+        for key in t:
+            if key not in PYTHON_BOT_KEYS:
+                raise GameError(f"{w}: {key}: unknown key (expected "
+                                f"{', '.join(sorted(PYTHON_BOT_KEYS))})")
+        if ("path" in t) == ("module" in t):
+            raise GameError(f"{w}: expected path = \"FILE.py\" or module = \"pkg.mod\" "
+                            "(one of them)")
+        fn = t.get("callable", "decide")
+        if not isinstance(fn, str) or not fn.isidentifier():
+            raise GameError(f"{w}: callable: {fn!r}: expected a function's name")
+        weight = _int(t.get("weight", 1), "weight", w, 1, MAX_BOT_WEIGHT)
+        try:
+            if "path" in t:
+                if not isinstance(t["path"], str) or not t["path"].endswith(".py"):
+                    raise GameError(f"{w}: path: {t['path']!r}: expected a .py file")
+                path = (base / t["path"]).resolve()
+                if not path.is_file():
+                    raise GameError(f"{w}: path: {path}: no such file")
+                kind, source = "path", str(path)
+            else:
+                mod = t["module"]
+                if not isinstance(mod, str) or not all(p.isidentifier() for p in mod.split(".")):
+                    raise GameError(f"{w}: module: {mod!r}: expected a module name (pkg.mod)")
+                module_file(mod)
+                kind, source = "module", mod
+            sha = source_sha256(kind, source)
+        except BotError as e:
+            raise GameError(f"{w}: {e}") from None
+        out.append(PythonBot(name=name, kind=kind, source=source, callable=fn, weight=weight,
+                             sha256=sha))
+    try:
+        return check_python_bots(out)
+    except ValueError as e:
+        raise GameError(f"{where}: {e}") from None
 
 
 def _levels(v: Any, where: str, max_levels: int) -> tuple[tuple[int, int, int], ...]:

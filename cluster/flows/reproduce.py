@@ -216,6 +216,7 @@ def reproduce_spec(spec: Any, run: str, batches: int | None = None, *,
 
     from cluster.fanout import fan_out
     from cluster.ray_runtime import in_flight_window, ray_session
+    from sim.pybots import BotError
 
     root = storage.as_location(run)
     folder = RunFolder.open(root)
@@ -235,7 +236,8 @@ def reproduce_spec(spec: Any, run: str, batches: int | None = None, *,
           else ray_session(address, workers)) as session:
         results = fan_out(reproduce_batch, calls, session=session,
                           window=None if session is None else in_flight_window(session, workers),
-                          name=lambda call: f"the reproduction of {call[3]}", label="batch")
+                          name=lambda call: f"the reproduction of {call[3]}", label="batch",
+                          passthrough=(BotError,))  # a Python bot not playable here: one line
         try:
             for r in results:
                 if not r["ok"]:

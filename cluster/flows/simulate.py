@@ -166,6 +166,7 @@ def _no_gc_pauses() -> Iterator[None]:
 
 
 _FROZEN = False
+BOT_ERROR = "bot_error"  # write_batch's result when a Python bot stopped the batch
 
 
 def simulated_batch(spec: RunSpec, structure: Structure,
@@ -195,8 +196,13 @@ def write_batch(spec: RunSpec, structure: Structure, batch_index: int,
                 folder: RunFolder) -> dict[str, Any]:
     """Simulate one batch and write its file (the body of the Ray task). Returns the file's
     ``FileRecord`` as a dict."""
+    from sim.pybots import BotError
+
     t0 = time.perf_counter()
-    data, hands, counts = simulated_batch(spec, structure, batch_index)
+    try:
+        data, hands, counts = simulated_batch(spec, structure, batch_index)
+    except BotError as e:  # a Python bot's fault, the same on every try: returned, not retried
+        return {BOT_ERROR: str(e)}
     rel = batch_relpath(structure, batch_index)
     folder.write(rel, data)
     return FileRecord(
@@ -402,6 +408,10 @@ def run_simulate(
 
         def finished(d: dict[str, Any]) -> None:
             nonlocal last_write
+            if BOT_ERROR in d:
+                from sim.pybots import BotError
+
+                raise BotError(d[BOT_ERROR])
             rec = FileRecord.from_dict(d)
             manifest.add(rec)
             simulated.append(rec)
@@ -437,7 +447,8 @@ def _run_batches(spec: RunSpec, todo: list[tuple[Structure, int]], folder: RunFo
                  finished: Callable[[dict[str, Any]], None],
                  say: Callable[[str], None]) -> None:
     """The batches through ``cluster.fanout`` (in this process when ``workers == 0``, else as
-    Ray tasks), each finished one handed to ``finished`` as it lands."""
+    Ray tasks), each finished one handed to ``finished`` as it lands. A task that returns a
+    Python bot's error (``BOT_ERROR``) stops the run with it (``sim.pybots.BotError``)."""
     from cluster.fanout import fan_out
     from cluster.ray_runtime import in_flight_window, ray_session
 

@@ -142,7 +142,8 @@ def reproducible(manifest: dict[str, Any]) -> bool:
 
 
 def check_export(root: storage.Location, manifest_sha256: str | None,
-                 files: list[dict[str, Any]]) -> str | None:
+                 files: list[dict[str, Any]], manifest: dict[str, Any] | None = None
+                 ) -> str | None:
     """``tables/`` against its ``export.json`` (``cluster.flows.export``): every part it lists
     present
     with its sha256, no other file, made from this manifest and from files of the run, and each
@@ -189,11 +190,14 @@ def check_export(root: storage.Location, manifest_sha256: str | None,
         if got != sha:
             return (f"{path}: {'missing' if got is None else 'edited'}: its sha256 is not the "
                     "one export.json records")
-    return _rederive(root, tables, record_path, parts, run_files)
+    from sim.logview.logtables import policy_names
+
+    return _rederive(root, tables, record_path, parts, run_files, policy_names(manifest))
 
 
 def _rederive(root: storage.Location, tables: storage.Location, record_path: storage.Location,
-              parts: list[dict[str, Any]], run_files: set[str]) -> str | None:
+              parts: list[dict[str, Any]], run_files: set[str],
+              names: tuple[str, ...]) -> str | None:
     """Every part export.json lists made again from its batch file (``cluster.flows.export``, in
     memory) and compared byte for byte: a part rewritten with export.json restamped is named."""
     import hashlib
@@ -209,7 +213,8 @@ def _rederive(root: storage.Location, tables: storage.Location, record_path: sto
     for source, listed in sorted(by_source.items()):
         src = storage.join(root, source)
         try:
-            name, _, encoded = encode_parts(str(root), str(src), storage.read_bytes(src))
+            name, _, encoded = encode_parts(str(root), str(src), storage.read_bytes(src),
+                                            names)
         except ExportInputError as e:
             return f"{record_path}: its parts cannot be made again from {source} ({e})"
         made = {f"{t}/{name}": hashlib.sha256(data).hexdigest() for t, data, _ in encoded}
@@ -413,7 +418,7 @@ def verify_run(run: str | os.PathLike[str], public_key: str | None = None, *,
             return again
         reaudited = again
     try:
-        tables_why = check_export(root, msha, files)
+        tables_why = check_export(root, msha, files, manifest)
     except storage.StorageError as e:
         raise VerifyInputError(str(e)) from None
     if tables_why:

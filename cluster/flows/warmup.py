@@ -10,8 +10,8 @@ is removed (no job, no Ray, nothing left but the cache):
 - ``holdem certify`` of the default population (cash and tournament tables of 2-10 seats, the
   real bots) in every structure: simulate, every audit (the collision keys partitioned, as a
   run larger than the driver's key memory is), reproduction, report;
-- ``holdem simulate`` of the classic population (the stress bots) and of the other deck
-  generators;
+- ``holdem simulate`` of the classic population (the stress bots), of the other deck
+  generators and with a Python bot (``sim.pybots``: the table loop's second variant);
 - ``holdem shuffle`` with and without the decks kept, ``holdem export``, ``holdem diff``;
 - PHH hands imported and audited (no decks: the deal audit's known-cards path);
 - the kernels of ``holdem rngtest`` (raw streams), ``holdem calibrate`` (planted shufflers),
@@ -111,6 +111,20 @@ def _steps(tmp: Path) -> list[tuple[str, Callable[[], object]]]:
             run_simulate(RunSpec(hands=TINY // 4, batch_size=TINY // 4, seed=3 + i, generator=g,
                                  structures=(Structure.NO_LIMIT,)),
                          tmp / f"gen-{i}", workers=0, progress=False)
+        python_bots()
+
+    def python_bots() -> None:  # the table loop's variant that calls Python bots (sim.pybots)
+        import hashlib
+
+        from cluster.bench.pybots import NOOP_BOT
+        from sim.pybots import PythonBot
+
+        bot = tmp / "noop_bot.py"
+        bot.write_text(NOOP_BOT)
+        spec = RunSpec(hands=TINY // 4, batch_size=TINY // 4, seed=9, python_bots=(PythonBot(
+            name="noop", kind="path", source=str(bot), callable="decide", weight=1,
+            sha256=hashlib.sha256(bot.read_bytes()).hexdigest()),))
+        run_simulate(spec, tmp / "python-bots", workers=0, progress=False)
 
     def shuffle() -> None:
         from sim.deckgen import GENERATORS
@@ -192,7 +206,8 @@ def _steps(tmp: Path) -> list[tuple[str, Callable[[], object]]]:
 
     return [("certify (default population, every structure; simulate, audit, reproduce, "
              "report)", certify_default),
-            ("simulate (classic population; other deck generators)", simulate_others),
+            ("simulate (classic population; other deck generators; a Python bot)",
+             simulate_others),
             ("shuffle (decks kept and not; other deck generators)", shuffle),
             ("export, diff", export_diff),
             ("PHH hands imported and audited", imported),

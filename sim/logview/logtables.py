@@ -18,6 +18,8 @@ log's flat Arrow buffers.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pyarrow as pa
 from numba import njit
@@ -413,8 +415,21 @@ def _strings(names: pa.ChunkedArray | pa.Array) -> pa.Array:
     return arr.dictionary_encode().cast(_D)
 
 
-def build_tables(log: pa.Table | pa.RecordBatch) -> dict[str, pa.Table]:
-    """The four tables (``TABLE_NAMES``) of the hands in ``log`` (rows of the hand log)."""
+def policy_names(manifest: dict[str, Any] | None) -> tuple[str, ...]:
+    """The name of each policy code of a run: the built-in bots (``POLICY_NAMES``), then the
+    Python bots its manifest's spec names (codes 8, 9, ...: ``sim.pybots``)."""
+    spec = (manifest or {}).get("spec")
+    bots = spec.get("python_bots") if isinstance(spec, dict) else None
+    if not isinstance(bots, list):
+        return POLICY_NAMES
+    return POLICY_NAMES + tuple(str(b.get("name")) if isinstance(b, dict) else "?"
+                                for b in bots)
+
+
+def build_tables(log: pa.Table | pa.RecordBatch,
+                 names: tuple[str, ...] = POLICY_NAMES) -> dict[str, pa.Table]:
+    """The four tables (``TABLE_NAMES``) of the hands in ``log`` (rows of the hand log);
+    ``names``: the run's policy names (``policy_names``: its Python bots too)."""
     missing = [c for c in LOG_COLUMNS if c not in log.schema.names and c != "player_ids"]
     if missing:
         raise LogTableError(f"no column {missing[0]!r} in the hand log")
@@ -495,7 +510,7 @@ def build_tables(log: pa.Table | pa.RecordBatch) -> dict[str, pa.Table]:
                       o["start"], o["contrib"], o["won"], o["net"], o["end"], o["folded"],
                       o["showed"], o["cat"], CATEGORY_SHIFT)
     o = {k: v[:r] for k, v in o.items()}
-    if len(o["policy"]) and int(o["policy"].max()) >= len(POLICY_NAMES):
+    if len(o["policy"]) and int(o["policy"].max()) >= len(names):
         raise LogTableError(f"column 'policy': code {int(o['policy'].max())} has no name")
     if r and (o["hole"].min() < 0 or o["hole"].max() >= len(HOLE_NAMES)):
         raise LogTableError("column 'hole_cards': a card outside -1..51")
@@ -505,7 +520,7 @@ def build_tables(log: pa.Table | pa.RecordBatch) -> dict[str, pa.Table]:
         "hand_id": pa.array(o["hand"]), "seat": pa.array(o["seat"]),
         "player_id": pa.array(o["player"]),
         "position": _dict(o["pos"], POSITION_NAMES, _D),
-        "policy": _dict(o["policy"], POLICY_NAMES, _D, nulls=True),
+        "policy": _dict(o["policy"], names, _D, nulls=True),
         "hole": _dict(o["hole"], HOLE_NAMES, _DH),
         "stack_start": pa.array(o["start"]), "contributed": pa.array(o["contrib"]),
         "won": pa.array(o["won"]), "net": pa.array(o["net"]), "stack_end": pa.array(o["end"]),
