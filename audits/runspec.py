@@ -62,6 +62,7 @@ UNIFORM_ANTE_FROM_LEVEL, BB_ANTE_FROM_LEVEL = 3, 4
 ANTE_NONE, ANTE_UNIFORM, ANTE_BIG_BLIND = 0, 1, 2  # the ante_mode column
 RAISE_CAP = 4  # fixed-limit full bets and raises a street (a game may set its own)
 ANTE_MODES = ("every-player", "big-blind")
+MAX_CHIPS = 10**9  # the largest chip amount of a spec (sim.runspec.MAX_CHIPS)
 MAX_LEVELS = 100
 # the built-in bots by policy code (docs/export.md, Codes: policies)
 BOT_NAMES = ("random", "calling-station", "tight-aggressive", "maniac", "nit", "regular",
@@ -95,8 +96,8 @@ FIELDS: dict[str, tuple[str, Any]] = {
     "tournament_pct": _int(0, 100),
     "seed": _int(0, (1 << 63) - 1),
     "batch_size": _int(1),
-    "small_blind": _int(1),
-    "big_blind": _int(1),
+    "small_blind": _int(1, MAX_CHIPS),
+    "big_blind": _int(1, MAX_CHIPS),
     "buy_in_bb": _int(1),
     "buy_in_min_bb": _int(1, null=True),
     "leave_above_bb": _int(0),
@@ -116,17 +117,17 @@ FIELDS: dict[str, tuple[str, Any]] = {
     # the game's own schedule (a game file; docs/game.md): each present only when it differs
     # from its default (GAME_DEFAULTS), so runs without them keep their fingerprints
     "game": ("a game name of 1..120 characters", None),
-    "ante": _int(1),
+    "ante": _int(1, MAX_CHIPS),
     "ante_mode": ("one of " + ", ".join(ANTE_MODES), ANTE_MODES),
-    "rake_cap": _int(0),
+    "rake_cap": _int(0, MAX_CHIPS),
     "rake_caps_by_players": (f"a non-empty list of [players 2..{MAX_SEATS}, cap >= 0] pairs, "
                              "each player count once", None),
     "no_flop_no_drop": ("false (absent: true)", None),
     "raise_cap": _int(1),
-    "small_bet": _int(1),
-    "big_bet": _int(1),
+    "small_bet": _int(1, MAX_CHIPS),
+    "big_bet": _int(1, MAX_CHIPS),
     "levels": (f"a list of 1..{MAX_LEVELS} [small blind, big blind, ante] levels (1 <= small "
-               "blind <= big blind, ante >= 0)", None),
+               "blind <= big blind <= 10^9, 0 <= ante <= 10^9)", None),
     "tournament_ante_mode": ("big-blind (absent: every-player)", ("big-blind",)),
     "bot_mix": ("a list of [bot name, weight] pairs (names of " + ", ".join(BOT_NAMES)
                 + " once each; weights >= 0 adding up to at least 1)", None),
@@ -200,7 +201,8 @@ def _game_value(key: str, v: Any) -> bool:
     if key == "no_flop_no_drop":
         return v is False
     if key == "rake_caps_by_players":
-        return _pairs(v, lambda n: _is_int(n) and 2 <= n <= MAX_SEATS)
+        return _pairs(v, lambda n: _is_int(n) and 2 <= n <= MAX_SEATS) and all(
+            p[1] <= MAX_CHIPS for p in v)
     if key == "bot_mix":
         return _pairs(v, lambda n: n in BOT_NAMES) and sum(p[1] for p in v) >= 1
     if key == "python_bots":
@@ -209,7 +211,8 @@ def _game_value(key: str, v: Any) -> bool:
     if key == "levels":
         return (isinstance(v, list) and 1 <= len(v) <= MAX_LEVELS
                 and all(isinstance(lv, list) and len(lv) == 3 and all(map(_is_int, lv))
-                        and 1 <= lv[0] <= lv[1] and lv[2] >= 0 for lv in v))
+                        and 1 <= lv[0] <= lv[1] <= MAX_CHIPS and 0 <= lv[2] <= MAX_CHIPS
+                        for lv in v))
     expected, arg = FIELDS[key]
     if expected.startswith("an integer"):
         lo, _, _ = arg
@@ -262,6 +265,14 @@ def parse_spec(spec: Any, where: str = "manifest.json") -> RunFacts:
     if s["leave_above_bb"] and s["leave_above_bb"] < s["buy_in_bb"]:
         raise SpecError(f"{where}: spec.leave_above_bb: expected 0 (never) or at least "
                         f"buy_in_bb ({s['buy_in_bb']}), found {s['leave_above_bb']}")
+    bb = s["big_blind"]
+    for key, chips in (("buy_in_bb", s["buy_in_bb"] * bb),
+                       ("tournament_stack_bb", (s["tournament_stack_bb"] or 0) * bb),
+                       ("leave_above_bb", s["leave_above_bb"] * bb),
+                       ("rake_cap_bb", s["rake_cap_bb"] * bb)):
+        if chips > MAX_CHIPS:
+            raise SpecError(f"{where}: spec.{key}: {chips:,} chips at big blind {bb:,}: "
+                            f"expected at most {MAX_CHIPS:,}")
     if s.get("rake_cap") is not None and s["rake_cap_bb"]:
         raise SpecError(f"{where}: spec.rake_cap: a cap in chips beside rake_cap_bb "
                         f"{s['rake_cap_bb']} (a spec gives one)")

@@ -201,41 +201,52 @@ def not_checked(audit: dict[str, Any]) -> list[str]:
 
 
 def game_line(spec: Any) -> str:
-    """The stakes a simulated run's spec played, in one line (its game's name first): blinds,
-    ante, rake and cap, fixed-limit bets, tournament levels and stack. Empty without a spec."""
+    """The stakes a simulated run's spec played, in one line (its game's name first): the cash
+    blinds, ante, rake and cap (not for a tournament-only run), fixed-limit bets, tournament
+    levels and stack, the bot mix. Empty without a spec."""
     if not isinstance(spec, dict) or "big_blind" not in spec:
         return ""
     try:
         bb = int(spec["big_blind"])
-        parts = [f"blinds {int(spec['small_blind']):,}/{bb:,}"]
-        if spec.get("ante"):
-            who = "the big blind" if spec.get("ante_mode") == "big-blind" else "every player"
-            parts.append(f"ante {int(spec['ante']):,} ({who})")
-        cap = spec.get("rake_cap")
-        cap = int(spec.get("rake_cap_bb", 0)) * bb if cap is None else int(cap)
-        rake = f"rake {int(spec['rake_bps']) / 100:g}%" + (f" capped at {cap:,}" if cap else
-                                                            " uncapped")
-        if spec.get("rake_caps_by_players"):
-            rake += " (" + ", ".join(f"{int(c):,} at {int(n)} players"
-                                     for n, c in spec["rake_caps_by_players"]) + ")"
-        if spec.get("no_flop_no_drop", True):
-            rake += ", no flop no drop"
-        parts.append(rake + " (cash)")
-        if spec.get("small_bet") or spec.get("big_bet") or "raise_cap" in spec:
-            small = int(spec.get("small_bet") or bb)
-            parts.append(f"fixed-limit bets {small:,}/{int(spec.get('big_bet') or 2 * small):,}"
-                         f", {int(spec.get('raise_cap', 4))} raises a street")
+        fmt = spec.get("format")
+        parts = []
+        if fmt != "tournament":
+            parts.append(f"cash blinds {int(spec['small_blind']):,}/{bb:,}")
+            if spec.get("ante"):
+                who = "the big blind" if spec.get("ante_mode") == "big-blind" else "every player"
+                parts.append(f"ante {int(spec['ante']):,} ({who})")
+            cap = spec.get("rake_cap")
+            cap = int(spec.get("rake_cap_bb", 0)) * bb if cap is None else int(cap)
+            rake = f"rake {int(spec['rake_bps']) / 100:g}%" + (f" capped at {cap:,}" if cap
+                                                                else " uncapped")
+            if spec.get("rake_caps_by_players"):
+                rake += " (" + ", ".join(f"{int(c):,} at {int(n)} players"
+                                         for n, c in spec["rake_caps_by_players"]) + ")"
+            if spec.get("no_flop_no_drop", True):
+                rake += ", no flop no drop"
+            parts.append(rake)
+            if spec.get("small_bet") or spec.get("big_bet") or "raise_cap" in spec:
+                small = int(spec.get("small_bet") or bb)
+                parts.append(f"fixed-limit bets {small:,}/"
+                             f"{int(spec.get('big_bet') or 2 * small):,}, "
+                             f"{int(spec.get('raise_cap', 4))} raises a street")
         levels = spec.get("levels")
-        if spec.get("format") in ("tournament", "mixed"):
+        if fmt in ("tournament", "mixed"):
             stack = int(spec.get("tournament_stack_bb") or spec["buy_in_bb"]) * bb
             each = int(spec["level_hands"])
             if levels:
-                first = levels[0]
-                parts.append(f"tournaments of {stack:,} chips, {len(levels)} levels of {each:,} "
-                             f"hands from {int(first[0]):,}/{int(first[1]):,}")
+                first, last = levels[0], levels[-1]
+                n = len(levels)
+                antes = next((f", antes from level {i + 1}" for i, lv in enumerate(levels)
+                              if int(lv[2])), ", no antes")
+                parts.append(f"tournaments of {stack:,} chips, {n} level{'s' * (n != 1)} of "
+                             f"{each:,} hands from {int(first[0]):,}/{int(first[1]):,} to "
+                             f"{int(last[0]):,}/{int(last[1]):,}{antes}")
             else:
-                parts.append(f"tournaments of {stack:,} chips, blinds rising every {each:,} "
-                             "hands (the built-in schedule)")
+                parts.append(f"tournaments of {stack:,} chips, blinds {int(spec['small_blind']):,}"
+                             f"/{bb:,} rising every {each:,} hands (the built-in schedule)")
+        if spec.get("bot_mix"):
+            parts.append("bots " + ", ".join(f"{name} {int(w):,}" for name, w in spec["bot_mix"]))
         if spec.get("python_bots"):  # bots of one's own (sim.pybots): each with its source
             parts.append("Python bots " + ", ".join(
                 f"{b['name']} (weight {int(b['weight']):,}, {b['source']}:{b['callable']}, "

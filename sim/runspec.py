@@ -150,6 +150,9 @@ POLICY_NAMES = ("random", "calling-station", "tight-aggressive", "maniac", "nit"
                 "loose-aggressive", "recreational")
 MAX_LEVELS = 100  # tournament levels a game may give (the last one stays)
 MAX_GAME_NAME = 120
+# the largest chip amount a spec may give (a blind, ante, bet, rake cap, level or stack in
+# chips): ten seats of it, rebuys included, stay exact in every audit's arithmetic
+MAX_CHIPS = 10**9
 # the game fields (``RunSpec``, after ``extra``) and their defaults: a spec records one only
 # when it differs, so runs made before game files existed keep their fingerprints
 GAME_DEFAULTS: dict[str, Any] = {
@@ -319,6 +322,23 @@ class RunSpec:
             raise ValueError("no structure given")
         self._check_game()
 
+    def _check_chips(self) -> None:
+        """Every chip amount of the spec at most ``MAX_CHIPS`` (one line naming it)."""
+        bb = self.big_blind
+        stack = self.tournament_stack_bb if self.tournament_stack_bb is not None \
+            else self.buy_in_bb
+        amounts = [("small blind", self.small_blind), ("big blind", bb), ("ante", self.ante),
+                   ("buy-in", self.buy_in_bb * bb), ("tournament stack", stack * bb),
+                   ("leave threshold", self.leave_above_bb * bb),
+                   ("rake cap", self.rake_cap or self.rake_cap_bb * bb),
+                   ("small bet", self.small_bet or 0), ("big bet", self.big_bet or 0)]
+        amounts += [(f"rake cap at {n} players", int(c)) for n, c in self.rake_caps_by_players]
+        amounts += [(f"level {i + 1}", max(int(x) for x in lv))
+                    for i, lv in enumerate(self.levels or ())]
+        for what, v in amounts:
+            if v > MAX_CHIPS:
+                raise ValueError(f"{what} {v:,} chips: expected at most {MAX_CHIPS:,}")
+
     def _check_game(self) -> None:
         """The game's schedule fields (normalised to tuples), each in its range (one line)."""
         if self.small_blind < 1 or self.big_blind < self.small_blind:
@@ -329,6 +349,7 @@ class RunSpec:
             raise ValueError(f"game name {self.game!r}: expected 1..{MAX_GAME_NAME} characters")
         if self.ante < 0:
             raise ValueError(f"ante {self.ante}: expected >= 0 chips")
+        self._check_chips()
         for name in ("ante_mode", "tournament_ante_mode"):
             if getattr(self, name) not in ANTE_MODES:
                 raise ValueError(f"{name} {getattr(self, name)!r}: expected one of "

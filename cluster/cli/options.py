@@ -278,6 +278,7 @@ def population_options(args: argparse.Namespace) -> dict[str, Any]:
     from sim.runspec import population_fields
 
     base = None
+    leave_above = args.leave_above
     if getattr(args, "game", None) is not None:
         from cluster.flows.game import read_game
 
@@ -285,10 +286,12 @@ def population_options(args: argparse.Namespace) -> dict[str, Any]:
             raise UsageError("--game and --population: choose one (the game file gives the "
                              "population)")
         base = read_game(args.game)
+        if base.explicit_leave and leave_above is None:  # the file's, whatever --stacks
+            leave_above = base["leave_above_bb"]
     return population_fields(args.population or "default", base=base, players=args.players,
                              format=args.format,
                              tournament_pct=args.tournament_pct, stacks=args.stacks,
-                             leave_above=args.leave_above,
+                             leave_above=leave_above,
                              tournament_stack=args.tournament_stack, bots=args.bots)
 
 

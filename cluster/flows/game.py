@@ -58,11 +58,18 @@ NOT_MODELLED: dict[str, str] = {
 STRUCTURES = ("no-limit", "pot-limit", "fixed-limit")
 
 
+class GameFields(dict[str, Any]):
+    """``RunSpec`` keyword arguments of a game file, and what the file set itself:
+    ``explicit_leave`` (its own ``leave_above_bb``, which ``--stacks`` then leaves alone)."""
+
+    explicit_leave: bool = False
+
+
 class GameError(InputError):
     """An unusable game file (one line naming the file and the key)."""
 
 
-def read_game(path: str | Path) -> dict[str, Any]:
+def read_game(path: str | Path) -> GameFields:
     """The ``RunSpec`` keyword arguments of a game file (module docstring)."""
     where = f"--game {path}"
     try:
@@ -79,9 +86,13 @@ def read_game(path: str | Path) -> dict[str, Any]:
 
 
 def _int(v: Any, key: str, where: str, lo: int = 0, hi: int | None = None) -> int:
-    if isinstance(v, bool) or not isinstance(v, int) or v < lo or (hi is not None and v > hi):
-        bound = f"{lo}..{hi:,}" if hi is not None else f">= {lo}"
-        raise GameError(f"{where}: {key}: {v!r}: expected an integer {bound}")
+    """An integer ``lo..hi`` (``hi`` None: a chip amount, at most ``MAX_CHIPS``)."""
+    from sim.runspec import MAX_CHIPS
+
+    hi = MAX_CHIPS if hi is None else hi
+    if isinstance(v, bool) or not isinstance(v, int) or v < lo or v > hi:
+        shown = str(v) if isinstance(v, Decimal) else repr(v)
+        raise GameError(f"{where}: {key}: {shown}: expected an integer {lo:,}..{hi:,}")
     return v
 
 
@@ -106,10 +117,11 @@ def _table(doc: dict[str, Any], name: str, where: str) -> dict[str, Any]:
 
 
 def parse_game(doc: dict[str, Any], where: str = "game", *,
-               base: Path | None = None) -> dict[str, Any]:
+               base: Path | None = None) -> GameFields:
     """The ``RunSpec`` keyword arguments of a parsed game document (``read_game``); ``base``:
     the folder a Python bot's ``path`` is relative to (the game file's; default: the current
     folder)."""
+    from sim.config import MAX_SEATS
     from sim.runspec import (
         ANTE_MODES,
         DEFAULT_POPULATION,
@@ -123,11 +135,13 @@ def parse_game(doc: dict[str, Any], where: str = "game", *,
         if key not in KEYS[""]:
             raise GameError(f"{where}: {key}: unknown key (expected "
                             f"{', '.join(sorted(KEYS['']))})")
-    out: dict[str, Any] = dict(DEFAULT_POPULATION)
+    out = GameFields(DEFAULT_POPULATION)
     name = doc.get("name")
     if name is not None:
-        if not isinstance(name, str) or not 0 < len(name.strip()) <= MAX_GAME_NAME:
-            raise GameError(f"{where}: name: expected a text of 1..{MAX_GAME_NAME} characters")
+        if not isinstance(name, str) or not 0 < len(name.strip()) <= MAX_GAME_NAME \
+                or not name.isprintable():
+            raise GameError(f"{where}: name: expected a text of 1..{MAX_GAME_NAME} printable "
+                            "characters on one line")
         out["game"] = name.strip()
     if "structures" in doc:
         st = doc["structures"]
@@ -167,9 +181,15 @@ def parse_game(doc: dict[str, Any], where: str = "game", *,
             raise GameError(f"{w}: players: {v!r}: expected a seat count (9) or a text "
                             "(\"2-10\", \"2:1,6:3,9:2\")")
         try:
-            out["players"] = parse_players(v)
+            players = parse_players(v)
         except ValueError as e:
             raise GameError(f"{w}: players: {str(e).partition(': ')[2]}") from None
+        mix = ((players, 1),) if isinstance(players, int) else players
+        if any(not 2 <= n <= MAX_SEATS or not 0 <= wt <= 1_000_000 for n, wt in mix) \
+                or sum(wt for _, wt in mix) < 1:
+            raise GameError(f"{w}: players: {v!r}: expected seat counts 2..{MAX_SEATS} with "
+                            "weights 0..1,000,000 adding up to at least 1")
+        out["players"] = players
     if "format" in tables:
         out["format"] = _str(tables["format"], "format", w, ("cash", "tournament", "mixed"))
     if "tournament_pct" in tables:
@@ -196,6 +216,10 @@ def parse_game(doc: dict[str, Any], where: str = "game", *,
             out["leave_above_bb"] = 3 * hi
     if "leave_above_bb" in cash:
         out["leave_above_bb"] = _int(cash["leave_above_bb"], "leave_above_bb", w, 0)
+        if out["leave_above_bb"] and out["leave_above_bb"] < out["buy_in_bb"]:
+            raise GameError(f"{w}: leave_above_bb {out['leave_above_bb']}: expected 0 (never) "
+                            f"or at least the largest buy-in ({out['buy_in_bb']})")
+        out.explicit_leave = True  # --stacks does not recompute it (options.population)
 
     tourn = _table(doc, "tournament", where)
     w = f"{where}: [tournament]"
@@ -210,6 +234,10 @@ def parse_game(doc: dict[str, Any], where: str = "game", *,
     if "levels" in tourn:
         out["levels"] = _levels(tourn["levels"], w, MAX_LEVELS)
         out["tournament_ante_mode"] = "big-blind"
+    if "levels" in tourn and "starting_stack" in tourn \
+            and out["tournament_stack_bb"] * bb < out["levels"][0][1]:
+        raise GameError(f"{w}: starting_stack {out['tournament_stack_bb'] * bb}: expected at "
+                        f"least the first level's big blind ({out['levels'][0][1]})")
     if "ante_mode" in tourn:
         if "levels" not in tourn:
             raise GameError(f"{w}: ante_mode: only with levels (the built-in schedule gives "
@@ -317,7 +345,13 @@ def _rake(v: Any, where: str) -> dict[str, Any]:
     try:
         sched = schedule_from_table(dict(v), where, {})
     except RakeError as e:
-        raise GameError(str(e)) from None
+        text = str(e)
+        raise GameError(text if text.startswith(where) else f"{where} {text}") from None
+    zero = [k for k, c in (("cap", sched.cap), *((f"caps_by_players.{n}", c) for n, c in
+                                                 sched.caps_by_players.items())) if c == 0]
+    if zero:
+        raise GameError(f"{where} {zero[0]} 0: expected a cap above 0 (no rake: percent = 0; "
+                        "no cap: leave cap out)")
     bps = sched.percent * 100
     if bps != bps.to_integral_value():
         raise GameError(f"{where} percent {sched.percent}: expected a multiple of 0.01 (the "

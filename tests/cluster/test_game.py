@@ -308,3 +308,78 @@ def test_the_docs_example_is_a_valid_game() -> None:
     assert spec.game and spec.ante == 1 and spec.rake_bps == 450 and spec.rake_cap == 20
     assert spec.levels and spec.bot_mix and spec.rake_caps_by_players == ((2, 10), (3, 15))
     assert spec.tournament_stack_bb == 150 and spec.leave_above_bb == 300
+
+
+REVIEW_GAMES = {  # what a reviewer found accepted and should not be (one line, exit 2)
+    "a rake cap of 0": ("[rake]\npercent = 5\ncap = 0\n", "cap 0: expected a cap above 0"),
+    "a cap of 0 at 2 players": ("[rake]\npercent = 5\ncap = 10\ncaps_by_players = "
+                                "{ \"2\" = 0 }\n", "caps_by_players.2 0"),
+    "a huge big blind": ("[stakes]\nbig_blind = 9223372036854775807\n", "big_blind"),
+    "a huge rake cap": ("[rake]\npercent = 5\ncap = 99999999999999999999999\n", "rake"),
+    "a huge level": ("[tournament]\nlevels = [[4611686018427387904, 9223372036854775807]]\n",
+                     "levels[1]"),
+    "buy-ins past the chip bound": ("[stakes]\nsmall_blind = 1000000\nbig_blind = 2000000\n"
+                                    "[cash]\nbuy_in_bb = 1000\n", "buy-in"),
+    "no seat count": ("[tables]\nplayers = 11\n", "[tables]: players"),
+    "weights of 0": ("[tables]\nplayers = \"2:0,6:0\"\n", "[tables]: players"),
+    "leave below the buy-in": ("[cash]\nbuy_in_bb = 100\nleave_above_bb = 50\n",
+                               "[cash]: leave_above_bb 50"),
+    "a stack below the first level": ("[tournament]\nstarting_stack = 10\nlevels = "
+                                      "[[10, 20]]\n", "starting_stack 10"),
+    "a name on two lines": ("name = \"Acme\\n5/10\"\n", "name"),
+    "a rake above 100%": ("[rake]\npercent = 101\n", "[rake]"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REVIEW_GAMES))
+def test_what_a_review_found_accepted_is_refused(name: str, tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    text, want = REVIEW_GAMES[name]
+    path = tmp_path / "game.toml"
+    path.write_text(text)
+    out = tmp_path / "out"
+    code = main(["simulate", "--game", str(path), "--hands", "10", "--out", str(out),
+                 "--workers", "0", "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2 and want in err and "Traceback" not in err, err
+    assert len(err.strip().splitlines()) == 1 and not out.exists(), err
+
+
+def test_stacks_leave_the_games_own_leave_threshold(tmp_path: Path) -> None:
+    import argparse
+
+    from cluster.cli import options as o
+
+    path = tmp_path / "game.toml"
+    p = argparse.ArgumentParser()
+    o.add_run_options(p, 100, "no-limit", "x")
+    path.write_text("[cash]\nbuy_in_bb = 100\nleave_above_bb = 900\n")
+    spec = o.run_spec(p.parse_args(["--game", str(path), "--stacks", "500"]))
+    assert spec.leave_above_bb == 900 and spec.buy_in_bb == 500
+    path.write_text("[cash]\nbuy_in_bb = 100\n")
+    assert o.run_spec(p.parse_args(["--game", str(path), "--stacks", "500"])).leave_above_bb \
+        == 1500  # without its own: 3x the largest buy-in, as --stacks alone
+
+
+@pytest.mark.parametrize("key,value", [("ante", 2**63), ("levels", [[1, 2**63, 0]]),
+                                       ("rake_caps_by_players", [[2, 2**63]]),
+                                       ("small_bet", 10**12)])
+def test_a_forged_spec_with_huge_chips_is_one_line(key: str, value: Any) -> None:
+    from audits.runspec import SpecError
+
+    d = json.loads(json.dumps(SPEC.to_dict()))
+    d[key] = value
+    with pytest.raises(SpecError, match=f"spec.{key}"):
+        parse_spec(d)
+
+
+def test_a_classic_population_with_a_bot_mix_passes_stakes(
+        tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]) -> None:
+    """New players at a classic cash table draw from the game's mix too (a reviewer's false
+    accusation: they drew from the four stress bots)."""
+    spec = game_spec("[bots]\npopulation = \"classic\"\nmix = { nit = 5, random = 0 }\n"
+                     "[tables]\nplayers = 6\nformat = \"cash\"\n", 1500, 500, seed=4)
+    run = simulated_run(tmp_path_factory, spec, "classicmix")
+    code, out = audit_cli(run, capsys)
+    assert code == 0, out
+    assert {p for r in _rows(run) for p in r["policy"]} - {-1} == {4}
