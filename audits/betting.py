@@ -73,7 +73,9 @@ V_BOARD_LENGTH = 17  # a board not what the streets played dealt
 V_UNKNOWN_KIND = 18  # an action kind the referee does not know
 V_FOLDED_COLUMN = 19  # the folded column disagrees with the action log
 V_POST = 20  # a live or dead post of a replayed history against the rules (or out of order)
-V_LEAVE = 21  # a LEAVE by a seat not in the hand, or its uncovered bet not returned at once
+V_LEAVE = 21  # a LEAVE by a seat not in the hand
+V_LEAVE_RECORD = 22  # a LEAVE adding chips, on another street or with another street total
+V_LEAVE_RETURN = 23  # the uncovered part of a leaving seat's bet not returned at once
 
 MESSAGES = {
     V_POSTING: "wrong posting: seat {aux} put in {logged} as its ante/blind, the rules give "
@@ -117,9 +119,13 @@ MESSAGES = {
     V_POST: "wrong post: seat {aux} posted {logged}, the rules give {expected} (a live post "
             "min(big blind, stack); a dead post below a big blind, or at most one beside the "
             "seat's live post; 0: none by a seat without chips or with a blind, or out of order)",
-    V_LEAVE: "wrong leave: seat {aux} on the {street}: the log gives {logged}, the rules give "
-             "{expected} (a seat in the hand leaves adding nothing; the uncovered part of its "
-             "bet returned at once)",
+    V_LEAVE: "wrong leave: seat {aux} not in the hand (on the {street}), the rules give a leave "
+             "only to a seat still in it",
+    V_LEAVE_RECORD: "wrong leave: seat {aux}'s leave on the {street} logs {logged}, the rules "
+                    "give {expected} (no chip added, its street total kept, on the street "
+                    "played)",
+    V_LEAVE_RETURN: "wrong leave: seat {aux}'s uncovered bet not returned at once on the "
+                    "{street}: the log returns {logged}, the rules give {expected}",
 }
 # the structure codes the referee gets per hand (_structure_codes)
 NO_LIMIT, POT_LIMIT, FIXED_LIMIT = 0, 1, 2
@@ -360,7 +366,7 @@ def _leave(work, trim, street, a_street, a_seat, a_kind, a_tot, a_add, j, end, n
         return V_LEAVE, g, j, n_active, -1
     if a_street[j] != street or a_add[j] != 0 or a_tot[j] != work[BET_, g]:
         _why(work, a_add[j] if a_add[j] != 0 else a_tot[j], 0 if a_add[j] != 0 else work[BET_, g])
-        return V_LEAVE, g, j, n_active, -1
+        return V_LEAVE_RECORD, g, j, n_active, -1
     other = 0
     for t in range(k):
         if t != g:
@@ -374,7 +380,7 @@ def _leave(work, trim, street, a_street, a_seat, a_kind, a_tot, a_add, j, end, n
                 or a_tot[j] != work[BET_, g] - back or a_street[j] != street):
             _why(work, a_add[j] if j < end and a_kind[j] == RETURN and a_seat[j] == g else 0,
                  back)
-            return V_LEAVE, g, j, n_active, -1
+            return V_LEAVE_RETURN, g, j, n_active, -1
         j += 1
         work[STACK, g] += back
         work[BET_, g] -= back

@@ -145,7 +145,10 @@ _RANK_SUIT = ("23456789TJQKA", "cdhs")
 
 def _value(key: str, v: Any) -> str | int:
     """A message value as its words: ``street...`` keys name the street, ``card...`` keys the
-    card (code rank * 4 + suit, as the log stores it; -1 none), others the integer."""
+    card (code rank * 4 + suit, as the log stores it; -1 none), text as it is, others the
+    integer."""
+    if isinstance(v, str):
+        return v
     n = int(v)
     if key.startswith("street"):
         return STREETS[n] if 0 <= n < len(STREETS) else f"street {n}"

@@ -107,3 +107,42 @@ def test_lab_fields_on_the_page_and_bound_by_the_signature(
     lab.write_text('client = "x"\ncolour = "red"\n')
     assert main(["report", str(out), "--lab", str(lab), "--no-reproduce"]) == 2
     assert "unknown field 'colour'" in capsys.readouterr().err
+
+
+# each engine fault, the audits it fails and a run that shows it (hands, structure, population)
+FAULTS = {
+    "button-skips": ("rotation", 1000, "no-limit"),
+    "bb-twice": ("rotation", 1000, "no-limit"),
+    "short-allin-reopens": ("betting", 3000, "no-limit"),
+    "wrong-stream-position": ("deal", 1000, "no-limit"),
+    "side-pot-ignores-eligibility": ("payouts", 3000, "no-limit"),
+    "mucks-winner": ("payouts", 1000, "no-limit"),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fault", sorted(FAULTS))
+def test_an_injected_fault_lists_every_failing_hand_with_both_values(
+        fault: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Every audit an injected fault fails lists each failing hand once in failing_hands.csv,
+    as many as its failure count, each reason with what the log says and what the rules
+    give."""
+    audit, hands, structure = FAULTS[fault]
+    out = tmp_path / "run"
+    assert main(["simulate", "--hands", str(hands), "--structure", structure, "--population",
+                 "classic", "--seed", "5", "--workers", "0", "--quiet", "--inject", fault,
+                 "--out", str(out)]) == 0
+    assert main(["audit", str(out), "--workers", "0"]) == 1
+    capsys.readouterr()
+    doc = json.loads((out / "audit.json").read_text())
+    rows = list(csv.DictReader((out / "failing_hands.csv").open()))
+    failed = {r["name"]: r for r in doc["results"] if not r["passed"] and r["applicable"]}
+    assert audit in failed, sorted(failed)
+    for name, r in failed.items():
+        if "." in name or not r["hands_checked"] or r.get("statistic") is not None:
+            continue  # a battery's test, or a statistical audit: no hand is proved wrong
+        mine = [x for x in rows if x["audit"] == name]
+        assert len(mine) == r["failures"] > 0, (name, len(mine), r["failures"])
+        assert len({x["hand_id"] for x in mine}) == len(mine)
+        for x in mine:
+            assert "the rules give" in x["reason"] or "the rules" in x["reason"], x
