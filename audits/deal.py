@@ -41,7 +41,7 @@ MESSAGES = {
     6: "burns and board lengths disagree: {logged} burns for a board of {aux} cards, the rules "
        "give {expected} burns (one a street dealt)",
     7: "deck is not the deck of its seed_key (philox stream, docs/engine.md 'Randomness'): "
-       "position {aux} holds {card_logged}, the key's deck gives {card_expected}",
+       "position {aux} holds {card_logged}, the rules give {card_expected} (the key's deck)",
     8: "seed_key is not [run seed, table_id, hand_no] of this hand: entry {aux} is {key_logged}, "
        "the rules give {key_expected} (entry 3: its number of words)",
     9: "no deck logged in a simulated run (only imported hand histories may lack decks): the "

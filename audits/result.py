@@ -145,13 +145,18 @@ _RANK_SUIT = ("23456789TJQKA", "cdhs")
 
 def _value(key: str, v: Any) -> str | int:
     """A message value as its words: ``street...`` keys name the street, ``card...`` keys the
-    card (code rank * 4 + suit, as the log stores it; -1 none), text as it is, others the
-    integer."""
+    card (code rank * 4 + suit, as the log stores it; -1 none), ``seats...`` keys the seats of
+    a mask, ``seat_...`` one seat (-1 none), text as it is, others the integer."""
     if isinstance(v, str):
         return v
     n = int(v)
     if key.startswith("street"):
         return STREETS[n] if 0 <= n < len(STREETS) else f"street {n}"
+    if key.startswith("seat_"):  # one seat, -1 none
+        return f"seat {n}" if n >= 0 else "none"
+    if key.startswith("seats"):  # a mask of seats (bit s = seat s)
+        seats = [str(s) for s in range(64) if (n >> s) & 1]
+        return ("seat " if len(seats) == 1 else "seats ") + ", ".join(seats) if seats else "none"
     if key.startswith("card"):
         return (_RANK_SUIT[0][n >> 2] + _RANK_SUIT[1][n & 3]) if 0 <= n < 52 else (
             "none" if n == -1 else f"code {n}")
