@@ -146,3 +146,35 @@ def test_an_injected_fault_lists_every_failing_hand_with_both_values(
         assert len({x["hand_id"] for x in mine}) == len(mine)
         for x in mine:
             assert "the rules give" in x["reason"] or "the rules" in x["reason"], x
+
+
+def test_replay_takes_an_imports_site_hand_number(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """On an imported run, --hand N is also the site's hand number (--site-hand TEXT for any
+    text); an unknown one is refused naming the ids and site hand numbers the run holds."""
+    from cluster.flows.replay import HandNotFound, resolve_hand, resolve_site_hand
+
+    src = tmp_path / "src"
+    src.mkdir()
+    fixtures = Path(__file__).resolve().parents[1] / "fixtures" / "sitetext"
+    for name in ("pokerstars.txt", "absolute.txt"):
+        (src / name).write_bytes((fixtures / name).read_bytes())
+    run = tmp_path / "run"
+    assert main(["import", str(src), "--out", str(run), "--workers", "0", "--quiet"]) == 0
+    import pyarrow.dataset as ds
+
+    rows = ds.dataset(run / "log", format="parquet").to_table(
+        columns=["hand_id", "site_hand"]).to_pylist()
+    last = rows[-1]
+    assert int(last["site_hand"]) > last["hand_id"]  # a site number, not an id of the run
+    assert resolve_hand(run, int(last["site_hand"])) == last["hand_id"]
+    assert resolve_site_hand(run, last["site_hand"]) == last["hand_id"]
+    assert resolve_hand(run, rows[1]["hand_id"]) == rows[1]["hand_id"]  # an id stays an id
+    with pytest.raises(HandNotFound, match=r"has no hand id or site hand 99: it holds .*ids "
+                                           rf"0\.\.{len(rows) - 1}; site hand numbers "
+                                           rf"{rows[0]['site_hand']}, "):
+        resolve_hand(run, 99)
+    capsys.readouterr()
+    assert main(["replay", str(run), "--site-hand", "X1"]) == 2
+    err = capsys.readouterr().err
+    assert "has no hand id or site hand X1" in err and "\n" not in err.strip()
