@@ -89,7 +89,8 @@ def test_lab_fields_on_the_page_and_bound_by_the_signature(
     lab.write_text('client = "Example Casino Ltd"\nsystem = "Example Poker Server"\n'
                    'version = "4.2.1"\nstandard = "GLI-19 v3.0"\n'
                    'certificate_number = "LAB-2026-0042"\nsigner = "A. Tester"\n'
-                   '[clauses]\n"3.3.1 shuffle" = "uniformity audit"\n')
+                   '[clauses]\n"3.3.1 shuffle" = "uniformity audit"\n'
+                   '[audits]\ndeal = "GLI-19 3.3.1"\npayouts = "GLI-19 3.5.4"\n')
     out = tmp_path / "run"
     assert main(["certify", "--hands", "300", *RUN, "--out", str(out), "--lab", str(lab),
                  "--sign-key", str(keys)]) == 0
@@ -98,6 +99,10 @@ def test_lab_fields_on_the_page_and_bound_by_the_signature(
     page = (out / "report.html").read_text()
     assert "Example Casino Ltd" in page and "3.3.1 shuffle" in page and "GLI-19 v3.0" in page
     assert "LAB-2026-0042" in (out / "summary.md").read_text()
+    # the clauses each audit answers: every audit of the certificate, named or not
+    assert "<td>deal</td><td>GLI-19 3.3.1</td>" in page
+    assert "<td>rotation</td><td>none named</td>" in page
+    assert "audit payouts answers: GLI-19 3.5.4" in (out / "summary.md").read_text()
     capsys.readouterr()
     assert main(["verify", str(out), "--public-key", f"{keys}.pub", "--no-reproduce"]) == 0
     path = out / "certificate.json"
