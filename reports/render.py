@@ -789,9 +789,10 @@ def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str,
         per = ", ".join(f"{k} {v:,}" for k, v in (fh.get("per_audit") or {}).items())
         parts.append(f"<h2>Failing hands</h2><p>{fh.get('rows', 0):,} failing hands ({esc(per)}), "
                      f"every one in <code>{esc(fh.get('path'))}</code> (sha256 <code>"
-                     f"{esc(fh.get('sha256'))}</code>, bound by this certificate; `holdem replay "
-                     "RUN --failing` walks them); the first:</p><table><tr><th>audit</th>"
-                     "<th>hand</th><th>what the log says and what the rules give</th></tr>"
+                     f"{esc(fh.get('sha256'))}</code>, bound by this certificate; <code>holdem "
+                     "replay RUN --failing</code> walks them); the first:</p><table><tr>"
+                     "<th>audit</th><th>hand</th><th>what the log says and what the rules give"
+                     "</th></tr>"
                      + "".join(f"<tr><td>{esc(x.get('audit'))}</td><td class=num>"
                                f"{esc(x.get('hand_id'))}</td><td>{esc(x.get('reason'))}</td></tr>"
                                for x in fh.get("first") or []) + "</table>")
