@@ -73,32 +73,59 @@ V_BOARD_LENGTH = 17  # a board not what the streets played dealt
 V_UNKNOWN_KIND = 18  # an action kind the referee does not know
 V_FOLDED_COLUMN = 19  # the folded column disagrees with the action log
 V_POST = 20  # a live or dead post of a replayed history against the rules (or out of order)
-V_LEAVE = 21  # a LEAVE by a seat not in the hand, or its uncovered bet not returned at once
+V_LEAVE = 21  # a LEAVE by a seat not in the hand
+V_LEAVE_RECORD = 22  # a LEAVE adding chips, on another street or with another street total
+V_LEAVE_RETURN = 23  # the uncovered part of a leaving seat's bet not returned at once
 
 MESSAGES = {
-    V_POSTING: "wrong posting: ante/blind of seat {aux} not min(due, stack) in order",
-    V_OUT_OF_TURN: "out of turn: seat {aux} acted",
-    V_WRONG_STREET: "action logged on the wrong street by seat {aux}",
-    V_ILLEGAL_FOLD: "illegal fold: seat {aux} folded with nothing to call",
-    V_ILLEGAL_CHECK: "illegal check: seat {aux} checked facing a bet",
-    V_CALL_AMOUNT: "wrong call amount by seat {aux}",
-    V_KIND_MISMATCH: "bet/raise kind mismatch by seat {aux}",
-    V_NOT_REOPENED: "illegal raise: betting not reopened for seat {aux} after a short all-in",
-    V_FL_CAP_REACHED: "illegal raise: fixed-limit cap reached (seat {aux})",
-    V_CANNOT_RAISE: "illegal raise: seat {aux} cannot raise (stack or nobody left to call)",
-    V_BELOW_MIN: "bet/raise below the minimum: to {aux}",
-    V_ABOVE_MAX: "bet/raise above the maximum: to {aux}",
-    V_AMOUNT_MISMATCH: "amount inconsistent: added != change of street total (seat {aux})",
-    V_LOG_ENDS: "log ends while seat {aux} must still act",
-    V_RETURN_WRONG: "uncalled bet return wrong (seat {aux})",
-    V_AFTER_END: "action logged after the hand ended (seat {aux})",
-    V_BOARD_LENGTH: "board has {aux} cards, not what the streets played dealt",
-    V_UNKNOWN_KIND: "unknown action kind {aux}",
-    V_FOLDED_COLUMN: "folded column disagrees with the action log for seat {aux}",
-    V_POST: "wrong post: seat {aux}'s live post not min(big blind, stack), dead post not dead "
-            "money below a big blind, by a seat without chips or with a blind, or out of order",
-    V_LEAVE: "wrong leave: seat {aux} not in the hand, or the uncovered part of its bet not "
-             "returned at once",
+    V_POSTING: "wrong posting: seat {aux} put in {logged} as its ante/blind, the rules give "
+               "{expected} (min(due, stack), in order from the button)",
+    V_OUT_OF_TURN: "out of turn: seat {logged} acted on the {street}, the rules give seat "
+                   "{expected} the turn",
+    V_WRONG_STREET: "action logged on the wrong street by seat {aux}: street {logged}, the rules "
+                    "give street {expected} (0 pre-flop .. 3 river)",
+    V_ILLEGAL_FOLD: "illegal fold: seat {aux} folded on the {street} with {logged} to call, the "
+                    "rules give a fold only facing a bet ({expected}: a check)",
+    V_ILLEGAL_CHECK: "illegal check: seat {aux} checked on the {street} facing {logged} to call, "
+                     "the rules give a check only with {expected} to call",
+    V_CALL_AMOUNT: "wrong call amount: seat {aux} called {logged} on the {street}, the rules give "
+                   "{expected} (min(to call, stack); 0: nothing to call)",
+    V_KIND_MISMATCH: "bet/raise kind mismatch: seat {aux} on the {street} over a bet of {logged}, "
+                     "the rules give a bet over {expected} and a raise over more",
+    V_NOT_REOPENED: "illegal raise: betting not reopened for seat {aux} after a short all-in "
+                    "({street}): the bet rose by {logged} since it acted, the rules give a full "
+                    "raise of {expected} to reopen",
+    V_FL_CAP_REACHED: "illegal raise: fixed-limit cap reached (seat {aux}, {street}): raise "
+                      "{logged}, the rules give at most {expected}",
+    V_CANNOT_RAISE: "illegal raise: seat {aux} cannot raise on the {street}: stack {logged} "
+                    "against {expected} to call, or nobody left to call",
+    V_BELOW_MIN: "bet/raise below the minimum: seat {aux} to {logged} on the {street}, the rules "
+                 "give at least {expected}",
+    V_ABOVE_MAX: "bet/raise above the maximum: seat {aux} to {logged} on the {street}, the rules "
+                 "give at most {expected}",
+    V_AMOUNT_MISMATCH: "amount inconsistent: seat {aux} on the {street}: the log puts in "
+                       "{logged}, the rules give {expected} (chips added = the change of its "
+                       "street total; 0 for a fold or check)",
+    V_LOG_ENDS: "log ends while seat {aux} must still act on the {street}: {logged} actions "
+                "logged, the rules give more ({expected} to call)",
+    V_RETURN_WRONG: "uncalled bet return wrong (seat {aux}, {street}): the log returns {logged}, "
+                    "the rules give {expected} (its bet above every other contribution)",
+    V_AFTER_END: "action logged after the hand ended (seat {aux}, after the {street}): {logged} "
+                 "records, the rules give {expected}",
+    V_BOARD_LENGTH: "board has {logged} cards, the rules give {expected} for the streets played",
+    V_UNKNOWN_KIND: "unknown action kind {aux}: the rules give the kinds of docs/log-schema.md",
+    V_FOLDED_COLUMN: "folded column disagrees with the action log for seat {aux}: the column "
+                     "says {logged}, the action log gives {expected} (1 folded)",
+    V_POST: "wrong post: seat {aux} posted {logged}, the rules give {expected} (a live post "
+            "min(big blind, stack); a dead post below a big blind, or at most one beside the "
+            "seat's live post; 0: none by a seat without chips or with a blind, or out of order)",
+    V_LEAVE: "wrong leave: seat {aux} not in the hand (on the {street}), the rules give a leave "
+             "only to a seat still in it",
+    V_LEAVE_RECORD: "wrong leave: seat {aux}'s leave on the {street} logs {logged}, the rules "
+                    "give {expected} (no chip added, its street total kept, on the street "
+                    "played)",
+    V_LEAVE_RETURN: "wrong leave: seat {aux}'s uncovered bet not returned at once on the "
+                    "{street}: the log returns {logged}, the rules give {expected}",
 }
 # the structure codes the referee gets per hand (_structure_codes)
 NO_LIMIT, POT_LIMIT, FIXED_LIMIT = 0, 1, 2
@@ -108,9 +135,20 @@ ANTE_UNIFORM, ANTE_BIG_BLIND = 1, 2
 ACTIVE, ALL_IN, FOLDED = 1, 2, 3
 # the referee's per-seat state: rows of the caller's ``work`` (7, k) array
 STATUS, STACK, BET_, ACTED, CONTRIB, ANTE_PAID, ACTED_FULL = range(7)
+# and a row WHY where a failure leaves what the log says and what the rules give (columns
+# LOGGED, EXPECTED) and the street it was on (STREET): written only on a failure
+WHY = 7
+LOGGED, EXPECTED, STREET = range(3)
 # The referee is compiled without NRT (no reference counting of the arrays in the hot loop): no
 # helper may allocate; each returns the scalars it changes. The helpers are inlined into the
 # referee (numba ``inline="always"``): called, they made it twice as slow.
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _why(work, logged, expected):
+    """A failure's amounts: what the log says, what the rules give."""
+    work[WHY, LOGGED] = logged
+    work[WHY, EXPECTED] = expected
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -180,6 +218,7 @@ def _post_antes(work, i, button, bbs, ante, ante_mode, a_street, a_seat, a_kind,
             continue
         amt = min(due, work[STACK, s])
         if j >= end or a_kind[j] != ANTE or a_seat[j] != s or a_add[j] != amt or a_street[j] != 0:
+            _why(work, a_add[j] if j < end and a_seat[j] == s else 0, amt)
             return V_POSTING, s, j, n_active, flags
         j += 1
         flags |= 1 << P.ANTE
@@ -203,6 +242,7 @@ def _post_blinds(work, i, sbs, bbs, sb_amt, bb_amt, a_street, a_seat, a_kind, a_
         amt = min(due, work[STACK, s])
         if (j >= end or a_kind[j] != SMALL_BLIND + which or a_seat[j] != s or a_add[j] != amt
                 or a_tot[j] != amt or a_street[j] != 0):
+            _why(work, a_add[j] if j < end and a_seat[j] == s else 0, amt)
             return V_POSTING, s, j, n_active, flags
         j += 1
         if amt < due:
@@ -226,6 +266,7 @@ def _post_extra(work, i, button, sbs, bbs, bb_amt, trim, a_street, a_seat, a_kin
         s = np.int64(a_seat[j])
         dead = a_kind[j] == DEAD_BLIND
         if s < 0 or s >= k:
+            _why(work, a_add[j], 0)
             return V_POST, s, j, n_active, flags
         pos = (s - button[i] - 1) % k
         g = 1 if dead else 0
@@ -233,18 +274,23 @@ def _post_extra(work, i, button, sbs, bbs, bb_amt, trim, a_street, a_seat, a_kin
             group = g
             last = -1
         if g < group or pos <= last:
+            _why(work, a_add[j], 0)
             return V_POST, s, j, n_active, flags
         last = pos
         amt = a_add[j]
+        # less than a big blind, or at most one beside the seat's live post
+        cap = bb_amt[i] if work[BET_, s] > 0 else bb_amt[i] - 1
         if (a_street[j] != 0 or work[STATUS, s] != ACTIVE or s == sbs[i] or s == bbs[i]
                 or amt <= 0 or amt > work[STACK, s]):
+            barred = work[STATUS, s] != ACTIVE or s == sbs[i] or s == bbs[i]
+            _why(work, amt, 0 if barred else min(cap if dead else bb_amt[i], work[STACK, s]))
             return V_POST, s, j, n_active, flags
         if dead:
-            # less than a big blind, or at most one beside the seat's live post
-            cap = bb_amt[i] if work[BET_, s] > 0 else bb_amt[i] - 1
             if trim[i] or amt > cap or a_tot[j] != work[BET_, s]:
+                _why(work, amt, 0 if trim[i] else min(cap, work[STACK, s]))
                 return V_POST, s, j, n_active, flags
         elif amt != min(bb_amt[i], work[STACK, s]) or a_tot[j] != amt:
+            _why(work, amt, min(bb_amt[i], work[STACK, s]))
             return V_POST, s, j, n_active, flags
         j += 1
         if _put(work, s, amt, not dead):
@@ -271,6 +317,16 @@ def _highest(work, trim, k, r, x):
 
 
 @njit(cache=True, _nrt=False, inline="always")
+def _uncalled(work, trim, k, seat, top):
+    """The chips of ``seat``'s bet standing above every other contribution (``top`` its own)."""
+    other = 0
+    for t in range(k):
+        if t != seat:
+            other = max(other, work[CONTRIB, t] - (0 if trim else work[ANTE_PAID, t]))
+    return min(top - other, work[BET_, seat])
+
+
+@njit(cache=True, _nrt=False, inline="always")
 def _street_return(work, trim, a_kind, a_seat, a_add, j, end, k):
     """The close of a street: no chips bet on it may stand above every other seat's contribution
     (nobody called them). When some do, the next record must give chips back to one seat, out of
@@ -278,19 +334,22 @@ def _street_return(work, trim, a_kind, a_seat, a_add, j, end, k):
     nothing of this street's bet standing (the logged return is applied, then the property is
     checked again; a return is never recomputed). Returns (code, the seat whose chips stood, j,
     returned to, chips)."""
-    seat, alone, _ = _highest(work, trim, k, -1, 0)
+    seat, alone, top = _highest(work, trim, k, -1, 0)
     if not alone or work[BET_, seat] <= 0:
         return OK, 0, j, -1, 0  # every chip bet on this street was matched: nothing returned
     if j >= end or a_kind[j] != RETURN:
+        _why(work, 0, _uncalled(work, trim, k, seat, top))
         return V_RETURN_WRONG, seat, j, -1, 0
     r = np.int64(a_seat[j])
     x = a_add[j]
     if r < 0 or r >= k or x <= 0 or x > work[BET_, r]:
+        _why(work, x, _uncalled(work, trim, k, seat, top))
         return V_RETURN_WRONG, seat, j, -1, 0
     after, alone, level = _highest(work, trim, k, r, x)
     mine = work[CONTRIB, r] - (0 if trim else work[ANTE_PAID, r]) - x
     if mine < level or (alone and work[BET_, after] - (x if after == r else 0) > 0):
         # returned below another's contribution, or chips still stand
+        _why(work, x, _uncalled(work, trim, k, seat, top))
         return V_RETURN_WRONG, seat, j, -1, 0
     return OK, 0, j + 1, r, x
 
@@ -303,9 +362,11 @@ def _leave(work, trim, street, a_street, a_seat, a_kind, a_tot, a_add, j, end, n
     n_active, the bet to call after it (-1: unchanged))."""
     g = np.int64(a_seat[j])
     if g < 0 or g >= k or (work[STATUS, g] != ACTIVE and work[STATUS, g] != ALL_IN):
+        _why(work, a_add[j], 0)
         return V_LEAVE, g, j, n_active, -1
     if a_street[j] != street or a_add[j] != 0 or a_tot[j] != work[BET_, g]:
-        return V_LEAVE, g, j, n_active, -1
+        _why(work, a_add[j] if a_add[j] != 0 else a_tot[j], 0 if a_add[j] != 0 else work[BET_, g])
+        return V_LEAVE_RECORD, g, j, n_active, -1
     other = 0
     for t in range(k):
         if t != g:
@@ -317,7 +378,9 @@ def _leave(work, trim, street, a_street, a_seat, a_kind, a_tot, a_add, j, end, n
     if back > 0:
         if (j >= end or a_kind[j] != RETURN or a_seat[j] != g or a_add[j] != back
                 or a_tot[j] != work[BET_, g] - back or a_street[j] != street):
-            return V_LEAVE, g, j, n_active, -1
+            _why(work, a_add[j] if j < end and a_kind[j] == RETURN and a_seat[j] == g else 0,
+                 back)
+            return V_LEAVE_RETURN, g, j, n_active, -1
         j += 1
         work[STACK, g] += back
         work[BET_, g] -= back
@@ -349,19 +412,25 @@ def _reopen_flags(work, s, cur, full_raise, n_raises):
 def _raise_refused(work, s, kd, amount, added, cur, to_call, full_raise, n_raises, cap, fl, k):
     """Why seat s may not bet or raise at all here (a violation code; OK if it may)."""
     if (kd == BET) != (cur == 0):
+        _why(work, cur, 0)
         return V_KIND_MISMATCH
     if added != amount - work[BET_, s]:
+        _why(work, added, amount - work[BET_, s])
         return V_AMOUNT_MISMATCH
     if fl and n_raises >= cap:
+        _why(work, n_raises + 1, cap)
         return V_FL_CAP_REACHED
     acted = work[ACTED, s]
     if acted >= 0 and cur - acted < full_raise:
+        _why(work, cur - acted, full_raise)
         return V_NOT_REOPENED
     if work[STACK, s] <= to_call:
+        _why(work, work[STACK, s], to_call)
         return V_CANNOT_RAISE
     for t in range(k):  # somebody else must be able to call it
         if t != s and work[STATUS, t] == ACTIVE and work[STACK, t] + work[BET_, t] > cur:
             return OK
+    _why(work, work[STACK, s], to_call)
     return V_CANNOT_RAISE
 
 
@@ -420,9 +489,11 @@ def _bet_or_raise(work, s, kd, amount, added, cur, full_level, full_raise, n_rai
     lo, hi, all_in_to = _raise_bounds(work, s, cur, to_call, full_level, full_raise, size, fl,
                                       pl, k)
     if amount < min(lo, all_in_to):
-        return V_BELOW_MIN, amount, 0
+        _why(work, amount, min(lo, all_in_to))
+        return V_BELOW_MIN, s, 0
     if amount > min(hi, all_in_to):
-        return V_ABOVE_MAX, amount, 0
+        _why(work, amount, min(hi, all_in_to))
+        return V_ABOVE_MAX, s, 0
     flags = 0
     if not fl and kd == RAISE and amount == lo and amount < all_in_to:
         flags |= 1 << P.MIN_RAISE
@@ -445,6 +516,7 @@ def _referee_hand(i, start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mo
     acted = work[ACTED]
     acted_full = work[ACTED_FULL]  # full raises of the street when the seat last acted
     n_active = _seat_players(work, start, occ, i, k)
+    work[WHY, STREET] = 0
     n_live = n_active
     j = act_off[i]
     end = act_off[i + 1]
@@ -488,6 +560,7 @@ def _referee_hand(i, start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mo
             if n_live <= 1 or street == 3:
                 break
             street += 1
+            work[WHY, STREET] = street
             cur = 0
             full_level = 0
             full_raise = (small_bet[i] if street == 1 else big_bet[i]) if fl else min_bet[i]
@@ -497,6 +570,7 @@ def _referee_hand(i, start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mo
             continue
         s = to_act
         if j >= end:
+            _why(work, end - act_off[i], cur - bet[s])
             return V_LOG_ENDS, s, flags
         kd = a_kind[j]
         if kd == LEAVE:  # any seat still in the hand, at anyone's turn
@@ -517,31 +591,39 @@ def _referee_hand(i, start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mo
                 closing = to_act < 0
             continue
         if a_seat[j] != s:
+            _why(work, a_seat[j], s)
             return V_OUT_OF_TURN, a_seat[j], flags
         if a_street[j] != street:
+            _why(work, a_street[j], street)
             return V_WRONG_STREET, s, flags
         to_call = cur - bet[s]
         flags |= _reopen_flags(work, s, cur, full_raise, n_raises)
         if kd == FOLD:
             if to_call <= 0 and not free_fold[i]:
+                _why(work, to_call, 0)
                 return V_ILLEGAL_FOLD, s, flags
             if a_add[j] != 0 or a_tot[j] != bet[s]:
+                _why(work, a_add[j] if a_add[j] != 0 else a_tot[j] - bet[s], 0)
                 return V_AMOUNT_MISMATCH, s, flags
             status[s] = FOLDED
             n_active -= 1
             n_live -= 1
         elif kd == CHECK:
             if to_call != 0:
+                _why(work, to_call, 0)
                 return V_ILLEGAL_CHECK, s, flags
             if a_add[j] != 0 or a_tot[j] != bet[s]:
+                _why(work, a_add[j] if a_add[j] != 0 else a_tot[j] - bet[s], 0)
                 return V_AMOUNT_MISMATCH, s, flags
             acted[s] = cur
             acted_full[s] = n_raises
         elif kd == CALL:
             amt = min(to_call, stack[s])
             if to_call <= 0 or a_add[j] != amt:
+                _why(work, a_add[j], max(amt, 0))
                 return V_CALL_AMOUNT, s, flags
             if a_tot[j] != bet[s] + amt:
+                _why(work, a_tot[j] - bet[s], amt)
                 return V_AMOUNT_MISMATCH, s, flags
             if _put(work, s, amt, True):
                 n_active -= 1
@@ -576,6 +658,7 @@ def _referee_hand(i, start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mo
             acted[s] = amount
             acted_full[s] = n_raises
         else:
+            _why(work, kd, 0)
             return V_UNKNOWN_KIND, kd, flags
         j += 1
         if n_live <= 1:
@@ -583,22 +666,25 @@ def _referee_hand(i, start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mo
         else:
             to_act = _next(status, acted, bet, s, cur, n_active, k)
             closing = to_act < 0
-    code, ax = _hand_end(status, folded, i, street, board_len, a_kind, a_seat, j, end, k)
+    code, ax = _hand_end(work, status, folded, i, street, board_len, a_kind, a_seat, j, end, k)
     return code, ax, flags
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _hand_end(status, folded, i, street, board_len, a_kind, a_seat, j, end, k):
+def _hand_end(work, status, folded, i, street, board_len, a_kind, a_seat, j, end, k):
     """After the last street: nothing but returns logged, the board of the streets played, and
     a seat folded exactly when the action log folds it (never an empty seat)."""
     while j < end:
         if a_kind[j] != RETURN:
+            _why(work, end - j, 0)
             return V_AFTER_END, np.int64(a_seat[j])
         j += 1
     if board_len[i] != (0 if street == 0 else street + 2):
+        _why(work, board_len[i], 0 if street == 0 else street + 2)
         return V_BOARD_LENGTH, np.int64(board_len[i])
     for s in range(k):
         if (status[s] == FOLDED) != folded[i, s]:
+            _why(work, 1 if folded[i, s] else 0, 1 if status[s] == FOLDED else 0)
             return V_FOLDED_COLUMN, s
     return OK, 0
 
@@ -606,14 +692,19 @@ def _hand_end(status, folded, i, street, board_len, a_kind, a_seat, j, end, k):
 @njit(cache=True, _nrt=False)
 def _referee(start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mode, trim, structure,
              min_bet, small_bet, big_bet, raise_cap, board_len, a_street, a_seat, a_kind, a_tot,
-             a_add, act_off, folded, free_fold, work, codes, aux, paths):
-    # the per-seat state lives in the caller's ``work`` (7, k) array; ``paths[i]`` gets the
-    # rule paths (audits.paths bits) the hand took, as the referee saw them
+             a_add, act_off, folded, free_fold, work, codes, aux, paths, why):
+    # the per-seat state lives in the caller's ``work`` (8, max(k, 3)) array; ``paths[i]`` gets
+    # the rule paths (audits.paths bits) the hand took, as the referee saw them; a failing
+    # hand's row ``why[:, i]`` what the log says, what the rules give and the street
     for i in range(occ.shape[0]):
         codes[i], aux[i], paths[i] = _referee_hand(
             i, start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mode, trim, structure,
             min_bet, small_bet, big_bet, raise_cap, board_len, a_street, a_seat, a_kind, a_tot,
             a_add, act_off, folded, free_fold, work)
+        if codes[i]:
+            for w in range(3):
+                why[w, i] = work[WHY, w]
+                work[WHY, w] = 0
 
 
 def _structure_codes(b: Batch) -> np.ndarray:
@@ -628,6 +719,7 @@ def betting_map(b: Batch) -> Partial:
     codes = np.zeros(b.n, np.int32)
     aux = np.zeros(b.n, np.int64)
     paths = np.zeros(b.n, np.int64)
+    why = np.zeros((3, b.n), np.int64)
     sc = b.seat
     _, doff = b.var["board"]
     c = b.cols
@@ -636,9 +728,11 @@ def betting_map(b: Batch) -> Partial:
              _structure_codes(b), c["min_bet"], c["small_bet"], c["big_bet"], c["raise_cap"],
              np.diff(doff), b.act["street"], b.act["seat"], b.act["kind"],
              b.act["to_street_total"], b.act["added"], b.act_off, sc["folded"],
-             string_is(b, "generator", "phh"), np.zeros((7, b.k), np.int64), codes, aux, paths)
+             string_is(b, "generator", "phh"), np.zeros((WHY + 1, max(b.k, 3)), np.int64), codes,
+             aux, paths, why)
     b.derived["betting_paths"] = paths  # the rule paths taken, for the coverage map
-    return partial_from_codes(b.cols["hand_id"], codes, aux, MESSAGES)
+    return partial_from_codes(b.cols["hand_id"], codes, aux, MESSAGES, logged=why[LOGGED],
+                              expected=why[EXPECTED], values={"street": why[STREET]})
 
 
 SPEC = AuditSpec("betting", betting_map, description=(

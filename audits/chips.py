@@ -38,16 +38,23 @@ MESSAGES = {
     1: "chips not conserved: sum(stacks_end) + rake is {logged}, sum(stacks_start) {expected}",
     2: "stack mismatch: seat {aux} ended with {logged}, the rules give {expected} "
        "(stacks_start - contributed + won)",
-    3: "contribution mismatch: seat {aux} contributed != its logged chips in minus returns",
-    4: "return mismatch: seat {aux} returned != its logged uncalled returns",
-    5: "negative chips: seat {aux}",
-    6: "empty seat holds chips: seat {aux}",
-    7: "carry-over mismatch: seat {aux} stacks_start != previous stacks_end + rebuys",
+    3: "contribution mismatch: seat {aux} contributed {logged}, the rules give {expected} (its "
+       "logged chips in minus returns)",
+    4: "return mismatch: seat {aux} returned {logged}, the rules give {expected} (its logged "
+       "uncalled returns)",
+    5: "negative chips: seat {aux} has {logged} in a chip column, the rules give at least "
+       "{expected}",
+    6: "empty seat holds chips: seat {aux} has {logged} in a chip column, the rules give "
+       "{expected}",
+    7: "carry-over mismatch: seat {aux} started with {logged}, the rules give {expected} "
+       "(previous stacks_end + rebuys)",
     8: "new player mismatch: seat {aux} started with {logged}, the rules give {expected} "
        "(its rebuys)",
-    9: "tournament player left with chips: seat {aux}",
-    10: "table session does not balance: chips in != chips out (off by {aux})",
-    11: "hand_no sequence broken at table (expected hand_no {aux})",
+    9: "tournament player left with chips: seat {aux} left with {logged}, the rules give "
+       "{expected} (a tournament player leaves when out of chips)",
+    10: "table session does not balance: chips in exceed chips out by {logged}, the rules give "
+        "{expected}",
+    11: "hand_no sequence broken at table: hand_no {logged}, the rules give {expected}",
 }
 
 
@@ -141,12 +148,38 @@ def _chips_kernel(occ, start, rebuys, end, contrib, returned, won, rake, a_seat,
                 aux[i] = chips_in - chips_out
 
 
-def _amounts(codes: np.ndarray, aux: np.ndarray, sc: dict[str, np.ndarray],
-             rake: np.ndarray) -> dict[str, np.ndarray]:
-    """What the log says and what the rules give for the failing hands whose message names
-    amounts (computed for those hands only, after the kernel)."""
+def _amounts(codes: np.ndarray, aux: np.ndarray, b: Batch) -> tuple[np.ndarray, np.ndarray]:
+    """What the log says and what the rules give for the failing hands (computed for those
+    hands only, after the kernel)."""
+    sc, rake = b.seat, b.cols["rake"]
     logged = np.zeros(len(codes), np.int64)
     expected = np.zeros(len(codes), np.int64)
+    fields = ("stacks_start", "stacks_end", "contributed", "won", "rebuys", "returned")
+    prev = _previous_rows(b) if ((codes == 7) | (codes == 9)).any() else None
+    for r in np.flatnonzero((codes >= 3) & (codes <= 7) | (codes == 9)):
+        c, s = int(codes[r]), int(aux[r])
+        if c in (3, 4):  # the seat's chips in and returns, from its action records
+            put = ret = 0
+            for j in range(b.act_off[r], b.act_off[r + 1]):
+                if b.act["seat"][j] == s and b.act["kind"][j] in PUTS:
+                    put += int(b.act["added"][j])
+                elif b.act["seat"][j] == s and b.act["kind"][j] == RETURN:
+                    ret += int(b.act["added"][j])
+            logged[r] = sc["contributed" if c == 3 else "returned"][r, s]
+            expected[r] = put - ret if c == 3 else ret
+        elif c == 5:
+            logged[r] = min(int(sc[f][r, s]) for f in fields)
+        elif c == 6:
+            logged[r] = max((int(sc[f][r, s]) for f in fields if f != "rebuys"), key=abs)
+        else:  # 7 and 9: against the table's previous hand
+            assert prev is not None
+            h = int(prev[r])
+            logged[r] = sc["stacks_start"][r, s] if c == 7 else sc["stacks_end"][h, s]
+            expected[r] = sc["stacks_end"][h, s] + sc["rebuys"][r, s] if c == 7 else 0
+    for c in (10, 11):
+        i = np.flatnonzero(codes == c)
+        logged[i] = aux[i] if c == 10 else b.cols["hand_no"][i]
+        expected[i] = 0 if c == 10 else aux[i]
     i = np.flatnonzero(codes == 1)
     logged[i] = sc["stacks_end"][i].sum(axis=1) + rake[i]
     expected[i] = sc["stacks_start"][i].sum(axis=1)
@@ -154,10 +187,23 @@ def _amounts(codes: np.ndarray, aux: np.ndarray, sc: dict[str, np.ndarray],
                                  - sc["contributed"][i, s] + sc["won"][i, s]),
                                 (8, "stacks_start", lambda i, s: sc["rebuys"][i, s])):
         i = np.flatnonzero(codes == code)
-        s = aux[i]
-        logged[i] = sc[log_col][i, s]
-        expected[i] = rule(i, s)
-    return {"logged": logged, "expected": expected}
+        seat = aux[i]
+        logged[i] = sc[log_col][i, seat]
+        expected[i] = rule(i, seat)
+    return logged, expected
+
+
+PUTS = (ANTE, SMALL_BLIND, BIG_BLIND, POST, DEAD_BLIND, CALL, BET, RAISE)
+
+
+def _previous_rows(b: Batch) -> np.ndarray:
+    """Per row, the row of the hand played before it at its table (table, hand_no order)."""
+    order = table_order(b)
+    prev = np.empty(b.n, np.int64)
+    prev[order[1:]] = order[:-1]
+    if b.n:
+        prev[order[0]] = -1
+    return prev
 
 
 def chips_map(b: Batch) -> Partial:
@@ -170,8 +216,9 @@ def chips_map(b: Batch) -> Partial:
                   b.act["kind"], b.act["added"], b.act_off, b.cols["table_id"],
                   b.cols["hand_no"].astype(np.int64), table_order(b), tourn, bool(b.imp), codes,
                   aux)
-    part = partial_from_codes(b.cols["hand_id"], codes, aux, MESSAGES,
-                              **_amounts(codes, aux, sc, b.cols["rake"]))
+    logged, expected = _amounts(codes, aux, b)
+    part = partial_from_codes(b.cols["hand_id"], codes, aux, MESSAGES, logged=logged,
+                              expected=expected)
     # conservation totals for the report: every chip put in a pot was won, raked or returned
     put, won, rake = int(sc["contributed"].sum()), int(sc["won"].sum()), int(b.cols["rake"].sum())
     part.totals = {"chips_brought_to_tables": int(sc["rebuys"].sum()),

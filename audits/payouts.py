@@ -41,26 +41,42 @@ from audits.spec import AuditSpec
 MESSAGES = {
     1: "payout mismatch: seat {aux} won {logged}, the rules give {expected}",
     2: "rake mismatch: the log says {logged}, the rules give {expected}",
-    3: "pot count mismatch: rebuilt {aux} pots",
-    4: "pot amount/rake mismatch in pot {aux}",
-    5: "pot eligibility mismatch in pot {aux}",
-    6: "pot winners mismatch in pot {aux}",
-    7: "paid from a pot not eligible for: pot {aux}",
-    8: "uncalled chips not returned: seat {aux}",
-    9: "contested pot {aux} with no shown hand",
-    10: "showdown card error: seat {aux} shown without 5 board cards or after folding",
-    11: "showdown lists seat {aux} wrongly: every live hand, once, from the river's last "
-        "bettor (else the first live seat left of the button) clockwise",
-    12: "showdown rank of seat {aux} is not the strength of its cards",
-    13: "illegal muck: seat {aux} could win or tie a pot against the hands shown before it",
+    3: "pot count mismatch: the log has {logged} pots, the rules give {expected}",
+    4: "pot amount/rake mismatch in pot {aux}: the log says {logged} (rake {logged2}), the rules "
+       "give {expected} (rake {expected2})",
+    5: "pot eligibility mismatch in pot {aux}: the log says {seats_logged}, the rules give "
+       "{seats_expected}",
+    6: "pot winners mismatch in pot {aux}: the log says {seats_logged}, the rules give "
+       "{seats_expected}",
+    7: "paid from a pot not eligible for: pot {aux} paid {seats_logged}, the rules give only its "
+       "eligible {seats_expected}",
+    8: "uncalled chips not returned: seat {aux}'s {expected} above every other live "
+       "contribution stayed in the pot, the rules give them back",
+    9: "contested pot {aux} with no shown hand: {expected} chips, the rules give a pot to the "
+       "best hand shown",
+    10: "showdown card error: seat {aux} shown with a board of {logged} cards or after folding, "
+        "the rules give a live hand and a board of 5",
+    11: "showdown lists seat {aux} wrongly: {logged} hands listed, the rules give {expected}, "
+        "every live hand once, from the river's last bettor (else the first live seat left of "
+        "the button) clockwise",
+    12: "showdown rank of seat {aux} is not the strength of its cards: the log says {logged}, "
+        "the rules give {expected} (-1: a muck)",
+    13: "illegal muck: seat {aux} mucked {card_logged} {card_logged2}, which could win or tie a "
+        "pot against the hands shown before it (the best of them: {seat_expected}): the rules "
+        "give a show",
     14: "muck at an all-in showdown: seat {aux} mucked where every hand is shown (the betting "
-        "ended with at most one live hand not all-in)",
+        "ended with at most one live hand not all-in): the rules give its cards shown",
 }
 
 
 # the rebuild's per-seat and per-pot state: rows of the caller's ``work`` (10, k + 1) array
 (LEVEL_OF, ANTE_PAID, STRENGTH, SHOWN, LEVELS, POT_AMOUNT, POT_ELIGIBLE, POT_RAKE, MINE,
  BEST_SHOWN) = range(10)
+# payouts' own 11th row: a failing pot's winners by the rules (or its chips), for the message
+POT_WINNERS_RULED = 10
+# the rows of a failing hand's values (payouts_map's ``why``): what the log says and what the
+# rules give (seat masks for eligibility and winners), a pot's rake beside its amount
+WHY_LOGGED, WHY_EXPECTED, WHY_LOGGED2, WHY_EXPECTED2 = range(4)
 # The kernel is compiled without NRT (no reference counting in the hot loop): no helper may
 # allocate; each returns what it finds. The helpers are inlined into the kernel (numba
 # ``inline="always"``), as in the betting referee.
@@ -233,6 +249,7 @@ def build_pots(work, i, occ, folded, dead, k):
         if npots == 0:
             amt += dead
         if contributors == 1 and npots > 0 and amt > 0:
+            work[POT_AMOUNT, npots] = amt  # the uncalled chips, for the failure's message
             return npots, 8, only
         if amt > 0 or (npots == 0 and q == nl - 1):
             work[POT_AMOUNT, npots] = amt
@@ -431,6 +448,7 @@ def _award(work, i, npots, nb, board, button, p_amt, p_rake, p_elig, p_win, p_of
         if board_plays:
             flags |= 1 << P.BOARD_PLAYS
         if winners == 0:
+            work[POT_WINNERS_RULED, 0] = work[POT_AMOUNT, p]
             return 9, p, flags
         if p < nlog and code == 0:
             if work[POT_AMOUNT, p] != p_amt[lo + p] or work[POT_RAKE, p] != p_rake[lo + p]:
@@ -439,6 +457,7 @@ def _award(work, i, npots, nb, board, button, p_amt, p_rake, p_elig, p_win, p_of
                 code, ax = 5, p
             elif winners != p_win[lo + p]:
                 code, ax = 6, p
+                work[POT_WINNERS_RULED, 0] = winners
         flags |= award_layer(work, p, winners, button[i], k)
     return code, ax, flags
 
@@ -465,10 +484,11 @@ def _won_mismatch(work, won, i, k):
 def _payout_kernel(occ, start, contrib, folded, won, hole, unrec, button, a_street, a_seat,
                    a_kind, a_add, act_off, sv, sshown, srank, soff, dv, doff, trim, rake_bps,
                    rake_cap, nfnd, rake_col, p_amt, p_rake, p_elig, p_win, p_off, speak,
-                   simulated, table, work, codes, aux, paths, expected):
+                   simulated, table, work, codes, aux, paths, why):
     # rebuild each hand's showdown, pots, rake and payouts: codes[i], aux[i] (seat, pot or
     # amount) and ``paths[i]``, the rule paths (audits.paths bits) the rebuilt hand took. The
-    # per-seat and per-pot state lives in the caller's ``work`` (10, k + 1) array.
+    # per-seat and per-pot state lives in the caller's ``work`` (11, k + 1) array; a failing
+    # hand's ``why[:, i]``: what the log says and what the rules give (WHY_* rows)
     k = occ.shape[1]
     for i in range(occ.shape[0]):
         nlive, live, dead = live_levels(work, i, occ, contrib, folded, trim, a_seat, a_kind, a_add,
@@ -489,10 +509,12 @@ def _payout_kernel(occ, start, contrib, folded, won, hole, unrec, button, a_stre
             code, ax = _check_ranks(work, i, speak, sv, sshown, srank, soff, unrec)
         if code:
             codes[i], aux[i], paths[i] = code, ax, 0
+            _showdown_why(work, why, i, code, ax, nlive, nb, sv, sshown, srank, soff)
             continue
         npots, code, ax = build_pots(work, i, occ, folded, dead, k)
         if code:
             codes[i], aux[i], paths[i] = code, ax, 0
+            why[WHY_EXPECTED, i] = work[POT_AMOUNT, npots]
             continue
         rake, flags = _take_rake(work, i, npots, nb, rake_bps, rake_cap, nfnd)
         flags |= (1 << P.SHOWDOWN) if nlive >= 2 else (1 << P.UNCONTESTED)
@@ -510,9 +532,12 @@ def _payout_kernel(occ, start, contrib, folded, won, hole, unrec, button, a_stre
         p = _paid_ineligible(i, p_elig, p_win, p_off)
         if p >= 0:
             codes[i], aux[i], paths[i] = 7, p, 0
+            why[WHY_LOGGED, i] = p_win[p_off[i] + p]
+            why[WHY_EXPECTED, i] = p_elig[p_off[i] + p]
             continue
         if rake != rake_col[i]:
             codes[i], aux[i], paths[i] = 2, rake, 0
+            why[WHY_LOGGED, i], why[WHY_EXPECTED, i] = rake_col[i], rake
             continue
         if speak:
             code, ax = _check_mucks(work, i, npots, sv, sshown, soff)
@@ -521,20 +546,68 @@ def _payout_kernel(occ, start, contrib, folded, won, hole, unrec, button, a_stre
                 code = 14 if ax >= 0 else 0
             if code:
                 codes[i], aux[i], paths[i] = code, ax, 0
+                if code == 13:
+                    why[WHY_LOGGED, i], why[WHY_LOGGED2, i] = hole[i, 2 * ax], hole[i, 2 * ax + 1]
+                    why[WHY_EXPECTED, i] = _best_before(work, i, npots, ax, sv, sshown, soff)
                 continue
         code, ax, more = _award(work, i, npots, nb, board, button, p_amt, p_rake, p_elig, p_win,
                                 p_off, unrec, k)
         flags |= more
         if code == 9:
             codes[i], aux[i], paths[i] = code, ax, flags
+            why[WHY_EXPECTED, i] = work[POT_WINNERS_RULED, 0]  # the pot's chips
             continue
         s = _won_mismatch(work, won, i, k)
         if s >= 0:  # a payout mismatch outranks a pot's
             code, ax = 1, s
-            expected[i] = work[MINE, s]  # the rebuilt payout of that seat
+            why[WHY_LOGGED, i], why[WHY_EXPECTED, i] = won[i, s], work[MINE, s]
         elif code == 0 and p_off[i + 1] - p_off[i] != npots:
             code, ax = 3, npots
+            why[WHY_LOGGED, i], why[WHY_EXPECTED, i] = p_off[i + 1] - p_off[i], npots
+        elif code == 4:
+            q = p_off[i] + ax
+            why[WHY_LOGGED, i], why[WHY_EXPECTED, i] = p_amt[q], work[POT_AMOUNT, ax]
+            why[WHY_LOGGED2, i], why[WHY_EXPECTED2, i] = p_rake[q], work[POT_RAKE, ax]
+        elif code == 5:
+            q = p_off[i] + ax
+            why[WHY_LOGGED, i], why[WHY_EXPECTED, i] = p_elig[q], work[POT_ELIGIBLE, ax]
+        elif code == 6:
+            why[WHY_LOGGED, i] = p_win[p_off[i] + ax]
+            why[WHY_EXPECTED, i] = work[POT_WINNERS_RULED, 0]
         codes[i], aux[i], paths[i] = code, ax, flags
+
+
+@_inline
+def _showdown_why(work, why, i, code, ax, nlive, nb, sv, sshown, srank, soff):
+    """The values of a failing showdown (codes 10 to 12): the board's cards, the hands listed
+    and the live ones, a logged rank and its cards' strength."""
+    if code == 10:
+        why[WHY_LOGGED, i] = nb
+    elif code == 11:
+        why[WHY_LOGGED, i] = soff[i + 1] - soff[i]
+        why[WHY_EXPECTED, i] = nlive if nlive >= 2 else 0
+    elif code == 12:
+        for j in range(soff[i], soff[i + 1]):
+            if sv[j] == ax:
+                why[WHY_LOGGED, i] = srank[j]
+                why[WHY_EXPECTED, i] = logged_strength(work[STRENGTH, ax]) if sshown[j] else -1
+
+
+@_inline
+def _best_before(work, i, npots, m, sv, sshown, soff):
+    """The seat of the best hand shown before seat m in a pot m is eligible for (-1: none)."""
+    best = -1
+    seat = -1
+    for j in range(soff[i], soff[i + 1]):
+        s = np.int64(sv[j])
+        if s == m:
+            break
+        if sshown[j]:
+            for p in range(npots):
+                if (work[POT_ELIGIBLE, p] & (1 << m) and work[POT_ELIGIBLE, p] & (1 << s)
+                        and work[STRENGTH, s] > best):
+                    best, seat = work[STRENGTH, s], s
+    return seat
 
 
 def _face_up_rules(b: Batch) -> bool:
@@ -549,7 +622,7 @@ def payouts_map(b: Batch) -> Partial:
     codes = np.zeros(b.n, np.int32)
     aux = np.zeros(b.n, np.int64)
     paths = np.zeros(b.n, np.int64)
-    expected = np.zeros(b.n, np.int64)
+    why = np.zeros((4, b.n), np.int64)
     sc = b.seat
     sv, soff = b.var["showdown_seats"]
     sh, _ = b.var["showdown_shown"]
@@ -567,16 +640,18 @@ def payouts_map(b: Batch) -> Partial:
                    c["rake"], b.pots["amount"], b.pots["rake"], b.pots["eligible_mask"],
                    b.pots["winners_mask"], b.pot_off, b.deck is not None,
                    ~string_is(b, "generator", "phh") & _face_up_rules(b), TABLE,
-                   np.zeros((10, b.k + 1), np.int64), codes, aux, paths, expected)
+                   np.zeros((POT_WINNERS_RULED + 1, b.k + 1), np.int64), codes, aux, paths, why)
     b.derived["payout_paths"] = paths  # the rule paths taken, for the coverage map
-    # the amounts of the failing hands' messages: what the log says beside what the rules give
-    logged = np.zeros(b.n, np.int64)
-    one = np.flatnonzero(codes == 1)
-    logged[one] = sc["won"][one, aux[one]]
-    two = np.flatnonzero(codes == 2)
-    logged[two], expected[two] = c["rake"][two], aux[two]
-    return partial_from_codes(b.cols["hand_id"], codes, aux, MESSAGES, logged=logged,
-                              expected=expected)
+    # the failing hands' messages: what the log says beside what the rules give
+    return partial_from_codes(b.cols["hand_id"], codes, aux, MESSAGES, logged=why[WHY_LOGGED],
+                              expected=why[WHY_EXPECTED],
+                              values={"logged2": why[WHY_LOGGED2],
+                                      "expected2": why[WHY_EXPECTED2],
+                                      "seats_logged": why[WHY_LOGGED],
+                                      "seats_expected": why[WHY_EXPECTED],
+                                      "card_logged": why[WHY_LOGGED],
+                                      "card_logged2": why[WHY_LOGGED2],
+                                      "seat_expected": why[WHY_EXPECTED]})
 
 
 SPEC = AuditSpec("payouts", payouts_map, description=(

@@ -139,25 +139,52 @@ class Partial:
     failing: list[tuple[int, str]] = field(default_factory=list)  # every failing hand
 
 
+STREETS = ("pre-flop", "flop", "turn", "river")
+_RANK_SUIT = ("23456789TJQKA", "cdhs")
+
+
+def _value(key: str, v: Any) -> str | int:
+    """A message value as its words: ``street...`` keys name the street, ``card...`` keys the
+    card (code rank * 4 + suit, as the log stores it; -1 none), ``seats...`` keys the seats of
+    a mask, ``seat_...`` one seat (-1 none), text as it is, others the integer."""
+    if isinstance(v, str):
+        return v
+    n = int(v)
+    if key.startswith("street"):
+        return STREETS[n] if 0 <= n < len(STREETS) else f"street {n}"
+    if key.startswith("seat_"):  # one seat, -1 none
+        return f"seat {n}" if n >= 0 else "none"
+    if key.startswith("seats"):  # a mask of seats (bit s = seat s)
+        seats = [str(s) for s in range(64) if (n >> s) & 1]
+        return ("seat " if len(seats) == 1 else "seats ") + ", ".join(seats) if seats else "none"
+    if key.startswith("card"):
+        return (_RANK_SUIT[0][n >> 2] + _RANK_SUIT[1][n & 3]) if 0 <= n < 52 else (
+            "none" if n == -1 else f"code {n}")
+    return n
+
+
 def partial_from_codes(hand_id: np.ndarray, codes: np.ndarray, aux: np.ndarray,
                        messages: dict[int, str], *, logged: np.ndarray | None = None,
-                       expected: np.ndarray | None = None) -> Partial:
+                       expected: np.ndarray | None = None,
+                       values: dict[str, np.ndarray] | None = None) -> Partial:
     """Per-hand error codes (0 = fine) as a Partial; ``messages[code]`` may use ``{aux}`` and,
     when the audit gives them, ``{logged}`` (what the log says) and ``{expected}`` (what the
-    rules give). Every failing hand is kept with its reason (``failing``, up to
-    ``MAX_FAILING``), the first ``MAX_EXAMPLES`` also as examples."""
+    rules give), and any key of ``values`` (per-hand arrays: a ``street...`` key is printed as
+    the street's name, a ``card...`` key as the card). Every failing hand is kept with its
+    reason (``failing``, up to ``MAX_FAILING``), the first ``MAX_EXAMPLES`` also as examples."""
     bad = np.flatnonzero(codes)
     p = Partial(hands=len(codes), failures=len(bad))
     if len(bad):
         kinds, counts = np.unique(codes[bad], return_counts=True)
         for c, k in zip(kinds, counts, strict=True):
             p.reasons[messages.get(int(c), f"code {int(c)}").split(":")[0]] = int(k)
+        arrays = {"aux": aux, **({} if logged is None else {"logged": logged}),
+                  **({} if expected is None else {"expected": expected}), **(values or {})}
         for i in bad[:MAX_FAILING]:
             msg = messages.get(int(codes[i]), f"code {int(codes[i])}")
-            text = msg.format(aux=int(aux[i]),
-                              logged="?" if logged is None else int(logged[i]),
-                              expected="?" if expected is None else int(expected[i]))
-            p.failing.append((int(hand_id[i]), text))
+            fields: dict[str, Any] = {"logged": "?", "expected": "?"}
+            fields.update({key: _value(key, a[i]) for key, a in arrays.items()})
+            p.failing.append((int(hand_id[i]), msg.format(**fields)))
         p.examples = p.failing[:MAX_EXAMPLES]
     return p
 

@@ -49,18 +49,35 @@ from audits.result import Partial, partial_from_codes
 from audits.spec import AuditSpec
 
 MESSAGES = {
-    1: "blinds misplaced: cash blinds are not the occupied seats left of the button {aux}",
-    2: "blinds misplaced: tournament blind seat empty or heads-up button != small blind ({aux})",
-    3: "button did not move to the next occupied seat (button {aux})",
-    4: "big blind did not advance to the next live player (seat {aux})",
-    5: "small blind is not the previous big blind seat (seat {aux})",
-    6: "button is not the previous small blind position (button {aux})",
-    7: "big blind posted twice in a row by seat {aux}",
-    8: "big blind posted twice within one orbit by seat {aux}",
-    9: "wrong first actor pre-flop: seat {aux}",
-    10: "wrong first actor post-flop: seat {aux}",
-    11: "a post (dead or live blind) by seat {aux}, who played the previous hand and missed no "
-        "big blind",
+    1: "blinds misplaced: small blind is seat {logged}, the rules give seat {expected} (the "
+       "first occupied seat left of button {aux}; heads-up the button)",
+    2: "blinds misplaced: tournament blind seat {logged} is empty or holds both blinds (button "
+       "{aux}), the rules give each blind an occupied seat of its own",
+    3: "button did not move to the next occupied seat: button is seat {logged}, the rules give "
+       "seat {expected}",
+    4: "big blind did not advance to the next live player: big blind is seat {logged}, the rules "
+       "give seat {expected}",
+    5: "small blind is not the previous big blind seat: small blind is seat {logged}, the rules "
+       "give seat {expected} (-1: none)",
+    6: "button is not the previous small blind position: button is seat {logged}, the rules give "
+       "seat {expected}",
+    7: "big blind posted twice in a row by seat {aux}: big blind is seat {logged}, the rules give "
+       "seat {expected}",
+    8: "big blind posted twice within one orbit by seat {aux}: again after {logged} hands, the "
+       "rules give {expected} (one orbit of the players seated)",
+    9: "wrong first actor pre-flop: seat {logged} acted first, the rules give seat {expected} "
+       "(-1: nobody)",
+    10: "wrong first actor post-flop: seat {logged} acted first on the {street}, the rules give "
+        "seat {expected} (-1: nobody)",
+    11: "a post (dead or live blind) of {logged} by seat {aux}, who played the previous hand and "
+        "missed no big blind: the rules give {expected}",
+    12: "blinds misplaced: big blind is seat {logged}, the rules give seat {expected} (the first "
+        "occupied seat left of the small blind, button {aux})",
+    13: "button misplaced: button is seat {logged}, the rules give an occupied seat 0..{expected}",
+    14: "blinds misplaced: a blind is seat {logged}, the rules give a seat 0..{expected} or -1 "
+        "for a dead small blind (button {aux})",
+    15: "blinds misplaced: heads-up tournament button is seat {logged}, the rules give the small "
+        "blind's seat {expected}",
 }
 
 
@@ -83,7 +100,9 @@ def _between(a, x, b, k):
 
 @njit(cache=True)
 def _rotation_kernel(occ, start, button, sb, bb, table, hand_no, order, tourn, imported,
-                     a_street, a_seat, a_kind, a_add, act_off, codes, aux):
+                     a_street, a_seat, a_kind, a_add, act_off, codes, aux, logged, expected,
+                     streets):
+    # logged / expected: what the log says and what the rules give, written for failing hands
     n, k = occ.shape
     remaining = np.zeros(k, np.int64)
     folded = np.zeros(k, np.bool_)
@@ -93,28 +112,36 @@ def _rotation_kernel(occ, start, button, sb, bb, table, hand_no, order, tourn, i
             if occ[i, s]:
                 m += 1
         b, s_, g = button[i], sb[i], bb[i]
-        if b < 0 or b >= k or g < 0 or g >= k or s_ >= k:
-            codes[i] = 1
-            aux[i] = b
+        if b < 0 or b >= k or not occ[i, b] and not tourn[i]:
+            codes[i], aux[i], logged[i], expected[i] = 13, b, b, k - 1
+            continue
+        if g < 0 or g >= k or s_ >= k or s_ < -1:
+            codes[i], aux[i], expected[i] = 14, b, k - 1
+            logged[i] = g if g < 0 or g >= k else s_
             continue
         if not tourn[i]:
             if m == 2:
-                ok = occ[i, b] and s_ == b and g == _next_occ(occ, i, b, k)
+                want_sb = b
             elif s_ < 0 and imported[i]:  # one blind only: the small blind dead
-                ok = occ[i, b] and g == _next_occ(occ, i, b, k)
+                want_sb = s_
             else:
-                ok = occ[i, b] and s_ == _next_occ(occ, i, b, k) and g == _next_occ(occ, i, s_, k)
-            if not ok:
-                codes[i] = 1
-                aux[i] = b
+                want_sb = _next_occ(occ, i, b, k)
+            want_bb = _next_occ(occ, i, b if want_sb < 0 else want_sb, k)
+            if s_ != want_sb:
+                codes[i], aux[i], logged[i], expected[i] = 1, b, s_, want_sb
+                continue
+            if g != want_bb:
+                codes[i], aux[i], logged[i], expected[i] = 12, b, g, want_bb
                 continue
         else:
-            ok = occ[i, g] and (s_ == -1 or occ[i, s_]) and s_ != g
+            if not occ[i, g] or s_ == g:
+                codes[i], aux[i], logged[i] = 2, b, g
+                continue
+            if s_ >= 0 and not occ[i, s_]:
+                codes[i], aux[i], logged[i] = 2, b, s_
+                continue
             if m == 2 and (s_ < 0 or b != s_):
-                ok = False
-            if not ok:
-                codes[i] = 2
-                aux[i] = b
+                codes[i], aux[i], logged[i], expected[i] = 15, b, b, s_
                 continue
         # first actors
         for s in range(k):
@@ -148,6 +175,7 @@ def _rotation_kernel(occ, start, button, sb, bb, table, hand_no, order, tourn, i
                 if st != exp:
                     codes[i] = 9 if street == 0 else 10
                     aux[i] = st
+                    logged[i], expected[i], streets[i] = st, exp, street
                     break
             if kd == FOLD:
                 folded[st] = True
@@ -165,6 +193,8 @@ def _rotation_kernel(occ, start, button, sb, bb, table, hand_no, order, tourn, i
         h = order[p - 1]
         c = 0
         a = 0
+        lg = 0
+        ex = 0
         m = 0
         same = True
         for s in range(k):
@@ -179,22 +209,28 @@ def _rotation_kernel(occ, start, button, sb, bb, table, hand_no, order, tourn, i
                         and sb[h] != button[h] and not occ[i, sb[h]])
                 if not kept:
                     c, a = 3, button[i]
+                    lg, ex = button[i], _next_occ(occ, i, button[h], k)
         else:
             exp_sb = bb[h] if occ[i, bb[h]] else -1
             if bb[i] != _next_occ(occ, i, bb[h], k):
                 c, a = 4, bb[i]
+                lg, ex = bb[i], _next_occ(occ, i, bb[h], k)
             elif m > 2 and sb[i] != exp_sb:
                 c, a = 5, sb[i]
+                lg, ex = sb[i], exp_sb
             elif m > 2 and sbpos_prev >= 0 and button[i] != sbpos_prev:
                 c, a = 6, button[i]
+                lg, ex = button[i], sbpos_prev
         if c == 0 and bb[i] == bb[h] and (tourn[i] or same):
             c, a = 7, bb[i]
+            lg, ex = bb[i], _next_occ(occ, i, bb[h], k)
         if not same:
             seg_start = p
         if c == 0:
             for q in range(max(seg_start, p - m + 1), p):
                 if bb[order[q]] == bb[i]:
                     c, a = 8, bb[i]
+                    lg, ex = p - q, m
                     break
         if c == 0 and imported[i]:
             for j in range(act_off[i], act_off[i + 1]):
@@ -203,16 +239,21 @@ def _rotation_kernel(occ, start, button, sb, bb, table, hand_no, order, tourn, i
                     st = a_seat[j]
                     if 0 <= st < k and occ[h, st] and not _between(bb[h], st, bb[i], k):
                         c, a = 11, st
+                        lg, ex = a_add[j], 0
                         break
         if c and codes[i] == 0:
             codes[i] = c
             aux[i] = a
+            logged[i], expected[i] = lg, ex
         sbpos_prev = sb[i] if sb[i] >= 0 else bb[h]
 
 
 def rotation_map(b: Batch) -> Partial:
     codes = np.zeros(b.n, np.int32)
     aux = np.zeros(b.n, np.int64)
+    logged = np.zeros(b.n, np.int64)
+    expected = np.zeros(b.n, np.int64)
+    streets = np.zeros(b.n, np.int64)
     sc = b.seat
     # an imported tournament table (generator phh) is judged by the imported rules: the site
     # moves players between its tables, which one table's record does not show
@@ -222,8 +263,10 @@ def rotation_map(b: Batch) -> Partial:
                      b.cols["sb_seat"].astype(np.int64), b.cols["bb_seat"].astype(np.int64),
                      b.cols["table_id"], b.cols["hand_no"].astype(np.int64), table_order(b),
                      tourn, imported, b.act["street"], b.act["seat"],
-                     b.act["kind"], b.act["added"], b.act_off, codes, aux)
-    part = partial_from_codes(b.cols["hand_id"], codes, aux, MESSAGES)
+                     b.act["kind"], b.act["added"], b.act_off, codes, aux, logged, expected,
+                     streets)
+    part = partial_from_codes(b.cols["hand_id"], codes, aux, MESSAGES, logged=logged,
+                              expected=expected, values={"street": streets})
     part.sample = rotation_sample(b)
     return part
 

@@ -60,38 +60,55 @@ from audits.runspec import (
 from audits.spec import AuditSpec
 
 MESSAGES = {
-    1: "n_seats is not the spec's for this batch ({aux} seats)",
-    2: "format is not the spec's for this batch",
-    3: "hand_id is not in this batch's range of the spec (its structure's stream from index "
-       "{aux})",
-    4: "run_id is not the spec's fingerprint",
-    5: "fault column differs from the spec's inject",
-    6: "level is not the spec's (expected {aux}: hand_no // level_hands, 0 for cash)",
-    7: "small blind is not the spec's schedule (expected {aux})",
-    8: "big blind is not the spec's schedule (expected {aux})",
-    9: "ante or ante_mode is not the spec's schedule for this level and table (mode {aux})",
-    10: "bet sizes (min_bet, small_bet, big_bet, raise_cap) are not the spec's (big blind {aux})",
-    11: "rake_bps is not the spec's (expected {aux})",
-    12: "rake_cap is not the spec's (expected {aux} chips)",
-    13: "no_flop_no_drop or ante_trimming is not the simulator's (true, false)",
-    14: "a table's first hand does not seat seat {aux} with a buy-in (every seat occupied, "
-        "rebuys = stacks_start)",
-    15: "buy-in of seat {aux} outside the population's range (spec buy_in_min_bb..buy_in_bb, "
-        "or the tournament stack)",
-    16: "rebuy of seat {aux} against the rules (a tournament after its first hand, a top-up "
-        "above the threshold, a new player's rebuy not his stack, a negative rebuy)",
-    17: "hand_no beyond the spec's hands_per_table ({aux})",
-    18: "the table played on after it had to end (after its previous hand: one player with "
-        "chips in a tournament; heads-up with a stack above leave_above_bb in cash)",
+    1: "n_seats is not the spec's for this batch: {logged} seats, the rules give {aux}",
+    2: "format is not the spec's for this batch: the log says {format}, the rules give "
+       "{spec_format}",
+    3: "hand_id is not in this batch's range of the spec: hand_id {logged}, the rules give "
+       "{lo}..{expected} (its structure's stream from index {aux})",
+    4: "run_id is not the spec's fingerprint: the log says {run_id}, the rules give {digest}",
+    5: "fault column differs from the spec's inject: the log says {fault}, the rules give "
+       "{inject}",
+    6: "level is not the spec's: level {logged}, the rules give {expected} (hand_no // "
+       "level_hands, 0 for cash)",
+    7: "small blind is not the spec's schedule: small blind {logged}, the rules give {expected}",
+    8: "big blind is not the spec's schedule: big blind {logged}, the rules give {expected}",
+    9: "ante or ante_mode is not the spec's schedule for this level and table: ante {logged} "
+       "(mode {logged2}), the rules give {expected} (mode {aux})",
+    10: "bet sizes (min_bet, small_bet, big_bet, raise_cap) are not the spec's: the log says "
+        "{logged}, {small_bet}, {big_bet}, {raise_cap}, the rules give {aux}, {want_small}, "
+        "{want_big}, {want_cap}",
+    11: "rake_bps is not the spec's: {logged}, the rules give {aux}",
+    12: "rake_cap is not the spec's: {logged} chips, the rules give {aux}",
+    13: "no_flop_no_drop or ante_trimming is not the simulator's: the log says {logged}, "
+        "{logged2}, the rules give {expected}, 0 (1 true, 0 false)",
+    14: "a table's first hand does not seat seat {aux} with a buy-in: stacks_start {logged}, "
+        "rebuys {logged2}, the rules give every seat occupied and rebuys = stacks_start",
+    15: "buy-in of seat {aux} outside the population's range: {logged}, the rules give "
+        "{lo}..{expected} (spec buy_in_min_bb..buy_in_bb, or the tournament stack)",
+    16: "rebuy of seat {aux} against the rules: rebuy {logged}, the rules give {expected} (none "
+        "in a tournament after its first hand or above the top-up threshold, a new player's "
+        "stack, never negative)",
+    17: "hand_no beyond the spec's hands_per_table: hand_no {logged}, the rules give at most "
+        "{expected}",
+    18: "the table played on after it had to end: its previous hand left {logged} players with "
+        "chips, the rules end it (one player with chips in a tournament; heads-up with a stack "
+        "above leave_above_bb in cash)",
     19: "a table other than the batch's last ended without a reason after {aux} hands (cash: "
         "hands_per_table; tournament: one player left)",
-    20: "player_ids of seat {aux} are not by the documented rule (16 * hand_id + seat at the "
-        "player's first hand, the same id while the seat stays occupied, -1 empty)",
-    21: "policy of seat {aux} is not by the rule (one of the population's bots, the same for a "
-        "player's every hand, -1 empty)",
-    22: "table and hand numbers do not run 0, 1, 2, ... in hand-id order (table {aux})",
-    23: "the batch's tables are not numbered from 0 (its first table is {aux})",
-    24: "the hand is in a batch file of no batch of the spec's plan",
+    20: "player_ids of seat {aux} are not by the documented rule: {logged}, the rules give "
+        "{expected} (16 * hand_id + seat at the player's first hand, the same id while the "
+        "seat stays occupied, -1 empty)",
+    21: "policy of seat {aux} is not by the rule: {logged}, the rules give {expected} (-2: one "
+        "of the population's bots; the same for a player's every hand, -1 empty)",
+    22: "table and hand numbers do not run 0, 1, 2, ... in hand-id order: table {aux}, hand_no "
+        "{logged}, the rules give hand_no {expected} of a table numbered on from the previous",
+    23: "the batch's tables are not numbered from 0: its first table is {aux}, the rules give 0",
+    24: "the hand is in a batch file of no batch of the spec's plan: the rules give the plan's "
+        "batch files only",
+    26: "the batch's tables do not run on across its chunks: table {aux} follows table "
+        "{logged}, the rules give table {expected}",
+    25: "ante kind is not one per table by the built-in schedule at this level: ante {logged} "
+        "(mode {logged2}), the rules give one kind a table, from its level on",
 }
 
 
@@ -158,7 +175,7 @@ def _tables(order, table_id, hand_id, hand_no, tourn, kinds_rule, occ, start, re
                 allowed = 1 << ANTE_BIG_BLIND
             if kinds & allowed == 0:
                 if codes[i] == 0:
-                    codes[i] = 9
+                    codes[i] = 25
                     aux[i] = m
             else:
                 kinds &= allowed
@@ -236,11 +253,97 @@ class StakesPartial:
 
 
 def _first(codes: np.ndarray, aux: np.ndarray, bad: np.ndarray, code: int,
-           value: np.ndarray | int = 0) -> None:
-    """Code ``code`` (aux ``value``) for the rows in ``bad`` that have no code yet."""
+           value: np.ndarray | int = 0, why: _Why | None = None,
+           logged: np.ndarray | int | None = None,
+           expected: np.ndarray | int | None = None) -> None:
+    """Code ``code`` (aux ``value``) for the rows in ``bad`` that have no code yet; with
+    ``why``, what the log says (``logged``) and what the rules give (``expected``) there."""
     take = bad & (codes == 0)
+    if not take.any():
+        return
     codes[take] = code
     aux[take] = value[take] if isinstance(value, np.ndarray) else value
+    if why is not None:
+        why.ensure()
+        if logged is not None:
+            why.logged[take] = logged[take] if isinstance(logged, np.ndarray) else logged
+        if expected is not None:
+            why.expected[take] = expected[take] if isinstance(expected, np.ndarray) else expected
+
+
+class _Why:
+    """A batch's failing hands' values: what the log says and what the rules give (the
+    vectorized checks fill them as they fail a row, ``explain`` the table checks' after).
+    Allocated at the first failure: a clean batch pays nothing."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.logged = self.expected = self.logged2 = self.lo = np.zeros(0, np.int64)
+
+    def ensure(self) -> None:
+        if len(self.logged) != self.n:
+            self.logged, self.expected, self.logged2, self.lo = (
+                np.zeros(self.n, np.int64) for _ in range(4))
+
+    def explain(self, b: Batch, codes: np.ndarray, aux: np.ndarray, tourn: bool,
+                facts: RunFacts, hid: np.ndarray) -> None:
+        """The values of the checks across a table's hands (codes 14 to 18, 20 to 22, 25), for
+        the failing rows only."""
+        self.ensure()
+        bad = np.flatnonzero((codes >= 14) & (codes != 19) & (codes != 23) & (codes != 24))
+        if not len(bad):
+            return
+        sc, c = b.seat, b.cols
+        order = table_order(b)
+        prev = np.full(b.n, -1, np.int64)
+        place = np.zeros(b.n, np.int64)
+        same = c["table_id"][order[1:]] == c["table_id"][order[:-1]]
+        prev[order[1:][same]] = order[:-1][same]
+        for q in range(1, len(order)):
+            if same[q - 1]:
+                place[order[q]] = place[order[q - 1]] + 1
+        lo, hi = facts.buy_in_range()
+        for i in bad:
+            code, s, h = int(codes[i]), int(aux[i]), int(prev[i])
+            occ = bool(sc["occupied"][i, s]) if 0 <= s < b.k else False
+            cont = h >= 0 and occ and bool(sc["occupied"][h, s])
+            if code == 14:
+                self.logged[i], self.logged2[i] = sc["stacks_start"][i, s], sc["rebuys"][i, s]
+            elif code == 15:
+                self.logged[i] = sc["stacks_start"][i, s]
+                self.lo[i], self.expected[i] = ((facts.tournament_stack(),) * 2 if tourn
+                                                else (lo, hi))
+            elif code == 16:
+                self.logged[i] = sc["rebuys"][i, s]
+                self.expected[i] = sc["stacks_start"][i, s] if occ and not cont else 0
+            elif code == 17:
+                self.logged[i] = c["hand_no"][i]
+                self.expected[i] = facts.spec["hands_per_table"] - 1
+            elif code == 18 and h >= 0:
+                self.logged[i] = int(((sc["stacks_end"][h] > 0) & sc["occupied"][h]).sum())
+            elif code == 20:
+                self.logged[i] = sc["player_ids"][i, s]
+                self.expected[i] = (-1 if not occ else sc["player_ids"][h, s] if cont
+                                    else 16 * int(hid[i]) + s)
+            elif code == 21:
+                self.logged[i] = sc["policy"][i, s]
+                self.expected[i] = -1 if not occ else sc["policy"][h, s] if cont else -2
+            elif code == 22:
+                self.logged[i], self.expected[i] = c["hand_no"][i], place[i]
+            elif code == 25:
+                self.logged[i], self.logged2[i] = c["ante"][i], c["ante_mode"][i]
+
+
+def _texts(b: Batch, name: str, rows: np.ndarray) -> np.ndarray:
+    """The string column ``name`` at ``rows`` (elsewhere empty), as a message's values."""
+    out = np.full(b.n, "", dtype=object)
+    if len(rows):
+        values = list(b.cols[f"{name}_values"]) + ["null"]
+        idx = b.cols[name]
+        if idx.dtype.kind == "f":
+            idx = np.where(np.isnan(idx), len(values) - 1, idx)
+        out[rows] = [str(values[int(j)]) for j in idx[rows]]
+    return out
 
 
 def _string_matches(b: Batch, name: str, value: str | None) -> np.ndarray:
@@ -259,6 +362,7 @@ def stakes_map(b: Batch) -> StakesPartial:
     hid = c["hand_id"]
     codes = np.zeros(b.n, np.int32)
     aux = np.zeros(b.n, np.int64)
+    why = _Why(b.n)
     label, batch = batch_label(b.path), batch_index(b.path)
     if label not in STRUCTURE_CODES or batch is None or not facts.in_plan(label, batch):
         codes[:] = 24
@@ -266,40 +370,49 @@ def stakes_map(b: Batch) -> StakesPartial:
     seats, fmt = facts.batch_table(label, batch)
     tourn = fmt == "tournament"
     s = facts.spec
-    _first(codes, aux, np.full(b.n, b.k != seats), 1, seats)
+    _first(codes, aux, np.full(b.n, b.k != seats), 1, seats, why, b.k)
     _first(codes, aux, ~string_is(b, "format", fmt), 2)
     first = batch * s["batch_size"]
     index = hid & ((1 << STRUCT_SHIFT) - 1)
+    base = STRUCTURE_CODES[label] << STRUCT_SHIFT
     _first(codes, aux, ((hid >> STRUCT_SHIFT) != STRUCTURE_CODES[label]) | (index < first)
-           | (index >= first + facts.batch_hands(batch)), 3, first)
+           | (index >= first + facts.batch_hands(batch)), 3, first, why, hid,
+           base + first + facts.batch_hands(batch) - 1)
+    if why.n and len(why.lo):
+        why.lo[codes == 3] = base + first
     _first(codes, aux, ~string_is(b, "run_id", facts.digest), 4)
     _first(codes, aux, ~_string_matches(b, "fault", s["inject"]), 5)
     hand_no = c["hand_no"].astype(np.int64)
     lv, sb, bb, level_ante = facts.blinds(fmt, hand_no)
-    _first(codes, aux, c["level"] != lv, 6, lv)
-    _first(codes, aux, c["small_blind"] != sb, 7, sb)
-    _first(codes, aux, c["big_blind"] != bb, 8, bb)
+    _first(codes, aux, c["level"] != lv, 6, lv, why, c["level"], lv)
+    _first(codes, aux, c["small_blind"] != sb, 7, sb, why, c["small_blind"], sb)
+    _first(codes, aux, c["big_blind"] != bb, 8, bb, why, c["big_blind"], bb)
     ante_mode = facts.ante_mode(fmt)
     if ante_mode >= 0:  # the game names the ante and who posts it
         want_mode = np.where(level_ante > 0, ante_mode, 0)
         _first(codes, aux, (c["ante"] != level_ante) | (c["ante_mode"] != want_mode), 9,
-               want_mode)
+               want_mode, why, c["ante"], level_ante)
     elif not tourn:
-        _first(codes, aux, (c["ante"] != 0) | (c["ante_mode"] != 0), 9,
-               c["ante_mode"].astype(np.int64))
+        _first(codes, aux, (c["ante"] != 0) | (c["ante_mode"] != 0), 9, 0, why, c["ante"], 0)
     else:
-        _first(codes, aux, (c["ante_mode"] == 0) & (c["ante"] != 0), 9, 0)
+        _first(codes, aux, (c["ante_mode"] == 0) & (c["ante"] != 0), 9, 0, why, c["ante"], 0)
+    if len(why.logged2):
+        why.logged2[codes == 9] = c["ante_mode"][codes == 9]
     small_bet, big_bet, raise_cap = facts.bet_sizes(fmt, bb)
     _first(codes, aux, (c["min_bet"] != bb) | (c["small_bet"] != small_bet)
-           | (c["big_bet"] != big_bet) | (c["raise_cap"] != raise_cap), 10, bb)
+           | (c["big_bet"] != big_bet) | (c["raise_cap"] != raise_cap), 10, bb, why,
+           c["min_bet"])
     rake_bps, _ = facts.rake(fmt)
     players = b.seat["occupied"].sum(axis=1).astype(np.int64)
     rake_cap = facts.rake_caps(fmt, players)
-    _first(codes, aux, c["rake_bps"] != rake_bps, 11, rake_bps)
-    _first(codes, aux, c["rake_cap"] != rake_cap, 12, rake_cap)
+    _first(codes, aux, c["rake_bps"] != rake_bps, 11, rake_bps, why, c["rake_bps"])
+    _first(codes, aux, c["rake_cap"] != rake_cap, 12, rake_cap, why, c["rake_cap"])
     nfnd = s["no_flop_no_drop"]
     _first(codes, aux, (c["no_flop_no_drop"].astype(np.bool_) != nfnd)
-           | c["ante_trimming"].astype(np.bool_), 13)
+           | c["ante_trimming"].astype(np.bool_), 13, 0, why,
+           c["no_flop_no_drop"].astype(np.int64), int(bool(nfnd)))
+    if len(why.logged2):
+        why.logged2[codes == 13] = c["ante_trimming"][codes == 13]
     order = table_order(b)
     n = b.n
     t_num, t_last = np.zeros(n, np.int64), np.zeros(n, np.int64)
@@ -317,7 +430,23 @@ def stakes_map(b: Batch) -> StakesPartial:
                  facts.tournament_stack(), facts.topup_below(), s["hands_per_table"],
                  s["leave_above_bb"] * s["big_blind"], kinds_mask, codes, aux, t_num, t_last,
                  t_hands, t_ok)
-    part = partial_from_codes(hid, codes, aux, MESSAGES)
+    values: dict[str, np.ndarray] = {}
+    if codes.any():  # the failing hands' values (nothing is built for a clean batch)
+        why.explain(b, codes, aux, tourn, facts, hid)
+        n_ = np.zeros(b.n, np.int64)
+        values = {"logged2": why.logged2, "lo": why.lo, "small_bet": c["small_bet"],
+                  "big_bet": c["big_bet"], "raise_cap": c["raise_cap"],
+                  "want_small": n_ + small_bet, "want_big": n_ + big_bet,
+                  "want_cap": n_ + raise_cap,
+                  **{key: _texts(b, key, np.flatnonzero(codes == code))
+                     for key, code in (("format", 2), ("run_id", 4), ("fault", 5))},
+                  "spec_format": np.full(b.n, fmt, dtype=object),
+                  "digest": np.full(b.n, facts.digest, dtype=object),
+                  "inject": np.full(b.n, str(s["inject"] or "null"), dtype=object)}
+    part = partial_from_codes(hid, codes, aux, MESSAGES,
+                              logged=why.logged if len(why.logged) else None,
+                              expected=why.expected if len(why.expected) else None,
+                              values=values)
     if not has_pids:
         part.totals = {"player_ids_absent": n}
     out = StakesPartial(part)
@@ -336,11 +465,11 @@ def reduce_stakes(name: str, partials: list[Any]) -> AuditResult:
     parts = [p for p in partials if isinstance(p, StakesPartial)]
     extra = Partial(hands=0)
 
-    def bad(hand: int, code: int, value: int) -> None:
+    def bad(hand: int, code: int, value: int, logged: int = 0, expected: int = 0) -> None:
         extra.failures += 1
         reason = MESSAGES[code].split(":")[0]
         extra.reasons[reason] = extra.reasons.get(reason, 0) + 1
-        text = MESSAGES[code].format(aux=value, logged="?", expected="?")
+        text = MESSAGES[code].format(aux=value, logged=logged, expected=expected)
         if len(extra.examples) < MAX_EXAMPLES:
             extra.examples.append((hand, text))
         extra.failing.append((hand, text))
@@ -356,7 +485,7 @@ def reduce_stakes(name: str, partials: list[Any]) -> AuditResult:
             bad(bl[0][2], 23, bl[0][0])
         for a, b in zip(bl, bl[1:], strict=False):
             if b[0] != a[1] + 1 or b[2] != a[3] + 1:
-                bad(b[2], 22, b[0])
+                bad(b[2], 26, b[0], a[1], a[1] + 1)
         last_table[key] = bl[-1][1]
     for p in parts:
         for label, batch, t, last_hand, hands in p.open_tables:

@@ -18,6 +18,17 @@ The file (TOML)::
     [clauses]                                 # clause -> what answers it
     "3.3.1 shuffle" = "uniformity audit, holdem shuffle"
     "3.5 game rules" = "betting, payouts, rotation, chips audits"
+
+    [audits]                                  # audit (or test) -> the clauses it answers
+    deal = "GLI-19 3.3.1, 3.3.2"
+    uniformity = "GLI-19 3.3.1"
+    payouts = "GLI-19 3.5.4"
+
+Every page prints the ``[audits]`` table as "Clauses each audit answers": one row for each
+audit (a shuffle certificate: each test; an rng certificate: each battery) of that
+certificate, with the clauses the lab names for it ("none named" otherwise), so the lab cites
+a row of a signed page; an audit the file names that the certificate does not hold is listed as
+"not on this certificate".
 """
 
 from __future__ import annotations
@@ -62,6 +73,13 @@ def read_lab(path: str | Path) -> dict[str, Any]:
                 raise LabInputError(f"--lab {path}: clauses: expected a table of clause = "
                                     "\"what answers it\" strings")
             out["clauses"] = {str(k): v for k, v in value.items()}
+        elif key == "audits":
+            if not isinstance(value, dict) or not all(
+                    isinstance(v, str) and v.strip() and len(v) <= MAX_TEXT
+                    for v in value.values()):
+                raise LabInputError(f"--lab {path}: audits: expected a table of audit = "
+                                    "\"the clauses it answers\" strings")
+            out["audits"] = {str(k): v for k, v in value.items()}
         elif key in FIELDS:
             if not isinstance(value, str) or not value.strip() or len(value) > MAX_TEXT:
                 raise LabInputError(f"--lab {path}: {key}: expected a non-empty string of at "
@@ -69,7 +87,7 @@ def read_lab(path: str | Path) -> dict[str, Any]:
             out[key] = value
         else:
             raise LabInputError(f"--lab {path}: unknown field {key!r} (expected "
-                                f"{', '.join([*FIELDS, 'clauses'])})")
+                                f"{', '.join([*FIELDS, 'clauses', 'audits'])})")
     if not out:
         raise LabInputError(f"--lab {path}: no field (expected {', '.join(FIELDS)})")
     return out
@@ -80,8 +98,21 @@ def lab_rows(lab: dict[str, Any]) -> list[tuple[str, str]]:
     return [(title, str(lab[key])) for key, title in FIELDS.items() if key in lab]
 
 
-def html_section(lab: dict[str, Any], esc: Any) -> str:
-    """The page's laboratory section (``esc``: the page's HTML escape)."""
+def audit_clauses(lab: dict[str, Any], names: list[str]) -> list[tuple[str, str]]:
+    """(audit, the clauses it answers) for each of the certificate's own audits (``names``
+    without a dot), then each other audit or test the lab names: with its clauses when the
+    certificate holds it (a battery's test, ``uniformity.card_position``), else said to be not
+    on this certificate."""
+    given = lab.get("audits") or {}
+    rows = [(n, given.get(n, "none named")) for n in names if "." not in n]
+    rows += [(n, c if n in names else f"{c} (not on this certificate)")
+             for n, c in given.items() if n not in names or "." in n]
+    return rows
+
+
+def html_section(lab: dict[str, Any], esc: Any, names: list[str] | None = None) -> str:
+    """The page's laboratory section (``esc``: the page's HTML escape; ``names``: the audits
+    or tests of the certificate, for the table of the clauses each answers)."""
     rows = "".join(f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in lab_rows(lab))
     text = f"<h2>Laboratory</h2><table>{rows}</table>"
     clauses = lab.get("clauses") or {}
@@ -89,12 +120,20 @@ def html_section(lab: dict[str, Any], esc: Any) -> str:
         text += ("<table><tr><th>clause of the standard</th><th>answered by</th></tr>"
                  + "".join(f"<tr><td>{esc(k)}</td><td>{esc(v)}</td></tr>"
                            for k, v in clauses.items()) + "</table>")
+    if lab.get("audits"):
+        text += ("<h3>Clauses each audit answers</h3><table><tr><th>audit</th>"
+                 "<th>clauses of the standard it answers</th></tr>"
+                 + "".join(f"<tr><td>{esc(a)}</td><td>{esc(c)}</td></tr>"
+                           for a, c in audit_clauses(lab, names or [])) + "</table>")
     return text + ("<p class=small>The laboratory's statements, printed as given and bound by "
                    "the signature; no audit checks them.</p>")
 
 
-def summary_lines(lab: dict[str, Any], md: Any) -> list[str]:
+def summary_lines(lab: dict[str, Any], md: Any, names: list[str] | None = None) -> list[str]:
     """summary.md's laboratory lines (``md``: its escape)."""
     lines = [f"- {md(k)}: {md(v)}" for k, v in lab_rows(lab)]
     lines += [f"- clause {md(k)}: {md(v)}" for k, v in (lab.get("clauses") or {}).items()]
+    if lab.get("audits"):
+        lines += [f"- audit {md(a)} answers: {md(c)}"
+                  for a, c in audit_clauses(lab, names or [])]
     return ["Laboratory (its statements, bound by the signature, not audited):", "", *lines, ""]

@@ -546,6 +546,12 @@ def _count(x: Any) -> str:
     return f"{x:,}" if isinstance(x, int) and not isinstance(x, bool) else md_text(x)
 
 
+def _audit_names(cert: dict[str, Any]) -> list[str]:
+    """The certificate's own audits (not their batteries' tests), for the lab's clause table."""
+    return [str(a["name"]) for a in cert.get("audits") or []
+            if isinstance(a, dict) and "." not in str(a.get("name"))]
+
+
 def render_summary(cert: dict[str, Any]) -> str:
     """summary.md: every value taken from the certificate is escaped (``md_text``,
     ``md_code``); only the words and the table around them are this function's own."""
@@ -553,7 +559,7 @@ def render_summary(cert: dict[str, Any]) -> str:
              f"{', LIMITED' if cert.get('limitations') else ''}**", "",
              f"Verdict: {md_text(cert.get('verdict_text') or cert['verdict'])}", ""]
     if isinstance(cert.get("lab"), dict):
-        lines += lab_summary(cert["lab"], md_text)
+        lines += lab_summary(cert["lab"], md_text, _audit_names(cert))
     for text in cert.get("limitations", []):
         lines.append(f"> NOT CERTIFIED: {md_text(text)}")
     if cert.get("limitations"):
@@ -718,7 +724,7 @@ def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str,
              f"<p class=verdict><b>Verdict:</b> {esc(cert.get('verdict_text') or cert['verdict'])}"
              "</p>"]
     if isinstance(cert.get("lab"), dict):
-        parts.append(lab_html(cert["lab"], esc))
+        parts.append(lab_html(cert["lab"], esc, _audit_names(cert)))
     if cert.get("limitations"):
         parts.append("<div class=limits><b>Not certified by this report:</b><ul>" + "".join(
             f"<li>{esc(t)}</li>" for t in cert["limitations"]) + "</ul></div>")
@@ -798,9 +804,10 @@ def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str,
         per = ", ".join(f"{k} {v:,}" for k, v in (fh.get("per_audit") or {}).items())
         parts.append(f"<h2>Failing hands</h2><p>{fh.get('rows', 0):,} failing hands ({esc(per)}), "
                      f"every one in <code>{esc(fh.get('path'))}</code> (sha256 <code>"
-                     f"{esc(fh.get('sha256'))}</code>, bound by this certificate; `holdem replay "
-                     "RUN --failing` walks them); the first:</p><table><tr><th>audit</th>"
-                     "<th>hand</th><th>what the log says and what the rules give</th></tr>"
+                     f"{esc(fh.get('sha256'))}</code>, bound by this certificate; <code>holdem "
+                     "replay RUN --failing</code> walks them); the first:</p><table><tr>"
+                     "<th>audit</th><th>hand</th><th>what the log says and what the rules give"
+                     "</th></tr>"
                      + "".join(f"<tr><td>{esc(x.get('audit'))}</td><td class=num>"
                                f"{esc(x.get('hand_id'))}</td><td>{esc(x.get('reason'))}</td></tr>"
                                for x in fh.get("first") or []) + "</table>")

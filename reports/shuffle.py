@@ -79,8 +79,10 @@ def _entry(r: AuditResult) -> dict[str, Any]:
 
 
 def build_deck_certificate(results: list[AuditResult], source: dict[str, Any],
-                           timings: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The certificate of a decks-only audit (``audits.deckaudit.reduce_tally``'s results)."""
+                           timings: dict[str, Any] | None = None,
+                           lab: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The certificate of a decks-only audit (``audits.deckaudit.reduce_tally``'s results);
+    ``lab``: a laboratory's fields (``reports.lab``), carried as ``lab``."""
     by = {r.name: r for r in results}
     uni, red = by["uniformity"], by.get("rederivation")
     limits = []
@@ -127,6 +129,7 @@ def build_deck_certificate(results: list[AuditResult], source: dict[str, Any],
         "card_position_residuals": z,
         "timings": timings or {},
         "issued": datetime.now(UTC).isoformat(timespec="seconds"),
+        **({"lab": lab} if lab else {}),
     }
 
 
@@ -156,6 +159,11 @@ def render_html(cert: dict[str, Any]) -> str:
                                   f"({t.get('decks_per_second', 0):,.0f} decks/s)"))
     parts.append("<h2>What was certified</h2><table>" + "".join(
         f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in rows) + "</table>")
+    if cert.get("lab"):
+        from reports.lab import html_section
+
+        parts.append(html_section(cert["lab"], esc, [str(t.get("name")) for t in
+                                                     cert["tests"] if isinstance(t, dict)]))
     if cert.get("power"):
         parts.append(f"<h2>Power</h2><p>{esc(cert['power']['sentence'])}</p>")
     parts.append("<h2>Tests</h2><table><tr><th>test</th><th>verdict</th><th>decks</th>"
@@ -193,7 +201,7 @@ def write_files(out: Location, cert: dict[str, Any]) -> Certificate:
 
 
 def write_certificate(base: Location, results: list[AuditResult], manifest: dict[str, Any],
-                      kept: bool) -> Certificate:
+                      kept: bool, lab: dict[str, Any] | None = None) -> Certificate:
     """The certificate of a ``holdem shuffle`` run folder."""
     source = {"kind": "holdem shuffle (the game's own shuffle and streams)",
               "generator": manifest.get("generator"), "seed": manifest.get("seed"),
@@ -202,4 +210,5 @@ def write_certificate(base: Location, results: list[AuditResult], manifest: dict
               "deck_key": manifest.get("deck_key"),
               "files": [{"path": f["path"], "decks": f["decks"], "sha256": f["sha256"]}
                         for f in manifest.get("files", [])] if kept else []}
-    return write_files(base, build_deck_certificate(results, source, manifest.get("timings")))
+    return write_files(base, build_deck_certificate(results, source, manifest.get("timings"),
+                                                    lab))

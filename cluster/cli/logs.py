@@ -14,7 +14,11 @@ def add_parser(sub: Any) -> None:
     which = rp.add_mutually_exclusive_group(required=True)
     which.add_argument("--hand", type=o.integer, default=None, metavar="N",
                        help="the hand: its hand_id, or its number in its structure's stream "
-                            "(0 is the structure's first hand)")
+                            "(0 is the structure's first hand), or an import's site hand "
+                            "number")
+    which.add_argument("--site-hand", default=None, metavar="TEXT",
+                       help="an imported run's hand by the site's hand number as the source "
+                            "wrote it (letters too)")
     which.add_argument("--failing", action="store_true",
                        help="walk every failing hand of failing_hands.csv (holdem audit), each "
                             "with the audit's reason and amounts")
@@ -37,11 +41,16 @@ def add_parser(sub: Any) -> None:
 
 
 def replay(args: argparse.Namespace) -> int:
-    from cluster.flows.replay import replay_failing, replay_hand, resolve_hand
+    from cluster.flows.replay import replay_failing, replay_hand, resolve_hand, resolve_site_hand
 
     if args.failing:
         for text in replay_failing(args.run, args.limit):
             print(text, end="" if text.endswith("\n") else "\n")
+        return 0
+    if args.site_hand is not None:
+        hand = resolve_site_hand(args.run, args.site_hand)
+        text = replay_hand(args.run, hand, phh=args.phh)
+        print(text, end="" if text.endswith("\n") else "\n")
         return 0
     if args.hand is not None and not 0 <= args.hand <= 2**63 - 1:
         raise o.UsageError(f"--hand {args.hand}: expected a hand id 0 .. {2**63 - 1:,} (int64)")

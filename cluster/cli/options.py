@@ -101,9 +101,9 @@ def add_sign_key(p: argparse.ArgumentParser, cert: str = "certificate.json") -> 
 def add_lab(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lab", default=None, metavar="FILE.toml",
                    help="a testing laboratory's fields (client, system, version, submitted, "
-                        "standard, clauses, certificate_number, signer, rng; reports/lab.py): "
-                        "printed on the page and summary.md, in certificate.json (so bound by "
-                        "the signature)")
+                        "standard, clauses, audits (the clauses each audit answers), "
+                        "certificate_number, signer, rng; reports/lab.py): printed on the "
+                        "page, in the certificate's JSON (so bound by the signature)")
 
 
 def lab_arg(args: argparse.Namespace) -> dict[str, Any] | None:

@@ -33,6 +33,7 @@ def add_parser(sub: Any) -> None:
                     help="CPUs of the local Ray (default: all); 0 runs in this process")
     o.add_key_memory(sh)
     o.add_sign_key(sh)
+    o.add_lab(sh)
     o.add_quiet(sh)
     o.handler(sh, shuffle, fail_hint=o.RESUME, output="out", lock="out")
 
@@ -45,6 +46,7 @@ def shuffle(args: argparse.Namespace) -> int:
     from cluster.flows.shuffle import ShuffleSpec, audit_files, run_shuffle
 
     rt = args.runtime
+    lab = o.lab_arg(args)
     if args.files:
         if args.files[0] != "audit" or len(args.files) < 2:
             raise o.UsageError("expected `holdem shuffle --decks N --out RUN` or `holdem "
@@ -52,7 +54,7 @@ def shuffle(args: argparse.Namespace) -> int:
         out = args.out or "runs/shuffle-audit"
         with locked(out, "shuffle audit", create=True) if args.out is None else nullcontext():
             cert = audit_files(args.files[1:], out, key_memory=rt.key_memory,
-                               progress=not args.quiet, sign_key=args.sign_key)
+                               progress=not args.quiet, sign_key=args.sign_key, lab=lab)
     else:
         if args.decks is None or args.out is None:
             raise o.UsageError("holdem shuffle: --decks and --out are required")
@@ -62,7 +64,7 @@ def shuffle(args: argparse.Namespace) -> int:
         out = args.out
         cert = run_shuffle(spec, out, address=rt.address, workers=rt.workers,
                            key_memory=rt.key_memory, progress=not args.quiet,
-                           sign_key=args.sign_key)
+                           sign_key=args.sign_key, lab=lab)
     print(f"{cert.decks:,} decks in {cert.wall_seconds:,.1f} s: {cert.verdict_text}")
     if cert.power_sentence:
         print(cert.power_sentence)

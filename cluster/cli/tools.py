@@ -78,6 +78,7 @@ def _add_rng(sub: Any) -> None:
     rt.add_argument("--out", default="runs/rng", help="folder for rng-certificate.json")
     rt.add_argument("--quiet", action="store_true", help="no progress output")
     o.add_sign_key(rt, "rng-certificate.json")
+    o.add_lab(rt)
     o.handler(rt, rng_test)
 
 
@@ -199,7 +200,8 @@ def rng_test(args: argparse.Namespace) -> int:
         raise o.UsageError(f"--tests {args.tests}: expected dieharder test numbers, e.g. 0,1,2"
                            ) from None
     cert = rng_test(args.generator, args.out, stream=args.stream, seed=args.seed, tests=tests,
-                    say=(lambda s: None) if args.quiet else print, sign_key=args.sign_key)
+                    say=(lambda s: None) if args.quiet else print, sign_key=args.sign_key,
+                    lab=o.lab_arg(args))
     print(f"{cert.verdict_text}\ncertificate: {args.out}/rng-certificate.json")
     return 0 if cert.passed else 1
 

@@ -12,7 +12,10 @@ lives here.
 Ids people can type (``resolve_hand``): a simulated hand's id packs its structure in bits 40..
 (no-limit 0, pot-limit 1, fixed-limit 2) above its number in the structure's stream, so
 ``--hand 1000`` is also taken as hand 1000 of the run's structure (of ``--structure``, when the
-run has several); an id the run does not hold is refused naming the ids it does hold.
+run has several); on an imported run ``--hand N`` is also the site's hand number as the source
+wrote it (the ``site_hand`` column; ``--site-hand TEXT`` for one that is not a number), when
+no hand has that id; an id the run does not hold is refused naming the ids it does hold (and
+an import's site hand numbers).
 ``holdem replay RUN --failing`` walks failing_hands.csv (``holdem audit``'s complete list of
 failing hands), each hand with the reason and amounts the audit gave.
 """
@@ -94,11 +97,56 @@ def _ranges_text(ranges: dict[str, tuple[int, int, int]]) -> str:
     return "; ".join(parts) or "no hands"
 
 
+def _site_hands(run: str | os.PathLike[str]) -> Any:
+    """(hand_id, site_hand, venue, table) of every hand of an imported run (None when the log
+    has no ``site_hand`` column: a simulated run)."""
+    import pyarrow as pa
+
+    from cluster.flows.simulate import RunFolderError, run_dataset
+
+    try:
+        dataset = run_dataset(run)
+        if "site_hand" not in dataset.schema.names:
+            return None
+        cols = [c for c in ("hand_id", "site_hand", "venue", "table_name")
+                if c in dataset.schema.names]
+        return dataset.to_table(columns=cols)
+    except (pa.ArrowException, OSError) as e:  # a truncated or corrupt batch file
+        raise RunFolderError(_unreadable(run, None, e)) from None
+
+
+def resolve_site_hand(run: str | os.PathLike[str], site_hand: str,
+                      sites: Any | None = None) -> int:
+    """The hand id of the imported hand whose site hand number is ``site_hand`` (as written).
+    Raises HandNotFound naming a few of the run's site hand numbers, or the hands that share
+    it (a site hand number may repeat across venues and tables: then ``--hand ID``)."""
+    import pyarrow.compute as pc
+
+    t = _site_hands(run) if sites is None else sites
+    if t is None:
+        raise HandNotFound(f"run {os.fspath(run)} is not an import: it has no site hand numbers "
+                           "(--hand N takes its hand ids or structure numbers)")
+    hit = t.filter(pc.equal(t.column("site_hand"), site_hand))
+    if hit.num_rows == 1:
+        return int(hit.column("hand_id")[0].as_py())
+    if hit.num_rows > 1:
+        rows = hit.to_pylist()[:5]
+        which = ", ".join(f"{r['hand_id']} ({r.get('venue') or '?'}, table "
+                          f"{r.get('table_name') or '?'})" for r in rows)
+        raise HandNotFound(f"run {os.fspath(run)}: site hand {site_hand} names "
+                           f"{hit.num_rows} hands: {which}: --hand ID")
+    known = [v for v in t.column("site_hand").to_pylist() if v]
+    shown = ", ".join(known[:3]) + (f", ... {known[-1]}" if len(known) > 3 else "")
+    raise HandNotFound(f"run {os.fspath(run)} has no hand id or site hand {site_hand}: it "
+                       f"holds {_ranges_text(id_ranges(run))}; site hand numbers "
+                       f"{shown or 'unknown'} ({len(known):,}; --site-hand TEXT)")
+
+
 def resolve_hand(run: str | os.PathLike[str], hand: int, structure: str | None = None) -> int:
     """The packed hand id ``--hand`` (and ``--structure``) name: ``hand`` itself when the run
     holds it and no structure is given; else hand number ``hand`` of the structure's stream
-    (the run's only structure, or ``structure``). Raises HandNotFound naming the ids the run
-    holds."""
+    (the run's only structure, or ``structure``); else, on an imported run, the hand whose
+    site hand number is ``hand``. Raises HandNotFound naming the ids the run holds."""
     ranges = id_ranges(run)
     if structure is None:
         if any(lo <= hand <= hi for lo, hi, _ in ranges.values()):
@@ -110,6 +158,9 @@ def resolve_hand(run: str | os.PathLike[str], hand: int, structure: str | None =
         packed = (lo >> STRUCT_SHIFT << STRUCT_SHIFT) + hand
         if lo <= packed <= hi:
             return packed
+    sites = _site_hands(run)
+    if sites is not None:
+        return resolve_site_hand(run, str(hand), sites)
     where = f" {structure}" if structure else ""
     raise HandNotFound(f"run {os.fspath(run)} has no{where} hand {hand}: it holds "
                        + _ranges_text(ranges))

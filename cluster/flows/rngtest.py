@@ -146,10 +146,12 @@ RNG_SIGNATURE = "rng-certificate.sig"  # Ed25519 of rng-certificate.json's bytes
 
 def rng_test(generator: str, out: str | os.PathLike[str], *, stream: str = "raw", seed: int = 1,
              tests: tuple[int, ...] | None = None, timeout: float = 600.0,
-             say: Callable[[str], None] = print, sign_key: str | None = None) -> Certificate:
+             say: Callable[[str], None] = print, sign_key: str | None = None,
+             lab: dict[str, Any] | None = None) -> Certificate:
     """Run the battery and write ``rng-certificate.json`` into ``out`` (and, with
     ``sign_key``, its Ed25519 signature ``rng-certificate.sig``: the key is loaded before the
-    battery runs; without one a stale signature is removed); returns it."""
+    battery runs; without one a stale signature is removed); returns it. ``lab``: a
+    laboratory's fields (``reports.lab``), carried as ``lab`` (bound by the signature)."""
     from cluster.flows.signing import load_private_key, write_signature
 
     key = None if sign_key is None else load_private_key(sign_key)
@@ -161,6 +163,7 @@ def rng_test(generator: str, out: str | os.PathLike[str], *, stream: str = "raw"
         "stream_text": (__doc__ or "").split("Two streams, per ``--stream``:")[1].split(
             "Each dieharder")[0].strip(),
         "battery": {"name": BATTERY, "version": None, "run": False, "tests": []},
+        **({"lab": lab} if lab else {}),
     }
     t0 = time.perf_counter()
     if exe is None:

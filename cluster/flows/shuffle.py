@@ -251,10 +251,12 @@ def _task_name(call: tuple[Any, ...]) -> str:
 
 def run_shuffle(spec: ShuffleSpec, out: str | os.PathLike[str], *, address: str | None = None,
                 workers: int | None = None, key_memory: int | None = None,
-                progress: bool = True, sign_key: str | None = None) -> Certificate:
+                progress: bool = True, sign_key: str | None = None,
+                lab: dict[str, Any] | None = None) -> Certificate:
     """Shuffle, write (or not), audit and certify; returns the certificate. ``sign_key``: an
     Ed25519 private key (loaded before any work) whose signature of certificate.json goes to
-    certificate.sig; without one a stale signature is removed."""
+    certificate.sig; without one a stale signature is removed. ``lab``: a laboratory's fields
+    (``reports.lab``), in the certificate and on its page."""
     from audits.deckaudit import DeckTally
     from cluster.flows.signing import load_private_key, write_signature
 
@@ -275,7 +277,7 @@ def run_shuffle(spec: ShuffleSpec, out: str | os.PathLike[str], *, address: str 
     manifest("running")
     try:
         cert = _run(spec, base, workers, address, key_memory, progress, files, tasks, times,
-                    tally, seed, t0, manifest)
+                    tally, seed, t0, manifest, lab)
         write_signature(base, runfolder.SIGNATURE_FILE, key, cert.raw)
         return cert
     except BaseException as e:
@@ -286,7 +288,8 @@ def run_shuffle(spec: ShuffleSpec, out: str | os.PathLike[str], *, address: str 
 def _run(spec: ShuffleSpec, base: Location, workers: int | None, address: str | None,
          key_memory: int | None, progress: bool, files: dict[int, dict[str, Any]],
          tasks: list[dict[str, Any]], times: dict[str, Any], tally: Any, seed: int | None,
-         t0: float, manifest: Callable[..., None]) -> Certificate:
+         t0: float, manifest: Callable[..., None], lab: dict[str, Any] | None = None
+         ) -> Certificate:
     import contextlib
 
     from audits.deckaudit import reduce_tally
@@ -357,7 +360,7 @@ def _run(spec: ShuffleSpec, base: Location, workers: int | None, address: str | 
                                              or 0) for x in tasks) if tasks else None})
     manifest("complete", finished=now())
     m = RunFolder.open(base).read_manifest({MANIFEST_FORMAT}) or {}
-    return write_certificate(base, results, m, kept=spec.keep_decks)
+    return write_certificate(base, results, m, kept=spec.keep_decks, lab=lab)
 
 
 AUDIT_KIND = "decks from another system"  # the source kind of a ``shuffle audit`` certificate
@@ -393,7 +396,7 @@ def _own_audit_folder(folder: RunFolder) -> None:
 
 def audit_files(paths: list[str], out: str | os.PathLike[str], *,
                 key_memory: int | None = None, progress: bool = True,
-                sign_key: str | None = None) -> Certificate:
+                sign_key: str | None = None, lab: dict[str, Any] | None = None) -> Certificate:
     """``holdem shuffle audit FILE...``: certify decks another system's shuffler produced (the
     battery and its power statement; no key to re-derive them from). Decks are numbered from 0
     across the files in order (the certificate's example deck ids). Raises
@@ -442,6 +445,6 @@ def audit_files(paths: list[str], out: str | os.PathLike[str], *,
               "card_codes": "card = rank * 4 + suit (2c = 0, 2d = 1, ..., As = 51)"}
     timings = {"wall_seconds": round(wall, 3), "decks_per_second": round(first / wall, 1),
                "driver_peak_rss_mb": measure_peak_rss_mb()}
-    cert = write_files(base, build_deck_certificate(results, source, timings))
+    cert = write_files(base, build_deck_certificate(results, source, timings, lab))
     write_signature(base, runfolder.SIGNATURE_FILE, key, cert.raw)
     return cert

@@ -170,8 +170,20 @@ def verify_shuffle(root: storage.Location, data: bytes, cert: dict[str, Any],
         return False, why, "MISMATCH"
     parts = [f"VERIFIED: a shuffle certificate of {int(cert.get('decks') or 0):,} decks "
              f"(verdict: {cert.get('verdict_text') or cert.get('verdict')}); report.html is "
-             f"its page; {text}"]
+             f"its page; {text}{_lab_words(cert)}"]
     return _closing(root, SIGNATURE_FILE, parts, signer, public_key)
+
+
+def _lab_words(cert: dict[str, Any]) -> str:
+    """The laboratory's fields a certificate carries (``--lab``), as the line names them."""
+    from reports.lab import lab_rows
+
+    lab = cert.get("lab")
+    if not isinstance(lab, dict):
+        return ""
+    rows = [f"{k} {v}" for k, v in lab_rows(lab) if k in ("certificate number", "standard",
+                                                           "client")]
+    return "; laboratory fields (as stated, bound by the signature): " + ", ".join(rows)
 
 
 def verify_rng(root: storage.Location, public_key: str | None) -> tuple[bool, str, str]:
@@ -195,5 +207,5 @@ def verify_rng(root: storage.Location, public_key: str | None) -> tuple[bool, st
     parts = [f"VERIFIED: an rng certificate of {cert.get('generator')} ({cert.get('stream')} "
              f"stream, seed {cert.get('seed')}): {cert.get('verdict_text')}; battery "
              f"{bat.get('name')} {bat.get('version') or ''}".rstrip()
-             + f", {len(bat.get('tests') or [])} results (not run again)"]
+             + f", {len(bat.get('tests') or [])} results (not run again){_lab_words(cert)}"]
     return _closing(root, RNG_SIGNATURE, parts, signer, public_key)

@@ -147,7 +147,11 @@ def test_a_dead_post_counted_toward_the_call_fails(imported: Path) -> None:
     f.write()
     assert _failing(imported, "chips") == (set(), [])  # the chips still balance
     bad, why = _failing(imported, "betting")
-    assert bad == {row["hand_id"]} and why == [f"wrong call amount by seat {s}"]
+    # the reason names the seat, the street and both amounts: the log's and the rules'
+    called = int(acts[c]["added"])
+    assert bad == {row["hand_id"]} and why[0].startswith(
+        f"wrong call amount: seat {s} called {called} on the pre-flop, the rules give "
+        f"{called + 5} "), why
 
 
 def test_a_live_post_denied_its_option_fails(imported: Path) -> None:
@@ -196,6 +200,12 @@ def test_a_misused_post_fails(imported: Path, misuse: str) -> None:
     bad, why = _failing(imported, "betting")
     assert row["hand_id"] in bad
     assert any(w.startswith("wrong post") for w in why), why
+    if misuse == "short live post":  # what the log says beside what the rules give
+        assert any(w.startswith(f"wrong post: seat {s} posted 3, the rules give "
+                                f"{int(row['big_blind'])} ") for w in why), why
+    if misuse == "dead too big":
+        assert any(w.startswith(f"wrong post: seat {s} posted {int(row['big_blind'])}, the "
+                                f"rules give {int(row['big_blind']) - 1} ") for w in why), why
 
 
 def test_free_folds_pass_only_in_imported_hands(imported: Path) -> None:

@@ -239,7 +239,8 @@ def test_one_hand_raked_100_percent_fails_stakes(run: Path,
     f.write()
     code, out = audit_cli(run, capsys)
     assert code == 1, out
-    assert f"stakes: hand {row['hand_id']}: rake_bps is not the spec's" in out, out
+    assert f"stakes: hand {row['hand_id']}: rake_bps is not the spec's: 10000, the rules " \
+           f"give {row['rake_bps']}" in out, out
 
 
 def test_blinds_times_five_in_one_hand_fails_stakes(run: Path,
@@ -262,7 +263,8 @@ def test_blinds_times_five_in_one_hand_fails_stakes(run: Path,
     f.write()
     code, out = audit_cli(run, capsys)
     assert code == 1, out
-    assert f"stakes: hand {row['hand_id']}: small blind is not the spec's" in out, out
+    assert f"stakes: hand {row['hand_id']}: small blind is not the spec's schedule: small " \
+           f"blind {5 * row['small_blind']}, the rules give {row['small_blind']}" in out, out
     for name in ("chips", "payouts", "betting"):  # the chips are consistent with the forgery
         assert f"{name}: hand {row['hand_id']}" not in out, out
 
@@ -327,8 +329,8 @@ def test_a_batch_with_tables_numbered_from_31_fails_stakes(
     code, out = audit_cli(run, capsys)
     assert code == 1, out
     first = old.column("hand_id")[0].as_py()
-    assert f"stakes: hand {first}: the batch's tables are not numbered from 0 (its first " \
-           "table is 31)" in out, out
+    assert f"stakes: hand {first}: the batch's tables are not numbered from 0: its first " \
+           "table is 31, the rules give 0" in out, out
     for name in ("deal", "chips", "rotation", "payouts", "betting"):
         assert f"\n{name:<12} PASS" in out, out
 

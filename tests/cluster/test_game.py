@@ -133,7 +133,8 @@ def test_a_hand_raked_at_another_rate_fails_stakes(run: Path,
     f.write()
     code, out = audit_cli(run, capsys)
     assert code == 1, out
-    assert f"stakes: hand {row['hand_id']}: rake_bps is not the spec's (expected 450)" in out
+    assert (f"stakes: hand {row['hand_id']}: rake_bps is not the spec's: 1000, the rules give "
+            "450") in out
     for name in ("chips", "payouts"):  # the chips agree with the forged configuration
         assert f"{name}: hand {row['hand_id']}" not in out, out
 
@@ -150,8 +151,8 @@ def test_a_hand_with_other_blinds_fails_stakes(run: Path,
     f.write()
     code, out = audit_cli(run, capsys)
     assert code == 1, out
-    assert (f"stakes: hand {row['hand_id']}: small blind is not the spec's schedule (expected "
-            f"{row['small_blind']})") in out, out
+    assert (f"stakes: hand {row['hand_id']}: small blind is not the spec's schedule: small "
+            f"blind 10, the rules give {row['small_blind']}") in out, out
 
 
 def test_a_cash_hand_without_the_games_ante_fails_stakes(
@@ -163,7 +164,9 @@ def test_a_cash_hand_without_the_games_ante_fails_stakes(
     f.write()
     code, out = audit_cli(run, capsys)
     assert code == 1, out
-    assert f"stakes: hand {row['hand_id']}: ante or ante_mode is not the spec's" in out
+    assert (f"stakes: hand {row['hand_id']}: ante or ante_mode is not the spec's schedule for "
+            f"this level and table: ante 0 (mode 0), the rules give {row['ante']} (mode "
+            f"{row['ante_mode']})") in out, out
 
 
 def test_caps_by_players_bets_and_bots_of_the_game(tmp_path_factory: pytest.TempPathFactory,

@@ -606,7 +606,9 @@ def test_a_post_only_from_a_seat_absent_before(tmp_path: Path, newcomer: bool) -
     else:
         assert not r.passed and r.failures == 1
         (v,) = r.details["violations"]
-        assert v["hand_id"] == 1 and "post (dead or live blind) by seat 0" in v["reason"]
+        assert v["hand_id"] == 1 and "post (dead or live blind) of " in v["reason"] \
+                and "by seat 0, who played the previous hand" in v["reason"] \
+                and v["reason"].endswith("the rules give 0")
 
 
 def test_tables_without_seat_count_are_padded_to_their_highest_seat(tmp_path: Path) -> None:

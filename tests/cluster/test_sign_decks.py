@@ -114,3 +114,43 @@ def test_rng_certificate_signed_and_verified(tmp_path: Path, keys: Path,
     cert.write_text(cert.read_text().replace('"seed": 1', '"seed": 2', 1))
     code, line = _verify(out, capsys, "--public-key", f"{keys}.pub")
     assert code == 1 and "the signature does not verify" in line
+
+
+LAB = ('certificate_number = "LAB-2026-0042"\nclient = "Example Casino Ltd"\n'
+       'standard = "GLI-19 v3.0"\n[audits]\nuniformity = "GLI-19 3.3.1"\n'
+       '"uniformity.card_position" = "GLI-19 3.3.1 (a)"\ndeal = "GLI-19 3.3.2"\n')
+
+
+def test_lab_fields_on_the_shuffle_and_rng_certificates(
+        tmp_path: Path, keys: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--lab on holdem shuffle and holdem rng test: the lab's fields and the clauses each audit
+    answers on the shuffle page and in both certificates, bound by their signatures."""
+    lab = tmp_path / "lab.toml"
+    lab.write_text(LAB)
+    out = tmp_path / "sh"
+    assert main(["shuffle", "--decks", "2000", "--out", str(out), "--workers", "0", "--quiet",
+                 "--lab", str(lab), "--sign-key", str(keys)]) == 0
+    cert = json.loads((out / "certificate.json").read_text())
+    assert cert["lab"]["audits"]["uniformity"] == "GLI-19 3.3.1"
+    page = (out / "report.html").read_text()
+    assert "LAB-2026-0042" in page and "Clauses each audit answers" in page
+    assert "<td>uniformity</td><td>GLI-19 3.3.1</td>" in page
+    assert "<td>uniformity.card_position</td><td>GLI-19 3.3.1 (a)</td>" in page
+    assert "<td>deal</td><td>GLI-19 3.3.2 (not on this certificate)</td>" in page
+    code, line = _verify(out, capsys, "--public-key", f"{keys}.pub")
+    assert code == 0 and "certificate number LAB-2026-0042" in line, line
+    path = out / "certificate.json"
+    path.write_text(path.read_text().replace("LAB-2026-0042", "LAB-2026-0043"))
+    code, line = _verify(out, capsys, "--public-key", f"{keys}.pub")
+    assert code == 1 and "the signature does not verify" in line, line
+    rng = tmp_path / "rng"
+    main(["rng", "test", "--generator", "philox", "--tests", "0", "--quiet", "--out", str(rng),
+          "--lab", str(lab), "--sign-key", str(keys)])
+    assert json.loads((rng / "rng-certificate.json").read_text())["lab"]["client"] == (
+        "Example Casino Ltd")
+    code, line = _verify(rng, capsys, "--public-key", f"{keys}.pub")
+    assert code == 0 and "certificate number LAB-2026-0042" in line, line
+    lab.write_text('[audits]\ndeal = 3\n')
+    capsys.readouterr()
+    assert main(["rng", "test", "--out", str(tmp_path / "x"), "--lab", str(lab)]) == 2
+    assert "audits: expected a table of audit" in capsys.readouterr().err
