@@ -3,13 +3,16 @@
 A certificate vouches for the rules it saw applied. The betting referee and the payouts rebuild
 flag the paths each hand took as they check it (``Batch.derived``); this map adds the paths that
 plain columns show (dead button, eliminations, ...), counts them per structure, and the reduce
-compares every count with its minimum (``audits.paths``). The result FAILS, naming the
-structure, path, count and minimum, when a path that can occur in a structure stays below its
-minimum; a structure with fewer than ``paths.SMALL_RUN`` hands is too small to certify coverage,
-which the result says with the hands it has and needs (not applicable) instead of failing. A
-path that occurs only at some table formats (antes and eliminations at tournaments, rake and
-rebuys at cash tables) has its minimum scaled by the hands of those formats; a run without them
-does not certify it, and says so, rather than failing.
+compares every count with its minimum (``audits.paths``: the floor rate's Poisson quantile).
+The result FAILS, naming the structure, path, count and minimum, when a path that can occur in
+a structure stays below its minimum where a correct engine would do so with probability under
+``paths.ALPHA`` (a rare path not seen in fewer hands, a game of one's own or an import below the
+built-in games' floors, and a path the game rules out are not certified instead); a structure
+with fewer than ``paths.SMALL_RUN`` hands is too small to certify coverage, which the result
+says with the hands it has and needs (not applicable) instead of failing. A path that occurs
+only at some table formats (antes and eliminations at tournaments, rake and rebuys at cash
+tables) has its minimum scaled by the hands of those formats; a run without them does not
+certify it, and says so, rather than failing.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from numba import njit
 from audits import paths as P
 from audits.io import Batch, string_is, table_order
 from audits.result import AuditResult
+from audits.runspec import GAME_DEFAULTS
 from audits.spec import AuditSpec
 
 NAME = "coverage"
@@ -37,6 +41,38 @@ class CoveragePartial:
     # structure -> {format: hands} (cash, tournament; a path's minimum scales with its formats')
     by_format: dict[str, dict[str, int]] = field(default_factory=dict)
     complete: bool = True  # every flagging audit ran on this batch
+    # the paths the run's spec rules out (a game without antes, rake, a cap, ...): not counted
+    impossible: frozenset[str] = frozenset()
+    # the floors (audits.paths) hold for the built-in games only: a simulated run without a
+    # game's own schedule or bots; elsewhere a shortfall is not certified, never a failure
+    calibrated: bool = True
+
+
+def spec_paths(b: Batch) -> tuple[frozenset[str], bool]:
+    """(the paths the run's spec rules out, whether the floors apply to its hands): from the
+    simulate spec (``b.context["facts"]``); an imported run's hands follow their operator's
+    game, so the floors do not apply to them."""
+    facts = b.context.get("facts")
+    if facts is None:
+        return frozenset(), not b.context.get("imported", False)
+    s = facts.spec
+    out = set()
+    if not s["rake_bps"]:
+        out |= {"rake", "rake_capped", "no_flop_no_drop"}
+    if facts.rake("cash")[1] == 0 and not any(c for _, c in s["rake_caps_by_players"]):
+        out.add("rake_capped")
+    if not s["no_flop_no_drop"]:
+        out.add("no_flop_no_drop")
+    levels = s["levels"]
+    if levels is not None:
+        if not any(lv[2] for lv in levels):
+            out |= {"ante", "big_blind_ante", "ante_all_in"}
+        elif s["tournament_ante_mode"] != "big-blind":
+            out.add("big_blind_ante")
+    defaults = {k: v for k, v in s.items() if k in GAME_DEFAULTS and k != "game"}
+    calibrated = all(v == GAME_DEFAULTS[k] for k, v in defaults.items()) and not s.get(
+        "python_bots")
+    return frozenset(out), calibrated
 
 
 @njit(cache=True, _nrt=False)
@@ -123,7 +159,9 @@ def hand_paths(b: Batch) -> np.ndarray:
 
 
 def coverage_map(b: Batch) -> CoveragePartial:
-    part = CoveragePartial(complete=all(k in b.derived for k in NEEDS))
+    impossible, calibrated = spec_paths(b)
+    part = CoveragePartial(complete=all(k in b.derived for k in NEEDS), impossible=impossible,
+                           calibrated=calibrated)
     _, struct, labels, counts = _flag_and_count(b)
     hands = np.bincount(struct, minlength=len(labels))
     fmt_hands = {f: np.bincount(struct[string_is(b, "format", f)], minlength=len(labels))
@@ -141,6 +179,10 @@ def coverage_reduce(name: str, parts: list[CoveragePartial]) -> AuditResult:
     hands: dict[str, int] = {}
     by_format: dict[str, dict[str, int]] = {}
     complete = bool(parts) and all(p.complete for p in parts)
+    impossible = frozenset().union(*(p.impossible for p in parts)) if parts else frozenset()
+    calibrated = all(p.calibrated for p in parts)
+    unseen: list[str] = []  # too few hands for a count of 0 to be a failure
+    uncalibrated: list[str] = []  # below the built-in games' floor in a game of one's own
     for p in parts:
         for label, c in p.counts.items():
             counts[label] = counts.get(label, np.zeros(P.N_PATHS, np.int64)) + c
@@ -162,6 +204,10 @@ def coverage_reduce(name: str, parts: list[CoveragePartial]) -> AuditResult:
             if label not in path.structures:
                 continue
             count = int(counts[label][path.bit])
+            if path.name in impossible:
+                entry[path.name] = {"count": count, "minimum": 0, "ok": True,
+                                    "certified": False, "impossible": True}
+                continue
             # the hands where the path can occur: of its formats (a run without them, or a
             # log without the format column, does not certify it)
             base = sum(by_format.get(label, {}).get(f, 0) for f in path.formats)
@@ -175,14 +221,26 @@ def coverage_reduce(name: str, parts: list[CoveragePartial]) -> AuditResult:
             minimum = P.minimum(path, base)
             ok = count >= minimum
             entry[path.name] = {"count": count, "minimum": minimum, "ok": ok}
-            if certifiable and not ok:
+            if not certifiable or ok:
+                continue
+            if P.expected(path, base) < P.EXPECT:  # 0 is plausible for a correct engine
+                entry[path.name].update(ok=True, certified=False)
+                unseen.append(f"{label}/{path.name} (0 in {base:,} hands; "
+                              f"{P.certify_hands(path):,} make a 0 a failure)")
+            elif not calibrated:
+                entry[path.name].update(ok=True, certified=False)
+                uncalibrated.append(f"{label}/{path.name} ({count:,} in {base:,} hands, the "
+                                    f"built-in games' floor {minimum:,})")
+            else:
                 short.append(f"{label}/{path.name} below its minimum ({count:,} of "
-                             f"{minimum:,} in {base:,} hands)")
+                             f"{minimum:,} in {base:,} hands; a correct engine falls below "
+                             f"it with probability under {P.ALPHA:g})")
         per_structure[label] = entry
     applicable = complete and len(too_small) < len(counts)
     details: dict[str, Any] = {
         "per_structure": per_structure, "short": short, "too_small": too_small,
-        "small_run": P.SMALL_RUN,
+        "small_run": P.SMALL_RUN, "unseen": unseen, "uncalibrated": uncalibrated,
+        "impossible": sorted(impossible), "alpha": P.ALPHA,
         "violations": [{"hand_id": None, "reason": s} for s in short[:5]],
     }
     notes = []
@@ -195,6 +253,14 @@ def coverage_reduce(name: str, parts: list[CoveragePartial]) -> AuditResult:
         if untested:
             notes.append("not certified, their tables absent: " + "; ".join(
                 f"{why} ({', '.join(paths)})" for why, paths in untested.items()))
+        if unseen:
+            notes.append("not seen, too few hands to certify: " + "; ".join(unseen))
+        if uncalibrated:
+            notes.append("rarer than in the built-in games (this game's own rules or bots "
+                         "set how often a path occurs): not certified: "
+                         + "; ".join(uncalibrated))
+        if impossible:
+            notes.append("cannot occur in this game: " + ", ".join(sorted(impossible)))
     if notes:
         details["note"] = "; ".join(notes)
     failures = len(short) if applicable else 0

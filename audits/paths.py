@@ -5,14 +5,20 @@ the payouts rebuild, or the coverage map from plain columns); ``audits.coverage`
 structure and compares each count with its minimum. One line of definition each (docs/audits.md's
 coverage table is this table).
 
-A path's minimum scales with the run: ``max(1, ceil(per_million * hands / 1e6))`` hands of the
-structure; below ``SMALL_RUN`` hands of a structure the run is too small to certify coverage and
-the certificate says so instead of failing.
+A path's ``per_million`` is its floor rate in the built-in games; its minimum in a run is the
+``ALPHA`` Poisson quantile of that floor over the hands of its formats (``minimum``), so that a
+correct engine falls below it with probability under ``ALPHA``; where the floor expects so few
+that a count of 0 is plausible (fewer than ``certify_hands``), a path not seen is not certified
+rather than failed. Below ``SMALL_RUN`` hands of a structure the run is too small to certify
+coverage and the certificate says so instead of failing.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+
+from scipy import stats
 
 SMALL_RUN = 100_000  # hands of a structure below which coverage is not certified (too small)
 ALL = ("no-limit", "pot-limit", "fixed-limit")
@@ -105,6 +111,28 @@ TIMEOUT, WHEEL, BOARD_PLAYS, KICKER, FL_CAP, FL_COMPLETED, PL_MAX = range(25, 32
 ALL_IN_SHOWDOWN, LEAVE = range(32, 34)
 
 
+# the chance that a correct engine, taking a path at its floor rate, falls below the path's
+# minimum: a count is a FAIL only when the run is large enough for this chance to be so small
+ALPHA = 1e-4
+EXPECT = -math.log(ALPHA)  # the expected count at the floor rate below which 0 is plausible
+
+
+def expected(path: Path, hands: int) -> float:
+    """The count the floor rate expects in ``hands`` hands of the path's formats."""
+    return path.per_million * hands / 1_000_000
+
+
 def minimum(path: Path, hands: int) -> int:
-    """The count a run of ``hands`` hands of a structure must reach for ``path``."""
-    return max(1, -(-path.per_million * hands // 1_000_000))
+    """The count a run of ``hands`` hands (of the path's formats) must reach for ``path``: the
+    ``ALPHA`` quantile of a Poisson count at the floor rate (a correct engine falls below it
+    with probability under ``ALPHA``), at least 1. Below ``certify_hands`` that quantile is 0:
+    a count of 0 is then not certified (too few hands), never a failure."""
+    lam = expected(path, hands)
+    if lam < EXPECT:
+        return 1
+    return max(1, int(stats.poisson.ppf(ALPHA, lam)))
+
+
+def certify_hands(path: Path) -> int:
+    """The hands of its formats a run needs before a count of 0 of ``path`` is a failure."""
+    return math.ceil(EXPECT * 1_000_000 / path.per_million)

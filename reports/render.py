@@ -682,9 +682,14 @@ def coverage_table(cov: dict[str, Any]) -> str:
             if e is None:
                 cells.append("<td class=na>cannot occur</td>")
                 continue
+            if e.get("impossible"):
+                cells.append("<td class=na>cannot occur in this game</td>")
+                continue
             if e.get("certified") is False:
-                cells.append(f"<td class=na>{e['count']:,} <span class=small>(no tables of "
-                             "its format: not certified)</span></td>")
+                why = ("no tables of its format" if not e.get("minimum") else
+                       "too few hands, or this game's own rules and bots")
+                cells.append(f"<td class=na>{e['count']:,} <span class=small>({why}: not "
+                             "certified)</span></td>")
                 continue
             cls = "fail" if not e["ok"] or e["count"] == 0 else "num"
             flag = " ✗ below minimum" if not e["ok"] else ""
@@ -695,8 +700,11 @@ def coverage_table(cov: dict[str, Any]) -> str:
             "rule path, counted by the audits from the log, per structure, with the minimum the "
             "certificate requires (it scales with the hands of the formats where the path can "
             "occur; docs/audits.md, Coverage). In a structure of at least 100,000 hands a count "
-            "below its minimum fails the certificate with the reason coverage; a smaller "
-            "structure is not certified for coverage (LIMITED), whatever its counts.</p>"
+            "below its minimum fails the certificate with the reason coverage when a correct "
+            "engine falls below it with probability under 1 in 10,000 (the minimum is the "
+            "Poisson quantile of the path's floor rate); a path not seen in too few hands for "
+            "that, a smaller structure, or a game of its own below the built-in games' floors "
+            "is not certified (LIMITED), never failed.</p>"
             f"<table><tr><th>path</th>{head}</tr>{''.join(rows)}</table>")
 
 

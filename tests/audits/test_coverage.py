@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow.parquet as pq
@@ -42,10 +43,20 @@ def test_bit_constants_are_the_table() -> None:
     assert named == P.BIT
 
 
-def test_minimum_scales_with_the_run() -> None:
+def test_minimum_is_the_floors_poisson_quantile() -> None:
+    """A count fails only where a correct engine at the path's floor rate falls below the
+    minimum with probability under ALPHA; below ``certify_hands`` a 0 is not certified."""
+    from scipy import stats
+
     common = next(p for p in P.PATHS if p.name == "showdown")
-    assert P.minimum(common, 1) == 1 and P.minimum(common, 1_000_000) == common.per_million
-    assert P.minimum(common, 2_000_000) == 2 * common.per_million
+    rare = next(p for p in P.PATHS if p.name == "ante_all_in")
+    assert P.minimum(common, 1) == 1 and P.minimum(rare, 40_000) == 1
+    for path, hands in ((common, 1_000_000), (common, 2_000_000), (rare, 5_000_000)):
+        m, lam = P.minimum(path, hands), P.expected(path, hands)
+        assert stats.poisson.cdf(m - 1, lam) < P.ALPHA <= stats.poisson.cdf(m, lam)
+        assert m < lam  # below the floor's expectation, not at it
+    assert P.expected(rare, P.certify_hands(rare)) >= P.EXPECT
+    assert P.expected(rare, P.certify_hands(rare) - 1) < P.EXPECT
 
 
 def _rows(run: Path) -> list[dict]:
@@ -225,3 +236,69 @@ def test_rare_betting_paths_are_reached_and_counted(tmp_path: Path) -> None:
     for name in ("fl_raise_cap", "fl_incomplete_completed", "short_all_in_not_reopened"):
         assert cov["fixed-limit"][name]["count"] > 0, name
     assert "short_all_ins_reopened" not in cov["fixed-limit"]  # cannot occur there
+
+
+def _partial(counts: dict[str, int], hands: int, **kw: object) -> Any:
+    from audits.coverage import CoveragePartial
+
+    c = np.zeros(P.N_PATHS, np.int64)
+    for name, n in counts.items():
+        c[P.BIT[name]] = n
+    return CoveragePartial(counts={"no-limit": c}, hands={"no-limit": hands},
+                           by_format={"no-limit": {"cash": hands // 2,
+                                                   "tournament": hands - hands // 2}}, **kw)
+
+
+def _all_common(hands: int) -> dict[str, int]:
+    """Every path of no-limit at twice its floor's expectation (a healthy run)."""
+    return {p.name: 2 * int(P.expected(p, hands)) + 1 for p in P.PATHS
+            if "no-limit" in p.structures}
+
+
+def test_a_shortfall_fails_only_where_a_correct_engine_rarely_falls_short() -> None:
+    from audits.coverage import coverage_reduce
+
+    hands = 400_000
+    ok = coverage_reduce("coverage", [_partial(_all_common(hands), hands)])
+    assert ok.passed and ok.applicable and "note" not in ok.details, ok.details
+    # a rare path never seen in 200,000 tournament hands: plausible for a correct engine
+    # (expected 1 at the floor rate): not certified, never a FAIL
+    counts = {**_all_common(hands), "ante_all_in": 0}
+    unseen = coverage_reduce("coverage", [_partial(counts, hands)])
+    assert unseen.passed and "not seen, too few hands" in unseen.details["note"]
+    assert "no-limit/ante_all_in" in unseen.details["unseen"][0]
+    # a common path at 0 in 400,000 hands: a correct engine never does that: FAIL
+    counts = {**_all_common(hands), "showdown": 0}
+    short = coverage_reduce("coverage", [_partial(counts, hands)])
+    assert not short.passed and "no-limit/showdown below its minimum" in short.details["short"][0]
+    # the same in a game of one's own (its bots may never show down): not certified
+    own = coverage_reduce("coverage", [_partial(counts, hands, calibrated=False)])
+    assert own.passed and "rarer than in the built-in games" in own.details["note"]
+    # paths the game rules out are said so, whatever their count
+    none = coverage_reduce("coverage", [_partial({**_all_common(hands), "rake": 0},
+                                                 hands, impossible=frozenset({"rake"}))])
+    assert none.passed and none.details["per_structure"]["no-limit"]["rake"]["impossible"]
+    assert "cannot occur in this game: rake" in none.details["note"]
+
+
+def test_the_spec_rules_out_paths_and_marks_games_of_ones_own() -> None:
+    from types import SimpleNamespace
+
+    from audits.coverage import spec_paths
+    from audits.runspec import parse_spec
+    from sim.runspec import RunSpec
+
+    def of(**kw: Any) -> tuple[frozenset[str], bool]:
+        spec = json.loads(json.dumps(RunSpec(hands=10, **kw).to_dict()))
+        batch: Any = SimpleNamespace(context={"facts": parse_spec(spec)})
+        return spec_paths(batch)
+
+    assert of() == (frozenset(), True)
+    assert of(rake_bps=0) == (frozenset({"rake", "rake_capped", "no_flop_no_drop"}), True)
+    impossible, calibrated = of(levels=((10, 20, 0), (20, 40, 0)))
+    assert impossible == {"ante", "big_blind_ante", "ante_all_in"} and not calibrated
+    assert of(levels=((10, 20, 2),), tournament_ante_mode="every-player")[0] == {
+        "big_blind_ante"}
+    assert of(game="Acme") == (frozenset(), True)  # a name alone is the built-in game
+    imported: Any = SimpleNamespace(context={"imported": True})
+    assert spec_paths(imported) == (frozenset(), False)
