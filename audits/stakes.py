@@ -66,7 +66,8 @@ MESSAGES = {
        "{aux})",
     4: "run_id is not the spec's fingerprint",
     5: "fault column differs from the spec's inject",
-    6: "level is not the spec's (expected {aux}: hand_no // level_hands, 0 for cash)",
+    6: "level is not the spec's (expected {aux}: hand_no // level_hands, or by time the "
+       "table's elapsed seconds before the hand // level_seconds; 0 for cash)",
     7: "small blind is not the spec's schedule (expected {aux})",
     8: "big blind is not the spec's schedule (expected {aux})",
     9: "ante or ante_mode is not the spec's schedule for this level and table (mode {aux})",
@@ -78,8 +79,9 @@ MESSAGES = {
         "rebuys = stacks_start)",
     15: "buy-in of seat {aux} outside the population's range (spec buy_in_min_bb..buy_in_bb, "
         "or the tournament stack)",
-    16: "rebuy of seat {aux} against the rules (a tournament after its first hand, a top-up "
-        "above the threshold, a new player's rebuy not his stack, a negative rebuy)",
+    16: "rebuy of seat {aux} against the rules (a tournament rebuy or add-on outside the "
+        "game's rule: its levels, count a player, threshold and chips; a cash top-up above the "
+        "threshold, a new player's rebuy not his stack, a negative rebuy)",
     17: "hand_no beyond the spec's hands_per_table ({aux})",
     18: "the table played on after it had to end (after its previous hand: one player with "
         "chips in a tournament; heads-up with a stack above leave_above_bb in cash)",
@@ -111,8 +113,8 @@ def _live(occ, end, i, k, leave_above):
 @njit(cache=True, _nrt=False)
 def _tables(order, table_id, hand_id, hand_no, tourn, kinds_rule, occ, start, rebuys, end, pids,
             has_pids, policy, pol_mask, ante_mode, level, ante, bb_col, lo, hi, tstack,
-            topup_below, hpt, leave_above, kinds_mask, codes, aux, t_num, t_last, t_hands,
-            t_ok):  # pragma: no cover
+            topup_below, hpt, leave_above, kinds_mask, rule, rb_n, codes, aux, t_num, t_last,
+            t_hands, t_ok):  # pragma: no cover
     """The checks across the hands of each table, in table order (a chunk holds whole tables).
     Fills codes/aux per hand and, per table, its number, last hand's row, hands and whether it
     ended by a rule (``t_ok``); returns the number of tables."""
@@ -121,6 +123,9 @@ def _tables(order, table_id, hand_id, hand_no, tourn, kinds_rule, occ, start, re
     prev = -1
     pos = 0
     kinds = kinds_mask
+    rb_max, rb_until, rb_below, rb_chips, ao_level, ao_chips = (rule[0], rule[1], rule[2],
+                                                                rule[3], rule[4], rule[5])
+    ao_done = False
     for q in range(order.shape[0]):
         i = order[q]
         t = table_id[i]
@@ -135,6 +140,9 @@ def _tables(order, table_id, hand_id, hand_no, tourn, kinds_rule, occ, start, re
             nt += 1
             pos = 0
             kinds = kinds_mask
+            ao_done = False
+            for s in range(k):
+                rb_n[s] = 0
         if prev >= 0 and hand_id[i] != hand_id[prev] + 1 and codes[i] == 0:
             codes[i] = 22
             aux[i] = t & 0xFFFFF
@@ -175,13 +183,34 @@ def _tables(order, table_id, hand_id, hand_no, tourn, kinds_rule, occ, start, re
                     codes[i] = 15
                     aux[i] = s
         else:
-            # the table had to end after its previous hand?
+            # the table had to end after its previous hand? (a busted tournament player who
+            # rebuys by the game's rule keeps it going: checked below)
             live, rich = _live(occ, end, prev, k, leave_above)
+            for s in range(k):
+                if tourn and rebuys[i, s] > 0 and occ[prev, s] and end[prev, s] == 0:
+                    live += 1
             if codes[i] == 0 and ((tourn and live < 2) or (
                     not tourn and leave_above > 0 and live <= 2 and rich)):
                 codes[i] = 18
+            # the add-on is offered before the table's first hand at its level or above
+            ao_hand = ao_chips > 0 and not ao_done and level[i] >= ao_level
+            if ao_hand:
+                ao_done = True
             for s in range(k):
                 r = rebuys[i, s]
+                if tourn and r > 0 and occ[i, s] and occ[prev, s]:
+                    # the game's re-buy (in its levels, at or below its threshold, its chips,
+                    # at most max a player) or add-on (once, a player still in, its chips)
+                    if rb_max > 0 and level[i] < rb_until and r == rb_chips \
+                            and end[prev, s] <= rb_below and rb_n[s] < rb_max:
+                        rb_n[s] += 1
+                        continue
+                    if ao_hand and r == ao_chips and end[prev, s] > 0:
+                        continue
+                    if codes[i] == 0:
+                        codes[i] = 16
+                        aux[i] = s
+                    continue
                 bad = r < 0 or (r > 0 and (tourn or not occ[i, s]))
                 if not bad and occ[i, s] and not occ[prev, s] and r != start[i, s]:
                     bad = True  # a new player's rebuy is his stack
@@ -222,6 +251,33 @@ def _tables(order, table_id, hand_id, hand_no, tourn, kinds_rule, occ, start, re
         else:
             t_ok[j] = t_hands[j] == hpt or (leave_above > 0 and live <= 2 and rich)
     return nt
+
+
+PLAYER_ACTIONS = (6, 7, 8, 9, 10)  # fold, check, call, bet, raise (docs/log-schema.md)
+
+
+def time_levels(b: Batch, order: np.ndarray, level_seconds: int, per_hand: int,
+                per_action: int) -> np.ndarray:
+    """Each hand's level under levels by time, from the log alone: a hand lasts ``per_hand``
+    + ``per_action`` x its player actions (fold, check, call, bet, raise in ``actions``); its
+    level is the seconds its table's earlier hands lasted (in table order, a chunk holding
+    whole tables) // ``level_seconds``."""
+    kind = b.act["kind"]
+    is_player = np.isin(kind, PLAYER_ACTIONS).astype(np.int64)
+    cum = np.zeros(len(kind) + 1, np.int64)
+    np.cumsum(is_player, out=cum[1:])
+    actions = cum[b.act_off[1:]] - cum[b.act_off[:-1]]
+    secs = (per_hand + per_action * actions)[order]
+    tid = b.cols["table_id"][order]
+    total = np.cumsum(secs)
+    before = total - secs  # seconds of every earlier hand in this order
+    first = np.ones(len(order), np.bool_)
+    first[1:] = tid[1:] != tid[:-1]
+    start = np.maximum.accumulate(np.where(first, np.arange(len(order)), 0))
+    elapsed = before - before[start]  # of the table's earlier hands only
+    out = np.empty(len(order), np.int64)
+    out[order] = elapsed // level_seconds
+    return out
 
 
 @dataclass
@@ -275,7 +331,9 @@ def stakes_map(b: Batch) -> StakesPartial:
     _first(codes, aux, ~string_is(b, "run_id", facts.digest), 4)
     _first(codes, aux, ~_string_matches(b, "fault", s["inject"]), 5)
     hand_no = c["hand_no"].astype(np.int64)
-    lv, sb, bb, level_ante = facts.blinds(fmt, hand_no)
+    clock = facts.level_clock() if tourn else None
+    lv, sb, bb, level_ante = facts.blinds(
+        fmt, hand_no, None if clock is None else time_levels(b, table_order(b), *clock))
     _first(codes, aux, c["level"] != lv, 6, lv)
     _first(codes, aux, c["small_blind"] != sb, 7, sb)
     _first(codes, aux, c["big_blind"] != bb, 8, bb)
@@ -315,8 +373,9 @@ def stakes_map(b: Batch) -> StakesPartial:
                  b.seat["policy"].astype(np.int64), pol_mask, c["ante_mode"].astype(np.int64),
                  c["level"].astype(np.int64), c["ante"], c["big_blind"], lo, hi,
                  facts.tournament_stack(), facts.topup_below(), s["hands_per_table"],
-                 s["leave_above_bb"] * s["big_blind"], kinds_mask, codes, aux, t_num, t_last,
-                 t_hands, t_ok)
+                 s["leave_above_bb"] * s["big_blind"], kinds_mask,
+                 np.asarray(facts.rebuy_rule(fmt), np.int64), np.zeros(b.k, np.int64), codes,
+                 aux, t_num, t_last, t_hands, t_ok)
     part = partial_from_codes(hid, codes, aux, MESSAGES)
     if not has_pids:
         part.totals = {"player_ids_absent": n}
