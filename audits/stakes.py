@@ -58,6 +58,7 @@ from audits.runspec import (
     RunFacts,
 )
 from audits.spec import AuditSpec
+from audits.tournaments import MAX_LISTED, table_results
 
 MESSAGES = {
     1: "n_seats is not the spec's for this batch ({aux} seats)",
@@ -289,6 +290,9 @@ class StakesPartial:
     part: Partial
     blocks: list[tuple[str, int, int, int, int, int]] = field(default_factory=list)
     open_tables: list[tuple[str, int, int, int, int]] = field(default_factory=list)
+    # tournament places and prizes (a game with payouts: audits.tournaments), by table id
+    tournaments: list[dict[str, Any]] = field(default_factory=list)
+    unfinished: int = 0
 
 
 def _first(codes: np.ndarray, aux: np.ndarray, bad: np.ndarray, code: int,
@@ -380,6 +384,8 @@ def stakes_map(b: Batch) -> StakesPartial:
     if not has_pids:
         part.totals = {"player_ids_absent": n}
     out = StakesPartial(part)
+    if tourn and s["payouts"] is not None:
+        _tournaments(out, b, order, facts)
     if nt:
         out.blocks.append((label, batch, int(t_num[0]), int(t_num[nt - 1]), int(hid[order[0]]),
                            int(hid[order[-1]])))
@@ -387,6 +393,25 @@ def stakes_map(b: Batch) -> StakesPartial:
             out.open_tables.append((label, batch, int(t_num[j]), int(hid[t_last[j]]),
                                     int(t_hands[j])))
     return out
+
+
+def _tournaments(out: StakesPartial, b: Batch, order: np.ndarray, facts: RunFacts) -> None:
+    """Each tournament table's places and prizes (``audits.tournaments``) into ``out``."""
+    tid = b.cols["table_id"][order]
+    cuts = np.flatnonzero(tid[1:] != tid[:-1]) + 1
+    sc = b.seat
+    pids = sc.get("player_ids")
+    for rows in np.split(order, cuts):
+        res = table_results(sc["occupied"][rows], sc["stacks_start"][rows],
+                            sc["stacks_end"][rows], sc["rebuys"][rows],
+                            None if pids is None else pids[rows], sc["policy"][rows],
+                            facts["tournament_buy_in"], list(facts["payouts"]),
+                            facts.policy_names())
+        if res is None:
+            out.unfinished += 1
+        else:
+            out.tournaments.append({"table_id": int(b.cols["table_id"][rows[0]]),
+                                    "hands": len(rows), **res})
 
 
 def reduce_stakes(name: str, partials: list[Any]) -> AuditResult:
@@ -423,6 +448,16 @@ def reduce_stakes(name: str, partials: list[Any]) -> AuditResult:
                 bad(last_hand, 19, hands)
     extra.applicable = extra.failures > 0
     result = reduce_partials(name, [extra] + [p.part for p in parts])
+    tables = sorted((t for p in parts for t in p.tournaments), key=lambda t: t["table_id"])
+    unfinished = sum(p.unfinished for p in parts)
+    if tables or unfinished:
+        result.details["tournaments"] = {
+            "finished": len(tables), "unfinished": unfinished,
+            "prize_pools": sum(t["prize_pool"] for t in tables),
+            "note": ("places and prizes derived from the log (audits/tournaments.py): "
+                     "elimination order, ties by the stack at the hand's start; a table that "
+                     "stops with its batch before one player holds every chip has none"),
+            "tables": tables[:MAX_LISTED]}
     if not result.applicable:
         result.details["note"] = ("no simulate spec (imported hand histories, or no manifest): "
                                   "each hand's configuration is taken as logged")
