@@ -23,7 +23,15 @@ configuration is their source's), each hand of batch file ``log/<label>/batch-<b
   cash within the population's range (``buy_in_min_bb``..``buy_in_bb`` big blinds; classic
   bots exactly ``buy_in_bb``), tournament the starting stack; later a cash rebuy ends within
   the range, tops up only a stack below the threshold (classic: half the buy-in; real: the
-  minimum buy-in) and a new player's rebuy is his stack; a tournament never rebuys;
+  minimum buy-in) and a new player's rebuy is his stack; a tournament rebuys only by the
+  game's rule (``rebuys``: its chips, before a hand of a level below until_level, by a player
+  whose previous stacks_end is at most at_or_below, at most max a player; ``add_on``: its
+  chips, once, at the table's first hand of level at_level or above, by a player with chips),
+  and never without one;
+- levels by time (``level_seconds``): each hand's level recomputed from the logged player
+  actions of its table's earlier hands (``time_levels``);
+- with payouts, each finished tournament table's places and prizes (``audits.tournaments``)
+  are listed in the details;
 - hands per table: a cash table plays at most ``hands_per_table`` hands and only the batch's
   last table may stop short without a reason (heads-up with a stack above ``leave_above_bb``); a
   tournament table ends when one player has chips, and not before;

@@ -17,6 +17,11 @@ player every hand, the small blind is the previous big blind's seat (dead if tha
 out), the button is the previous small blind's seat (it may be empty); heads-up the button posts
 the small blind and nobody posts the big blind twice in a row. The table ends when one player
 is left and a new table starts.
+A game may give tournaments re-buys and an add-on (``P_RB_*``, ``P_AO_*``: before a hand, drawn
+from the table's stream of that hand; logged as rebuys; a busted player who does not re-buy is
+eliminated) and levels by time (``P_LEVEL_SECONDS``: the level is the table's clock before the
+hand // the level's seconds, each hand adding ``P_SEC_HAND`` + ``P_SEC_ACTION`` x its player
+actions); docs/game.md.
 During a hand a player may time out (``P_TIMEOUT_PPM`` per decision: checks if free, else folds)
 or leave the table mid-hand (a disconnect, at a quarter of that rate: a ``LEAVE`` of a seat
 still in the hand drawn uniformly, at anyone's turn; his hand is dead, his uncovered bet
@@ -910,10 +915,10 @@ def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POT
                 n_vol += 1
             if is_player_event(kind):
                 n_player += 1
-            if log[r, LOG_STREET] == PREFLOP and is_player_event(kind):
-                counts[C_PREFLOP_DECISIONS] += 1
-                if kind == E_FOLD:
-                    counts[C_PREFLOP_FOLDS] += 1
+                if log[r, LOG_STREET] == PREFLOP:
+                    counts[C_PREFLOP_DECISIONS] += 1
+                    if kind == E_FOLD:
+                        counts[C_PREFLOP_FOLDS] += 1
             if kind == E_ANTE and log[r, LOG_ADDED] < ante:
                 counts[C_ANTE_ALL_INS] += 1
             elif (kind == E_SB and log[r, LOG_ADDED] < sb_amt) \
@@ -989,7 +994,8 @@ def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POT
         counts[C_SHORT_ALLINS] += S[C_SHORT_ALLIN]
         if rake_cap > 0 and S[RAKE] == rake_cap:
             counts[C_RAKE_CAP_HIT] += 1
-        TS[T_ELAPSED] += P[P_SEC_HAND] + P[P_SEC_ACTION] * n_player  # the level clock
+        if P[P_LEVEL_SECONDS] > 0:  # the level clock
+            TS[T_ELAPSED] += P[P_SEC_HAND] + P[P_SEC_ACTION] * n_player
         TS[T_HAND] = hand_no + 1
         i += 1
     return i

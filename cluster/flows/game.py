@@ -4,8 +4,9 @@ into the ``RunSpec`` fields that make the hands (docs/game.md has the format).
 
 ``read_game(path)`` returns those fields as keyword arguments of ``RunSpec``; anything it cannot
 use raises ``GameError``: one line naming the file and the key (``[stakes] big_blind``) and what
-was expected. A key the simulator does not model yet (prize payouts, re-buys, straddles, levels
-by time) is refused by name with the reason, never ignored. Keys the file leaves out take the
+was expected. A key the simulator does not model yet (straddles, a rake step, a jackpot) is
+refused by name with the reason, never ignored; ``[tournament]`` also takes re-buys, an add-on,
+levels by time and payouts (``_tournament_extras``). Keys the file leaves out take the
 command line's defaults (``sim.runspec.DEFAULT_POPULATION`` and ``RunSpec``'s), so a game file
 with only ``[stakes]`` is today's game at its own blinds.
 
