@@ -135,13 +135,25 @@ FIELDS: dict[str, tuple[str, Any]] = {
     "python_bots": (f"a list of 1..{MAX_PY_BOTS} bots {{name, kind (path or module), source, "
                     "callable, weight 1..1,000,000, sha256}, each name once and no built-in "
                     "bot's", None),
+    # tournament re-buys and add-on, levels by time, payouts (docs/game.md)
+    "rebuys": ("{max 1..100, until_level >= 1, at_or_below >= 0, chips >= 1}", None),
+    "add_on": ("{at_level >= 1, chips >= 1}", None),
+    "level_seconds": _int(1),
+    "seconds_per_hand": _int(0),
+    "seconds_per_action": _int(0),
+    "tournament_buy_in": _int(1),
+    "payouts": (f"a list of 1..{MAX_SEATS} percentages >= 1 adding up to 100", None),
 }
+REBUY_KEYS = ("max", "until_level", "at_or_below", "chips")
+ADD_ON_KEYS = ("at_level", "chips")
 # the game keys and what their absence means (sim.runspec.GAME_DEFAULTS)
 GAME_DEFAULTS: dict[str, Any] = {
     "game": None, "ante": 0, "ante_mode": "every-player", "rake_cap": None,
     "rake_caps_by_players": [], "no_flop_no_drop": True, "raise_cap": RAISE_CAP,
     "small_bet": None, "big_bet": None, "levels": None, "tournament_ante_mode": "every-player",
-    "bot_mix": None, "python_bots": None}
+    "bot_mix": None, "python_bots": None, "rebuys": None, "add_on": None, "level_seconds": 0,
+    "seconds_per_hand": 20, "seconds_per_action": 5, "tournament_buy_in": None,
+    "payouts": None}
 # keys a spec may lack (runs made before the key existed, or a game value at its default):
 # what their absence means is said where they are read
 OPTIONAL_KEYS = frozenset({"rules", *GAME_DEFAULTS})
@@ -208,6 +220,15 @@ def _game_value(key: str, v: Any) -> bool:
     if key == "python_bots":
         return (isinstance(v, list) and 1 <= len(v) <= MAX_PY_BOTS and all(map(_py_bot, v))
                 and len({b["name"] for b in v}) == len(v))
+    if key in ("rebuys", "add_on"):
+        keys = REBUY_KEYS if key == "rebuys" else ADD_ON_KEYS
+        return (isinstance(v, dict) and sorted(v) == sorted(keys)
+                and all(_is_int(x) for x in v.values())
+                and (key == "add_on" or 1 <= v["max"] <= 100)
+                and all(v[k] >= (0 if k == "at_or_below" else 1) for k in keys))
+    if key == "payouts":
+        return (isinstance(v, list) and 1 <= len(v) <= MAX_SEATS and all(map(_is_int, v))
+                and all(x >= 1 for x in v) and sum(v) == 100)
     if key == "levels":
         return (isinstance(v, list) and 1 <= len(v) <= MAX_LEVELS
                 and all(isinstance(lv, list) and len(lv) == 3 and all(map(_is_int, lv))
@@ -280,6 +301,15 @@ def parse_spec(spec: Any, where: str = "manifest.json") -> RunFacts:
     if s.get("big_bet") is not None and s["big_bet"] < small_bet:
         raise SpecError(f"{where}: spec.big_bet: {s['big_bet']} is below the small bet "
                         f"{small_bet}")
+    if s.get("rebuys") and s.get("add_on") \
+            and s["add_on"]["at_level"] < s["rebuys"]["until_level"]:
+        raise SpecError(f"{where}: spec.add_on: at_level {s['add_on']['at_level']} is before "
+                        f"the re-buys end (until_level {s['rebuys']['until_level']})")
+    if ("payouts" in s) != ("tournament_buy_in" in s):
+        raise SpecError(f"{where}: spec.{'payouts' if 'payouts' not in s else 'tournament_buy_in'}"
+                        ": missing (payouts and tournament_buy_in go together)")
+    if s.get("seconds_per_hand", 20) + s.get("seconds_per_action", 5) < 1:
+        raise SpecError(f"{where}: spec.seconds_per_hand: a hand must last at least 1 second")
     if -(-s["hands"] // s["batch_size"]) > 1 << TABLE_BITS:
         raise SpecError(f"{where}: spec.batch_size: {s['hands']:,} hands make more than "
                         f"{1 << TABLE_BITS:,} batches")
@@ -414,19 +444,20 @@ class RunFacts:
                 cap[players == n] = c
         return cap
 
-    def blinds(self, fmt: str, hand_no: np.ndarray
+    def blinds(self, fmt: str, hand_no: np.ndarray, level: np.ndarray | None = None
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Per hand of a table of this format: (level, small blind, big blind, the level's
         ante or -1 where the built-in schedule leaves it to the table's ante kind). Cash: level
         0, the spec's blinds, the game's ante (0: none). Tournament: level = hand_no //
         level_hands; the game's levels (the last one stays) or the built-in schedule, the
-        blinds times ``LEVEL_MULT[level]``."""
+        blinds times ``LEVEL_MULT[level]``. ``level``: each hand's level where the game gives
+        levels by time (``level_clock``), instead of hand_no // level_hands."""
         s = self.spec
         n = hand_no.shape[0]
         if fmt != "tournament":
             return (np.zeros(n, np.int64), np.full(n, s["small_blind"], np.int64),
                     np.full(n, s["big_blind"], np.int64), np.full(n, s["ante"], np.int64))
-        lv = hand_no // s["level_hands"]
+        lv = hand_no // s["level_hands"] if level is None else level
         if s["levels"] is not None:
             table = np.asarray(s["levels"], np.int64)
             row = table[np.minimum(lv, len(table) - 1)]
@@ -434,6 +465,27 @@ class RunFacts:
         mult = np.asarray(LEVEL_MULT, np.int64)[np.minimum(lv, len(LEVEL_MULT) - 1)]
         return (lv, np.maximum(1, s["small_blind"] * mult), s["big_blind"] * mult,
                 np.full(n, -1, np.int64))
+
+    def level_clock(self) -> tuple[int, int, int] | None:
+        """(level_seconds, seconds_per_hand, seconds_per_action) of levels by time: a hand
+        lasts seconds_per_hand + seconds_per_action x its player actions (fold, check, call,
+        bet, raise in its ``actions``), and its level is the table's elapsed seconds before it
+        // level_seconds; None: levels by hands."""
+        s = self.spec
+        if not s["level_seconds"]:
+            return None
+        return s["level_seconds"], s["seconds_per_hand"], s["seconds_per_action"]
+
+    def rebuy_rule(self, fmt: str) -> tuple[int, int, int, int, int, int]:
+        """A tournament's re-buy and add-on rule: (max a player, until_level, at_or_below,
+        chips, add-on at_level, add-on chips); zeros where the game gives none (cash: none,
+        its rebuys are the population's)."""
+        s = self.spec
+        rb, ao = s["rebuys"], s["add_on"]
+        if fmt != "tournament":
+            return 0, 0, 0, 0, 0, 0
+        out = (rb["max"], rb["until_level"], rb["at_or_below"], rb["chips"]) if rb else (0,) * 4
+        return (*out, *((ao["at_level"], ao["chips"]) if ao else (0, 0)))
 
     def ante_mode(self, fmt: str) -> int:
         """The ante_mode of a hand with an ante where the game names it (cash; tournaments with

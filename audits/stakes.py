@@ -23,7 +23,15 @@ configuration is their source's), each hand of batch file ``log/<label>/batch-<b
   cash within the population's range (``buy_in_min_bb``..``buy_in_bb`` big blinds; classic
   bots exactly ``buy_in_bb``), tournament the starting stack; later a cash rebuy ends within
   the range, tops up only a stack below the threshold (classic: half the buy-in; real: the
-  minimum buy-in) and a new player's rebuy is his stack; a tournament never rebuys;
+  minimum buy-in) and a new player's rebuy is his stack; a tournament rebuys only by the
+  game's rule (``rebuys``: its chips, before a hand of a level below until_level, by a player
+  whose previous stacks_end is at most at_or_below, at most max a player; ``add_on``: its
+  chips, once, at the table's first hand of level at_level or above, by a player with chips),
+  and never without one;
+- levels by time (``level_seconds``): each hand's level recomputed from the logged player
+  actions of its table's earlier hands (``time_levels``);
+- with payouts, each finished tournament table's places and prizes (``audits.tournaments``)
+  are listed in the details;
 - hands per table: a cash table plays at most ``hands_per_table`` hands and only the batch's
   last table may stop short without a reason (heads-up with a stack above ``leave_above_bb``); a
   tournament table ends when one player has chips, and not before;
@@ -58,6 +66,7 @@ from audits.runspec import (
     RunFacts,
 )
 from audits.spec import AuditSpec
+from audits.tournaments import MAX_LISTED, table_results
 
 MESSAGES = {
     1: "n_seats is not the spec's for this batch: {logged} seats, the rules give {aux}",
@@ -69,7 +78,8 @@ MESSAGES = {
     5: "fault column differs from the spec's inject: the log says {fault}, the rules give "
        "{inject}",
     6: "level is not the spec's: level {logged}, the rules give {expected} (hand_no // "
-       "level_hands, 0 for cash)",
+       "level_hands, or by time the table's elapsed seconds before the hand // "
+       "level_seconds; 0 for cash)",
     7: "small blind is not the spec's schedule: small blind {logged}, the rules give {expected}",
     8: "big blind is not the spec's schedule: big blind {logged}, the rules give {expected}",
     9: "ante or ante_mode is not the spec's schedule for this level and table: ante {logged} "
@@ -85,9 +95,10 @@ MESSAGES = {
         "rebuys {logged2}, the rules give every seat occupied and rebuys = stacks_start",
     15: "buy-in of seat {aux} outside the population's range: {logged}, the rules give "
         "{lo}..{expected} (spec buy_in_min_bb..buy_in_bb, or the tournament stack)",
-    16: "rebuy of seat {aux} against the rules: rebuy {logged}, the rules give {expected} (none "
-        "in a tournament after its first hand or above the top-up threshold, a new player's "
-        "stack, never negative)",
+    16: "rebuy of seat {aux} against the rules: rebuy {logged}, the rules give {expected} (a "
+        "tournament rebuy or add-on only within the game's rule: its levels, count a player, "
+        "threshold and chips; a cash top-up only below the threshold; a new player's stack; "
+        "never negative)",
     17: "hand_no beyond the spec's hands_per_table: hand_no {logged}, the rules give at most "
         "{expected}",
     18: "the table played on after it had to end: its previous hand left {logged} players with "
@@ -128,8 +139,8 @@ def _live(occ, end, i, k, leave_above):
 @njit(cache=True, _nrt=False)
 def _tables(order, table_id, hand_id, hand_no, tourn, kinds_rule, occ, start, rebuys, end, pids,
             has_pids, policy, pol_mask, ante_mode, level, ante, bb_col, lo, hi, tstack,
-            topup_below, hpt, leave_above, kinds_mask, codes, aux, t_num, t_last, t_hands,
-            t_ok):  # pragma: no cover
+            topup_below, hpt, leave_above, kinds_mask, rule, rb_n, codes, aux, t_num, t_last,
+            t_hands, t_ok):  # pragma: no cover
     """The checks across the hands of each table, in table order (a chunk holds whole tables).
     Fills codes/aux per hand and, per table, its number, last hand's row, hands and whether it
     ended by a rule (``t_ok``); returns the number of tables."""
@@ -138,6 +149,9 @@ def _tables(order, table_id, hand_id, hand_no, tourn, kinds_rule, occ, start, re
     prev = -1
     pos = 0
     kinds = kinds_mask
+    rb_max, rb_until, rb_below, rb_chips, ao_level, ao_chips = (rule[0], rule[1], rule[2],
+                                                                rule[3], rule[4], rule[5])
+    ao_done = False
     for q in range(order.shape[0]):
         i = order[q]
         t = table_id[i]
@@ -152,6 +166,9 @@ def _tables(order, table_id, hand_id, hand_no, tourn, kinds_rule, occ, start, re
             nt += 1
             pos = 0
             kinds = kinds_mask
+            ao_done = False
+            for s in range(k):
+                rb_n[s] = 0
         if prev >= 0 and hand_id[i] != hand_id[prev] + 1 and codes[i] == 0:
             codes[i] = 22
             aux[i] = t & 0xFFFFF
@@ -192,13 +209,34 @@ def _tables(order, table_id, hand_id, hand_no, tourn, kinds_rule, occ, start, re
                     codes[i] = 15
                     aux[i] = s
         else:
-            # the table had to end after its previous hand?
+            # the table had to end after its previous hand? (a busted tournament player who
+            # rebuys by the game's rule keeps it going: checked below)
             live, rich = _live(occ, end, prev, k, leave_above)
+            for s in range(k):
+                if tourn and rebuys[i, s] > 0 and occ[prev, s] and end[prev, s] == 0:
+                    live += 1
             if codes[i] == 0 and ((tourn and live < 2) or (
                     not tourn and leave_above > 0 and live <= 2 and rich)):
                 codes[i] = 18
+            # the add-on is offered before the table's first hand at its level or above
+            ao_hand = ao_chips > 0 and not ao_done and level[i] >= ao_level
+            if ao_hand:
+                ao_done = True
             for s in range(k):
                 r = rebuys[i, s]
+                if tourn and r > 0 and occ[i, s] and occ[prev, s]:
+                    # the game's re-buy (in its levels, at or below its threshold, its chips,
+                    # at most max a player) or add-on (once, a player still in, its chips)
+                    if rb_max > 0 and level[i] < rb_until and r == rb_chips \
+                            and end[prev, s] <= rb_below and rb_n[s] < rb_max:
+                        rb_n[s] += 1
+                        continue
+                    if ao_hand and r == ao_chips and end[prev, s] > 0:
+                        continue
+                    if codes[i] == 0:
+                        codes[i] = 16
+                        aux[i] = s
+                    continue
                 bad = r < 0 or (r > 0 and (tourn or not occ[i, s]))
                 if not bad and occ[i, s] and not occ[prev, s] and r != start[i, s]:
                     bad = True  # a new player's rebuy is his stack
@@ -241,6 +279,33 @@ def _tables(order, table_id, hand_id, hand_no, tourn, kinds_rule, occ, start, re
     return nt
 
 
+PLAYER_ACTIONS = (6, 7, 8, 9, 10)  # fold, check, call, bet, raise (docs/log-schema.md)
+
+
+def time_levels(b: Batch, order: np.ndarray, level_seconds: int, per_hand: int,
+                per_action: int) -> np.ndarray:
+    """Each hand's level under levels by time, from the log alone: a hand lasts ``per_hand``
+    + ``per_action`` x its player actions (fold, check, call, bet, raise in ``actions``); its
+    level is the seconds its table's earlier hands lasted (in table order, a chunk holding
+    whole tables) // ``level_seconds``."""
+    kind = b.act["kind"]
+    is_player = np.isin(kind, PLAYER_ACTIONS).astype(np.int64)
+    cum = np.zeros(len(kind) + 1, np.int64)
+    np.cumsum(is_player, out=cum[1:])
+    actions = cum[b.act_off[1:]] - cum[b.act_off[:-1]]
+    secs = (per_hand + per_action * actions)[order]
+    tid = b.cols["table_id"][order]
+    total = np.cumsum(secs)
+    before = total - secs  # seconds of every earlier hand in this order
+    first = np.ones(len(order), np.bool_)
+    first[1:] = tid[1:] != tid[:-1]
+    start = np.maximum.accumulate(np.where(first, np.arange(len(order)), 0))
+    elapsed = before - before[start]  # of the table's earlier hands only
+    out = np.empty(len(order), np.int64)
+    out[order] = elapsed // level_seconds
+    return out
+
+
 @dataclass
 class StakesPartial:
     """One chunk: the per-hand checks, and for the checks across chunks of a batch its block
@@ -250,6 +315,9 @@ class StakesPartial:
     part: Partial
     blocks: list[tuple[str, int, int, int, int, int]] = field(default_factory=list)
     open_tables: list[tuple[str, int, int, int, int]] = field(default_factory=list)
+    # tournament places and prizes (a game with payouts: audits.tournaments), by table id
+    tournaments: list[dict[str, Any]] = field(default_factory=list)
+    unfinished: int = 0
 
 
 def _first(codes: np.ndarray, aux: np.ndarray, bad: np.ndarray, code: int,
@@ -383,7 +451,9 @@ def stakes_map(b: Batch) -> StakesPartial:
     _first(codes, aux, ~string_is(b, "run_id", facts.digest), 4)
     _first(codes, aux, ~_string_matches(b, "fault", s["inject"]), 5)
     hand_no = c["hand_no"].astype(np.int64)
-    lv, sb, bb, level_ante = facts.blinds(fmt, hand_no)
+    clock = facts.level_clock() if tourn else None
+    lv, sb, bb, level_ante = facts.blinds(
+        fmt, hand_no, None if clock is None else time_levels(b, table_order(b), *clock))
     _first(codes, aux, c["level"] != lv, 6, lv, why, c["level"], lv)
     _first(codes, aux, c["small_blind"] != sb, 7, sb, why, c["small_blind"], sb)
     _first(codes, aux, c["big_blind"] != bb, 8, bb, why, c["big_blind"], bb)
@@ -428,8 +498,9 @@ def stakes_map(b: Batch) -> StakesPartial:
                  b.seat["policy"].astype(np.int64), pol_mask, c["ante_mode"].astype(np.int64),
                  c["level"].astype(np.int64), c["ante"], c["big_blind"], lo, hi,
                  facts.tournament_stack(), facts.topup_below(), s["hands_per_table"],
-                 s["leave_above_bb"] * s["big_blind"], kinds_mask, codes, aux, t_num, t_last,
-                 t_hands, t_ok)
+                 s["leave_above_bb"] * s["big_blind"], kinds_mask,
+                 np.asarray(facts.rebuy_rule(fmt), np.int64), np.zeros(b.k, np.int64), codes,
+                 aux, t_num, t_last, t_hands, t_ok)
     values: dict[str, np.ndarray] = {}
     if codes.any():  # the failing hands' values (nothing is built for a clean batch)
         why.explain(b, codes, aux, tourn, facts, hid)
@@ -450,6 +521,8 @@ def stakes_map(b: Batch) -> StakesPartial:
     if not has_pids:
         part.totals = {"player_ids_absent": n}
     out = StakesPartial(part)
+    if tourn and s["payouts"] is not None:
+        _tournaments(out, b, order, facts)
     if nt:
         out.blocks.append((label, batch, int(t_num[0]), int(t_num[nt - 1]), int(hid[order[0]]),
                            int(hid[order[-1]])))
@@ -457,6 +530,25 @@ def stakes_map(b: Batch) -> StakesPartial:
             out.open_tables.append((label, batch, int(t_num[j]), int(hid[t_last[j]]),
                                     int(t_hands[j])))
     return out
+
+
+def _tournaments(out: StakesPartial, b: Batch, order: np.ndarray, facts: RunFacts) -> None:
+    """Each tournament table's places and prizes (``audits.tournaments``) into ``out``."""
+    tid = b.cols["table_id"][order]
+    cuts = np.flatnonzero(tid[1:] != tid[:-1]) + 1
+    sc = b.seat
+    pids = sc.get("player_ids")
+    for rows in np.split(order, cuts):
+        res = table_results(sc["occupied"][rows], sc["stacks_start"][rows],
+                            sc["stacks_end"][rows], sc["rebuys"][rows],
+                            None if pids is None else pids[rows], sc["policy"][rows],
+                            facts["tournament_buy_in"], list(facts["payouts"]),
+                            facts.policy_names())
+        if res is None:
+            out.unfinished += 1
+        else:
+            out.tournaments.append({"table_id": int(b.cols["table_id"][rows[0]]),
+                                    "hands": len(rows), **res})
 
 
 def reduce_stakes(name: str, partials: list[Any]) -> AuditResult:
@@ -493,6 +585,16 @@ def reduce_stakes(name: str, partials: list[Any]) -> AuditResult:
                 bad(last_hand, 19, hands)
     extra.applicable = extra.failures > 0
     result = reduce_partials(name, [extra] + [p.part for p in parts])
+    tables = sorted((t for p in parts for t in p.tournaments), key=lambda t: t["table_id"])
+    unfinished = sum(p.unfinished for p in parts)
+    if tables or unfinished:
+        result.details["tournaments"] = {
+            "finished": len(tables), "unfinished": unfinished,
+            "prize_pools": sum(t["prize_pool"] for t in tables),
+            "note": ("places and prizes derived from the log (audits/tournaments.py): "
+                     "elimination order, ties by the stack at the hand's start; a table that "
+                     "stops with its batch before one player holds every chip has none"),
+            "tables": tables[:MAX_LISTED]}
     if not result.applicable:
         result.details["note"] = ("no simulate spec (imported hand histories, or no manifest): "
                                   "each hand's configuration is taken as logged")

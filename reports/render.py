@@ -239,12 +239,14 @@ def game_line(spec: Any) -> str:
                 n = len(levels)
                 antes = next((f", antes from level {i + 1}" for i, lv in enumerate(levels)
                               if int(lv[2])), ", no antes")
-                parts.append(f"tournaments of {stack:,} chips, {n} level{'s' * (n != 1)} of "
-                             f"{each:,} hands from {int(first[0]):,}/{int(first[1]):,} to "
+                size = "" if spec.get("level_seconds") else f" of {each:,} hands"
+                parts.append(f"tournaments of {stack:,} chips, {n} level{'s' * (n != 1)}{size} "
+                             f"from {int(first[0]):,}/{int(first[1]):,} to "
                              f"{int(last[0]):,}/{int(last[1]):,}{antes}")
             else:
                 parts.append(f"tournaments of {stack:,} chips, blinds {int(spec['small_blind']):,}"
                              f"/{bb:,} rising every {each:,} hands (the built-in schedule)")
+            parts.extend(_tournament_parts(spec))
         if spec.get("bot_mix"):
             parts.append("bots " + ", ".join(f"{name} {int(w):,}" for name, w in spec["bot_mix"]))
         if spec.get("python_bots"):  # bots of one's own (sim.pybots): each with its source
@@ -255,6 +257,47 @@ def game_line(spec: Any) -> str:
         return ""
     line = ", ".join(parts)
     return f"{spec['game']}: {line}" if isinstance(spec.get("game"), str) else line
+
+
+def _tournament_parts(spec: dict[str, Any]) -> list[str]:
+    """The game line's tournament extras: levels by time, re-buys, the add-on, payouts."""
+    out = []
+    if spec.get("level_seconds"):
+        out.append(f"levels of {int(spec['level_seconds']):,} seconds (a hand "
+                   f"{int(spec.get('seconds_per_hand', 20))} s + "
+                   f"{int(spec.get('seconds_per_action', 5))} s an action)")
+    rb = spec.get("rebuys")
+    if rb:
+        out.append(f"up to {int(rb['max'])} re-buys of {int(rb['chips']):,} chips at or below "
+                   f"{int(rb['at_or_below']):,} before level {int(rb['until_level'])}")
+    ao = spec.get("add_on")
+    if ao:
+        out.append(f"an add-on of {int(ao['chips']):,} chips at level {int(ao['at_level'])}")
+    if spec.get("payouts"):
+        out.append(f"buy-in {int(spec['tournament_buy_in']):,} paying "
+                   + "/".join(f"{int(p)}" for p in spec["payouts"]) + "% of the pool")
+    return out
+
+
+def tournament_lines(t: Any) -> list[str]:
+    """The certificate's tournament results (its ``tournaments``: the stakes audit's details)
+    in lines: the tables' count and prize pools, then the places and prizes of the first
+    tables (one line each)."""
+    if not isinstance(t, dict):
+        return []
+    try:
+        lines = [f"Tournaments: {int(t['finished']):,} finished tables "
+                 f"({int(t['unfinished']):,} stopped with their batch, without places), prize "
+                 f"pools {int(t['prize_pools']):,} in all; places and prizes derived from the "
+                 "log (the stakes audit's details list them):"]
+        for table in t["tables"][:5]:
+            paid = ", ".join(f"{int(p[0])}. player {p[2]} ({p[3]}) {int(p[4]):,}"
+                             for p in table["places"] if int(p[4]) > 0)
+            lines.append(f"table {int(table['table_id'])}: pool "
+                         f"{int(table['prize_pool']):,}: {paid}")
+    except (KeyError, TypeError, ValueError):
+        return []
+    return lines
 
 
 def run_facts(manifest: dict[str, Any]) -> dict[str, Any]:
@@ -457,6 +500,8 @@ def build_run_certificate(audit: dict[str, Any], manifest: dict[str, Any],
         reasons.append("reproduction")
     word = "PASS" if verdict else "FAIL"
     imported = imports.import_section(audit, manifest, import_record)
+    stakes = by_name(read_results(audit)).get("stakes")
+    tourn = stakes.details.get("tournaments") if stakes is not None else None
     return {
         "format": "holdem-certificate", "version": 1,
         "verdict": word,
@@ -490,6 +535,9 @@ def build_run_certificate(audit: dict[str, Any], manifest: dict[str, Any],
         # every failing hand, in failing_hands.csv (bound by its sha256), its first lines here
         **({"failing_hands": audit["failing_hands"]} if audit.get("failing_hands") else {}),
         **({"import": imported} if imported is not None else {}),
+        # a game with payouts: each finished tournament table's places and prizes, derived
+        # from the log by the stakes audit (audits/tournaments.py; the first tables)
+        **({"tournaments": tourn} if tourn else {}),
         # which code, libraries and command made the hands and the audit
         # (audits.runfolder.provenance)
         "provenance": {"simulate": manifest.get("provenance"), "audit": audit.get("provenance")},
@@ -598,6 +646,9 @@ def render_summary(cert: dict[str, Any]) -> str:
         lines.append(f"| {md_text(a.name)} | {verdict_cell(a)[1]} | {_count(a.hands_checked)} | "
                      f"{_count(a.failures)} | {fmt_p(a.p_value)} | "
                      f"{fmt_p(entry.holm_adjusted_p)} | {md_text(a.checks or '')} |")
+    tourn = tournament_lines(cert.get("tournaments"))
+    if tourn:
+        lines += ["", md_text(tourn[0]), "", *("- " + md_text(x) for x in tourn[1:])]
     if isinstance(cert.get("import"), dict):
         lines += ["", *imports.summary_lines(cert["import"], md_text)]
     if cert["power"]:

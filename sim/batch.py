@@ -104,6 +104,13 @@ def _game_params(spec: RunSpec, fmt: str, P: np.ndarray) -> None:
         P[ss.P_BOT_MIX] = 1
         for name, weight in spec.bot_mix:
             P[ss.P_BOT_W_ + POLICY_NAMES.index(name)] = weight
+    if fmt == "tournament" and spec.rebuys is not None:
+        P[ss.P_RB_MAX], P[ss.P_RB_UNTIL], P[ss.P_RB_BELOW], P[ss.P_RB_CHIPS] = spec.rebuys
+    if fmt == "tournament" and spec.add_on is not None:
+        P[ss.P_AO_LEVEL], P[ss.P_AO_CHIPS] = spec.add_on
+    P[ss.P_LEVEL_SECONDS] = spec.level_seconds
+    P[ss.P_SEC_HAND] = spec.seconds_per_hand
+    P[ss.P_SEC_ACTION] = spec.seconds_per_action
     for j, bot in enumerate(spec.python_bots or ()):  # policy codes FIRST_CODE + j
         P[ss.P_PY_N] = j + 1
         P[ss.P_PY_W_ + j] = bot.weight

@@ -159,7 +159,12 @@ GAME_DEFAULTS: dict[str, Any] = {
     "game": None, "ante": 0, "ante_mode": "every-player", "rake_cap": None,
     "rake_caps_by_players": (), "no_flop_no_drop": True, "raise_cap": 4, "small_bet": None,
     "big_bet": None, "levels": None, "tournament_ante_mode": "every-player", "bot_mix": None,
-    "python_bots": None}
+    "python_bots": None, "rebuys": None, "add_on": None, "level_seconds": 0,
+    "seconds_per_hand": 20, "seconds_per_action": 5, "tournament_buy_in": None, "payouts": None}
+# tournament re-buys and the add-on as the spec records them (dicts of these keys)
+REBUY_KEYS = ("max", "until_level", "at_or_below", "chips")
+ADD_ON_KEYS = ("at_level", "chips")
+MAX_PAID = MAX_SEATS  # places a payout structure pays (a tournament table seats at most 10)
 
 MAX_BOT_WEIGHT = 1_000_000
 BOT_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-_")
@@ -265,6 +270,22 @@ class RunSpec:
     # bots of one's own (``sim.pybots.PythonBot``: name, source, callable, weight, sha256 of the
     # source), policy codes 8, 9, ... in this order, drawn by weight beside the built-in bots
     python_bots: tuple[PythonBot, ...] | None = None
+    # tournament re-buys (max a player, until_level, at_or_below, chips): before a hand of a
+    # level below until_level, a player whose stack is at or below at_or_below chips may buy
+    # chips (at most max times); the add-on (at_level, chips): before the table's first hand of
+    # level at_level or above, each player still in may buy chips once (docs/game.md)
+    rebuys: tuple[int, int, int, int] | None = None
+    add_on: tuple[int, int] | None = None
+    # levels by time (0: by hands, level_hands): the level of a hand is the table's elapsed
+    # seconds before it // level_seconds; a hand lasts seconds_per_hand + seconds_per_action x
+    # its player actions (fold, check, call, bet, raise)
+    level_seconds: int = 0
+    seconds_per_hand: int = 20
+    seconds_per_action: int = 5
+    # payouts: a buy-in (currency units) per entry, re-buy and add-on, and the percent of the
+    # prize pool each finishing place takes (a derivation from the log: audits/tournaments.py)
+    tournament_buy_in: int | None = None
+    payouts: tuple[int, ...] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "structures",
@@ -394,6 +415,40 @@ class RunSpec:
 
         if self.python_bots is not None:
             object.__setattr__(self, "python_bots", check_python_bots(self.python_bots))
+        self._check_tournament()
+
+    def _check_tournament(self) -> None:
+        """Re-buys, the add-on, levels by time and payouts (normalised to tuples; one line)."""
+        if self.rebuys is not None:
+            rb = tuple(int(x) for x in self.rebuys)
+            object.__setattr__(self, "rebuys", rb)
+            if len(rb) != 4 or not (1 <= rb[0] <= 100 and rb[1] >= 1 and rb[2] >= 0
+                                    and rb[3] >= 1):
+                raise ValueError(f"rebuys {rb}: expected (max 1..100, until_level >= 1, "
+                                 "at_or_below >= 0, chips >= 1)")
+        if self.add_on is not None:
+            ao = tuple(int(x) for x in self.add_on)
+            object.__setattr__(self, "add_on", ao)
+            if len(ao) != 2 or ao[0] < 1 or ao[1] < 1:
+                raise ValueError(f"add_on {ao}: expected (at_level >= 1, chips >= 1)")
+            if self.rebuys is not None and ao[0] < self.rebuys[1]:
+                raise ValueError(f"add_on at level {ao[0]}: expected at or after the re-buys "
+                                 f"end (until_level {self.rebuys[1]})")
+        if self.level_seconds < 0 or self.seconds_per_hand < 0 or self.seconds_per_action < 0 \
+                or self.seconds_per_hand + self.seconds_per_action < 1:
+            raise ValueError(f"level clock {self.level_seconds}/{self.seconds_per_hand}/"
+                             f"{self.seconds_per_action}: expected seconds >= 0 and a hand "
+                             "lasting at least 1 second")
+        if (self.payouts is None) != (self.tournament_buy_in is None):
+            raise ValueError("payouts and tournament_buy_in: expected both or neither")
+        if self.payouts is not None:
+            pay = tuple(int(x) for x in self.payouts)
+            object.__setattr__(self, "payouts", pay)
+            if not 1 <= len(pay) <= MAX_PAID or any(p < 1 for p in pay) or sum(pay) != 100:
+                raise ValueError(f"payouts {list(pay)}: expected 1..{MAX_PAID} percentages "
+                                 ">= 1 adding up to 100")
+        if self.tournament_buy_in is not None and self.tournament_buy_in < 1:
+            raise ValueError(f"tournament buy-in {self.tournament_buy_in}: expected >= 1")
 
     def seat_mix(self) -> tuple[tuple[int, int], ...]:
         """((seat count, weight), ...) of the run's tables."""
@@ -460,6 +515,12 @@ class RunSpec:
                 d[key] = [list(x) for x in d[key]]
         if "python_bots" in d:
             d["python_bots"] = [dict(b) for b in d["python_bots"]]
+        if "rebuys" in d:
+            d["rebuys"] = dict(zip(REBUY_KEYS, d["rebuys"], strict=True))
+        if "add_on" in d:
+            d["add_on"] = dict(zip(ADD_ON_KEYS, d["add_on"], strict=True))
+        if "payouts" in d:
+            d["payouts"] = list(d["payouts"])
         return d
 
     @property
@@ -480,6 +541,12 @@ class RunSpec:
         for key in ("rake_caps_by_players", "levels", "bot_mix"):
             if isinstance(d.get(key), list):
                 d[key] = tuple(tuple(x) for x in d[key])
+        if isinstance(d.get("rebuys"), dict):
+            d["rebuys"] = tuple(d["rebuys"][k] for k in REBUY_KEYS)
+        if isinstance(d.get("add_on"), dict):
+            d["add_on"] = tuple(d["add_on"][k] for k in ADD_ON_KEYS)
+        if isinstance(d.get("payouts"), list):
+            d["payouts"] = tuple(d["payouts"])
         if isinstance(d.get("python_bots"), list):
             d["python_bots"] = tuple(PythonBot(**b) if isinstance(b, dict) else b
                                      for b in d["python_bots"])

@@ -17,6 +17,11 @@ player every hand, the small blind is the previous big blind's seat (dead if tha
 out), the button is the previous small blind's seat (it may be empty); heads-up the button posts
 the small blind and nobody posts the big blind twice in a row. The table ends when one player
 is left and a new table starts.
+A game may give tournaments re-buys and an add-on (``P_RB_*``, ``P_AO_*``: before a hand, drawn
+from the table's stream of that hand; logged as rebuys; a busted player who does not re-buy is
+eliminated) and levels by time (``P_LEVEL_SECONDS``: the level is the table's clock before the
+hand // the level's seconds, each hand adding ``P_SEC_HAND`` + ``P_SEC_ACTION`` x its player
+actions); docs/game.md.
 During a hand a player may time out (``P_TIMEOUT_PPM`` per decision: checks if free, else folds)
 or leave the table mid-hand (a disconnect, at a quarter of that rate: a ``LEAVE`` of a seat
 still in the hand drawn uniformly, at anyone's turn; his hand is dead, his uncovered bet
@@ -179,6 +184,19 @@ P_BOT_W_ = _P.take("P_BOT_W_", N_BOT_NAMES)  # weight of each built-in bot
 # without P_BOT_MIX the population's own draw weighs PY_POPULATION_WEIGHT beside them
 P_PY_N = _P.take("P_PY_N")
 P_PY_W_ = _P.take("P_PY_W_", MAX_BOTS)
+# tournament re-buys (P_RB_MAX 0: none): at most P_RB_MAX a player, before a hand of a level
+# below P_RB_UNTIL, by a player whose stack is at most P_RB_BELOW, for P_RB_CHIPS chips; the
+# add-on (P_AO_CHIPS 0: none) before the table's first hand of level P_AO_LEVEL or above
+P_RB_MAX = _P.take("P_RB_MAX")
+P_RB_UNTIL = _P.take("P_RB_UNTIL")
+P_RB_BELOW = _P.take("P_RB_BELOW")
+P_RB_CHIPS = _P.take("P_RB_CHIPS")
+P_AO_LEVEL = _P.take("P_AO_LEVEL")
+P_AO_CHIPS = _P.take("P_AO_CHIPS")
+# levels by time (0: by hands): a hand lasts P_SEC_HAND + P_SEC_ACTION x its player actions
+P_LEVEL_SECONDS = _P.take("P_LEVEL_SECONDS")
+P_SEC_HAND = _P.take("P_SEC_HAND")
+P_SEC_ACTION = _P.take("P_SEC_ACTION")
 P_SIZE = _P.size
 
 # --- TS: the current table ---
@@ -197,6 +215,10 @@ T_POLICY_ = _T.take("T_POLICY_", MAX_SEATS)
 T_AWAY_ = _T.take("T_AWAY_", MAX_SEATS)  # cash: hands until a new player takes the empty seat
 # the seat's player: 16 * (index in the batch of his first hand) + seat; -1 none
 T_PLAYER_ = _T.take("T_PLAYER_", MAX_SEATS)
+T_ELAPSED = _T.take("T_ELAPSED")  # tournament: the table's seconds before the next hand
+T_AO_DONE = _T.take("T_AO_DONE")  # tournament: the add-on was offered
+T_RB_N_ = _T.take("T_RB_N_", MAX_SEATS)  # tournament: re-buys the seat's player took
+T_OUT_ = _T.take("T_OUT_", MAX_SEATS)  # tournament: 1 once the seat's player is eliminated
 T_SIZE = _T.size
 
 # --- per-hand scalar outputs H[i, :] ---
@@ -291,6 +313,10 @@ ANTE_FROM_LEVEL = 4
 UNIFORM_ANTE_FROM_LEVEL = 3  # real population, ante kind 1: an eighth of the big blind
 TOPUP_PCT = 10  # real cash: per-hand chance that a player below the minimum buy-in tops up
 REBUY_PCT = 60  # real cash: a busted player rebuys (else he leaves and a new player comes)
+# tournament re-buys: a busted player rebuys at REBUY_PCT, a short one (chips left, at or below
+# the game's threshold) at SHORT_REBUY_PCT a hand; a player still in takes the add-on at ADD_ON_PCT
+SHORT_REBUY_PCT = 25
+ADD_ON_PCT = 70
 MUCKS_WINNER_ONE_IN = 20  # mucks-winner: planted in 1 hand of 20 (fires at its showdowns)
 WRONG_STREAM_ONE_IN = 50  # wrong-stream-position: 1 hand of 50
 CHIP_LOST_ONE_IN = 10_000
@@ -438,6 +464,10 @@ def _new_table(TS, P, rs):
             TS[T_STACK_ + s] = 0
             TS[T_POLICY_ + s] = -1
         TS[T_AWAY_ + s] = 0
+        TS[T_RB_N_ + s] = 0
+        TS[T_OUT_ + s] = 0
+    TS[T_ELAPSED] = 0
+    TS[T_AO_DONE] = 0
     TS[T_BUTTON] = below(rs, n)
     TS[T_LIVE_PREV] = n
     if P[P_BOTS] == 0:
@@ -446,6 +476,48 @@ def _new_table(TS, P, rs):
         TS[T_ANTE_KIND] = ANTE_UNIFORM if below(rs, 2) == 0 else ANTE_BIG_BLIND
     if P[P_N_LEVELS] > 0:  # the game's levels say who antes
         TS[T_ANTE_KIND] = P[P_LEVEL_ANTE_MODE]
+
+
+@njit(cache=True, _nrt=False)
+def _level(TS, P, hand_no):
+    """A tournament hand's level: by time (the table's elapsed seconds // P_LEVEL_SECONDS)
+    when the game sets it, else hand_no // P_LEVEL_HANDS."""
+    if P[P_LEVEL_SECONDS] > 0:
+        return TS[T_ELAPSED] // P[P_LEVEL_SECONDS]
+    return hand_no // P[P_LEVEL_HANDS]
+
+
+@njit(cache=True, _nrt=False)
+def _tournament_between_hands(TS, P, rs, rebuys, counts):
+    """Re-buys and the add-on before a tournament hand (not a table's first), drawn from the
+    table's stream ``rs`` (TABLE_PURPOSE of the coming hand): in the re-buy levels a player at
+    or below the threshold who has re-buys left rebuys at REBUY_PCT (busted) or
+    SHORT_REBUY_PCT (chips left); a busted player who does not is eliminated for good. Before
+    the table's first hand at the add-on level, each player with chips takes it at
+    ADD_ON_PCT."""
+    n = P[P_N_SEATS]
+    level = _level(TS, P, TS[T_HAND])
+    open_ = P[P_RB_MAX] > 0 and level < P[P_RB_UNTIL]
+    for s in range(n):
+        st = TS[T_STACK_ + s]
+        if TS[T_OUT_ + s] == 1:
+            continue
+        if open_ and st <= P[P_RB_BELOW] and TS[T_RB_N_ + s] < P[P_RB_MAX]:
+            if below(rs, 100) < (REBUY_PCT if st == 0 else SHORT_REBUY_PCT):
+                rebuys[s] += P[P_RB_CHIPS]
+                TS[T_STACK_ + s] = st + P[P_RB_CHIPS]
+                TS[T_RB_N_ + s] += 1
+                counts[C_REBUYS] += 1
+                continue
+        if st == 0:
+            TS[T_OUT_ + s] = 1
+    if P[P_AO_CHIPS] > 0 and TS[T_AO_DONE] == 0 and level >= P[P_AO_LEVEL]:
+        TS[T_AO_DONE] = 1
+        for s in range(n):
+            if TS[T_STACK_ + s] > 0 and below(rs, 100) < ADD_ON_PCT:
+                rebuys[s] += P[P_AO_CHIPS]
+                TS[T_STACK_ + s] += P[P_AO_CHIPS]
+                counts[C_REBUYS] += 1
 
 
 @njit(cache=True, _nrt=False)
@@ -664,15 +736,21 @@ def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POT
         if act_pos + MAX_HAND_ROWS > ACT.shape[0]:
             return i
         tournament = P[P_FORMAT] == 1
-        end_table = TS[T_TABLE] < 0
-        if not end_table:
-            if tournament:
-                end_table = _count_occupied(TS, n) < 2
-            else:
-                end_table = TS[T_HAND] >= P[P_HANDS_PER_TABLE] or _cash_must_end(TS, P)
         for s in range(n):
             rebuys[s] = 0
             timed_out[s] = 0
+        end_table = TS[T_TABLE] < 0
+        drawn = False  # the table's stream of this hand already started (tournament re-buys)
+        if not end_table:
+            if tournament:
+                if P[P_RB_MAX] > 0 or P[P_AO_CHIPS] > 0:
+                    stream_init(rs_tab, P[P_SEED], P[P_TABLE_BASE] + TS[T_TABLE], TS[T_HAND],
+                                TABLE_PURPOSE)
+                    _tournament_between_hands(TS, P, rs_tab, rebuys, counts)
+                    drawn = True
+                end_table = _count_occupied(TS, n) < 2
+            else:
+                end_table = TS[T_HAND] >= P[P_HANDS_PER_TABLE] or _cash_must_end(TS, P)
         first = False
         if end_table:
             _new_table(TS, P, rs_tab)
@@ -684,7 +762,8 @@ def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POT
                 TS[T_PLAYER_ + s] = 16 * i + s if s < n else -1
         table_id = P[P_TABLE_BASE] + TS[T_TABLE]
         hand_no = TS[T_HAND]
-        stream_init(rs_tab, P[P_SEED], table_id, hand_no, TABLE_PURPOSE)
+        if first or not drawn:
+            stream_init(rs_tab, P[P_SEED], table_id, hand_no, TABLE_PURPOSE)
         if not first and not tournament:
             if P[P_BOTS] == 0:
                 _cash_between_hands(TS, P, rs_tab, rebuys, counts)
@@ -694,7 +773,7 @@ def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POT
         button, sb, bb, fired = _positions(TS, P, first, counts, rs_tab)
         TS[T_LIVE_PREV] = _count_occupied(TS, n)
         # blinds and antes of this hand
-        level = hand_no // P[P_LEVEL_HANDS] if tournament else 0
+        level = _level(TS, P, hand_no) if tournament else 0
         ante = 0
         ante_mode = ANTE_NONE
         if tournament and P[P_N_LEVELS] > 0:  # the game's levels (the last one stays)
@@ -829,14 +908,17 @@ def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POT
             TS[T_STACK_ + s] = S[STACK_ + s]
         nburn = 0
         n_vol = 0
+        n_player = 0
         for r in range(S[N_LOG]):
             kind = log[r, LOG_KIND]
             if is_voluntary_put(kind):
                 n_vol += 1
-            if log[r, LOG_STREET] == PREFLOP and is_player_event(kind):
-                counts[C_PREFLOP_DECISIONS] += 1
-                if kind == E_FOLD:
-                    counts[C_PREFLOP_FOLDS] += 1
+            if is_player_event(kind):
+                n_player += 1
+                if log[r, LOG_STREET] == PREFLOP:
+                    counts[C_PREFLOP_DECISIONS] += 1
+                    if kind == E_FOLD:
+                        counts[C_PREFLOP_FOLDS] += 1
             if kind == E_ANTE and log[r, LOG_ADDED] < ante:
                 counts[C_ANTE_ALL_INS] += 1
             elif (kind == E_SB and log[r, LOG_ADDED] < sb_amt) \
@@ -912,6 +994,8 @@ def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POT
         counts[C_SHORT_ALLINS] += S[C_SHORT_ALLIN]
         if rake_cap > 0 and S[RAKE] == rake_cap:
             counts[C_RAKE_CAP_HIT] += 1
+        if P[P_LEVEL_SECONDS] > 0:  # the level clock
+            TS[T_ELAPSED] += P[P_SEC_HAND] + P[P_SEC_ACTION] * n_player
         TS[T_HAND] = hand_no + 1
         i += 1
     return i

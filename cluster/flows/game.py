@@ -4,8 +4,9 @@ into the ``RunSpec`` fields that make the hands (docs/game.md has the format).
 
 ``read_game(path)`` returns those fields as keyword arguments of ``RunSpec``; anything it cannot
 use raises ``GameError``: one line naming the file and the key (``[stakes] big_blind``) and what
-was expected. A key the simulator does not model yet (prize payouts, re-buys, straddles, levels
-by time) is refused by name with the reason, never ignored. Keys the file leaves out take the
+was expected. A key the simulator does not model yet (straddles, a rake step, a jackpot) is
+refused by name with the reason, never ignored; ``[tournament]`` also takes re-buys, an add-on,
+levels by time and payouts (``_tournament_extras``). Keys the file leaves out take the
 command line's defaults (``sim.runspec.DEFAULT_POPULATION`` and ``RunSpec``'s), so a game file
 with only ``[stakes]`` is today's game at its own blinds.
 
@@ -35,22 +36,20 @@ KEYS: dict[str, frozenset[str]] = {
     "tables": frozenset({"players", "format", "tournament_pct", "hands_per_table",
                          "leave_ppm", "timeout_ppm"}),
     "cash": frozenset({"buy_in_bb", "leave_above_bb"}),
-    "tournament": frozenset({"starting_stack", "level_hands", "levels", "ante_mode"}),
+    "tournament": frozenset({"starting_stack", "level_hands", "levels", "ante_mode", "rebuys",
+                             "add_on", "level_seconds", "seconds_per_hand",
+                             "seconds_per_action", "buy_in", "payouts"}),
     "bots": frozenset({"population", "mix", "python"}),
 }
 PYTHON_BOT_KEYS = frozenset({"path", "module", "callable", "weight"})
 # keys a platform may expect that the simulator does not model yet: refused with the reason
 NOT_MODELLED: dict[str, str] = {
     "stakes.straddle": "straddles are not simulated",
-    "tournament.payouts": "prize payouts are not simulated (the log holds chips, not prizes)",
-    "tournament.prizes": "prize payouts are not simulated (the log holds chips, not prizes)",
-    "tournament.rebuys": "tournament re-buys are not simulated",
-    "tournament.add_ons": "tournament add-ons are not simulated",
-    "tournament.addons": "tournament add-ons are not simulated",
-    "tournament.level_minutes": "levels by time are not simulated (a level is a number of "
-                                "hands: level_hands)",
-    "tournament.level_seconds": "levels by time are not simulated (a level is a number of "
-                                "hands: level_hands)",
+    "tournament.prizes": "prizes are given as payouts = [percent of the pool by place, ...] "
+                         "with buy_in",
+    "tournament.add_ons": "one add-on a player: add_on = { at_level = N, chips = N }",
+    "tournament.addons": "one add-on a player: add_on = { at_level = N, chips = N }",
+    "tournament.level_minutes": "levels by time are given in seconds: level_seconds",
     "rake.step": "the simulator rakes whole chips (step 1); another step is not simulated",
     "rake.jackpot": "a jackpot drop is not simulated",
     "rake.jackpot_min_pot": "a jackpot drop is not simulated",
@@ -244,6 +243,8 @@ def parse_game(doc: dict[str, Any], where: str = "game", *,
                             "each table its ante)")
         out["tournament_ante_mode"] = _str(tourn["ante_mode"], "ante_mode", w, ANTE_MODES)
 
+    out.update(_tournament_extras(tourn, w))
+
     bots = _table(doc, "bots", where)
     w = f"{where}: [bots]"
     if "population" in bots:
@@ -314,6 +315,71 @@ def _python_bots(v: Any, where: str, base: Path) -> tuple[Any, ...]:
         return check_python_bots(out)
     except ValueError as e:
         raise GameError(f"{where}: {e}") from None
+
+
+def _tournament_extras(t: dict[str, Any], where: str) -> dict[str, Any]:
+    """``[tournament]`` re-buys, the add-on, levels by time and payouts: the ``RunSpec``
+    fields ``rebuys``, ``add_on``, ``level_seconds``, ``seconds_per_hand``,
+    ``seconds_per_action``, ``tournament_buy_in`` and ``payouts`` (docs/game.md)."""
+    from sim.runspec import ADD_ON_KEYS, MAX_PAID, REBUY_KEYS
+
+    out: dict[str, Any] = {}
+
+    def sub(key: str, keys: tuple[str, ...], required: tuple[str, ...]) -> dict[str, Any]:
+        v = t[key]
+        if not isinstance(v, dict):
+            raise GameError(f"{where}: {key}: expected a table {{ {', '.join(keys)} }}")
+        for k in v:
+            if k not in keys:
+                raise GameError(f"{where}: {key}.{k}: unknown key (expected "
+                                f"{', '.join(keys)})")
+        for k in required:
+            if k not in v:
+                raise GameError(f"{where}: {key}.{k}: missing")
+        return v
+
+    if "rebuys" in t:
+        v = sub("rebuys", REBUY_KEYS, ("until_level", "chips"))
+        rb = (_int(v.get("max", 1), "rebuys.max", where, 1, 100),
+              _int(v["until_level"], "rebuys.until_level", where, 1, 1 << 20),
+              _int(v.get("at_or_below", 0), "rebuys.at_or_below", where, 0),
+              _int(v["chips"], "rebuys.chips", where, 1))
+        out["rebuys"] = rb
+    if "add_on" in t:
+        v = sub("add_on", ADD_ON_KEYS, ADD_ON_KEYS)
+        ao = (_int(v["at_level"], "add_on.at_level", where, 1, 1 << 20),
+              _int(v["chips"], "add_on.chips", where, 1))
+        if "rebuys" in out and ao[0] < out["rebuys"][1]:
+            raise GameError(f"{where}: add_on.at_level {ao[0]}: expected at or after the "
+                            f"re-buys end (rebuys.until_level {out['rebuys'][1]})")
+        out["add_on"] = ao
+    if "level_seconds" in t:
+        if "level_hands" in t:
+            raise GameError(f"{where}: level_seconds: beside level_hands (a level is a number "
+                            "of hands or of seconds, not both)")
+        out["level_seconds"] = _int(t["level_seconds"], "level_seconds", where, 1, 1 << 30)
+    for key in ("seconds_per_hand", "seconds_per_action"):
+        if key in t:
+            if "level_seconds" not in t:
+                raise GameError(f"{where}: {key}: only with level_seconds (the level clock)")
+            out[key] = _int(t[key], key, where, 0, 1 << 20)
+    if out.get("seconds_per_hand", 20) + out.get("seconds_per_action", 5) < 1:
+        raise GameError(f"{where}: seconds_per_hand: a hand must last at least 1 second")
+    if ("buy_in" in t) != ("payouts" in t):
+        raise GameError(f"{where}: {'payouts' if 'buy_in' in t else 'buy_in'}: missing "
+                        "(buy_in and payouts go together)")
+    if "payouts" in t:
+        out["tournament_buy_in"] = _int(t["buy_in"], "buy_in", where, 1, 1 << 40)
+        v = t["payouts"]
+        if not isinstance(v, list) or not 1 <= len(v) <= MAX_PAID:
+            raise GameError(f"{where}: payouts: expected a list of 1..{MAX_PAID} percentages "
+                            "(first place first)")
+        pay = tuple(_int(x, f"payouts[{i}]", where, 1, 100) for i, x in enumerate(v, 1))
+        if sum(pay) != 100:
+            raise GameError(f"{where}: payouts: {list(pay)} add up to {sum(pay)}, expected "
+                            "100 (percent of the prize pool)")
+        out["payouts"] = pay
+    return out
 
 
 def _levels(v: Any, where: str, max_levels: int) -> tuple[tuple[int, int, int], ...]:
