@@ -49,6 +49,7 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
+from operator import add as _add
 from pathlib import Path
 from re import Match, Pattern
 from typing import Any, cast
@@ -139,6 +140,25 @@ class _Ongame(OngameNetworkParser):
     VARIABLES = OngameNetworkParser.VARIABLES | {
         "table": (re.compile(r"Table: (?P<table>.+?) \["), str),
     }
+    # the summary's seat lines state every seated player's finishing stack, with ", net: N"
+    # only for those who put chips in: PokerKit 0.7.7 reads only the latter, so a player who
+    # sat the hand out finished with 0 (read "lost his stack": a false wrong payout)
+    PLAYER_VARIABLES = OngameNetworkParser.PLAYER_VARIABLES | {
+        "finishing_stacks": (
+            re.compile(r"^Seat \d+: (?P<player>.+?) \(\D?(?P<finishing_stacks>[0-9.,]+)\)"
+                       r"(?:, net: [+-]?\D?[0-9.,]+)?(?:, \[.*)?$"),
+            None, int, _add),
+    }
+
+    def _parse_player_variables(self, s: str, parse_value: Callable[[str], Any]) -> Any:
+        head, sep, summary = s.partition("\nSummary:\n")
+        got = super()._parse_player_variables(head, parse_value)
+        got.pop("finishing_stacks", None)
+        if sep:
+            finishing = super()._parse_player_variables(summary, parse_value)
+            if "finishing_stacks" in finishing:
+                got["finishing_stacks"] = finishing["finishing_stacks"]
+        return got
 
 
 class _Party(PartyPokerParser):
@@ -779,8 +799,9 @@ def _fields(site: _Site, chunk: str, session: str) -> tuple[dict[str, Any], _Out
         if m is not None:
             doc["currency"] = m.group(1)
     doc["_tournament"] = tournament
-    if "finishing_stacks" in pvars:
-        doc["finishing_stacks"] = [pvars["finishing_stacks"][x] for x in players]
+    finishing = pvars.get("finishing_stacks")
+    if finishing is not None and all(x in finishing for x in players):  # else not stated
+        doc["finishing_stacks"] = [finishing[x] for x in players]
     doc["_names"] = list(players)
     return doc, site.outcome(text)
 
