@@ -1,5 +1,5 @@
 """Real sites' hands the import misread (issue 34): small copies of hands of ../shared/sitetext in
-tests/fixtures/sitetext/real, each read exactly, and its outcome never a false accusation of the
+tests/fixtures/sitetext_real, each read exactly, and its outcome never a false accusation of the
 operator."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from audits.runner import run_audits
 from cluster.cli import main
 from sim.histories.sites.text import read_history
 
-REAL = Path(__file__).resolve().parents[2] / "fixtures" / "sitetext" / "real"
+REAL = Path(__file__).resolve().parents[2] / "fixtures" / "sitetext_real"
 
 
 def _outcome(tmp_path: Path, *names: str) -> dict[str, Any]:
@@ -39,3 +39,55 @@ def test_ongame_finishing_stacks_of_players_who_sat_the_hand_out(tmp_path: Path)
                    "Hero": D("14.18"), "Player4": D("8.60")}
     classes = _outcome(tmp_path, "ongame-sitting-out.txt")["classes"]
     assert classes == {"rake (no schedule: not checked)": 1}
+
+
+def test_ipoker_tournament_hands_with_a_dead_button_or_no_small_blind(tmp_path: Path) -> None:
+    """An MTT table after a knock-out: no player has ``dealer="1"`` (the button on the seat of
+    the player knocked out), or only a big blind is posted (the small blind's player is out).
+    Both are read with the players from the first blind's seat (PokerKit's own order dropped
+    the players after the first who acted: an internal "'Hero' is not in list" leaked as the
+    skip reason)."""
+    f = read_history(REAL / "ipoker-mtt.xml")
+    dead_button, big_blind_only = f.hands
+    assert dead_button.hand == "3869492660"
+    assert dead_button.players[:2] == ("Hero", "Player18")  # the small and big blind
+    assert dead_button.blinds_or_straddles[:2] == (100, 200)
+    assert big_blind_only.hand == "3869492722"
+    assert big_blind_only.players[0] == "Player10" and big_blind_only.players[-1] == "Hero"
+    assert big_blind_only.blinds_or_straddles == (250, 0, 0, 0, 0, 0, 0, 0, 0)
+    assert not any("not in list" in s.reason or "cannot parse" in s.reason for s in f.skipped)
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "mtt.xml").write_bytes((REAL / "ipoker-mtt.xml").read_bytes())
+    run = tmp_path / "run"
+    assert main(["import", str(src), "--out", str(run), "--workers", "0", "--quiet"]) == 0
+    assert main(["audit", str(run), "--workers", "0", "--quiet", "--only", "payouts,chips"]) == 0
+
+
+def test_ipoker_bet_attribute_against_the_actions_is_one_fact_stated_twice() -> None:
+    """A player's ``bet`` attribute is his total put in, which his actions state again: two
+    values are a named skip "stated twice" (farfalla's bet="28,105" with 28,005 chips, all in
+    by his actions: the pot and the uncalled bet read from the attribute accused the operator
+    of moving 100 to another player), never a ValueError text."""
+    f = read_history(REAL / "ipoker-mtt.xml")
+    (skip,) = f.skipped
+    assert skip.hand == "3869611627" and skip.kind == "stated twice"
+    assert skip.reason == ("stated twice: 'farfalla' bet 28105 in his player line, but his "
+                           "actions put in 28005")
+
+
+def test_partypoker_tournament_hands_without_post_lines() -> None:
+    """PartyPoker's 2011 tournament style writes ``Blinds(300/600)`` and no post line: the
+    blinds are posted by the seats after the button (heads-up: the button the small blind), as
+    the pots show (they were "blinds_or_straddles [0, 0]" and "'Player6' is paid but is not a
+    player"); a hand announced (``Game #N starts.``) and never written is a truncated hand,
+    not glued to the next hand's header ("not hold'em")."""
+    f = read_history(REAL / "partypoker-stt-no-posts.txt")
+    hu1, hu2, four = f.hands
+    assert (hu1.players, hu1.blinds_or_straddles, hu1.winnings) == (
+        ("Player1", "Player0"), (300, 600), (600, 0))
+    assert hu2.winnings == (0, 1200)
+    assert four.players == ("Player4", "Player8", "Player0", "Player7")
+    assert four.blinds_or_straddles == (200, 400, 0, 0) and four.winnings == (0, 0, 1000, 0)
+    (skip,) = f.skipped
+    assert skip.hand == "10315957294" and skip.kind == "truncated hand"
