@@ -113,8 +113,23 @@ def _amount(text: str) -> Decimal:
 # where PokerKit 0.7.7's patterns miss a real line)
 
 
+_RAISE_TO = re.compile(r": raises \D?[0-9.,]+ to \D?(?P<to>[0-9.,]+)")
+
+
 class _Stars(PokerStarsParser):
     ANTE_POSTING = re.compile(r"(?P<player>.+): posts the ante \D?(?P<ante>[0-9.,]+)")
+
+    def _get_completion_betting_or_raising_to_amount(
+            self, bets: Any, player: str, completion_betting_or_raising_amount: int,
+            line: str) -> int:
+        """``raises $4 to $6``: the raise to 6 (PokerKit adds the first amount to the highest
+        bet: the same for the site's own text, but a tracker's re-export writes ``raises $6 to
+        $6``, Holdem Manager's, which became a raise to 8)."""
+        m = _RAISE_TO.search(line)
+        if m is not None:
+            return cast(int, _value(m["to"]))
+        return cast(int, super()._get_completion_betting_or_raising_to_amount(
+            bets, player, completion_betting_or_raising_amount, line))
 
 
 _DEALT_TO = re.compile(r"Dealt to (?P<player>.+?) \[(?P<cards>[0-9TJQKAcdhs ]+)\]")
@@ -299,10 +314,16 @@ _ABS_RAKE = re.compile(r"\| Rake \(\D?" + _AMT + r"\)")
 _ABS_JACKPOT = re.compile(r"\| Jackpot Rake \(\D?" + _AMT + r"\)")
 
 
+_ABS_RETURNED = re.compile(r"^.+? - returned \(\D?" + _AMT + r"\) : not called", re.M)
+
+
 def _absolute_outcome(text: str) -> _Outcome:
+    """Absolute writes an uncalled bet's return (``X - returned ($6) : not called``), except
+    the big blind's in a walk: there ``Collects $6`` includes it (``Total Pot($6)``)."""
     paid = _sum_lines(text, _ABS_COLLECT)
     rake = _plus(_first(text, _ABS_RAKE), _first(text, _ABS_JACKPOT))  # both kept by the site
-    return _Outcome(paid, _first(text, _ABS_TOTAL), rake, recorded=bool(paid))
+    return _Outcome(paid, _first(text, _ABS_TOTAL), rake, recorded=bool(paid),
+                    includes_uncalled=_ABS_RETURNED.search(text) is None)
 
 
 _ONG_POT = re.compile(r"^(?:Main|Side) pot(?: \d+)?: \D?" + _AMT + r" won by (?P<rest>.+)$",
@@ -850,6 +871,10 @@ def _fields(site: _Site, chunk: str, session: str) -> tuple[dict[str, Any], _Out
         for k, v in p._parse_variables(session, pv).items():
             variables.setdefault(k, v)
     pvars = p._parse_player_variables(text, pv)
+    if n > 2 and 0 < blind_list[1] <= blind_list[0] and blind_list[1] == stacks[players[1]]:
+        raise _Skip(f"unsupported: the big blind all in for {blind_list[1]}, no more than the "
+                    "small blind: the site has the others call the full big blind, the engine "
+                    "the amount posted")
     bb_posted = max(abs(b) for b in blind_list[:2]) if any(blind_list[:2]) else \
         _bb_of(blinds, players)
     doc: dict[str, Any] = {

@@ -91,3 +91,22 @@ def test_partypoker_tournament_hands_without_post_lines() -> None:
     assert four.blinds_or_straddles == (200, 400, 0, 0) and four.winnings == (0, 0, 1000, 0)
     (skip,) = f.skipped
     assert skip.hand == "10315957294" and skip.kind == "truncated hand"
+
+
+def test_absolute_walk_collects_the_big_blinds_own_bet() -> None:
+    """Absolute writes an uncalled bet's return as a line, except the big blind's in a walk:
+    ``PLAYER2 Collects $6 from main pot`` (``Total Pot($6)``) is his 4 of pot and his own 2
+    back (read as 6 paid: "paid more than the rules", a false wrong payout)."""
+    (h,) = read_history(REAL / "absolute-walk.txt").hands
+    assert dict(zip(h.players, h.winnings or (), strict=True))["PLAYER2"] == 4
+
+
+def test_a_big_blind_all_in_for_less_than_a_blind_is_a_named_skip() -> None:
+    """PartyPoker: the big blind all in for $0.01 (his stack), no more than the small blind;
+    the site has the others call the full $0.02 (``calls [$0.02 USD]``), the engine the amount
+    posted, so the rules' pot came short and the operator was accused ("got 0.05, the rules
+    pay 0.03"): a hand the engine does not play as the site did is a named skip."""
+    f = read_history(REAL / "partypoker-short-big-blind.txt")
+    (skip,) = f.skipped
+    assert not f.hands and skip.kind == "unsupported"
+    assert "the big blind all in for 0.01" in skip.reason
