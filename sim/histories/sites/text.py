@@ -128,8 +128,8 @@ class _Stars(PokerStarsParser):
         m = _RAISE_TO.search(line)
         if m is not None:
             return cast(int, _value(m["to"]))
-        return cast(int, super()._get_completion_betting_or_raising_to_amount(
-            bets, player, completion_betting_or_raising_amount, line))
+        return super()._get_completion_betting_or_raising_to_amount(
+            bets, player, completion_betting_or_raising_amount, line)
 
 
 _DEALT_TO = re.compile(r"Dealt to (?P<player>.+?) \[(?P<cards>[0-9TJQKAcdhs ]+)\]")

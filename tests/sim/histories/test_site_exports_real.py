@@ -110,3 +110,13 @@ def test_a_big_blind_all_in_for_less_than_a_blind_is_a_named_skip() -> None:
     (skip,) = f.skipped
     assert not f.hands and skip.kind == "unsupported"
     assert "the big blind all in for 0.01" in skip.reason
+
+
+def test_a_raise_to_is_the_amount_after_to(tmp_path: Path) -> None:
+    """A Holdem Manager re-export of a PokerStars hand writes ``raises $6 to $6`` (the site:
+    ``raises $4 to $6``): a raise to 6, as the site's own line reads; it was read as 2 + 6, the
+    pot came to 17 and the operator "kept 4.65 but its record states a rake of 0.65"."""
+    (h,) = read_history(REAL / "pokerstars-hm-reexport.txt").hands
+    assert [a.text for a in h.actions if " cbr " in a.text] == ["p6 cbr 6", "p2 cbr 7.50"]
+    classes = _outcome(tmp_path, "pokerstars-hm-reexport.txt")["classes"]
+    assert classes == {"rake (no schedule: not checked)": 1}
