@@ -120,3 +120,13 @@ def test_a_raise_to_is_the_amount_after_to(tmp_path: Path) -> None:
     assert [a.text for a in h.actions if " cbr " in a.text] == ["p6 cbr 6", "p2 cbr 7.50"]
     classes = _outcome(tmp_path, "pokerstars-hm-reexport.txt")["classes"]
     assert classes == {"rake (no schedule: not checked)": 1}
+
+
+def test_full_tilt_names_an_all_ins_hand_on_the_river(tmp_path: Path) -> None:
+    """Full Tilt shows an all-in's cards (``Hero shows [Kh Kd]``), then on the river names the
+    hand (``Hero shows two pair, Kings and Sixes``): a line that moves nothing (it was an
+    "unrecognised line" and skipped the hand); the hand reads and pays as the rules do."""
+    (h,) = read_history(REAL / "fulltilt-shows-hand-name.txt").hands
+    assert [a.text for a in h.actions if " sm " in a.text] == ["p1 sm KhKd", "p8 sm 3c5s"]
+    classes = _outcome(tmp_path, "fulltilt-shows-hand-name.txt")["classes"]
+    assert classes == {"exact": 1}
