@@ -1181,9 +1181,6 @@ def _ipoker_in_order(text: str) -> str:
 
 def _with_outcome(h: PhhHand, outcome: _Outcome, names: list[str]) -> PhhHand:
     index = {name: i for i, name in enumerate(names)}
-    for name, v in outcome.paid.items():
-        if name not in index and v:
-            raise _Skip(f"bad outcome: {name!r} is paid but is not a player of the hand")
     if outcome.bets is not None:  # each stated total bet is what the actions put in
         put, back = pot_contributions(h)
         for name, stated in outcome.bets.items():
@@ -1194,6 +1191,9 @@ def _with_outcome(h: PhhHand, outcome: _Outcome, names: list[str]) -> PhhHand:
             if i is not None and Decimal(put[i]) + Decimal(back[i]) != stated:
                 raise _Skip(f"stated twice: {name!r} bet {stated} in his player line, but his "
                             f"actions put in {Decimal(put[i]) + Decimal(back[i])}")
+    for name, v in outcome.paid.items():
+        if name not in index and v:
+            raise _Skip(f"bad outcome: {name!r} is paid but is not a player of the hand")
     if not outcome.recorded:
         return replace(h, total_pot=outcome.total_pot, rake=outcome.rake)
     won = [outcome.paid.get(name, Decimal(0)) for name in names]

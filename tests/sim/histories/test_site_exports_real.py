@@ -130,3 +130,15 @@ def test_full_tilt_names_an_all_ins_hand_on_the_river(tmp_path: Path) -> None:
     assert [a.text for a in h.actions if " sm " in a.text] == ["p1 sm KhKd", "p8 sm 3c5s"]
     classes = _outcome(tmp_path, "fulltilt-shows-hand-name.txt")["classes"]
     assert classes == {"exact": 1}
+
+
+def test_ipoker_a_player_who_bet_without_an_action_is_stated_twice() -> None:
+    """A ``<player>`` line with bet="$1.80" and win="$2.44" and no action of his in the hand
+    (a parser's test file, a seat line copied under another name): his bet is stated by his
+    player line and contradicted by the actions, "stated twice" (it said "'TrapistBeer' is paid
+    but is not a player of the hand", as if we had lost a player)."""
+    f = read_history(REAL / "ipoker-player-without-action.xml")
+    (skip,) = f.skipped
+    assert skip.kind == "stated twice"
+    assert skip.reason == ("stated twice: 'TrapistBeer' bet 1.80 in his player line, but has no "
+                           "action in the hand")
