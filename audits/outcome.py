@@ -17,6 +17,9 @@ class (``CLASSES``):
   writing it (``VENUE_READINGS``, docs/import.md "Sites' winnings conventions");
 - ``top-up``: a later hand shows a player with more chips than the hand left him, and no winner
   is short (allowed; counted, with the amount): a top-up never hides a shortfall;
+- ``not attributable``: a later hand shows a player gaining about what the winners are short
+  of, while the hand's own record states that shortfall as its rake (a top-up or a re-buy equal
+  to a rake): no record proves a pot paid to the wrong player (counted, not certified);
 - ``not recorded``: no outcome in the record and no later hand to observe it;
 - ``not checked``: the rules' payout could not be rebuilt (the payouts audit fails the hand);
 - ``ambiguous``: a venue the audit does not know, whose ``winnings`` read under two
@@ -69,6 +72,7 @@ from audits.spec import AuditSpec
 EXACT, RAKE, RAKE_UNCHECKED, TOP_UP, NOT_RECORDED, NOT_CHECKED, AMBIGUOUS, WRONG = (
     "exact", "rake", "rake (no schedule: not checked)", "top-up", "not recorded", "not checked",
     "ambiguous", "wrong payout")
+UNATTRIBUTED = "not attributable"
 # how sites write ``winnings`` (docs/import.md, "Sites' winnings conventions"): per name, what it
 # means
 CONVENTIONS = {
@@ -99,7 +103,7 @@ TEXT_READINGS = ("standard",)
 ALL_READINGS = ("standard", "collected+uncalled", "net", "zero-uncontested", "zeros")
 PHH_FORMATS = ("phh", "")  # a source the manifest does not list is taken as PHH
 CLASSES = (EXACT, RAKE, RAKE_UNCHECKED, *(f"convention:{c}" for c in CONVENTIONS), TOP_UP,
-           NOT_RECORDED, NOT_CHECKED, AMBIGUOUS, WRONG)
+           UNATTRIBUTED, NOT_RECORDED, NOT_CHECKED, AMBIGUOUS, WRONG)
 MAX_POINTS = 3000  # rake-vs-pot points kept per venue for the report's scatter
 MAX_WRONG = 200  # wrong payouts listed in full in audit.json (all are counted)
 UNKNOWN_VENUE = "(unknown venue)"
@@ -526,6 +530,15 @@ def classify(h: Hand, fin: list[int] | None, win: list[int] | None, op_rake: int
         short = sum(h.won[s] - x for s, x in claim.items()
                     if not (h.unproven >> s) & 1 and h.won[s] > x)
         moved = next((s for s, x in sorted(surplus.items()) if 0 < x <= short <= 2 * x), -1)
+        if moved >= 0 and op_rake >= 0 and short == op_rake:
+            # the record itself says where the winners' shortfall went (its stated rake): the
+            # later gain is a change the record cannot attribute (a top-up, a re-buy), not a
+            # pot proven paid to the wrong player
+            v.cls, v.topup = UNATTRIBUTED, surplus[moved]
+            v.why = (f"next hand: {money.fmt(surplus[moved])} appears as player "
+                     f"{h.pids[moved]}'s (seat {moved}) top-up, while the record states a "
+                     f"rake of {money.fmt(op_rake)}, all the winners are short of")
+            return v
         if moved >= 0:
             x = surplus[moved]
             v.cls = WRONG

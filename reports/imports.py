@@ -195,6 +195,11 @@ def outcome_limitations(audit: dict[str, Any]) -> list[str]:
                    "writing winnings the audit does not know: the record reads two ways that "
                    "disagree on what the operator kept, and no next hand shows which "
                    "(ambiguous).")
+    if classes.get("not attributable"):
+        out.append(f"The stack changes after {_hands(classes['not attributable'])}: a player "
+                   "gained in the next hand about what the winners were short of, while the "
+                   "record states that shortfall as its rake (a top-up or re-buy the record "
+                   "cannot attribute; not attributable).")
     zeros = sum(x for c, x in classes.items() if c in ("convention:zeros",
                                                         "convention:zero-uncontested"))
     if zeros:

@@ -63,7 +63,7 @@ from cluster.flows.rake import RakeError, RakeSchedule
 from sim.digest import DIGEST_VERSION, with_digests
 from sim.histories.files import import_file
 from sim.histories.rows.reference import FileImport
-from sim.histories.sessions import pad_seats, rebuild
+from sim.histories.sessions import breaks_of, pad_seats, rebuild
 from sim.histories.sites.text import HISTORY_SUFFIXES, iter_history_paths
 from sim.schema import IMPORT_SCHEMA, IMPORT_VERSION, SCHEMA_VERSION
 
@@ -130,7 +130,11 @@ def format_import(res: PhhImport) -> str:
     t = res.tables
     lines.append(f"{res.files} files: {counts_in_words(res.submitted, res.imported, res.skipped)}"
                  f"; {t.get('tables', 0)} tables, {t.get('sessions', 0)} sessions, "
-                 f"{t.get('gaps', 0)} gaps, {t.get('button_stuck', 0)} buttons not moved; "
+                 f"{t.get('gaps', 0)} gaps"
+                 + "".join(f", {t[key]} {words}" for key, words in (
+                     ("skip_breaks", "at a skipped hand"),
+                     ("missing_hands", "where the stacks show a hand missing")) if t.get(key))
+                 + f", {t.get('button_stuck', 0)} buttons not moved; "
                  f"money in 10^-{res.money.get('exponent', 0)} "
                  f"{res.money.get('currency') or 'units'}; {res.seconds:.1f} s -> {res.root}")
     return "\n".join(lines)
@@ -306,7 +310,9 @@ def import_phh(paths: list[str], out: str | Path, *, rake: RakeSchedule | None =
                               for k in r.seat_count_known])
     if name_key is not None:
         table = hash_names(table, name_key)
-    table, tables = rebuild(table)
+    breaks = np.concatenate([breaks_of(r.table.num_rows, r.gaps) for r in results
+                             if r.table is not None] or [np.zeros(0, np.int8)])
+    table, tables = rebuild(table, breaks)
     run_id = import_run_id([{"path": r.path, "sha256": r.sha256} for r in results])
     table = table.set_column(0, table.schema.field("run_id"),
                              pa.array([run_id] * table.num_rows, pa.string()))

@@ -36,6 +36,7 @@ from sim.histories.rows.reference import (
     FileImport,
     currency_pair,
     file_format,
+    gap_positions,
     import_hand,
     import_read_file,
     odd_chip_line,
@@ -235,12 +236,15 @@ def _compiled(path: str, data: bytes, scale: int | None) -> FileImport | None:
     odd: list[tuple[int, str]] = []
     currencies: set[str] = set()
     hand_index = _hand_indices(nsec, py_skips)
+    skip_secs = [k for k, _sk in py_skips]
     for k in sorted(py_hands):
         raw = py_hands[k]
         before = len(res.odd_chip)
         if import_hand(res, cols, raw, hand_index[k], path):
             py_rows.append(k)
             currencies.add(currency_pair(raw.currency, raw.currency_symbol))
+        else:
+            skip_secs.append(k)
         odd += [(k, line) for line in res.odd_chip[before:]]
     # the compiled rows: counts, odd chips, currencies
     rows_sec = b_sec[made]
@@ -270,6 +274,7 @@ def _compiled(path: str, data: bytes, scale: int | None) -> FileImport | None:
         return res
     table = pa.concat_tables(parts) if len(parts) > 1 else parts[0]
     order = np.argsort(np.asarray(order_sec, np.int64), kind="stable")
+    res.gaps = gap_positions(sorted(order_sec), skip_secs)
     res.table = table.take(pa.array(order)) if len(parts) > 1 else table
     res.seat_count_known = [known[i] for i in order.tolist()]
     return res

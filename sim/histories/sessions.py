@@ -12,6 +12,16 @@ seated player) keeps the hands adjacent, so that the rotation audit fails the ha
 ``button_stuck``. Anything else starts a new session (a gap, counted). A hand without a table
 name is its own table (ordered by file and section).
 
+Two hands are never joined across a hand the import skipped (``breaks``: the skipped hands'
+places among each file's rows, ``FileImport.gaps``; a hand dropped as stated twice is one):
+counted ``skip_breaks``; nor where a tournament table's stacks show a hand between them
+(``_hand_between``: the chips moved from players who won nothing to others): counted
+``missing_hands``. Both are
+gaps, so the later hand's stacks never judge the earlier's payout. A site hand number that
+counts its table's hands (Ongame's ``R5-<table>-<n>``) joins only consecutive numbers (also
+``missing_hands``: the site's own counter says hands lie between), and consecutive numbers are
+adjacent whatever the stacks.
+
 A hand read twice (one venue's table and site hand number in two files, or an export that
 repeats hands) is kept once and counted ``repeated``; copies that differ in a fact are all
 dropped and counted ``conflicting`` (``repeated_hands``): a repeat never reads as a hand that
@@ -40,7 +50,8 @@ from numba import njit
 
 from sim.histories.read.phh import no_cyclic_gc
 
-__all__ = ["MAX_PAUSE_SECONDS", "SEAT_COLUMNS", "pad_seats", "rebuild", "repeated_hands"]
+__all__ = ["MAX_PAUSE_SECONDS", "SEAT_COLUMNS", "SKIP_AFTER", "SKIP_BEFORE", "breaks_of",
+           "pad_seats", "rebuild", "repeated_hands"]
 
 MAX_PAUSE_SECONDS = 600
 _DIGIT_RUNS = re.compile(r"(\d+)")
@@ -205,16 +216,53 @@ def _same_players(names, lo_a, n_a, lo_b, n_b):
 
 
 @njit(cache=True)
+def _hand_between(names, lo_a, n_a, lo_b, n_b, start, end):
+    """Tournament hand b does not follow hand a (chips move only through hands: no rake, no
+    top-up): the chips of the players seated in both moved between them, some starting b with
+    less than a left them and the others with as much more, and none who lost had won in a; or
+    b starts with every stack a started with, though a moved chips. Only a hand moves chips
+    between players: one is missing (an export of selected hands), or a is not before b. A
+    skim between hands (chips gone, nobody gains them) keeps them adjacent, and so does a pot
+    paid to the wrong player of a (a winner of a short): the outcome audit judges those."""
+    lost = 0
+    gained = 0
+    same = 0
+    played = False
+    for s in range(min(n_a, n_b)):
+        x, y = names[lo_a + s], names[lo_b + s]
+        if x >= 0 and x == y:
+            same += start[lo_b + s] == start[lo_a + s]
+            played |= end[lo_a + s] != start[lo_a + s]
+            same -= 1
+    if played and same == 0:  # b starts where a started, as if a had not been played
+        return True
+    for s in range(min(n_a, n_b)):
+        x, y = names[lo_a + s], names[lo_b + s]
+        if x < 0 or x != y:
+            continue
+        d = start[lo_b + s] - end[lo_a + s]
+        if d < 0:
+            if end[lo_a + s] > start[lo_a + s]:
+                return False
+            lost -= d
+        else:
+            gained += d
+    return lost > 0 and gained == lost
+
+
+@njit(cache=True)
 def _sessions(order, venue, tname, named, n_seats, structure, small, big, when, button,
-              sb_seat, offs, occupied, start, end, names, max_pause, n_venues):
+              sb_seat, offs, occupied, start, end, names, max_pause, n_venues, breaks,
+              seq_key, seq, chips):
     """One pass in session order: (session, hand_no, rebuys flat, counts [tables, sessions,
-    gaps, stuck], per venue [tables, sessions, gaps, button_stuck])."""
+    gaps, stuck, broken by a skipped hand], per venue [tables, sessions, gaps,
+    button_stuck])."""
     n = len(order)
     session = np.zeros(n, np.int64)
     hand_no = np.zeros(n, np.int64)
     rebuys = np.zeros(len(start), np.int64)
     by_venue = np.zeros((n_venues, 4), np.int64)
-    sessions = gaps = stuck = tables = 0
+    sessions = gaps = stuck = tables = broken = between = 0
     prev = -1
     for i in order:
         lo, k = offs[i], offs[i + 1] - offs[i]
@@ -236,6 +284,18 @@ def _sessions(order, venue, tname, named, n_seats, structure, small, big, when, 
                 else:
                     still = _same_players(names, offs[prev], offs[prev + 1] - offs[prev], lo, k)
             adjacent = same and timely and (moved or kept or still)
+            counted = seq_key[i] >= 0 and seq_key[i] == seq_key[prev]
+            if adjacent and ((counted and seq[i] != seq[prev] + 1)
+                             or (not counted and chips[i] and chips[prev] and _hand_between(
+                                 names, offs[prev], offs[prev + 1] - offs[prev], lo, k, start,
+                                 end))):
+                adjacent = False  # the chips moved between players: a hand is missing
+                still = False
+                between += 1
+            if adjacent and ((breaks[prev] & _SKIP_AFTER) or (breaks[i] & _SKIP_BEFORE)):
+                adjacent = False  # a skipped hand of the file lies between them
+                still = False
+                broken += 1
             if adjacent and still:
                 stuck += 1
             if not adjacent:
@@ -266,15 +326,34 @@ def _sessions(order, venue, tname, named, n_seats, structure, small, big, when, 
             for s in range(k):
                 rebuys[lo + s] = start[lo + s]
         prev = i
-    return session, hand_no, rebuys, np.array([tables, sessions, gaps, stuck]), by_venue
+    return (session, hand_no, rebuys,
+            np.array([tables, sessions, gaps, stuck, broken, between]), by_venue)
 
 
-def rebuild(table: pa.Table) -> tuple[pa.Table, dict[str, Any]]:
+def rebuild(table: pa.Table, breaks: np.ndarray | None = None
+            ) -> tuple[pa.Table, dict[str, Any]]:
     """Order the hands into table sessions and set ``hand_id``, ``table_id``, ``hand_no``,
     ``rebuys`` and ``player_ids`` (module docstring); returns the table in session order and
-    {tables, sessions, gaps, button_stuck, by_venue}."""
+    {tables, sessions, gaps, button_stuck, by_venue, [skip_breaks]}. ``breaks``: per row, a
+    skipped hand of its file just before it (``SKIP_BEFORE``) and/or just after it
+    (``SKIP_AFTER``): ``skip_breaks``."""
     with no_cyclic_gc():
-        return _rebuild(table)
+        return _rebuild(table, breaks)
+
+
+SKIP_BEFORE, SKIP_AFTER = 1, 2
+_SKIP_BEFORE, _SKIP_AFTER = SKIP_BEFORE, SKIP_AFTER
+
+
+def breaks_of(rows: int, gaps: list[int]) -> np.ndarray:
+    """The ``breaks`` of one file's ``rows`` from its ``FileImport.gaps``."""
+    out = np.zeros(rows, np.int8)
+    for p in gaps:
+        if p < rows:
+            out[p] |= SKIP_BEFORE
+        if p > 0:
+            out[min(p, rows) - 1] |= SKIP_AFTER
+    return out
 
 
 # what two copies of one site hand must share to be one hand repeated
@@ -283,6 +362,12 @@ _SAME_HAND = ("stacks_start", "occupied", "button", "actions", "op_winnings",
 
 
 def repeated_hands(table: pa.Table) -> tuple[np.ndarray, int, int]:
+    """(rows kept, repeated, conflicting): ``_repeated`` without the conflicting rows."""
+    keep, _bad_rows, repeated, conflicting = _repeated(table)
+    return keep, repeated, conflicting
+
+
+def _repeated(table: pa.Table) -> tuple[np.ndarray, np.ndarray, int, int]:
     """(rows kept, repeated, conflicting): a hand the import read twice (one venue's table and
     site hand number, all three stated, in two files or twice in one: an export that repeats
     hands) is kept
@@ -291,9 +376,10 @@ def repeated_hands(table: pa.Table) -> tuple[np.ndarray, int, int]:
     copy the operator meant cannot be decided; the record states the hand twice)."""
     n = table.num_rows
     keep = np.ones(n, np.bool_)
+    dropped = np.zeros(n, np.bool_)
     site = table.column("site_hand")
     if n == 0:
-        return keep, 0, 0
+        return keep, dropped, 0, 0
     key = pc.binary_join_element_wise(table.column("venue"), table.column("table_name"), site,
                                       "\x1f")
     enc = pc.dictionary_encode(key)
@@ -307,7 +393,7 @@ def repeated_hands(table: pa.Table) -> tuple[np.ndarray, int, int]:
         has &= pc.fill_null(pc.not_equal(col, ""), False).to_numpy(zero_copy_only=False)
     counts = np.bincount(idx[has], minlength=len(enc.dictionary)) if has.any() else None
     if counts is None or counts.max(initial=0) < 2:
-        return keep, 0, 0
+        return keep, dropped, 0, 0
     dup_rows = np.flatnonzero(has & (counts[idx] > 1))
     facts = table.select(list(_SAME_HAND)).take(pa.array(dup_rows)).to_pylist()
     first: dict[int, dict[str, Any]] = {}
@@ -325,22 +411,33 @@ def repeated_hands(table: pa.Table) -> tuple[np.ndarray, int, int]:
         rows = dup_rows[idx[dup_rows] == k]
         conflicting += len(rows)
         keep[rows] = False
+        dropped[rows] = True
     repeated = len(dup_rows) - len(first) - (conflicting - len(bad))
-    return keep, repeated, conflicting
+    return keep, dropped, repeated, conflicting
 
 
-def _rebuild(table: pa.Table) -> tuple[pa.Table, dict[str, Any]]:
-    keep, repeated, conflicting = repeated_hands(table)
+def _rebuild(table: pa.Table, breaks: np.ndarray | None) -> tuple[pa.Table, dict[str, Any]]:
+    keep, dropped, repeated, conflicting = _repeated(table)
+    breaks = (np.zeros(table.num_rows, np.int8) if breaks is None
+              else np.asarray(breaks, np.int8).copy())
+    if dropped.any():  # a hand dropped as stated twice is a skipped hand of its file
+        files = _ranks(table.column("source_file"))
+        for r in np.flatnonzero(dropped).tolist():
+            if r > 0 and files[r - 1] == files[r]:
+                breaks[r - 1] |= SKIP_AFTER
+            if r + 1 < len(files) and files[r + 1] == files[r]:
+                breaks[r + 1] |= SKIP_BEFORE
     if not keep.all():
         table = table.filter(pa.array(keep))
-    out, stats = _sessions_of(table)
+        breaks = breaks[keep]
+    out, stats = _sessions_of(table, breaks)
     for key, count in (("repeated", repeated), ("conflicting", conflicting)):
         if count:  # present when a hand was read twice
             stats[key] = count
     return out, stats
 
 
-def _sessions_of(table: pa.Table) -> tuple[pa.Table, dict[str, Any]]:
+def _sessions_of(table: pa.Table, breaks: np.ndarray) -> tuple[pa.Table, dict[str, Any]]:
     n = table.num_rows
     if n == 0:
         return table, {"tables": 0, "sessions": 0, "gaps": 0, "button_stuck": 0, "by_venue": {}}
@@ -380,7 +477,8 @@ def _sessions_of(table: pa.Table) -> tuple[pa.Table, dict[str, Any]]:
         _ints(table, "big_blind"), when, _ints(table, "button"), _ints(table, "sb_seat"),
         offs, occupied.astype(np.bool_), start.astype(np.int64), end.astype(np.int64),
         flat_ids if np.array_equal(p_offs, offs) else _names_on(offs, p_offs, flat_ids),
-        MAX_PAUSE_SECONDS, len(venue_name))
+        MAX_PAUSE_SECONDS, len(venue_name), breaks, *_table_counter(table.column("site_hand")),
+        pc.equal(table.column("format"), "tournament").to_numpy(zero_copy_only=False))
     take = pa.array(order)
     out = table.take(take)
     cols = {
@@ -393,12 +491,39 @@ def _sessions_of(table: pa.Table) -> tuple[pa.Table, dict[str, Any]]:
     for name, arr in cols.items():
         j = out.schema.get_field_index(name)
         out = out.set_column(j, out.schema.field(name), arr.cast(out.schema.field(name).type))
-    tables, sessions, gaps, stuck = (int(x) for x in counts)
+    tables, sessions, gaps, stuck, broken, between = (int(x) for x in counts)
     by_venue = {venue_name[r]: {"tables": int(by_v[r, 0]), "sessions": int(by_v[r, 1]),
                                 "gaps": int(by_v[r, 2]), "button_stuck": int(by_v[r, 3])}
                 for r in range(len(venue_name))}
-    return out, {"tables": tables, "sessions": sessions, "gaps": gaps, "button_stuck": stuck,
-                 "by_venue": dict(sorted(by_venue.items()))}
+    stats: dict[str, Any] = {"tables": tables, "sessions": sessions, "gaps": gaps,
+                             "button_stuck": stuck, "by_venue": dict(sorted(by_venue.items()))}
+    if broken:  # present when a skipped hand broke a session
+        stats["skip_breaks"] = broken
+    if between:  # present when the stacks showed a hand missing between two
+        stats["missing_hands"] = between
+    return out, stats
+
+
+# a site hand number that counts the hands of its table: Ongame's ``R5-73910684-276`` (cash)
+# and ``T5-17298370-13`` (a tournament table): the table's id, then its hand's number
+_TABLE_COUNTER = re.compile(r"^([A-Z]\d+-\d+-)(\d{1,15})$")
+
+
+def _table_counter(site: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """(key, number) per row: a site hand number that counts its table's hands has its
+    table's key (>= 0) and its number; -1 for others. Two hands of one key are adjacent only
+    if their numbers are (one apart): the site's own counter says how many hands lie
+    between."""
+    values = site.to_pylist()
+    key = np.full(len(values), -1, np.int64)
+    number = np.zeros(len(values), np.int64)
+    keys: dict[str, int] = {}
+    for j, v in enumerate(values):
+        m = _TABLE_COUNTER.match(v) if v else None
+        if m is not None:
+            key[j] = keys.setdefault(m.group(1), len(keys))
+            number[j] = int(m.group(2))
+    return key, number
 
 
 def _ints(table: pa.Table, name: str) -> np.ndarray:

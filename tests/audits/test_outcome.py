@@ -303,3 +303,20 @@ def test_an_imported_muck_at_an_all_in_showdown_is_the_operators_claim(tmp_path:
     assert row["showdown_shown"] == [True, False] and row["stacks_end"][0] == 200
     res = {r.name: r for r in run_audits(run, ["payouts", "betting"]).results}
     assert res["payouts"].passed and res["betting"].passed, res
+
+
+def test_a_top_up_equal_to_the_stated_rake_is_not_attributable(tmp_path: Path) -> None:
+    """The winner collected 31 of a pot of 33 and the record states a rake of 2 (PokerStars'
+    ``Rake $2``); the next hand shows p1 with 2 more (an automatic top-up of a blind he lost,
+    not logged): the record says where the winners' shortfall went, so the gain is a change it
+    cannot attribute (its own class, counted), never a wrong payout. Without the stated rake
+    the same shapes are the pot paid to the wrong player."""
+    stated = [H([100, 100, 100], SHOWDOWN, winnings=[0, 0, 31], op_rake=2),
+              H([101, 84, 115], UNCONTESTED)]
+    res = _outcome(build_run(tmp_path / "a", stated, None))
+    assert res.passed
+    assert res.details["classes"] == {"not attributable": 1, "not recorded": 1}
+    unstated = [H([100, 100, 100], SHOWDOWN, winnings=[0, 0, 31]),
+                H([101, 84, 115], UNCONTESTED)]
+    res = _outcome(build_run(tmp_path / "b", unstated, None))
+    assert not res.passed and res.details["classes"]["wrong payout"] == 1

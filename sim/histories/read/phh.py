@@ -483,6 +483,7 @@ _SKIP_KIND_OF = (
     ("unknown format", "unknown format"),
     ("truncated hand", "truncated hand"),
     ("unsupported variant", "unsupported variant"),
+    ("stated twice", "stated twice"),
     ("bad outcome", "bad outcome"),
     ("bad post", "bad post"),
     ("bad action", "bad action"),

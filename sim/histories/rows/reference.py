@@ -31,6 +31,7 @@ and an example line; the rest of its file is imported.
 
 from __future__ import annotations
 
+import bisect
 import datetime as _dt
 import re
 import struct
@@ -202,6 +203,10 @@ class FileImport:
     table: pa.Table | None = None
     seat_count_known: list[bool] = field(default_factory=list)  # per row: from ``seat_count``
     compiled: int = 0  # rows made by the compiled path (``sim.histories.files``)
+    # where the file's skipped hands lie among its rows: p = a skipped hand between row p-1
+    # and row p (0: before the first, len(rows): after the last); a table session never
+    # bridges it (``sim.histories.sessions.rebuild``)
+    gaps: list[int] = field(default_factory=list)
 
     @classmethod
     def opened(cls, path: str, sha256: str | None, fmt: str, *, sections: int,
@@ -514,6 +519,15 @@ def currency_pair(currency: str | None, symbol: str | None) -> str:
     return f"{currency or ''}|{symbol or ''}"
 
 
+def gap_positions(rows: list[int], skips: list[int]) -> list[int]:
+    """``FileImport.gaps`` from the file order of its rows and of its skipped hands (a line or
+    a section index each; ``rows`` ascending): the distinct places of the skips among the
+    rows."""
+    if not skips:
+        return []
+    return sorted({bisect.bisect_left(rows, k) for k in skips})
+
+
 def import_read_file(path: str, fmt: str, pf: PhhFile, scale: int | None) -> FileImport:
     """The import of a file read by the Python reader (``pf``): every hand replayed and made a
     row (``import_hand``)."""
@@ -521,9 +535,15 @@ def import_read_file(path: str, fmt: str, pf: PhhFile, scale: int | None) -> Fil
                             hand_scales=(h.scale for h in pf.hands), scale=scale)
     cols = Columns()
     currencies: set[str] = set()
+    row_lines: list[int] = []
+    skip_lines = [sk.line for sk in pf.skipped]
     for i, raw in enumerate(pf.hands):
         if import_hand(res, cols, raw, i, res.path):
             currencies.add(currency_pair(raw.currency, raw.currency_symbol))
+            row_lines.append(raw.line)
+        else:
+            skip_lines.append(raw.line)
+    res.gaps = gap_positions(row_lines, skip_lines)
     res.currencies = sorted(currencies)
     res.table = cols.table() if res.imported else None
     return res

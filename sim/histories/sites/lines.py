@@ -190,6 +190,9 @@ HARMLESS: dict[str, Pattern[str]] = {
         r"|has requested TIME|seconds left to act)",
         # a top-up for the next hand (its starting stack: the sessions' rebuy)
         rf"{_N} adds {_A}",
+        # an all-in's hand named on the river, its cards shown on an earlier line
+        rf"{_N} shows (?:a pair|two pair|three of a kind|a straight|a flush|a full house"
+        r"|four of a kind|a straight flush|a royal flush|high card)\b[\w ,-]{0,60}",
     ),
     "absolute": _any(
         rf"{_N} - (?:Sits Out|Sitting Out|Returned|Time has expired|Disconnected)",

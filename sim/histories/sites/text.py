@@ -49,6 +49,7 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
+from operator import add as _add
 from pathlib import Path
 from re import Match, Pattern
 from typing import Any, cast
@@ -112,8 +113,23 @@ def _amount(text: str) -> Decimal:
 # where PokerKit 0.7.7's patterns miss a real line)
 
 
+_RAISE_TO = re.compile(r": raises \D?[0-9.,]+ to \D?(?P<to>[0-9.,]+)")
+
+
 class _Stars(PokerStarsParser):
     ANTE_POSTING = re.compile(r"(?P<player>.+): posts the ante \D?(?P<ante>[0-9.,]+)")
+
+    def _get_completion_betting_or_raising_to_amount(
+            self, bets: Any, player: str, completion_betting_or_raising_amount: int,
+            line: str) -> int:
+        """``raises $4 to $6``: the raise to 6 (PokerKit adds the first amount to the highest
+        bet: the same for the site's own text, but a tracker's re-export writes ``raises $6 to
+        $6``, Holdem Manager's, which became a raise to 8)."""
+        m = _RAISE_TO.search(line)
+        if m is not None:
+            return cast(int, _value(m["to"]))
+        return super()._get_completion_betting_or_raising_to_amount(
+            bets, player, completion_betting_or_raising_amount, line)
 
 
 _DEALT_TO = re.compile(r"Dealt to (?P<player>.+?) \[(?P<cards>[0-9TJQKAcdhs ]+)\]")
@@ -139,6 +155,25 @@ class _Ongame(OngameNetworkParser):
     VARIABLES = OngameNetworkParser.VARIABLES | {
         "table": (re.compile(r"Table: (?P<table>.+?) \["), str),
     }
+    # the summary's seat lines state every seated player's finishing stack, with ", net: N"
+    # only for those who put chips in: PokerKit 0.7.7 reads only the latter, so a player who
+    # sat the hand out finished with 0 (read "lost his stack": a false wrong payout)
+    PLAYER_VARIABLES = OngameNetworkParser.PLAYER_VARIABLES | {
+        "finishing_stacks": (
+            re.compile(r"^Seat \d+: (?P<player>.+?) \(\D?(?P<finishing_stacks>[0-9.,]+)\)"
+                       r"(?:, net: [+-]?\D?[0-9.,]+)?(?:, \[.*)?$"),
+            None, int, _add),
+    }
+
+    def _parse_player_variables(self, s: str, parse_value: Callable[[str], Any]) -> Any:
+        head, sep, summary = s.partition("\nSummary:\n")
+        got = super()._parse_player_variables(head, parse_value)
+        got.pop("finishing_stacks", None)
+        if sep:
+            finishing = super()._parse_player_variables(summary, parse_value)
+            if "finishing_stacks" in finishing:
+                got["finishing_stacks"] = finishing["finishing_stacks"]
+        return got
 
 
 class _Party(PartyPokerParser):
@@ -182,6 +217,33 @@ class _IPoker(IPokerNetworkParser):
             out.append(w[0].upper() + w[1].lower())
         return "".join(map(repr, Card.parse("".join(out))))
 
+    def _parse_final_seat(self, s: str) -> int:
+        """The button's seat; 0 (no seat) when no player has ``dealer="1"``: a tournament's dead
+        button, on the seat of a player knocked out (the order then comes from the blinds)."""
+        try:
+            return super()._parse_final_seat(s)
+        except ValueError:
+            return 0
+
+    def _get_ordered_players(self, s: str, final_seat: int, parsed_blinds_or_straddles: Any,
+                             players: list[str], seats: list[int]) -> list[str]:
+        """The players from the small blind's seat to the button. PokerKit 0.7.7 takes the two
+        seats after the button and then the players in the order of their first action, so a
+        tournament hand with a big blind only (the small blind's player was knocked out) lost
+        the players after the first who acted (an internal "'Hero' is not in list"). The
+        seats' rotation from the button is taken when its first seats are the blinds'
+        posters, in the order they posted; else PokerKit's order."""
+        if final_seat in seats and len(players) > 2:
+            rotation = REParser._get_ordered_players(
+                self, s, final_seat, parsed_blinds_or_straddles, players, seats)
+            posters = [x for x, v in parsed_blinds_or_straddles.items() if v]
+            if posters and rotation[:len(posters)] == posters:
+                return rotation
+        if not parsed_blinds_or_straddles and final_seat not in seats:
+            raise _Skip("no button seat and no blind in the hand")
+        return super()._get_ordered_players(
+            s, final_seat, parsed_blinds_or_straddles, players, seats)
+
     def _get_completion_betting_or_raising_to_amount(
             self, bets: Any, player: str, completion_betting_or_raising_amount: int,
             line: str) -> int:
@@ -202,6 +264,7 @@ class _Outcome:
     rake: Decimal | None = None
     includes_uncalled: bool = False  # paid includes the player's own uncalled bet
     recorded: bool = True  # False: the text has no line paying a pot
+    bets: dict[str, Decimal] | None = None  # iPoker: each player's stated total bet
 
 
 def _sum_lines(text: str, pattern: Pattern[str]) -> dict[str, Decimal]:
@@ -251,10 +314,16 @@ _ABS_RAKE = re.compile(r"\| Rake \(\D?" + _AMT + r"\)")
 _ABS_JACKPOT = re.compile(r"\| Jackpot Rake \(\D?" + _AMT + r"\)")
 
 
+_ABS_RETURNED = re.compile(r"^.+? - returned \(\D?" + _AMT + r"\) : not called", re.M)
+
+
 def _absolute_outcome(text: str) -> _Outcome:
+    """Absolute writes an uncalled bet's return (``X - returned ($6) : not called``), except
+    the big blind's in a walk: there ``Collects $6`` includes it (``Total Pot($6)``)."""
     paid = _sum_lines(text, _ABS_COLLECT)
     rake = _plus(_first(text, _ABS_RAKE), _first(text, _ABS_JACKPOT))  # both kept by the site
-    return _Outcome(paid, _first(text, _ABS_TOTAL), rake, recorded=bool(paid))
+    return _Outcome(paid, _first(text, _ABS_TOTAL), rake, recorded=bool(paid),
+                    includes_uncalled=_ABS_RETURNED.search(text) is None)
 
 
 _ONG_POT = re.compile(r"^(?:Main|Side) pot(?: \d+)?: \D?" + _AMT + r" won by (?P<rest>.+)$",
@@ -302,10 +371,10 @@ def _ipoker_outcome(text: str) -> _Outcome:
         top = ranked[0][0]
         paid[top] = paid[top] - uncalled
         if paid[top] < 0:
-            raise ValueError(f"bad outcome: {top!r} bet {ranked[0][1]} of which {uncalled} "
-                             f"was not called, but won {paid[top] + uncalled}")
+            raise _Skip(f"bad outcome: {top!r} bet {ranked[0][1]} of which {uncalled} "
+                        f"was not called, but won {paid[top] + uncalled}")
     total = sum(bets.values(), Decimal(0)) - max(uncalled, Decimal(0))
-    return _Outcome(paid, total, total - sum(paid.values(), Decimal(0)))
+    return _Outcome(paid, total, total - sum(paid.values(), Decimal(0)), bets=bets)
 
 
 # ---------------------------------------------------------------- dead and missed blinds
@@ -534,6 +603,18 @@ def _ipoker_canonical(line: str) -> str:
     return f"<{m.group(1)}{body}{' ' if m.group(3) == '/>' else ''}{m.group(3)}{m.group(4)}"
 
 
+_GAME_NO = re.compile(r"\d{6,}")
+
+
+def _other_game(header: list[str], line: str) -> bool:
+    """A header line ``line`` naming another game number than the header lines before it: the
+    hand those announced has no body (PartyPoker writes ``Game #N starts.`` and ``#Game No :
+    N`` before a hand, sometimes of a hand it never writes)."""
+    new = set(_GAME_NO.findall(line))
+    old = {x for ln in header for x in _GAME_NO.findall(ln)}
+    return bool(new and old and not new & old)
+
+
 def _split(text: str, site: _Site) -> Iterator[tuple[int, str, str | None, str]]:
     """(line of the hand's first line, the hand's text, why it is too large or None, the
     iPoker session header) per hand, in file order."""
@@ -572,7 +653,8 @@ def _split(text: str, site: _Site) -> Iterator[tuple[int, str, str | None, str]]
             else:
                 session.append(line)
             continue
-        if starts and cur and any(ln.strip() and site.header.match(ln) is None for ln in cur):
+        if starts and cur and (any(ln.strip() and site.header.match(ln) is None for ln in cur)
+                               or _other_game(cur, line)):
             yield flush()
             cur, too_long, size = [], None, 0
         if starts and not cur:
@@ -690,12 +772,48 @@ def _big_blind(site: _Site, chunk: str) -> Decimal | None:
     return None if m is None else _amount(m["amount"])
 
 
+_PTY_LEVEL_BLINDS = re.compile(r"^Blinds\((?P<sb>[0-9][0-9.,]*)/(?P<bb>[0-9][0-9.,]*)\)\s*$", re.M)
+_PTY_BUTTON = re.compile(r"^Seat (?P<seat>\d+) is the button", re.M)
+_PTY_SEAT = re.compile(r"^Seat (?P<seat>\d+): (?P<player>.+) \( \D?(?P<amount>[0-9][0-9.,]*)"
+                       r"(?: \w+)? \)$", re.M)
+_PTY_POSTS = re.compile(r" posts (?:small|big) blind", re.M)
+
+
+def _party_implicit_blinds(chunk: str) -> str:
+    """PartyPoker's tournament style of 2011 (``Blinds(150/300)`` on its own line) writes no
+    post line: the blinds are the level's, posted by the two seats after the button (heads-up:
+    the button, then the other), as the pots and the stacks of the next hands show. The two
+    post lines are written into the hand (a stack shorter than its blind posts all of it); a
+    hand with any post line, or without the level or the button, is left as it is."""
+    level = _PTY_LEVEL_BLINDS.search(chunk)
+    button = _PTY_BUTTON.search(chunk)
+    if level is None or button is None or _PTY_POSTS.search(chunk) is not None:
+        return chunk
+    seats = sorted((int(m["seat"]), m["player"], _amount(m["amount"]))
+                   for m in _PTY_SEAT.finditer(chunk))
+    if len(seats) < 2 or len({x[0] for x in seats}) != len(seats):
+        return chunk
+    at = int(button["seat"])
+    after = [x for x in seats if x[0] > at] + [x for x in seats if x[0] <= at]
+    if len(seats) == 2:  # heads-up: the button posts the small blind
+        after = after[1:] + after[:1]
+    lines = []
+    for (_, name, stack), kind, blind in ((after[0], "small", level["sb"]),
+                                          (after[1], "big", level["bb"])):
+        amount = min(stack, _amount(blind))
+        lines.append(f"{name} posts {kind} blind [{amount}].")
+    end = level.end()
+    return chunk[:end] + "\n" + "\n".join(lines) + chunk[end:]
+
+
 def _fields(site: _Site, chunk: str, session: str) -> tuple[dict[str, Any], _Outcome]:
     """The hand as PHH fields (PokerKit's parser stages, then what it misses) and its
     outcome."""
     p = site.parser()
     if _RUN_TWICE.search(chunk) is not None:
         raise _Skip("unsupported: the board was run more than once")
+    if site.name == "partypoker":
+        chunk = _party_implicit_blinds(chunk)
     text, live, dead = _iter_posts(site, chunk)
     if site.name == "ipoker":
         _xml_game(chunk)
@@ -753,6 +871,10 @@ def _fields(site: _Site, chunk: str, session: str) -> tuple[dict[str, Any], _Out
         for k, v in p._parse_variables(session, pv).items():
             variables.setdefault(k, v)
     pvars = p._parse_player_variables(text, pv)
+    if n > 2 and 0 < blind_list[1] <= blind_list[0] and blind_list[1] == stacks[players[1]]:
+        raise _Skip(f"unsupported: the big blind all in for {blind_list[1]}, no more than the "
+                    "small blind: the site has the others call the full big blind, the engine "
+                    "the amount posted")
     bb_posted = max(abs(b) for b in blind_list[:2]) if any(blind_list[:2]) else \
         _bb_of(blinds, players)
     doc: dict[str, Any] = {
@@ -779,8 +901,9 @@ def _fields(site: _Site, chunk: str, session: str) -> tuple[dict[str, Any], _Out
         if m is not None:
             doc["currency"] = m.group(1)
     doc["_tournament"] = tournament
-    if "finishing_stacks" in pvars:
-        doc["finishing_stacks"] = [pvars["finishing_stacks"][x] for x in players]
+    finishing = pvars.get("finishing_stacks")
+    if finishing is not None and all(x in finishing for x in players):  # else not stated
+        doc["finishing_stacks"] = [finishing[x] for x in players]
     doc["_names"] = list(players)
     return doc, site.outcome(text)
 
@@ -1058,6 +1181,16 @@ def _ipoker_in_order(text: str) -> str:
 
 def _with_outcome(h: PhhHand, outcome: _Outcome, names: list[str]) -> PhhHand:
     index = {name: i for i, name in enumerate(names)}
+    if outcome.bets is not None:  # each stated total bet is what the actions put in
+        put, back = pot_contributions(h)
+        for name, stated in outcome.bets.items():
+            i = index.get(name)
+            if i is None and stated:
+                raise _Skip(f"stated twice: {name!r} bet {stated} in his player line, but has "
+                            "no action in the hand")
+            if i is not None and Decimal(put[i]) + Decimal(back[i]) != stated:
+                raise _Skip(f"stated twice: {name!r} bet {stated} in his player line, but his "
+                            f"actions put in {Decimal(put[i]) + Decimal(back[i])}")
     for name, v in outcome.paid.items():
         if name not in index and v:
             raise _Skip(f"bad outcome: {name!r} is paid but is not a player of the hand")

@@ -614,6 +614,12 @@ def test_ipoker_antes_and_attribute_orders_are_read() -> None:
     assert xml.count(first) == 1
     ante = xml.replace(first, '<action no="0" player="Ruby Tuesday" type="15" sum="$0.05"/>\n'
                        + first)
+    # his ``bet`` attribute states his total put in again: without the ante, two values
+    (skip,) = [s for s in reads_history(ante).skipped]
+    assert skip.kind == "stated twice" and "'Ruby Tuesday' bet 0.50" in skip.reason
+    bet = '<player seat="3" name="Ruby Tuesday" chips="$25.10" dealer="0" win="$0" bet="$0.50"'
+    assert ante.count(bet) == 1
+    ante = ante.replace(bet, bet.replace('bet="$0.50"', 'bet="$0.55"'))
     h = reads_history(ante).hands[0]
     assert h.antes[h.players.index("Ruby Tuesday")] == D("0.05") and sum(h.antes) == D("0.05")
     odd = xml.replace(first, '<action no="0" player="Ruby Tuesday" type="31" sum="$5"/>\n'
