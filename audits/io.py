@@ -88,9 +88,18 @@ def run_context(manifest: dict[str, Any] | None) -> dict[str, Any]:
     if kind in runspec.IMPORT_FORMATS:
         # the money unit and the rake schedule the outcome audit reads (checked there)
         sources = manifest.get("sources")
+        if manifest.get("game") is not None:
+            from audits.stakes_import import check_game
+
+            why = check_game(manifest["game"])
+            if why:
+                raise AuditInputError(f"manifest.json: field game: {why} (not what holdem "
+                                      "import --game writes)")
         return {"simulated": False, "generator": "phh", "seed": None, "imported": True,
                 "import_columns": kind == runspec.IMPORT_FORMAT,
                 "money": manifest.get("money"), "rake_schedule": manifest.get("rake_schedule"),
+                # the game file's stakes (``holdem import --game``): the stakes audit's
+                "game": manifest.get("game"),
                 # each source's format (phh or a site's text export): how its winnings read
                 "source_formats": {str(s["path"]): str(s.get("format") or "")
                                    for s in (sources if isinstance(sources, list) else [])
