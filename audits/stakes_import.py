@@ -27,35 +27,9 @@ import numpy as np
 from audits.io import Batch
 from audits.result import MAX_EXAMPLES, MAX_FAILING, Partial
 
-__all__ = ["check_game", "import_stakes_map"]
+__all__ = ["import_stakes_map"]
 
 _MODES = {0: "no ante", 1: "every player", 2: "the big blind"}
-
-
-def check_game(game: Any) -> str | None:
-    """Why the manifest's ``game`` is not one ``holdem import --game`` writes (None: it is):
-    the stakes this audit reads, each an integer of its place."""
-    def amounts(d: Any, keys: tuple[str, ...]) -> bool:
-        return isinstance(d, dict) and all(
-            isinstance(d.get(k), int) and not isinstance(d.get(k), bool) and d[k] >= 0
-            for k in keys)
-
-    if not isinstance(game, dict):
-        return "expected an object"
-    if not amounts(game.get("cash"), ("small_blind", "big_blind", "ante", "ante_mode",
-                                      "small_bet", "big_bet", "raise_cap")):
-        return "cash: expected the blinds, ante, ante_mode and bets as integers"
-    tourn: Any = game.get("tournament")
-    if not amounts(tourn, ("raise_cap",)) or not isinstance(tourn.get("levels"), list) or not all(
-            isinstance(lv, list) and len(lv) == 4
-            and all(isinstance(x, int) and not isinstance(x, bool) for x in lv)
-            for lv in tourn["levels"]):
-        return ("tournament: expected levels [small blind, big blind, ante, ante_mode] and a "
-                "raise_cap")
-    st = game.get("structures")
-    if st is not None and (not isinstance(st, list) or not all(isinstance(x, str) for x in st)):
-        return "structures: expected null or a list of structures"
-    return None
 
 
 def _strings(b: Batch, name: str) -> list[str]:
