@@ -24,21 +24,12 @@ from typing import Any
 
 import numpy as np
 
-from audits.io import Batch
+from audits.io import Batch, string_is
 from audits.result import MAX_EXAMPLES, MAX_FAILING, Partial
 
 __all__ = ["import_stakes_map"]
 
 _MODES = {0: "no ante", 1: "every player", 2: "the big blind"}
-
-
-def _strings(b: Batch, name: str) -> list[str]:
-    """The string column ``name`` per row (dictionary codes to their values)."""
-    codes = b.cols[name]
-    values = list(b.cols[name + "_values"])
-    if codes.dtype.kind == "f":
-        return ["" if np.isnan(c) else str(values[int(c)]) for c in codes]
-    return [str(values[int(c)]) for c in codes]
 
 
 def _stakes_text(sb: int, bb: int, ante: int, mode: int) -> str:
@@ -47,61 +38,81 @@ def _stakes_text(sb: int, bb: int, ante: int, mode: int) -> str:
 
 
 def import_stakes_map(b: Batch, game: dict[str, Any]) -> Partial:
-    """Each hand of an imported batch against the game's stakes (module docstring)."""
+    """Each hand of an imported batch against the game's stakes (module docstring): the checks
+    on whole columns, the reasons written for the failing hands only."""
     c = b.cols
     n = b.n
     hid = c["hand_id"]
-    structure = _strings(b, "structure")
-    tourn = np.asarray([f == "tournament" for f in _strings(b, "format")], np.bool_)
+    tourn = string_is(b, "format", "tournament")
+    fixed = string_is(b, "structure", "fixed-limit")
     sb, bb = c["small_blind"].astype(np.int64), c["big_blind"].astype(np.int64)
     ante, mode = c["ante"].astype(np.int64), c["ante_mode"].astype(np.int64)
     min_bet, small = c["min_bet"].astype(np.int64), c["small_bet"].astype(np.int64)
     big, cap = c["big_bet"].astype(np.int64), c["raise_cap"].astype(np.int64)
-    fixed = np.asarray([s == "fixed-limit" for s in structure], np.bool_)
     cash = game["cash"]
     g = (int(cash["small_blind"]), int(cash["big_blind"]), int(cash["ante"]),
          int(cash["ante_mode"]))
     levels = [tuple(int(x) for x in lv) for lv in game["tournament"]["levels"]]
-    level_set = set(levels)
+    t_cap = int(game["tournament"]["raise_cap"])
     allowed = game.get("structures")
+    in_game = np.ones(n, np.bool_)
+    if allowed is not None:
+        in_game = np.zeros(n, np.bool_)
+        for name in allowed:
+            in_game |= string_is(b, "structure", str(name))
+    at_level = np.zeros(n, np.bool_)
+    for a, bl, x, m in levels:
+        at_level |= (sb == a) & (bb == bl) & (ante == x) & (mode == m)
+    want_small = np.where(tourn, bb, int(cash["small_bet"]))
+    want_big = np.where(tourn, 2 * bb, int(cash["big_bet"]))
+    want_cap = np.where(tourn, t_cap, int(cash["raise_cap"]))
+    # the first failing check per hand, in this order (0: none)
+    checks = (~in_game,
+              ~tourn & ((sb != g[0]) | (bb != g[1])),
+              ~tourn & ((ante != g[2]) | (mode != g[3])),
+              tourn & ~at_level,
+              fixed & ((small != want_small) | (big != want_big) | (cap != want_cap)),
+              ~fixed & (min_bet != bb))
+    code = np.zeros(n, np.int8)
+    for k in range(len(checks), 0, -1):
+        code[checks[k - 1]] = k
     failing: list[tuple[int, str]] = []
     reasons: dict[str, int] = {}
-
-    def bad(i: int, reason: str, detail: str) -> None:
+    for i in np.flatnonzero(code).tolist():
+        k = int(code[i])
+        if k == 1:
+            reason = "structure is not one of the game's"
+            detail = f"{_value(b, 'structure', i)}, the game's {', '.join(allowed or ())}"
+        elif k == 2:
+            reason = "blinds are not the game's cash stakes"
+            detail = f"{sb[i]}/{bb[i]}, the game's {g[0]}/{g[1]}"
+        elif k == 3:
+            reason = "ante is not the game's cash ante"
+            detail = (f"{ante[i]} ({_MODES.get(int(mode[i]), int(mode[i]))}), the game's "
+                      f"{g[2]} ({_MODES.get(g[3], g[3])})")
+        elif k == 4:
+            reason = "blinds and ante are none of the game's tournament levels"
+            detail = (f"{_stakes_text(int(sb[i]), int(bb[i]), int(ante[i]), int(mode[i]))}, "
+                      "the game's levels " + ", ".join(_stakes_text(*lv) for lv in levels[:8])
+                      + (f" ... ({len(levels)} levels)" if len(levels) > 8 else ""))
+        elif k == 5:
+            reason = "fixed-limit bets are not the game's"
+            detail = (f"small bet {small[i]}, big bet {big[i]}, raise cap {cap[i]}; the game's "
+                      f"{want_small[i]}, {want_big[i]}, {want_cap[i]}")
+        else:
+            reason = "minimum bet is not the game's (the big blind)"
+            detail = f"{min_bet[i]}, the game's {bb[i]}"
         reasons[reason] = reasons.get(reason, 0) + 1
         if len(failing) < MAX_FAILING:
             failing.append((int(hid[i]), f"{reason}: {detail}"))
+    n_tourn = int(tourn.sum())
+    return Partial(hands=n, failures=int(np.count_nonzero(code)),
+                   examples=failing[:MAX_EXAMPLES], reasons=reasons, failing=failing,
+                   totals={"import_cash": n - n_tourn, "import_tournament": n_tourn})
 
-    for i in range(n):
-        stakes = (int(sb[i]), int(bb[i]), int(ante[i]), int(mode[i]))
-        if allowed is not None and structure[i] not in allowed:
-            bad(i, "structure is not one of the game's",
-                f"{structure[i]}, the game's {', '.join(allowed)}")
-        elif not tourn[i] and stakes[:2] != g[:2]:
-            bad(i, "blinds are not the game's cash stakes",
-                f"{stakes[0]}/{stakes[1]}, the game's {g[0]}/{g[1]}")
-        elif not tourn[i] and stakes[2:] != g[2:]:
-            bad(i, "ante is not the game's cash ante",
-                f"{stakes[2]} ({_MODES.get(stakes[3], stakes[3])}), the game's {g[2]} "
-                f"({_MODES.get(g[3], g[3])})")
-        elif tourn[i] and stakes not in level_set:
-            bad(i, "blinds and ante are none of the game's tournament levels",
-                f"{_stakes_text(*stakes)}, the game's levels "
-                + ", ".join(_stakes_text(*lv) for lv in levels[:8])
-                + (f" ... ({len(levels)} levels)" if len(levels) > 8 else ""))
-        elif fixed[i]:
-            want = ((int(cash["small_bet"]), int(cash["big_bet"]), int(cash["raise_cap"]))
-                    if not tourn[i] else
-                    (stakes[1], 2 * stakes[1], int(game["tournament"]["raise_cap"])))
-            got = (int(small[i]), int(big[i]), int(cap[i]))
-            if got != want:
-                bad(i, "fixed-limit bets are not the game's",
-                    f"small bet {got[0]}, big bet {got[1]}, raise cap {got[2]}; the game's "
-                    f"{want[0]}, {want[1]}, {want[2]}")
-        elif int(min_bet[i]) != stakes[1]:
-            bad(i, "minimum bet is not the game's (the big blind)",
-                f"{int(min_bet[i])}, the game's {stakes[1]}")
-    return Partial(hands=n, failures=sum(reasons.values()), examples=failing[:MAX_EXAMPLES],
-                   reasons=reasons, failing=failing,
-                   totals={"import_cash": int(n - tourn.sum()),
-                           "import_tournament": int(tourn.sum())})
+
+def _value(b: Batch, name: str, i: int) -> str:
+    """The string column ``name`` of row ``i``."""
+    code = b.cols[name][i]
+    return "" if isinstance(code, float) and np.isnan(code) else str(
+        b.cols[name + "_values"][int(code)])

@@ -271,3 +271,30 @@ def test_certify_import_with_the_game_reproduces_and_says_what_it_checked(
     cert = json.loads((out / "certificate.json").read_text())
     assert "checked against the game file's stakes" in json.dumps(cert), cert
     assert json.loads((out / "manifest.json").read_text())["game"]["name"] == VENUE
+
+
+def test_hands_of_another_structure_or_ante_than_the_games_fail_stakes(
+        exported: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The same hands against a game that names no-limit only and an ante of 2: the
+    fixed-limit hands are of no structure of the game's, the no-limit cash hands' ante of 1 is
+    not the game's; the no-limit tournament hands are at the game's levels."""
+    other = tmp_path / "other.toml"
+    other.write_text(GAME.replace('structures = ["no-limit", "fixed-limit"]',
+                                  'structures = ["no-limit"]').replace("ante = 1", "ante = 2"))
+    imp = tmp_path / "imp"
+    _import(exported, imp, other)
+    capsys.readouterr()
+    code, out = audit_cli(imp, capsys)
+    assert code == 1, out
+    stakes = next(r for r in json.loads((imp / "audit.json").read_text())["results"]
+                  if r["name"] == "stakes")
+    rows = _rows(imp)
+    fixed = sum(r["structure"] == "fixed-limit" for r in rows)
+    nl_cash = sum(r["structure"] == "no-limit" and r["format"] == "cash" for r in rows)
+    assert fixed and nl_cash
+    assert stakes["details"]["reasons"] == {"structure is not one of the game's": fixed,
+                                            "ante is not the game's cash ante": nl_cash}
+    failing = (imp / "failing_hands.csv").read_text()
+    assert "structure is not one of the game's: fixed-limit, the game's no-limit" in failing
+    assert "ante is not the game's cash ante: 1 (every player), the game's 2 (every player)" \
+        in failing
