@@ -106,6 +106,9 @@ def test_the_games_import_audits_as_the_simulated_run(
     rows = _rows(imp)
     fmt = {r["format"] for r in rows}
     assert fmt == {"cash", "tournament"}  # tournament hands come back as tournaments
+    sim = {r["hand_id"]: r for r in _rows(sim_run)}
+    assert all((r["format"], r["level"]) == (sim[int(r["site_hand"])]["format"],
+                                            sim[int(r["site_hand"])]["level"]) for r in rows)
     assert {(r["small_blind"], r["big_blind"], r["ante"]) for r in rows
             if r["format"] == "cash"} == {(5, 10, 1)}
     assert any(r["op_finishing"] != r["stacks_end"] for r in rows)  # raked hands kept raked
@@ -298,3 +301,22 @@ def test_hands_of_another_structure_or_ante_than_the_games_fail_stakes(
     assert "structure is not one of the game's: fixed-limit, the game's no-limit" in failing
     assert "ante is not the game's cash ante: 1 (every player), the game's 2 (every player)" \
         in failing
+
+
+def test_the_phh_level_field_makes_a_tournament_hand() -> None:
+    """The standard's optional ``level`` (an integer from 1) marks a tournament's hand, named by
+    its ``event``; a hand without it is a cash game's; a bad level skips the hand, named."""
+    from sim.histories.read.phh import reads_phh
+
+    base = ('variant = "NT"\nantes = [0, 0]\nblinds_or_straddles = [10, 20]\nmin_bet = 20\n'
+            'starting_stacks = [1000, 1000]\nactions = ["d dh p1 AsKs", "d dh p2 2c3d", '
+            '"p2 f"]\n')
+    (cash,) = loads_phh(base)
+    assert cash.tournament is None and cash.level is None
+    (t,) = loads_phh(base + 'level = 3\nevent = "Sunday sit & go"\n')
+    assert t.tournament == "Sunday sit & go" and t.level == 3
+    (t,) = loads_phh(base + "level = 1\n")
+    assert t.tournament == "tournament" and t.level == 1
+    for bad in ("level = 0\n", 'level = "3"\n'):
+        f = reads_phh(base + bad)
+        assert not f.hands and "field level" in f.skipped[0].reason
