@@ -319,3 +319,23 @@ def test_the_phh_level_field_makes_a_tournament_hand() -> None:
     for bad in ("level = 0\n", 'level = "3"\n'):
         f = reads_phh(base + bad)
         assert not f.hands and "field level" in f.skipped[0].reason
+
+
+def test_a_game_without_rake_or_levels_takes_the_simulators_defaults(tmp_path: Path) -> None:
+    """No [rake]: the simulator's 5 % capped at 3 big blinds, no flop no drop; no levels: the
+    built-in schedule's, each with the ante kinds a table may draw (as simulate plays them)."""
+    from decimal import Decimal
+
+    from cluster.flows.game_import import read_import_game
+
+    path = tmp_path / "plain.toml"
+    path.write_text('name = "Plain"\n[stakes]\nsmall_blind = 5\nbig_blind = 10\n')
+    g = read_import_game(path)
+    assert (g.rake.percent, g.rake.cap, g.rake.no_flop_no_drop) == (Decimal(5), Decimal(30),
+                                                                   True)
+    assert g.cash == (5, 10, 0, 0, 10, 20, 4) and g.structures is None
+    assert (5, 10, 0, 0) in g.levels and (15, 30, 0, 0) in g.levels
+    assert (20, 40, 5, 1) in g.levels and (20, 40, 40, 2) not in g.levels  # bb ante from 4
+    assert (25, 50, 50, 2) in g.levels and (25, 50, 6, 1) in g.levels
+    m = g.to_manifest(2)  # a game's chip is a currency unit: 100 minor units at exponent 2
+    assert m["cash"]["small_blind"] == 500 and m["tournament"]["levels"][0] == [500, 1000, 0, 0]
