@@ -88,9 +88,16 @@ def run_context(manifest: dict[str, Any] | None) -> dict[str, Any]:
     if kind in runspec.IMPORT_FORMATS:
         # the money unit and the rake schedule the outcome audit reads (checked there)
         sources = manifest.get("sources")
+        if manifest.get("game") is not None:
+            why = check_game(manifest["game"])
+            if why:
+                raise AuditInputError(f"manifest.json: field game: {why} (not what holdem "
+                                      "import --game writes)")
         return {"simulated": False, "generator": "phh", "seed": None, "imported": True,
                 "import_columns": kind == runspec.IMPORT_FORMAT,
                 "money": manifest.get("money"), "rake_schedule": manifest.get("rake_schedule"),
+                # the game file's stakes (``holdem import --game``): the stakes audit's
+                "game": manifest.get("game"),
                 # each source's format (phh or a site's text export): how its winnings read
                 "source_formats": {str(s["path"]): str(s.get("format") or "")
                                    for s in (sources if isinstance(sources, list) else [])
@@ -103,6 +110,33 @@ def run_context(manifest: dict[str, Any] | None) -> dict[str, Any]:
         raise AuditInputError(str(e)) from None
     return {"simulated": True, "generator": facts["generator"], "seed": facts["seed"],
             "facts": facts, "imported": False}
+
+
+def check_game(game: Any) -> str | None:
+    """Why an import's manifest ``game`` is not one ``holdem import --game`` writes (None: it
+    is): the stakes the ``stakes`` audit reads (``audits.stakes_import``), each an integer of
+    its place."""
+    def amounts(d: Any, keys: tuple[str, ...]) -> bool:
+        return isinstance(d, dict) and all(
+            isinstance(d.get(k), int) and not isinstance(d.get(k), bool) and d[k] >= 0
+            for k in keys)
+
+    if not isinstance(game, dict):
+        return "expected an object"
+    if not amounts(game.get("cash"), ("small_blind", "big_blind", "ante", "ante_mode",
+                                      "small_bet", "big_bet", "raise_cap")):
+        return "cash: expected the blinds, ante, ante_mode and bets as integers"
+    tourn: Any = game.get("tournament")
+    if not amounts(tourn, ("raise_cap",)) or not isinstance(tourn.get("levels"), list) or not all(
+            isinstance(lv, list) and len(lv) == 4
+            and all(isinstance(x, int) and not isinstance(x, bool) for x in lv)
+            for lv in tourn["levels"]):
+        return ("tournament: expected levels [small blind, big blind, ante, ante_mode] and a "
+                "raise_cap")
+    st = game.get("structures")
+    if st is not None and (not isinstance(st, list) or not all(isinstance(x, str) for x in st)):
+        return "structures: expected null or a list of structures"
+    return None
 
 
 def run_files(run: Location, missing_ok: bool = False) -> list[Location]:

@@ -1,8 +1,10 @@
 """The ``stakes`` audit (exact): every hand's configuration and place in the run recomputed from
 the run's spec (``audits.runspec``), never taken as logged.
 
-For a simulated run (a manifest with its spec; not applicable to imported hand histories, whose
-configuration is their source's), each hand of batch file ``log/<label>/batch-<b>.parquet``:
+For an import given a game file (``holdem import --game``) each hand's structure, blinds, ante
+and bets against the game's (``audits.stakes_import``); without one the audit is not applicable
+to imported hand histories (their configuration is their source's). For a simulated run (a
+manifest with its spec), each hand of batch file ``log/<label>/batch-<b>.parquet``:
 
 - its table is the spec's plan for that batch: ``n_seats`` and ``format`` (``batch_table``);
   ``hand_id`` in the batch's range of its structure's stream; ``run_id`` the spec's fingerprint;
@@ -66,6 +68,7 @@ from audits.runspec import (
     RunFacts,
 )
 from audits.spec import AuditSpec
+from audits.stakes_import import import_stakes_map
 from audits.tournaments import MAX_LISTED, table_results
 
 MESSAGES = {
@@ -425,6 +428,9 @@ def _string_matches(b: Batch, name: str, value: str | None) -> np.ndarray:
 def stakes_map(b: Batch) -> StakesPartial:
     facts: RunFacts | None = b.context.get("facts")
     if facts is None:
+        game = b.context.get("game")
+        if b.context.get("imported") and isinstance(game, dict):
+            return StakesPartial(import_stakes_map(b, game))  # ``holdem import --game``
         return StakesPartial(Partial(hands=b.n, applicable=False))
     c = b.cols
     hid = c["hand_id"]
@@ -596,8 +602,9 @@ def reduce_stakes(name: str, partials: list[Any]) -> AuditResult:
                      "stops with its batch before one player holds every chip has none"),
             "tables": tables[:MAX_LISTED]}
     if not result.applicable:
-        result.details["note"] = ("no simulate spec (imported hand histories, or no manifest): "
-                                  "each hand's configuration is taken as logged")
+        result.details["note"] = ("no simulate spec and no game file (imported hand histories "
+                                  "without --game, or no manifest): each hand's configuration "
+                                  "is taken as logged")
     elif result.details.get("totals", {}).get("player_ids_absent"):
         result.details["note"] = "player_ids absent (a schema 2 log): not checked"
     return result

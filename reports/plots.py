@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Sequence
+from fractions import Fraction
 
 import matplotlib
 
@@ -129,7 +130,7 @@ def rake_scatter(points: dict[str, Sequence[Sequence[int]]], schedule: dict | No
                   if name in points]
     for style, (label, sched) in zip(("--", ":", "-.", (0, (1, 3)), (0, (5, 1)), (0, (3, 1, 1, 1))),
                                      lines, strict=False):
-        pct = float(sched["percent"]) / 100
+        pct = float(Fraction(sched["percent"])) / 100  # "5", "4.5" or "9/2" (outcome's text)
         cap = sched.get("cap")
         low = 1 / unit  # a curve on the log axis: geometric steps from the minor unit
         xs = [0.0] + [low * (top / low) ** (f / 200) for f in range(201)]

@@ -167,6 +167,12 @@ NOT_CHECKED = (
     "deck is bound to the key of the table and hand number it logs. `holdem verify RUN "
     "--reproduce` re-simulates the run from its spec and compares every hand.",
 )
+# what no audit checks in an import audited against the operator's game file (``holdem import
+# --game``): the stakes are the game's, not re-derived from the hand's place in a tournament
+NOT_CHECKED_IMPORT_GAME = (
+    "Each hand's blinds, ante and bets are checked against the game file's stakes (cash) or "
+    "levels (tournaments): a tournament hand at any of the game's levels passes, whichever "
+    "level its place in the tournament gives; the rake against the game's [rake] (outcome).")
 # what no audit checks in a simulated run whose every hand the stakes audit checked against
 # the spec (docs/audits.md, "Every column, and what checks it")
 NOT_CHECKED_SIMULATED = (
@@ -195,6 +201,9 @@ def not_checked(audit: dict[str, Any]) -> list[str]:
     (a simulated run's every hand against its spec), only the bots' decisions and the table's
     random draws; else also each hand's configuration and the table plan."""
     stakes = by_name(read_results(audit)).get("stakes")
+    if stakes is not None and stakes.applicable and "import_cash" in (
+            stakes.details.get("totals") or {}):  # an import against its game file
+        return [NOT_CHECKED_IMPORT_GAME, *NOT_CHECKED[1:]]
     if stakes is not None and stakes.applicable:
         return list(NOT_CHECKED_SIMULATED)
     return list(NOT_CHECKED)

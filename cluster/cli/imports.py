@@ -54,11 +54,12 @@ def import_histories(args: argparse.Namespace) -> int:
     """``holdem import`` (and its alias ``holdem phh import``)."""
     from cluster.flows.import_histories import format_import, import_phh
 
+    game = o.import_game(args)
     rake = o.rake_arg(args)
     rt = args.runtime
     with o.as_input(FileNotFoundError):
         res = import_phh(args.paths, args.out, rake=rake, workers=rt.workers,
                          address=rt.address, progress=not args.quiet,
-                         name_key=o.name_key(args))
+                         name_key=o.name_key(args), game=game)
     print(format_import(res))
     return res.exit_code

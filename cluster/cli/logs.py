@@ -33,7 +33,11 @@ def add_parser(sub: Any) -> None:
     ex = sub.add_parser("export", help="the run's hands as four tidy Parquet tables (hands, "
                                        "seats, actions, pots) with readable codes")
     ex.add_argument("run", help="run folder (path or URI)")
-    ex.add_argument("--out", default=None, help="output folder (default: RUN/tables)")
+    ex.add_argument("--out", default=None, help="output folder (default: RUN/tables; with "
+                                                "--phh required, outside the run)")
+    ex.add_argument("--phh", action="store_true",
+                    help="write the hands as PHH files an operator would hand in (one .phhs per "
+                         "batch file; holdem import --game reads them) instead of the tables")
     o.add_workers(ex)
     o.add_address(ex)
     o.add_quiet(ex)
@@ -63,6 +67,8 @@ def replay(args: argparse.Namespace) -> int:
 def export(args: argparse.Namespace) -> int:
     from cluster.flows.export import run_export
 
+    if args.phh:
+        return export_phh(args)
     rt = args.runtime
     res = run_export(args.run, args.out, workers=rt.workers, address=rt.address,
                      progress=not args.quiet)
@@ -71,4 +77,25 @@ def export(args: argparse.Namespace) -> int:
     if res.removed:
         print(f"removed {len(res.removed)} parts of an earlier export: {res.removed[0]} ...")
     print(f"tables: {res.out}")
+    return 0
+
+
+def export_phh(args: argparse.Namespace) -> int:
+    """``holdem export RUN --phh --out DIR``."""
+    import sys
+
+    from cluster.flows.export_phh import EXPORT_PHH_FILE, export_phh
+
+    if args.out is None:
+        raise o.UsageError("--phh: --out DIR is required (a folder outside the run: the files "
+                           "an operator would hand in)")
+    say = None if args.quiet else (lambda text: print(text, file=sys.stderr, flush=True))
+    res = export_phh(args.run, args.out, progress=say)
+    skipped = sum(res.skipped.values())
+    print(f"exported {res.written:,} of {res.hands:,} hands as PHH into {len(res.files)} files "
+          f"in {res.seconds:.1f} s: {res.out}")
+    if skipped:
+        print(f"skipped {skipped:,} hands PHH cannot describe: "
+              + "; ".join(f"{reason} {n:,}" for reason, n in sorted(res.skipped.items()))
+              + f" (listed in {EXPORT_PHH_FILE})")
     return 0

@@ -144,6 +144,11 @@ def add_import_options(p: argparse.ArgumentParser, paths: bool = True) -> None:
     p.add_argument("--rake-schedule", default=None, metavar="FILE.toml",
                    help="a rake schedule file: percent, cap, caps_by_players, no_flop_no_drop, "
                         "step (docs/import.md, Importing an operator's hand histories)")
+    if paths:  # certify has --game already (a simulation's game, or with --import this one)
+        p.add_argument("--game", default=None, metavar="FILE.toml",
+                       help="the operator's game file (docs/game.md): its [rake] is the rake "
+                            "schedule and every hand's blinds, ante and bets are checked "
+                            "against its stakes (the stakes audit)")
     p.add_argument("--hash-names", default=None, metavar="KEYFILE",
                    help="store a keyed hash (HMAC-SHA256) of each player name, never the name: "
                         "the same player keeps one pseudonym and one player id")
@@ -327,6 +332,20 @@ def rake_arg(args: argparse.Namespace) -> Any:
     if schedule is not None:
         return read_rake_schedule(schedule)
     return None
+
+
+def import_game(args: argparse.Namespace) -> Any:
+    """The ``--game FILE`` of an import (``cluster.flows.game_import.ImportGame``, or None);
+    exclusive with ``--rake`` and ``--rake-schedule`` (the game's [rake] is the schedule)."""
+    path = getattr(args, "game", None)
+    if path is None:
+        return None
+    if getattr(args, "rake", None) is not None or getattr(args, "rake_schedule", None) is not None:
+        raise UsageError("--game and --rake/--rake-schedule: choose one (the game's [rake] is "
+                         "the rake schedule)")
+    from cluster.flows.game_import import read_import_game
+
+    return read_import_game(path)
 
 
 def name_key(args: argparse.Namespace) -> bytes | None:

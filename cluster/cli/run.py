@@ -110,11 +110,13 @@ def certify_import(args: argparse.Namespace) -> int:
     from cluster.flows.certify import certify_import
     from cluster.flows.import_histories import format_import
 
+    game = o.import_game(args)
     rake = o.rake_arg(args)
     lab = o.lab_arg(args)
     rt = args.runtime
     with o.as_input(FileNotFoundError):
-        imp, res = certify_import(args.import_paths, args.out, rake=rake, address=rt.address,
+        imp, res = certify_import(args.import_paths, args.out, rake=rake, game=game,
+                                  address=rt.address,
                                   workers=rt.workers, key_memory=rt.key_memory,
                                   sign_key=args.sign_key, progress=not args.quiet,
                                   name_key=o.name_key(args), reproduce=not args.no_reproduce,

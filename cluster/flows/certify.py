@@ -388,10 +388,11 @@ def certify_import(paths: list[str], out: Location, *, rake: Any = None,
                    key_memory: int | None = None, sign_key: str | Path | None = None,
                    calibration: str | Path | None = DEFAULT_CALIBRATION,
                    progress: bool = True, name_key: bytes | None = None,
-                   reproduce: bool = True, lab: dict[str, Any] | None = None
-                   ) -> tuple[Any, CertifyResult | None]:
+                   reproduce: bool = True, lab: dict[str, Any] | None = None,
+                   game: Any = None) -> tuple[Any, CertifyResult | None]:
     """``holdem certify --import PATH...``: import an operator's hand histories into ``out``
-    (``cluster.flows.import_histories.import_phh``, ``rake`` its schedule), audit them and write
+    (``cluster.flows.import_histories.import_phh``, ``rake`` its schedule or ``game`` its game
+    file's schedule and stakes), audit them and write
     the report
     (signed with ``sign_key``). Returns (the import, the certify result; None when no hand was
     imported: nothing to audit). The reproduction: the sources imported again into a
@@ -404,7 +405,7 @@ def certify_import(paths: list[str], out: Location, *, rake: Any = None,
     key = _load_key(sign_key)
     with Runtime(workers, address, key_memory).command():  # Ray started at most once
         imp = import_phh(paths, out, rake=rake, workers=workers, address=address,
-                         progress=progress, name_key=name_key)
+                         progress=progress, name_key=name_key, game=game)
         if not imp.imported:
             return imp, None
         audited, audit_path = audit_step(out, workers=workers, address=address,

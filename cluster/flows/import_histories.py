@@ -259,13 +259,20 @@ def hash_names(table: pa.Table, key: bytes) -> pa.Table:
 
 def import_phh(paths: list[str], out: str | Path, *, rake: RakeSchedule | None = None,
                workers: int | None = 0, address: str | None = None,
-               progress: bool = False, name_key: bytes | None = None) -> PhhImport:
+               progress: bool = False, name_key: bytes | None = None,
+               game: Any = None) -> PhhImport:
     """Import the hands of the source files and folders ``paths`` into the run folder ``out``
     (a path or a URI; its manifest only when a hand was imported). ``workers=0``: in this
     process; None or N: on Ray (module docstring). Raises FileNotFoundError for a missing path,
     RunFolderError for an unusable output folder, RakeError for a rake amount finer than the
     run's unit. ``name_key``: store each player name's keyed hash, never the name
-    (``hash_names``)."""
+    (``hash_names``). ``game``: a game file's schedule (``cluster.flows.game_import.ImportGame``):
+    its rake is the rake schedule (``rake`` must then be None) and its stakes are recorded in
+    the manifest's ``game`` (in the run's minor unit) for the ``stakes`` audit."""
+    if game is not None:
+        if rake is not None:
+            raise ValueError("import: a game's [rake] is the rake schedule: no other beside it")
+        rake = game.rake
     t0 = time.perf_counter()
     created = manifest_now()
     files = source_paths(paths)
@@ -304,6 +311,7 @@ def import_phh(paths: list[str], out: str | Path, *, rake: RakeSchedule | None =
     money = {"exponent": exponent, "currency": run_currency(
         [c for r in results if r.imported for c in r.currencies])}
     rake_manifest = rake.to_manifest(exponent) if rake is not None else None
+    game_manifest = game.to_manifest(exponent) if game is not None else None
     parts = [r.table for r in results if r.table is not None]
     table = pa.concat_tables(parts) if parts else IMPORT_SCHEMA.empty_table().drop(["digest"])
     table = pad_seats(table, [k for r in results if r.table is not None
@@ -343,7 +351,8 @@ def import_phh(paths: list[str], out: str | Path, *, rake: RakeSchedule | None =
     report = {"import_version": IMPORT_VERSION, "submitted": submitted, "imported": imported,
               "skipped": dict(sorted(skipped.items())), "files": per_file,
               "examples": examples, "tables": tables, "money": money,
-              "rake_schedule": rake_manifest, "replay_differs": len(odd)}
+              "rake_schedule": rake_manifest, "replay_differs": len(odd),
+              **({"game": game_manifest} if game is not None else {})}
     if imported:  # the manifest last: a folder without it is no run
         text = json.dumps(report, indent=1)
         folder.write(IMPORT_FILE, text)
@@ -355,6 +364,7 @@ def import_phh(paths: list[str], out: str | Path, *, rake: RakeSchedule | None =
             "sources": [{"path": r.path, "sha256": r.sha256, "format": r.format,
                          "sections": r.submitted, "rows": r.imported} for r in results],
             "files": records, "tables": tables, "money": money, "rake_schedule": rake_manifest,
+            **({"game": game_manifest} if game is not None else {}),
             "import_file": {"path": IMPORT_FILE, "sha256": sha256_bytes(text.encode())},
             "inject": None, "schema_version": SCHEMA_VERSION, "digest_version": DIGEST_VERSION,
             # the code whose engine gave the rules' results (won, stacks_end, pots): stated

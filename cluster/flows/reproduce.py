@@ -489,6 +489,27 @@ def locate_sources(manifest: dict[str, Any], sources: str | None = None, *,
     return found
 
 
+def _game_of(manifest: dict[str, Any], rake: Any) -> Any:
+    """The game file's schedule the import was given (``--game``), rebuilt from the manifest's
+    ``game`` and rake schedule (None: none)."""
+    from cluster.flows.game_import import ImportGame
+
+    game = manifest.get("game")
+    if game is None:
+        return None
+    exponent = int((manifest.get("money") or {}).get("exponent", 0))
+    try:
+        if rake is None:
+            raise ValueError("a game without its rake schedule")
+        out = ImportGame.from_manifest(game, exponent, rake)
+        ok = out.to_manifest(exponent) == game
+    except (TypeError, ValueError, KeyError, AttributeError):
+        ok = False
+    if not ok:
+        raise ReproduceInputError("manifest.json: field game: not a game holdem import writes")
+    return out
+
+
 def _rake_of(manifest: dict[str, Any]) -> Any:
     """The RakeSchedule the import was given, rebuilt from the manifest (None: none)."""
     from cluster.flows.rake import RakeError, RakeSchedule
@@ -576,8 +597,8 @@ def _first_row_difference(stored: bytes, again: bytes) -> tuple[str, int | None]
 
 # the manifest's fields re-importing must give again (batch files' bytes, import.json apart)
 IMPORT_FIELDS = ("run_id", "structures", "hands", "submitted", "skipped", "sources", "tables",
-                 "money", "rake_schedule", "player_names", "import_version", "schema_version",
-                 "digest_version")
+                 "money", "rake_schedule", "game", "player_names", "import_version",
+                 "schema_version", "digest_version")
 
 
 def _engine_note(manifest: dict[str, Any]) -> str:
@@ -635,6 +656,9 @@ def _reproduce_import(run: str, sources: str | None, name_key: bytes | None,
                               "writes it): nothing to re-import")
     _name_key_check(manifest, name_key)
     rake = _rake_of(manifest)
+    game = _game_of(manifest, rake)
+    if game is not None:
+        rake = None  # the game's [rake] is the schedule
     found = locate_sources(manifest, sources, run=run, named=named)
     recorded = [s["path"] for s in manifest["sources"]]
     moved = sum(found[p] != p for p in recorded)
@@ -654,7 +678,7 @@ def _reproduce_import(run: str, sources: str | None, name_key: bytes | None,
         out = tmp / "run"
         try:
             import_phh(paths, str(out), rake=rake, workers=workers, address=address,
-                       progress=False, name_key=name_key)
+                       progress=False, name_key=name_key, game=game)
         except (OSError, storage.StorageError) as e:  # a source gone since it was found
             raise NotReproducible(f"the sources cannot be read again ({e})") from None
         except (RunFolderError, ValueError) as e:

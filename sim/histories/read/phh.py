@@ -198,7 +198,9 @@ class PhhHand:
     scale: int = 0
     rake: Number | None = None  # the rake the record states (site text), None when absent
     total_pot: Number | None = None  # the total pot the record states, None when absent
-    tournament: str | None = None  # a site text's tournament (id or name); None: a cash game
+    tournament: str | None = None  # a tournament (id or name; PHH: a hand with ``level``, named
+    # by its ``event``); None: a cash game
+    level: int | None = None  # PHH ``level``: the tournament's blind level (counted from 1)
 
     @property
     def n_players(self) -> int:
@@ -888,6 +890,14 @@ def hand_from_dict(doc: dict[str, Any], source: str, key: str | None,
     if table is not None and (isinstance(table, bool) or not isinstance(table, int | str)):
         raise PhhError(f"{where}: field table: expected a table number or name, got "
                        f"{table!r}"[:300])
+    # the standard's tournament level (an integer, typically from 1): the hand is a tournament's,
+    # named by its ``event`` (the standard's event name) when given
+    level = _opt(doc, "level", int, where, "a tournament level (1, 2, ...)")
+    if level is not None and level < 1:
+        raise PhhError(f"{where}: field level: expected a tournament level 1, 2, ..., got {level}")
+    event = _opt(doc, "event", str, where, "a string")
+    tournament = None if level is None else (event.strip() or "tournament" if event
+                                             else "tournament")
     raw_actions = doc["actions"]
     if not isinstance(raw_actions, list):
         raise PhhError(f"{where}: field actions: expected an array of strings")
@@ -913,6 +923,7 @@ def hand_from_dict(doc: dict[str, Any], source: str, key: str | None,
         venue=texts["venue"], currency=texts["currency"],
         currency_symbol=texts["currency_symbol"],
         table=None if table is None else str(table), scale=scale, rake=None, total_pot=None,
+        tournament=tournament, level=level,
     )
 
 
@@ -930,6 +941,8 @@ def _new_hand(**fields: Any) -> PhhHand:
 def _toml_value(v: Any) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
+    if isinstance(v, _dt.time):  # a TOML local time (the standard's ``time``)
+        return v.isoformat(timespec="seconds")
     if isinstance(v, int | Decimal):
         return _fmt(v)
     if isinstance(v, str):
@@ -962,6 +975,7 @@ def hand_to_phh(
     *,
     players: Sequence[str] | None = None,
     extra: dict[str, Any] | None = None,
+    raked: bool = False,
 ) -> str:
     """PHH text for a completed ``sim.hand.Hand`` with standard positions.
 
@@ -970,12 +984,14 @@ def hand_to_phh(
     every action, each show (``pN sm CARDS``) and muck (bare ``pN sm``), and
     ``finishing_stacks``. PHH has no rake or raise-cap field and no action for a player who
     leaves mid-hand: raked hands, a fixed-limit raise cap other than 4 and hands with a
-    ``LEAVE`` are refused.
+    ``LEAVE`` are refused. ``raked=True`` writes a raked hand as an operator's record does:
+    ``finishing_stacks`` after the rake, which a reader can tell only from a rake schedule
+    (``holdem export --phh``; ``holdem import --rake``/``--game`` checks it).
     """
     if not hand.is_complete:
         raise ValueError("hand_to_phh: the hand is not complete")
     cfg = hand.config
-    if cfg.rake_bps:
+    if cfg.rake_bps and not raked:
         raise ValueError("hand_to_phh: PHH has no rake field; write unraked hands only")
     if cfg.structure == Structure.FIXED_LIMIT and cfg.raise_cap != 4:
         raise ValueError(f"hand_to_phh: PHH fixed-limit has a raise cap of 4, not {cfg.raise_cap}")

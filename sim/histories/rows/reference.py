@@ -14,7 +14,8 @@ the record's own claims beside it, never replaced:
   ``op_winnings``, ``op_finishing``, ``op_rake``, ``op_pot``: the operator's, as recorded;
 - ``deck`` null (a record has no deck), ``burns`` empty, ``hole_cards`` the record's known cards
   (-1 unknown), ``seed_key`` empty, ``generator`` "phh", ``policy`` -1, ``format`` "cash"
-  ("tournament" for a site text's tournament hand: ``PhhHand.tournament``);
+  ("tournament" for a site text's tournament hand and a PHH hand with a ``level``:
+  ``PhhHand.tournament``; ``level`` the PHH level less 1, 0 when not recorded);
 - ``stack_known`` false where the record says ``inf`` (``stacks_start`` holds the replay's
   stand-in); ``cards_unrecorded`` true for a seat at showdown with none of its cards recorded;
 - ``ante``/``ante_mode``: one ante for everybody is mode 1, the big blind's alone mode 2, other
@@ -270,6 +271,13 @@ def _ante(hand: Hand, phh: PhhHand) -> tuple[int, int]:
                            "big-blind ante")
 
 
+def _level(raw: PhhHand) -> int:
+    """The row's ``level``: a PHH hand's ``level`` (counted from 1) counted from 0 as the
+    simulator's; 0 otherwise (cash, or a tournament whose record names no level)."""
+    lv = getattr(raw, "level", None)
+    return min(lv - 1, 32767) if lv else 0
+
+
 def physical_seats(phh: PhhHand) -> tuple[int, list[int]]:
     """(seats at the table, the physical seat of each PHH player). Raises NotRepresentable
     ("seats") for seats the table cannot hold or players not in clockwise order."""
@@ -446,7 +454,7 @@ def _row(cols: Columns, hand: Hand, phh: PhhHand, raw: PhhHand, source: str, sec
         cfg.small_blind, cfg.big_blind, ante, ante_mode,
         cfg.ante_trimming, cfg.min_bet, cfg.small_bet,
         cfg.big_bet, cfg.raise_cap, cfg.rake_bps,
-        cfg.rake_cap, cfg.no_flop_no_drop, 0, None,
+        cfg.rake_cap, cfg.no_flop_no_drop, _level(raw), None,
         hole, [], S[_BOARD:_BOARD + S[_N_BOARD]], [-1] * k,
         spread([-1] * n, -1), per_seat(_START, 0),
         [0] * k, per_seat(_STACK, 0),
