@@ -143,15 +143,17 @@ def test_a_runout_with_a_live_hand_unshown_makes_the_tests_not_applicable() -> N
 def test_imported_limitation_states_the_verdict_from_the_cards_seen() -> None:
     """An imported run's deal limitation names the tests that gave a verdict from the cards
     seen and says what they can and cannot show, how showdown and folded cards are treated."""
+    from audits.result import AuditResult
     from reports.render import limitations
 
     def audit(passed: bool) -> dict:
-        tests = [{"name": "uniformity.runout_calibration", "applicable": True, "passed": passed},
-                 {"name": "uniformity.board_texture", "applicable": True, "passed": True},
-                 {"name": "uniformity.runout_players", "applicable": False, "passed": True}]
+        tests = [AuditResult("uniformity.runout_calibration", passed, 100, int(not passed)),
+                 AuditResult("uniformity.board_texture", True, 100, 0),
+                 AuditResult("uniformity.runout_players", True, 0, 0, applicable=False)]
         return {"results": [
-            {"name": "deal", "applicable": False, "hands_checked": 100, "details": {}},
-            {"name": "uniformity", "applicable": True, "details": {"tests": tests}}]}
+            AuditResult("deal", True, 100, 0, applicable=False).to_dict(),
+            AuditResult("uniformity", passed, 100, int(not passed),
+                        details={"tests": [t.to_dict() for t in tests]}).to_dict()]}
 
     text = next(t for t in limitations(audit(True)) if "NOT certified" in t)
     assert "tested from the cards that were seen" in text and "no test rejected" in text
