@@ -77,6 +77,6 @@ def test_a_too_small_run_says_how_many_hands_it_needs() -> None:
     big.counts["no-limit"][P.RAKE] = 0  # a cash path at cash tables still fails, with amounts
     res = coverage_reduce("coverage", [big])
     assert not res.passed
-    assert res.details["short"] == ["no-limit/rake below its minimum (0 of 9 in 200,000 hands; "
+    assert res.details["short"] == ["no-limit/rake below its minimum (0 of 6 in 200,000 hands; "
                                     "a correct engine falls below it with probability under "
                                     "0.0001)"]
