@@ -32,7 +32,7 @@ import numpy as np
 
 from audits import exactfile, runfolder, runspec
 from audits.io import Batch
-from audits.result import MAX_EXAMPLES, AuditResult
+from audits.result import MAX_EXAMPLES, MAX_FAILING, AuditResult
 from audits.runfolder import storage
 from audits.runfolder.storage import Location
 from audits.spec import AuditSpec
@@ -268,10 +268,13 @@ def reduce_integrity(name: str, partials: list[Any]) -> AuditResult:
     details["reasons"] = {}
     for _, kind, _ in problems:
         details["reasons"][kind] = details["reasons"].get(kind, 0) + 1
+    # the problems that name a hand (duplicate or missing ids, a misfiled hand) go to
+    # failing_hands.csv beside every other audit's; file-level ones are named in the details
+    failing = tuple((int(h), r) for h, _, r in problems if h is not None)[:MAX_FAILING]
     return AuditResult(name=name, passed=not problems, hands_checked=hands,
                        failures=len(problems) + unshown,
                        example_hand_ids=tuple(h for h, _, _ in shown if h is not None),
-                       details=details, applicable=applicable)
+                       details=details, applicable=applicable, failing=failing)
 
 
 def _not_regular(folder: runfolder.RunFolder, rel: str) -> str | None:
