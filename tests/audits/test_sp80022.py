@@ -57,3 +57,72 @@ def test_battery_passes_fair_bits_and_fails_biased_ones() -> None:
     assert not res.test("frequency").passed
     assert res.to_dict()["passed"] is False
     assert S.min_proportion(10) == pytest.approx(0.8956, abs=1e-4)
+
+
+LONGEST_RUN_EXAMPLE = ("11001100000101010110110001001100111000000000001001001101010100010001001111"
+                       "010110100000001101011111001100111001101101100010110010")
+
+
+@pytest.mark.parametrize("test, bits, kwargs, p", [
+    # 2.4.4 / 2.4.8 (n = 128, M = 8; chi^2 = 4.882605 with the 4-digit class probabilities)
+    (S.longest_run, LONGEST_RUN_EXAMPLE, {}, 0.180598),
+    # 2.5.4 (M = Q = 3, two matrices of ranks 2 and 3: chi^2 = 0.596953)
+    (S.matrix_rank, "01011001001010101101", {"m": 3, "q": 3}, 0.741948),
+    # 2.12.4 and 2.12.8
+    (S.approximate_entropy, "0100110101", {"m": 3}, 0.261961),
+    (S.approximate_entropy, "pi", {"m": 2}, 0.235301),
+])
+def test_published_examples_of_the_other_tests(test: Callable[..., float], bits: str,
+                                               kwargs: dict[str, Any], p: float) -> None:
+    seq = _pi_bits(100) if bits == "pi" else _bits(bits)
+    assert test(seq, **kwargs) == pytest.approx(p, abs=5e-7)
+
+
+def test_serial_published_example() -> None:
+    """2.11.4: both P-values of 0011011101 with m = 3."""
+    p1, p2 = S.serial(_bits("0011011101"), 3)
+    assert p1 == pytest.approx(0.808792, abs=5e-7) and p2 == pytest.approx(0.670320, abs=5e-7)
+
+
+def test_longest_run_needs_128_bits() -> None:
+    with pytest.raises(ValueError, match="128 bits"):
+        S.longest_run(_bits(LONGEST_RUN_EXAMPLE[:100]))
+
+
+def test_dft_counts_the_moduli_the_standard_defines() -> None:
+    """2.6: N1 counts |S_j| < T for j = 0 .. n/2 - 1 of the +-1 sequence's transform. The
+    standard's own examples (2.6.4: 1001010011, N1 = 4, P = 0.029523; 2.6.8: pi, N1 = 46,
+    P = 0.168669) do not follow from its formula (which gives N1 = 5 and 48), so the statistic
+    is checked here against the formula's direct sum, and its P-value for those N1."""
+    for seq in (_bits("1001010011"), _pi_bits(100)):
+        n = len(seq)
+        x = 2.0 * seq - 1
+        j = np.arange(n // 2)[:, None]
+        direct = np.abs((x * np.exp(-2j * np.pi * j * np.arange(n) / n)).sum(axis=1))
+        n1 = int((direct < np.sqrt(np.log(20) * n)).sum())
+        d = (n1 - 0.95 * n / 2) / np.sqrt(n * 0.95 * 0.05 / 4)
+        assert S.dft(seq) == pytest.approx(float(__import__("math").erfc(abs(d) / np.sqrt(2))))
+    assert S.dft(_bits("1001010011")) == pytest.approx(0.468160, abs=5e-7)  # N1 = 5
+    periodic = np.tile(_bits("1100"), 4096)  # one huge peak and zeros: far too many below T
+    assert S.dft(periodic) < 1e-6
+
+
+def test_matrix_rank_over_gf2() -> None:
+    eye = np.eye(32, dtype=np.uint8)
+    dup = eye.copy()
+    dup[5] = dup[3] ^ dup[7]  # a row the sum of two others: rank 31
+    ones = np.ones((32, 32), np.uint8)
+    assert list(S.gf2_ranks(np.stack([eye, dup, ones]))) == [32, 31, 1]
+    rng = np.random.default_rng(3)
+    m = rng.integers(0, 2, (200, 32, 32), dtype=np.uint8)
+    r = S.gf2_ranks(m)
+    assert r.min() >= 28 and (r == 32).mean() == pytest.approx(0.2888, abs=0.1)
+
+
+def test_uniformity_of_p_values() -> None:
+    """4.2.2: P-value_T of the ten-bin chi-square; uniform P-values pass, bunched ones fail."""
+    even = [(i + 0.5) / 100 for i in range(100)]
+    assert S.uniformity(even) == pytest.approx(1.0)
+    bunched = [0.55] * 50 + even[::2]
+    assert S.uniformity(bunched) < S.UNIFORMITY_ALPHA
+    assert S.uniformity([1.0] * 10 + even[:90]) == 1.0  # P = 1 falls in the last bin
