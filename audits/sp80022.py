@@ -199,18 +199,30 @@ def gf2_ranks(matrices: np.ndarray) -> np.ndarray:
     return rank
 
 
-def matrix_rank(bits: np.ndarray, m: int = 32, q: int = 32) -> float:
+def rank_probability(r: int, m: int = 32, q: int = 32) -> float:
+    """3.5: the probability that a random M x Q matrix over GF(2) has rank r."""
+    prod = 1.0
+    for i in range(r):
+        prod *= (1 - 2.0 ** (i - q)) * (1 - 2.0 ** (i - m)) / (1 - 2.0 ** (i - r))
+    return 2.0 ** (r * (q + m - r) - m * q) * prod
+
+
+def matrix_rank(bits: np.ndarray, m: int = 32, q: int = 32,
+                probabilities: tuple[float, float, float] | None = None) -> float:
     """2.5: the rank over GF(2) of the n // (M Q) disjoint M x Q matrices (rows filled in
-    order), counted as full, full - 1 and lower against the standard's 32 x 32 probabilities
-    0.2888, 0.5776 and 0.1336 (which its example also uses for 3 x 3)."""
+    order), counted as full, full - 1 and lower against their probabilities (3.5's formula;
+    the example 2.5.4 passes the 32 x 32 figures rounded, 0.2888, 0.5776, 0.1336)."""
     k = len(bits) // (m * q)
     if k == 0:
         raise ValueError(f"matrix rank needs at least {m * q} bits, got {len(bits)}")
     r = gf2_ranks(bits[:k * m * q].reshape(k, m, q))
     full = min(m, q)
+    if probabilities is None:
+        pf, pf1 = rank_probability(full, m, q), rank_probability(full - 1, m, q)
+        probabilities = (pf, pf1, 1 - pf - pf1)
     f = np.array([np.count_nonzero(r == full), np.count_nonzero(r == full - 1), 0])
     f[2] = k - f[0] - f[1]
-    expect = k * np.array([0.2888, 0.5776, 0.1336])
+    expect = k * np.array(probabilities)
     chi2 = float(((f - expect) ** 2 / expect).sum())
     return float(math.exp(-chi2 / 2))
 

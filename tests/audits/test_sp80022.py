@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from decimal import Decimal, getcontext
 from typing import Any
@@ -67,7 +68,8 @@ LONGEST_RUN_EXAMPLE = ("11001100000101010110110001001100111000000000001001001101
     # 2.4.4 / 2.4.8 (n = 128, M = 8; chi^2 = 4.882605 with the 4-digit class probabilities)
     (S.longest_run, LONGEST_RUN_EXAMPLE, {}, 0.180598),
     # 2.5.4 (M = Q = 3, two matrices of ranks 2 and 3: chi^2 = 0.596953)
-    (S.matrix_rank, "01011001001010101101", {"m": 3, "q": 3}, 0.741948),
+    (S.matrix_rank, "01011001001010101101",
+     {"m": 3, "q": 3, "probabilities": (0.2888, 0.5776, 0.1336)}, 0.741948),
     # 2.12.4 and 2.12.8
     (S.approximate_entropy, "0100110101", {"m": 3}, 0.261961),
     (S.approximate_entropy, "pi", {"m": 2}, 0.235301),
@@ -126,3 +128,43 @@ def test_uniformity_of_p_values() -> None:
     bunched = [0.55] * 50 + even[::2]
     assert S.uniformity(bunched) < S.UNIFORMITY_ALPHA
     assert S.uniformity([1.0] * 10 + even[:90]) == 1.0  # P = 1 falls in the last bin
+
+
+def _e_bits(n: int) -> np.ndarray:
+    """The first n bits of e's binary expansion (10.1011...), the standard's data.e: e - 1 as
+    sum 1/k! (k >= 1) by binary splitting in exact integers."""
+    def split(a: int, b: int) -> tuple[int, int]:  # sum_{k=a+1}^{b} a!/k! = p/q, q = b!/a!
+        if b - a == 1:
+            return 1, b
+        mid = (a + b) // 2
+        p1, q1 = split(a, mid)
+        p2, q2 = split(mid, b)
+        return p1 * q2 + p2, q1 * q2
+
+    k = 2
+    while sum(math.log2(i) for i in range(2, k + 1)) < n + 64:
+        k *= 2
+    p, q = split(0, k)
+    return _bits(format(((q + p) << (n - 2)) // q, "b")[:n])
+
+
+@pytest.fixture(scope="module")
+def e_bits() -> np.ndarray:
+    return _e_bits(1_000_000)
+
+
+@pytest.mark.slow  # e to a million bits: about 3 s
+def test_published_results_on_e(e_bits: np.ndarray) -> None:
+    """The standard's examples on e (2.5.8: 100,000 bits; 2.11.8: m = 2) and its Appendix B
+    table of P-values for the first 1,000,000 bits of e with the default parameters."""
+    assert "".join(map(str, e_bits[:12])) == "101011011111"
+    assert S.matrix_rank(e_bits[:100_000]) == pytest.approx(0.532069, abs=5e-7)
+    p1, p2 = S.serial(e_bits, 2)
+    assert (p1, p2) == pytest.approx((0.843764, 0.561915), abs=5e-7)
+    got = S.p_values(e_bits)
+    table = {"frequency": 0.953749, "block_frequency": 0.211072, "runs": 0.561917,
+             "longest_run": 0.718945, "matrix_rank": 0.306156, "dft": 0.847187,
+             "serial_p1": 0.766182, "serial_p2": 0.462921, "approximate_entropy": 0.700073,
+             "cumulative_sums_forward": 0.669887}
+    for name, p in table.items():
+        assert got[name] == pytest.approx(p, abs=1.5e-6), name
