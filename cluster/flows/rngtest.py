@@ -194,8 +194,9 @@ def rng_test(generator: str, out: str | os.PathLike[str], *, stream: str = "raw"
     nist = nist_battery(generator, stream, seed)
     cert["nist"] = nist.to_dict()
     failed_nist = nist.failed
-    cert["verdict_text"] += (f"; NIST SP 800-22 ({nist.implemented} of its 15 tests on "
-                             f"{nist.sequences} sequences of {nist.bits:,} bits): "
+    ran = ("its 15 tests" if nist.implemented == 15 else f"{nist.implemented} of its 15 tests")
+    cert["verdict_text"] += (f"; NIST SP 800-22 ({ran}, {len(nist.tests)} P-values a sequence, "
+                             f"on {nist.sequences} sequences of {nist.bits:,} bits): "
                              + (f"FAILED {', '.join(failed_nist)}" if failed_nist else
                                 "every test within the acceptable proportion (4.2.1) with "
                                 "uniform P-values (4.2.2)"))

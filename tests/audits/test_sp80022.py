@@ -58,6 +58,11 @@ def test_battery_passes_fair_bits_and_fails_biased_ones() -> None:
     assert not res.test("frequency").passed
     assert res.to_dict()["passed"] is False
     assert S.min_proportion(10) == pytest.approx(0.8956, abs=1e-4)
+    # 100,000 bits: too short for Maurer's test (387,840) and too few cycles for the
+    # excursion tests: said as not judged, never counted as passed
+    assert "universal" in fair.not_judged and "random_excursions_+1" in fair.not_judged
+    assert fair.test("universal").p_values == (None,) * 10
+    assert fair.to_dict()["not_judged"] == fair.not_judged
 
 
 LONGEST_RUN_EXAMPLE = ("11001100000101010110110001001100111000000000001001001101010100010001001111"
@@ -162,9 +167,76 @@ def test_published_results_on_e(e_bits: np.ndarray) -> None:
     p1, p2 = S.serial(e_bits, 2)
     assert (p1, p2) == pytest.approx((0.843764, 0.561915), abs=5e-7)
     got = S.p_values(e_bits)
+    assert S.non_overlapping_template(e_bits, ["000000001"]) == {
+        "000000001": pytest.approx(0.078790, abs=5e-7)}
+    assert S.overlapping_template(e_bits, poisson=True) == pytest.approx(0.110434, abs=5e-7)
+    assert S.universal(e_bits) == pytest.approx(0.282568, abs=5e-7)  # 2.9.8
+    reference = (0.01047, 0.03125, 0.125, 0.5, 0.25, 0.0625, 0.020833)
+    assert S.linear_complexity(e_bits, 1000, reference) == pytest.approx(0.845406, abs=5e-7)
+    assert S.linear_complexity(e_bits, 500, reference) == pytest.approx(0.826335, abs=5e-7)
+    exc = S.random_excursions(e_bits)  # 2.14.8: every state
+    assert exc is not None and [round(exc[x], 6) for x in S.EXCURSION_STATES] == [
+        0.573306, 0.197996, 0.164011, 0.007779, 0.786868, 0.440912, 0.797854, 0.778186]
+    var = S.random_excursions_variant(e_bits)
+    assert var is not None and var[-1] == pytest.approx(0.826009, abs=5e-7)
     table = {"frequency": 0.953749, "block_frequency": 0.211072, "runs": 0.561917,
              "longest_run": 0.718945, "matrix_rank": 0.306156, "dft": 0.847187,
              "serial_p1": 0.766182, "serial_p2": 0.462921, "approximate_entropy": 0.700073,
              "cumulative_sums_forward": 0.669887}
     for name, p in table.items():
         assert got[name] == pytest.approx(p, abs=1.5e-6), name
+
+
+def test_non_overlapping_template() -> None:
+    """2.7.4: template 001 in 10100100101110010110, N = 2 blocks; the 148 aperiodic
+    templates of m = 9; a periodic template refused."""
+    p = S.non_overlapping_template(_bits("10100100101110010110"), ["001"], blocks=2)
+    assert p == {"001": pytest.approx(0.344154, abs=5e-7)}
+    templates = S.aperiodic_templates(9)
+    assert len(templates) == 148 and set(S.BATTERY_TEMPLATES) <= set(templates)
+    with pytest.raises(ValueError, match="aperiodic"):
+        S.non_overlapping_template(_bits("10100100101110010110"), ["101"], blocks=2)
+
+
+def test_overlapping_template_probabilities() -> None:
+    """2.8.4's compound Poisson probabilities for eta = 1.125, and rev. 1a's for the defaults."""
+    pi = S._overlap_probabilities(2.25 / 2, 5)
+    assert pi == pytest.approx([0.324652, 0.182617, 0.142670, 0.106645, 0.077147, 0.166269],
+                               abs=1.5e-6)  # (the last printed as 1 minus the rounded others)
+    assert sum(S._OVERLAP_PI) == pytest.approx(1.0, abs=1e-5)
+    ones = np.ones(1032 * 20, np.uint8)  # every window matches: all blocks in the last class
+    assert S.overlapping_template(ones) < 1e-6
+
+
+def test_linear_complexity_and_universal() -> None:
+    """2.10.4: 1101011110001 has linear complexity 4 (Berlekamp-Massey); a sequence of
+    period 2 has 2. Maurer's test refuses fewer than 387,840 bits and fails a periodic one."""
+    assert list(S._bm_lengths(np.stack([_bits("1101011110001"), _bits("1010101010101")]))) == [
+        4, 2]
+    with pytest.raises(ValueError, match="387,840"):
+        S.universal(np.zeros(100_000, np.uint8))
+    assert S.universal(np.tile(_bits("1101000"), 60_000)) < 1e-6
+    assert S.linear_complexity(np.tile(_bits("1101000"), 10_000)) < 1e-6
+
+
+def test_random_excursions_variant_published_example() -> None:
+    """2.15.4: 0110110101 (J = 3 cycles; the test's minimum waived), x = +1."""
+    var = S.random_excursions_variant(_bits("0110110101"), least=0)
+    assert var is not None and var[1] == pytest.approx(0.683091, abs=5e-7)
+    assert S.random_excursions_variant(_bits("0110110101")) is None  # 3 cycles < 500
+    assert S.random_excursions(_bits("0110110101")) is None
+
+
+def test_judge_counts_only_the_sequences_a_test_applies_to() -> None:
+    """4.2.1 for the excursion tests: the proportion over the sequences with enough cycles."""
+    ps = (None,) * 40 + (0.5,) * 59 + (0.001,)
+    t = S.judge("random_excursions_+1", ps)
+    assert t.applicable == 60 and t.proportion == pytest.approx(59 / 60)
+    assert t.min_proportion == pytest.approx(S.min_proportion(60))
+    assert t.uniformity is not None and t.uniformity < S.UNIFORMITY_ALPHA  # all in one bin
+    assert not t.passed  # 59 of 60 pass 4.2.1, but 4.2.2 rejects the bunched P-values
+    assert S.judge("x", (None,) * 40 + (0.5,) * 55 + (0.001,) * 5).passed is False  # 4.2.1
+    spread = S.judge("x", (None,) * 40 + tuple(0.012 + i / 61 for i in range(60)))
+    assert spread.passed and spread.uniformity is not None and spread.uniformity > 0.9
+    nothing = S.judge("random_excursions_+1", (None,) * 10)
+    assert not nothing.judged and nothing.passed and nothing.to_dict()["judged"] is False
