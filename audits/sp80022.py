@@ -192,7 +192,8 @@ def universal(bits: np.ndarray) -> float:
 
 @numba.njit(cache=True)
 def _bm_lengths(blocks: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
-    """Berlekamp-Massey: the linear complexity of each row of the (k, M) 0/1 array."""
+    """Berlekamp-Massey: the linear complexity of each row of the (k, M) 0/1 array (C and B,
+    the current and previous connection polynomials, touched only up to their degrees)."""
     k, m = blocks.shape
     out = np.zeros(k, np.int64)
     c = np.zeros(m + 1, np.uint8)
@@ -204,20 +205,28 @@ def _bm_lengths(blocks: np.ndarray) -> np.ndarray:  # pragma: no cover - compile
         b[:] = 0
         c[0] = 1
         b[0] = 1
-        big_l, mm = 0, -1
+        big_l, mm, cdeg, bdeg = 0, -1, 0, 0
         for n in range(m):
             d = s[n]
             for i in range(1, big_l + 1):
                 d ^= c[i] & s[n - i]
             if d:
-                t[:] = c
                 shift = n - mm
-                for j in range(m + 1 - shift):
+                tdeg = cdeg
+                for j in range(cdeg + 1):
+                    t[j] = c[j]
+                top = min(bdeg, m - shift)
+                for j in range(top + 1):
                     c[j + shift] ^= b[j]
+                cdeg = max(cdeg, top + shift)
                 if big_l <= n // 2:
                     big_l = n + 1 - big_l
                     mm = n
-                    b[:] = t
+                    for j in range(bdeg + 1):
+                        b[j] = 0
+                    for j in range(tdeg + 1):
+                        b[j] = t[j]
+                    bdeg = tdeg
         out[r] = big_l
     return out
 

@@ -213,6 +213,23 @@ def test_linear_complexity_and_universal() -> None:
     period 2 has 2. Maurer's test refuses fewer than 387,840 bits and fails a periodic one."""
     assert list(S._bm_lengths(np.stack([_bits("1101011110001"), _bits("1010101010101")]))) == [
         4, 2]
+    def plain(seq: list[int]) -> int:  # Berlekamp-Massey as 2.10 states it, over whole lists
+        n = len(seq)
+        c, b, big_l, last = [1] + [0] * n, [1] + [0] * n, 0, -1
+        for i in range(n):
+            d = seq[i]
+            for j in range(1, big_l + 1):
+                d ^= c[j] & seq[i - j]
+            if d:
+                t = c[:]
+                for j in range(n + 1 - (i - last)):
+                    c[j + i - last] ^= b[j]
+                if big_l <= i // 2:
+                    big_l, last, b = i + 1 - big_l, i, t
+        return big_l
+
+    rows = np.random.default_rng(5).integers(0, 2, (100, 120), dtype=np.uint8)
+    assert list(S._bm_lengths(rows)) == [plain(list(map(int, r))) for r in rows]
     with pytest.raises(ValueError, match="387,840"):
         S.universal(np.zeros(100_000, np.uint8))
     assert S.universal(np.tile(_bits("1101000"), 60_000)) < 1e-6
