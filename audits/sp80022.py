@@ -1,19 +1,24 @@
 """Tests of NIST SP 800-22 rev. 1a ("A Statistical Test Suite for Random and Pseudorandom Number
 Generators for Cryptographic Applications") on a bit sequence, written from the standard's
-formulas and checked against its worked examples (``tests/audits/test_sp80022.py``: every
-example's P-value to the six digits the standard prints).
+formulas and checked against its worked examples and its Appendix B P-values for e
+(``tests/audits/test_sp80022.py``: to the six digits the standard prints).
 
-Implemented: 2.1 Frequency (monobit), 2.2 Frequency within a block, 2.3 Runs, 2.4 Longest run
-of ones in a block, 2.5 Binary matrix rank (32 x 32 over GF(2)), 2.6 Discrete Fourier transform
-(spectral), 2.11 Serial (two P-values: ``serial_p1``, ``serial_p2``), 2.12 Approximate entropy,
-2.13 Cumulative sums (forward and reverse). Not implemented (``NOT_IMPLEMENTED``, said on the
-certificate): the suite's other tests. ``battery`` runs them on ``m`` sequences of ``n`` bits
-and judges each test as the standard's section 4.2 does: the proportion of sequences with
-P >= alpha must reach ``(1 - alpha) - 3 sqrt(alpha (1 - alpha) / m)`` (4.2.1) and, from 55
-sequences, the P-values' chi-square over ten bins must give P-value_T >= 0.0001 (4.2.2).
+All 15 tests: 2.1 Frequency (monobit), 2.2 Frequency within a block, 2.3 Runs, 2.4 Longest
+run of ones in a block, 2.5 Binary matrix rank (32 x 32 over GF(2)), 2.6 Discrete Fourier
+transform (spectral), 2.7 Non-overlapping template (m = 9; the battery runs the documented
+subset ``BATTERY_TEMPLATES`` of the 148 aperiodic templates, ``aperiodic_templates``), 2.8
+Overlapping template (m = 9), 2.9 Maurer's universal, 2.10 Linear complexity (Berlekamp-Massey,
+numba), 2.11 Serial (two P-values), 2.12 Approximate entropy, 2.13 Cumulative sums (forward and
+reverse), 2.14 Random excursions (states -4..4) and 2.15 Random excursions variant (-9..9).
+``TESTS`` names one entry per P-value. ``battery`` runs them on ``m`` sequences of ``n`` bits
+and judges each entry as the standard's section 4.2 does: over the sequences it applies to
+(the excursion tests need 500 cycles), the proportion with P >= alpha must reach
+``(1 - alpha) - 3 sqrt(alpha (1 - alpha) / k)`` (4.2.1) and, from 55 sequences, the P-values'
+chi-square over ten bins must give P-value_T >= 0.0001 (4.2.2).
 
-The standard's DFT examples (2.6.4, 2.6.8) print N1 values its own formula does not give; the
-test follows the formula (see ``tests/audits/test_sp80022.py``).
+Where the standard's printed examples do not follow its text, the text is followed and the
+tests say how the example was computed (DFT 2.6.4/2.6.8, overlapping 2.8.8, linear complexity
+2.10.8; see ``tests/audits/test_sp80022.py``).
 """
 
 from __future__ import annotations
@@ -543,6 +548,7 @@ class NistBattery:
     bits: int
     min_proportion: float
     tests: tuple[NistTest, ...]
+    retest: NistBattery | None = None  # the failing entries run again on the next sequences
 
     @property
     def implemented(self) -> int:
@@ -551,7 +557,18 @@ class NistBattery:
 
     @property
     def passed(self) -> bool:
-        return all(t.passed for t in self.tests)
+        return not self.confirmed_failures
+
+    @property
+    def confirmed_failures(self) -> list[str]:
+        """The entries that failed section 4.2 here and, when the battery was run again on the
+        next sequences (``retest``), there too: judging 44 entries, a fair generator fails one
+        in about a third of runs (the excursion entries at about 2% each), so one failure is
+        re-tested on fresh sequences before it fails the certificate."""
+        if self.retest is None:
+            return self.failed
+        again = set(self.retest.failed)
+        return [n for n in self.failed if n in again]
 
     @property
     def failed(self) -> list[str]:
@@ -574,7 +591,9 @@ class NistBattery:
                 "uniformity_alpha": UNIFORMITY_ALPHA,
                 "non_overlapping_templates": list(BATTERY_TEMPLATES),
                 "not_implemented": list(NOT_IMPLEMENTED), "not_judged": self.not_judged,
-                "tests": [t.to_dict() for t in self.tests], "passed": self.passed}
+                "tests": [t.to_dict() for t in self.tests],
+                "retest": None if self.retest is None else self.retest.to_dict(),
+                "confirmed_failures": self.confirmed_failures, "passed": self.passed}
 
 
 def judge(name: str, ps: tuple[float | None, ...]) -> NistTest:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from decimal import Decimal, getcontext
@@ -63,6 +64,14 @@ def test_battery_passes_fair_bits_and_fails_biased_ones() -> None:
     assert "universal" in fair.not_judged and "random_excursions_+1" in fair.not_judged
     assert fair.test("universal").p_values == (None,) * 10
     assert fair.to_dict()["not_judged"] == fair.not_judged
+    # a failure stands only if the entry fails again on the next sequences (the retest)
+    cleared = dataclasses.replace(res, retest=fair)
+    assert cleared.failed == res.failed and cleared.confirmed_failures == [] and cleared.passed
+    again = dataclasses.replace(res, retest=S.battery(biased[::-1].tobytes(), 100_000, 10))
+    assert "frequency" in again.confirmed_failures and not again.passed
+    d = again.to_dict()
+    assert d["passed"] is False and d["retest"]["passed"] is False
+    assert d["confirmed_failures"] == again.confirmed_failures
 
 
 LONGEST_RUN_EXAMPLE = ("11001100000101010110110001001100111000000000001001001101010100010001001111"

@@ -94,3 +94,28 @@ def test_dieharder_fails_a_biased_stream(monkeypatch: pytest.MonkeyPatch) -> Non
 
     rows, _ = rngtest.run_one(shutil.which("dieharder") or "", 100, biased, 120)
     assert rows and rows[0]["assessment"] == "FAILED"
+
+
+def test_a_nist_failure_is_retested_on_the_next_sequences(monkeypatch: pytest.MonkeyPatch
+                                                          ) -> None:
+    """An entry below section 4.2 on the first sequences is run again on the next (disjoint)
+    ones; it fails the certificate only if it fails there too."""
+    from dataclasses import replace
+
+    calls: list[bytes] = []
+    real = sp80022.battery
+
+    def first_fails(data: bytes, n: int, m: int) -> sp80022.NistBattery:
+        calls.append(data)
+        res = real(data, n, m)
+        if len(calls) == 1:  # the first sample's frequency entry made to fail
+            res = replace(res, tests=tuple(replace(t, passed=False) if t.name == "frequency"
+                                           else t for t in res.tests))
+        return res
+
+    monkeypatch.setattr(sp80022, "battery", first_fails)
+    nist = rngtest.nist_battery("philox", "raw", 1, n=100_000, m=10)
+    assert len(calls) == 2 and len(calls[1]) == 125_000 and calls[0] != calls[1]
+    assert nist.failed == ["frequency"] and nist.retest is not None
+    assert nist.confirmed_failures == [] and nist.passed
+    assert nist.to_dict()["retest"]["sequences"] == 10
