@@ -202,7 +202,7 @@ def rng_test(generator: str, out: str | os.PathLike[str], *, stream: str = "raw"
         cert["verdict_text"] = (f"{cert['verdict']}: {len(res)} results of {len(tests)} "
                                 f"dieharder tests, {len(failed)} FAILED, {len(weak)} WEAK "
                                 "(about 1 in 100 expected WEAK for a fair generator)")
-    nist = nist_battery(generator, stream, seed)
+    nist = nist_battery(generator, stream, seed, NIST_BITS, NIST_SEQUENCES)
     cert["nist"] = nist.to_dict()
     failed_nist = nist.confirmed_failures
     ran = ("its 15 tests" if nist.implemented == 15 else f"{nist.implemented} of its 15 tests")
