@@ -101,6 +101,15 @@ def test_external_decks_bind_the_hash_of_what_was_audited(
     assert code == 1 and "fair.csv: sha256 is not the one the certificate records" in line
 
 
+@pytest.fixture
+def small_nist(monkeypatch: pytest.MonkeyPatch) -> None:
+    """NIST SP 800-22 on 2 sequences, not 100 (its battery is tested in test_rngtest.py)."""
+    from cluster.flows import rngtest
+
+    monkeypatch.setattr(rngtest, "NIST_SEQUENCES", 2)
+
+
+@pytest.mark.usefixtures("small_nist")
 def test_rng_certificate_signed_and_verified(tmp_path: Path, keys: Path,
                                              capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "rng"
@@ -121,6 +130,7 @@ LAB = ('certificate_number = "LAB-2026-0042"\nclient = "Example Casino Ltd"\n'
        '"uniformity.card_position" = "GLI-19 3.3.1 (a)"\ndeal = "GLI-19 3.3.2"\n')
 
 
+@pytest.mark.usefixtures("small_nist")
 def test_lab_fields_on_the_shuffle_and_rng_certificates(
         tmp_path: Path, keys: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """--lab on holdem shuffle and holdem rng test: the lab's fields and the clauses each audit
