@@ -75,9 +75,17 @@ def test_without_dieharder_the_battery_was_not_run(tmp_path: Path,
 @pytest.mark.parametrize("generator,stream", [
     ("philox", "raw"), ("os-chacha20", "raw"),
     pytest.param("philox", "draws", marks=pytest.mark.slow)])  # 40M decks: about a minute
-def test_dieharder_runs_and_names_tests(tmp_path: Path, generator: str, stream: str) -> None:
-    assert main(["rng", "test", "--generator", generator, "--stream", stream, "--tests",
-                 "100,15", "--out", str(tmp_path), "--quiet"]) == 0
+def test_dieharder_runs_and_names_tests(tmp_path: Path, generator: str, stream: str,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    code = main(["rng", "test", "--generator", generator, "--stream", stream, "--tests",
+                 "100,15", "--out", str(tmp_path), "--quiet"]) if generator == "philox" else None
+    if generator == "os-chacha20":
+        # a key from the OS: its NIST verdict is a fair coin's (about 1% FAIL), not asserted;
+        # the battery's size kept small (NIST on the game's philox stream is checked above)
+        monkeypatch.setattr(rngtest, "NIST_SEQUENCES", 2)
+        code = main(["rng", "test", "--generator", generator, "--stream", stream, "--tests",
+                     "100,15", "--out", str(tmp_path), "--quiet"])
+    assert code == 0 or (generator == "os-chacha20" and code == 1)
     cert = json.loads((tmp_path / "rng-certificate.json").read_text())
     b = cert["battery"]
     assert b["run"] and b["name"] == "dieharder" and b["version"].startswith("3.")
