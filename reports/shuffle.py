@@ -24,6 +24,42 @@ from audits.runfolder.storage import Location
 from reports.certificate import Certificate
 
 CERT_FORMAT = "holdem-shuffle-certificate"
+# version 2: ``verdict_text`` is the verdict and its reason in one sentence, as a run's
+# certificate words it ("PASS", "PASS, LIMITED: ...", "FAIL: <audit>: <first reason>"), and the
+# page prints it under its banner; a version 1 certificate ("FAIL (uniformity, ...)") keeps the
+# page it was issued with, so that ``holdem verify`` still rebuilds it byte for byte
+CERT_VERSION = 2
+
+
+def _first_reason(r: AuditResult, results: list[AuditResult]) -> str:
+    """A failing deck audit's first reason, in words: the battery's failed tests with their
+    Holm-adjusted p-values, else its first violation (a deck and what differs), else counts."""
+    failed = r.details.get("failed_tests") or []
+    if failed:
+        p = {t.name.rpartition(".")[2]: t.details.get("holm_adjusted_p") for t in results
+             if t.name.startswith(r.name + ".")}
+        return "failed tests " + ", ".join(
+            f"{t}" + (f" (Holm p = {p[t]:.3g})" if isinstance(p.get(t), float) else "")
+            for t in failed)
+    viol = r.details.get("violations") or []
+    if viol and isinstance(viol[0], dict) and viol[0].get("reason"):
+        deck = viol[0].get("hand_id")
+        more = r.failures - 1
+        return (f"deck {deck}: " if deck is not None else "") + str(viol[0]["reason"]) + (
+            f" (and {more:,} more)" if more > 0 else "")
+    return f"{r.failures:,} failures in {r.hands_checked:,} decks"
+
+
+def verdict_sentence(reasons: list[str], limits: list[str], results: list[AuditResult]) -> str:
+    """The shuffle certificate's verdict in one sentence (``CERT_VERSION`` 2)."""
+    if not reasons:
+        return "PASS" if not limits else "PASS, LIMITED: " + " ".join(limits)
+    first = reasons[0]
+    by_name = {r.name: r for r in results}
+    why = (_first_reason(by_name[first], results) if first in by_name else
+           "no decks were audited" if first == "no decks" else "failed")
+    also = f"; also failed: {', '.join(reasons[1:])}" if len(reasons) > 1 else ""
+    return f"FAIL: {first}: {why}{also}"
 
 
 @dataclass(frozen=True)
@@ -114,13 +150,11 @@ def build_deck_certificate(results: list[AuditResult], source: dict[str, Any],
     if not uni.applicable:
         reasons.append("no decks")
     word = "FAIL" if reasons else "PASS"
-    failed_tests = uni.details.get("failed_tests") or []
-    text = word + (f" ({', '.join(reasons + [f'uniformity.{t}' for t in failed_tests])})"
-                   if reasons else "")
+    text = verdict_sentence(reasons, limits, results)
     z = next((r.details.get("residuals") for r in results
               if r.name == "uniformity.card_position"), None)
     return {
-        "format": CERT_FORMAT, "version": 1, "verdict": word, "verdict_text": text,
+        "format": CERT_FORMAT, "version": CERT_VERSION, "verdict": word, "verdict_text": text,
         "verdict_reasons": reasons, "limitations": limits,
         "fault_injected": source.get("inject"),
         "source": source, "decks": int(uni.hands_checked),
@@ -143,6 +177,8 @@ def render_html(cert: dict[str, Any]) -> str:
              f"certificate {cert['verdict']}</title><style>{CSS}</style></head><body>"
              f"<div class='banner {cert['verdict']}'>Shuffle certificate: {esc(cert['verdict'])}"
              "</div>"]
+    if int(cert.get("version") or 1) >= 2:  # the verdict's sentence (version 1 pages had none)
+        parts.append(f"<p><b>Verdict:</b> {esc(cert.get('verdict_text'))}</p>")
     if cert["limitations"]:
         parts.append("<div class=limits><b>Not certified:</b><ul>" + "".join(
             f"<li>{esc(t)}</li>" for t in cert["limitations"]) + "</ul></div>")

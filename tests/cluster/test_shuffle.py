@@ -4,6 +4,7 @@ planted faults caught at docs/shuffle.md's deck counts; ``holdem shuffle audit``
 from __future__ import annotations
 
 import hashlib
+import html
 import json
 from pathlib import Path
 
@@ -120,6 +121,11 @@ def test_planted_faults_fail_the_battery(tmp_path: Path, fault: str, decks: int)
                                    keep_decks=False), tmp_path / "f", workers=0, progress=False)
     assert cert["verdict"] == "FAIL" and cert["fault_injected"] == fault
     assert not _tests(cert)["uniformity"]["passed"]  # the battery itself, not only the keys
+    # the verdict and its reason in one sentence, as a run's certificate words it, on the page
+    assert cert["verdict_text"].startswith("FAIL: uniformity: failed tests "), cert["verdict_text"]
+    assert "Holm p = " in cert["verdict_text"]
+    page = (tmp_path / "f" / "report.html").read_text()
+    assert f"<b>Verdict:</b> {html.escape(cert['verdict_text'])}" in page
 
 
 @pytest.mark.slow

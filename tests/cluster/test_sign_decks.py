@@ -44,6 +44,25 @@ def test_a_signed_shuffle_verifies_and_names_the_key(
     assert code == 1 and line.startswith("NOT AUTHENTICATED: ")
 
 
+def test_a_shuffle_certificate_of_version_1_still_verifies(
+        signed_shuffle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A certificate issued before the verdict's sentence (version 1: "PASS" or "FAIL (...)",
+    a page without the sentence) keeps verifying: its page is rebuilt as it was issued."""
+    from reports.shuffle import render_html
+
+    run = tmp_path / "v1"
+    shutil.copytree(signed_shuffle, run)
+    (run / "certificate.sig").unlink()
+    cert = json.loads((run / "certificate.json").read_text())
+    assert cert["version"] == 2 and "<b>Verdict:</b>" in (run / "report.html").read_text()
+    cert["version"] = 1
+    (run / "certificate.json").write_text(json.dumps(cert, indent=2) + "\n")
+    (run / "report.html").write_text(render_html(cert))
+    assert "<b>Verdict:</b>" not in (run / "report.html").read_text()
+    code, line = _verify(run, capsys)
+    assert line.startswith("VERIFIED: a shuffle certificate of 25,000 decks"), line
+
+
 @pytest.mark.parametrize("change", ["deck", "deck-restamped", "certificate", "page"])
 def test_a_change_is_a_mismatch(signed_shuffle: Path, keys: Path, tmp_path: Path, change: str,
                                 capsys: pytest.CaptureFixture[str]) -> None:
