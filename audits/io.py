@@ -365,28 +365,42 @@ def _cut_points(table_id: np.ndarray) -> np.ndarray:
     return np.r_[cuts, n].astype(np.int64)
 
 
+# on_table(pf, table, first_row): each chunk's Arrow table as decoded (before ``_decode``)
+OnTable = Callable[[pq.ParquetFile, pa.Table, int], None]
+
+
 def iter_batches(path: Location, chunk_rows: int | None = None, *,
-                 data: bytes | None = None) -> Iterator[Batch]:
+                 data: bytes | None = None, on_table: OnTable | None = None,
+                 extra: Sequence[str] = ()) -> Iterator[Batch]:
     """Read and check one batch file in chunks of about ``chunk_rows`` rows (default
     ``CHUNK_ROWS``), cut only between tables, so that the decoded rows held stay bounded
     whatever the file's size (a file of at most ``chunk_rows`` rows is one chunk). ``data``:
     the file's bytes, read once by the caller (``audits.runner.map_file``, which hashes the
-    same bytes), parsed here instead of reading the file again."""
+    same bytes), parsed here instead of reading the file again. ``on_table``: shown each
+    chunk's Arrow table as decoded, with the file and the chunk's first row (the reproduction
+    of ``holdem certify`` compares it with the hands re-simulated, in the audit's one read);
+    ``extra``: columns decoded besides the audited ones when the file has them (``digest``)."""
     chunk_rows = CHUNK_ROWS if chunk_rows is None else max(1, int(chunk_rows))
     path = storage.as_location(path)
     pf, columns = _open(path, data)
+    columns += [c for c in extra if c not in columns and pf.schema_arrow.get_field_index(c) >= 0]
     check: exactfile.FileCheck | None = exactfile.FileCheck(str(path), pf)
+    row = 0
 
-    def first(b: Batch) -> Batch:
-        nonlocal check
+    def first(t: pa.Table) -> Batch:
+        nonlocal check, row
+        if on_table is not None:
+            on_table(pf, t, row)
+        row += t.num_rows
+        b = _decode(path, t)
         b.file_check, check = check, None
         return b
 
     n = pf.metadata.num_rows
     if n <= chunk_rows:
-        b = _decode(path, _read_all(pf, path, columns))
+        b = first(_read_all(pf, path, columns))
         check_table_order(b.cols["table_id"], b.cols["hand_id"], path)
-        yield first(b)
+        yield b
         return
     try:
         keys = pf.read(columns=["table_id", "hand_id"])
@@ -415,13 +429,13 @@ def iter_batches(path: Location, chunk_rows: int | None = None, *,
             if cut <= start:
                 continue  # one table spans the whole chunk: keep reading
             t = pa.Table.from_batches(pending)
-            yield first(_decode(path, t.slice(0, cut - start).combine_chunks()))
+            yield first(t.slice(0, cut - start).combine_chunks())
             rest = t.slice(cut - start)
             pending = rest.combine_chunks().to_batches() if rest.num_rows else []
             have -= cut - start
             start = cut
         if have:
-            yield first(_decode(path, pa.Table.from_batches(pending).combine_chunks()))
+            yield first(pa.Table.from_batches(pending).combine_chunks())
     except AuditInputError:
         raise
     except Exception as e:

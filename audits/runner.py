@@ -21,6 +21,7 @@ from audits import runfolder
 from audits.integrity import Binding, FileFacts, is_product
 from audits.io import (
     AuditInputError,
+    OnTable,
     iter_batches,
     run_context,
     run_inputs,
@@ -109,7 +110,8 @@ class ChunkPartials(list):
 
 
 def map_file(path: str, names: Sequence[str], partitions: dict[str, int] | None = None,
-             context: dict[str, Any] | None = None
+             context: dict[str, Any] | None = None, *, on_table: OnTable | None = None,
+             extra: Sequence[str] = ()
              ) -> tuple[str, int, dict[str, Any], tuple[str, int]]:
     """Read one batch file's bytes once, hash them (sha256 and size) and decode those same
     bytes in bounded chunks (cut between tables), running every named audit's map on each
@@ -120,7 +122,8 @@ def map_file(path: str, names: Sequence[str], partitions: dict[str, int] | None 
     ``partitions[name] = P`` keeps only key partition 0 of P in that audit's partials
     (``KeyPass``). ``context``: the run's facts from its manifest (``audits.io.run_context``),
     which the maps check rows against. Returns (path, hands, partials by audit, (sha256,
-    bytes))."""
+    bytes)). ``on_table`` and ``extra``: as ``audits.io.iter_batches`` (the reproduction of
+    ``holdem certify`` sees each chunk decoded, in this one read)."""
     try:
         data = storage.read_bytes(storage.as_location(path))
     except (OSError, pa.ArrowException, storage.StorageError) as e:
@@ -128,7 +131,7 @@ def map_file(path: str, names: Sequence[str], partitions: dict[str, int] | None 
     digest = (hashlib.sha256(data).hexdigest(), len(data))
     hands = 0
     out: dict[str, Any] = {}
-    for b in iter_batches(path, data=data):
+    for b in iter_batches(path, data=data, on_table=on_table, extra=extra):
         b.context = context or {}
         hands += b.n
         for name in names:
@@ -193,6 +196,9 @@ class AuditReport:
     # "bytes", "rows"}], "unaudited": [{"path", "sha256"}] (other files in the folder)} (paths
     # relative to the run folder)
     inputs: dict[str, Any] = field(default_factory=dict)
+    # what a ``run_audits(map_fn=...)`` map returned past ``map_file``'s fields, by file (not
+    # in audit.json)
+    extras: dict[str, tuple[Any, ...]] = field(default_factory=dict)
 
     @property
     def passed(self) -> bool:
@@ -329,7 +335,9 @@ def run_audits(run: Location, names: Sequence[str] | None = None, *,
                key_memory: int | None = None, hands: int | None = None,
                map_files: MapFiles = map_in_process,
                runtime: dict[str, Any] | None = None,
-               plan: AuditPlan | None = None) -> AuditReport:
+               plan: AuditPlan | None = None,
+               map_fn: Callable[..., Any] = map_file,
+               map_args: tuple[Any, ...] = ()) -> AuditReport:
     """Audit a run folder. The files are mapped by ``map_files`` (default: in this process, one
     after the other; ``cluster.flows.audit`` passes one that fans them out over Ray, and describes
     it
@@ -342,7 +350,11 @@ def run_audits(run: Location, names: Sequence[str] | None = None, *,
     are read for it when a key memory applies). ``plan``: the setup the caller made already
     (``plan_audit``; ``names``, ``key_memory`` and ``hands`` are then its).
     Every file is hashed (``AuditReport.inputs``) whichever audits run; the ``integrity`` audit
-    checks the hashes against the manifest (``holdem audit`` always runs it)."""
+    checks the hashes against the manifest (``holdem audit`` always runs it).
+    ``map_fn``: the per-file map (default ``map_file``), called as ``map_file`` is with
+    ``map_args`` after its own; a result of more than ``map_file``'s four fields keeps the
+    rest as ``AuditReport.extras[path]`` (``holdem certify``'s reproduction in the audit's
+    read: ``cluster.flows.reproduce_values``)."""
     if plan is None:
         plan = plan_audit(run, names, key_memory=key_memory, hands=hands)
     selected, root, manifest = plan.names, plan.root, plan.manifest
@@ -364,8 +376,9 @@ def run_audits(run: Location, names: Sequence[str] | None = None, *,
     # the partials in file order, whatever order the map ended in: the reduces keep the first
     # examples and samples, so the completion order (which a retried task changes) must not
     # reach the report
-    parts = map_files(map_file, files, (selected, partitions, context),
+    parts = map_files(map_fn, files, (selected, partitions, context, *map_args),
                       _main_progress)
+    extras = {p[0]: p[4:] for p in parts if len(p) > 4}
     extra: dict[str, list[Any]] = {}
     for name, count in partitions.items():
         kp = REGISTRY[name].keys
@@ -382,7 +395,8 @@ def run_audits(run: Location, names: Sequence[str] | None = None, *,
                for name in selected]
     return AuditReport(run=str(run), results=results, files=len(files),
                        hands=sum(p[1] for p in parts),
-                       seconds=seconds, manifest=manifest, runtime=runtime, inputs=inputs)
+                       seconds=seconds, manifest=manifest, runtime=runtime, inputs=inputs,
+                       extras=extras)
 
 
 def _bind(root: Location, manifest: dict[str, Any] | None, msha: str | None, listing: list[str],

@@ -28,6 +28,13 @@ def add_parser(sub: Any) -> None:
                            "resumed run's: never trusted); the certificate then says the rest "
                            "were not re-simulated, a limitation; with --import: do not import "
                            "the sources again to compare them with the run's files")
+    ce.add_argument("--reproduce", dest="reproduce_mode", choices=("values", "bytes"),
+                    default="values",
+                    help="how each re-simulated batch is compared with its file: values (the "
+                         "default: in the audit's read of the file, every value, the footer, "
+                         "and the bytes by the sha256 this command's writer gave them; a kept "
+                         "batch encoded again) or bytes (every batch encoded again after the "
+                         "audit and compared byte for byte: a second encode)")
     ce.add_argument("--import", dest="import_paths", nargs="+", default=None, metavar="PATH",
                     help="certify an operator's hand histories instead of a simulation: "
                          "import PATH... into --out, audit and report")
@@ -95,7 +102,8 @@ def certify(args: argparse.Namespace) -> int:
     rt = args.runtime
     res = certify(spec, args.out, address=rt.address, workers=rt.workers,
                   key_memory=rt.key_memory, sign_key=args.sign_key,
-                  reproduce=not args.no_reproduce, progress=not args.quiet, lab=lab)
+                  reproduce=not args.no_reproduce, progress=not args.quiet, lab=lab,
+                  reproduce_mode=args.reproduce_mode)
     if res.simulate_failure is not None:  # os-chacha20 batches are never resumed (certify)
         again = "rerun the command to resume" if spec.reproducible else "rerun with a new --out"
         print(f"holdem: {res.simulate_failure} ({again})", file=sys.stderr)

@@ -43,7 +43,7 @@ def ray_map_files(session: RaySession, window: int) -> MapFiles:
 
 def audit_run(run: Location, names: Sequence[str] | None = None, *, workers: int | None = None,
               key_memory: int | None = None, address: str | None = None,
-              progress: bool = True) -> AuditReport:
+              progress: bool = True, reproduce: Any = None) -> AuditReport:
     """Audit the run folder ``run`` with the audits ``names`` (None: all) and always
     ``integrity`` (the verdict is bound to the bytes whatever else runs).
 
@@ -54,21 +54,28 @@ def audit_run(run: Location, names: Sequence[str] | None = None, *, workers: int
     ``audits.runner.run_audits``). ``progress``: a bar of hands (every key partition past the
     first is one more pass over the files). Raises ``AuditInputError`` for an unusable folder,
     ``RayUnreachable`` for a cluster that cannot be joined, ``cluster.fanout.TaskFailed`` for a
-    task that failed on Ray.
+    task that failed on Ray. ``reproduce``: a ``cluster.flows.reproduce_values.ValuesJob``:
+    each planned batch is re-simulated in its file's task and compared with what the task
+    decoded (``holdem certify``), the results in ``AuditReport.extras``.
     """
     names = resolve(names)
     if "integrity" not in names:
         names.append("integrity")
     plan = plan_audit(run, names, key_memory=key_memory, count=True)  # once: bar and audit
     assert plan.hands is not None
+    how: dict[str, Any] = {}
+    if reproduce is not None:
+        from cluster.flows.reproduce_values import audit_and_reproduce
+
+        how = {"map_fn": audit_and_reproduce, "map_args": (reproduce,)}
     with Progress(plan.hands * plan.passes, enabled=progress, desc="audit") as bar:
         def on_file(path: str, n: int) -> None:
             bar.update(n)
 
         if workers == 0:
-            return run_audits(run, on_file=on_file, plan=plan)
+            return run_audits(run, on_file=on_file, plan=plan, **how)
         with ray_session(address, workers) as session:
             return run_audits(run, on_file=on_file, plan=plan,
                               map_files=ray_map_files(session, audit_window(session, workers)),
                               runtime={"ray": "ray", "cpus": session.cpus,
-                                       "worker_code": session.worker_code})
+                                       "worker_code": session.worker_code}, **how)

@@ -290,17 +290,18 @@ class CertifyResult:
 
 def audit_step(run: Location, *, workers: int | None = None,
                address: str | None = None, key_memory: int | None = None,
-               progress: bool = True) -> tuple[AuditReport, Location]:
+               progress: bool = True, reproduce: Any = None) -> tuple[AuditReport, Location]:
     """Every audit over the run folder, as ``holdem audit RUN`` runs them (``workers=0`` in this
     process, else on Ray: ``cluster.flows.audit.audit_run``); writes audit.json. Returns (the
     report,
     audit.json's location). ``key_memory`` in bytes. Raises AuditInputError, RayUnreachable,
-    ``cluster.fanout.TaskFailed``."""
+    ``cluster.fanout.TaskFailed``. ``reproduce``: a ``cluster.flows.reproduce_values.ValuesJob``
+    (the reproduction in the audit's read, ``audit_run``)."""
     from audits.runner import write_audit_json
     from cluster.flows.audit import audit_run
 
     result = audit_run(run, None, workers=workers, address=address, key_memory=key_memory,
-                       progress=progress)
+                       progress=progress, reproduce=reproduce)
     return result, write_audit_json(result)
 
 
@@ -309,16 +310,21 @@ def certify(spec: RunSpec, out: Location, *, address: str | None = None,
             sign_key: str | Path | None = None,
             calibration: str | Path | None = DEFAULT_CALIBRATION,
             reproduce: bool = True, progress: bool = True,
-            lab: dict[str, Any] | None = None) -> CertifyResult:
+            lab: dict[str, Any] | None = None, reproduce_mode: str = "values"
+            ) -> CertifyResult:
     """``holdem certify``: simulate ``spec`` into ``out`` (resuming what is there; for a
     generator that cannot re-simulate its batches, os-chacha20, a folder that holds batch files
     is refused: ``refuse_unreproducible_batches``), audit it,
     re-simulate it and write the report (signed with ``sign_key`` when given); returns the
     verdict.
 
-    Reproduction (``cluster.flows.reproduce.reproduce_spec``, with this ``spec``, never the folder's
-    manifest): for the reproducible generator every batch the spec plans is simulated again and
-    compared with its file byte for byte; a batch that differs fails the certificate, named.
+    Reproduction (with this ``spec``, never the folder's manifest): for the reproducible
+    generator every batch the spec plans is simulated again and compared with its file; a batch
+    that differs fails the certificate, named. ``reproduce_mode="values"`` (the default) does it
+    in the audit's read of each file, with no second encode
+    (``cluster.flows.reproduce_values``: every value, the footer, and the bytes bound by the
+    sha256 this command's writer gave them); ``"bytes"`` after the audit, encoding each batch
+    again and comparing bytes (``cluster.flows.reproduce.reproduce_spec``).
     ``reproduce=False`` re-simulates only the batch files the folder held before this call (a
     resumed folder's kept batches: never trusted, whoever made them), and the certificate lists
     the rest as not re-simulated (a limitation).
@@ -332,9 +338,12 @@ def certify(spec: RunSpec, out: Location, *, address: str | None = None,
     from audits.runfolder import RunFolder, batch_relpath
     from cluster.fanout import TaskFailed
     from cluster.flows.reproduce import NOT_REPRODUCIBLE, not_run, reproduce_spec
+    from cluster.flows.reproduce_values import MODES, VALUES, ValuesJob, outcome
     from cluster.flows.simulate import run_simulate
     from cluster.ray_runtime import Runtime
 
+    if reproduce_mode not in MODES:
+        raise ValueError(f"reproduce_mode {reproduce_mode!r}: expected one of {MODES}")
     rt = Runtime(workers, address, key_memory)
     # an unusable key is refused before hours of simulation; loaded once, used to sign
     key = _load_key(sign_key)
@@ -355,14 +364,24 @@ def certify(spec: RunSpec, out: Location, *, address: str | None = None,
                                     progress=progress)
         except TaskFailed as e:
             failure = str(e)
+        job = None
+        if spec.reproducible and reproduce_mode == VALUES:
+            planned = {batch_relpath(s.label, b): (s.label, b) for s, b in spec.plan()}
+            if not reproduce:  # the batches kept from an earlier run only
+                planned = {rel: sb for rel, sb in planned.items() if rel in kept}
+            job = ValuesJob(spec, str(out), planned,
+                            dict(manifest.written) if manifest is not None else {})
         audited, audit_path = audit_step(out, workers=workers, address=address,
-                                         key_memory=key_memory, progress=progress)
+                                         key_memory=key_memory, progress=progress,
+                                         reproduce=job)
         if not spec.reproducible:
             reproduction = not_run(f"generator {spec.generator}: its decks came from the "
                                    "operating system's entropy", NOT_REPRODUCIBLE)
         else:
-            rep = reproduce_spec(spec, str(out), workers=workers, address=address,
-                                 only=None if reproduce else kept)
+            rep = (outcome(spec, str(out), audited.extras, job, workers=workers,
+                           address=address) if job is not None else
+                   reproduce_spec(spec, str(out), workers=workers, address=address,
+                                  only=None if reproduce else kept))
             reproduction = rep.record()
             if rep.ok and not reproduce:
                 reproduction = not_run(

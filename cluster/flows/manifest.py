@@ -199,6 +199,9 @@ class Manifest:
         self.spec = spec
         self.created = created or now()
         self.files: dict[str, FileRecord] = {}
+        # the batch files this process's writers made (path -> the sha256 of the bytes they
+        # encoded), never read from a folder: kept ones are not here (not in manifest.json)
+        self.written: dict[str, str] = {}
         self.status = "running"
         self.finished: str | None = None
         self.error: str | None = None

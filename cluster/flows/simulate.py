@@ -122,6 +122,9 @@ def _column_compression() -> dict[str, str]:
             for f in HAND_SCHEMA for p in _leaf_paths(f.name, f.type)}
 
 
+# rows a row group holds at most: pyarrow's default, given explicitly so that the reproduction
+# of ``holdem certify`` knows the row groups the writer makes (``cluster.flows.reproduce_values``)
+ROW_GROUP_ROWS = 1024 * 1024
 COLUMN_ENCODING = _column_encoding()
 COLUMN_COMPRESSION = _column_compression()
 
@@ -140,7 +143,7 @@ def encode_batch(table: pa.Table, spec: RunSpec, structure: Structure, batch_ind
     # statistics only where readers filter (hand lookups), dictionaries only for the constant
     # string columns: 11% faster to write than the defaults, same content
     pq.write_table(table.replace_schema_metadata(meta), sink, compression=COLUMN_COMPRESSION,
-                   write_statistics=STATS_COLUMNS,
+                   write_statistics=STATS_COLUMNS, row_group_size=ROW_GROUP_ROWS,
                    use_dictionary=DICT_COLUMNS, column_encoding=COLUMN_ENCODING)
     return sink.getvalue()
 
@@ -175,6 +178,16 @@ def simulated_batch(spec: RunSpec, structure: Structure,
     hands, its rare-path counts). A batch's bytes depend only on (spec, structure, index):
     ``holdem certify`` and ``holdem verify`` re-simulate a run with it
     (``cluster.flows.reproduce``)."""
+    table, hands, counts = simulated_table(spec, structure, batch_index)
+    with _no_gc_pauses():
+        return encode_batch(table, spec, structure, batch_index, counts), hands, counts
+
+
+def simulated_table(spec: RunSpec, structure: Structure,
+                    batch_index: int) -> tuple[pa.Table, int, dict[str, int]]:
+    """One batch simulated, before its encoding: (the table ``encode_batch`` encodes, its
+    hands, its rare-path counts); ``holdem certify`` compares it with the file's decoded
+    values (``cluster.flows.reproduce_values``)."""
     from sim.batch import simulate_batch
     from sim.schema import HAND_SCHEMA
 
@@ -189,7 +202,7 @@ def simulated_batch(spec: RunSpec, structure: Structure,
             raise RuntimeError(f"simulate_batch({structure.label}, {batch_index}): "
                                f"{table.num_rows} rows / {res.hands} hands, expected {expected}")
         counts = {str(k): int(v) for k, v in sorted(res.counts.items())}
-        return encode_batch(table, spec, structure, batch_index, counts), res.hands, counts
+        return table, res.hands, counts
 
 
 def write_batch(spec: RunSpec, structure: Structure, batch_index: int,
@@ -414,6 +427,7 @@ def run_simulate(
                 raise BotError(d[BOT_ERROR])
             rec = FileRecord.from_dict(d)
             manifest.add(rec)
+            manifest.written[rec.path] = rec.sha256
             simulated.append(rec)
             bar.update(rec.hands)
             if time.monotonic() - last_write >= MANIFEST_EVERY_SECONDS:
