@@ -9,10 +9,11 @@ from __future__ import annotations
 BENCH_DEFAULTS: dict[str, tuple[int, int]] = {
     "engine": (1_000_000, 5), "simulate": (100_000, 3), "scale": (200_000, 3),
     "audit": (200_000, 3), "diff": (2_000_000, 3), "shuffle": (2_000_000, 3),
-    "export": (200_000, 3), "import": (20_000, 5), "pybots": (20_000, 5)}
+    "export": (200_000, 3), "import": (20_000, 5), "pybots": (20_000, 5),
+    "certify": (200_000, 3)}
 # every benchmark, in the order ``make bench-all`` runs them (evaluator has fixed sizes)
 BENCHMARKS = ("engine", "evaluator", "simulate", "audit", "scale", "diff", "shuffle", "export",
-              "import", "pybots")
+              "import", "pybots", "certify")
 
 
 def run_bench(name: str, *, hands: int | None = None, repeats: int | None = None,
@@ -59,6 +60,10 @@ def run_bench(name: str, *, hands: int | None = None, repeats: int | None = None
         from cluster.bench.pybots import run_pybots_bench
 
         run_pybots_bench(hands=n, repeats=r)
+    elif name == "certify":
+        from cluster.bench.certify import run_certify_bench
+
+        run_certify_bench(hands=n, repeats=r, population=population)
     elif name == "export":
         from cluster.bench.export import run_export_bench
 

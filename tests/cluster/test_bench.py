@@ -138,3 +138,16 @@ def test_engine_stages_split_the_bench_loop() -> None:
     assert all(per[k] >= 0 for k in ("streams + shuffle", "legal()", "bot (random_legal)",
                                       "evaluate7 at showdown"))
     assert per["total"] > 0
+
+
+def test_bench_certify_times_both_reproductions(capsys: pytest.CaptureFixture[str]) -> None:
+    """``holdem bench certify``: the values reproduction's own cost and its peer, the bytes
+    one, measured in the same rounds (each run reproduced, else the bench stops)."""
+    from cluster.bench.certify import run_certify_bench
+
+    res = run_certify_bench(hands=2000, repeats=1, population="classic")
+    us = res["us_per_hand"]
+    assert set(us) == {"simulate", "audit", "audit + reproduce values", "reproduce values",
+                       "reproduce bytes"}
+    assert us["reproduce bytes"] > 0 and us["audit + reproduce values"] > 0
+    assert "reproduction: values" in capsys.readouterr().out
