@@ -18,6 +18,8 @@ file's schema, metadata or encoding does not. This trusts the engine to reproduc
 audits are what check the engine.
 
 The batches are fanned out (``cluster.fanout``: Ray tasks, or this process with ``workers=0``).
+``holdem certify`` does it by default in the audit's read instead, with no second encode
+(``cluster.flows.reproduce_values``; ``--reproduce bytes`` is this module's way).
 """
 
 from __future__ import annotations

@@ -91,14 +91,15 @@ def test_no_reproduce_is_a_limitation(tmp_path: Path, capsys: pytest.CaptureFixt
     assert "REPRODUCED: 2 of 2 batch files" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("extra", [[], ["--no-reproduce"]])
+@pytest.mark.parametrize("extra", [[], ["--no-reproduce"], ["--reproduce", "bytes"]])
 def test_certify_on_a_folder_prepared_by_someone_else(
         prepared: tuple[Path, int], keys: Path, tmp_path: Path, extra: list[str],
         capsys: pytest.CaptureFixture[str]) -> None:
     """M2: the lab's certify --sign-key resumes the folder (every batch kept: its sha256 is the
     manifest's) and the audits pass the 100% rake (the chips are checked against the
     configuration the hand logs); the re-simulation of the kept batch names the hand, so the
-    signed certificate is a FAIL, not a PASS, with or without --no-reproduce."""
+    signed certificate is a FAIL, not a PASS, with or without --no-reproduce, in the audit's
+    read (the default) or by a second encode (--reproduce bytes)."""
     src, hand = prepared
     out = tmp_path / "run"
     shutil.copytree(src, out)
