@@ -31,6 +31,7 @@ not write the files, compare bytes (``cluster.flows.reproduce``).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -73,25 +74,27 @@ def audit_and_reproduce(path: str, names: Any, partitions: Any, context: Any,
     where = job.planned.get(rel)
     if where is None:
         return map_file(path, names, partitions, context)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     st = Structure.parse(where[0])
     try:
         table, hands, counts = simulated_table(job.spec, st, where[1])
     except BotError as e:
         return (*map_file(path, names, partitions, context), {BOT_ERROR: str(e)})
     cmp = Comparison(table)
-    t1 = time.perf_counter()
+    t1, c1 = time.perf_counter(), time.process_time()
     res = map_file(path, names, partitions, context, on_table=cmp.chunk, extra=("digest",))
-    t2 = time.perf_counter()
+    t2, c2 = time.perf_counter(), time.process_time()
     sha, size = res[3]
     why, hid = cmp.difference()
     if why is None:
         why = _form_problem(cmp.pf, table, job.spec, st, where[1], counts, size)
     if why is None:
         why = _bytes_problem(sha, job.written.get(rel), table, job.spec, st, where[1], counts)
-    seconds = time.perf_counter() - t2 + (t1 - t0)  # the audit's own read and maps aside
+    # the audit's own read and maps aside: wall seconds, and CPU seconds of this process
+    seconds = time.perf_counter() - t2 + (t1 - t0)
+    cpu = time.process_time() - c2 + (c1 - c0) + cmp.cpu
     return (*res, {"rel": rel, "ok": why is None, "hands": hands if why is None else 0,
-                   "why": why, "hand_id": hid, "seconds": seconds})
+                   "why": why, "hand_id": hid, "seconds": seconds + cmp.cpu, "cpu": cpu})
 
 
 class Comparison:
@@ -104,8 +107,17 @@ class Comparison:
         self.rows = 0  # rows the file holds (counted over its chunks)
         self.seen: set[str] = set()
         self.first: tuple[int | None, str] | None = None  # (row, column) of the first difference
+        self.clock: Callable[[], float] = time.process_time
+        self.cpu = 0.0  # seconds spent comparing (``clock``)
 
     def chunk(self, pf: pq.ParquetFile, t: pa.Table, start: int) -> None:
+        c0 = self.clock()
+        try:
+            self._chunk(pf, t, start)
+        finally:
+            self.cpu += self.clock() - c0
+
+    def _chunk(self, pf: pq.ParquetFile, t: pa.Table, start: int) -> None:
         self.pf = self.pf or pf
         self.rows = start + t.num_rows
         if self.first is not None:
