@@ -306,10 +306,11 @@ def outcome(spec: Any, run: str, extras: dict[str, tuple[Any, ...]], job: Values
         done += other.batches
         hands += other.hands
     kept = sum(1 for rel in by_rel if rel not in job.written)
-    how = ("every value compared in the audit's read; the bytes: the sha256 this command's "
-           "writer gave them" + (f", {kept} kept from an earlier run encoded again" if kept
-                                 else "")
-           + (f", {len(rest)} not audited re-simulated apart" if rest else ""))
+    parts = ([f"{len(by_rel) - kept} by the sha256 this command's writer gave them"]
+             if len(by_rel) > kept else [])
+    parts += [f"{kept} kept from an earlier run encoded again"] if kept else []
+    parts += [f"{len(rest)} not audited re-simulated apart"] if rest else []
+    how = "every value compared in the audit's read; the bytes: " + ", ".join(parts)
     return Reproduced(True, f"REPRODUCED: {done} of {len(plan)} batch files ({hands:,} hands) "
                             f"re-simulated from the spec match byte for byte ({how})",
                       done, hands, len(plan), seconds=seconds)
