@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from audits.tournaments import finishing_places, prizes
 
@@ -79,11 +80,12 @@ def tournaments_table(log: pa.Table, facts: Any) -> pa.Table:
     without a manifest: no buy-in, no prizes)."""
     if "rebuys" not in log.column_names or log.num_rows == 0:
         return SCHEMA.empty_table()
-    fmt = np.asarray(log.column("format").to_numpy(zero_copy_only=False), dtype=object)
-    imported = "site_hand" in log.column_names
-    rows = np.flatnonzero(fmt == "tournament") if not imported else np.zeros(0, np.int64)
-    if len(rows) == 0:
+    if "site_hand" in log.column_names:  # an imported run's: no tournament named (module doc)
         return SCHEMA.empty_table()
+    tourn = pc.equal(log.column("format"), "tournament")
+    if not pc.any(tourn).as_py():
+        return SCHEMA.empty_table()
+    rows = np.flatnonzero(tourn.to_numpy(zero_copy_only=False))
     t = log.take(pa.array(rows))
     tid = t.column("table_id").to_numpy()
     hand_no = t.column("hand_no").to_numpy()
