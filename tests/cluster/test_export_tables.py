@@ -258,7 +258,8 @@ def test_wrong_payouts_by_venue_and_rake_by_stake(imported: tuple[Path, Path, by
     rows = log_rows(run)
     want: dict[tuple[int, int], list[int]] = {}
     for r in rows:
-        acc = want.setdefault((r["small_blind"], r["big_blind"]), [0, 0, 0])
+        acc = want.setdefault((r["currency"] or None, r["small_blind"], r["big_blind"]),
+                              [0, 0, 0])
         acc[0] += 1
         acc[1] += r["op_rake"] > 0
         acc[2] += max(r["op_rake"], 0)
