@@ -79,7 +79,7 @@ def export_context(manifest: dict[str, Any] | None) -> ExportContext:
     try:
         ctx = run_context(manifest)
     except AuditInputError as e:
-        raise ExportInputError(f"manifest.json: {e}") from None
+        raise ExportInputError(str(e)) from None
     return ExportContext(policy_names(manifest), ctx.get("facts"), ctx)
 
 

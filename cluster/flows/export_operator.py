@@ -47,8 +47,8 @@ HAND_FIELDS: list[tuple[str, pa.DataType, str, str, str]] = [
                                     "`rake` is the schedule's", "op_rake"),
     ("outcome", _D, "code table: outcome classes",
      "the outcome audit's class of the hand (docs/import.md, The operator's outcome): "
-     "exact, rake, "
-     "wrong payout, ...; null: not classified (a log without the import columns)", ""),
+     "exact, rake, wrong payout, ...; null: not classified (a log without the import columns)",
+     ""),
 ]
 SEAT_FIELDS: list[tuple[str, pa.DataType, str, str, str]] = [
     ("player", pa.string(), "text",

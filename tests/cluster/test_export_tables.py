@@ -293,3 +293,19 @@ def test_the_export_of_an_imported_run_verifies_part_by_part(
         for table, data, _ in encoded:
             assert hashlib.sha256(data).hexdigest() == hashlib.sha256(
                 (run / "tables" / table / name).read_bytes()).hexdigest(), (table, name)
+
+
+def test_a_spec_the_audits_refuse_is_one_line_exit_2(sng: Path, tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """The tournaments' buy-in and payouts come from the manifest's spec, read by the audits'
+    own reader: a spec it refuses is bad input, named, and nothing is written."""
+    run = tmp_path / "run"
+    shutil.copytree(sng, run, ignore=shutil.ignore_patterns("tables"))
+    manifest = json.loads((run / "manifest.json").read_text())
+    manifest["spec"]["payouts"] = [50, "thirty"]
+    (run / "manifest.json").write_text(json.dumps(manifest))
+    capsys.readouterr()
+    assert main(["export", str(run), "--workers", "0", "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "manifest.json" in err and "payouts" in err, err
+    assert "Traceback" not in err and not (run / "tables").exists()
