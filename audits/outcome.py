@@ -104,6 +104,8 @@ ALL_READINGS = ("standard", "collected+uncalled", "net", "zero-uncontested", "ze
 PHH_FORMATS = ("phh", "")  # a source the manifest does not list is taken as PHH
 CLASSES = (EXACT, RAKE, RAKE_UNCHECKED, *(f"convention:{c}" for c in CONVENTIONS), TOP_UP,
            UNATTRIBUTED, NOT_RECORDED, NOT_CHECKED, AMBIGUOUS, WRONG)
+CLASS_CODE = {c: i for i, c in enumerate(CLASSES)}
+CLASS_KEY = "outcome_class"  # b.derived: each hand's class, an index into CLASSES (holdem export)
 MAX_POINTS = 3000  # rake-vs-pot points kept per venue for the report's scatter
 MAX_WRONG = 200  # wrong payouts listed in full in audit.json (all are counted)
 UNKNOWN_VENUE = "(unknown venue)"
@@ -689,6 +691,7 @@ def outcome_map(b: Batch) -> OutcomePartial:
                             sum(1 for s in range(b.k) if occ[i][s] and not folded[i][s]))
         return hands[i]
 
+    classes = np.full(b.n, -1, np.int8)  # each hand's class (CLASSES index): b.derived
     for i in range(b.n):
         venue = venues[i]
         if status[i]:
@@ -703,6 +706,7 @@ def outcome_map(b: Batch) -> OutcomePartial:
                          None if sched is None else sched.for_venue(venue), money, op_pot[i],
                          readings)
             hands.pop(i, None)
+        classes[i] = CLASS_CODE[v.cls]
         per = out.counts.setdefault(venue, {})
         per[v.cls] = per.get(v.cls, 0) + 1
         for note in v.notes:
@@ -750,6 +754,7 @@ def outcome_map(b: Batch) -> OutcomePartial:
                                   "section": sec, "venue": venue, "why": v.why,
                                   "players": players, "rake_allowed": allowed,
                                   "reason": msg})
+    b.derived[CLASS_KEY] = classes
     return out
 
 

@@ -377,48 +377,41 @@ def _count_occupied(TS, n):
 
 
 @njit(cache=True, _nrt=False)
-def _draw_policy(P, rs):
-    if P[P_PY_N] > 0:
-        return _draw_with_python(P, rs)
-    if P[P_BOT_MIX] == 1:  # the game's mix: a bot by weight
-        total = 0
-        for p in range(N_BOT_NAMES):
-            total += P[P_BOT_W_ + p]
-        r = below(rs, total)
-        for p in range(N_BOT_NAMES):
-            if r < P[P_BOT_W_ + p]:
-                return p
-            r -= P[P_BOT_W_ + p]
-    if P[P_BOTS] == 0:
-        return below(rs, N_POLICIES)
-    return draw_real_policy(rs)
+def _weight_sum(P, first, n):
+    total = 0
+    for j in range(n):
+        total += P[first + j]
+    return total
 
 
 @njit(cache=True, _nrt=False)
-def _draw_with_python(P, rs):
-    """A seat's bot when the game has Python bots: one draw over the built-in share (the mix's
-    weights, or ``PY_POPULATION_WEIGHT`` for the population's own draw) and each Python bot's
-    weight; a built-in draw then picks the bot as ``_draw_policy`` does."""
-    builtin = PY_POPULATION_WEIGHT
-    if P[P_BOT_MIX] == 1:
-        builtin = 0
-        for p in range(N_BOT_NAMES):
-            builtin += P[P_BOT_W_ + p]
-    total = builtin
-    for j in range(P[P_PY_N]):
-        total += P[P_PY_W_ + j]
-    r = below(rs, total)
-    if r >= builtin:
-        r -= builtin
-        for j in range(P[P_PY_N]):
-            if r < P[P_PY_W_ + j]:
-                return FIRST_CODE + j
-            r -= P[P_PY_W_ + j]
-    if P[P_BOT_MIX] == 1:
-        for p in range(N_BOT_NAMES):
-            if r < P[P_BOT_W_ + p]:
+def _weighted_pick(P, first, n, r):
+    """The j in 0..n-1 whose weight ``P[first + j]`` a draw ``r`` falls in (the weights laid end
+    to end, in order); -1 when ``r`` is past them all."""
+    for j in range(n):
+        if r < P[first + j]:
+            return j
+        r -= P[first + j]
+    return -1
+
+
+@njit(cache=True, _nrt=False)
+def _draw_policy(P, rs):
+    """A seat's bot. With the game's mix or Python bots: one draw over the built-in share (the
+    mix's weights, or ``PY_POPULATION_WEIGHT`` for the population's own draw) and each Python
+    bot's weight; a draw that lands in the built-in share without a mix (or in a mix of no
+    weight) draws the population's bot."""
+    n_py = P[P_PY_N]
+    mix = P[P_BOT_MIX] == 1
+    if mix or n_py > 0:
+        builtin = _weight_sum(P, P_BOT_W_, N_BOT_NAMES) if mix else PY_POPULATION_WEIGHT
+        r = below(rs, builtin + _weight_sum(P, P_PY_W_, n_py))
+        if r >= builtin and n_py > 0:
+            return FIRST_CODE + _weighted_pick(P, P_PY_W_, n_py, r - builtin)
+        if mix:
+            p = _weighted_pick(P, P_BOT_W_, N_BOT_NAMES, r)
+            if p >= 0:
                 return p
-            r -= P[P_BOT_W_ + p]
     if P[P_BOTS] == 0:
         return below(rs, N_POLICIES)
     return draw_real_policy(rs)

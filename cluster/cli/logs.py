@@ -1,4 +1,4 @@
-"""``holdem export`` (the run as four tidy tables) and ``holdem replay`` (one logged hand)."""
+"""``holdem export`` (the run as tidy tables) and ``holdem replay`` (one logged hand)."""
 
 from __future__ import annotations
 
@@ -30,8 +30,9 @@ def add_parser(sub: Any) -> None:
     rp.add_argument("--phh", action="store_true", help="print PHH instead of a history")
     o.handler(rp, replay)
 
-    ex = sub.add_parser("export", help="the run's hands as four tidy Parquet tables (hands, "
-                                       "seats, actions, pots) with readable codes")
+    ex = sub.add_parser("export", help="the run's hands as tidy Parquet tables (hands, seats, "
+                                       "actions, pots, tournaments; an imported run's with "
+                                       "the operator's fields) with readable codes")
     ex.add_argument("run", help="run folder (path or URI)")
     ex.add_argument("--out", default=None, help="output folder (default: RUN/tables; with "
                                                 "--phh required, outside the run)")
@@ -76,6 +77,8 @@ def export(args: argparse.Namespace) -> int:
           + ", ".join(f"{t} {n:,} rows" for t, n in res.rows.items()))
     if res.removed:
         print(f"removed {len(res.removed)} parts of an earlier export: {res.removed[0]} ...")
+    if res.outcome_note:
+        print(res.outcome_note)
     print(f"tables: {res.out}")
     return 0
 

@@ -1,14 +1,17 @@
-"""``holdem export RUN [--out DIR]``: the run's hand log as four tidy Parquet datasets.
+"""``holdem export RUN [--out DIR]``: the run's hand log as five tidy Parquet datasets.
 
-    OUT/hands/part-<label>-<batch>.parquet     one row per hand
-    OUT/seats/part-<label>-<batch>.parquet     one row per occupied seat of a hand
-    OUT/actions/part-<label>-<batch>.parquet   one row per action or forced event
-    OUT/pots/part-<label>-<batch>.parquet      one row per pot
+    OUT/hands/part-<label>-<batch>.parquet        one row per hand
+    OUT/seats/part-<label>-<batch>.parquet        one row per occupied seat of a hand
+    OUT/actions/part-<label>-<batch>.parquet      one row per action or forced event
+    OUT/pots/part-<label>-<batch>.parquet         one row per pot
+    OUT/tournaments/part-<label>-<batch>.parquet  one row per tournament (a simulated run's)
     OUT/export.json                            every part (sha256, bytes, rows), the source
                                                manifest's sha256, the totals: written last
 
 (``OUT`` defaults to ``RUN/tables``; no other folder inside the run is accepted;
-``sim.logview.logtables`` builds the tables and documents every column.) Each batch file is read
+``sim.logview.logtables`` builds the first four and documents every column,
+``cluster.flows.export_tournaments`` the tournaments, ``cluster.flows.export_operator`` the
+operator's fields an imported run's ``hands`` and ``seats`` carry besides.) Each batch file is read
 once, its sha256 and size checked against the run's manifest, and parsed from those bytes; it
 gives one part of each table, written under a temporary name and renamed (no half-written part
 under a final name).
@@ -34,10 +37,11 @@ import pyarrow.parquet as pq
 
 from audits import runfolder
 from audits.exactfile import null_problem
-from audits.io import AuditInputError, run_inputs
+from audits.io import AuditInputError, run_context, run_inputs
 from audits.runfolder import storage
 from audits.runfolder.errors import InputError
 from audits.runfolder.storage import Location
+from cluster.flows import export_operator, export_tournaments
 from sim.logview.logtables import (
     LOG_COLUMNS,
     TABLE_NAMES,
@@ -53,6 +57,30 @@ EXPORT_FORMAT = "holdem-export"
 TABLES_DIR = "tables"  # RUN/tables: the default --out, the one folder inside a run allowed
 
 Expected = tuple[str, int | None] | None  # (sha256, bytes) the manifest records, None: no manifest
+EXPORT_TABLES = (*TABLE_NAMES, "tournaments")  # the datasets, one folder each
+OPTIONAL_COLUMNS = (*export_tournaments.LOG_COLUMNS, *export_operator.LOG_COLUMNS)
+
+
+@dataclass(frozen=True)
+class ExportContext:
+    """What the export of a run's batch file takes from its manifest (``export_context``):
+    the policy names, the spec's facts (a simulated run's: its tournaments' buy-in, payouts and
+    add-on level) and the audits' run context (an imported run's: the outcome audit's money,
+    rake schedule and source formats)."""
+
+    names: tuple[str, ...] = POLICY_NAMES
+    facts: Any = None
+    audit: dict[str, Any] = field(default_factory=dict)
+
+
+def export_context(manifest: dict[str, Any] | None) -> ExportContext:
+    """The ``ExportContext`` of a run's manifest (None: no manifest). A spec or game the audits
+    refuse is bad input (one line)."""
+    try:
+        ctx = run_context(manifest)
+    except AuditInputError as e:
+        raise ExportInputError(str(e)) from None
+    return ExportContext(policy_names(manifest), ctx.get("facts"), ctx)
 
 
 class ExportInputError(InputError):
@@ -64,10 +92,13 @@ class ExportResult:
     out: str
     files: int = 0
     hands: int = 0
-    rows: dict[str, int] = field(default_factory=lambda: dict.fromkeys(TABLE_NAMES, 0))
+    rows: dict[str, int] = field(default_factory=lambda: dict.fromkeys(EXPORT_TABLES, 0))
     seconds: float = 0.0
     removed: list[str] = field(default_factory=list)
     parts: list[dict[str, Any]] = field(default_factory=list)
+    # an imported run's outcome classes per venue (``export_operator.class_counts``)
+    outcome: dict[str, dict[str, int]] = field(default_factory=dict)
+    outcome_note: str | None = None  # what the run's audit.json says of them (None: no classes)
 
 
 def part_name(run: Location, src: Location) -> str:
@@ -135,7 +166,8 @@ def read_log(src: Location, data: bytes | None = None) -> pa.Table:
         raise ExportInputError(f"{src}: not a hand log this export reads: no column "
                                f"{missing[0]!r}{why}")
     try:
-        table = pf.read(columns=list(LOG_COLUMNS))
+        table = pf.read(columns=list(LOG_COLUMNS) + [c for c in OPTIONAL_COLUMNS
+                                                     if c in names])
     except Exception as e:
         raise ExportInputError(f"{src}: unreadable ({_first_line(e)})") from None
     null = null_problem(table)
@@ -155,12 +187,12 @@ def encode_table(table: pa.Table, compression: str = "zstd") -> pa.Buffer:
 
 
 def export_file(run: str, src: str, out: str, expected: Expected = None,
-                names: tuple[str, ...] = POLICY_NAMES) -> dict[str, Any]:
-    """Export one batch file ``src`` of ``run`` into the four datasets under ``out``, after
+                context: ExportContext = ExportContext()) -> dict[str, Any]:
+    """Export one batch file ``src`` of ``run`` into the datasets under ``out``, after
     checking its bytes against ``expected`` (the manifest's sha256 and size); returns
     ``{"source": rel, "part": name, "hands": n, "rows": {table: rows}, "parts": [{"path",
     "table", "sha256", "bytes", "rows"}]}``. A write that fails raises the storage's OSError."""
-    name, hands, encoded = encode_parts(run, src, read_checked(src, expected), names)
+    name, hands, encoded, outcome = _encode(run, src, read_checked(src, expected), context)
     fs, base = storage.split(out)
     rows = {}
     parts = []
@@ -171,27 +203,43 @@ def export_file(run: str, src: str, out: str, expected: Expected = None,
         parts.append({"path": f"{t}/{name}", "table": t, "sha256": hashlib.sha256(data).hexdigest(),
                       "bytes": data.size, "rows": rows[t]})
     return {"source": storage.relative(run, src), "part": name, "hands": hands,
-            "rows": rows, "parts": parts}
+            "rows": rows, "parts": parts, "outcome": outcome}
 
 
-def encode_parts(run: str, src: str, data: bytes, names: tuple[str, ...] = POLICY_NAMES
+def encode_parts(run: str, src: str, data: bytes, context: ExportContext = ExportContext()
                  ) -> tuple[str, int, list[tuple[str, Any, int]]]:
     """The export of one batch file's bytes ``data``, in memory: (the parts' file name, the
-    hands, [(table, Parquet bytes, rows)] per table); ``names``: the run's policy names
-    (``sim.logview.logtables.policy_names`` of its manifest). ``holdem verify`` re-derives a run's
-    ``tables/`` with it."""
+    hands, [(table, Parquet bytes, rows)] per table); ``context``: the run's
+    (``export_context`` of its manifest). ``holdem verify`` re-derives a run's ``tables/``
+    with it."""
+    return _encode(run, src, data, context)[:3]
+
+
+def _encode(run: str, src: str, data: bytes, context: ExportContext
+            ) -> tuple[str, int, list[tuple[str, Any, int]], dict[str, dict[str, int]]]:
+    """``encode_parts`` and the outcome classes per venue of the hands (imported runs)."""
     log = read_log(src, data)
     try:
-        tables = build_tables(log, names)
+        tables = build_tables(log, context.names)
     except LogTableError as e:
         raise ExportInputError(f"{src}: {e}") from None
+    if export_operator.imported(log.column_names):
+        try:
+            classes = (export_operator.outcome_classes(storage.as_location(src), data,
+                                                       context.audit)
+                       if context.audit.get("imported") else None)
+        except AuditInputError as e:
+            raise ExportInputError(str(e)) from None
+        tables = export_operator.with_operator_fields(tables, log, classes)
+    tables["tournaments"] = export_tournaments.tournaments_table(log, context.facts)
     return (part_name(run, src), log.num_rows,
-            [(t, encode_table(tables[t]), tables[t].num_rows) for t in TABLE_NAMES])
+            [(t, encode_table(tables[t]), tables[t].num_rows) for t in EXPORT_TABLES],
+            export_operator.class_counts(tables["hands"]))
 
 
 def _export_files(run: str, calls: list[tuple[str, Expected]], out: str, address: str | None,
                   workers: int | None, done: Callable[[dict[str, Any]], None],
-                  names: tuple[str, ...] = POLICY_NAMES) -> None:
+                  context: ExportContext = ExportContext()) -> None:
     """``export_file`` of every (file, expected) through ``cluster.fanout``: in this process for
     ``workers`` 0, else Ray tasks, a bounded number in flight, retried (a storage error too). A
     task that fails past its retries is unusable input here (one line naming the file, exit 2)."""
@@ -203,7 +251,7 @@ def _export_files(run: str, calls: list[tuple[str, Expected]], out: str, address
     with (contextlib.nullcontext() if workers == 0
           else ray_session(address, workers)) as session:
         try:
-            for _ in fan_out(export_file, [(run, f, out, e, names) for f, e in calls],
+            for _ in fan_out(export_file, [(run, f, out, e, context) for f, e in calls],
                              session=session,
                              window=None if session is None else in_flight_window(session,
                                                                                   workers),
@@ -250,7 +298,7 @@ def _check_tables_folder(root: Location, dest: Location, given: bool) -> None:
         if (rfs.type_name != fs.type_name or name != TABLES_DIR
                 or os.path.realpath(parent) != os.path.realpath(rpath)):
             return  # a folder outside the run: the user's choice
-    for sub in ("", *TABLE_NAMES):
+    for sub in ("", *EXPORT_TABLES):
         why = storage.not_folder(fs, f"{base}/{sub}" if sub else base)
         if why is not None:
             where = storage.join(dest, sub) if sub else dest
@@ -291,6 +339,8 @@ def _export_record(res: ExportResult, manifest: dict[str, Any] | None,
         "parts": [{**p, "source": sources[p["path"]]} for p in parts],
         "totals": {"files": res.files, "hands": res.hands, "rows": dict(res.rows),
                    "parts": len(parts), "bytes": sum(p["bytes"] for p in parts)},
+        **({"outcome": {"per_venue": res.outcome, "note": res.outcome_note}}
+           if res.outcome else {}),
     }, indent=2) + "\n"
 
 
@@ -331,6 +381,7 @@ def _export_run(root: Location, log: runfolder.LogFiles, files: list[Location],
     _check_out(root, dest, out is not None)  # exit 2 first: an output that is a link or a pipe
     log.require_listed()  # an unlisted file in log/ fails the export as it fails the audit
     expected, manifest = _expected(root, files, log.manifest, log.manifest_sha256)
+    context = export_context(log.manifest)
     res = ExportResult(out=str(dest))
     fs, base = storage.split(dest)
     sources: dict[str, str] = {}
@@ -341,6 +392,10 @@ def _export_run(root: Location, log: runfolder.LogFiles, files: list[Location],
         for t, n in r["rows"].items():
             res.rows[t] += n
         res.parts.extend(r["parts"])
+        for venue, per in r["outcome"].items():
+            into = res.outcome.setdefault(venue, {})
+            for cls, n in per.items():
+                into[cls] = into.get(cls, 0) + n
         sources.update((p["path"], r["source"]) for p in r["parts"])
         if on_file is not None:
             on_file(r["hands"])
@@ -350,15 +405,18 @@ def _export_run(root: Location, log: runfolder.LogFiles, files: list[Location],
         if fs.get_file_info(f"{base}/{EXPORT_FILE}").type == pafs.FileType.File:
             fs.delete_file(f"{base}/{EXPORT_FILE}")  # first: from here on, a partial export
         before = {t: [r for r in storage.list_files(storage.join(dest, t))
-                      if r.startswith(PART_PREFIX) and "/" not in r] for t in TABLE_NAMES}
+                      if r.startswith(PART_PREFIX) and "/" not in r] for t in EXPORT_TABLES}
         _export_files(str(root), [(str(f), e) for f, e in zip(files, expected, strict=True)],
-                      str(dest), address, workers, done, policy_names(log.manifest))
+                      str(dest), address, workers, done, context)
         written = set(sources)
         for t, names in before.items():  # parts of an earlier export of other files
             for name in names:
                 if f"{t}/{name}" not in written:
                     fs.delete_file(f"{base}/{t}/{name}")
                     res.removed.append(f"{t}/{name}")
+        if res.outcome:
+            res.outcome = {v: dict(sorted(per.items())) for v, per in sorted(res.outcome.items())}
+            res.outcome_note = export_operator.audit_note(_audit_record(root), res.outcome)
         storage.put_atomic(fs, f"{base}/{EXPORT_FILE}",
                            _export_record(res, manifest, sources).encode())  # last
     except (OSError, pa.ArrowException) as e:
@@ -366,3 +424,12 @@ def _export_run(root: Location, log: runfolder.LogFiles, files: list[Location],
                                f"({_first_line(e)})") from None
     res.seconds = time.perf_counter() - t0
     return res
+
+
+def _audit_record(root: Location) -> dict[str, Any] | None:
+    """The run's audit.json (None: absent or unreadable: no verdict to compare with)."""
+    try:
+        data = json.loads(storage.read_bytes(storage.join(root, runfolder.AUDIT_FILE)))
+    except (OSError, ValueError, RecursionError, pa.ArrowException, storage.StorageError):
+        return None
+    return data if isinstance(data, dict) else None

@@ -190,14 +190,18 @@ def check_export(root: storage.Location, manifest_sha256: str | None,
         if got != sha:
             return (f"{path}: {'missing' if got is None else 'edited'}: its sha256 is not the "
                     "one export.json records")
-    from sim.logview.logtables import policy_names
+    from cluster.flows.export import ExportInputError, export_context
 
-    return _rederive(root, tables, record_path, parts, run_files, policy_names(manifest))
+    try:
+        context = export_context(manifest)
+    except ExportInputError as e:
+        return f"{record_path}: its parts cannot be made again ({e})"
+    return _rederive(root, tables, record_path, parts, run_files, context)
 
 
 def _rederive(root: storage.Location, tables: storage.Location, record_path: storage.Location,
               parts: list[dict[str, Any]], run_files: set[str],
-              names: tuple[str, ...]) -> str | None:
+              context: Any) -> str | None:
     """Every part export.json lists made again from its batch file (``cluster.flows.export``, in
     memory) and compared byte for byte: a part rewritten with export.json restamped is named."""
     import hashlib
@@ -214,7 +218,7 @@ def _rederive(root: storage.Location, tables: storage.Location, record_path: sto
         src = storage.join(root, source)
         try:
             name, _, encoded = encode_parts(str(root), str(src), storage.read_bytes(src),
-                                            names)
+                                            context)
         except ExportInputError as e:
             return f"{record_path}: its parts cannot be made again from {source} ({e})"
         made = {f"{t}/{name}": hashlib.sha256(data).hexdigest() for t, data, _ in encoded}

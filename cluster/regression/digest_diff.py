@@ -41,13 +41,14 @@ from cluster.regression.runs import (
     EXIT_SAME,
     ComparedRun,
     NotComparable,
+    compared_columns,
     open_run,
     read_file,
     read_schema,
     read_table,
     spec_mismatch,
 )
-from sim.digest import DIGEST_VERSION, content_columns, hand_digests
+from sim.digest import DIGEST_VERSION, hand_digests
 
 
 @dataclass
@@ -287,19 +288,8 @@ def diff_runs(baseline: str | os.PathLike[str], candidate: str | os.PathLike[str
     if gen != "philox":
         raise NotComparable(f"not comparable: generator {gen} is not reproducible (its decks "
                             "come from OS entropy); use holdem diff --stat")
-    notes: list[str] = []
+    columns, notes = compared_columns(a, b)
     sa, sb = read_schema(a), read_schema(b)
-    columns: list[str] = []
-    for name in content_columns(sa.names):
-        if name not in sb.names:
-            notes.append(f"column {name} only in baseline: not compared")
-        elif not sa.field(name).type.equals(sb.field(name).type):
-            notes.append(f"column {name}: type {sa.field(name).type} vs "
-                         f"{sb.field(name).type}: not compared")
-        else:
-            columns.append(name)
-    notes += [f"column {n} only in candidate: not compared" for n in content_columns(sb.names)
-              if n not in sa.names]
     if "hand_id" not in sa.names or "hand_id" not in sb.names:
         raise NotComparable("a run has no hand_id column")
 

@@ -31,12 +31,11 @@ from cluster.regression.divergence import compare_rows, field_of
 from cluster.regression.runs import (
     ComparedRun,
     NotComparable,
+    compared_columns,
     open_run,
     read_file,
-    read_schema,
     read_table,
 )
-from sim.digest import content_columns
 
 DETAIL = 5_000  # root causes whose rows are read for the first field and the paths
 EXAMPLES = 3  # hand ids named per group
@@ -100,9 +99,7 @@ class _Hands:
 def shared_columns(a: ComparedRun, b: ComparedRun) -> list[str]:
     """The content columns (``sim.digest``) both runs hold with the same type; NotComparable
     when one lacks what matching by table needs."""
-    sa, sb = read_schema(a), read_schema(b)
-    cols = [c for c in content_columns(sa.names)
-            if c in sb.names and sa.field(c).type.equals(sb.field(c).type)]
+    cols, _ = compared_columns(a, b)
     missing = [c for c in ("hand_id", "table_id", "hand_no", "structure", "format")
                if c not in cols]
     if missing:

@@ -28,9 +28,6 @@ class NotComparable(InputError):
     """The runs cannot be compared (different config, missing or corrupt input): exit 2."""
 
 
-
-
-
 @dataclass
 class ComparedRun:
     """One run folder opened for comparison: its manifest and its batch files."""
@@ -87,6 +84,27 @@ def read_schema(run: ComparedRun) -> pa.Schema:
     except (pa.ArrowException, OSError, ValueError) as e:
         first = str(e).splitlines()[0] if str(e) else type(e).__name__
         raise NotComparable(f"{run.label}/{rel}: not a readable Parquet file ({first})") from None
+
+
+def compared_columns(a: ComparedRun, b: ComparedRun) -> tuple[list[str], list[str]]:
+    """(the content columns, ``sim.digest``, both runs hold with the same type; a note for
+    each content column that is not compared: on one side only, or of another type)."""
+    from sim.digest import content_columns
+
+    sa, sb = read_schema(a), read_schema(b)
+    columns: list[str] = []
+    notes: list[str] = []
+    for name in content_columns(sa.names):
+        if name not in sb.names:
+            notes.append(f"column {name} only in baseline: not compared")
+        elif not sa.field(name).type.equals(sb.field(name).type):
+            notes.append(f"column {name}: type {sa.field(name).type} vs "
+                         f"{sb.field(name).type}: not compared")
+        else:
+            columns.append(name)
+    notes += [f"column {n} only in candidate: not compared" for n in content_columns(sb.names)
+              if n not in sa.names]
+    return columns, notes
 
 
 def spec_mismatch(a: dict[str, Any], b: dict[str, Any]) -> str | None:

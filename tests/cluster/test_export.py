@@ -1,4 +1,4 @@
-"""``holdem export``: the four datasets of a run folder, their metadata, docs/export.md's snippets
+"""``holdem export``: the datasets of a run folder, their metadata, docs/export.md's snippets
 (pandas, polars and DuckDB agree), its generated tables, Ray, bad input."""
 
 from __future__ import annotations
@@ -18,10 +18,11 @@ import pytest
 
 from cluster.cli import main
 from cluster.flows import export as export_mod
-from cluster.flows.export import EXPORT_FILE, run_export
+from cluster.flows.export import EXPORT_FILE, EXPORT_TABLES, run_export
+from cluster.flows.export_tournaments import SCHEMA as TOURNAMENTS
 from cluster.flows.simulate import run_simulate
 from sim.config import Structure
-from sim.logview.logtables import TABLE_NAMES, TABLE_SCHEMAS, describe_codes, describe_tables
+from sim.logview.logtables import TABLE_SCHEMAS, describe_codes, describe_tables
 from sim.runspec import DEFAULT_POPULATION, RunSpec
 
 EXPORT_DOC = Path(__file__).resolve().parents[2] / "docs" / "export.md"
@@ -37,14 +38,15 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def test_export_writes_four_datasets_with_documented_columns(run: Path) -> None:
+def test_export_writes_the_datasets_with_documented_columns(run: Path) -> None:
     log = ds.dataset(sorted(run.glob("log/*/*.parquet")), format="parquet").to_table(
         columns=["hand_id", "contributed"])
-    for name in TABLE_NAMES:
+    schemas = {**TABLE_SCHEMAS, "tournaments": TOURNAMENTS}
+    for name in EXPORT_TABLES:
         parts = sorted((run / "tables" / name).glob("part-*.parquet"))
         assert len(parts) == 9, name  # 3 structures x 3 batches
         schema = pq.read_schema(parts[0])
-        assert schema.remove_metadata().equals(TABLE_SCHEMAS[name].remove_metadata())
+        assert schema.remove_metadata().equals(schemas[name].remove_metadata())
         for f in schema:
             assert f.metadata[b"unit"] and f.metadata[b"doc"], (name, f.name)
             assert schema.metadata[f"holdem.column.{f.name}".encode()]
@@ -197,9 +199,9 @@ def test_export_json_lists_exactly_the_parts_on_disk(run: Path) -> None:
     assert rec["manifest"] == {"path": "manifest.json", "sha256": hashlib.sha256(
         (run / "manifest.json").read_bytes()).hexdigest()}
     assert rec["totals"]["hands"] == 18_000 and rec["totals"]["files"] == 9
-    assert rec["totals"]["parts"] == len(on_disk) == 36
+    assert rec["totals"]["parts"] == len(on_disk) == 45
     assert rec["totals"]["rows"] == {t: sum(p["rows"] for p in rec["parts"] if p["table"] == t)
-                                     for t in TABLE_NAMES}
+                                     for t in EXPORT_TABLES}
     section = " ".join(_section().split())
     assert "export.json" in section and "partial export" in section
     assert "does not cover" in section and "re-export" in section

@@ -14,8 +14,7 @@ import pytest
 
 from audits.runspec import parse_spec
 from cluster.cli import main
-from cluster.flows.game import GameError, parse_game, read_game
-from sim.config import Structure
+from cluster.flows.game import GameError, read_game
 from sim.runspec import RunSpec
 from tests.audits.forgery import (
     RunForger,
@@ -24,6 +23,7 @@ from tests.audits.forgery import (
     replay_with_config,
     simulated_run,
 )
+from tests.cluster.games import game_fields, game_spec, log_rows
 
 GAME = """
 name = "Acme 5/10 and a sit & go"
@@ -56,16 +56,6 @@ ante_mode = "every-player"
 """
 
 
-def game_spec(text: str, hands: int, batch_size: int, seed: int = 5) -> RunSpec:
-    import tomllib
-    from decimal import Decimal
-
-    fields = parse_game(tomllib.loads(text, parse_float=Decimal), "game.toml")
-    structures = tuple(Structure.parse(s) for s in fields.pop("structures", ["no-limit"]))
-    return RunSpec(hands=hands, batch_size=batch_size, structures=structures, seed=seed,
-                   **fields)
-
-
 SPEC = game_spec(GAME, 1200, 300)
 
 
@@ -79,13 +69,6 @@ def run(clean_run: Path, tmp_path: Path) -> Path:
     return copy_run(clean_run, tmp_path)
 
 
-def _rows(run: Path) -> list[dict[str, Any]]:
-    import pyarrow.parquet as pq
-
-    return [r for p in sorted((run / "log").rglob("*.parquet"))
-            for r in pq.read_table(p).to_pylist()]
-
-
 def test_the_games_hands_carry_its_schedule_and_pass_every_audit(
         clean_run: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out = audit_cli(clean_run, capsys)
@@ -93,7 +76,7 @@ def test_the_games_hands_carry_its_schedule_and_pass_every_audit(
     audit = json.loads((clean_run / "audit.json").read_text())
     stakes = next(r for r in audit["results"] if r["name"] == "stakes")
     assert stakes["applicable"] and stakes["hands_checked"] == 2400
-    rows = _rows(clean_run)
+    rows = log_rows(clean_run)
     cash = [r for r in rows if r["format"] == "cash"]
     tourn = [r for r in rows if r["format"] == "tournament"]
     assert cash and tourn and {r["n_seats"] for r in rows} == {9}
@@ -198,7 +181,7 @@ def test_caps_by_players_bets_and_bots_of_the_game(tmp_path_factory: pytest.Temp
     run = simulated_run(tmp_path_factory, spec, "game2")
     code, out = audit_cli(run, capsys)
     assert code == 0, out
-    rows = _rows(run)
+    rows = log_rows(run)
     caps = {(sum(r["occupied"]), r["rake_cap"]) for r in rows}
     assert {(2, 1), (3, 2)} <= caps and all(c == 3 for n, c in caps if n > 3)
     assert {(r["small_bet"], r["big_bet"], r["raise_cap"], r["no_flop_no_drop"])
@@ -316,13 +299,11 @@ def test_a_game_key_that_is_not_the_simulators_is_refused(name: str) -> None:
 def test_the_docs_example_is_a_valid_game() -> None:
     """docs/game.md's example parses and makes a spec with every table of the format set."""
     import re
-    import tomllib
-    from decimal import Decimal
 
     text = (Path(__file__).resolve().parents[2] / "docs" / "game.md").read_text()
     block = re.search(r"```toml\n(.*?)```", text, re.S)
     assert block is not None
-    fields = parse_game(tomllib.loads(block.group(1), parse_float=Decimal), "docs/game.md")
+    fields = game_fields(block.group(1), "docs/game.md")
     fields.pop("structures")
     spec = RunSpec(hands=100, **fields)
     assert spec.game and spec.ante == 1 and spec.rake_bps == 450 and spec.rake_cap == 20
@@ -402,4 +383,4 @@ def test_a_classic_population_with_a_bot_mix_passes_stakes(
     run = simulated_run(tmp_path_factory, spec, "classicmix")
     code, out = audit_cli(run, capsys)
     assert code == 0, out
-    assert {p for r in _rows(run) for p in r["policy"]} - {-1} == {4}
+    assert {p for r in log_rows(run) for p in r["policy"]} - {-1} == {4}

@@ -15,14 +15,14 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import pyarrow.parquet as pq
 import pytest
 
 from cluster.cli import main
 from cluster.flows.export_phh import START, row_phh
 from sim.histories.read.phh import loads_phh
 from tests.audits.forgery import audit_cli, replay_with_config, simulated_run
-from tests.cluster.test_game import GAME, game_spec
+from tests.cluster.games import game_spec, log_rows
+from tests.cluster.test_game import GAME
 
 SPEC = game_spec(GAME, 400, 200, seed=7)
 VENUE = "Acme 5/10 and a sit & go"
@@ -47,11 +47,6 @@ def exported(sim_run: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def _rows(run: Path) -> list[dict[str, Any]]:
-    return [r for p in sorted((run / "log").rglob("*.parquet"))
-            for r in pq.read_table(p).to_pylist()]
-
-
 def _import(src: Path, out: Path, game: Path) -> None:
     assert main(["import", str(src), "--game", str(game), "--out", str(out), "--workers", "0",
                  "--quiet"]) == 0
@@ -59,7 +54,7 @@ def _import(src: Path, out: Path, game: Path) -> None:
 
 def test_the_export_writes_every_hand_phh_can_describe(sim_run: Path, exported: Path) -> None:
     rec = json.loads((exported / "export-phh.json").read_text())
-    rows = _rows(sim_run)
+    rows = log_rows(sim_run)
     assert rec["hands"] == len(rows) == 800
     assert rec["written"] + sum(rec["skipped"].values()) == rec["hands"]
     assert rec["written"] > 0.95 * rec["hands"]
@@ -103,10 +98,10 @@ def test_the_games_import_audits_as_the_simulated_run(
     assert manifest["game"]["cash"]["small_blind"] == 5
     assert manifest["rake_schedule"]["percent"] == "4.5"
     assert manifest["rake_schedule"]["cap"] == 20
-    rows = _rows(imp)
+    rows = log_rows(imp)
     fmt = {r["format"] for r in rows}
     assert fmt == {"cash", "tournament"}  # tournament hands come back as tournaments
-    sim = {r["hand_id"]: r for r in _rows(sim_run)}
+    sim = {r["hand_id"]: r for r in log_rows(sim_run)}
     assert all((r["format"], r["level"]) == (sim[int(r["site_hand"])]["format"],
                                             sim[int(r["site_hand"])]["level"]) for r in rows)
     assert {(r["small_blind"], r["big_blind"], r["ante"]) for r in rows
@@ -138,7 +133,7 @@ def _plant(exported: Path, tmp_path: Path, sim_run: Path, fmt: str,
     that no later hand carries its stacks. Returns (the copy, the forged hand's site hand)."""
     dst = tmp_path / "forged-phh"
     shutil.copytree(exported, dst)
-    by_id = {r["hand_id"]: r for r in _rows(sim_run)}
+    by_id = {r["hand_id"]: r for r in log_rows(sim_run)}
     for f in sorted(dst.glob("*.phhs")):
         sections = _sections(f)
         for j, (hid, text) in enumerate(sections):
@@ -160,8 +155,35 @@ def _plant(exported: Path, tmp_path: Path, sim_run: Path, fmt: str,
 
 
 def _import_hand_id(imp: Path, site_hand: int) -> int:
-    (hid,) = [r["hand_id"] for r in _rows(imp) if r["site_hand"] == str(site_hand)]
+    (hid,) = [r["hand_id"] for r in log_rows(imp) if r["site_hand"] == str(site_hand)]
     return int(hid)
+
+
+def _planted_audit(sim_run: Path, exported: Path, game_file: Path, tmp_path: Path,
+                   capsys: pytest.CaptureFixture[str], fmt: str, forge: Any) -> tuple[str, int]:
+    """The export with one ``fmt`` hand forged (``_plant``), imported with the game and
+    audited: the audit fails; (what it printed, the forged hand's id in the import)."""
+    src, site = _plant(exported, tmp_path, sim_run, fmt, forge)
+    imp = tmp_path / "imp"
+    _import(src, imp, game_file)
+    capsys.readouterr()
+    code, out = audit_cli(imp, capsys)
+    assert code == 1, out
+    return out, _import_hand_id(imp, site)
+
+
+def _at_blinds(small: int, big: int) -> Any:
+    """A forgery: the hand played again by the engine at these blinds (its bets the blinds'),
+    None where its actions no longer fit them."""
+
+    def forge(row: dict[str, Any]) -> dict[str, Any] | None:
+        try:
+            return replay_with_config(row, small_blind=small, big_blind=big, min_bet=big,
+                                      small_bet=big, big_bet=2 * big)
+        except (AssertionError, ValueError):  # the actions no longer fit these blinds
+            return None
+
+    return forge
 
 
 def test_a_hand_planted_with_other_blinds_fails_stakes(
@@ -169,21 +191,8 @@ def test_a_hand_planted_with_other_blinds_fails_stakes(
         capsys: pytest.CaptureFixture[str]) -> None:
     """The operator's forgery: a cash hand played at 10/20 (its actions replayed by the engine
     at those blinds: every amount, pot and finishing stack consistent)."""
-
-    def forge(row: dict[str, Any]) -> dict[str, Any] | None:
-        try:
-            return replay_with_config(row, small_blind=10, big_blind=20, min_bet=20,
-                                      small_bet=20, big_bet=40)
-        except (AssertionError, ValueError):  # the actions no longer fit these blinds
-            return None
-
-    src, site = _plant(exported, tmp_path, sim_run, "cash", forge)
-    imp = tmp_path / "imp"
-    _import(src, imp, game_file)
-    capsys.readouterr()
-    code, out = audit_cli(imp, capsys)
-    assert code == 1, out
-    hid = _import_hand_id(imp, site)
+    out, hid = _planted_audit(sim_run, exported, game_file, tmp_path, capsys, "cash",
+                              _at_blinds(10, 20))
     assert (f"stakes: hand {hid}: blinds are not the game's cash stakes: 10/20, the game's "
             "5/10") in out, out
     for name in ("chips", "payouts", "betting", "outcome"):  # consistent: only stakes sees it
@@ -194,21 +203,8 @@ def test_a_tournament_hand_at_no_level_of_the_game_fails_stakes(
         sim_run: Path, exported: Path, game_file: Path, tmp_path: Path,
         capsys: pytest.CaptureFixture[str]) -> None:
     """A sit & go hand played at 20/40 (no level of the game's schedule)."""
-
-    def forge(row: dict[str, Any]) -> dict[str, Any] | None:
-        try:
-            return replay_with_config(row, small_blind=20, big_blind=40, min_bet=40,
-                                      small_bet=40, big_bet=80)
-        except (AssertionError, ValueError):
-            return None
-
-    src, site = _plant(exported, tmp_path, sim_run, "tournament", forge)
-    imp = tmp_path / "imp"
-    _import(src, imp, game_file)
-    capsys.readouterr()
-    code, out = audit_cli(imp, capsys)
-    assert code == 1, out
-    hid = _import_hand_id(imp, site)
+    out, hid = _planted_audit(sim_run, exported, game_file, tmp_path, capsys, "tournament",
+                              _at_blinds(20, 40))
     assert f"stakes: hand {hid}: blinds and ante are none of the game's tournament levels: " \
            "20/40" in out, out
 
@@ -226,13 +222,7 @@ def test_a_hand_raked_at_another_rate_is_a_wrong_payout(
         out = replay_with_config(row, rake_bps=1000, rake_cap=40)
         return out if out["rake"] > min(pot * 45 // 1000, 20) + 1 else None
 
-    src, site = _plant(exported, tmp_path, sim_run, "cash", forge)
-    imp = tmp_path / "imp"
-    _import(src, imp, game_file)
-    capsys.readouterr()
-    code, out = audit_cli(imp, capsys)
-    assert code == 1, out
-    hid = _import_hand_id(imp, site)
+    out, hid = _planted_audit(sim_run, exported, game_file, tmp_path, capsys, "cash", forge)
     assert f"outcome: hand {hid}: wrong payout" in out, out
     assert f"stakes: hand {hid}" not in out, out
 
@@ -290,7 +280,7 @@ def test_hands_of_another_structure_or_ante_than_the_games_fail_stakes(
     assert code == 1, out
     stakes = next(r for r in json.loads((imp / "audit.json").read_text())["results"]
                   if r["name"] == "stakes")
-    rows = _rows(imp)
+    rows = log_rows(imp)
     fixed = sum(r["structure"] == "fixed-limit" for r in rows)
     nl_cash = sum(r["structure"] == "no-limit" and r["format"] == "cash" for r in rows)
     assert fixed and nl_cash

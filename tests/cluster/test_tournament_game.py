@@ -17,7 +17,7 @@ import pytest
 from audits.runspec import parse_spec
 from audits.tournaments import finishing_places, prizes, table_results
 from tests.audits.forgery import RunForger, audit_cli, copy_run, replay_with_config, simulated_run
-from tests.cluster.test_game import game_spec
+from tests.cluster.games import game_spec, log_rows
 
 GAME = """
 name = "Acme re-buy sit & go"
@@ -52,13 +52,6 @@ def run(clean_run: Path, tmp_path: Path) -> Path:
     return copy_run(clean_run, tmp_path)
 
 
-def _rows(run: Path) -> list[dict[str, Any]]:
-    import pyarrow.parquet as pq
-
-    return [r for p in sorted((run / "log").rglob("*.parquet"))
-            for r in pq.read_table(p).to_pylist()]
-
-
 def _player_actions(row: dict[str, Any]) -> int:
     from sim.schema import ACTION_DTYPE
 
@@ -80,7 +73,7 @@ def test_rebuys_add_on_time_levels_and_payouts_simulate_and_pass(
     assert spec["add_on"] == {"at_level": 4, "chips": 2000}
     assert spec["level_seconds"] == 600 and spec["payouts"] == [50, 30, 20]
     assert spec["tournament_buy_in"] == 100
-    rows = sorted(_rows(clean_run), key=lambda r: (r["table_id"], r["hand_no"]))
+    rows = sorted(log_rows(clean_run), key=lambda r: (r["table_id"], r["hand_no"]))
     by_table: dict[int, list[dict[str, Any]]] = {}
     for r in rows:
         by_table.setdefault(r["table_id"], []).append(r)
