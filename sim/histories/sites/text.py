@@ -77,6 +77,8 @@ from sim.histories.read.phh import (
     reads_phh,
 )
 from sim.histories.sites.lines import Unrecognised, screen
+from sim.histories.sites.readers import DETECT as OWN_DETECT
+from sim.histories.sites.readers import READERS as OWN_READERS
 from sim.histories.sources import decode_text, iter_paths, read_bytes
 
 __all__ = [
@@ -92,7 +94,8 @@ __all__ = [
     "reads_history",
 ]
 
-FORMATS = ("phh", "pokerstars", "fulltilt", "ipoker", "ongame", "partypoker", "absolute")
+FORMATS = ("phh", "pokerstars", "fulltilt", "ipoker", "ongame", "partypoker", "absolute",
+           *OWN_READERS)  # the last: sim.histories.sites.readers (this project's own readers)
 TEXT_SUFFIXES = (".txt", ".xml", ".hh", ".log")
 HISTORY_SUFFIXES = PHH_SUFFIXES + TEXT_SUFFIXES  # what a folder listing picks up
 MAX_LINE_CHARS = 2_000  # a longer line skips its hand (the site parsers' patterns are per line)
@@ -447,6 +450,7 @@ _SITES = {
 
 # the first line of a file's content -> its format
 _DETECT = (
+    *OWN_DETECT,
     (re.compile(r"PokerStars (?:Zoom |Home Game )?(?:Hand|Game) #"), "pokerstars"),
     (re.compile(r"Full ?Tilt ?Poker(?:\.fr)? (?:Game|Hand) #"), "fulltilt"),
     (re.compile(r"Stage #[A-Z]?\d+"), "absolute"),
@@ -554,6 +558,8 @@ def reads_history(text: str, *, source: str = "<string>") -> PhhFile:
                       if ln.strip() and not ln.strip().startswith("#")), "")
         f = reads_phh(body, source=source, many=first.startswith("["))
         return replace(f, format="phh")
+    if fmt in OWN_READERS:
+        return OWN_READERS[fmt](text, source)
     if fmt in NOT_READ_SITES:
         return _file_skip(source, f"unknown format: a {NOT_READ_SITES[fmt]} hand history, a "
                                   "site whose text the import does not read yet", fmt)
