@@ -76,7 +76,7 @@ SITE = Site(
         (rf"{{P}}: posts the ante {_A}", "ante"),
         (rf"{{P}}: posts small blind {_A}", "sb"),
         (rf"{{P}}: posts big blind {_A}", "bb"),
-        (r"\*\*\* HOLE CARDS \*\*\*", "none"),
+        (r"\*\*\* HOLE CARDS \*\*\*", "deal"),
         (rf"Dealt to {{P}}(?: \[(?P<cards>{CARDS})\])?", "hole"),
         (r"{P}: folds", "fold"),
         (r"{P}: checks", "check"),

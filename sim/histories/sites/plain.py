@@ -17,7 +17,10 @@ not the uncalled bet, a board restated otherwise, a summary's ``won (X)`` that i
 pot lines paid: each a named skip ("stated twice", "bad action"), never the last value kept.
 
 Kinds (the groups a rule's pattern has): ``seat`` (seat, player, stack), ``button`` (seat),
-``ante``/``sb``/``bb``/``dead`` (player, amount: a post), ``fold``/``check`` (player),
+``ante``/``sb``/``bb``/``dead`` (player, amount: a post), ``deadbb`` (player, dead, amount: a
+returning player's dead small blind and live big blind), ``deal`` (the hole cards are dealt:
+a ``fold`` before it by a player who posted nothing is a player sitting the hand out),
+``fold``/``check`` (player),
 ``call``/``bet``/``raise_by``/``allin`` (player, amount: the chips this action adds),
 ``raise_to`` (player, amount: the street total), ``hole`` (player, cards optional; several lines
 add cards), ``board`` (cards: the street's new cards; old: the board restated, optional),
@@ -105,6 +108,8 @@ class Site:
     ends: Pattern[str]  # a hand without a line matching this is truncated
     skip_rules: tuple[tuple[Pattern[str], str], ...] = ()  # (shape, reason): a named skip
     start_pairs: bool = False  # two start lines of one hand number may open it (888)
+    states_uncalled: bool = True  # the text returns an uncalled bet in a line of its own
+    walk_pays_blind: bool = False  # in a walk the big blind "collects" his own blind too (888)
 
 
 @dataclass
@@ -131,6 +136,9 @@ class _State:
     left: dict[str, Decimal] = field(default_factory=dict)  # stack left
     folded: set[str] = field(default_factory=set)
     acted: bool = False  # a betting action was read (posts are over)
+    dealt: bool = False  # the site's "cards are dealt" line was read
+    marks_deal: bool = False  # the site writes such a line (a rule of kind "deal")
+    out: set[str] = field(default_factory=set)  # declined to post before the deal: sat out
 
 
 def _name_alt(names: list[str]) -> str:
@@ -185,12 +193,12 @@ def read_site(text: str, source: str, site: Site) -> PhhFile:
     return PhhFile(source, hands, skipped, format=site.name)
 
 
-_HAND_NO = re.compile(r"#\s?:?\s?([A-Za-z]{0,3}[0-9][0-9-]*)")
+_HAND_NO = re.compile(r"(?:Game No : |Game ID: |HandId: #|Hand ?#)([A-Z]{0,3}[0-9][0-9-]*)")
 
 
 def _read_hand(site: Site, lines: list[tuple[int, str]], source: str, key: str,
                line: int) -> PhhHand | PhhSkip:
-    m = _HAND_NO.search(lines[0][1])
+    m = _HAND_NO.search("\n".join(ln for _, ln in lines[:3]))
     number = None if m is None else m.group(1)[:200]
     for no, ln in lines:
         if len(ln) > MAX_LINE_CHARS:
@@ -246,6 +254,7 @@ def _seats(site: Site, head: Header, lines: list[tuple[int, str]]) -> _State:
 def _build(site: Site, head: Header, lines: list[tuple[int, str]], source: str, key: str,
            line: int) -> PhhHand:
     st = _seats(site, head, lines)
+    st.marks_deal = any(kind == "deal" for _, kind in site.rules)
     p = _name_alt(st.names)
     rules = [(re.compile(pat.replace("{P}", p)), kind) for pat, kind in site.rules]
     for no, ln in lines[head.lines:]:
@@ -265,15 +274,18 @@ def _build(site: Site, head: Header, lines: list[tuple[int, str]], source: str, 
     return _hand(site, head, st, source, key, line)
 
 
-def _g(m: re.Match[str], name: str) -> str | None:
+def _g(m: Any, name: str) -> str | None:
     return m.groupdict().get(name)
 
 
-def _event(st: _State, kind: str, m: re.Match[str], no: int, ln: str) -> None:
+def _event(st: _State, kind: str, m: Any, no: int, ln: str) -> None:
     who = _g(m, "player")
     at = f"(line {no}: {ln[:120]!r})"
     amt = amount(m["amount"]) if _g(m, "amount") is not None else None
     if kind == "none":
+        return
+    if kind == "deal":
+        st.dealt = True
         return
     if kind == "button":
         seat = int(m["seat"])
@@ -281,8 +293,11 @@ def _event(st: _State, kind: str, m: re.Match[str], no: int, ln: str) -> None:
             raise Skip(f"stated twice: the button seat is {st.button} and {seat}")
         st.button = seat
         return
-    if kind in ("ante", "sb", "bb", "dead"):
+    if kind in ("ante", "sb", "bb", "dead", "deadbb"):
         assert who is not None and amt is not None
+        if kind == "deadbb":  # a returning player's big blind (live) and small blind (dead)
+            _event(st, "dead", _Fake({"player": who, "amount": m["dead"]}), no, ln)
+            kind = "bb"
         if st.acted:
             raise Skip(f"unsupported: a post after the betting began {at}")
         book = {"ante": st.antes, "sb": st.sb, "bb": st.bb, "dead": st.dead}[kind]
@@ -353,8 +368,14 @@ def _event(st: _State, kind: str, m: re.Match[str], no: int, ln: str) -> None:
     if kind == "skip":
         raise Skip(f"unsupported: {m.groupdict().get('why') or 'a line'} {at}")
     assert who is not None
+    if who in st.out:
+        raise Skip(f"bad action: {who[:60]!r} acts after sitting the hand out {at}")
     if who in st.folded:
         raise Skip(f"bad action: {who[:60]!r} acts after folding {at}")
+    if kind == "fold" and st.marks_deal and not st.dealt and who not in st.sb and \
+            who not in st.bb and who not in st.antes:
+        st.out.add(who)  # 888: a player who declines his blind "folds" before the deal
+        return
     st.acted = True
     top = max(st.put.values())
     mine = st.put[who]
@@ -386,6 +407,19 @@ def _event(st: _State, kind: str, m: re.Match[str], no: int, ln: str) -> None:
     st.left[who] -= add
 
 
+class _Fake:
+    """A match of given groups (a line that states two posts)."""
+
+    def __init__(self, groups: dict[str, str]) -> None:
+        self._g = groups
+
+    def __getitem__(self, k: str) -> str:
+        return self._g[k]
+
+    def groupdict(self) -> dict[str, str]:
+        return self._g
+
+
 def _close_street(st: _State) -> None:
     st.street += 1
     st.put = dict.fromkeys(st.names, Decimal(0))
@@ -394,9 +428,9 @@ def _close_street(st: _State) -> None:
 def _order(st: _State) -> list[str]:
     """The players in the standard's order: from the seat after the button round to the
     button; only players dealt in (a seat with no post, card or action sat the hand out)."""
-    inn = [n for n in st.names
-           if n in st.antes or n in st.sb or n in st.bb or n in st.dead or n in st.holes
-           or any(who == n for _, who, _ in st.acts)]
+    inn = [n for n in st.names if n not in st.out and (
+           n in st.antes or n in st.sb or n in st.bb or n in st.dead or n in st.holes
+           or any(who == n for _, who, _ in st.acts))]
     if len(inn) < 2:
         raise Skip(f"fewer than 2 players in the hand ({len(inn)})")
     if st.button is None:
@@ -412,30 +446,41 @@ def _hand(site: Site, head: Header, st: _State, source: str, key: str, line: int
     players = _order(st)
     n = len(players)
     index = {x: i for i, x in enumerate(players)}
-    sbs, bbs = list(st.sb), list(st.bb)
-    if len(sbs) > 1 or len(bbs) > 1:
-        raise Skip(f"unsupported: {len(sbs)} small and {len(bbs)} big blinds posted (a "
-                   "returning player's post)")
+    sbs = list(st.sb)
+    if len(sbs) > 1:
+        raise Skip(f"unsupported: {len(sbs)} small blinds posted")
     blinds = [Decimal(0)] * n
     if n == 2:  # heads-up: the button posts the small blind, p1 the big blind
-        if sbs and index[sbs[0]] != 1 or bbs and index[bbs[0]] != 0:
+        if sbs and index[sbs[0]] != 1 or any(index[x] != 0 for x in st.bb):
             raise Skip("unsupported: heads-up blinds reversed (the button posts the big blind)")
+        if st.dead:
+            raise Skip("unsupported: a dead blind posted heads-up")
         blinds = [st.bb.get(players[0], Decimal(0)), st.sb.get(players[1], Decimal(0))]
     else:
-        if sbs and bbs:
-            if (index[sbs[0]], index[bbs[0]]) != (0, 1):
-                raise Skip("unsupported: the blinds are not posted by the two seats after the "
-                           "button")
-            blinds[0], blinds[1] = st.sb[sbs[0]], st.bb[bbs[0]]
-        elif bbs:  # one blind only (the small blind's player left): p1 posts the big blind
-            if index[bbs[0]] != 0:
-                raise Skip("unsupported: a big blind alone, not after the button")
-            blinds[0] = st.bb[bbs[0]]
-        elif sbs:
-            raise Skip("unsupported: a small blind without a big blind")
-    if st.dead:
-        raise Skip("unsupported: a dead blind post")
-    bb = max(blinds[:2], default=Decimal(0))
+        if sbs and index[sbs[0]] != 0:
+            raise Skip("unsupported: the small blind is not posted by the seat after the button")
+        first_bb = 1 if sbs else 0  # one blind only: p1 posts the big blind
+        if players[first_bb] not in st.bb:
+            raise Skip("unsupported: no big blind posted by the seat after the small blind")
+        for i, x in enumerate(players):
+            live, dead = st.bb.get(x, Decimal(0)) if i > 0 or not sbs else Decimal(0), \
+                st.dead.get(x, Decimal(0))
+            if i == 0 and sbs:
+                blinds[0] = st.sb[x]
+                if dead:
+                    raise Skip(f"unsupported: dead money posted by {x[:60]!r} from a blind's seat")
+            elif i == first_bb:
+                blinds[i] = live
+                if dead:
+                    raise Skip(f"unsupported: dead money posted by {x[:60]!r} from a blind's seat")
+            elif live or dead:  # a returning player's post: its big blind live, the rest dead
+                if live and live != st.bb[players[first_bb]]:
+                    raise Skip(f"unsupported: {x[:60]!r} posts {live}, not the big blind")
+                if not live and dead >= st.bb[players[first_bb]]:
+                    raise Skip(f"unsupported: a dead post by {x[:60]!r} of a big blind or more "
+                               "without a live blind")
+                blinds[i] = -(live + dead)
+    bb = max((abs(v) for v in blinds[:2]), default=Decimal(0))
     if bb <= 0:
         raise Skip("unsupported: no big blind posted")
     antes = [st.antes.get(x, Decimal(0)) for x in players]
@@ -477,13 +522,16 @@ def _hand(site: Site, head: Header, st: _State, source: str, key: str, line: int
         doc["currency"] = head.currency
     h = hand_from_dict(doc, source, key, line)
     h = replace(h, tournament=head.tournament, level=head.level if head.tournament else None)
-    _check_uncalled(h, st, players)
+    if site.states_uncalled:
+        _check_uncalled(h, st, players)
     if st.won and st.paid and {k: v for k, v in st.won.items() if v} != {
             k: v for k, v in st.paid.items() if v}:
         raise Skip(f"stated twice: the pot lines pay {_fmt(st.paid)} and the summary "
                    f"{_fmt(st.won)}")
     paid = st.paid or st.won
-    outcome = _Outcome(dict(paid), st.total, st.rake, recorded=bool(paid))
+    walk = not st.board and all(verb == "f" for verb, _, _ in st.acts)
+    outcome = _Outcome(dict(paid), st.total, st.rake, recorded=bool(paid),
+                       includes_uncalled=site.walk_pays_blind and walk)
     return _with_outcome(h, outcome, players)
 
 

@@ -8,15 +8,17 @@ from collections.abc import Callable
 from re import Pattern
 
 from sim.histories.read.phh import PhhFile
-from sim.histories.sites import ggpoker
+from sim.histories.sites import ggpoker, pacific
 
 __all__ = ["DETECT", "READERS"]
 
 # format -> its reader (text, source) -> PhhFile
 READERS: dict[str, Callable[[str, str], PhhFile]] = {
     "ggpoker": ggpoker.read,
+    "888": pacific.read,
 }
 # (a file's first line, format), tried before the PokerKit sites' patterns
 DETECT: tuple[tuple[Pattern[str], str], ...] = (
     (ggpoker.DETECT, "ggpoker"),
+    (pacific.DETECT, "888"),
 )
