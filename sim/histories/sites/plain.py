@@ -110,6 +110,7 @@ class Site:
     start_pairs: bool = False  # two start lines of one hand number may open it (888)
     states_uncalled: bool = True  # the text returns an uncalled bet in a line of its own
     walk_pays_blind: bool = False  # in a walk the big blind "collects" his own blind too (888)
+    pot_holds_uncalled: bool = False  # collected and total pot include the uncalled bet (Winamax)
 
 
 @dataclass
@@ -522,7 +523,7 @@ def _hand(site: Site, head: Header, st: _State, source: str, key: str, line: int
         doc["currency"] = head.currency
     h = hand_from_dict(doc, source, key, line)
     h = replace(h, tournament=head.tournament, level=head.level if head.tournament else None)
-    if site.states_uncalled:
+    if site.states_uncalled and not site.pot_holds_uncalled:
         _check_uncalled(h, st, players)
     if st.won and st.paid and {k: v for k, v in st.won.items() if v} != {
             k: v for k, v in st.paid.items() if v}:
@@ -530,8 +531,13 @@ def _hand(site: Site, head: Header, st: _State, source: str, key: str, line: int
                    f"{_fmt(st.won)}")
     paid = st.paid or st.won
     walk = not st.board and all(verb == "f" for verb, _, _ in st.acts)
-    outcome = _Outcome(dict(paid), st.total, st.rake, recorded=bool(paid),
-                       includes_uncalled=site.walk_pays_blind and walk)
+    total = st.total
+    if site.pot_holds_uncalled and total is not None:
+        from sim.histories.sites.text import pot_contributions  # noqa: PLC0415
+
+        total -= sum((Decimal(v) for v in pot_contributions(h)[1]), Decimal(0))
+    outcome = _Outcome(dict(paid), total, st.rake, recorded=bool(paid),
+                       includes_uncalled=site.walk_pays_blind and walk or site.pot_holds_uncalled)
     return _with_outcome(h, outcome, players)
 
 

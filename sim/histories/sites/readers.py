@@ -8,7 +8,7 @@ from collections.abc import Callable
 from re import Pattern
 
 from sim.histories.read.phh import PhhFile
-from sim.histories.sites import ggpoker, pacific
+from sim.histories.sites import ggpoker, pacific, winamax
 
 __all__ = ["DETECT", "READERS"]
 
@@ -16,9 +16,11 @@ __all__ = ["DETECT", "READERS"]
 READERS: dict[str, Callable[[str, str], PhhFile]] = {
     "ggpoker": ggpoker.read,
     "888": pacific.read,
+    "winamax": winamax.read,
 }
 # (a file's first line, format), tried before the PokerKit sites' patterns
 DETECT: tuple[tuple[Pattern[str], str], ...] = (
     (ggpoker.DETECT, "ggpoker"),
     (pacific.DETECT, "888"),
+    (winamax.DETECT, "winamax"),
 )
