@@ -27,8 +27,10 @@ add cards), ``board`` (cards: the street's new cards; old: the board restated, o
 ``show``/``muck`` (player, cards optional), ``collect`` (player, amount: paid from a pot, after
 the rake, summed), ``uncalled`` (player, amount), ``total`` (amount; rake, jackpot, ...: every
 other amount group is kept by the site and summed into the rake), ``won`` (player, amount: the
-summary's restatement of a payment), ``skip`` (a shape read exactly but not supported: the hand
-is a named skip with the rule's reason), ``none`` (a line that states no fact: street markers,
+summary's restatement of a payment), ``seatsum`` (player, bets, amount, cards or mcards: WPN's
+summary line, his total bet, what he collected and his cards shown or mucked; ``total`` with an
+``after`` group: the pot is stated after the rake), ``skip`` (a shape read exactly but not
+supported: the hand is a named skip with the rule's reason), ``none`` (a line that states no fact: street markers,
 restatements of seats, chat).
 
 The result is a PHH hand (``sim.histories.read.phh.hand_from_dict``: the standard's player
@@ -130,6 +132,7 @@ class _State:
     paid: dict[str, Decimal] = field(default_factory=dict)
     won: dict[str, Decimal] = field(default_factory=dict)
     uncalled: dict[str, Decimal] = field(default_factory=dict)
+    bets: dict[str, Decimal] = field(default_factory=dict)  # a summary's stated total bets
     total: Decimal | None = None
     rake: Decimal | None = None
     street: int = 0
@@ -348,6 +351,18 @@ def _event(st: _State, kind: str, m: Any, no: int, ln: str) -> None:
         assert who is not None and amt is not None
         st.paid[who] = st.paid.get(who, Decimal(0)) + amt
         return
+    if kind == "seatsum":  # WPN: a player's summary (his cards, bets and what he collected)
+        assert who is not None and amt is not None
+        if _g(m, "cards"):
+            _event(st, "show", _Fake({"player": who, "cards": m["cards"]}), no, ln)
+        elif _g(m, "mcards") or _g(m, "mucks"):
+            _event(st, "muck", _Fake({"player": who, "cards": _g(m, "mcards") or ""}), no, ln)
+        if who in st.bets:
+            raise Skip(f"stated twice: {who[:60]!r}'s summary line {at}")
+        st.bets[who] = amount(m["bets"])
+        if amt:
+            st.paid[who] = st.paid.get(who, Decimal(0)) + amt
+        return
     if kind == "won":
         assert who is not None and amt is not None
         st.won[who] = st.won.get(who, Decimal(0)) + amt
@@ -361,10 +376,10 @@ def _event(st: _State, kind: str, m: Any, no: int, ln: str) -> None:
     if kind == "total":
         if st.total is not None:
             raise Skip(f"stated twice: the total pot {at}")
-        st.total = amt
         kept = [amount(v) for k, v in m.groupdict().items()
-                if k not in ("amount",) and v is not None]
+                if k not in ("amount", "after") and v is not None]
         st.rake = sum(kept, Decimal(0)) if kept else None
+        st.total = amt if _g(m, "after") is None else amt + (st.rake or 0)  # WPN: after rake
         return
     if kind == "skip":
         raise Skip(f"unsupported: {m.groupdict().get('why') or 'a line'} {at}")
@@ -548,7 +563,11 @@ def _fmt(d: dict[str, Decimal]) -> str:
 def _check_uncalled(h: PhhHand, st: _State, players: list[str]) -> None:
     from sim.histories.sites.text import pot_contributions  # noqa: PLC0415
 
-    _, back = pot_contributions(h)
+    put, back = pot_contributions(h)
+    for i, x in enumerate(players):
+        if x in st.bets and Decimal(put[i]) != st.bets[x]:
+            raise Skip(f"stated twice: {x[:60]!r} bets {st.bets[x]} in the summary, his actions "
+                       f"put in {put[i]}")
     for i, x in enumerate(players):
         stated = st.uncalled.get(x, Decimal(0))
         if Decimal(back[i]) != stated:

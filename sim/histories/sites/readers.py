@@ -8,7 +8,7 @@ from collections.abc import Callable
 from re import Pattern
 
 from sim.histories.read.phh import PhhFile
-from sim.histories.sites import ggpoker, pacific, winamax
+from sim.histories.sites import ggpoker, pacific, winamax, wpn
 
 __all__ = ["DETECT", "READERS"]
 
@@ -17,10 +17,12 @@ READERS: dict[str, Callable[[str, str], PhhFile]] = {
     "ggpoker": ggpoker.read,
     "888": pacific.read,
     "winamax": winamax.read,
+    "wpn": wpn.read,
 }
 # (a file's first line, format), tried before the PokerKit sites' patterns
 DETECT: tuple[tuple[Pattern[str], str], ...] = (
     (ggpoker.DETECT, "ggpoker"),
     (pacific.DETECT, "888"),
     (winamax.DETECT, "winamax"),
+    (wpn.DETECT, "wpn"),
 )
