@@ -16,22 +16,26 @@ another value, a call of another amount than the rules' call, an uncalled bet re
 not the uncalled bet, a board restated otherwise, a summary's ``won (X)`` that is not what the
 pot lines paid: each a named skip ("stated twice", "bad action"), never the last value kept.
 
-Kinds (the groups a rule's pattern has): ``seat`` (seat, player, stack), ``button`` (seat),
-``ante``/``sb``/``bb``/``dead`` (player, amount: a post), ``deadbb`` (player, dead, amount: a
-returning player's dead small blind and live big blind), ``deal`` (the hole cards are dealt:
-a ``fold`` before it by a player who posted nothing is a player sitting the hand out),
-``fold``/``check`` (player),
-``call``/``bet``/``raise_by``/``allin`` (player, amount: the chips this action adds),
-``raise_to`` (player, amount: the street total), ``hole`` (player, cards optional; several lines
-add cards), ``board`` (cards: the street's new cards; old: the board restated, optional),
-``show``/``muck`` (player, cards optional), ``collect`` (player, amount: paid from a pot, after
-the rake, summed), ``uncalled`` (player, amount), ``total`` (amount; rake, jackpot, ...: every
-other amount group is kept by the site and summed into the rake), ``won`` (player, amount: the
-summary's restatement of a payment), ``seatsum`` (player, bets, amount, cards or mcards: WPN's
-summary line, his total bet, what he collected and his cards shown or mucked; ``total`` with an
-``after`` group: the pot is stated after the rake), ``skip`` (a shape read exactly but not
-supported: the hand is a named skip with the rule's reason), ``none`` (a line that states no fact: street markers,
-restatements of seats, chat).
+Kinds (the groups a rule's pattern has):
+- ``seat`` (seat, player, stack; dealer: the button's seat line, Cake), ``button`` (seat);
+- posts: ``ante``/``sb``/``bb``/``dead`` (player, amount), ``deadbb`` (player, dead, amount: a
+  returning player's dead small blind and live big blind); ``deal`` (the hole cards are dealt:
+  a ``fold`` before it by a player who posted nothing is a player sitting the hand out, 888);
+- actions: ``fold``/``check`` (player), ``call``/``bet``/``raise_by``/``allin`` (player,
+  amount: the chips the action ADDS), ``raise_to`` (player, amount: the street total),
+  ``allin_street`` (an all-in read only where the player has put nothing in on the street,
+  where the amount added and the street total are one; else a named skip);
+- cards: ``hole`` (player, cards optional; several lines add cards), ``board`` (cards: the
+  street's new cards; old: the board restated, optional), ``show``/``muck`` (player, cards
+  optional: a muck's cards are dealt cards, the player mucks);
+- outcome: ``collect`` (player, amount: paid from a pot after the rake, summed), ``uncalled``
+  (player, amount), ``total`` (amount; every other amount group, rake, jackpot, ..., is kept by
+  the site and summed into the rake; an ``after`` group: the pot is stated after the rake),
+  ``won`` (player, amount: the summary's restatement of a payment), ``seatsum`` (player, bets,
+  amount, cards or mcards: WPN's summary line of a player's total bet, what he collected and
+  his cards shown or mucked);
+- ``skip`` (a shape read exactly but not supported: a named skip), ``none`` (a line that states
+  no fact: street markers, restatements of seats and boards).
 
 The result is a PHH hand (``sim.histories.read.phh.hand_from_dict``: the standard's player
 order, p1 the small blind ... the button last, heads-up reversed), with the outcome read as
@@ -234,6 +238,7 @@ def _seats(site: Site, head: Header, lines: list[tuple[int, str]]) -> _State:
     seats: dict[str, int] = {}
     stacks: dict[str, Decimal] = {}
     holder: dict[int, str] = {}
+    button = head.button
     for _, ln in lines[head.lines:]:
         m = site.seat.fullmatch(ln)
         if m is None:
@@ -248,10 +253,14 @@ def _seats(site: Site, head: Header, lines: list[tuple[int, str]]) -> _State:
             raise Skip(f"stated twice: seat {seat} is {holder[seat][:60]!r} and {name[:60]!r}")
         if stacks.setdefault(name, stack) != stack:
             raise Skip(f"stated twice: {name[:60]!r}'s stack is {stacks[name]} and {stack}")
+        if m.groupdict().get("dealer"):  # the button marked on its seat line (Cake)
+            if button is not None and button != seat:
+                raise Skip(f"stated twice: the button seat is {button} and {seat}")
+            button = seat
     if len(seats) < 2:
         raise Skip(f"fewer than 2 players in the hand ({len(seats)})")
     names = sorted(seats, key=seats.__getitem__)
-    return _State(names, seats, stacks, head.button, left=dict(stacks),
+    return _State(names, seats, stacks, button, left=dict(stacks),
                   put=dict.fromkeys(names, Decimal(0)))
 
 
@@ -379,7 +388,9 @@ def _event(st: _State, kind: str, m: Any, no: int, ln: str) -> None:
         kept = [amount(v) for k, v in m.groupdict().items()
                 if k not in ("amount", "after") and v is not None]
         st.rake = sum(kept, Decimal(0)) if kept else None
-        st.total = amt if _g(m, "after") is None else amt + (st.rake or 0)  # WPN: after rake
+        st.total = amt
+        if amt is not None and _g(m, "after") is not None:  # WPN: the pot after the rake
+            st.total = amt + (st.rake or Decimal(0))
         return
     if kind == "skip":
         raise Skip(f"unsupported: {m.groupdict().get('why') or 'a line'} {at}")
@@ -405,11 +416,14 @@ def _event(st: _State, kind: str, m: Any, no: int, ln: str) -> None:
         st.acts.append(("cc", who, None))
         return
     assert amt is not None
+    if kind == "allin_street" and mine:  # "is all in $X": the same added or as the street total
+        raise Skip(f"unsupported: an all-in of {amt} after {mine} on the street: the text does "
+                   f"not say whether it adds {amt} or makes the street total {amt} {at}")
     to = amt if kind == "raise_to" else mine + amt
     add = to - mine
     if add > st.left[who]:
         raise Skip(f"bad action: {who[:60]!r} puts in {add} with {st.left[who]} left {at}")
-    if kind == "call" or (kind == "allin" and to <= top):
+    if kind == "call" or (kind in ("allin", "allin_street") and to <= top):
         owed = min(top - mine, st.left[who])
         if add != owed:
             raise Skip(f"bad action: {who[:60]!r} calls {add}, the call is {owed} {at}")
@@ -538,14 +552,15 @@ def _hand(site: Site, head: Header, st: _State, source: str, key: str, line: int
         doc["currency"] = head.currency
     h = hand_from_dict(doc, source, key, line)
     h = replace(h, tournament=head.tournament, level=head.level if head.tournament else None)
-    if site.states_uncalled and not site.pot_holds_uncalled:
+    walk = not st.board and all(verb == "f" for verb, _, _ in st.acts)
+    if site.states_uncalled and not site.pot_holds_uncalled and not (walk and
+                                                                     site.walk_pays_blind):
         _check_uncalled(h, st, players)
     if st.won and st.paid and {k: v for k, v in st.won.items() if v} != {
             k: v for k, v in st.paid.items() if v}:
         raise Skip(f"stated twice: the pot lines pay {_fmt(st.paid)} and the summary "
                    f"{_fmt(st.won)}")
     paid = st.paid or st.won
-    walk = not st.board and all(verb == "f" for verb, _, _ in st.acts)
     total = st.total
     if site.pot_holds_uncalled and total is not None:
         from sim.histories.sites.text import pot_contributions  # noqa: PLC0415

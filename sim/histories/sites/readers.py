@@ -8,7 +8,7 @@ from collections.abc import Callable
 from re import Pattern
 
 from sim.histories.read.phh import PhhFile
-from sim.histories.sites import ggpoker, pacific, winamax, wpn
+from sim.histories.sites import cake, ggpoker, pacific, winamax, wpn
 
 __all__ = ["DETECT", "READERS"]
 
@@ -18,6 +18,7 @@ READERS: dict[str, Callable[[str, str], PhhFile]] = {
     "888": pacific.read,
     "winamax": winamax.read,
     "wpn": wpn.read,
+    "cake": cake.read,
 }
 # (a file's first line, format), tried before the PokerKit sites' patterns
 DETECT: tuple[tuple[Pattern[str], str], ...] = (
@@ -25,4 +26,5 @@ DETECT: tuple[tuple[Pattern[str], str], ...] = (
     (pacific.DETECT, "888"),
     (winamax.DETECT, "winamax"),
     (wpn.DETECT, "wpn"),
+    (cake.DETECT, "cake"),
 )
