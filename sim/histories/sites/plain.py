@@ -216,8 +216,8 @@ def _read_hand(site: Site, lines: list[tuple[int, str]], source: str, key: str,
         return PhhSkip(source, key, line, number, (
             f"the hand has over {MAX_HAND_LINES} lines: expected at most that"))
     if not any(site.ends.search(ln) for _, ln in lines):
-        return PhhSkip(source, key, line, number,
-                       f"truncated hand: no {site.ends.pattern!r} line")
+        end = re.sub(r"\\(.)", r"\1", site.ends.pattern).strip("^$")
+        return PhhSkip(source, key, line, number, f"truncated hand: no {end!r} line")
     try:
         head = site.header([ln for _, ln in lines])
         number = head.hand

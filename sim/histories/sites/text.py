@@ -2,7 +2,9 @@
 
 ``read_history(path)`` returns a ``sim.histories.read.phh.PhhFile`` (hands as ``PhhHand``, skipped
 hands with a named reason) for a ``.phh``/``.phhs`` file (``sim.histories.read.phh.read_phh``) or a
-site's export: PokerStars, Full Tilt, iPoker (XML), Ongame, PartyPoker, Absolute. The format is
+site's export: PokerStars, Full Tilt, iPoker (XML), Ongame, PartyPoker, Absolute; and GGPoker,
+888poker, Winamax, WPN and Cake, which PokerKit has no parser of, by this project's own line
+reader (``sim.histories.sites.readers``, ``sim.histories.sites.plain``). The format is
 detected from the CONTENT (``detect_format``), never the file name. ``iter_history_paths`` lists the
 files of paths and folders.
 
@@ -551,7 +553,8 @@ def reads_history(text: str, *, source: str = "<string>") -> PhhFile:
         if not text.strip():
             return _file_skip(source, "empty file: no hand")
         return _file_skip(source, "unknown format: not PHH nor a PokerStars, Full Tilt, iPoker, "
-                                  "Ongame, PartyPoker or Absolute hand history", "unknown")
+                                  "Ongame, PartyPoker, Absolute, GGPoker, 888poker, Winamax, "
+                                  "WPN or Cake hand history", "unknown")
     if fmt == "phh":
         body = text.lstrip("\ufeff")
         first = next((ln.strip() for ln in body.splitlines()
