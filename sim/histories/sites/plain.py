@@ -562,12 +562,13 @@ def _hand(site: Site, head: Header, st: _State, source: str, key: str, line: int
                    f"{_fmt(st.won)}")
     paid = st.paid or st.won
     total = st.total
-    if site.pot_holds_uncalled and total is not None:
+    holds_uncalled = site.pot_holds_uncalled or (site.walk_pays_blind and walk)
+    if holds_uncalled and total is not None:  # the pot as stated holds the uncalled bet
         from sim.histories.sites.text import pot_contributions  # noqa: PLC0415
 
         total -= sum((Decimal(v) for v in pot_contributions(h)[1]), Decimal(0))
     outcome = _Outcome(dict(paid), total, st.rake, recorded=bool(paid),
-                       includes_uncalled=site.walk_pays_blind and walk or site.pot_holds_uncalled)
+                       includes_uncalled=holds_uncalled)
     return _with_outcome(h, outcome, players)
 
 

@@ -1,5 +1,6 @@
 """The Winning Poker Network's (WPN: Americas Cardroom, Ya Poker) text export of the ``Game
-started at:`` style, read by ``sim.histories.sites.plain``.
+started at:`` style, read by ``sim.histories.sites.plain`` (the current ``Game Hand #`` style:
+``sim.histories.sites.acr``).
 
 A hand: ``Game started at: 2016/8/2 10:53:49``, ``Game ID: 693968595 2/4 Airavata 2
 (Hold'em)`` (the stakes, the table, the game in brackets; a tournament's ``10/20 $2.20 Turbo
@@ -24,11 +25,12 @@ import datetime as _dt
 import re
 
 from sim.histories.read.phh import PhhFile
+from sim.histories.sites import acr
 from sim.histories.sites.plain import AMT, CARDS, Header, Site, Skip, amount, read_site
 
 __all__ = ["DETECT", "read"]
 
-DETECT = re.compile(r"Game started at: [0-9]{4}/[0-9]{1,2}/[0-9]{1,2} ")
+DETECT = re.compile(r"Game started at: [0-9]{4}/[0-9]{1,2}/[0-9]{1,2} |" + acr.DETECT.pattern)
 
 _A = rf"(?P<amount>{AMT})"
 _STARTED = re.compile(r"Game started at: (?P<when>[0-9]{4}/[0-9]{1,2}/[0-9]{1,2} "
@@ -100,5 +102,7 @@ SITE = Site(
 
 
 def read(text: str, source: str) -> PhhFile:
-    """The hands of a WPN text export (``Game started at:`` style)."""
-    return read_site(text, source, SITE)
+    """The hands of a WPN text export: the ``Game started at:`` style, or the current
+    ``Game Hand #`` style (``sim.histories.sites.acr``), told by the first line."""
+    first = next((ln.strip().lstrip("\ufeff") for ln in text.splitlines() if ln.strip()), "")
+    return read_site(text, source, acr.SITE if acr.DETECT.match(first) else SITE)
