@@ -51,6 +51,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 from re import Pattern
 from typing import Any
 
@@ -268,8 +269,7 @@ def _build(site: Site, head: Header, lines: list[tuple[int, str]], source: str, 
            line: int) -> PhhHand:
     st = _seats(site, head, lines)
     st.marks_deal = any(kind == "deal" for _, kind in site.rules)
-    p = _name_alt(st.names)
-    rules = [(re.compile(pat.replace("{P}", p)), kind) for pat, kind in site.rules]
+    rules = _rules(site, tuple(st.names))
     for no, ln in lines[head.lines:]:
         if site.seat.fullmatch(ln) is not None:
             continue
@@ -285,6 +285,14 @@ def _build(site: Site, head: Header, lines: list[tuple[int, str]], source: str, 
             raise Skip(f"unrecognised line: line {no} {ln[:120]!r}: a line the importer does not "
                        "understand may move chips")
     return _hand(site, head, st, source, key, line)
+
+
+@lru_cache(maxsize=256)
+def _rules(site: Site, names: tuple[str, ...]) -> list[tuple[Pattern[str], str]]:
+    """A site's line shapes with ``{P}`` the names of one hand's seats (a table's hands share
+    them: cached)."""
+    p = _name_alt(list(names))
+    return [(re.compile(pat.replace("{P}", p)), kind) for pat, kind in site.rules]
 
 
 def _g(m: Any, name: str) -> str | None:
