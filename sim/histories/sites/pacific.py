@@ -1,22 +1,21 @@
 """888poker / Pacific Poker (Cassava) text exports, read by ``sim.histories.sites.plain``.
 
 A hand opens with ``#Game No : N`` and ``***** Cassava Hand History for Game N *****`` (888poker,
-888.pt, Pacific Poker: the same shape), then ``$0.01/$0.02 Blinds No Limit Holdem - *** 08 03 2011
-13:24:27`` (the header's stakes are the BLINDS, also for fixed limit: ``Fix Limit`` bets are the
-big blind and twice it), the table (``(Real Money)``, ``(Practice Play)``: play chips, or a
-tournament's ``Tournament #N ... - Table #N``), ``Seat 4 is the button`` and the seats with their
-amounts in spaced brackets (``( $0.91 )``, ``( 1,168.50 )``). Amounts in action lines are what
-the action ADDS (``raises [$0.07]`` puts in 0.07 more, as ``calls`` does). The cards are "dealt
-down" (``** Dealing down cards **``; only the hero's are written: ``Dealt to X [ Jc, 2d ]``) and
-the streets are ``** Dealing flop ** [ 6d, Kh, 4d ]``. The summary states what each winner
+888.pt, Pacific Poker, ``888poker Snap Poker``: the same shape), then ``$0.01/$0.02 Blinds No Limit
+Holdem - *** 08 03 2011 13:24:27`` (the header's stakes are the BLINDS, also for fixed limit: ``Fix
+Limit`` bets are the big blind and twice it), the table (``(Real Money)``, ``(Practice Play)``:
+play chips, or a tournament's ``Tournament #N ... - Table #N``), ``Seat 4 is the button`` and the
+seats with their amounts in spaced brackets (``( $0.91 )``, ``( 1,168.50 )``). Amounts in action
+lines are what the action ADDS (``raises [$0.07]`` puts in 0.07 more, as ``calls`` does). The cards
+are "dealt down" (``** Dealing down cards **``; only the hero's are written: ``Dealt to X [ Jc, 2d
+]``) and the streets are ``** Dealing flop ** [ 6d, Kh, 4d ]``. The summary states what each winner
 ``collected [ $0.24 ]`` after the rake; no pot, rake or uncalled-bet line: ``total_pot`` and
 ``rake`` are None (the outcome audit rebuilds them). An uncalled bet is not in the winner's
 ``collected`` (the raiser of 0.04 whom all fold collects 0.05 of a pot of 0.07: the next hand's
-stack agrees), except in a walk, where the big blind collects the whole pot, his own blind
-included (0.03 of blinds of 0.01 and 0.02: his next stack is 0.01 up). ``mucks [ 4s, 6h ]``
-reveals a losing hand that was mucked (the cards are dealt cards, the player mucks); ``did not
-show his hand`` a muck.
-"""
+stack agrees), except in a walk, where the big blind collects the whole pot, his own blind included
+(0.03 of blinds of 0.01 and 0.02: his next stack is 0.01 up). ``mucks [ 4s, 6h ]`` reveals a losing
+hand that was mucked (the cards are dealt cards, the player mucks); ``did not show his hand`` a
+muck. """
 
 from __future__ import annotations
 
@@ -28,8 +27,8 @@ from sim.histories.sites.plain import AMT, Header, Site, Skip, amount, read_site
 
 __all__ = ["DETECT", "read"]
 
-DETECT = re.compile(r"\*\*\*\*\* (?:Cassava|888poker|888\.\w{2,3}|Pacific Poker) Hand History "
-                    r"for Game [0-9]+ \*\*\*\*\*")
+DETECT = re.compile(r"\*\*\*\*\* (?:Cassava|888poker|888\.\w{2,3}|Pacific Poker)"
+                    r"(?: [A-Za-z]{1,20}){0,3} Hand History for Game [0-9]+ \*\*\*\*\*")
 
 _A = rf"(?P<amount>{AMT})"
 _C = r"(?P<cards>(?:[2-9TJQKA]|10)[cdhs](?:, (?:[2-9TJQKA]|10)[cdhs]){0,4})"
@@ -49,8 +48,8 @@ def _header(lines: list[str]) -> Header:
     at = 0
     hand = None
     while at < len(lines) and (DETECT.fullmatch(lines[at]) or _GAME_NO.fullmatch(lines[at])):
-        m = re.search(r"[0-9]+", lines[at])
-        number = m.group(0) if m else None
+        m = re.search(r"(?:Game No : |for Game )([0-9]+)", lines[at])
+        number = m.group(1) if m else None
         if hand is not None and number != hand:
             raise Skip(f"stated twice: the game number is {hand} and {number}")
         hand = number

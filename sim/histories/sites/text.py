@@ -479,7 +479,8 @@ def phh_by_first_line(first_line: str) -> bool | None:
 
 # sites whose text shares a first line with a read site, told apart by a later header line:
 # detected so that the skip names them (their text is not read yet)
-_NOT_READ = re.compile(r"\*\*\*\*\* (?:Cassava|888poker|888\.\w{2,3}|Pacific Poker) Hand History")
+_NOT_READ = re.compile(r"\*\*\*\*\* (?:Cassava|888poker|888\.\w{2,3}|Pacific Poker)"
+                       r"(?: [A-Za-z]{1,20}){0,3} Hand History")  # "888poker Snap Poker Hand ..."
 NOT_READ_SITES = {"888": "888poker / Pacific Poker (Cassava)"}
 
 

@@ -26,6 +26,7 @@ FIXTURES = {  # file -> (format, hands)
     "ggpoker-mtt.txt": ("ggpoker", 1),
     "888-limit.txt": ("888", 3),
     "888-nolimit.txt": ("888", 2),
+    "888-snap.txt": ("888", 2),  # 888poker Snap, 2020 (a public sample)
     "winamax-mtt.txt": ("winamax", 2),
     "wpn-limit-utf16.txt": ("wpn", 1),
     "wpn-sng-utf16.txt": ("wpn", 1),
@@ -96,6 +97,56 @@ def test_888_returning_players_dead_blind_and_the_walk() -> None:
     assert walk.winnings == (0, D("0.02"), 0, 0, 0, 0, 0, 0)
 
 
+_GG_CASH = """Poker Hand #HD2255183008: Hold'em No Limit ($0.01/$0.02) - 2025/04/07 23:48:32
+Table 'NLHWhite9' 6-max Seat #4 is the button
+Seat 1: Hero ($1.64 in chips)
+Seat 4: 6c2a9622 ($1.95 in chips)
+Seat 5: 23cee45e ($2.05 in chips)
+23cee45e: posts small blind $0.01
+Hero: posts big blind $0.02
+*** HOLE CARDS ***
+Dealt to Hero [Qd 6c]
+Dealt to 6c2a9622\x20
+Dealt to 23cee45e\x20
+6c2a9622: raises $0.04 to $0.06
+23cee45e: folds
+Hero: calls $0.04
+*** FLOP *** [Kd 9s 7h]
+Hero: bets $0.40
+6c2a9622: calls $0.40
+*** TURN *** [Kd 9s 7h] [7c]
+Hero: bets $0.50
+6c2a9622: folds
+Uncalled bet ($0.50) returned to Hero
+*** SHOWDOWN ***
+Hero collected $0.88 from pot
+*** SUMMARY ***
+Total pot $0.93 | Rake $0.04 | Jackpot $0.01 | Bingo $0 | Fortune $0 | Tax $0
+Board [Kd 9s 7h 7c]
+Seat 1: Hero (big blind) won ($0.88)
+Seat 4: 6c2a9622 (button) folded on the Turn
+Seat 5: 23cee45e (small blind) folded before Flop
+"""
+
+
+def test_ggpoker_cash_fees_are_the_sites_take() -> None:
+    """A GGPoker cash hand (written in the site's shape: a hero, hashed names, a ``Dealt to``
+    line per seat, the fees line): the rake is the rake and the jackpot drop, both kept."""
+    (h,) = reads_history(_GG_CASH).hands
+    assert h.currency == "USD" and h.tournament is None and h.min_bet == D("0.02")
+    assert h.players == ("23cee45e", "Hero", "6c2a9622")
+    assert h.winnings == (0, D("0.88"), 0) and h.total_pot == D("0.93")
+    assert h.rake == D("0.05")  # 0.04 + 0.01: 0.93 = 0.88 + 0.05
+
+
+def test_888_snap_2020() -> None:
+    """888poker Snap (2020): the header names the product; a walk's ``collected [ $0.15 ]``
+    holds the big blind's own 0.05."""
+    walk, raised = read_history(REAL / "888-snap.txt").hands
+    assert walk.hand == "1393225818" and walk.winnings == (0, D("0.10"), 0, 0, 0, 0)
+    assert raised.winnings is not None and raised.winnings[2] == D("1.02")
+
+
 def test_winamax_tournament_and_the_uncalled_bet_inside_the_pot() -> None:
     """The tournament's number from the table's name, its level counted from 0 by Winamax;
     a river all-in nobody calls: Winamax's ``collected 3720`` and ``Total pot 3720`` hold the
@@ -148,11 +199,11 @@ def test_new_sites_import_replay_and_are_paid_as_the_rules_pay(tmp_path: Path) -
     for name in ("chips", "payouts", "outcome", "betting", "rotation"):
         assert res[name].passed, (name, res[name].details)
     classes = res["outcome"].details["classes"]
-    assert "wrong payout" not in classes and sum(classes.values()) == 13
+    assert "wrong payout" not in classes and sum(classes.values()) == 15
     report = json.loads((tmp_path / "run" / "import.json").read_text())
     # ACR 718599164: an all-in re-raise over an all-in while the big blind is still to act,
     # refused by the replay (issue 34's "raising is not allowed"): a named skip, not ours
-    assert (report["submitted"], report["imported"]) == (14, 13)
+    assert (report["submitted"], report["imported"]) == (16, 15)
     assert report["skipped"] == {"action not legal": 1}
     log = pq.read_table(sorted((tmp_path / "run" / "log").rglob("*.parquet")))
     formats = log.column("format").to_pylist()
