@@ -15,7 +15,8 @@ are "dealt down" (``** Dealing down cards **``; only the hero's are written: ``D
 stack agrees), except in a walk, where the big blind collects the whole pot, his own blind included
 (0.03 of blinds of 0.01 and 0.02: his next stack is 0.01 up). ``mucks [ 4s, 6h ]`` reveals a losing
 hand that was mucked (the cards are dealt cards, the player mucks); ``did not show his hand`` a
-muck. """
+muck.
+"""
 
 from __future__ import annotations
 
