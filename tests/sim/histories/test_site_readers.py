@@ -147,6 +147,51 @@ def test_888_snap_2020() -> None:
     assert raised.winnings is not None and raised.winnings[2] == D("1.02")
 
 
+_WINAMAX_CASH = ("Winamax Poker - CashGame - HandId: #5184093-13-1357000000 - Holdem no limit "
+                 "(0.01€/0.02€) - 2013/01/01 00:26:40 UTC\n"
+                 """Table: 'Nice 02' 5-max (real money) Seat #2 is the button
+Seat 1: dies irae 67 (2€)
+Seat 2: x Razhiel (1.50€)
+Seat 3: Hero (2.10€)
+*** ANTE/BLINDS ***
+Hero posts small blind 0.01€
+dies irae 67 posts big blind 0.02€
+Dealt to Hero [Ah Kd]
+*** PRE-FLOP ***
+x Razhiel raises 0.04€ to 0.06€
+Hero calls 0.05€
+dies irae 67 folds
+*** FLOP *** [2c 7d Ts]
+Hero checks
+x Razhiel bets 0.10€
+Hero calls 0.10€
+*** TURN *** [2c 7d Ts][Qh]
+Hero checks
+x Razhiel checks
+*** RIVER *** [2c 7d Ts Qh][3s]
+Hero bets 0.20€
+x Razhiel folds
+Hero collected 0.52€ from pot
+*** SUMMARY ***
+Total pot 0.54€ | Rake 0.02€
+Board: [2c 7d Ts Qh 3s]
+Seat 1: dies irae 67 (big blind) folded on the pre-flop
+Seat 2: x Razhiel (button) folded on the river
+Seat 3: Hero (small blind) won 0.52€
+""")
+
+
+def test_winamax_cash_in_euros_with_names_of_several_words() -> None:
+    """A Winamax cash hand in the site's shape: euros after the amounts, names with spaces
+    (``dies irae 67``, ``x Razhiel``, read from the seat lines), a river bet nobody calls that
+    Winamax leaves in ``collected`` and ``Total pot``: the standard's 0.32 won of a pot of
+    0.34, 0.02 raked."""
+    (h,) = reads_history(_WINAMAX_CASH).hands
+    assert h.currency == "EUR" and h.players == ("Hero", "dies irae 67", "x Razhiel")
+    assert h.starting_stacks == (D("2.10"), 2, D("1.50"))
+    assert h.winnings == (D("0.32"), 0, 0) and h.total_pot == D("0.34") and h.rake == D("0.02")
+
+
 def test_winamax_tournament_and_the_uncalled_bet_inside_the_pot() -> None:
     """The tournament's number from the table's name, its level counted from 0 by Winamax;
     a river all-in nobody calls: Winamax's ``collected 3720`` and ``Total pot 3720`` hold the
