@@ -2,7 +2,9 @@
 
 ``read_history(path)`` returns a ``sim.histories.read.phh.PhhFile`` (hands as ``PhhHand``, skipped
 hands with a named reason) for a ``.phh``/``.phhs`` file (``sim.histories.read.phh.read_phh``) or a
-site's export: PokerStars, Full Tilt, iPoker (XML), Ongame, PartyPoker, Absolute. The format is
+site's export: PokerStars, Full Tilt, iPoker (XML), Ongame, PartyPoker, Absolute; and GGPoker,
+888poker, Winamax, WPN and Cake, which PokerKit has no parser of, by this project's own line
+reader (``sim.histories.sites.readers``, ``sim.histories.sites.plain``). The format is
 detected from the CONTENT (``detect_format``), never the file name. ``iter_history_paths`` lists the
 files of paths and folders.
 
@@ -77,6 +79,8 @@ from sim.histories.read.phh import (
     reads_phh,
 )
 from sim.histories.sites.lines import Unrecognised, screen
+from sim.histories.sites.readers import DETECT as OWN_DETECT
+from sim.histories.sites.readers import READERS as OWN_READERS
 from sim.histories.sources import decode_text, iter_paths, read_bytes
 
 __all__ = [
@@ -92,7 +96,8 @@ __all__ = [
     "reads_history",
 ]
 
-FORMATS = ("phh", "pokerstars", "fulltilt", "ipoker", "ongame", "partypoker", "absolute")
+FORMATS = ("phh", "pokerstars", "fulltilt", "ipoker", "ongame", "partypoker", "absolute",
+           *OWN_READERS)  # the last: sim.histories.sites.readers (this project's own readers)
 TEXT_SUFFIXES = (".txt", ".xml", ".hh", ".log")
 HISTORY_SUFFIXES = PHH_SUFFIXES + TEXT_SUFFIXES  # what a folder listing picks up
 MAX_LINE_CHARS = 2_000  # a longer line skips its hand (the site parsers' patterns are per line)
@@ -447,6 +452,7 @@ _SITES = {
 
 # the first line of a file's content -> its format
 _DETECT = (
+    *OWN_DETECT,
     (re.compile(r"PokerStars (?:Zoom |Home Game )?(?:Hand|Game) #"), "pokerstars"),
     (re.compile(r"Full ?Tilt ?Poker(?:\.fr)? (?:Game|Hand) #"), "fulltilt"),
     (re.compile(r"Stage #[A-Z]?\d+"), "absolute"),
@@ -473,7 +479,8 @@ def phh_by_first_line(first_line: str) -> bool | None:
 
 # sites whose text shares a first line with a read site, told apart by a later header line:
 # detected so that the skip names them (their text is not read yet)
-_NOT_READ = re.compile(r"\*\*\*\*\* (?:Cassava|888poker|888\.\w{2,3}|Pacific Poker) Hand History")
+_NOT_READ = re.compile(r"\*\*\*\*\* (?:Cassava|888poker|888\.\w{2,3}|Pacific Poker)"
+                       r"(?: [A-Za-z]{1,20}){0,3} Hand History")  # "888poker Snap Poker Hand ..."
 NOT_READ_SITES = {"888": "888poker / Pacific Poker (Cassava)"}
 
 
@@ -547,13 +554,16 @@ def reads_history(text: str, *, source: str = "<string>") -> PhhFile:
         if not text.strip():
             return _file_skip(source, "empty file: no hand")
         return _file_skip(source, "unknown format: not PHH nor a PokerStars, Full Tilt, iPoker, "
-                                  "Ongame, PartyPoker or Absolute hand history", "unknown")
+                                  "Ongame, PartyPoker, Absolute, GGPoker, 888poker, Winamax, "
+                                  "WPN or Cake hand history", "unknown")
     if fmt == "phh":
         body = text.lstrip("\ufeff")
         first = next((ln.strip() for ln in body.splitlines()
                       if ln.strip() and not ln.strip().startswith("#")), "")
         f = reads_phh(body, source=source, many=first.startswith("["))
         return replace(f, format="phh")
+    if fmt in OWN_READERS:
+        return OWN_READERS[fmt](text, source)
     if fmt in NOT_READ_SITES:
         return _file_skip(source, f"unknown format: a {NOT_READ_SITES[fmt]} hand history, a "
                                   "site whose text the import does not read yet", fmt)
