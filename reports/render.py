@@ -540,6 +540,10 @@ def build_run_certificate(audit: dict[str, Any], manifest: dict[str, Any],
         "audits": entries,
         "reproduction": reproduction,
         "power": u.details.get("power") if u is not None else None,
+        # the lab's list of suspect players the deal tests targeted (``--players FILE``): its
+        # sha256, entries and how many matched a player of the run
+        **({"players_list": u.details["players_list"]}
+           if u is not None and u.details.get("players_list") else {}),
         "coverage": coverage_of(audit),
         # every failing hand, in failing_hands.csv (bound by its sha256), its first lines here
         **({"failing_hands": audit["failing_hands"]} if audit.get("failing_hands") else {}),
