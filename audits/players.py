@@ -175,7 +175,7 @@ def runouts_test(listed_rows: np.ndarray, hand: np.ndarray, d: np.ndarray,
                  ) -> dict[str, Any] | None:
     """``listed_rows``: which run-out rows (live hands) are the listed players'; ``d`` each row's
     share minus equity; (pair_a, pair_b, pair_c): every ordered pair of rows of one run-out and
-    its covariance (``audits.runouts._pair_entries``)."""
+    its covariance (``audits.runouts.pair_entries``)."""
     if not listed_rows.any():
         return None
     n_rows = int(listed_rows.sum())

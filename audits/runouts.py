@@ -490,7 +490,7 @@ def players_test(q: RunoutPartial) -> dict[str, Any] | None:
                         "worst_player_runouts": int(cnt[keep][w])}}
 
 
-def _pair_entries(q: RunoutPartial) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def pair_entries(q: RunoutPartial) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every ordered pair (row a, row b) of live hands of one run-out (a == b too): (a, b, their
     exact covariance)."""
     live = np.bincount(q.hand, minlength=q.runouts)
@@ -531,7 +531,7 @@ def dispersion_moments(q: RunoutPartial) -> dict[str, Any] | None:
     pl[keep_rows] = inv_rows
     n_p = ids.size
     d_all = q.share - q.equity
-    a, b, c = _pair_entries(q)
+    a, b, c = pair_entries(q)
     var_row = np.zeros(q.player.size)
     diag = a == b
     var_row[a[diag]] = c[diag]

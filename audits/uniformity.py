@@ -474,7 +474,7 @@ def _listed_tests(plist: listed.PlayerList, batches: list[UniformityPartial]
                                                  seat_tests.BAND_NAMES)
     r = runout_tests.merge([p.runouts for p in batches])
     if r.runouts and not r.incomplete:
-        a, b, c = runout_tests._pair_entries(r)
+        a, b, c = runout_tests.pair_entries(r)
         out["listed_runouts"] = listed.runouts_test(np.isin(r.player, ids) & (r.player >= 0),
                                                     r.hand, r.share - r.equity, a, b, c)
     return {t: v for t, v in out.items() if v is not None}, rec

@@ -104,7 +104,7 @@ def test_listed_runout_luck_is_exact_and_sees_a_shill() -> None:
     first = rng.integers(0, 300, n)
     p.player = np.stack([first, (first + 1 + rng.integers(0, 299, n)) % 300], axis=1).ravel()
     rows = p.player % 20 == 0
-    a, b, c = runouts._pair_entries(p)
+    a, b, c = runouts.pair_entries(p)
     r = listed.runouts_test(rows, p.hand, p.share - p.equity, a, b, c)
     assert r is not None and r["p"] > 0.001
     sh = p.share.copy()
