@@ -149,11 +149,15 @@ def test_holdem_audit_players_records_the_list(small_run: Path, tmp_path: Path,
 @pytest.mark.slow
 def test_the_certificate_records_the_list(small_run: Path, tmp_path: Path,
                                           capsys: pytest.CaptureFixture[str]) -> None:
-    """Every audit with the list, then the report: the certificate carries the list, so a
-    verifier knows which list was tested."""
+    """Every audit with the list, then the signed report: the certificate carries the list, so
+    a verifier knows which list was tested; signing and verify re-run the audits with it."""
     good = _list(tmp_path, "".join(f"{16 * h}\n" for h in range(0, 2_000, 7)), "good.txt")
     assert main(["audit", str(small_run), "--workers", "0", "--quiet",
                  "--players", str(good)]) == 0, capsys.readouterr().out
-    assert main(["report", str(small_run), "--no-reproduce", "--workers", "0"]) == 0
+    assert main(["keygen", "--out", str(tmp_path / "key")]) == 0
+    # signing re-runs the audits: with the list audit.json records, or the binding differs
+    assert main(["report", str(small_run), "--no-reproduce", "--workers", "0",
+                 "--sign-key", str(tmp_path / "key")]) == 0
     cert = json.loads((small_run / "certificate.json").read_text())
     assert cert["players_list"]["sha256"] == listed.read_players(good).sha256
+    assert main(["verify", str(small_run), "--public-key", str(tmp_path / "key.pub")]) == 0
