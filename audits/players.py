@@ -21,7 +21,8 @@ as the run stores them (an imported run's ``players``; under ``--hash-names KEYF
 ``holdem certify --import`` plain names are keyed with that key first, as the import keyed
 them). The file: UTF-8 text, one entry a line, ``#`` starts a comment, blank lines ignored.
 audit.json records the list (``players_list``: the file's sha256, its entries, how many
-matched a player of the run) in the battery's details, and the certificate carries it, so a
+were readable as an id or a name of the run, how many matched a player the run holds) in the
+battery's details, and the certificate carries it, so a
 verifier knows which list was tested; a re-run of the audits (signing, ``holdem verify``)
 takes the list from that record.
 """
@@ -74,8 +75,8 @@ class PlayerList:
                    tuple(str(e) for e in rec["entries"]))
 
     def ids(self, names: dict[str, int] | None) -> tuple[np.ndarray, int]:
-        """(the player ids the entries name, how many entries matched a player): an entry is a
-        name of ``names`` (an imported run's), else a decimal player id."""
+        """(the player ids the entries name, how many entries name one): an entry is a name of
+        ``names`` (an imported run's), else a decimal player id."""
         out, matched = set(), 0
         for e in self.entries:
             if names and e in names:

@@ -461,10 +461,15 @@ def _listed_tests(plist: listed.PlayerList, batches: list[UniformityPartial]
     names: dict[str, int] = {}
     for p in batches:
         names.update(p.names)
-    ids, matched = plist.ids(names)
-    rec = {**plist.record(), "matched": matched, "players": int(ids.size)}
+    ids, readable = plist.ids(names)
     out: dict[str, dict[str, Any] | None] = {}
     q = seat_tests.merge([p.seats for p in batches])
+    r = runout_tests.merge([p.runouts for p in batches])
+    # "matched": the listed players the run holds (with hands whose cards are known, or live
+    # in a run-out)
+    present = np.union1d(q.player_ids, r.player[r.player >= 0])
+    rec = {**plist.record(), "readable": readable,
+           "matched": int(np.isin(ids, present).sum())}
     pick = np.isin(q.player_ids, ids)
     bands = q.player_bands[pick].sum(axis=0) if q.player_bands.size else np.zeros(
         seat_tests.N_BANDS, np.int64)
@@ -472,7 +477,6 @@ def _listed_tests(plist: listed.PlayerList, batches: list[UniformityPartial]
     out["listed_pairs"] = listed.pairs_test(bands, seat_tests.BAND_PROBS)
     out["listed_hand_bands"] = listed.bands_test(bands, seat_tests.BAND_PROBS,
                                                  seat_tests.BAND_NAMES)
-    r = runout_tests.merge([p.runouts for p in batches])
     if r.runouts and not r.incomplete:
         a, b, c = runout_tests.pair_entries(r)
         out["listed_runouts"] = listed.runouts_test(np.isin(r.player, ids) & (r.player >= 0),
