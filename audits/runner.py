@@ -26,6 +26,7 @@ from audits.io import (
     run_context,
     run_inputs,
 )
+from audits.players import PlayerList
 from audits.registry import REGISTRY, SPECS, resolve
 from audits.registry import available as available  # the registry's, for callers
 from audits.registry import register as register
@@ -337,7 +338,8 @@ def run_audits(run: Location, names: Sequence[str] | None = None, *,
                runtime: dict[str, Any] | None = None,
                plan: AuditPlan | None = None,
                map_fn: Callable[..., Any] = map_file,
-               map_args: tuple[Any, ...] = ()) -> AuditReport:
+               map_args: tuple[Any, ...] = (),
+               players: PlayerList | None = None) -> AuditReport:
     """Audit a run folder. The files are mapped by ``map_files`` (default: in this process, one
     after the other; ``cluster.flows.audit`` passes one that fans them out over Ray, and describes
     it
@@ -348,7 +350,9 @@ def run_audits(run: Location, names: Sequence[str] | None = None, *,
     costs extra passes over one column, each file of which is reported to ``on_file`` too.
     ``hands``: the run's row count when the caller has read it already (else the files' footers
     are read for it when a key memory applies). ``plan``: the setup the caller made already
-    (``plan_audit``; ``names``, ``key_memory`` and ``hands`` are then its).
+    (``plan_audit``; ``names``, ``key_memory`` and ``hands`` are then its). ``players``: a
+    lab's list of suspect players (``audits.players``): the uniformity battery adds its
+    targeted tests and records the list.
     Every file is hashed (``AuditReport.inputs``) whichever audits run; the ``integrity`` audit
     checks the hashes against the manifest (``holdem audit`` always runs it).
     ``map_fn``: the per-file map (default ``map_file``), called as ``map_file`` is with
@@ -390,6 +394,8 @@ def run_audits(run: Location, names: Sequence[str] | None = None, *,
     binding, inputs = _bind(root, manifest, plan.manifest_sha256, plan.listing, parts)
     if "integrity" in selected:
         extra.setdefault("integrity", []).append(binding)
+    if players is not None and "uniformity" in selected:
+        extra.setdefault("uniformity", []).append(players)
     seconds = time.perf_counter() - t0
     results = [REGISTRY[name].reduce(name, _partials(parts, name) + extra.get(name, []))
                for name in selected]

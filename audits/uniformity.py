@@ -59,6 +59,7 @@ import pyarrow as pa
 from numba import njit
 
 from audits import boards as board_tests
+from audits import players as listed
 from audits import runouts as runout_tests
 from audits import seats as seat_tests
 from audits import stats
@@ -83,10 +84,10 @@ DEALT_TESTS = ("seat_hand_classes", "seat_equity", "pooled_hand_classes", "poole
 HAND_CLASS_PROBS = np.array([3.0, 12.0, 36.0]) / 51.0
 TESTS = ("card_position", "card_position_max_cell", "suit_position", "rank_position",
          "adjacent_pairs", "duplicate_decks", "first_k_collisions", "starting_hands",
-         *seat_tests.TESTS, *runout_tests.TESTS, *board_tests.TESTS, "consecutive_decks",
-         "batch_pvalues_ks")
+         *seat_tests.TESTS, *runout_tests.TESTS, *board_tests.TESTS, *listed.TESTS,
+         "consecutive_decks", "batch_pvalues_ks")
 GAME_TESTS = runout_tests.TESTS + board_tests.TESTS  # conditioned on the play
-DECK_TESTS = tuple(t for t in TESTS if t not in seat_tests.TESTS + GAME_TESTS)
+DECK_TESTS = tuple(t for t in TESTS if t not in seat_tests.TESTS + GAME_TESTS + listed.TESTS)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -118,6 +119,8 @@ class UniformityPartial:
     # the run-outs after all-ins (``audits.runouts``): the tests that condition on the game
     runouts: runout_tests.RunoutPartial = field(default_factory=runout_tests.RunoutPartial)
     boards: board_tests.BoardPartial = field(default_factory=board_tests.BoardPartial)
+    # an imported batch's player names -> their ids (a lab's ``--players`` list names players)
+    names: dict[str, int] = field(default_factory=dict)
 
 
 @njit(cache=True)
@@ -421,7 +424,7 @@ def uniformity_map(batch: Any) -> UniformityPartial:
         if batch.deck is None:  # no decks logged (e.g. imported PHH hands): the seat tests only
             return UniformityPartial(seats=seat_tests.seat_map(
                 hole, occupied, None, player_ids, batch.seat.get("folded")), runouts=runouts,
-                boards=boards)
+                boards=boards, names=_names(batch, player_ids))
         decks = np.asarray(batch.deck)
         valid = np.ones(decks.shape[0], bool)
         cols = batch.cols
@@ -439,6 +442,46 @@ def uniformity_map(batch: Any) -> UniformityPartial:
     p.runouts = runouts
     p.boards = boards
     return p
+
+
+def _names(batch: Any, player_ids: np.ndarray | None) -> dict[str, int]:
+    """An imported batch's name -> player id (its ``players`` column), {} without names."""
+    codes = batch.imp.get("players") if getattr(batch, "imp", None) else None
+    if codes is None or player_ids is None or codes.shape != player_ids.shape:
+        return {}
+    values = batch.imp["players_values"]
+    keep = (player_ids >= 0) & (codes >= 0)
+    pairs = np.unique(np.stack([codes[keep], player_ids[keep]], axis=1), axis=0)
+    return {str(values[c]): int(i) for c, i in pairs if values[c]}
+
+
+def _listed_tests(plist: listed.PlayerList, batches: list[UniformityPartial]
+                  ) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
+    """The targeted tests of a lab's players list (``audits.players``) and its record."""
+    names: dict[str, int] = {}
+    for p in batches:
+        names.update(p.names)
+    ids, readable = plist.ids(names)
+    out: dict[str, dict[str, Any] | None] = {}
+    q = seat_tests.merge([p.seats for p in batches])
+    r = runout_tests.merge([p.runouts for p in batches])
+    # "matched": the listed players the run holds (with hands whose cards are known, or live
+    # in a run-out)
+    present = np.union1d(q.player_ids, r.player[r.player >= 0])
+    rec = {**plist.record(), "readable": readable,
+           "matched": int(np.isin(ids, present).sum())}
+    pick = np.isin(q.player_ids, ids)
+    bands = q.player_bands[pick].sum(axis=0) if q.player_bands.size else np.zeros(
+        seat_tests.N_BANDS, np.int64)
+    rec["players_with_hands"] = int(pick.sum())
+    out["listed_pairs"] = listed.pairs_test(bands, seat_tests.BAND_PROBS)
+    out["listed_hand_bands"] = listed.bands_test(bands, seat_tests.BAND_PROBS,
+                                                 seat_tests.BAND_NAMES)
+    if r.runouts and not r.incomplete:
+        a, b, c = runout_tests.pair_entries(r)
+        out["listed_runouts"] = listed.runouts_test(np.isin(r.player, ids) & (r.player >= 0),
+                                                    r.hand, r.share - r.equity, a, b, c)
+    return {t: v for t, v in out.items() if v is not None}, rec
 
 
 def _seats_only(batch: pa.Table | pa.RecordBatch, names: set[str]) -> UniformityPartial:
@@ -650,7 +693,8 @@ def uniformity_reduce(parts: Sequence[UniformityPartial | CollisionCounts],
     also hold the ``CollisionCounts`` of key partitions 1..P-1 when the batches' partials keep
     partition 0's keys only (a run too large for its keys to fit the driver's memory)."""
     extra = [p for p in parts if isinstance(p, CollisionCounts)]
-    batches = [p for p in parts if not isinstance(p, CollisionCounts)]
+    lists = [p for p in parts if isinstance(p, listed.PlayerList)]
+    batches = [p for p in parts if isinstance(p, UniformityPartial)]
     decks = sum(p.decks for p in batches)
     invalid = sum(p.invalid for p in batches)
     invalid_examples = [h for p in batches for h in p.invalid_examples][:MAX_EXAMPLES]
@@ -662,12 +706,16 @@ def uniformity_reduce(parts: Sequence[UniformityPartial | CollisionCounts],
     texture = board_tests.texture_test([p.boards for p in batches])
     if texture is not None:
         seat_raw["board_texture"] = texture
+    record = None
+    if lists:
+        targeted, record = _listed_tests(lists[0], batches)
+        seat_raw.update(targeted)
     if decks == 0 and seat_raw:  # imported hands without decks: who receives the cards only
-        return _holm(seat_raw, alpha, 0, sum(p.seats.hands for p in batches), invalid,
-                     invalid_examples,
-                     {**{t: "not applicable: no decks" for t in DECK_TESTS},
-                      **seat_tests.NOT_APPLICABLE, **runout_tests.NOT_APPLICABLE,
-                      **board_tests.NOT_APPLICABLE})
+        return _with_list(_holm(seat_raw, alpha, 0, sum(p.seats.hands for p in batches), invalid,
+                                invalid_examples,
+                                {**{t: "not applicable: no decks" for t in DECK_TESTS},
+                                 **seat_tests.NOT_APPLICABLE, **runout_tests.NOT_APPLICABLE,
+                                 **board_tests.NOT_APPLICABLE, **listed.NOT_APPLICABLE}), record)
     if decks == 0:
         why = "not applicable: no decks"
         details = {"reason": why, "invalid_decks": invalid}
@@ -761,12 +809,19 @@ def uniformity_reduce(parts: Sequence[UniformityPartial | CollisionCounts],
                "starting_hands": "not applicable: no hole cards",
                "consecutive_decks": "not applicable: no consecutive hands",
                **seat_tests.NOT_APPLICABLE, **runout_tests.NOT_APPLICABLE,
-               **board_tests.NOT_APPLICABLE,
+               **board_tests.NOT_APPLICABLE, **listed.NOT_APPLICABLE,
                **({t: "not applicable: decks without a game have no players"
                    for t in seat_tests.TESTS if t not in DEALT_TESTS} if dealt else {}),
                **({t: "not applicable: decks without a game (no all-in, no pot to condition "
                       "on)" for t in GAME_TESTS} if dealt else {})}
-    return _holm(raw, alpha, decks, decks, invalid, invalid_examples, reasons)
+    return _with_list(_holm(raw, alpha, decks, decks, invalid, invalid_examples, reasons), record)
+
+
+def _with_list(results: list[AuditResult], record: dict[str, Any] | None) -> list[AuditResult]:
+    """The battery's results with the players list it tested recorded in the overall result."""
+    if record is not None:
+        results[0].details["players_list"] = record
+    return results
 
 
 def _holm(raw: dict[str, dict[str, Any]], alpha: float, decks: int, hands: int, invalid: int,

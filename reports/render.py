@@ -64,6 +64,10 @@ SEAT_TESTS = {"seat_hand_classes": "the starting-hand classes per absolute seat 
               "player_dispersion": "players dealt better cards than chance (over-dispersion)"}
 GAME_TESTS = ("runout_calibration", "runout_bins", "runout_seats", "runout_players",
               "runout_dispersion", "board_texture")
+# a lab's list of suspect players (``--suspects FILE``): named only when the list was given
+LISTED_TESTS = {"listed_pairs": "the listed suspect players' pairs",
+                "listed_hand_bands": "the listed suspect players' hand bands",
+                "listed_runouts": "the listed suspect players' run-out luck"}
 
 
 def _tests_by_short_name(uni: AuditResult) -> dict[str, AuditResult]:
@@ -98,7 +102,8 @@ def _battery_tested(uni: AuditResult | None) -> str:
     if uni is None:
         return "the uniformity battery was not run"
     tests = _tests_by_short_name(uni)
-    ran = [w for t, w in SEAT_TESTS.items() if t in tests and tests[t].applicable]
+    ran = [w for t, w in {**SEAT_TESTS, **LISTED_TESTS}.items()
+           if t in tests and tests[t].applicable]
     skipped = [w for t, w in SEAT_TESTS.items() if t in tests and not tests[t].applicable]
     text = ("the uniformity battery tested the decks' card/position, adjacency, collision and "
             "consecutive-deck frequencies and who receives the cards: "
@@ -540,6 +545,10 @@ def build_run_certificate(audit: dict[str, Any], manifest: dict[str, Any],
         "audits": entries,
         "reproduction": reproduction,
         "power": u.details.get("power") if u is not None else None,
+        # the lab's list of suspect players the deal tests targeted (``--players FILE``): its
+        # sha256, entries and how many matched a player of the run
+        **({"players_list": u.details["players_list"]}
+           if u is not None and u.details.get("players_list") else {}),
         "coverage": coverage_of(audit),
         # every failing hand, in failing_hands.csv (bound by its sha256), its first lines here
         **({"failing_hands": audit["failing_hands"]} if audit.get("failing_hands") else {}),

@@ -114,6 +114,27 @@ def lab_arg(args: argparse.Namespace) -> dict[str, Any] | None:
     return None if path is None else read_lab(path)
 
 
+def add_suspects(p: argparse.ArgumentParser, *, alias: bool = False) -> None:
+    """``--suspects FILE`` (``holdem audit`` also as ``--players FILE``; certify's
+    ``--players`` is the seats per table)."""
+    names = ("--suspects", "--players") if alias else ("--suspects",)
+    p.add_argument(*names, dest="suspects", default=None, metavar="FILE",
+                   help="a lab's list of suspect players, one player id (or, for an imported "
+                        "run, name as the run stores it) a line: the deal tests add targeted "
+                        "forms for them (their pairs, hand bands and run-out luck; "
+                        "audits/players.py) and audit.json and the certificate record the "
+                        "list's sha256")
+
+
+def suspects_arg(args: argparse.Namespace) -> Any:
+    """The ``audits.players.PlayerList`` of ``--suspects FILE`` (None without it), read before
+    any work (plain names keyed by ``--hash-names`` when given)."""
+    from audits.players import read_players
+
+    path = getattr(args, "suspects", None)
+    return None if path is None else read_players(path, name_key(args))
+
+
 def add_no_reproduce(p: argparse.ArgumentParser, text: str) -> None:
     p.add_argument("--no-reproduce", action="store_true",
                    help=text + " (by default, for a run of the reproducible generator, "

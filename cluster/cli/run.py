@@ -24,6 +24,7 @@ def add_parser(sub: Any) -> None:
     o.add_key_memory(ce)
     o.add_sign_key(ce)
     o.add_lab(ce)
+    o.add_suspects(ce)
     o.add_no_reproduce(ce, "re-simulate only the batch files the folder already held (a "
                            "resumed run's: never trusted); the certificate then says the rest "
                            "were not re-simulated, a limitation; with --import: do not import "
@@ -48,6 +49,7 @@ def add_parser(sub: Any) -> None:
     o.add_workers(au)
     o.add_address(au)
     o.add_key_memory(au)
+    o.add_suspects(au, alias=True)
     o.add_quiet(au)
     o.handler(au, audit, lock="run")
 
@@ -99,11 +101,12 @@ def certify(args: argparse.Namespace) -> int:
                            "operator's hands)")
     spec = o.run_spec(args)
     lab = o.lab_arg(args)
+    players = o.suspects_arg(args)
     rt = args.runtime
     res = certify(spec, args.out, address=rt.address, workers=rt.workers,
                   key_memory=rt.key_memory, sign_key=args.sign_key,
                   reproduce=not args.no_reproduce, progress=not args.quiet, lab=lab,
-                  reproduce_mode=args.reproduce_mode)
+                  reproduce_mode=args.reproduce_mode, players=players)
     if res.simulate_failure is not None:  # os-chacha20 batches are never resumed (certify)
         again = "rerun the command to resume" if spec.reproducible else "rerun with a new --out"
         print(f"holdem: {res.simulate_failure} ({again})", file=sys.stderr)
@@ -121,6 +124,7 @@ def certify_import(args: argparse.Namespace) -> int:
     game = o.import_game(args)
     rake = o.rake_arg(args)
     lab = o.lab_arg(args)
+    players = o.suspects_arg(args)
     rt = args.runtime
     with o.as_input(FileNotFoundError):
         imp, res = certify_import(args.import_paths, args.out, rake=rake, game=game,
@@ -128,7 +132,7 @@ def certify_import(args: argparse.Namespace) -> int:
                                   workers=rt.workers, key_memory=rt.key_memory,
                                   sign_key=args.sign_key, progress=not args.quiet,
                                   name_key=o.name_key(args), reproduce=not args.no_reproduce,
-                                  lab=lab)
+                                  lab=lab, players=players)
     print(format_import(imp))
     if res is None:
         print("holdem: no hand could be imported: nothing to certify", file=sys.stderr)
@@ -158,8 +162,9 @@ def audit(args: argparse.Namespace) -> int:
     names = resolve([n.strip() for n in args.only.split(",") if n.strip()]
                     if args.only else None)
     rt = args.runtime
+    players = o.suspects_arg(args)
     report = audit_run(args.run, names, workers=rt.workers, address=rt.address,
-                       key_memory=rt.key_memory, progress=not args.quiet)
+                       key_memory=rt.key_memory, progress=not args.quiet, players=players)
     out = write_audit_json(report)
     print(format_table(report))
     print(f"results: {out}")

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from audits.io import AuditInputError
+from audits.players import PlayerList
 from audits.runfolder.storage import Location
 from audits.runner import AuditReport, MapFiles, plan_audit, resolve, run_audits
 from cluster.fanout import fan_out
@@ -43,7 +44,8 @@ def ray_map_files(session: RaySession, window: int) -> MapFiles:
 
 def audit_run(run: Location, names: Sequence[str] | None = None, *, workers: int | None = None,
               key_memory: int | None = None, address: str | None = None,
-              progress: bool = True, reproduce: Any = None) -> AuditReport:
+              progress: bool = True, reproduce: Any = None,
+              players: PlayerList | None = None) -> AuditReport:
     """Audit the run folder ``run`` with the audits ``names`` (None: all) and always
     ``integrity`` (the verdict is bound to the bytes whatever else runs).
 
@@ -52,7 +54,8 @@ def audit_run(run: Location, names: Sequence[str] | None = None, *, workers: int
     ``$RAY_ADDRESS``, else an embedded local Ray of ``workers`` CPUs), ``workers`` then also
     bounding the tasks in flight. ``key_memory``: bytes for the collision tests' keys (see
     ``audits.runner.run_audits``). ``progress``: a bar of hands (every key partition past the
-    first is one more pass over the files). Raises ``AuditInputError`` for an unusable folder,
+    first is one more pass over the files). ``players``: a lab's list of suspect players
+    (``audits.players``, ``--players FILE``). Raises ``AuditInputError`` for an unusable folder,
     ``RayUnreachable`` for a cluster that cannot be joined, ``cluster.fanout.TaskFailed`` for a
     task that failed on Ray. ``reproduce``: a ``cluster.flows.reproduce_values.ValuesJob``:
     each planned batch is re-simulated in its file's task and compared with what the task
@@ -73,9 +76,9 @@ def audit_run(run: Location, names: Sequence[str] | None = None, *, workers: int
             bar.update(n)
 
         if workers == 0:
-            return run_audits(run, on_file=on_file, plan=plan, **how)
+            return run_audits(run, on_file=on_file, plan=plan, players=players, **how)
         with ray_session(address, workers) as session:
-            return run_audits(run, on_file=on_file, plan=plan,
+            return run_audits(run, on_file=on_file, plan=plan, players=players,
                               map_files=ray_map_files(session, audit_window(session, workers)),
                               runtime={"ray": "ray", "cpus": session.cpus,
                                        "worker_code": session.worker_code}, **how)

@@ -16,6 +16,7 @@ from audits.runfolder import storage
 from audits.runfolder.errors import CheckFailed
 
 if TYPE_CHECKING:
+    from audits.players import PlayerList
     from audits.runfolder.storage import Location
     from audits.runner import AuditReport
     from cluster.flows.manifest import Manifest
@@ -158,6 +159,7 @@ def _bind_audit(run: Location, audit: dict[str, Any], manifest: dict[str, Any],
     bytes (or ``fresh``, the audit certify just ran), do not give field for field."""
     import json
 
+    from audits.players import recorded_list
     from audits.runner import AUDIT_FILE
     from cluster.flows.audit import audit_run
 
@@ -167,7 +169,7 @@ def _bind_audit(run: Location, audit: dict[str, Any], manifest: dict[str, Any],
         names = [r.name for r in read_results(audit)]
         files = audit.get("inputs", {}).get("files") or []
         fresh = audit_run(run, names, workers=effective_workers(len(files), workers, address),
-                          address=address, progress=progress)
+                          address=address, progress=progress, players=recorded_list(audit))
     again = json.loads(json.dumps(fresh.to_dict(), default=str))
     where = binding_difference(audit, again, manifest)
     if where:
@@ -290,7 +292,8 @@ class CertifyResult:
 
 def audit_step(run: Location, *, workers: int | None = None,
                address: str | None = None, key_memory: int | None = None,
-               progress: bool = True, reproduce: Any = None) -> tuple[AuditReport, Location]:
+               progress: bool = True, reproduce: Any = None,
+               players: PlayerList | None = None) -> tuple[AuditReport, Location]:
     """Every audit over the run folder, as ``holdem audit RUN`` runs them (``workers=0`` in this
     process, else on Ray: ``cluster.flows.audit.audit_run``); writes audit.json. Returns (the
     report,
@@ -301,7 +304,7 @@ def audit_step(run: Location, *, workers: int | None = None,
     from cluster.flows.audit import audit_run
 
     result = audit_run(run, None, workers=workers, address=address, key_memory=key_memory,
-                       progress=progress, reproduce=reproduce)
+                       progress=progress, reproduce=reproduce, players=players)
     return result, write_audit_json(result)
 
 
@@ -310,8 +313,8 @@ def certify(spec: RunSpec, out: Location, *, address: str | None = None,
             sign_key: str | Path | None = None,
             calibration: str | Path | None = DEFAULT_CALIBRATION,
             reproduce: bool = True, progress: bool = True,
-            lab: dict[str, Any] | None = None, reproduce_mode: str = "values"
-            ) -> CertifyResult:
+            lab: dict[str, Any] | None = None, reproduce_mode: str = "values",
+            players: PlayerList | None = None) -> CertifyResult:
     """``holdem certify``: simulate ``spec`` into ``out`` (resuming what is there; for a
     generator that cannot re-simulate its batches, os-chacha20, a folder that holds batch files
     is refused: ``refuse_unreproducible_batches``), audit it,
@@ -373,7 +376,7 @@ def certify(spec: RunSpec, out: Location, *, address: str | None = None,
                             dict(manifest.written) if manifest is not None else {})
         audited, audit_path = audit_step(out, workers=workers, address=address,
                                          key_memory=key_memory, progress=progress,
-                                         reproduce=job)
+                                         reproduce=job, players=players)
         if not spec.reproducible:
             reproduction = not_run(f"generator {spec.generator}: its decks came from the "
                                    "operating system's entropy", NOT_REPRODUCIBLE)
@@ -408,7 +411,8 @@ def certify_import(paths: list[str], out: Location, *, rake: Any = None,
                    calibration: str | Path | None = DEFAULT_CALIBRATION,
                    progress: bool = True, name_key: bytes | None = None,
                    reproduce: bool = True, lab: dict[str, Any] | None = None,
-                   game: Any = None) -> tuple[Any, CertifyResult | None]:
+                   game: Any = None, players: PlayerList | None = None
+                   ) -> tuple[Any, CertifyResult | None]:
     """``holdem certify --import PATH...``: import an operator's hand histories into ``out``
     (``cluster.flows.import_histories.import_phh``, ``rake`` its schedule or ``game`` its game
     file's schedule and stakes), audit them and write
@@ -428,7 +432,8 @@ def certify_import(paths: list[str], out: Location, *, rake: Any = None,
         if not imp.imported:
             return imp, None
         audited, audit_path = audit_step(out, workers=workers, address=address,
-                                         key_memory=key_memory, progress=progress)
+                                         key_memory=key_memory, progress=progress,
+                                         players=players)
         # the manifest the audit read (read once)
         reproduction = import_reproduction(out, audited.manifest or {}, reproduce=reproduce,
                                            workers=workers, address=address,

@@ -280,6 +280,7 @@ def _reaudit(root: storage.Location, audit: dict[str, Any], manifest: dict[str, 
     does not verify on a clean one. What it cost, in words."""
     import time
 
+    from audits.players import recorded_list
     from cluster.flows.audit import audit_run
     from cluster.flows.certify import binding_difference
     from cluster.flows.reproduce import effective_workers
@@ -288,7 +289,7 @@ def _reaudit(root: storage.Location, audit: dict[str, Any], manifest: dict[str, 
     names = [r.name for r in read_results(audit)]
     files = (audit.get("inputs") or {}).get("files") or []
     fresh = audit_run(str(root), names, workers=effective_workers(len(files), workers, address),
-                      address=address, progress=False)
+                      address=address, progress=False, players=recorded_list(audit))
     again = json.loads(json.dumps(fresh.to_dict(), default=str))
     where = binding_difference(audit, again, manifest)
     if where:

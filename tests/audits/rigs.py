@@ -124,3 +124,59 @@ def action_flop(row: Row, rng: np.random.Generator, q: float, big_bb: int = 10) 
     if len({c // 4 for c in f}) < 3 or len({c % 4 for c in f}) < 3 or rng.random() >= q:
         return None
     return redeal(row, 0, rng)
+
+
+def shill_ids(pid: np.ndarray, frac: float, salt: int = 0) -> np.ndarray:
+    """Which player ids are shills: a share ``frac`` of them by a hash of the id."""
+    h = ((pid.astype(np.uint64) + np.uint64(salt * 7919)) * np.uint64(0x9E3779B97F4A7C15)
+         ) >> np.uint64(40)
+    return (pid >= 0) & ((h % np.uint64(10_000)).astype(np.int64) < int(frac * 10_000))
+
+
+def shill_runouts(b: Any, frac: float, rng: np.random.Generator, salt: int = 0,
+                  tries: int = 1) -> tuple[runouts.RunoutPartial, int]:
+    """The shill run-out rig on one batch's own cards (``audits.io.Batch`` of a simulated run):
+    in every run-out in which a shill (``shill_ids``) is live and would win nothing, every card
+    after those dealt by the all-in street is shuffled again (the board and burns taken from
+    the new deck, as the dealer deals them; ``tries`` > 1: again, up to that many re-deals,
+    until a shill wins something); returns the run-out partial the audit computes on
+    the rigged boards, and the run-outs re-dealt. A forged run of the default population
+    cannot carry it (the new chip flows change the stacks every later hand of the table starts
+    from: the ``chips`` audit names the first), so the test applies it at the battery's map."""
+    sc = b.seat
+    bv, boff = b.var["board"]
+    uv, uoff = b.var["burns"]
+    occ, fold, pid = sc["occupied"], sc["folded"], sc["player_ids"]
+    shill = shill_ids(pid, frac, salt)
+    bv2, uv2 = bv.copy(), uv.copy()
+    changed = 0
+    for i in np.flatnonzero((shill & occ & ~fold).any(axis=1) & (np.diff(boff) == 5)):
+        a0, a1 = b.act_off[i], b.act_off[i + 1]
+        nbu = uoff[i + 1] - uoff[i]
+
+        def deal(board: np.ndarray, burns: np.ndarray, i: int = i, a0: int = a0,
+                 a1: int = a1, nbu: int = nbu) -> runouts.RunoutPartial:
+            return runouts.runout_map_arrays(
+                occ[i:i + 1], fold[i:i + 1], b.hole[i:i + 1], (board, np.array([0, 5])),
+                (burns, np.array([0, nbu])),
+                (b.act["street"][a0:a1], b.act["kind"][a0:a1], np.array([0, a1 - a0])))
+
+        one = deal(bv[boff[i]:boff[i + 1]], uv[uoff[i]:uoff[i + 1]])
+        if one.runouts == 0 or one.share[shill[i][one.seat]].sum() > 0:
+            continue
+        m = int(occ[i].sum())
+        at = 2 * m + STREET_CARDS[int(one.street[0])]
+        p = 2 * m
+        for _ in range(tries):
+            deck = b.deck[i].astype(np.int64)
+            deck[at:] = rng.permutation(deck[at:])
+            board, burns = deck[[p + 1, p + 2, p + 3, p + 5, p + 7]], deck[[p, p + 4, p + 6]][:nbu]
+            if deal(board, burns).share[shill[i][one.seat]].sum() > 0:
+                break
+        bv2[boff[i]:boff[i] + 5] = board
+        uv2[uoff[i]:uoff[i] + nbu] = burns
+        changed += 1
+    part = runouts.runout_map_arrays(occ, fold, b.hole, (bv2, boff), (uv2, uoff),
+                                     (b.act["street"], b.act["kind"], b.act_off), pid,
+                                     runouts.MIN_BOARD, b.cols.get("hand_id"))
+    return part, changed

@@ -111,12 +111,14 @@ def test_preflop_runouts_sampled_without_a_winners_curse() -> None:
 
 
 def test_dispersion_is_calibrated_and_sees_lucky_players() -> None:
-    """Players' run-out z's: fair draws give a chi-square p spread over (0, 1); 5% of players
-    given a second run-out whenever they would lose push the sum of z^2 far out."""
+    """Players' run-out luck (the U-statistic of their residuals' cross products): fair draws
+    give p spread over (0, 1); 5% of players given a second run-out whenever they would lose
+    push it far out."""
     rng = np.random.default_rng(12)
     n = 6_000
     p = _fair_runouts(n, rng)
-    p.player = rng.integers(0, 200, p.hand.size)  # 200 players, ~60 run-out hands each
+    first = rng.integers(0, 200, n)  # 200 players, ~60 run-out hands each, two in each
+    p.player = np.stack([first, (first + 1 + rng.integers(0, 199, n)) % 200], axis=1).ravel()
     r = runouts.dispersion_test(p)
     assert r is not None and r["p"] > 0.001 and r["details"]["players"] == 200
     assert "caught with probability 0.9" in r["details"]["power"]["sentence"]
@@ -162,3 +164,20 @@ def test_imported_limitation_states_the_verdict_from_the_cards_seen() -> None:
     assert "run-outs per player" not in text  # not applicable: not claimed
     bad = next(t for t in limitations(audit(False)) if "NOT certified" in t)
     assert "FAILED runout_calibration" in bad
+
+
+def test_dispersion_u_statistic_is_calibrated_on_fair_runouts() -> None:
+    """30 fair draws of 1,500 heads-up run-outs among 60 players (a few of them meeting again
+    and again, as at a table): the self-normalized U-statistic's one-sided p is uniform."""
+    rng = np.random.default_rng(77)
+    ps = []
+    for _ in range(30):
+        n = 1_500
+        p = _fair_runouts(n, rng)
+        first = rng.integers(0, 60, n)
+        p.player = np.stack([first, (first + 1 + rng.integers(0, 3, n)) % 60], axis=1).ravel()
+        r = runouts.dispersion_test(p)
+        assert r is not None
+        ps.append(r["p"])
+    assert ss.kstest(ps, "uniform").pvalue > 0.001
+    assert min(ps) > 1e-4
