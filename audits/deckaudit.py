@@ -171,10 +171,10 @@ def reduce_tally(tally: DeckTally, memory: int, keyed: bool) -> list[AuditResult
     return results
 
 
-def audit_deck_file(path: storage.Location, sha256: str, seed: int | None,
-                    keys_path: storage.Location) -> BatchAudit:
-    """Audit one file of a deck-only log: its bytes must hash to ``sha256`` (the manifest's),
-    then ``audit_batch`` over its ``hand_id`` and ``deck`` columns."""
+def read_deck_file(path: storage.Location, sha256: str) -> tuple[np.ndarray, np.ndarray]:
+    """The (n, 52) decks and the deck numbers of one file of a deck-only log, read once: its
+    bytes must hash to ``sha256`` (the manifest's), then its ``hand_id`` and ``deck`` columns
+    (fixed_size_binary(52): the decks are the column's value buffer, no per-row work)."""
     import hashlib
 
     import pyarrow as pa
@@ -193,5 +193,12 @@ def audit_deck_file(path: storage.Location, sha256: str, seed: int | None,
         raise DeckFileError(f"{path}: column deck: expected fixed_size_binary(52) without nulls")
     n = len(col)
     decks = np.frombuffer(col.buffers()[1], np.uint8)[col.offset * N:(col.offset + n) * N]
-    ids = table.column("hand_id").to_numpy()
-    return audit_batch(decks.reshape(n, N), ids, seed, keys_path)
+    return decks.reshape(n, N), table.column("hand_id").to_numpy()
+
+
+def audit_deck_file(path: storage.Location, sha256: str, seed: int | None,
+                    keys_path: storage.Location) -> BatchAudit:
+    """Audit one file of a deck-only log: ``read_deck_file`` (its sha256 checked), then
+    ``audit_batch`` over its decks."""
+    decks, ids = read_deck_file(path, sha256)
+    return audit_batch(decks, ids, seed, keys_path)

@@ -179,10 +179,11 @@ def deck_pass(decks: np.ndarray, hand_ids: np.ndarray, seed: int | None) -> Deck
     status = np.empty(n, np.uint8)
     buf = np.empty(4 * MAX_BLOCKS, np.uint64)
     keyed = seed is not None and n > 0
-    valid = _pass(d, ids, np.uint64(seed if keyed else 0), keyed, seat_tests.CARD_CLASS, TABLE,
-                  DEALT_SEATS[0], equity, p.card_position, p.adjacent, p.consecutive, classes,
-                  wins, decided, first_k, deck_hash, key_ids, status, buf, buf.view(np.uint8),
-                  np.zeros(N, np.int64), np.empty(N, np.int64)) if n else 0
+    key_seed = np.uint64(0 if seed is None else seed)
+    valid = _pass(d, ids, key_seed, keyed, seat_tests.CARD_CLASS, TABLE, DEALT_SEATS[0], equity,
+                  p.card_position, p.adjacent, p.consecutive, classes, wins, decided, first_k,
+                  deck_hash, key_ids, status, buf, buf.view(np.uint8), np.zeros(N, np.int64),
+                  np.empty(N, np.int64)) if n else 0
     kind = status & 3
     bad = np.flatnonzero(kind == 2)
     p.invalid = int(bad.size)
