@@ -1,11 +1,12 @@
 """The shuffle certificate's audit of decks alone: the uniformity battery, the re-derivation of
 each deck from its key, and the collision tests over any number of decks in flat memory.
 
-Map (one batch of decks, on a worker): ``audit_batch`` runs the battery's map
-(``audits.uniformity.map_decks``) and, for a keyed log, ``audits.keyed.check_keyed``; the
-batch's collision keys (first-9 key, 64-bit deck hash, deck number) are grouped by their first
-two cards and spilled to a key file, so the partial sent back holds counts only (about 70 KB
-whatever the batch size).
+Map (one batch of decks, on a worker): ``audit_batch`` runs the battery's map (the counts of
+``audits.uniformity.map_decks``) and, for a keyed log, the re-derivation of
+``audits.keyed.check_keyed``, both in one compiled pass over the decks (``audits.deckpass``);
+the batch's collision keys (first-9 key, 64-bit deck hash, deck number), grouped by their first
+two cards in the same pass, are spilled to a key file, so the partial sent back holds counts
+only (about 70 KB whatever the batch size).
 
 Reduce (the driver): the first-9 keys are split into ``P`` ranges (``P`` so that one range's keys
 fit ``memory`` bytes); each range is gathered from every key file (a binary search in each
@@ -21,26 +22,20 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from audits.decklog import seed_keys
-from audits.keyed import check_keyed
+from audits.blas import one_thread
+from audits.deckpass import GROUP, GROUPS, KEY_DTYPE, deck_pass
 from audits.result import MAX_EXAMPLES, AuditResult
 from audits.runfolder import storage
 from audits.seats import merge as merge_seats
 from audits.uniformity import (
-    FIRST_K,
     KEY_BYTES,
     CollisionCounts,
     N,
     UniformityPartial,
     collision_counts,
     key_partitions,
-    map_decks,
     uniformity_reduce,
 )
-
-KEY_DTYPE = np.dtype([("first_k", "<i8"), ("deck_hash", "<u8"), ("hand_id", "<i8")])
-GROUP = N ** (FIRST_K - 2)  # first_k // GROUP = the first two cards (52 * first + second)
-GROUPS = N * N
 
 
 @dataclass
@@ -63,6 +58,11 @@ def write_keys(path: storage.Location, partial: UniformityPartial) -> None:
     keys["first_k"] = partial.first_k[order]
     keys["deck_hash"] = partial.deck_hash[order]
     keys["hand_id"] = partial.hand_ids[order]
+    save_keys(path, keys)
+
+
+def save_keys(path: storage.Location, keys: np.ndarray) -> None:
+    """Grouped keys (``KEY_DTYPE``) as one .npy file, written atomically."""
     buf = io.BytesIO()
     np.save(buf, keys, allow_pickle=False)
     fs, where = storage.split(path)
@@ -81,24 +81,11 @@ def audit_batch(decks: np.ndarray, hand_ids: np.ndarray, seed: int | None,
                 keys_path: storage.Location) -> BatchAudit:
     """Battery map and (``seed`` given: a philox deck-only log) re-derivation of one batch;
     the collision keys go to ``keys_path``."""
-    decks = np.ascontiguousarray(decks)
-    hand_ids = np.asarray(hand_ids, np.int64)
-    p = map_decks(decks, hand_id=hand_ids, deal_as_hands=True)
-    out = BatchAudit(p, str(keys_path), decks=int(decks.shape[0]))
-    if seed is not None and decks.shape[0]:
-        n = decks.shape[0]
-        tables, hands = seed_keys(hand_ids)
-        bad = np.zeros(n, np.uint8)
-        check_keyed(decks, np.full(n, seed, np.uint64), tables, hands, np.ones(n, np.bool_), bad)
-        where = np.flatnonzero(bad)
-        out.keyed_checked = n
-        out.keyed_failures = int(where.size)
-        out.keyed_examples = [int(hand_ids[i]) for i in where[:MAX_EXAMPLES]]
-    write_keys(keys_path, p)
-    p.first_k = np.zeros(0, np.int64)
-    p.deck_hash = np.zeros(0, np.uint64)
-    p.hand_ids = np.zeros(0, np.int64)
-    return out
+    r = deck_pass(decks, hand_ids, seed)
+    save_keys(keys_path, r.keys)
+    return BatchAudit(r.partial, str(keys_path), decks=int(decks.shape[0]),
+                      keyed_checked=r.keyed_checked, keyed_failures=r.keyed_failures,
+                      keyed_examples=r.keyed_examples)
 
 
 def range_counts(key_files: Sequence[storage.Location], part: int,
@@ -166,7 +153,8 @@ def reduce_tally(tally: DeckTally, memory: int, keyed: bool) -> list[AuditResult
     carriers = [UniformityPartial(card_position=zero, adjacent=zero, consecutive=zero,
                                   hand_classes=np.zeros_like(head.hand_classes), batch_p=p,
                                   key_partition=(0, parts + 1)) for p in tally.batch_p]
-    results = uniformity_reduce([head, *carriers, *counts])
+    with one_thread():  # the covariances' eigh: milliseconds, the same bits on any machine
+        results = uniformity_reduce([head, *carriers, *counts])
     for r in results:
         r.details["key_ranges"] = parts
         r.details["key_bytes_per_deck"] = KEY_BYTES
@@ -183,10 +171,10 @@ def reduce_tally(tally: DeckTally, memory: int, keyed: bool) -> list[AuditResult
     return results
 
 
-def audit_deck_file(path: storage.Location, sha256: str, seed: int | None,
-                    keys_path: storage.Location) -> BatchAudit:
-    """Audit one file of a deck-only log: its bytes must hash to ``sha256`` (the manifest's),
-    then ``audit_batch`` over its ``hand_id`` and ``deck`` columns."""
+def read_deck_file(path: storage.Location, sha256: str) -> tuple[np.ndarray, np.ndarray]:
+    """The (n, 52) decks and the deck numbers of one file of a deck-only log, read once: its
+    bytes must hash to ``sha256`` (the manifest's), then its ``hand_id`` and ``deck`` columns
+    (fixed_size_binary(52): the decks are the column's value buffer, no per-row work)."""
     import hashlib
 
     import pyarrow as pa
@@ -205,5 +193,12 @@ def audit_deck_file(path: storage.Location, sha256: str, seed: int | None,
         raise DeckFileError(f"{path}: column deck: expected fixed_size_binary(52) without nulls")
     n = len(col)
     decks = np.frombuffer(col.buffers()[1], np.uint8)[col.offset * N:(col.offset + n) * N]
-    ids = table.column("hand_id").to_numpy()
-    return audit_batch(decks.reshape(n, N), ids, seed, keys_path)
+    return decks.reshape(n, N), table.column("hand_id").to_numpy()
+
+
+def audit_deck_file(path: storage.Location, sha256: str, seed: int | None,
+                    keys_path: storage.Location) -> BatchAudit:
+    """Audit one file of a deck-only log: ``read_deck_file`` (its sha256 checked), then
+    ``audit_batch`` over its decks."""
+    decks, ids = read_deck_file(path, sha256)
+    return audit_batch(decks, ids, seed, keys_path)

@@ -15,6 +15,11 @@ The peer: ``numpy.random.Generator.permutation(52)`` called once a deck (numpy's
 for one deck) and ``Generator.permuted(..., axis=1)`` (numpy's batched shuffle of rows), then the
 same write, read and battery (no re-derivation: numpy's decks have no key). Then the peak
 memory of ``holdem shuffle --keep-decks false`` in this process for two run sizes.
+
+The stage profile (ns a deck, medians): the audit of one file taken apart (bytes read, sha256,
+Parquet decode, the one compiled pass of ``audits.deckpass``: battery map, re-derivation and
+key grouping, the key file written) and the end-to-end run's own timings (shuffle + write,
+audit, reduce, the rest: manifest, certificate and report).
 """
 
 from __future__ import annotations
@@ -67,19 +72,62 @@ def _pipeline(make: Callable[[int], np.ndarray], n: int, repeats: int, tmp: Path
             "read_battery": _median_rate(audit, n, repeats)}
 
 
-def _end_to_end(n: int, repeats: int, tmp: Path, keep: bool) -> tuple[float, float | None]:
+def _audit_profile(n: int, repeats: int, tmp: Path) -> dict[str, float]:
+    """ns a deck of each stage of one deck file's audit (keyed decks)."""
+    import hashlib
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from audits.deckaudit import save_keys
+    from audits.deckpass import deck_pass
+    from audits.runfolder.storage import read_bytes
+    from cluster.flows.shuffle import ShuffleSpec, encode_decks
+    from sim.deckgen import philox_decks
+
+    out = tmp / "profile.parquet"
+    out.write_bytes(encode_decks(philox_decks(1, 0, n), 0, ShuffleSpec(decks=n), 0))
+    data = read_bytes(out)
+    table = pq.read_table(pa.BufferReader(data), columns=["hand_id", "deck"])
+    col = table.column("deck").combine_chunks()
+    decks = np.frombuffer(col.buffers()[1], np.uint8)[:n * 52].reshape(n, 52)
+    ids = table.column("hand_id").to_numpy()
+    got = deck_pass(decks, ids, 1)
+    stages: dict[str, Callable[[], Any]] = {
+        "read": lambda: read_bytes(out),
+        "sha256": lambda: hashlib.sha256(data).hexdigest(),
+        "parquet decode": lambda: pq.read_table(pa.BufferReader(data),
+                                                columns=["hand_id", "deck"]),
+        "one pass (battery, re-derivation, keys)": lambda: deck_pass(decks, ids, 1),
+        "battery alone (no re-derivation)": lambda: deck_pass(decks, ids, None),
+        "key file written": lambda: save_keys(tmp / "profile-keys.npy", got.keys)}
+    return {k: 1e9 / _median_rate(f, n, repeats) for k, f in stages.items()}
+
+
+def _end_to_end(n: int, repeats: int, tmp: Path, keep: bool,
+                stages: dict[str, float] | None = None) -> tuple[float, float | None]:
+    """decks/s of ``holdem shuffle`` in this process and its peak memory; ``stages`` gets the
+    median ns a deck of the run's own timings."""
     from cluster.flows.shuffle import ShuffleSpec, run_shuffle
 
     rates, rss = [], None
+    parts: dict[str, list[float]] = {}
     for r in range(repeats + 1):
         cert = run_shuffle(ShuffleSpec(decks=n, batch_size=min(n, 1_000_000), keep_decks=keep),
                            tmp / f"run-{keep}-{n}-{r}", workers=0, progress=False)
         if r:  # the first run warms up
-            rates.append(n / cert["timings"]["wall_seconds"])
+            t = cert["timings"]
+            rates.append(n / t["wall_seconds"])
+            got = {k: t.get(f"{k}_seconds", 0.0) for k in ("shuffle_write", "audit", "reduce")}
+            got["rest (manifest, certificate, report)"] = t["wall_seconds"] - sum(got.values())
+            for k, v in got.items():
+                parts.setdefault(k, []).append(v * 1e9 / n)
         rss = cert["timings"].get("driver_peak_rss_mb")
         import shutil
 
         shutil.rmtree(tmp / f"run-{keep}-{n}-{r}", ignore_errors=True)
+    if stages is not None:
+        stages.update({k: statistics.median(v) for k, v in parts.items()})
     return statistics.median(rates), rss
 
 
@@ -94,7 +142,10 @@ def run_shuffle_bench(decks: int = 1_000_000, repeats: int = 3,
     with tempfile.TemporaryDirectory(prefix="holdem-bench-shuffle-") as t:
         tmp = Path(t)
         res["ours"] = _pipeline(lambda n: philox_decks(1, 0, n), decks, repeats, tmp, True)
-        res["ours"]["end_to_end"], _ = _end_to_end(decks, repeats, tmp, True)
+        res["profile"] = {"audit of one file": _audit_profile(decks, repeats, tmp),
+                          "end to end": {}}
+        res["ours"]["end_to_end"], _ = _end_to_end(decks, repeats, tmp, True,
+                                                   res["profile"]["end to end"])
         res["ours"]["end_to_end_not_kept"], _ = _end_to_end(decks, repeats, tmp, False)
         rng = np.random.default_rng(1)
         base = np.tile(np.arange(52, dtype=np.uint8), (decks, 1))
@@ -122,6 +173,11 @@ def run_shuffle_bench(decks: int = 1_000_000, repeats: int = 3,
         c = res["numpy_permutation"].get(key)
         print(f"{label:34s} {a:>12,.0f} {'' if b is None else f'{b:,.0f}':>16s} "
               f"{'' if c is None else f'{c:,.0f}':>18s}", file=out)
+    print(f"end to end / numpy permuted shuffle: "
+          f"{res['ours']['end_to_end'] / res['numpy_permuted']['shuffle']:.2f}x", file=out)
+    for part, stages in res["profile"].items():
+        print(f"stage profile, {part} (ns a deck): " + "; ".join(
+            f"{k} {v:,.1f}" for k, v in stages.items()), file=out)
     for n, mb in (res.get("memory") or {}).items():
         print(f"peak memory, --keep-decks false, {n:,} decks in this process: {mb} MB",
               file=out)
