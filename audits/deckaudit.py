@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from audits.blas import one_thread
 from audits.deckpass import GROUP, GROUPS, KEY_DTYPE, deck_pass
 from audits.result import MAX_EXAMPLES, AuditResult
 from audits.runfolder import storage
@@ -153,8 +152,7 @@ def reduce_tally(tally: DeckTally, memory: int, keyed: bool) -> list[AuditResult
     carriers = [UniformityPartial(card_position=zero, adjacent=zero, consecutive=zero,
                                   hand_classes=np.zeros_like(head.hand_classes), batch_p=p,
                                   key_partition=(0, parts + 1)) for p in tally.batch_p]
-    with one_thread():  # the covariances' eigh: milliseconds, the same bits on any machine
-        results = uniformity_reduce([head, *carriers, *counts])
+    results = uniformity_reduce([head, *carriers, *counts])  # its eigh on one BLAS thread
     for r in results:
         r.details["key_ranges"] = parts
         r.details["key_bytes_per_deck"] = KEY_BYTES

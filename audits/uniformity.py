@@ -63,6 +63,7 @@ from audits import players as listed
 from audits import runouts as runout_tests
 from audits import seats as seat_tests
 from audits import stats
+from audits.blas import one_thread
 from audits.evaluator import TABLE, board_parts, eval_with_board
 from audits.result import MAX_EXAMPLES, AuditResult
 from audits.spec import AuditSpec, KeyPass
@@ -691,7 +692,15 @@ def uniformity_reduce(parts: Sequence[UniformityPartial | CollisionCounts],
                       alpha: float = ALPHA) -> list[AuditResult]:
     """All batches -> [overall ``uniformity`` result, then one result per test]. ``parts`` may
     also hold the ``CollisionCounts`` of key partitions 1..P-1 when the batches' partials keep
-    partition 0's keys only (a run too large for its keys to fit the driver's memory)."""
+    partition 0's keys only (a run too large for its keys to fit the driver's memory). The
+    covariances' ``eigh`` run on one BLAS thread (``audits.blas``): milliseconds, the same bits
+    on any machine."""
+    with one_thread():
+        return _reduce(parts, alpha)
+
+
+def _reduce(parts: Sequence[UniformityPartial | CollisionCounts],
+            alpha: float) -> list[AuditResult]:
     extra = [p for p in parts if isinstance(p, CollisionCounts)]
     lists = [p for p in parts if isinstance(p, listed.PlayerList)]
     batches = [p for p in parts if isinstance(p, UniformityPartial)]
