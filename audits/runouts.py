@@ -404,6 +404,8 @@ def calibration_test(q: RunoutPartial) -> dict[str, Any] | None:
         "law": "normal: the favourite's share minus its exact equity (every remaining board "
                "enumerated), summed over run-outs, over the root of the summed exact variances",
         "runouts": q.runouts, "by_street": streets,
+        # the summed exact variance: the power against a bad-beat rig (``audits.rig_power``)
+        "variance": float(var.sum()),
         "favourite_equity": float(eq.mean()), "favourite_share": float(sh.mean())}}
 
 
@@ -515,6 +517,8 @@ def dispersion_test(q: RunoutPartial) -> dict[str, Any] | None:
                "(over-dispersion: some players luckier or unluckier than chance)",
         "players": k, "min_runouts": MIN_DISPERSION_RUNOUTS, "critical_value_at_0.01": crit,
         "median_runouts_per_player": n_med,
+        # a live run-out hand's mean exact variance: the power against shills (rig_power)
+        "mean_variance": float(v[keep].sum() / cnt[keep].sum()),
         "power": {"sentence": f"With {k:,} players of {n_med:.0f} run-out hands (median), 5% "
                               "of them whose every run-out is "
                               f"{math.sqrt(lam / (0.05 * k) / n_med):.3f} standard deviations "

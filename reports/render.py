@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 from audits import runspec
 from audits.result import AuditResult, by_name, read_results
+from audits.rig_power import ALPHA, POWER, rig_power
 from audits.runfolder import REPORT_FILES, RunFolder, storage
 from audits.runfolder.storage import Location
 from audits.runner import AUDIT_FILE
@@ -108,6 +109,19 @@ def _battery_tested(uni: AuditResult | None) -> str:
     if skipped:
         text += "; not applicable here: " + ", ".join(skipped)
     return text
+
+
+def rig_power_of(uni: AuditResult | None) -> dict[str, Any] | None:
+    """The smallest rig of each kind this run's deal tests catch with probability 0.9, from
+    their own counts (``audits.rig_power``), or None when none of their tests applied."""
+    if uni is None or not uni.applicable:
+        return None
+    tests = {n: t.details for n, t in _tests_by_short_name(uni).items() if t.applicable}
+    rigs = rig_power(tests)
+    if not rigs:
+        return None
+    return {"power": POWER, "alpha": ALPHA, "level": rigs[0]["level"],
+            "sentences": [r["sentence"] for r in rigs], "rigs": rigs}
 
 
 def calibration_evidence(cal: dict[str, Any] | None) -> dict[str, str]:
@@ -540,6 +554,8 @@ def build_run_certificate(audit: dict[str, Any], manifest: dict[str, Any],
         "audits": entries,
         "reproduction": reproduction,
         "power": u.details.get("power") if u is not None else None,
+        # the smallest rig of each kind caught with probability 0.9 at this run's size
+        **({"rig_power": rp} if (rp := rig_power_of(u)) else {}),
         "coverage": coverage_of(audit),
         # every failing hand, in failing_hands.csv (bound by its sha256), its first lines here
         **({"failing_hands": audit["failing_hands"]} if audit.get("failing_hands") else {}),
@@ -662,6 +678,9 @@ def render_summary(cert: dict[str, Any]) -> str:
         lines += ["", *imports.summary_lines(cert["import"], md_text)]
     if cert["power"]:
         lines += ["", md_text(cert["power"]["sentence"])]
+    if isinstance(cert.get("rig_power"), dict):
+        lines += ["", "Power against rigged dealers (probability 0.9, alpha 0.01 within the "
+                  "battery):", "", *(f"- {md_text(x)}" for x in cert["rig_power"]["sentences"])]
     cov = cert.get("coverage") or {}
     if cov:
         lines += ["", "Rule-path coverage (count / minimum; ✗ below):", ""]
@@ -911,6 +930,14 @@ def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str,
             parts.append(_plot("uniformity.starting_hands", "per_seat",
                                lambda: plots.starting_hands(sh.details["per_seat"],
                                                             sh.details["expected_fractions"])))
+    if isinstance(cert.get("rig_power"), dict):
+        parts.append("<h2>Power against rigged dealers</h2><p class=small>The smallest rig of "
+                     "each kind this run's deal tests catch with probability 0.9 at alpha 0.01 "
+                     "within the battery, from this run's own counts (normal approximation of "
+                     "each test's statistic; checked against simulated rigs by <code>holdem "
+                     "calibrate</code>).</p><ul>"
+                     + "".join(f"<li>{esc(x)}</li>" for x in cert["rig_power"]["sentences"])
+                     + "</ul>")
     named = by_name(results)
     chips = named["chips"].details.get("totals") if "chips" in named else None
     if chips:
