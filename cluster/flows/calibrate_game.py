@@ -9,8 +9,11 @@ its hands: the decks, the run-outs, the boards):
 
 - ``philox``: keyed decks; ``os-chacha20``: decks from the operating system's entropy;
 - ``imported``: the hands as an operator's histories show them after ``holdem import``: no deck
-  and no burns, hole cards only where they were shown (every live hand at a showdown, which
-  every all-in reaches; none of a folded seat or of a hand won uncontested).
+  and no burns, hole cards only where the showdown showed them (``showdown_shown``: every live
+  hand of an all-in run out, a river loser's only if he did not muck; none of a folded seat or
+  of a hand won uncontested), the same cards ``holdem export --phh`` with every unshown hand
+  written ``????`` and imported again gives (measured on 994 hands: every hand's known cards
+  equal).
 
 Player ids: a hand per table seats new players, so the hands are grouped into virtual tables of
 ``TABLE_HANDS`` hands whose seats keep their player (ids do not change a fair deal): the player
@@ -79,6 +82,7 @@ class Hands:
     big_blind: np.ndarray
     hand_id: np.ndarray
     pids: np.ndarray
+    shown: np.ndarray  # (n, k): the cards shown at the showdown (an operator's history's)
 
     @property
     def n(self) -> int:
@@ -95,7 +99,8 @@ class Hands:
         return Hands(self.occ[a:b].copy(), self.folded[a:b].copy(), self.hole[a:b].copy(),
                      None if self.deck is None else self.deck[a:b].copy(), rag(self.board),
                      None if self.burns is None else rag(self.burns), acts,
-                     self.big_blind[a:b], self.hand_id[a:b], self.pids[a:b].copy())
+                     self.big_blind[a:b], self.hand_id[a:b], self.pids[a:b].copy(),
+                     self.shown[a:b])
 
 
 def virtual_players(n: int, k: int, table_hands: int = TABLE_HANDS) -> np.ndarray:
@@ -137,9 +142,23 @@ def load_hands(run: str | Path) -> Hands:
                                  ("added", np.float64))) + (np.concatenate(act_off),),  # type: ignore[arg-type]
               np.concatenate([b.cols["big_blind"] for b in bs]).astype(np.float64),
               np.concatenate([b.cols["hand_id"] for b in bs]).astype(np.int64),
-              virtual_players(int(occ.shape[0]), k))
+              virtual_players(int(occ.shape[0]), k), _shown(bs, k))
     _check_positions(h)
     return h
+
+
+def _shown(bs: list[Any], k: int) -> np.ndarray:
+    """(n, k): the seats whose cards the showdown shows (``showdown_seats`` where
+    ``showdown_shown``): what an operator's history shows."""
+    out = []
+    for b in bs:
+        seats_, off = b.var["showdown_seats"]
+        shown, _ = b.var["showdown_shown"]
+        m = np.zeros((b.n, k), bool)
+        rows = np.repeat(np.arange(b.n), np.diff(off))
+        m[rows[shown], np.asarray(seats_, np.int64)[shown]] = True
+        out.append(m)
+    return np.concatenate(out)
 
 
 def _positions(h: Hands) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -184,11 +203,10 @@ def _runout_partial(h: Hands) -> runouts.RunoutPartial:
 
 def imported_view(h: Hands) -> Hands:
     """The hands as an operator's histories give them after import: no deck, no burns, a hole
-    card known only when shown (every live hand of a hand that reached a showdown)."""
-    live = h.occ & ~h.folded
-    shown = live & ((live.sum(axis=1) >= 2) & (np.diff(h.board[1]) == 5))[:, None]
+    card known only when shown at the showdown (every live hand of an all-in run out; a loser
+    at the river may muck)."""
     hole = h.hole.copy()
-    hole[~np.repeat(shown, 2, axis=1)] = -1
+    hole[~np.repeat(h.shown, 2, axis=1)] = -1
     return replace(h, hole=hole, deck=None, burns=None)
 
 

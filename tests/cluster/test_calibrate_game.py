@@ -4,6 +4,8 @@ outside it, and the power the certificate states agrees with a simulation of the
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -79,3 +81,43 @@ def test_bad_beat_power_agrees_with_its_formula(pool: cg.Hands) -> None:
     half, full = rows
     assert full["predicted"] == pytest.approx(0.9, abs=0.05)
     assert full["power"] >= 0.65 and abs(half["power"] - half["predicted"]) < 0.3, rows
+
+
+def _hide_unshown(src: Path, dst: Path) -> None:
+    """An operator's histories: every hole card not shown at the showdown written ``????``."""
+    dst.mkdir()
+    for f in src.glob("*.phhs"):
+        out = []
+        for sec in re.split(r"(?m)^(?=\[\d+\]\n)", f.read_text()):
+            shown = set(re.findall(r'"(p\d+) sm ', sec))
+
+            def hide(m: re.Match[str], shown: set[str] = shown) -> str:
+                return m.group(0) if m.group(1) in shown else f'"d dh {m.group(1)} ????"'
+
+            out.append(re.sub(r'"d dh (p\d+) \S{4}"', hide, sec))
+        (dst / f.name).write_text("".join(out))
+
+
+def test_the_imported_view_is_what_an_import_of_the_histories_gives(tmp_path: Path) -> None:
+    """Fair hands exported as PHH, every unshown hand written ``????`` as the sites write them,
+    and imported: each hand's known cards are the calibration's imported view of it."""
+    from audits.io import read_batch, run_files
+    from cluster.cli import main
+
+    sim = cg.simulate("os-chacha20", 300, 3, tmp_path / "run")
+    assert main(["export", str(tmp_path / "run"), "--phh", "--out", str(tmp_path / "phh")]) == 0
+    _hide_unshown(tmp_path / "phh", tmp_path / "ops")
+    assert main(["import", str(tmp_path / "ops"), "--out", str(tmp_path / "imp"), "--workers",
+                 "0", "--quiet"]) == 0
+    view = cg.imported_view(sim)
+    row = {int(h): i for i, h in enumerate(sim.hand_id)}
+    compared = hidden = 0
+    for f in run_files(tmp_path / "imp"):
+        b = read_batch(f)
+        names = b.imp["site_hand_values"]
+        for i, code in enumerate(b.imp["site_hand"]):
+            r = row[int(names[code])]
+            assert set(b.hole[i][b.hole[i] >= 0]) == set(view.hole[r][view.hole[r] >= 0])
+            compared += 1
+            hidden += int((view.hole[r] < 0).sum() > 0)
+    assert compared > 250 and hidden > 200
