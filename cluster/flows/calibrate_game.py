@@ -323,7 +323,9 @@ def deck_run(n: int, rng: np.random.Generator, rig: str | None = None,
     if rig == "all_seat_pairs":
         d = shuffles.pair_rig(d, 9, eps / 16, rng)
     elif rig == "targeted_pairs":
-        d = shuffles.player_pair_rig(d, 9, players, players % 20 == 0, eps / 16, rng)
+        ids = np.unique(players)
+        pick = rng.choice(ids, size=round(rig_power.TARGETED_SHARE * ids.size), replace=False)
+        d = shuffles.player_pair_rig(d, 9, players, np.isin(players, pick), eps / 16, rng)
     return uniformity.map_decks(d, shuffles.deal_hole(d, 9, 0, rotate=True), hand_id=hands,
                                 player_ids=players)
 
