@@ -13,11 +13,13 @@ Rigs and the statistic that sees each (strengths as a fraction):
   deck is re-dealt with probability q. The re-dealt board gives the favourite its equity e again,
   so its expected share drops by q w (1 - e) (w its chance to win outright), about q times its
   share's exact variance V (heads-up without ties w (1 - e) = V exactly; a tie makes it larger):
-  the test's z moves by q sqrt(sum V).
+  the test's z moves by q sqrt(sum V), and its spread widens to sqrt(1 + q (2 e - 1)) (e the
+  favourites' mean equity).
 - ``big_pot_flop`` (``board_texture``): after a pre-flop pot of 10 big blinds or more an
   unpaired rainbow flop (probability r, about 0.375 of the unpaired flops) is re-drawn with
   probability q: a feature of probability p (paired, monotone) becomes p (1 + q r); the big-pot
-  sum's z moves by q r E / sqrt(V) (E, V its exact mean and variance), Bonferroni over the sums.
+  sum's z moves by q r E / sqrt(V) (E, V its exact mean and variance; its spread widens as the
+  Bernoulli variance of p (1 + q r)), Bonferroni over the sums.
 - ``all_seat_pairs`` (``pooled_hand_features``): every seat dealt pocket pairs (1 + eps) times
   as often: the pooled pair count moves by eps E; the 3-df chi-square's noncentrality is at
   least (eps E / sd)^2 (its pair coordinate alone).
@@ -31,7 +33,7 @@ Rigs and the statistic that sees each (strengths as a fraction):
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from scipy import stats as ss
@@ -62,23 +64,47 @@ def _z_two(level: float) -> float:
     return float(ss.norm.isf(level / 2))
 
 
-def _normal_power(shift: float, level: float) -> float:
+def _normal_power(shift: float, level: float, sd: float = 1.0) -> float:
+    """P(|Z| > z) for Z normal of mean ``shift`` and standard deviation ``sd`` (the test's z
+    under the rig: the rig widens it a little)."""
     za = _z_two(level)
-    return float(ss.norm.sf(za - shift) + ss.norm.cdf(-za - shift))
+    return float(ss.norm.sf((za - shift) / sd) + ss.norm.cdf((-za - shift) / sd))
+
+
+def _solve(za: float, zb: float, per_unit: float, sd: Callable[[float], float]) -> float:
+    """The strength x with x * per_unit = za + zb * sd(x) (fixed point; sd grows slowly)."""
+    x = (za + zb) / per_unit
+    for _ in range(30):
+        x = (za + zb * sd(x)) / per_unit
+    return x
+
+
+def _bad_beat_sd(det: Mapping[str, Any]) -> Callable[[float], float]:
+    """The z's spread under a bad-beat rig of strength q: a favourite of equity e wins with
+    probability about e - q e (1 - e), so its share's variance grows by about q V (2 e - 1)
+    (e: the favourites' mean equity)."""
+    e = float(det.get("favourite_equity", 0.5))
+    return lambda q: math.sqrt(max(1 + q * (2 * e - 1), 1e-9))
+
+
+def _flop_sd(p: float, r: float) -> Callable[[float], float]:
+    """The big-pot sum's spread under a re-draw of strength q: p -> p (1 + q r)."""
+    return lambda q: math.sqrt(max((1 + q * r) * (1 - p * q * r / (1 - p)), 1e-9))
 
 
 def _chi2_power(lam: float, df: int, level: float) -> float:
     return float(ss.ncx2.sf(ss.chi2.isf(level, df), df, max(lam, 1e-12)))
 
 
-def _flop_sums(det: Mapping[str, Any]) -> list[tuple[float, float, float, int]]:
-    """(r, E, V, sums) of the big-pot flop sums a re-draw moves."""
+def _flop_sums(det: Mapping[str, Any]) -> list[tuple[float, float, float, int, float]]:
+    """(r, E, V, sums, p) of the big-pot flop sums a re-draw moves (p = E / hands)."""
     per = det.get("by_feature") or {}
     paired = per.get("flop_paired big pots")
     if not paired or not paired.get("hands") or "variance" not in paired:
         return []
     r = (1 - paired["expected"] / paired["hands"]) * RAINBOW_GIVEN_UNPAIRED
-    return [(r, float(per[f]["expected"]), float(per[f]["variance"]), len(per))
+    return [(r, float(per[f]["expected"]), float(per[f]["variance"]), len(per),
+             float(per[f]["expected"]) / float(per[f]["hands"]))
             for f in FLOP_SUMS if f in per and per[f].get("variance", 0) > 0]
 
 
@@ -86,10 +112,12 @@ def predicted_power(rig: str, strength: float, det: Mapping[str, Any], level: fl
     """The probability that the rig of ``strength`` makes its test reject at ``level``, by the
     normal approximation, with the sums the test computed on a fair run of the same size."""
     if rig == "bad_beat":
-        return _normal_power(strength * math.sqrt(det["variance"]), level)
+        return _normal_power(strength * math.sqrt(det["variance"]), level,
+                             _bad_beat_sd(det)(strength))
     if rig == "big_pot_flop":
-        return max((_normal_power(strength * r * e / math.sqrt(v), level / n)
-                    for r, e, v, n in _flop_sums(det)), default=0.0)
+        return max((_normal_power(strength * r * e / math.sqrt(v), level / n,
+                                  _flop_sd(p, r)(strength))
+                    for r, e, v, n, p in _flop_sums(det)), default=0.0)
     if rig == "all_seat_pairs":
         pair = det["per_feature"]["pair"]
         return _chi2_power((strength * pair["expected"] / pair["sd"]) ** 2, int(det["df"]),
@@ -111,10 +139,10 @@ def smallest_rig(rig: str, det: Mapping[str, Any], level: float,
     zb = float(ss.norm.ppf(power))
     try:
         if rig == "bad_beat":
-            return (_z_two(level) + zb) / math.sqrt(det["variance"])
+            return _solve(_z_two(level), zb, math.sqrt(det["variance"]), _bad_beat_sd(det))
         if rig == "big_pot_flop":
-            got = [(_z_two(level / n) + zb) * math.sqrt(v) / (r * e)
-                   for r, e, v, n in _flop_sums(det) if r * e > 0]
+            got = [_solve(_z_two(level / n), zb, r * e / math.sqrt(v), _flop_sd(p, r))
+                   for r, e, v, n, p in _flop_sums(det) if r * e > 0]
             return min(got) if got else None
         if rig == "all_seat_pairs":
             pair = det["per_feature"]["pair"]
