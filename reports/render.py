@@ -159,7 +159,31 @@ def calibration_evidence(cal: dict[str, Any] | None) -> dict[str, str]:
         if full:
             out.setdefault("uniformity", []).append(
                 f"{fault} detected in every run from {min(full):,} decks")
+    _game_evidence(cal.get("game"), out)
     return {name: "; ".join(lines) for name, lines in out.items()}
+
+
+def _game_evidence(game: Any, out: dict[str, list[str]]) -> None:
+    """The deal tests conditioned on the game (``holdem calibrate --parts game``): each test's
+    false alarms per kind of run, and each rig's simulated power beside the formula's."""
+    if not isinstance(game, dict):
+        return
+    for kind, f in (game.get("fair") or {}).items():
+        if not isinstance(f, dict):
+            continue
+        for t, r in (f.get("tests") or {}).items():
+            if isinstance(r, dict) and t != "battery":
+                out.setdefault(f"uniformity.{t}", []).append(
+                    f"false alarms {r.get('false_alarms')}/{r.get('runs')} fair {kind} runs "
+                    f"(band {r.get('band')}: {r.get('verdict')})")
+    for r in game.get("power") or []:
+        if not isinstance(r, dict) or not all(
+                isinstance(r.get(k), int | float) and not isinstance(r.get(k), bool)
+                for k in ("strength", "hands", "predicted")):
+            continue
+        out.setdefault(f"uniformity.{r.get('test')}", []).append(
+            f"{r.get('rig')} {r['strength']:.3f} at {int(r['hands']):,} hands caught in "
+            f"{r.get('rejected')}/{r.get('runs')} runs (formula {r['predicted']:.2f})")
 
 
 def coverage_of(audit: dict[str, Any]) -> dict[str, Any]:

@@ -91,3 +91,19 @@ def test_details_without_the_sums_give_no_sentence() -> None:
     """An audit.json written before the sums were recorded: no sentence, no crash."""
     tests = {"runout_calibration": {"runouts": 900}, "board_texture": {"by_feature": "garbage"}}
     assert rig_power.rig_power(tests) == []
+
+
+def test_the_game_calibration_is_shown_beside_its_tests() -> None:
+    """calibration.json's game part (``holdem calibrate --parts game``) is each test's evidence
+    on the certificate: its false alarms per kind of run, and the power against its rig."""
+    from reports.render import calibration_evidence
+
+    cal = {"game": {"fair": {"imported": {"tests": {
+        "runout_calibration": {"runs": 200, "false_alarms": 4, "band": [0, 6],
+                               "verdict": "PASS"}}}},
+        "power": [{"rig": "bad_beat", "test": "runout_calibration", "strength": 0.259,
+                   "hands": 2_000, "runs": 40, "rejected": 31, "power": 0.78,
+                   "predicted": 0.9}]}}
+    ev = calibration_evidence(cal)["uniformity.runout_calibration"]
+    assert ev == ("false alarms 4/200 fair imported runs (band [0, 6]: PASS); bad_beat 0.259 at "
+                  "2,000 hands caught in 31/40 runs (formula 0.90)")
