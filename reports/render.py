@@ -105,7 +105,8 @@ def _battery_tested(uni: AuditResult | None) -> str:
             "consecutive-deck frequencies and who receives the cards: "
             + (", ".join(ran) if ran else "none of its seat and player tests applied")
             + ", each against its exact law under a fair deal (statistical: a rig smaller than "
-            "the battery's power, stated by holdem calibrate, is not excluded)")
+            "the power this certificate states for its size, under 'Power against rigged "
+            "dealers', is not excluded)")
     if skipped:
         text += "; not applicable here: " + ", ".join(skipped)
     return text
