@@ -221,7 +221,8 @@ def texture_test(parts: list[BoardPartial]) -> dict[str, Any] | None:
             ps.append(p)
             per[f"{name} {'big' if big else 'small'} pots"] = {
                 "hands": int(n), "count": int(x), "expected": float(e),
-                "rate": float(x / n), "expected_rate": float(e / n), "z": float(z), "p": p}
+                "variance": float(v), "rate": float(x / n), "expected_rate": float(e / n),
+                "z": float(z), "p": p}
     if not ps:
         return None
     worst = min(per, key=lambda t: per[t]["p"])

@@ -403,6 +403,8 @@ def calibration_test(q: RunoutPartial) -> dict[str, Any] | None:
         "law": "normal: the favourite's share minus its exact equity (every remaining board "
                "enumerated), summed over run-outs, over the root of the summed exact variances",
         "runouts": q.runouts, "by_street": streets,
+        # the summed exact variance: the power against a bad-beat rig (``audits.rig_power``)
+        "variance": float(var.sum()),
         "favourite_equity": float(eq.mean()), "favourite_share": float(sh.mean())}}
 
 
@@ -555,8 +557,12 @@ def dispersion_moments(q: RunoutPartial) -> dict[str, Any] | None:
     sd = np.sqrt(np.maximum(var_row[keep_rows], 0.0))
     ssd = np.bincount(inv_rows, weights=sd, minlength=n_p)
     gain = float((ssd * ssd - v).sum())
+    # a shill's run-out luck rises by about its variance v_j (a second run-out whenever he would
+    # lose: share e -> e + (1 - e) e): ((sum_j v_j)^2 - sum_j v_j^2) per shill to E[U]
+    v2 = np.bincount(inv_rows, weights=var_row[keep_rows] ** 2, minlength=n_p)
+    shill_gain = float((v * v - v2)[cnt >= 2].sum())
     return {"ids": ids, "res": res, "var": v, "count": cnt, "U": u, "var_U": var_of(c),
-            "var_hat": var_of(x), "gain": gain}
+            "var_hat": var_of(x), "gain": gain, "shill_gain": shill_gain}
 
 
 def dispersion_test(q: RunoutPartial) -> dict[str, Any] | None:
@@ -601,6 +607,8 @@ def dispersion_test(q: RunoutPartial) -> dict[str, Any] | None:
                "of mean the players' summed variances (Satterthwaite: a few players carrying "
                "much of the sum make its tail heavy)",
         "u": mo["U"], "variance_estimate": mo["var_hat"], "variance_model": mo["var_U"],
+        # E[U] added per unit share of shills (``audits.rig_power``: the shill rig's power)
+        "shill_gain": mo["shill_gain"],
         "chi2_scale": scale, "chi2_df": dof,
         "players": k, "players_with_one_runout": int((mo["count"] == 1).sum()),
         "median_runouts_per_player": n_med, "max_runouts_per_player": int(mo["count"].max()),

@@ -587,6 +587,7 @@ def pooled_features_test(classes: np.ndarray, hands_by_m: np.ndarray) -> dict[st
                         "seat_hands": n,
                         "per_feature": {f: {"count": int(got[j]), "expected": float(mean[j]),
                                             "relative": float(got[j] / mean[j] - 1),
+                                            "sd": float(sd[j]),
                                             "z": float((got[j] - mean[j]) / sd[j])}
                                         for j, f in enumerate(FEATURES)}}}
 

@@ -246,3 +246,20 @@ def pair_rig(decks: np.ndarray, seats: int, q: float, rng: np.random.Generator,
     n = d.shape[0]
     _pair_up(d, first, second, rng.random((n, js.size)), rng.random((n, js.size)), q)
     return d
+
+
+def player_pair_rig(decks: np.ndarray, seats: int, players: np.ndarray, targeted: np.ndarray,
+                    q: float, rng: np.random.Generator, first_hand: int = 0) -> np.ndarray:
+    """A dealer that pairs the hole cards of targeted players (a copy; decks stay
+    permutations), on decks dealt by ``deal_hole(..., rotate=True)``: ``players`` and
+    ``targeted`` are (n, seats) by absolute seat; a targeted seat's second card is swapped with
+    an undealt card of its first card's rank with probability ``q`` (pairs (1 + 16 q) times as
+    often)."""
+    d = np.array(decks, copy=True)
+    n = d.shape[0]
+    who = _seats_of(n, seats, first_hand, True)  # the seat of each card of a round
+    u = rng.random((n, seats))
+    u[~np.take_along_axis(np.asarray(targeted, bool), who, axis=1)] = 1.0
+    js = np.arange(seats, dtype=np.int64)
+    _pair_up(d, js, js + seats, u, rng.random((n, seats)), q)
+    return d

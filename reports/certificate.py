@@ -42,6 +42,13 @@ Schema (``CERTIFICATE_SCHEMA``, JSON Schema draft 2020-12; ``format`` = "holdem-
   (``--no-reproduce``; a limitation);
 - ``power``: the deck-uniformity power statement for the decks audited (``sentence`` and the
   figures behind it), or null;
+- ``rig_power`` (when a deal test that conditions on the game or pools the seats applied): for
+  this run's size, the smallest rig of each kind its tests catch with probability 0.9 at alpha
+  0.01 within the battery (``audits.rig_power``: the normal approximation of each test's
+  statistic under the rig, with the counts of this run): ``sentences`` in words ("With 82,177
+  run-outs, a bad-beat rig that re-deals 3.9% of the favourite's wins at an all-in run-out is
+  caught with probability 0.9 (runout_calibration).") and ``rigs`` (rig, test, strength, size,
+  level);
 - ``documents``: the sha256 of ``summary.md`` and ``report.html`` as written with it (what a
   person reads is covered by ``holdem verify`` and the signature);
 - ``not_checked``: what no audit checked, in words, printed on every certificate: for a
@@ -136,6 +143,10 @@ CERTIFICATE_SCHEMA: dict[str, Any] = {
                              "hand_id": {"type": ["integer", "null"]},
                              "of": {"enum": ["spec", "sources"]}}},
         "power": {"type": ["object", "null"]},
+        "rig_power": {"type": "object", "required": ["sentences", "rigs"],
+                      "properties": {"sentences": {"type": "array",
+                                                   "items": {"type": "string"}},
+                                     "rigs": {"type": "array", "items": {"type": "object"}}}},
         "coverage": {"type": "object"},
         "import": {"type": "object", "required": ["counts", "certified", "not_certified",
                                                   "classes", "per_venue"],

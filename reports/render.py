@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 from audits import runspec
 from audits.result import AuditResult, by_name, read_results
+from audits.rig_power import ALPHA, POWER, rig_power
 from audits.runfolder import REPORT_FILES, RunFolder, storage
 from audits.runfolder.storage import Location
 from audits.runner import AUDIT_FILE
@@ -109,10 +110,24 @@ def _battery_tested(uni: AuditResult | None) -> str:
             "consecutive-deck frequencies and who receives the cards: "
             + (", ".join(ran) if ran else "none of its seat and player tests applied")
             + ", each against its exact law under a fair deal (statistical: a rig smaller than "
-            "the battery's power, stated by holdem calibrate, is not excluded)")
+            "the power this certificate states for its size, under 'Power against rigged "
+            "dealers', is not excluded)")
     if skipped:
         text += "; not applicable here: " + ", ".join(skipped)
     return text
+
+
+def rig_power_of(uni: AuditResult | None) -> dict[str, Any] | None:
+    """The smallest rig of each kind this run's deal tests catch with probability 0.9, from
+    their own counts (``audits.rig_power``), or None when none of their tests applied."""
+    if uni is None or not uni.applicable:
+        return None
+    tests = {n: t.details for n, t in _tests_by_short_name(uni).items() if t.applicable}
+    rigs = rig_power(tests)
+    if not rigs:
+        return None
+    return {"power": POWER, "alpha": ALPHA, "level": rigs[0]["level"],
+            "sentences": [r["sentence"] for r in rigs], "rigs": rigs}
 
 
 def calibration_evidence(cal: dict[str, Any] | None) -> dict[str, str]:
@@ -150,7 +165,31 @@ def calibration_evidence(cal: dict[str, Any] | None) -> dict[str, str]:
         if full:
             out.setdefault("uniformity", []).append(
                 f"{fault} detected in every run from {min(full):,} decks")
+    _game_evidence(cal.get("game"), out)
     return {name: "; ".join(lines) for name, lines in out.items()}
+
+
+def _game_evidence(game: Any, out: dict[str, list[str]]) -> None:
+    """The deal tests conditioned on the game (``holdem calibrate --parts game``): each test's
+    false alarms per kind of run, and each rig's simulated power beside the formula's."""
+    if not isinstance(game, dict):
+        return
+    for kind, f in (game.get("fair") or {}).items():
+        if not isinstance(f, dict):
+            continue
+        for t, r in (f.get("tests") or {}).items():
+            if isinstance(r, dict) and t != "battery":
+                out.setdefault(f"uniformity.{t}", []).append(
+                    f"false alarms {r.get('false_alarms')}/{r.get('runs')} fair {kind} runs "
+                    f"(band {r.get('band')}: {r.get('verdict')})")
+    for r in game.get("power") or []:
+        if not isinstance(r, dict) or not all(
+                isinstance(r.get(k), int | float) and not isinstance(r.get(k), bool)
+                for k in ("strength", "hands", "predicted")):
+            continue
+        out.setdefault(f"uniformity.{r.get('test')}", []).append(
+            f"{r.get('rig')} {r['strength']:.3f} at {int(r['hands']):,} hands caught in "
+            f"{r.get('rejected')}/{r.get('runs')} runs (formula {r['predicted']:.2f})")
 
 
 def coverage_of(audit: dict[str, Any]) -> dict[str, Any]:
@@ -549,6 +588,8 @@ def build_run_certificate(audit: dict[str, Any], manifest: dict[str, Any],
         # sha256, entries and how many matched a player of the run
         **({"players_list": u.details["players_list"]}
            if u is not None and u.details.get("players_list") else {}),
+        # the smallest rig of each kind caught with probability 0.9 at this run's size
+        **({"rig_power": rp} if (rp := rig_power_of(u)) else {}),
         "coverage": coverage_of(audit),
         # every failing hand, in failing_hands.csv (bound by its sha256), its first lines here
         **({"failing_hands": audit["failing_hands"]} if audit.get("failing_hands") else {}),
@@ -671,6 +712,9 @@ def render_summary(cert: dict[str, Any]) -> str:
         lines += ["", *imports.summary_lines(cert["import"], md_text)]
     if cert["power"]:
         lines += ["", md_text(cert["power"]["sentence"])]
+    if isinstance(cert.get("rig_power"), dict):
+        lines += ["", "Power against rigged dealers (probability 0.9, alpha 0.01 within the "
+                  "battery):", "", *(f"- {md_text(x)}" for x in cert["rig_power"]["sentences"])]
     cov = cert.get("coverage") or {}
     if cov:
         lines += ["", "Rule-path coverage (count / minimum; ✗ below):", ""]
@@ -920,6 +964,14 @@ def render_html(cert: dict[str, Any], audit: dict[str, Any], manifest: dict[str,
             parts.append(_plot("uniformity.starting_hands", "per_seat",
                                lambda: plots.starting_hands(sh.details["per_seat"],
                                                             sh.details["expected_fractions"])))
+    if isinstance(cert.get("rig_power"), dict):
+        parts.append("<h2>Power against rigged dealers</h2><p class=small>The smallest rig of "
+                     "each kind this run's deal tests catch with probability 0.9 at alpha 0.01 "
+                     "within the battery, from this run's own counts (normal approximation of "
+                     "each test's statistic; checked against simulated rigs by <code>holdem "
+                     "calibrate</code>).</p><ul>"
+                     + "".join(f"<li>{esc(x)}</li>" for x in cert["rig_power"]["sentences"])
+                     + "</ul>")
     named = by_name(results)
     chips = named["chips"].details.get("totals") if "chips" in named else None
     if chips:

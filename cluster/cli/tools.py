@@ -95,6 +95,17 @@ def _add_calibrate(sub: Any) -> None:
                          "alarms) and every shuffle fault's deck counts below 1,000,000")
     ca.add_argument("--uniformity-big-runs", type=o.count(0, 1_000), default=3,
                     help="runs per deck count of 1,000,000 or more for the uniformity battery")
+    ca.add_argument("--game-runs", type=o.count(1, 100_000), default=200,
+                    help="fair runs of each kind (keyed, os-chacha20, imported) for the false "
+                         "alarms of the deal tests that condition on the game")
+    ca.add_argument("--game-hands", type=o.count(500, 10_000_000), default=2_000,
+                    help="hands per fair run of the game-conditioned tests")
+    ca.add_argument("--rig-runs", type=o.count(1, 100_000), default=40,
+                    help="runs per rigged dealer and strength (power)")
+    ca.add_argument("--parts", default="exact,uniformity,game",
+                    help="which calibrations, comma-separated: exact (engine faults), "
+                         "uniformity (shuffle faults), game (deal tests conditioned on the "
+                         "game, and rigged dealers)")
     o.handler(ca, calibrate)
 
 
@@ -207,11 +218,17 @@ def rng_test(args: argparse.Namespace) -> int:
 
 
 def calibrate(args: argparse.Namespace) -> int:
-    from cluster.flows.calibrate import run_calibration
+    from cluster.flows.calibrate import PARTS, run_calibration
 
+    parts = tuple(p.strip() for p in args.parts.split(",") if p.strip())
+    if not parts or any(p not in PARTS for p in parts):
+        raise o.UsageError(f"--parts {args.parts}: expected a comma-separated list of "
+                           + ", ".join(PARTS))
     path = run_calibration(args.out, runs=args.runs, hands=args.hands,
                            uniformity_runs=args.uniformity_runs,
-                           uniformity_big_runs=args.uniformity_big_runs)
+                           uniformity_big_runs=args.uniformity_big_runs,
+                           game_runs=args.game_runs, game_hands=args.game_hands,
+                           rig_runs=args.rig_runs, parts=parts)
     print(path.read_text())
     print(f"written: {path}")
     return 0

@@ -14,7 +14,11 @@ Two parts:
   near alpha (``audits.calibrate``, which deals its own decks at millions a second), with its
   tests of who receives the cards (``audits.seats``) against the seat-0 rig of issue 23 (H3:
   seat 0 dealt the best hand of its class at the table), whose target is a FAIL at 100,000
-  hands or fewer.
+  hands or fewer;
+- the deal tests that condition on the game (run-outs, boards after big pots, the seats pooled,
+  per-player over-dispersion): false alarms on fair runs of each kind (keyed, os-chacha20,
+  imported) within their binomial band, and their power against rigged dealers beside the
+  power the certificate's formula predicts (``calibrate_game``).
 
 Writes ``calibration.md`` and ``calibration.json`` into ``--out``.
 """
@@ -118,22 +122,37 @@ def to_markdown(exact: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+PARTS = ("exact", "uniformity", "game")
+
+
 def run_calibration(out: str | Path, runs: int = 5, hands: int = 60_000,
-                    uniformity_runs: int = 200, uniformity_big_runs: int = 3) -> Path:
-    """Both parts; returns the Markdown file. ``uniformity_runs``: runs of the uniformity
-    battery per deck count (fair decks, and each shuffle fault's deck counts below 1,000,000);
-    ``uniformity_big_runs``: runs per deck count of 1,000,000 or more."""
+                    uniformity_runs: int = 200, uniformity_big_runs: int = 3,
+                    game_runs: int = 200, game_hands: int = 2_000, rig_runs: int = 40,
+                    parts: tuple[str, ...] = PARTS) -> Path:
+    """The ``parts`` asked for; returns the Markdown file. ``uniformity_runs``: runs of the
+    uniformity battery per deck count (fair decks, and each shuffle fault's deck counts below
+    1,000,000); ``uniformity_big_runs``: runs per deck count of 1,000,000 or more;
+    ``game_runs`` fair runs of ``game_hands`` hands of each kind and ``rig_runs`` runs per rig
+    and strength for the deal tests that condition on the game (``calibrate_game``)."""
     from audits import calibrate as ucal
+    from cluster.flows import calibrate_game
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    exact = calibrate_exact(runs=runs, hands=hands)
-    uni = ucal.calibrate(runs=uniformity_runs, fault_runs=uniformity_runs,
-                         big_runs=uniformity_big_runs)
-    md = to_markdown(exact) + "\n" + ucal.to_markdown(uni)
-    md += f"\nCalibration time: {time.perf_counter() - t0:.0f} s.\n"
+    md, js = "", {}
+    if "exact" in parts:
+        js["exact"] = calibrate_exact(runs=runs, hands=hands)
+        md += to_markdown(js["exact"]) + "\n"
+    if "uniformity" in parts:
+        js["uniformity"] = ucal.calibrate(runs=uniformity_runs, fault_runs=uniformity_runs,
+                                          big_runs=uniformity_big_runs)
+        md += ucal.to_markdown(js["uniformity"]) + "\n"
+    if "game" in parts:
+        js["game"] = calibrate_game.calibrate_game(runs=game_runs, hands=game_hands,
+                                                   rig_runs=rig_runs)
+        md += calibrate_game.to_markdown(js["game"]) + "\n"
+    md += f"Calibration time: {time.perf_counter() - t0:.0f} s.\n"
     storage.write_atomic(out / "calibration.md", md)
-    storage.write_atomic(out / "calibration.json",
-                         json.dumps({"exact": exact, "uniformity": uni}, indent=2, default=str))
+    storage.write_atomic(out / "calibration.json", json.dumps(js, indent=2, default=str))
     return out / "calibration.md"

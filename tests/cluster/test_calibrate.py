@@ -57,7 +57,8 @@ def test_uniformity_options_reach_the_battery(monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setattr(cal, "calibrate_exact", fake_exact)
     monkeypatch.setattr(ucal, "FAULT_SIZES", {"asf_off_by_one": (100, 300)})
     assert main(["calibrate", "--out", str(tmp_path), "--runs", "2", "--hands", "10",
-                 "--uniformity-runs", "4", "--uniformity-big-runs", "1"]) == 0
+                 "--uniformity-runs", "4", "--uniformity-big-runs", "1",
+                 "--parts", "exact,uniformity"]) == 0
     assert seen == {"runs": 2, "hands": 10}
     uni = json.loads((tmp_path / "calibration.json").read_text())["uniformity"]
     assert uni["clean"]["battery"]["runs"] == 4  # fair decks
@@ -73,5 +74,33 @@ def test_big_deck_counts_take_their_own_run_count(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(ucal, "calibrate", lambda **kw: seen.update(kw) or {})
     monkeypatch.setattr(ucal, "to_markdown", lambda res: "")
     assert main(["calibrate", "--out", str(tmp_path), "--uniformity-runs", "9",
-                 "--uniformity-big-runs", "2"]) == 0
+                 "--uniformity-big-runs", "2", "--parts", "exact,uniformity"]) == 0
     assert seen == {"runs": 9, "fault_runs": 9, "big_runs": 2}
+
+
+def test_the_game_part_takes_its_sizes_and_writes_its_table(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``--parts game``: the deal tests conditioned on the game alone, at the sizes given
+    (two fair runs of 500 hands of each kind, no rig: the real calibration, small), its table
+    in calibration.md and .json; an unknown part is refused in one line."""
+    from cluster.flows import calibrate_game
+
+    real = calibrate_game.calibrate_game
+    seen: dict[str, Any] = {}
+
+    def small(**kw: Any) -> dict[str, Any]:
+        seen.update(kw)
+        return real(**kw, rig_sizes={}, log=lambda s: None)
+
+    monkeypatch.setattr(calibrate_game, "calibrate_game", small)
+    assert main(["calibrate", "--out", str(tmp_path), "--parts", "game", "--game-runs", "2",
+                 "--game-hands", "500", "--rig-runs", "3"]) == 0
+    assert seen == {"runs": 2, "hands": 500, "rig_runs": 3}
+    res = json.loads((tmp_path / "calibration.json").read_text())
+    assert set(res) == {"game"} and set(res["game"]["fair"]) == set(calibrate_game.KINDS)
+    md = (tmp_path / "calibration.md").read_text()
+    assert "| runout_calibration | imported | 2 | 500 |" in md
+    capsys.readouterr()
+    assert main(["calibrate", "--out", str(tmp_path), "--parts", "game,dice"]) == 2
+    assert "--parts game,dice: expected a comma-separated list of" in capsys.readouterr().err
