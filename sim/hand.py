@@ -399,9 +399,9 @@ class Hand:
         if straddle:
             straddle_seat = _straddle_seat(config, occupied, sb_seat, bb_seat, straddle,
                                            straddle_seat)
-            if posts is not None or dead is not None:
-                raise ValueError("straddle: not with posts= or dead= (a replayed history's "
-                                 "posts after the blinds)")
+            if posts is not None or dead is not None or free_fold:
+                raise ValueError("straddle: not with posts=, dead= or free_fold= (a replayed "
+                                 "history's posts after the blinds and free folds)")
         self.config = config
         self.hand_id = hand_id
         self.seed = seed if deck is None else None

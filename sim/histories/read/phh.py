@@ -1011,6 +1011,8 @@ def hand_to_phh(
             blinds[player_of[r.seat]] -= cfg.big_blind
         elif r.kind == EventKind.DEAD_BLIND:
             blinds[player_of[r.seat]] -= r.added
+        elif r.kind == EventKind.STRADDLE:  # p3, the seat left of the big blind: what it
+            blinds[player_of[r.seat]] = r.added  # posted (a short straddle all its chips)
     variant = {v: k for k, v in SUPPORTED_VARIANTS.items()}[cfg.structure]
     lines = [f"variant = {_toml_value(variant)}",
              f"ante_trimming_status = {_toml_value(cfg.ante_trimming)}",
