@@ -417,13 +417,14 @@ def start_hand(S, log, cfg, stacks, antes, button, sb_seat, bb_seat, deck):
 
 @njit(cache=True, _nrt=False)
 def start_hand_straddle(S, log, cfg, stacks, antes, button, sb_seat, bb_seat, deck,
-                        straddle_seat, straddle):
+                        straddle_seat, straddle, free_fold):
     """``start_hand`` with a straddle: after the blinds ``straddle_seat`` (the caller's choice:
     the first seat with chips left of the big blind; ``sim.hand.Hand`` checks it) posts
     ``straddle`` chips live (at most its stack: a short straddle is all-in, like a blind),
     logged as ``STRADDLE``; pre-flop action then starts left of the straddler, who acts last
-    and keeps the option."""
+    and keeps the option. ``free_fold`` as in ``start_hand_posts`` (a replayed history)."""
     _setup(S, cfg, stacks, antes, button, sb_seat, bb_seat, deck)
+    S[FREE_FOLD] = 1 if free_fold != 0 else 0
     _post_forced(S, log, button, sb_seat, bb_seat)
     s = straddle_seat
     if s >= 0 and S[STATUS_ + s] == S_ACTIVE and straddle > 0:

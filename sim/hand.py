@@ -399,9 +399,9 @@ class Hand:
         if straddle:
             straddle_seat = _straddle_seat(config, occupied, sb_seat, bb_seat, straddle,
                                            straddle_seat)
-            if posts is not None or dead is not None or free_fold:
-                raise ValueError("straddle: not with posts=, dead= or free_fold= (a replayed "
-                                 "history's posts after the blinds and free folds)")
+            if posts is not None or dead is not None:
+                raise ValueError("straddle: not with posts= or dead= (a replayed history's "
+                                 "posts after the blinds)")
         self.config = config
         self.hand_id = hand_id
         self.seed = seed if deck is None else None
@@ -418,7 +418,7 @@ class Hand:
         an = np.asarray(antes, dtype=np.int64)
         if straddle:
             engine.start_hand_straddle(self._S, self._log, cfg, st, an, button, sb_seat, bb_seat,
-                                       deck_arr, straddle_seat, int(straddle))
+                                       deck_arr, straddle_seat, int(straddle), int(free_fold))
         elif posts is None and dead is None and not free_fold:
             engine.start_hand(self._S, self._log, cfg, st, an, button, sb_seat, bb_seat, deck_arr)
         else:

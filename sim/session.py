@@ -863,7 +863,7 @@ def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POT
                 straddler = -1  # an optional straddle not taken this hand
         if straddler >= 0:
             engine.start_hand_straddle(S, log, hcfg, stacks, antes, button, sb, bb, deck,
-                                       straddler, P[P_STRADDLE])
+                                       straddler, P[P_STRADDLE], 0)
         else:
             engine.start_hand(S, log, hcfg, stacks, antes, button, sb, bb, deck)
         # at most one timeout a hand: decision number `timeout_at`, which is below any given
