@@ -55,7 +55,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from audits.io import ANTE, STRADDLE, Batch, string_is, table_order
+from audits.io import Batch, string_is, table_order
 from audits.result import MAX_EXAMPLES, AuditResult, Partial, partial_from_codes, reduce_partials
 from audits.runfolder import batch_index, batch_label
 from audits.runspec import (
@@ -69,6 +69,7 @@ from audits.runspec import (
 )
 from audits.spec import AuditSpec
 from audits.stakes_import import import_stakes_map
+from audits.straddles import straddles
 from audits.tournaments import MAX_LISTED, table_results
 
 MESSAGES = {
@@ -127,49 +128,6 @@ MESSAGES = {
         "(the game's straddle, or the seat's chips left after its ante when fewer; 0: none: "
         "no straddle in this game or format, at most one a hand)",
 }
-
-
-@njit(cache=True, _nrt=False)
-def _straddles(occ, start, sb, bb, a_seat, a_kind, a_add, act_off, amount, always, posted,
-               want, seat):
-    """Per hand, the straddle the log posts (``posted``, by ``seat``) and the one the game
-    gives (``want``): ``amount`` chips (0: none) by the first seat with chips left of the big
-    blind in a hand of 3 or more players, at most the chips its ante left it; ``always``:
-    every such hand has it, else (optional) a hand may have it or not. A second straddle in a
-    hand is posted -1 (never the rules')."""
-    n, k = occ.shape
-    for i in range(n):
-        posted[i], want[i], seat[i] = 0, 0, -1
-        m = 0
-        for s in range(k):
-            if occ[i, s] and start[i, s] > 0:
-                m += 1
-        t = -1
-        if m >= 3 and 0 <= bb[i] < k:
-            u = bb[i]
-            for _ in range(k):
-                u = u + 1 if u + 1 < k else 0
-                if occ[i, u] and start[i, u] > 0:
-                    break
-            if u != sb[i] and u != bb[i]:
-                t = u
-        left = 0
-        if t >= 0:
-            left = start[i, t]
-        for j in range(act_off[i], act_off[i + 1]):
-            if a_kind[j] == ANTE and a_seat[j] == t:
-                left -= a_add[j]
-            elif a_kind[j] == STRADDLE:
-                if seat[i] >= 0:
-                    posted[i] = -1  # a second straddle
-                    break
-                seat[i] = a_seat[j]
-                posted[i] = a_add[j]
-        full = min(amount, max(left, 0)) if t >= 0 else 0
-        if posted[i] > 0 or always:
-            want[i] = full
-        if seat[i] < 0:
-            seat[i] = t
 
 
 @njit(cache=True, _nrt=False)
@@ -525,10 +483,7 @@ def stakes_map(b: Batch) -> StakesPartial:
            | (c["big_bet"] != big_bet) | (c["raise_cap"] != raise_cap), 10, bb, why,
            c["min_bet"])
     straddle, always = facts.straddle(fmt)
-    posted, want, st_seat = (np.zeros(b.n, np.int64) for _ in range(3))
-    _straddles(b.seat["occupied"], b.seat["stacks_start"], c["sb_seat"].astype(np.int64),
-               c["bb_seat"].astype(np.int64), b.act["seat"], b.act["kind"], b.act["added"],
-               b.act_off, straddle, always, posted, want, st_seat)
+    posted, want, st_seat = straddles(b, straddle, always)
     _first(codes, aux, posted != want, 27, st_seat, why, posted, want)
     rake_bps, _ = facts.rake(fmt)
     players = b.seat["occupied"].sum(axis=1).astype(np.int64)
