@@ -193,3 +193,42 @@ def test_an_optional_straddle_is_a_stated_share_of_the_hands(
     rows = [r for r in _rows(run) if _straddler(r) >= 0]
     share = sum(1 for r in rows if _straddles(r)) / len(rows)
     assert 0.18 < share < 0.42, share  # 30% drawn per hand from the table's stream
+
+
+@pytest.mark.slow
+def test_the_straddle_game_imported_from_its_phh_audits_the_same(
+        clean_run: Path, tmp_path_factory: pytest.TempPathFactory, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``holdem export --phh`` writes each straddle as p3's ``blinds_or_straddles`` entry, the
+    import replays it against the game file and every audit passes; the operator's forgery (a
+    hand whose straddle was 6, played again by the engine: every amount and finishing stack
+    consistent) fails ``stakes`` naming the hand."""
+    from cluster.cli import main
+    from tests.cluster.test_game_import import _import_hand_id, _plant
+
+    game = tmp_path_factory.mktemp("game") / "straddle.toml"
+    game.write_text(GAME)
+    exported = tmp_path / "phh"
+    assert main(["export", str(clean_run), "--phh", "--out", str(exported), "--workers", "0",
+                 "--quiet"]) == 0
+    imp = tmp_path / "imp"
+    assert main(["import", str(exported), "--game", str(game), "--out", str(imp),
+                 "--workers", "0", "--quiet"]) == 0
+    capsys.readouterr()
+    code, out = audit_cli(imp, capsys)
+    assert code == 0, out
+    assert sum(1 for r in _rows(imp) if _straddles(r)) > 0.9 * len(_rows(imp))
+
+    def forge(row: dict[str, Any]) -> dict[str, Any] | None:
+        return forged_walk(row, 6, _straddler(row)) if _straddles(row) else None
+
+    src, site = _plant(exported, tmp_path, clean_run, "cash", forge)
+    imp2 = tmp_path / "imp2"
+    assert main(["import", str(src), "--game", str(game), "--out", str(imp2), "--workers", "0",
+                 "--quiet"]) == 0
+    capsys.readouterr()
+    code, out = audit_cli(imp2, capsys)
+    hid = _import_hand_id(imp2, site)
+    assert code == 1 and f"stakes: hand {hid}: straddle is not the game's: 6" in out, out
+    for name in ("chips", "payouts", "betting", "rotation"):
+        assert f"{name}: hand {hid}" not in out, out

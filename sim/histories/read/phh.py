@@ -1021,7 +1021,9 @@ def hand_to_phh(
         elif r.kind == EventKind.DEAD_BLIND:
             blinds[player_of[r.seat]] -= r.added
         elif r.kind == EventKind.STRADDLE:  # p3, the seat left of the big blind: what it
-            blinds[player_of[r.seat]] = r.added  # posted (a short straddle all its chips)
+            # posted; a short straddle at most a big blind was its last chips, which any
+            # straddle above the big blind posts the same (a reader takes that for one)
+            blinds[player_of[r.seat]] = max(r.added, cfg.big_blind + 1)
     variant = {v: k for k, v in SUPPORTED_VARIANTS.items()}[cfg.structure]
     lines = [f"variant = {_toml_value(variant)}",
              f"ante_trimming_status = {_toml_value(cfg.ante_trimming)}",
