@@ -21,6 +21,9 @@ manifest with its spec), each hand of batch file ``log/<label>/batch-<b>.parquet
   ``min_bet`` = ``small_bet`` = the big blind, ``big_bet`` twice it, ``raise_cap`` 4,
   ``no_flop_no_drop`` true, ``ante_trimming`` false (the payouts and betting audits then check
   the chips against this configuration);
+- the straddle (``audits.straddles``; docs/game.md): a cash game's straddle posted at the game's
+  amount (or the straddler's chips left after its ante), in every hand of 3 or more players
+  under ``always``; none in a game without one or at a tournament table; one a hand;
 - buy-ins and rebuys: a table's first hand seats every seat with a buy-in (rebuys = stacks):
   cash within the population's range (``buy_in_min_bb``..``buy_in_bb`` big blinds; classic
   bots exactly ``buy_in_bb``), tournament the starting stack; later a cash rebuy ends within
