@@ -10,6 +10,11 @@ if the bet rose by a full raise since it acted); no raise when nobody else could
 pot-limit maximum (pot after the call plus the call); fixed-limit sizes (small_bet pre-flop and
 flop, big_bet turn and river; raise-to = last full level + one bet, so incomplete all-ins are
 completed) and cap (raise_cap full bets and raises per street, big blind not counted);
+a straddle (a cash game's, docs/game.md) right after the blinds: one, by the first seat with chips
+left of the big blind in a hand of 3 or more players, live (on the street), more than the big
+blind or all the seat's chips; pre-flop action then starts left of the straddler, who acts last
+with the option, and the minimum raise stays min_bet over it (its amount against the game's:
+the stakes audit);
 posts of replayed histories after the blinds (live posts, then dead ones, each clockwise from
 the seat left of the button, by a seat with chips that posted no blind): a live post is
 min(big blind, stack), on the street (the seat keeps its option); a dead post is dead money (off
@@ -45,6 +50,7 @@ from audits.io import (
     RAISE,
     RETURN,
     SMALL_BLIND,
+    STRADDLE,
     Batch,
     string_is,
 )
@@ -76,6 +82,7 @@ V_POST = 20  # a live or dead post of a replayed history against the rules (or o
 V_LEAVE = 21  # a LEAVE by a seat not in the hand
 V_LEAVE_RECORD = 22  # a LEAVE adding chips, on another street or with another street total
 V_LEAVE_RETURN = 23  # the uncovered part of a leaving seat's bet not returned at once
+V_STRADDLE = 24  # a straddle by another seat, of a size no straddle has, or out of order
 
 MESSAGES = {
     V_POSTING: "wrong posting: seat {aux} put in {logged} as its ante/blind, the rules give "
@@ -126,6 +133,10 @@ MESSAGES = {
                     "played)",
     V_LEAVE_RETURN: "wrong leave: seat {aux}'s uncovered bet not returned at once on the "
                     "{street}: the log returns {logged}, the rules give {expected}",
+    V_STRADDLE: "wrong straddle: seat {aux} straddled {logged}, the rules give {expected} (one "
+                "live straddle right after the blinds by the first seat with chips left of the "
+                "big blind, 3 or more players, more than the big blind or all the seat's "
+                "chips; 0: none by this seat)",
 }
 # the structure codes the referee gets per hand (_structure_codes)
 NO_LIMIT, POT_LIMIT, FIXED_LIMIT = 0, 1, 2
@@ -251,6 +262,40 @@ def _post_blinds(work, i, sbs, bbs, sb_amt, bb_amt, a_street, a_seat, a_kind, a_
             n_active -= 1
             flags |= 1 << P.ALL_IN
     return OK, 0, j, n_active, flags
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _post_straddle(work, i, sbs, bbs, bb_amt, a_street, a_seat, a_kind, a_tot, a_add, j, end,
+                   n_active, n_live, k):
+    """A straddle right after the blinds, if the log has one (``docs/game.md``): by the first
+    seat with chips left of the big blind, 3 or more players dealt in, on the street, more
+    than the big blind or the seat's last chips. Returns (code, seat, j, n_active, the
+    straddler or -1, flags)."""
+    if j >= end or a_kind[j] != STRADDLE:
+        return OK, 0, j, n_active, -1, 0
+    s = np.int64(a_seat[j])
+    amt = a_add[j]
+    t = -1
+    if n_live >= 3 and bbs[i] >= 0:
+        t = bbs[i]
+        for _ in range(k):
+            t = t + 1 if t + 1 < k else 0
+            if work[STATUS, t] != 0:  # dealt in (active, or all-in from its ante)
+                break
+        if t == sbs[i] or t == bbs[i]:
+            t = -1
+    if s != t or work[STATUS, s] != ACTIVE:
+        _why(work, amt, 0)
+        return V_STRADDLE, s, j, n_active, -1, 0
+    if (a_street[j] != 0 or amt <= 0 or amt > work[STACK, s] or a_tot[j] != amt
+            or (amt <= bb_amt[i] and amt != work[STACK, s])):
+        _why(work, amt, max(bb_amt[i] + 1, 0) if amt < work[STACK, s] else work[STACK, s])
+        return V_STRADDLE, s, j, n_active, -1, 0
+    flags = 0
+    if _put(work, s, amt, True):
+        n_active -= 1
+        flags |= 1 << P.ALL_IN
+    return OK, 0, j + 1, n_active, s, flags
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -531,6 +576,13 @@ def _referee_hand(i, start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mo
     flags |= more
     if code:
         return code, ax, flags
+    code, ax, j, n_active, straddler, more = _post_straddle(
+        work, i, sbs, bbs, bb_amt, a_street, a_seat, a_kind, a_tot, a_add, j, end, n_active,
+        n_live, k)
+    flags |= more
+    if code:
+        return code, ax, flags
+    option = straddler if straddler >= 0 else bbs[i]  # the seat with the pre-flop option
     code, ax, j, n_active, more = _post_extra(work, i, button, sbs, bbs, bb_amt, trim, a_street,
                                               a_seat, a_kind, a_tot, a_add, j, end, n_active, k)
     flags |= more
@@ -545,7 +597,7 @@ def _referee_hand(i, start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mo
     n_raises = 0
     voluntary = False  # a call, bet or raise pre-flop (no walk then)
     raised = False  # a bet or raise pre-flop (the big blind's option is gone)
-    to_act = _next(status, acted, bet, bbs[i] if bbs[i] >= 0 else button[i], cur, n_active, k)
+    to_act = _next(status, acted, bet, option if option >= 0 else button[i], cur, n_active, k)
     closing = to_act < 0 or n_live <= 1
     while True:
         if closing:
@@ -640,7 +692,7 @@ def _referee_hand(i, start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mo
             if code:
                 return code, ax, flags
             if street == 0:
-                if s == bbs[i] and not raised:
+                if s == option and not raised:
                     flags |= 1 << P.BB_OPTION_RAISE
                 voluntary = True
                 raised = True

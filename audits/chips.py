@@ -27,6 +27,7 @@ from audits.io import (
     RAISE,
     RETURN,
     SMALL_BLIND,
+    STRADDLE,
     Batch,
     string_is,
     table_order,
@@ -78,7 +79,8 @@ def _chips_kernel(occ, start, rebuys, end, contrib, returned, won, rake, a_seat,
             if st < 0 or st >= k:
                 continue
             if (kd == ANTE or kd == SMALL_BLIND or kd == BIG_BLIND or kd == POST
-                    or kd == DEAD_BLIND or kd == CALL or kd == BET or kd == RAISE):
+                    or kd == DEAD_BLIND or kd == CALL or kd == BET or kd == RAISE
+                    or kd == STRADDLE):
                 put[st] += a_add[j]
             elif kd == RETURN:
                 ret[st] += a_add[j]
@@ -193,7 +195,7 @@ def _amounts(codes: np.ndarray, aux: np.ndarray, b: Batch) -> tuple[np.ndarray, 
     return logged, expected
 
 
-PUTS = (ANTE, SMALL_BLIND, BIG_BLIND, POST, DEAD_BLIND, CALL, BET, RAISE)
+PUTS = (ANTE, SMALL_BLIND, BIG_BLIND, POST, DEAD_BLIND, CALL, BET, RAISE, STRADDLE)
 
 
 def _previous_rows(b: Batch) -> np.ndarray:

@@ -35,6 +35,9 @@ POST, DEAD_BLIND = 16, 17
 # a player who left the table or lost his connection mid-hand: his hand is dead; a RETURN of the
 # part of his bet no other player covered follows at once
 LEAVE = 18
+# a live straddle after the blinds by the seat left of the big blind (a cash game file's
+# straddle, docs/game.md): on the street; pre-flop action starts left of it, it keeps the option
+STRADDLE = 19
 
 # the audited columns and their types (the whole file's schema: ``audits.logschema``)
 EXPECTED: dict[str, pa.DataType] = {

@@ -4,12 +4,15 @@ Cash (moving button): the button moves to the next occupied seat; small and big 
 occupied seats left of the button (heads-up: the button posts the small blind); an imported hand
 (generator ``phh``) may have a dead small blind: no small blind, the big blind the first occupied
 seat left of the button (sites' "one blind only" hands). Posts after the blinds (POST,
-DEAD_BLIND) are forced bets, not the first action.
+DEAD_BLIND, STRADDLE) are forced bets, not the first action. A STRADDLE comes from the first
+occupied seat left of the big blind, in a hand of 3 or more players, and pre-flop action then
+starts left of the straddler.
 Tournament (dead button): the big blind advances to the next live player every hand; the small
 blind is the previous hand's big blind seat (-1 when that player is out); the button is the
 previous hand's small blind position;
-First to act (from the actions): pre-flop the first seat left of the big blind with chips (heads-up
-that is the button); post-flop the first live seat with chips left of the button.
+First to act (from the actions): pre-flop the first seat left of the big blind with chips
+(heads-up that is the button; with a straddle, left of the straddler); post-flop the first
+live seat with chips left of the button.
 heads-up the button posts the small blind and the other player the big blind.
 Imported hands (generator ``phh``), across two adjacent hands h -> i of a session:
 - the button may also STAY on its seat when the seat it would move to, h's small blind, is
@@ -41,6 +44,7 @@ from audits.io import (
     POST,
     RETURN,
     SMALL_BLIND,
+    STRADDLE,
     Batch,
     string_is,
     table_order,
@@ -78,6 +82,9 @@ MESSAGES = {
         "for a dead small blind (button {aux})",
     15: "blinds misplaced: heads-up tournament button is seat {logged}, the rules give the small "
         "blind's seat {expected}",
+    16: "straddle misplaced: seat {logged} straddled, the rules give seat {expected} (the first "
+        "occupied seat left of big blind {aux}, posting no blind, in a hand of 3 or more "
+        "players; -1: no straddle)",
 }
 
 
@@ -148,9 +155,20 @@ def _rotation_kernel(occ, start, button, sb, bb, table, hand_no, order, tourn, i
             remaining[s] = start[i, s]
             folded[s] = False
         street = -1
+        opener = g  # pre-flop action starts left of it: the big blind, or the straddler
         for j in range(act_off[i], act_off[i + 1]):
             kd = a_kind[j]
             st = a_seat[j]
+            if kd == STRADDLE:
+                want = _next_occ(occ, i, g, k) if m >= 3 else -1
+                if want == s_ or want == g:
+                    want = -1
+                if st != want or opener != g or street != -1:
+                    codes[i], aux[i], logged[i], expected[i] = 16, g, st, want
+                    break
+                opener = st
+                remaining[st] -= a_add[j]
+                continue
             if (kd == ANTE or kd == SMALL_BLIND or kd == BIG_BLIND or kd == POST
                     or kd == DEAD_BLIND):
                 remaining[st] -= a_add[j]
@@ -164,7 +182,7 @@ def _rotation_kernel(occ, start, button, sb, bb, table, hand_no, order, tourn, i
                 continue
             if a_street[j] != street:
                 street = a_street[j]
-                frm = g if street == 0 else b
+                frm = opener if street == 0 else b
                 exp = -1
                 t = frm
                 for _ in range(k):

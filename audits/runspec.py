@@ -143,6 +143,11 @@ FIELDS: dict[str, tuple[str, Any]] = {
     "seconds_per_action": _int(0),
     "tournament_buy_in": _int(1),
     "payouts": (f"a list of 1..{MAX_SEATS} percentages >= 1 adding up to 100", None),
+    # a cash straddle (docs/game.md): always or optional (absent: none), its chips (absent:
+    # twice the big blind) and the percent of hands of an optional one
+    "straddle": ("always or optional (absent: none)", ("always", "optional")),
+    "straddle_amount": _int(2, MAX_CHIPS),
+    "straddle_pct": _int(1, 99),
 }
 REBUY_KEYS = ("max", "until_level", "at_or_below", "chips")
 ADD_ON_KEYS = ("at_level", "chips")
@@ -153,7 +158,7 @@ GAME_DEFAULTS: dict[str, Any] = {
     "small_bet": None, "big_bet": None, "levels": None, "tournament_ante_mode": "every-player",
     "bot_mix": None, "python_bots": None, "rebuys": None, "add_on": None, "level_seconds": 0,
     "seconds_per_hand": 20, "seconds_per_action": 5, "tournament_buy_in": None,
-    "payouts": None}
+    "payouts": None, "straddle": "none", "straddle_amount": None, "straddle_pct": 50}
 # keys a spec may lack (runs made before the key existed, or a game value at its default):
 # what their absence means is said where they are read
 OPTIONAL_KEYS = frozenset({"rules", *GAME_DEFAULTS})
@@ -236,8 +241,8 @@ def _game_value(key: str, v: Any) -> bool:
                         for lv in v))
     expected, arg = FIELDS[key]
     if expected.startswith("an integer"):
-        lo, _, _ = arg
-        return _is_int(v) and v >= lo
+        lo, hi, _ = arg
+        return _is_int(v) and v >= lo and (hi is None or v <= hi)
     return isinstance(v, str) and v in arg
 
 
@@ -310,6 +315,10 @@ def parse_spec(spec: Any, where: str = "manifest.json") -> RunFacts:
                         ": missing (payouts and tournament_buy_in go together)")
     if s.get("seconds_per_hand", 20) + s.get("seconds_per_action", 5) < 1:
         raise SpecError(f"{where}: spec.seconds_per_hand: a hand must last at least 1 second")
+    if s.get("straddle_amount") is not None and (s.get("straddle", "none") == "none"
+                                                 or s["straddle_amount"] <= s["big_blind"]):
+        raise SpecError(f"{where}: spec.straddle_amount: {s['straddle_amount']}: expected a "
+                        f"straddle (spec.straddle) of more than the big blind {s['big_blind']}")
     if -(-s["hands"] // s["batch_size"]) > 1 << TABLE_BITS:
         raise SpecError(f"{where}: spec.batch_size: {s['hands']:,} hands make more than "
                         f"{1 << TABLE_BITS:,} batches")
@@ -498,6 +507,18 @@ class RunFacts:
         else:
             return -1
         return ANTE_UNIFORM if mode == "every-player" else ANTE_BIG_BLIND
+
+    def straddle(self, fmt: str) -> tuple[int, bool]:
+        """(the straddle in chips, 0 for none; whether every hand of 3 or more players has
+        one): the game's straddle at a cash table (``always``: every such hand, by the first
+        occupied seat left of the big blind; ``optional``: some of them, drawn per hand),
+        none at a tournament table."""
+        s = self.spec
+        if fmt != "cash" or s["straddle"] == "none":
+            return 0, False
+        amount = s["straddle_amount"] if s["straddle_amount"] is not None \
+            else 2 * s["big_blind"]
+        return amount, s["straddle"] == "always"
 
     def bet_sizes(self, fmt: str, bb: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
         """Per hand: (small bet, big bet) and the raise cap: the game's fixed-limit bets at a

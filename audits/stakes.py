@@ -21,6 +21,9 @@ manifest with its spec), each hand of batch file ``log/<label>/batch-<b>.parquet
   ``min_bet`` = ``small_bet`` = the big blind, ``big_bet`` twice it, ``raise_cap`` 4,
   ``no_flop_no_drop`` true, ``ante_trimming`` false (the payouts and betting audits then check
   the chips against this configuration);
+- the straddle (``audits.straddles``; docs/game.md): a cash game's straddle posted at the game's
+  amount (or the straddler's chips left after its ante), in every hand of 3 or more players
+  under ``always``; none in a game without one or at a tournament table; one a hand;
 - buy-ins and rebuys: a table's first hand seats every seat with a buy-in (rebuys = stacks):
   cash within the population's range (``buy_in_min_bb``..``buy_in_bb`` big blinds; classic
   bots exactly ``buy_in_bb``), tournament the starting stack; later a cash rebuy ends within
@@ -69,6 +72,7 @@ from audits.runspec import (
 )
 from audits.spec import AuditSpec
 from audits.stakes_import import import_stakes_map
+from audits.straddles import straddles
 from audits.tournaments import MAX_LISTED, table_results
 
 MESSAGES = {
@@ -123,6 +127,9 @@ MESSAGES = {
         "{logged}, the rules give table {expected}",
     25: "ante kind is not one per table by the built-in schedule at this level: ante {logged} "
         "(mode {logged2}), the rules give one kind a table, from its level on",
+    27: "straddle is not the game's: seat {aux} straddled {logged}, the rules give {expected} "
+        "(the game's straddle, or the seat's chips left after its ante when fewer; 0: none: "
+        "no straddle in this game or format, at most one a hand)",
 }
 
 
@@ -478,6 +485,9 @@ def stakes_map(b: Batch) -> StakesPartial:
     _first(codes, aux, (c["min_bet"] != bb) | (c["small_bet"] != small_bet)
            | (c["big_bet"] != big_bet) | (c["raise_cap"] != raise_cap), 10, bb, why,
            c["min_bet"])
+    straddle, always = facts.straddle(fmt)
+    posted, want, st_seat = straddles(b, straddle, always)
+    _first(codes, aux, posted != want, 27, st_seat, why, posted, want)
     rake_bps, _ = facts.rake(fmt)
     players = b.seat["occupied"].sum(axis=1).astype(np.int64)
     rake_cap = facts.rake_caps(fmt, players)

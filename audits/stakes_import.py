@@ -7,7 +7,9 @@ Each hand, from its own columns:
 - a cash hand (``format`` cash): its small and big blind, its ante and who posts it
   (``ante_mode``: 0 none, 1 every player, 2 the big blind) are the game's cash stakes; its bets
   the game's (no-limit and pot-limit: ``min_bet`` the big blind; fixed-limit: ``small_bet``,
-  ``big_bet`` and ``raise_cap`` the game's);
+  ``big_bet`` and ``raise_cap`` the game's); its straddle the game's (``audits.straddles``: the
+  game's amount or the straddler's chips after its ante, posted in every hand of 3 or more
+  players when the game's straddle is ``always``; none in a game without one);
 - a tournament hand: its (small blind, big blind, ante, ante_mode) is one of the game's levels;
   its bets those of that level (``min_bet`` the big blind; fixed-limit: the big blind and twice
   it, the game's raise cap).
@@ -26,6 +28,7 @@ import numpy as np
 
 from audits.io import Batch, string_is
 from audits.result import MAX_EXAMPLES, MAX_FAILING, Partial
+from audits.straddles import straddles
 
 __all__ = ["import_stakes_map"]
 
@@ -66,13 +69,16 @@ def import_stakes_map(b: Batch, game: dict[str, Any]) -> Partial:
     want_small = np.where(tourn, bb, int(cash["small_bet"]))
     want_big = np.where(tourn, 2 * bb, int(cash["big_bet"]))
     want_cap = np.where(tourn, t_cap, int(cash["raise_cap"]))
+    posted, want_straddle, _ = straddles(b, int(cash.get("straddle", 0)),
+                                         bool(cash.get("straddle_always", False)), ~tourn)
     # the first failing check per hand, in this order (0: none)
     checks = (~in_game,
               ~tourn & ((sb != g[0]) | (bb != g[1])),
               ~tourn & ((ante != g[2]) | (mode != g[3])),
               tourn & ~at_level,
               fixed & ((small != want_small) | (big != want_big) | (cap != want_cap)),
-              ~fixed & (min_bet != bb))
+              ~fixed & (min_bet != bb),
+              posted != want_straddle)
     code = np.zeros(n, np.int8)
     for k in range(len(checks), 0, -1):
         code[checks[k - 1]] = k
@@ -99,9 +105,12 @@ def import_stakes_map(b: Batch, game: dict[str, Any]) -> Partial:
             reason = "fixed-limit bets are not the game's"
             detail = (f"small bet {small[i]}, big bet {big[i]}, raise cap {cap[i]}; the game's "
                       f"{want_small[i]}, {want_big[i]}, {want_cap[i]}")
-        else:
+        elif k == 6:
             reason = "minimum bet is not the game's (the big blind)"
             detail = f"{min_bet[i]}, the game's {bb[i]}"
+        else:
+            reason = "straddle is not the game's"
+            detail = f"{posted[i]} (-1: two), the game's {want_straddle[i]} (0: none)"
         reasons[reason] = reasons.get(reason, 0) + 1
         if len(failing) < MAX_FAILING:
             failing.append((int(hid[i]), f"{reason}: {detail}"))

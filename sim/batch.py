@@ -87,6 +87,9 @@ def _game_params(spec: RunSpec, fmt: str, P: np.ndarray) -> None:
     """The game's own schedule into the run parameters (each left at today's default when the
     spec does not set it)."""
     ante_code = {"every-player": int(AnteMode.UNIFORM), "big-blind": int(AnteMode.BIG_BLIND)}
+    if fmt == "cash" and spec.straddle != "none":
+        P[ss.P_STRADDLE] = spec.straddle_chips
+        P[ss.P_STRADDLE_PCT] = 100 if spec.straddle == "always" else spec.straddle_pct
     if fmt == "cash" and spec.ante:
         P[ss.P_ANTE] = spec.ante
         P[ss.P_ANTE_MODE] = ante_code[spec.ante_mode]

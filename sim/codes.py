@@ -60,6 +60,7 @@ E_RAKE = int(EventKind.RAKE)
 E_POST = int(EventKind.POST)
 E_DEAD_BLIND = int(EventKind.DEAD_BLIND)
 E_LEAVE = int(EventKind.LEAVE)
+E_STRADDLE = int(EventKind.STRADDLE)
 # Err
 OK = int(Err.OK)
 HAND_OVER = int(Err.HAND_OVER)
@@ -92,4 +93,5 @@ def is_logged_event(kind: int) -> bool:
     """An event of a hand's ``actions`` column (``LOGGED_EVENTS``): posts, player decisions,
     uncalled returns and leaves."""
     return kind == E_ANTE or kind == E_SB or kind == E_BB or kind == E_POST \
-        or kind == E_DEAD_BLIND or is_player_event(kind) or kind == E_RETURN or kind == E_LEAVE
+        or kind == E_DEAD_BLIND or is_player_event(kind) or kind == E_RETURN or kind == E_LEAVE \
+        or kind == E_STRADDLE

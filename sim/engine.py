@@ -15,6 +15,11 @@ Rules implemented here (tests in tests/sim/test_rules.py):
   the main pot, like an untrimmed ante); and, when asked, a fold while checking is free;
 - hole cards one at a time clockwise from the first seat left of the button (heads-up: the big
   blind gets the first card); a burn before the flop, the turn and the river;
+- a straddle (``start_hand_straddle``): a live blind posted after the blinds by the seat the
+  caller names (the first seat left of the big blind), at most its stack (all-in for less as a
+  blind); it is the bet to call, pre-flop action starts left of it and it acts last with the
+  option; the minimum raise stays one big blind (``MIN_BET``) over it, as PokerKit plays
+  ``blinds_or_straddles=(sb, bb, straddle)`` (tests/sim/test_differential.py);
 - pre-flop action starts left of the big blind (heads-up: the button), post-flop at the first
   active seat left of the button; the big blind has the option;
 - minimum opening bet ``MIN_BET``; a raise must add at least the last full bet or raise of the
@@ -77,6 +82,7 @@ from sim.codes import (
     E_RETURN,
     E_SB,
     E_SHOW,
+    E_STRADDLE,
     E_WIN,
     FIXED_LIMIT,
     FLOP,
@@ -364,7 +370,8 @@ def _post_forced(S, log, button, sb_seat, bb_seat):
 @njit(cache=True, _nrt=False, inline="always")
 def _deal_and_open(S, log, button, bb_seat):
     """The street's bet level after the posts, the hole cards, and the first decision (or the
-    run-out when nobody can act)."""
+    run-out when nobody can act): pre-flop action starts left of ``bb_seat`` (the straddler's
+    seat when there is a straddle), else of the button."""
     n = S[N_SEATS]
     cur = 0
     for s in range(n):
@@ -405,6 +412,26 @@ def start_hand(S, log, cfg, stacks, antes, button, sb_seat, bb_seat, deck):
     _setup(S, cfg, stacks, antes, button, sb_seat, bb_seat, deck)
     _post_forced(S, log, button, sb_seat, bb_seat)
     _deal_and_open(S, log, button, bb_seat)
+    return OK
+
+
+@njit(cache=True, _nrt=False)
+def start_hand_straddle(S, log, cfg, stacks, antes, button, sb_seat, bb_seat, deck,
+                        straddle_seat, straddle, free_fold):
+    """``start_hand`` with a straddle: after the blinds ``straddle_seat`` (the caller's choice:
+    the first seat with chips left of the big blind; ``sim.hand.Hand`` checks it) posts
+    ``straddle`` chips live (at most its stack: a short straddle is all-in, like a blind),
+    logged as ``STRADDLE``; pre-flop action then starts left of the straddler, who acts last
+    and keeps the option. ``free_fold`` as in ``start_hand_posts`` (a replayed history)."""
+    _setup(S, cfg, stacks, antes, button, sb_seat, bb_seat, deck)
+    S[FREE_FOLD] = 1 if free_fold != 0 else 0
+    _post_forced(S, log, button, sb_seat, bb_seat)
+    s = straddle_seat
+    if s >= 0 and S[STATUS_ + s] == S_ACTIVE and straddle > 0:
+        amt = min(straddle, S[STACK_ + s])
+        _put(S, s, amt)
+        _record(S, log, s, E_STRADDLE, S[BET_ + s], amt, -1, -1)
+    _deal_and_open(S, log, button, s if s >= 0 else bb_seat)
     return OK
 
 

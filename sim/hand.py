@@ -193,6 +193,26 @@ def standard_positions(occupied: Sequence[bool], button: int) -> tuple[int, int]
     return seats[0], seats[1]
 
 
+def _straddle_seat(config: TableConfig, occupied: Sequence[bool], sb_seat: int, bb_seat: int,
+                   straddle: int, seat: int | None) -> int:
+    """The straddler: ``seat`` if given, else the first seat with chips left of the big blind;
+    checked (one-line ValueError): at least 3 players, a straddle above the big blind, a seat
+    with chips that posts no blind."""
+    n = len(occupied)
+    if isinstance(straddle, bool) or int(straddle) != straddle or straddle <= config.big_blind:
+        raise ValueError(f"straddle {straddle!r}: expected more chips than the big blind "
+                         f"({config.big_blind})")
+    if sum(occupied) < 3:
+        raise ValueError(f"straddle: a hand of {sum(occupied)} players has no straddle "
+                         "(expected at least 3)")
+    if seat is None:
+        seat = next((bb_seat + i) % n for i in range(1, n) if occupied[(bb_seat + i) % n])
+    if not 0 <= seat < n or not occupied[seat] or seat in (sb_seat, bb_seat):
+        raise ValueError(f"straddle seat {seat}: expected a seat with chips that posts no "
+                         "blind")
+    return seat
+
+
 def _deck(deck: str | Sequence[int | str] | np.ndarray | None, seed: int | None,
           hand_id: int) -> np.ndarray:
     """The hand's 52 cards as int64: ``deck`` (ints or text) if given, else shuffled from
@@ -328,13 +348,18 @@ class Hand:
         free_fold: bool = False,
         holes: Mapping[int, str | Sequence[int | str]] | None = None,
         board: str | Sequence[int | str] | None = None,
+        straddle: int = 0,
+        straddle_seat: int | None = None,
     ) -> None:
         """``posts``/``dead`` (replayed histories): per seat, chips posted live after the blinds
         (a returning player's big blind; the seat keeps its option) and dead (into the main pot,
         never toward a call); ``free_fold``: accept a fold when checking is free (sites allow
         it; the simulator never sets it). See ``sim.engine.start_hand_posts``. ``deck`` or
         ``seed``: see the class docstring. A bad argument raises a one-line ValueError naming
-        it (a card: ``deck[7]: 'Xs' is not a card: expected ...``)."""
+        it (a card: ``deck[7]: 'Xs' is not a card: expected ...``). ``straddle``: chips of a
+        live straddle posted after the blinds by ``straddle_seat`` (default: the first seat
+        with chips left of the big blind; at least 3 players), more than the big blind; see
+        ``sim.engine.start_hand_straddle``."""
         n = config.n_seats
         if len(stacks) != n:
             raise ValueError(f"stacks: expected {n} values (one per seat), got {len(stacks)}")
@@ -371,6 +396,12 @@ class Hand:
             for s, v in enumerate(vals):
                 if v and not occupied[s]:
                     raise ValueError(f"{name}: seat {s} posts {v} but has no chips")
+        if straddle:
+            straddle_seat = _straddle_seat(config, occupied, sb_seat, bb_seat, straddle,
+                                           straddle_seat)
+            if posts is not None or dead is not None:
+                raise ValueError("straddle: not with posts= or dead= (a replayed history's "
+                                 "posts after the blinds)")
         self.config = config
         self.hand_id = hand_id
         self.seed = seed if deck is None else None
@@ -385,7 +416,10 @@ class Hand:
             _CONFIG_BLOCKS[(config, auto_showdown)] = cfg
         st = np.asarray(stacks, dtype=np.int64)
         an = np.asarray(antes, dtype=np.int64)
-        if posts is None and dead is None and not free_fold:
+        if straddle:
+            engine.start_hand_straddle(self._S, self._log, cfg, st, an, button, sb_seat, bb_seat,
+                                       deck_arr, straddle_seat, int(straddle), int(free_fold))
+        elif posts is None and dead is None and not free_fold:
             engine.start_hand(self._S, self._log, cfg, st, an, button, sb_seat, bb_seat, deck_arr)
         else:
             engine.start_hand_posts(

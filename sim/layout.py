@@ -210,13 +210,15 @@ class EventKind(IntEnum):
     DEAD_BLIND = 17  # dead money posted by a returning player: into the pot, not on the street
     LEAVE = 18  # a player left the table or lost his connection: his hand is dead (a
     # RETURN_UNCALLED of his bet's uncovered part follows at once when there is one)
+    STRADDLE = 19  # a live straddle: the seat left of the big blind, after the blinds, on the
+    # street; pre-flop action starts left of it and it keeps the option (sim.engine)
 
 
 PLAYER_EVENTS = (EventKind.FOLD, EventKind.CHECK, EventKind.CALL, EventKind.BET, EventKind.RAISE)
 # the events a hand's ``actions`` column holds (sim.schema): posts, player actions, returns
 LOGGED_EVENTS = (EventKind.ANTE, EventKind.SMALL_BLIND, EventKind.BIG_BLIND, EventKind.POST,
                  EventKind.DEAD_BLIND, *PLAYER_EVENTS, EventKind.RETURN_UNCALLED,
-                 EventKind.LEAVE)
+                 EventKind.LEAVE, EventKind.STRADDLE)
 
 
 class Err(IntEnum):

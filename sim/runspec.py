@@ -160,7 +160,11 @@ GAME_DEFAULTS: dict[str, Any] = {
     "rake_caps_by_players": (), "no_flop_no_drop": True, "raise_cap": 4, "small_bet": None,
     "big_bet": None, "levels": None, "tournament_ante_mode": "every-player", "bot_mix": None,
     "python_bots": None, "rebuys": None, "add_on": None, "level_seconds": 0,
-    "seconds_per_hand": 20, "seconds_per_action": 5, "tournament_buy_in": None, "payouts": None}
+    "seconds_per_hand": 20, "seconds_per_action": 5, "tournament_buy_in": None, "payouts": None,
+    "straddle": "none", "straddle_amount": None, "straddle_pct": 50}
+# the straddle policies of a cash game (docs/game.md): none, the seat left of the big blind
+# always straddles, or it straddles in straddle_pct percent of the hands (drawn per hand)
+STRADDLES = ("none", "always", "optional")
 # tournament re-buys and the add-on as the spec records them (dicts of these keys)
 REBUY_KEYS = ("max", "until_level", "at_or_below", "chips")
 ADD_ON_KEYS = ("at_level", "chips")
@@ -286,6 +290,12 @@ class RunSpec:
     # prize pool each finishing place takes (a derivation from the log: audits/tournaments.py)
     tournament_buy_in: int | None = None
     payouts: tuple[int, ...] | None = None
+    # cash straddle (``STRADDLES``): a live straddle of straddle_amount chips (None: twice the
+    # big blind) by the seat left of the big blind, in every hand of 3 or more players
+    # ("always") or in straddle_pct percent of them ("optional"); tournaments never straddle
+    straddle: str = "none"
+    straddle_amount: int | None = None
+    straddle_pct: int = 50
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "structures",
@@ -352,7 +362,8 @@ class RunSpec:
                    ("buy-in", self.buy_in_bb * bb), ("tournament stack", stack * bb),
                    ("leave threshold", self.leave_above_bb * bb),
                    ("rake cap", self.rake_cap or self.rake_cap_bb * bb),
-                   ("small bet", self.small_bet or 0), ("big bet", self.big_bet or 0)]
+                   ("small bet", self.small_bet or 0), ("big bet", self.big_bet or 0),
+                   ("straddle", self.straddle_amount or 0)]
         amounts += [(f"rake cap at {n} players", int(c)) for n, c in self.rake_caps_by_players]
         amounts += [(f"level {i + 1}", max(int(x) for x in lv))
                     for i, lv in enumerate(self.levels or ())]
@@ -415,7 +426,37 @@ class RunSpec:
 
         if self.python_bots is not None:
             object.__setattr__(self, "python_bots", check_python_bots(self.python_bots))
+        self._check_straddle()
         self._check_tournament()
+
+    @property
+    def straddle_chips(self) -> int:
+        """The cash straddle in chips (0: none; default twice the big blind)."""
+        if self.straddle == "none":
+            return 0
+        return self.straddle_amount if self.straddle_amount is not None else 2 * self.big_blind
+
+    def _check_straddle(self) -> None:
+        """The straddle policy: one of ``STRADDLES``, above the big blind, on cash tables of 3
+        seats or more (one line)."""
+        if self.straddle not in STRADDLES:
+            raise ValueError(f"straddle {self.straddle!r}: expected one of {', '.join(STRADDLES)}")
+        if not 1 <= self.straddle_pct <= 99:
+            raise ValueError(f"straddle_pct {self.straddle_pct}: expected 1..99 percent")
+        if self.straddle_amount is not None and self.straddle_amount <= self.big_blind:
+            raise ValueError(f"straddle {self.straddle_amount} chips: expected more than the big "
+                             f"blind ({self.big_blind})")
+        if self.straddle == "none":
+            return
+        seats = [self.players] if isinstance(self.players, int) else [
+            n for n, w in (parse_players(self.players) if isinstance(self.players, str)
+                           else self.players) if w > 0]
+        if min(seats) < 3:
+            raise ValueError(f"straddle {self.straddle}: tables of {min(seats)} seats have no "
+                             "straddle (heads-up): expected tables of 3 seats or more")
+        if self.format == "tournament":
+            raise ValueError(f"straddle {self.straddle}: tournaments play no straddle (format "
+                             "tournament): expected cash or mixed tables")
 
     def _check_tournament(self) -> None:
         """Re-buys, the add-on, levels by time and payouts (normalised to tuples; one line)."""

@@ -88,8 +88,9 @@ FIELDS: list[tuple[str, pa.DataType, str]] = [
     ("timed_out", pa.list_(pa.bool_()), "per seat: timed out once (checked if free, else folded)"),
     ("rake", pa.int64(), "rake taken"),
     ("actions", pa.binary(),
-     "in order: antes, blinds, player actions, uncalled returns and leaves (a LEAVE, at anyone's "
-     "turn, then the return of the leaver's uncovered bet), packed as 19-byte records "
+     "in order: antes, blinds, a straddle, player actions, uncalled returns and leaves (a "
+     "LEAVE, at anyone's turn, then the return of the leaver's uncovered bet), packed as "
+     "19-byte records "
      "(int8 street, int8 seat, int8 kind, int64 to_street_total, int64 added; little-endian; "
      "numpy: np.frombuffer(value, sim.schema.ACTION_DTYPE)); kind = sim.layout.EventKind; "
      "to_street_total = the seat's street total after the action; added = chips moved"),

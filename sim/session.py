@@ -197,6 +197,10 @@ P_AO_CHIPS = _P.take("P_AO_CHIPS")
 P_LEVEL_SECONDS = _P.take("P_LEVEL_SECONDS")
 P_SEC_HAND = _P.take("P_SEC_HAND")
 P_SEC_ACTION = _P.take("P_SEC_ACTION")
+# cash straddle (docs/game.md): its chips (0: none) and the percent of hands (with at least 3
+# players dealt in) whose seat left of the big blind posts it, drawn from the table stream
+P_STRADDLE = _P.take("P_STRADDLE")
+P_STRADDLE_PCT = _P.take("P_STRADDLE_PCT")
 P_SIZE = _P.size
 
 # --- TS: the current table ---
@@ -653,6 +657,16 @@ def _positions(TS, P, first, counts, rs):
 
 
 @njit(cache=True, _nrt=False)
+def _straddler(TS, n, sb, bb):
+    """The seat that straddles: the first seat with chips left of the big blind, posting no
+    blind; -1 with fewer than 3 players dealt in (heads-up has no straddle)."""
+    if _count_occupied(TS, n) < 3:
+        return -1
+    s = _next_occupied(TS, n, bb)
+    return s if s != sb and s != bb else -1
+
+
+@njit(cache=True, _nrt=False)
 def _moved_positions(TS, P, first, counts):
     """The clean rules of ``_positions`` from the table's position memory."""
     n = P[P_N_SEATS]
@@ -834,7 +848,17 @@ def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POT
                 hcfg[CONFIG_SIZE] = fault
         elif is_engine_fault(fault):  # the engine's other faults act on every hand
             hcfg[CONFIG_SIZE] = fault
-        engine.start_hand(S, log, hcfg, stacks, antes, button, sb, bb, deck)
+        straddler = -1
+        if P[P_STRADDLE] > 0 and not tournament:
+            straddler = _straddler(TS, n, sb, bb)
+            if straddler >= 0 and P[P_STRADDLE_PCT] < 100 \
+                    and below(rs_tab, 100) >= P[P_STRADDLE_PCT]:
+                straddler = -1  # an optional straddle not taken this hand
+        if straddler >= 0:
+            engine.start_hand_straddle(S, log, hcfg, stacks, antes, button, sb, bb, deck,
+                                       straddler, P[P_STRADDLE], 0)
+        else:
+            engine.start_hand(S, log, hcfg, stacks, antes, button, sb, bb, deck)
         # at most one timeout a hand: decision number `timeout_at`, which is below any given
         # count of decisions with probability (count * ppm / 1e6): the per-decision rate
         timeout_at = below(rs_tab, 1_000_000 // P[P_TIMEOUT_PPM]) if P[P_TIMEOUT_PPM] > 0 else -1

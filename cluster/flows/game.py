@@ -4,7 +4,7 @@ into the ``RunSpec`` fields that make the hands (docs/game.md has the format).
 
 ``read_game(path)`` returns those fields as keyword arguments of ``RunSpec``; anything it cannot
 use raises ``GameError``: one line naming the file and the key (``[stakes] big_blind``) and what
-was expected. A key the simulator does not model yet (straddles, a rake step, a jackpot) is
+was expected. A key the simulator does not model yet (a rake step, a jackpot) is
 refused by name with the reason, never ignored; ``[tournament]`` also takes re-buys, an add-on,
 levels by time and payouts (``_tournament_extras``). Keys the file leaves out take the
 command line's defaults (``sim.runspec.DEFAULT_POPULATION`` and ``RunSpec``'s), so a game file
@@ -32,7 +32,8 @@ KEYS: dict[str, frozenset[str]] = {
     "": frozenset({"name", "structures", "stakes", "rake", "tables", "cash", "tournament",
                    "bots"}),
     "stakes": frozenset({"small_blind", "big_blind", "ante", "ante_mode", "small_bet",
-                         "big_bet", "raise_cap"}),
+                         "big_bet", "raise_cap", "straddle", "straddle_amount",
+                         "straddle_pct"}),
     "tables": frozenset({"players", "format", "tournament_pct", "hands_per_table",
                          "leave_ppm", "timeout_ppm"}),
     "cash": frozenset({"buy_in_bb", "leave_above_bb"}),
@@ -44,7 +45,6 @@ KEYS: dict[str, frozenset[str]] = {
 PYTHON_BOT_KEYS = frozenset({"path", "module", "callable", "weight"})
 # keys a platform may expect that the simulator does not model yet: refused with the reason
 NOT_MODELLED: dict[str, str] = {
-    "stakes.straddle": "straddles are not simulated",
     "tournament.prizes": "prizes are given as payouts = [percent of the pool by place, ...] "
                          "with buy_in",
     "tournament.add_ons": "one add-on a player: add_on = { at_level = N, chips = N }",
@@ -168,6 +168,7 @@ def parse_game(doc: dict[str, Any], where: str = "game", *,
         out["big_bet"] = _int(stakes["big_bet"], "big_bet", w, out.get("small_bet", bb))
     if "raise_cap" in stakes:
         out["raise_cap"] = _int(stakes["raise_cap"], "raise_cap", w, 1, 100)
+    out.update(_straddle(stakes, w, bb))
 
     if "rake" in doc:
         out.update(_rake(doc["rake"], f"{where}: [rake]"))
@@ -244,6 +245,8 @@ def parse_game(doc: dict[str, Any], where: str = "game", *,
         out["tournament_ante_mode"] = _str(tourn["ante_mode"], "ante_mode", w, ANTE_MODES)
 
     out.update(_tournament_extras(tourn, w))
+    if out.get("straddle", "none") != "none":
+        _straddle_tables(out, f"{where}: [stakes] straddle")
 
     bots = _table(doc, "bots", where)
     w = f"{where}: [bots]"
@@ -265,6 +268,41 @@ def parse_game(doc: dict[str, Any], where: str = "game", *,
     if "python" in bots:
         out["python_bots"] = _python_bots(bots["python"], w, base or Path.cwd())
     return out
+
+
+def _straddle(stakes: dict[str, Any], where: str, bb: int) -> dict[str, Any]:
+    """``[stakes] straddle`` (none, always, optional), ``straddle_amount`` (chips, more than
+    the big blind; default twice it) and ``straddle_pct`` (optional: percent of the hands):
+    the ``RunSpec`` fields of the same names."""
+    from sim.runspec import STRADDLES
+
+    policy = _str(stakes.get("straddle", "none"), "straddle", where, STRADDLES)
+    out: dict[str, Any] = {"straddle": policy} if "straddle" in stakes else {}
+    for key, needs in (("straddle_amount", ("always", "optional")),
+                       ("straddle_pct", ("optional",))):
+        if key in stakes and policy not in needs:
+            raise GameError(f"{where}: {key}: only with straddle = "
+                            f"{' or '.join(repr(p) for p in needs)} (straddle is {policy!r})")
+    if "straddle_amount" in stakes:
+        out["straddle_amount"] = _int(stakes["straddle_amount"], "straddle_amount", where,
+                                      bb + 1)
+    if "straddle_pct" in stakes:
+        out["straddle_pct"] = _int(stakes["straddle_pct"], "straddle_pct", where, 1, 99)
+    return out
+
+
+def _straddle_tables(out: dict[str, Any], where: str) -> None:
+    """A straddle needs cash tables of 3 seats or more (heads-up, the seat left of the big
+    blind is the small blind; tournaments play none)."""
+    players = out["players"]
+    seats = [players] if isinstance(players, int) else [n for n, wt in players if wt > 0]
+    if min(seats) < 3:
+        raise GameError(f"{where}: {out['straddle']!r}: the tables include {min(seats)} seats "
+                        "and heads-up has no straddle: expected [tables] players of 3 seats "
+                        "or more (the default mix has 2-seat tables)")
+    if out.get("format") == "tournament":
+        raise GameError(f"{where}: {out['straddle']!r}: tournaments play no straddle: expected "
+                        "[tables] format cash or mixed (its cash tables straddle)")
 
 
 def _python_bots(v: Any, where: str, base: Path) -> tuple[Any, ...]:

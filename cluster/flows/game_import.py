@@ -10,8 +10,9 @@ strict reading, the same defaults) and keeps what an imported hand can be checke
   the ``outcome`` audit checks each raked hand against;
 - the stakes the ``stakes`` audit checks each hand against (``to_manifest``, the manifest's
   ``game``): the structures (none named: any), the cash stakes (blinds, ante and who posts it,
-  fixed-limit bets and raise cap) and every tournament level a hand may be played at (the
-  file's ``levels``, or the built-in schedule's levels with each ante kind a table may have).
+  fixed-limit bets and raise cap, the straddle when the game has one) and every tournament
+  level a hand may be played at (the file's ``levels``, or the built-in schedule's levels with
+  each ante kind a table may have).
 
 **Amounts.** A game's amounts are chips; an import's are its currency's minor units (the
 manifest's ``money.exponent`` E). One chip is one unit of the import's currency, so an amount
@@ -48,6 +49,7 @@ class ImportGame:
     levels: tuple[tuple[int, int, int, int], ...]
     raise_cap: int
     rake: RakeSchedule
+    straddle: tuple[int, bool] = (0, False)  # a cash straddle: (chips, 0 none; always)
 
     def to_manifest(self, exponent: int) -> dict[str, Any]:
         """The manifest's ``game``: the stakes in minor units of ``10**-exponent``."""
@@ -58,7 +60,9 @@ class ImportGame:
                 "chip": f"1 chip = 10^{exponent} minor units (one unit of the currency)",
                 "cash": {"small_blind": sb * u, "big_blind": bb * u, "ante": ante * u,
                          "ante_mode": mode, "small_bet": small * u, "big_bet": big * u,
-                         "raise_cap": cap},
+                         "raise_cap": cap,
+                         **({"straddle": self.straddle[0] * u, "straddle_always":
+                             self.straddle[1]} if self.straddle[0] else {})},
                 "tournament": {"levels": [[a * u, b * u, c * u, m] for a, b, c, m in self.levels],
                                "raise_cap": self.raise_cap}}
 
@@ -81,8 +85,9 @@ class ImportGame:
         levels = tuple((chips(a), chips(b), chips(x), int(m))
                        for a, b, x, m in d["tournament"]["levels"])
         st = d["structures"]
+        straddle = (chips(c.get("straddle", 0)), bool(c.get("straddle_always", False)))
         return cls(d["name"], str(d["file"]), None if st is None else tuple(st), cash, levels,
-                   int(d["tournament"]["raise_cap"]), rake)
+                   int(d["tournament"]["raise_cap"]), rake, straddle)
 
 
 def read_import_game(path: str | Path) -> ImportGame:
@@ -109,7 +114,8 @@ def read_import_game(path: str | Path) -> ImportGame:
                         spec.no_flop_no_drop)
     return ImportGame(spec.game, str(Path(path)), None if structures is None
                       else tuple(str(s) for s in structures), cash,
-                      _levels(spec), spec.raise_cap, rake)
+                      _levels(spec), spec.raise_cap, rake,
+                      (spec.straddle_chips, spec.straddle == "always"))
 
 
 def _levels(spec: Any) -> tuple[tuple[int, int, int, int], ...]:

@@ -67,6 +67,8 @@ def _event_text(hand: Hand, r: Record) -> str:
         return f"{who} posts small blind {r.added}"
     if k == EventKind.BIG_BLIND:
         return f"{who} posts big blind {r.added}"
+    if k == EventKind.STRADDLE:
+        return f"{who} straddles {r.added}"
     if k == EventKind.POST:
         return f"{who} posts {r.added} live"
     if k == EventKind.DEAD_BLIND:
@@ -101,6 +103,6 @@ def _last_put(hand: Hand, seat: int) -> int:
         if r.seat == seat and r.kind in (EventKind.BET, EventKind.RAISE, EventKind.CALL,
                                           EventKind.SMALL_BLIND, EventKind.BIG_BLIND,
                                           EventKind.ANTE, EventKind.POST,
-                                          EventKind.DEAD_BLIND):
+                                          EventKind.DEAD_BLIND, EventKind.STRADDLE):
             last = r.seq
     return last

@@ -53,6 +53,9 @@ ACTION_LABELS: dict[EventKind, tuple[str, str]] = {
                                         "histories: in the pot, never toward a call)"),
     EventKind.LEAVE: ("leave", "the player left the table or lost his connection: his hand is "
                                "dead (a `return` of his uncovered bet follows at once)"),
+    EventKind.STRADDLE: ("post_straddle", "a live straddle posted by the seat left of the big "
+                                          "blind (on the street: the bet to call; the "
+                                          "straddler acts last pre-flop, with the option)"),
 }
 ACTION_NAMES = tuple(label for label, _ in ACTION_LABELS.values())
 STREET_NAMES = tuple(s.name.lower() for s in Street if s <= Street.SHOWDOWN)

@@ -49,6 +49,7 @@ def replay_row(row: dict[str, Any], check: bool = True) -> Hand:
     antes = [0] * cfg.n_seats
     posts = [0] * cfg.n_seats  # a replayed history's posts after the blinds (live, dead)
     dead = [0] * cfg.n_seats
+    straddle, straddle_seat = 0, None  # a straddle post (cash game files, docs/game.md)
     for r in decode_actions(row["actions"]):
         if r["kind"] == EventKind.ANTE:
             antes[int(r["seat"])] = int(row["ante"])
@@ -56,11 +57,16 @@ def replay_row(row: dict[str, Any], check: bool = True) -> Hand:
             posts[int(r["seat"])] += int(r["added"])
         elif r["kind"] == EventKind.DEAD_BLIND:
             dead[int(r["seat"])] += int(r["added"])
+        elif r["kind"] == EventKind.STRADDLE:  # a short one was the seat's last chips: the
+            # same post from any straddle above it (Hand wants one above the big blind)
+            straddle = max(int(r["added"]), cfg.big_blind + 1)
+            straddle_seat = int(r["seat"])
     has_posts = any(posts) or any(dead)
     hand = Hand(cfg, list(row["stacks_start"]), button=int(row["button"]),
                 sb_seat=sb, bb_seat=int(row["bb_seat"]), deck=deck, antes=antes,
                 hand_id=int(row["hand_id"]), posts=posts if has_posts else None,
-                dead=dead if has_posts else None, free_fold=row.get("generator") == "phh")
+                dead=dead if has_posts else None, free_fold=row.get("generator") == "phh",
+                straddle=straddle, straddle_seat=straddle_seat)
     for r in decode_actions(row["actions"]):
         kind = EventKind(int(r["kind"]))
         seat = int(r["seat"])

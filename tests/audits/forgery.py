@@ -18,8 +18,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sim.digest import with_digests
-from sim.hand import Hand
+from sim.hand import Action, Hand
 from sim.histories.rows.reference import showdown_and_pots
+from sim.layout import EventKind
 from sim.logview.row_replay import replay_row
 
 Row = dict[str, Any]
@@ -265,3 +266,39 @@ def favour_seat(row: Row, seat: int = 0) -> Row | None:
     if best == seat:
         return None
     return replay_with_deck(row, swap_hole_cards(row, seat, best))
+
+
+def pack_hand(row: Row, hand: Hand) -> Row:
+    """The row as the engine logged ``hand`` (a hand the forger played himself on the row's
+    seats, stacks and deck): its ``actions`` log and every derived column."""
+    from sim.histories.rows.reference import _LOGGED
+    from sim.schema import ACTION_DTYPE
+
+    recs = [r for r in hand.records if r.kind in _LOGGED]
+    packed = np.empty(len(recs), dtype=ACTION_DTYPE)
+    for j, r in enumerate(recs):
+        packed[j] = (int(r.street), r.seat, int(r.kind), r.to_street_total, r.added)
+    return {**row, **derived_columns(row, hand, deck_of(row)), "actions": packed.tobytes()}
+
+
+def forged_walk(row: Row, straddle: int = 0, straddle_seat: int | None = None) -> Row:
+    """The row replaced by a hand the engine plays on its seats, stacks, blinds and deck with
+    the straddle the forger chooses (``straddle`` chips by ``straddle_seat``; 0: none), every
+    player folding pre-flop to the last one: a legal hand, consistent in every column, whose
+    only lie is its straddle."""
+    from sim.logview.row_replay import config_from_row
+    from sim.schema import decode_actions
+
+    cfg = config_from_row(row)
+    antes = [0] * cfg.n_seats
+    for r in decode_actions(row["actions"]):
+        if r["kind"] == int(EventKind.ANTE):
+            antes[int(r["seat"])] = int(row["ante"])
+    hand = Hand(cfg, list(row["stacks_start"]), button=int(row["button"]),
+                sb_seat=int(row["sb_seat"]), bb_seat=int(row["bb_seat"]), deck=deck_of(row),
+                antes=antes, hand_id=int(row["hand_id"]), straddle=straddle,
+                straddle_seat=straddle_seat)
+    while not hand.is_complete:
+        la = hand.legal_actions()
+        hand.apply(Action.fold(la.seat) if la.can_fold else Action.check_call(la.seat))
+    return pack_hand(row, hand)

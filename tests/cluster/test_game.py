@@ -227,7 +227,27 @@ BAD_GAMES = {
                                      "add_on = { at_level = 2, chips = 20 }\n",
                                      "add_on.at_level 2: expected at or after"),
     "add_ons": ("[tournament]\nadd_ons = 1\n", "add_on = { at_level"),
-    "straddle": ("[stakes]\nstraddle = true\n", "straddles are not simulated"),
+    "straddle not a policy": ("[stakes]\nstraddle = true\n",
+                              "[stakes]: straddle: True: expected one of none, always, optional"),
+    "straddle at the big blind": ("[stakes]\nstraddle = \"always\"\nstraddle_amount = 2\n"
+                                  "[tables]\nplayers = 6\n",
+                                  "straddle_amount: 2: expected an integer 3.."),
+    "straddle beyond the chips": ("[stakes]\nstraddle = \"always\"\n"
+                                  "straddle_amount = 2000000000\n[tables]\nplayers = 6\n",
+                                  "straddle_amount: 2000000000: expected an integer "
+                                  "3..1,000,000,000"),
+    "straddle on heads-up tables": ("[stakes]\nstraddle = \"always\"\n",
+                                    "[stakes] straddle: 'always': the tables include 2 seats"),
+    "straddle in tournaments": ("[stakes]\nstraddle = \"optional\"\n[tables]\nplayers = 6\n"
+                                "format = \"tournament\"\n", "tournaments play no straddle"),
+    "straddle amount without a straddle": ("[stakes]\nstraddle_amount = 4\n",
+                                           "straddle_amount: only with straddle"),
+    "straddle percent of a mandatory one": ("[stakes]\nstraddle = \"always\"\n"
+                                            "straddle_pct = 50\n[tables]\nplayers = 6\n",
+                                            "straddle_pct: only with straddle = 'optional'"),
+    "straddle percent 100": ("[stakes]\nstraddle = \"optional\"\nstraddle_pct = 100\n"
+                             "[tables]\nplayers = 6\n", "straddle_pct: 100: expected an "
+                             "integer 1..99"),
     "level not a pair": ("[tournament]\nlevels = [[10]]\n", "levels[1]"),
     "level big below small": ("[tournament]\nlevels = [[10, 5]]\n", "levels[1] big blind"),
     "stack off the big blind": ("[stakes]\nbig_blind = 10\nsmall_blind = 5\n[tournament]\n"

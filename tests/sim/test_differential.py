@@ -44,6 +44,13 @@ When our chosen action is a raise that PokerKit rejects (or whose amount is out 
 range) for one of the documented reasons, both engines check/call instead and the fallback is
 counted. Anything unexplained fails with a reproduction. Rake is 0 (PokerKit's rake differs).
 
+Straddles (``test_straddle_differential_vs_pokerkit``): the same hands with a live straddle
+posted by the seat left of the big blind (3..10 seats, straddles from one chip over the big
+blind to three big blinds, short straddlers all-in for less), PokerKit's
+``blinds_or_straddles=(sb, bb, straddle)``: the same seat to act (left of the straddler, the
+straddler last with the option), the same legal sets (the minimum raise one ``min_bet`` over
+the straddle), the same stacks and payouts.
+
 Not compared: a ``LEAVE`` (a player who disconnects mid-hand, seed 004) has no PokerKit twin, so
 it is never drawn here (each hand asserts it holds none); its rule is tested on its own
 (tests/sim/test_rules.py, the fuzzing of tests/sim/test_hand_fuzz.py, the audits).
@@ -148,18 +155,20 @@ class Scenario:
     button: int
     deck: list[int]
     seed: int
+    straddle: int = 0  # chips of the live straddle of the seat left of the big blind (0: none)
 
     def describe(self) -> str:
         return (
             f"seed={self.seed}\n"
             f"  config={config_source(self.config)}\n"
-            f"  stacks={self.stacks} button={self.button}\n"
+            f"  stacks={self.stacks} button={self.button} straddle={self.straddle}\n"
             f"  deck=parse_cards({format_cards(self.deck, ' ')!r})"
         )
 
 
-def random_scenario(rng: random.Random, structure: Structure, seed: int = 0) -> Scenario:
-    n = rng.randint(2, 10)
+def random_scenario(rng: random.Random, structure: Structure, seed: int = 0,
+                    straddles: bool = False) -> Scenario:
+    n = rng.randint(3 if straddles else 2, 10)
     sb = rng.choice([1, 1, 2, 3, 5, 10, 25])
     bb = rng.choice([sb, 2 * sb, 2 * sb, 2 * sb, 3 * sb, sb + rng.randint(1, 2 * sb)])
     mode = rng.choice([AnteMode.NONE, AnteMode.UNIFORM, AnteMode.BIG_BLIND])
@@ -195,10 +204,11 @@ def random_scenario(rng: random.Random, structure: Structure, seed: int = 0) -> 
             stacks.append(rng.randint(50 * bb, 300 * bb))
     deck = list(range(52))
     rng.shuffle(deck)
-    return Scenario(config, stacks, rng.randrange(n), deck, seed)
+    straddle = rng.choice([2 * bb, 2 * bb, bb + 1, 3 * bb, bb + sb]) if straddles else 0
+    return Scenario(config, stacks, rng.randrange(n), deck, seed, straddle)
 
 
-def pk_state(config: TableConfig, pk_stacks: list[int]):
+def pk_state(config: TableConfig, pk_stacks: list[int], straddle: int = 0):
     n = config.n_seats
     if config.ante_mode == AnteMode.UNIFORM:
         antes: object = config.ante
@@ -206,7 +216,9 @@ def pk_state(config: TableConfig, pk_stacks: list[int]):
         antes = {1: config.ante}  # multi-way player 1; heads-up player 0 posts antes[1]
     else:
         antes = 0
-    blinds = (config.small_blind, config.big_blind)
+    blinds: tuple[int, ...] = (config.small_blind, config.big_blind)
+    if straddle:
+        blinds += (straddle,)  # PokerKit's player 2: the seat left of the big blind
     trim = config.ante_trimming
     if config.structure == Structure.FIXED_LIMIT:
         game = FixedLimitTexasHoldem(
@@ -307,11 +319,18 @@ def play_both(sc: Scenario, rng: random.Random, stats: Counter) -> None:
             return
         stats["bb_ante_trim_modelled"] += 1
         antes = [0] * n
-    hand = Hand(config, sc.stacks, button=button, deck=sc.deck, antes=antes)
+    hand = Hand(config, sc.stacks, button=button, deck=sc.deck, antes=antes,
+                straddle=sc.straddle)
+    posted = [r.added for r in hand.records if r.kind == L.EventKind.STRADDLE]
+    if posted:  # none only when the ante took the straddler's last chip
+        assert hand.records[[r.kind for r in hand.records].index(L.EventKind.STRADDLE)].seat \
+            == seat_of[2]
+        stats["straddled"] += 1
+        stats["short_straddles"] += posted[0] < sc.straddle
     pk_of = {s: i for i, s in enumerate(seat_of)}
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # e.g. PokerKit's "some chips will be burned"
-        pk = pk_state(config, [sc.stacks[s] for s in seat_of])
+        pk = pk_state(config, [sc.stacks[s] for s in seat_of], sc.straddle)
     trace: list[str] = []
     pos = 0
 
@@ -441,13 +460,13 @@ def play_both(sc: Scenario, rng: random.Random, stats: Counter) -> None:
         stats["side_pot_hands"] += 1
 
 
-def run(structure: Structure, n_hands: int, seed: int) -> Counter:
+def run(structure: Structure, n_hands: int, seed: int, straddles: bool = False) -> Counter:
     stats: Counter = Counter()
     with fast_pokerkit_hands():
         for k in range(n_hands):
             hand_seed = seed * 1_000_003 + k
             rng = random.Random(hand_seed)
-            sc = random_scenario(rng, structure, hand_seed)
+            sc = random_scenario(rng, structure, hand_seed, straddles)
             play_both(sc, rng, stats)
     return stats
 
@@ -463,6 +482,19 @@ def test_differential_vs_pokerkit(structure: Structure) -> None:
     assert stats["hands_compared"] + skipped == 1500
     assert stats["showdowns"] > 100
     assert stats["side_pot_hands"] > 50
+
+
+@pytest.mark.parametrize("structure", STRUCTURES, ids=lambda s: s.label)
+def test_straddle_differential_vs_pokerkit(structure: Structure) -> None:
+    """Straddled hands (module docstring): every decision's seat and legal set, the stacks
+    after each action and the payouts equal PokerKit's with blinds_or_straddles=(sb, bb, s)."""
+    stats = run(structure, 400, seed=200 + int(structure), straddles=True)
+    print(f"\n{structure.label} straddled: {dict(sorted(stats.items()))}")
+    skipped = sum(v for k, v in stats.items() if k.startswith("skipped:"))
+    assert stats["hands_compared"] + skipped == 400
+    assert stats["straddled"] > 330 and stats["short_straddles"] > 20
+    assert stats["showdowns"] > 30
+    assert stats["side_pot_hands"] > 15
 
 
 @pytest.mark.slow

@@ -231,6 +231,15 @@ class PhhHand:
         return tuple((i, v) for i, v in enumerate(blinds) if i >= 2 and v > 0)
 
     @property
+    def plain_straddle(self) -> bool:
+        """One straddle the engine plays (``sim.engine.start_hand_straddle``): p3's, the seat
+        left of the big blind, 3 or more players, above the big blind, both blinds posted and
+        no post after them."""
+        b = self.blinds_or_straddles or ()
+        return (self.n_players >= 3 and len(b) >= 3 and self.straddles == ((2, b[2]),)
+                and not self.dead_blinds and b[0] > 0 and b[2] > b[1] > 0)
+
+    @property
     def date(self) -> _dt.date | None:
         """``year``/``month``/``day`` as a date, None when missing or not a date."""
         if self.year is None or self.month is None or self.day is None:
@@ -256,9 +265,9 @@ class PhhHand:
             return f"unsupported variant {self.variant}"
         if self.n_players > MAX_SEATS:
             return f"unsupported: {self.n_players} players (our tables seat at most {MAX_SEATS})"
-        if self.straddles:
+        if self.straddles and not self.plain_straddle:
             return ("unsupported: straddles (a positive blinds_or_straddles entry after the big "
-                    "blind)")
+                    "blind other than one straddle by p3 above the big blind, without posts)")
         return None
 
     def minor_units(self, scale: int | None = None) -> MinorUnits:
@@ -1011,6 +1020,10 @@ def hand_to_phh(
             blinds[player_of[r.seat]] -= cfg.big_blind
         elif r.kind == EventKind.DEAD_BLIND:
             blinds[player_of[r.seat]] -= r.added
+        elif r.kind == EventKind.STRADDLE:  # p3, the seat left of the big blind: what it
+            # posted; a short straddle at most a big blind was its last chips, which any
+            # straddle above the big blind posts the same (a reader takes that for one)
+            blinds[player_of[r.seat]] = max(r.added, cfg.big_blind + 1)
     variant = {v: k for k, v in SUPPORTED_VARIANTS.items()}[cfg.structure]
     lines = [f"variant = {_toml_value(variant)}",
              f"ante_trimming_status = {_toml_value(cfg.ante_trimming)}",

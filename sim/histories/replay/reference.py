@@ -50,7 +50,9 @@ equal the file's ``d db`` cards.
 
 Verdict of one hand (``ReplayResult.ok``): it replays without error and, when the file has
 ``finishing_stacks``, our stacks equal them; a hand that cannot be replayed has a short named
-``kind`` (``KINDS``); hands of other games (or with straddles) are ``unsupported``.
+``kind`` (``KINDS``); hands of other games (or with straddles other than one by p3 above the big
+blind without posts, which the engine plays: ``sim.engine.start_hand_straddle``) are
+``unsupported``.
 ``holdem phh verify`` (``cluster/flows/verify_histories.py``) replays files and folders and tallies
 the
 verdicts by kind.
@@ -222,6 +224,8 @@ def _blinds(phh: PhhHand, n: int) -> tuple[int, int, int, int, list[int], list[i
         sb_seat = -1
     for i in range(2, n):
         v = blinds[i]
+        if v > 0 and i == 2 and phh.plain_straddle:
+            continue  # p3's straddle (_build)
         if v > 0:
             raise _ReplayError(f"blinds_or_straddles {shown}: a straddle (p{i + 1} posts "
                                f"{raw[i]}): not supported", K_UNSUPPORTED)
@@ -350,8 +354,11 @@ def _build(phh: PhhHand, all_in: dict[int, int]) -> _Setup:
     for p in order:
         deck.insert(p, placed[p])
     try:
+        straddle = _chips(phh.blinds_or_straddles[2], "blinds_or_straddles[2]") \
+            if phh.plain_straddle and phh.blinds_or_straddles else 0
         hand = Hand(cfg, stacks, button=button, sb_seat=sb_seat, bb_seat=bb_seat, deck=deck,
-                    antes=antes, auto_showdown=False, posts=live, dead=dead, free_fold=True)
+                    antes=antes, auto_showdown=False, posts=None if straddle else live,
+                    dead=None if straddle else dead, free_fold=True, straddle=straddle)
     except ValueError as e:
         raise _ReplayError(f"cannot set up the hand: {e}", K_SETUP) from None
     return _Setup(hand, hole, board, decisions,

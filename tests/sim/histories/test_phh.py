@@ -399,3 +399,41 @@ def test_all_shared_hands() -> None:
                 counts["ok"] += 1
     assert counts["half"] == len(HALF_CHIP_HANDS)
     assert counts["ok"] >= 10_011 and counts["unsupported"] >= 69
+
+
+def test_hand_to_phh_writes_the_straddle_as_pokerkit_plays_it() -> None:
+    """A straddled hand (docs/game.md) is written with its straddle as p3's
+    ``blinds_or_straddles`` entry: PokerKit (test-only) plays the text to our finishing stacks;
+    our import replays it to the same stacks and writes the same text again."""
+    from pokerkit import HandHistory
+
+    rng = random.Random(37)
+    for i in range(40):
+        n = rng.randint(3, 9)
+        stacks = [rng.choice([2, 3, 7, 60, 200]) for _ in range(n)]
+        # no-limit: PokerKit completes a fixed-limit bet over a short all-in otherwise
+        # (tests/sim/test_differential.py, fl_completion) and its PHH has no pot-limit
+        cfg = TableConfig(n_seats=n, small_blind=1, big_blind=2)
+        h = Hand(cfg, stacks, button=rng.randrange(n), seed=i, straddle=rng.choice([3, 4, 5]),
+                 auto_showdown=False)
+        while not h.is_complete:
+            la = h.legal_actions()
+            s = la.seat
+            if la.showdown:
+                h.apply(Action.show(s))
+            elif la.can_raise and rng.random() < 0.3:
+                h.apply(Action.raise_to(s, la.min_raise_to))
+            elif la.can_fold and rng.random() < 0.3:
+                h.apply(Action.fold(s))
+            else:
+                h.apply(Action.check_call(s))
+        text = hand_to_phh(h, extra={"hand": i})
+        posted = max(3, next(r.added for r in h.records if r.kind == EventKind.STRADDLE))
+        assert f"blinds_or_straddles = [1, 2, {posted}, " in text \
+            or text.count(f"blinds_or_straddles = [1, 2, {posted}]") == 1, text
+        *_, state = HandHistory.loads(text)
+        assert list(state.stacks) == list(one(text).finishing_stacks), text
+        r = replay(one(text))
+        assert r.ok, (r.error, text)
+        assert r.hand is not None and hand_to_phh(r.hand, extra={"hand": i}) == text, text
+        assert any(x.kind == EventKind.STRADDLE for x in r.hand.records)

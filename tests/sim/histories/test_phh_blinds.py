@@ -111,10 +111,17 @@ def test_reversed_heads_up_blinds_are_a_named_skip() -> None:
 
 
 def test_straddles_and_blind_seat_posts_are_named() -> None:
-    r = run(hand("actions = ['p4 f']\n", antes="[0, 0, 0, 0]",
+    # p3's straddle above the big blind is played (sim.engine.start_hand_straddle): action
+    # from p4, the straddler last; any other positive entry is a named skip
+    r = run(hand("actions = ['p4 f', 'p1 f', 'p2 f']\n", antes="[0, 0, 0, 0]",
                  blinds_or_straddles="[1, 2, 4, 0]", min_bet="2",
                  starting_stacks="[10, 10, 10, 10]"))
-    assert r.unsupported and r.kind == K_UNSUPPORTED and "straddle" in str(r.error)
+    assert r.ok and r.actual == [9, 8, 13, 10], (r.error, r.actual)
+    for blinds in ("[1, 2, 0, 4]", "[1, 2, 2, 0]", "[1, 2, 4, -2]", "[1, 2, 4, 8]"):
+        r = run(hand("actions = ['p4 f']\n", antes="[0, 0, 0, 0]",
+                     blinds_or_straddles=blinds, min_bet="2",
+                     starting_stacks="[10, 10, 10, 10]"))
+        assert r.unsupported and r.kind == K_UNSUPPORTED and "straddle" in str(r.error), blinds
     r = run(hand("actions = ['p3 f']\n", antes="[0, 0, 0]", blinds_or_straddles="[-1, 2, 0]",
                  min_bet="2", starting_stacks="[10, 10, 10]"))
     assert r.kind == K_BLINDS and "blind's own seat" in str(r.error)
