@@ -83,7 +83,7 @@ def test_columns_physical_seats_and_the_operators_claims(tmp_path: Path) -> None
     m = json.loads((run / "manifest.json").read_text())
     assert m["format"] == "holdem-import" and m["money"] == {"exponent": 2, "currency": "USD"}
     meta = pq.read_metadata(run / m["files"][0]["path"]).metadata
-    assert meta[b"holdem.import_version"] == b"1" and meta[b"holdem.schema_version"] == b"3"
+    assert meta[b"holdem.import_version"] == b"2" and meta[b"holdem.schema_version"] == b"3"
 
 
 def test_money_is_exact_and_one_unit_for_the_run(tmp_path: Path) -> None:
