@@ -131,14 +131,19 @@ def schema_problems(pf: pq.ParquetFile, where: str, imported: bool,
                    "is not the writer's (only "
                    + ", ".join(sorted(k.decode() for k in allowed)) + ")")
     version = _version(kv, where, out)
+    import_version = ls.IMPORT_VERSION
     if import_columns:
         raw = kv.get(ls.META_IMPORT_VERSION)
         text = raw.decode(errors="replace") if raw is not None else None
-        if text != str(ls.IMPORT_VERSION):
+        if text is not None and text.isascii() and text.isdigit() and (
+                int(text) in ls.IMPORT_VERSION_COLUMNS):
+            import_version = int(text)
+        else:
             out.append(f"{where}: metadata {ls.META_IMPORT_VERSION.decode()} is {text!r}, "
-                       f"expected '{ls.IMPORT_VERSION}'")
+                       f"expected one of "
+                       f"{', '.join(map(repr, map(str, sorted(ls.IMPORT_VERSION_COLUMNS))))}")
     want = ls.expected_schema(version, ls.IMPORT_NULLABLE if imported else ls.NULLABLE,
-                              import_columns)
+                              import_columns, import_version)
     out += _field_problems(list(stored), want, where)
     embedded = _decoded_arrow_schema(kv)
     if ls.ARROW_SCHEMA_KEY in kv and embedded is None:

@@ -49,7 +49,7 @@ IMPORT_NULLABLE = NULLABLE | {"deck"}
 # ``holdem import``'s files (import version 1): the schema-3 columns but ``digest``, these
 # columns, then ``digest`` (which covers them). No nulls: a sentinel marks an absent fact
 # (documented field by field in ``sim.schema.IMPORT_FIELDS``; a test ties the two).
-IMPORT_VERSION = 1
+IMPORT_VERSION = 2
 IMPORT_COLUMNS: tuple[tuple[str, pa.DataType], ...] = (
     ("source_file", pa.string()), ("source_section", pa.string()), ("site_hand", pa.string()),
     ("venue", pa.string()), ("table_name", pa.string()), ("hand_time", pa.string()),
@@ -57,8 +57,14 @@ IMPORT_COLUMNS: tuple[tuple[str, pa.DataType], ...] = (
     ("players", _L(pa.string())), ("stack_known", _L(pa.bool_())),
     ("cards_unrecorded", _L(pa.bool_())), ("op_winnings", _L(pa.int64())),
     ("op_finishing", _L(pa.int64())), ("op_rake", pa.int64()), ("op_pot", pa.int64()),
+    ("tournament", pa.string()), ("tournament_buy_in", pa.string()),
 )
 IMPORT_COLUMN_NAMES = tuple(n for n, _ in IMPORT_COLUMNS)
+# the import columns of each import version a run may hold (1: before the tournament columns)
+IMPORT_VERSION_COLUMNS: dict[int, tuple[str, ...]] = {
+    2: IMPORT_COLUMN_NAMES,
+    1: tuple(n for n in IMPORT_COLUMN_NAMES if n not in ("tournament", "tournament_buy_in")),
+}
 # a column's own metadata: its unit or code table, and its documentation (docs/log-schema.md's
 # table)
 FIELD_METADATA_KEYS = frozenset({b"unit", b"doc"})
@@ -81,16 +87,19 @@ FORMATS = ("cash", "tournament")
 TYPES: dict[str, pa.DataType] = {**dict(LOG_COLUMNS), **dict(IMPORT_COLUMNS)}
 
 
-def import_column_order(version: int) -> tuple[str, ...]:
-    """An imported file's columns (schema ``version``): the log's but ``digest``, the import
-    columns, ``digest``."""
-    return (*(n for n in VERSION_COLUMNS[version] if n != "digest"), *IMPORT_COLUMN_NAMES,
-            "digest")
+def import_column_order(version: int, import_version: int = IMPORT_VERSION) -> tuple[str, ...]:
+    """An imported file's columns (schema ``version``, import ``import_version``): the log's but
+    ``digest``, the import columns, ``digest``."""
+    return (*(n for n in VERSION_COLUMNS[version] if n != "digest"),
+            *IMPORT_VERSION_COLUMNS[import_version], "digest")
 
 
 def expected_schema(version: int, nullable: frozenset[str] = NULLABLE,
-                    import_columns: bool = False) -> list[pa.Field]:
+                    import_columns: bool = False,
+                    import_version: int = IMPORT_VERSION) -> list[pa.Field]:
     """The fields (no metadata) a batch file of schema ``version`` holds, in order
-    (``import_columns``: a ``holdem import`` file's, with the import columns)."""
-    names = import_column_order(version) if import_columns else VERSION_COLUMNS[version]
+    (``import_columns``: a ``holdem import`` file's of ``import_version``, with its import
+    columns)."""
+    names = (import_column_order(version, import_version) if import_columns
+             else VERSION_COLUMNS[version])
     return [pa.field(n, TYPES[n], nullable=n in nullable) for n in names]

@@ -140,7 +140,7 @@ UNITS: dict[str, str] = {
 # ``holdem import``'s own columns (``holdem import`` runs only; after every other column, before
 # ``digest``, which covers them). Money in the run's minor unit (manifest ``money``). No nulls:
 # a sentinel marks an absent fact. Seats are the table's physical seats.
-IMPORT_VERSION = 1
+IMPORT_VERSION = 2  # 2: the tournament columns (issue 34)
 IMPORT_FIELDS: list[tuple[str, pa.DataType, str, str]] = [  # (name, type, unit, doc)
     ("source_file", pa.string(), "text (a path or URI)",
      "the source file, as listed in the manifest's ``sources[].path``"),
@@ -172,6 +172,13 @@ IMPORT_FIELDS: list[tuple[str, pa.DataType, str, str]] = [  # (name, type, unit,
     ("op_rake", pa.int64(), "minor units, -1 not recorded",
      "the rake the record states (the replay's schedule rake is ``rake``)"),
     ("op_pot", pa.int64(), "minor units, -1 not recorded", "the total pot the record states"),
+    ("tournament", pa.string(), "text, \"\" a cash game",
+     "the tournament the hand belongs to as the record names it: its id (PokerStars "
+     "``Tournament #N``, GGPoker, Winamax, Full Tilt, PartyPoker, Ongame, WPN), else its name "
+     "(iPoker, PHH ``event``); ``format`` is \"tournament\" exactly when it is not \"\""),
+    ("tournament_buy_in", pa.string(), "text as written, \"\" not stated",
+     "the buy-in the record states for the tournament (``$0.98+$0.02``, ``€0``, ``Free``): "
+     "the operator's claim, in money, never the hand's chips"),
 ]
 IMPORT_UNITS: dict[str, str] = {name: unit for name, _, unit, _ in IMPORT_FIELDS}
 

@@ -8,8 +8,14 @@ every re-buy and add-on: a positive ``rebuys`` after the first hand, an add-on a
 game's add-on level) and what ``audits.tournaments`` derives from it with the spec's buy-in and
 payouts, as the ``stakes`` audit does: the finishing places and prizes (derived, never logged).
 A table that stops with its batch before one player holds every chip is not finished (no
-places). An imported run's tournament hands are not grouped here: the log names no tournament
-(its ``table_id`` is a table session), so an imported run's table is empty.
+places).
+
+An imported run's tournament hands (``format`` "tournament": a site's tournament hand, or a PHH
+hand with a ``level``) are grouped by the tournament the record names (the import column
+``tournament``, within its ``venue``): one row per tournament of a batch file
+(``cluster.flows.export_imported_tournaments``), with what the record shows: its table sessions,
+hands, levels and the buy-in its headers state, as the operator's claim. The record of a player's
+tables does not show the whole field: entries, places and prizes are not derived (null).
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from audits.tournaments import finishing_places, prizes
+from cluster.flows.export_imported_tournaments import imported_tournaments
 
 SIT_AND_GO = "sit & go"
 _D = pa.dictionary(pa.int8(), pa.string())
@@ -56,11 +63,19 @@ FIELDS: list[tuple[str, pa.DataType, str, str]] = [
     ("place_seats", pa.list_(pa.int8()), "seats", "their seats, in the same order"),
     ("prizes", _IDS, "currency units", "each place's prize, first place first (the game's "
                                        "payouts of the pool; null: not finished or no payouts)"),
+    # an imported run's (null in a simulated run's)
+    ("site_tournament", pa.string(), "text", "an imported tournament as its record names it "
+                                             "(the log's `tournament`; null: simulated)"),
+    ("venue", pa.string(), "text", "an imported tournament's site (null: simulated)"),
+    ("table_ids", _IDS, "ids", "an imported tournament's table sessions (join "
+                               "`hands.table_id`; null: simulated)"),
+    ("buy_in_stated", pa.string(), "text as written", "the buy-in its hands' headers state: the "
+                                                      "operator's claim (null: not stated)"),
 ]
 SCHEMA = pa.schema([pa.field(n, t, metadata={"unit": u, "doc": d}) for n, t, u, d in FIELDS],
                    metadata={"holdem.table": "tournaments"})
 #: Log columns the table is made from (besides ``sim.logview.logtables.LOG_COLUMNS``).
-LOG_COLUMNS = ("rebuys",)
+LOG_COLUMNS = ("rebuys", "tournament", "tournament_buy_in")
 
 
 def _rule(facts: Any) -> tuple[int | None, list[int] | None, int]:
@@ -80,8 +95,8 @@ def tournaments_table(log: pa.Table, facts: Any) -> pa.Table:
     without a manifest: no buy-in, no prizes)."""
     if "rebuys" not in log.column_names or log.num_rows == 0:
         return SCHEMA.empty_table()
-    if "site_hand" in log.column_names:  # an imported run's: no tournament named (module doc)
-        return SCHEMA.empty_table()
+    if "site_hand" in log.column_names:  # an imported run's (module doc)
+        return imported_tournaments(log, FIELDS, SCHEMA)
     tourn = pc.equal(log.column("format"), "tournament")
     if not pc.any(tourn).as_py():
         return SCHEMA.empty_table()
@@ -143,6 +158,8 @@ def tournaments_table(log: pa.Table, facts: Any) -> pa.Table:
         out["place_seats"].append(order_)
         out["prizes"].append(None if order_ is None or pool is None or payouts is None
                              else prizes(pool, payouts, len(order_)))
+        for name in ("site_tournament", "venue", "table_ids", "buy_in_stated"):
+            out[name].append(None)
     return pa.Table.from_pydict(out, schema=SCHEMA)
 
 

@@ -1,9 +1,9 @@
 """An import's hands ordered into table sessions (``rebuild``): the real tables rebuilt across the
 files of a run, so that the rotation and chip carry-over audits run on them.
 
-The hands of one (venue, table name), ordered by (time, site hand number in natural order),
-form table SESSIONS of adjacent hands: the button moved to the next occupied seat, the same
-seats and stakes, no pause over ``MAX_PAUSE_SECONDS``; or the button stayed because the small
+The hands of one (venue, tournament, table name), ordered by (time, site hand number in natural
+order), form table SESSIONS of adjacent hands: the button moved to the next occupied seat, the
+same seats and stakes, no pause over ``MAX_PAUSE_SECONDS``; or the button stayed because the small
 blind left (the seat it would move to is empty: the sites keep the button and advance the
 blinds; ``audits.rotation`` accepts it). A button on the SAME seat with the same players
 otherwise (at least two named players kept their seats and no seat occupied in both hands
@@ -444,7 +444,7 @@ def _sessions_of(table: pa.Table, breaks: np.ndarray) -> tuple[pa.Table, dict[st
     table = table.combine_chunks()
     venue_col = table.column("venue")
     venue = _ranks(venue_col)
-    tname_rank = _ranks(table.column("table_name"))
+    tname_rank = _ranks(_table_key(table))
     named = pc.not_equal(table.column("table_name"), "").to_numpy(zero_copy_only=False)
     unnamed = ~named
     file_rank = np.where(unnamed, _ranks(table.column("source_file")), 0)
@@ -524,6 +524,16 @@ def _table_counter(site: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, np.nda
             key[j] = keys.setdefault(m.group(1), len(keys))
             number[j] = int(m.group(2))
     return key, number
+
+
+def _table_key(table: pa.Table) -> pa.ChunkedArray | pa.Array:
+    """A hand's table within its venue: its tournament (issue 34: two tournaments' tables that
+    share a name, as "Table 1" of every sit & go, are never one table; "" for a cash game)
+    and its table name. Runs of import version 1 have no ``tournament``: the name alone."""
+    if "tournament" not in table.column_names:
+        return table.column("table_name")
+    return pc.binary_join_element_wise(table.column("tournament"), table.column("table_name"),
+                                       "\x1f")
 
 
 def _ints(table: pa.Table, name: str) -> np.ndarray:

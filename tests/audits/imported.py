@@ -97,11 +97,13 @@ def build_run(root: Path, hands: list[H], schedule: dict[str, Any] | None = None
             "time_utc": 1246420800 + 60 * i, "currency": "USD", "players": list(h.players),
             "stack_known": known, "cards_unrecorded": h.unrecorded or [False] * k,
             "op_winnings": h.winnings or [], "op_finishing": h.finishing or [],
-            "op_rake": h.op_rake, "op_pot": h.op_pot})
+            "op_rake": h.op_rake, "op_pot": h.op_pot, "tournament": "",
+            "tournament_buy_in": ""})
         out.append(r)
     fields = [pa.field(n, logschema.TYPES[n], nullable=n in logschema.IMPORT_NULLABLE)
               for n in logschema.import_column_order(3) if n != "digest"]
-    meta = {logschema.META_SCHEMA_VERSION: b"3", logschema.META_IMPORT_VERSION: b"1"}
+    meta = {logschema.META_SCHEMA_VERSION: b"3",
+            logschema.META_IMPORT_VERSION: str(logschema.IMPORT_VERSION).encode()}
     body = pa.Table.from_pylist(out, schema=pa.schema(fields))
     try:
         table = with_digests(body)

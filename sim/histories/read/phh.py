@@ -201,6 +201,7 @@ class PhhHand:
     tournament: str | None = None  # a tournament (id or name; PHH: a hand with ``level``, named
     # by its ``event``); None: a cash game
     level: int | None = None  # PHH ``level``: the tournament's blind level (counted from 1)
+    tournament_buy_in: str | None = None  # the buy-in a site's header states, as written
 
     @property
     def n_players(self) -> int:

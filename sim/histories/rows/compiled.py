@@ -558,6 +558,8 @@ def rows_of_block(block: HandBlock, replayed: Replayed, source: str
         "op_finishing": _per_list("op_finishing", fin_off, op_fin),
         "op_rake": _scalar("op_rake", minus),
         "op_pot": _scalar("op_pot", minus),
+        "tournament": const("tournament", ""),  # a PHH hand with ``level`` takes the Python path
+        "tournament_buy_in": const("tournament_buy_in", ""),
     }
     batch = pa.RecordBatch.from_arrays([arrays[f.name] for f in ROW_SCHEMA], schema=ROW_SCHEMA)
     return pa.Table.from_batches([batch]), keep

@@ -15,7 +15,8 @@ the record's own claims beside it, never replaced:
 - ``deck`` null (a record has no deck), ``burns`` empty, ``hole_cards`` the record's known cards
   (-1 unknown), ``seed_key`` empty, ``generator`` "phh", ``policy`` -1, ``format`` "cash"
   ("tournament" for a site text's tournament hand and a PHH hand with a ``level``:
-  ``PhhHand.tournament``; ``level`` the PHH level less 1, 0 when not recorded);
+  ``PhhHand.tournament``, named in ``tournament``, its header's buy-in in
+  ``tournament_buy_in``; ``level`` the level less 1, 0 when not recorded);
 - ``stack_known`` false where the record says ``inf`` (``stacks_start`` holds the replay's
   stand-in); ``cards_unrecorded`` true for a seat at showdown with none of its cards recorded;
 - ``ante``/``ante_mode``: one ante for everybody is mode 1, the big blind's alone mode 2, other
@@ -472,6 +473,7 @@ def _row(cols: Columns, hand: Hand, phh: PhhHand, raw: PhhHand, source: str, sec
         spread(list(phh.finishing_stacks), 0) if phh.finishing_stacks is not None else [],
         op_rake_units,
         op_pot_units,
+        raw.tournament or "", raw.tournament_buy_in or "",
     )
     cols.rows.append(values)
 

@@ -56,6 +56,7 @@ from re import Pattern
 from typing import Any
 
 from sim.histories.read.phh import PhhError, PhhFile, PhhHand, PhhSkip, hand_from_dict
+from sim.histories.sites.tournament_head import buy_in
 
 __all__ = ["AMT", "CARDS", "Header", "Site", "Skip", "amount", "read_site"]
 
@@ -222,7 +223,11 @@ def _read_hand(site: Site, lines: list[tuple[int, str]], source: str, key: str,
     try:
         head = site.header([ln for _, ln in lines])
         number = head.hand
-        return _build(site, head, lines, source, key, line)
+        got = _build(site, head, lines, source, key, line)
+        if head.tournament is not None:  # the buy-in its header states (tournament_head.py)
+            got = replace(got, tournament_buy_in=buy_in(
+                site.name, "\n".join(ln for _, ln in lines[:head.lines])))
+        return got
     except Skip as e:
         return PhhSkip(source, key, line, number, str(e))
     except PhhError as e:

@@ -81,6 +81,8 @@ from sim.histories.read.phh import (
 from sim.histories.sites.lines import Unrecognised, screen
 from sim.histories.sites.readers import DETECT as OWN_DETECT
 from sim.histories.sites.readers import READERS as OWN_READERS
+from sim.histories.sites.tournament_head import buy_in
+from sim.histories.sites.tournament_head import level as level_of
 from sim.histories.sources import decode_text, iter_paths, read_bytes
 
 __all__ = [
@@ -693,7 +695,10 @@ def _read_hand(site: _Site, chunk: str, too_long: str | None, session: str, sour
             warnings.simplefilter("ignore")
             doc, outcome = _fields(site, chunk, session)
         h = hand_from_dict(doc, source, key, line)
-        h = replace(h, tournament=doc["_tournament"]) if doc["_tournament"] else h
+        if doc["_tournament"]:  # the tournament, its level and buy-in (tournament_head.py)
+            head = session if site.name == "ipoker" else "\n".join(chunk.split("\n", 6)[:6])
+            h = replace(h, tournament=doc["_tournament"], level=level_of(site.name, head),
+                        tournament_buy_in=buy_in(site.name, head))
         return _with_outcome(h, outcome, doc["_names"])
     except (_Skip, Unrecognised) as e:
         return PhhSkip(source, key, line, site_hand, str(e))

@@ -1,0 +1,64 @@
+"""``holdem export``'s ``tournaments`` rows of an imported run (issue 34, point 3): one row per
+tournament the log names (its ``venue`` and ``tournament``) in one batch file, from its hands'
+rows in the log's table order.
+
+A row holds what the record shows: the tournament as the record names it, its site, its table
+sessions (``table_ids``: join ``hands.table_id``; the first is ``tournament_id``), its hands, the
+levels they were played at, the largest table and the buy-in its hands' headers state (as
+written: the operator's claim; two different statements are both kept, joined by " | ", so that a
+contradiction shows). The record of a player's tables is not the whole field: entries, starting
+stack, re-buys, places and prizes are not derived (null); the simulated sit & go's columns are
+documented in ``cluster.flows.export_tournaments``. A tournament whose hands lie in several batch
+files has one row per file: sum ``hands`` grouping by (``venue``, ``site_tournament``).
+
+Before import version 2 the log names no tournament: such a run's table is empty.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+IMPORTED = "tournament"  # an imported tournament's ``format``: a sit & go or an MTT alike
+
+
+def imported_tournaments(log: pa.Table, fields: list[tuple[str, pa.DataType, str, str]],
+                         schema: pa.Schema) -> pa.Table:
+    """The rows of ``log``'s (an imported batch file's) tournaments, in the table
+    ``export_tournaments`` documents (``fields``, ``schema``)."""
+    if "tournament" not in log.column_names or log.num_rows == 0:
+        return schema.empty_table()
+    tourn = pc.and_(pc.equal(log.column("format"), "tournament"),
+                    pc.not_equal(log.column("tournament"), ""))
+    rows = np.flatnonzero(tourn.to_numpy(zero_copy_only=False))
+    if not len(rows):
+        return schema.empty_table()
+    t = log.take(pa.array(rows))
+    venue = t.column("venue").to_pylist()
+    name = t.column("tournament").to_pylist()
+    table_id = t.column("table_id").to_numpy()
+    hand_no = t.column("hand_no").to_numpy()
+    level = t.column("level").to_numpy()
+    n_seats = t.column("n_seats").to_numpy()
+    structure = t.column("structure").to_pylist()
+    buy_in = t.column("tournament_buy_in").to_pylist()
+    groups: dict[tuple[str, str], list[int]] = {}
+    for i in np.lexsort((hand_no, table_id)).tolist():
+        groups.setdefault((venue[i], name[i]), []).append(i)
+    out: dict[str, list[Any]] = {n: [] for n, *_ in fields}
+    for (v, tid), r in sorted(groups.items()):
+        lv = level[r]
+        tables = list(dict.fromkeys(int(x) for x in table_id[r]))
+        stated = list(dict.fromkeys(b for b in (buy_in[i] for i in r) if b))
+        row: dict[str, Any] = {n: None for n, *_ in fields}
+        row.update(
+            tournament_id=tables[0], format=IMPORTED, structure=structure[r[0]],
+            n_seats=int(n_seats[r].max()), hands=len(r), first_level=int(lv[0]),
+            last_level=int(lv[-1]), levels_played=len(np.unique(lv)), site_tournament=tid,
+            venue=v, table_ids=tables, buy_in_stated=" | ".join(stated) if stated else None)
+        for n in out:
+            out[n].append(row[n])
+    return pa.Table.from_pydict(out, schema=schema)
