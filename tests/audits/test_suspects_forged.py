@@ -50,3 +50,12 @@ def test_a_recorded_list_cannot_carry_another_lists_sha256(tmp_path: Path) -> No
     except listed.PlayersInputError:
         return
     assert got is None or got.sha256 != lab.sha256 or got.entries == lab.entries
+
+
+def test_a_name_with_a_hash_sign_is_that_player(tmp_path: Path) -> None:
+    """Sites allow ``#`` in names: the lab lists ``Bob#2``; cut at the ``#`` it would test
+    ``Bob`` (another player) instead. A comment starts a line or follows a blank."""
+    plist = listed.read_players(_list(tmp_path, "# suspects\nBob#2   # the insider\nAl #x\n"))
+    assert plist.entries == ("Bob#2", "Al")
+    ids, readable = plist.ids({"Bob": 1, "Bob#2": 2, "Al": 3})
+    assert ids.tolist() == [2, 3] and readable == 2
