@@ -18,8 +18,9 @@ A hand is one deal: each listed seat's class is counted; two listed players at o
 counted as independent (two disjoint hands of one deck: the pair indicator's covariance is 0.08%
 of its variance). The list's entries are player ids (a simulated run's ``player_ids``) or names
 as the run stores them (an imported run's ``players``; under ``--hash-names KEYFILE`` of
-``holdem certify --import`` plain names are keyed with that key first, as the import keyed
-them). The file: UTF-8 text, one entry a line, ``#`` starts a comment, blank lines ignored.
+``holdem certify --import`` every entry is a name, keyed with that key first as the import
+keyed every name, digits included). The file: UTF-8 text, one entry a line, ``#`` at the start
+of a line or after a blank starts a comment (``Bob#2`` is a name), blank lines ignored.
 audit.json records the list (``players_list``: the file's sha256, its entries, how many
 were readable as an id or a name of the run, how many matched a player the run holds) in the
 battery's details, and the certificate carries it, so a
@@ -32,6 +33,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -48,6 +50,8 @@ MAX_BYTES = 64 << 20
 TESTS = ("listed_pairs", "listed_hand_bands", "listed_runouts")
 MIN_LISTED_HANDS = 50
 MIN_LISTED_RUNOUTS = 10
+# a comment: a "#" that starts the line or follows a blank ("Bob#2" is a name, as sites allow)
+COMMENT = re.compile(r"(?:^|\s)#")
 
 
 class PlayersInputError(InputError):
@@ -89,7 +93,7 @@ class PlayerList:
 
 
 def read_players(path: str | Path, name_key: bytes | None = None) -> PlayerList:
-    """The list of ``--suspects FILE``; ``name_key``: key each entry that is not a decimal id as
+    """The list of ``--suspects FILE``; ``name_key``: key each entry (a name, digits or not) as
     ``--hash-names`` keyed the run's names. PlayersInputError (one line) for a bad file."""
     where = f"--suspects {path}"
     try:
@@ -111,7 +115,7 @@ def read_players(path: str | Path, name_key: bytes | None = None) -> PlayerList:
     entries: list[str] = []
     seen: dict[str, int] = {}
     for no, raw in enumerate(text.split("\n"), 1):
-        line = raw.split("#", 1)[0].strip()
+        line = COMMENT.split(raw, 1)[0].strip()
         if not line:
             continue
         if any(ord(c) < 32 or ord(c) == 127 for c in line):
@@ -133,9 +137,10 @@ def read_players(path: str | Path, name_key: bytes | None = None) -> PlayerList:
     if not entries:
         raise PlayersInputError(f"{where}: no player: expected one player id or name a line "
                                 "('#' comments and blank lines aside)")
-    if name_key is not None:
-        entries = [e if e.isdigit() else hmac.new(name_key, e.encode(), "sha256").hexdigest()[:16]
-                   for e in entries]
+    if name_key is not None:  # every entry a name, keyed as the import keyed every name
+        # (digits too: an entry ``1234`` left as an id would test the import's player 1234, not
+        # the player named 1234)
+        entries = [hmac.new(name_key, e.encode(), "sha256").hexdigest()[:16] for e in entries]
     return PlayerList(p.name, hashlib.sha256(data).hexdigest(), tuple(entries))
 
 

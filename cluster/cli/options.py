@@ -128,7 +128,7 @@ def add_suspects(p: argparse.ArgumentParser, *, alias: bool = False) -> None:
 
 def suspects_arg(args: argparse.Namespace) -> Any:
     """The ``audits.players.PlayerList`` of ``--suspects FILE`` (None without it), read before
-    any work (plain names keyed by ``--hash-names`` when given)."""
+    any work (every entry a name keyed by ``--hash-names`` when given)."""
     from audits.players import read_players
 
     path = getattr(args, "suspects", None)
