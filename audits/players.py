@@ -21,7 +21,9 @@ as the run stores them (an imported run's ``players``; under ``--hash-names KEYF
 ``holdem certify --import`` every entry is a name, keyed with that key first as the import
 keyed every name, digits included). The file: UTF-8 text, one entry a line, ``#`` at the start
 of a line or after a blank starts a comment (``Bob#2`` is a name), blank lines ignored.
-audit.json records the list (``players_list``: the file's sha256, its entries, how many
+audit.json records the list (``players_list``: the sha256 of its entries as tested, one a line
+(``entries_sha256``: a re-run refuses a record whose entries do not give it), the file's own
+sha256 (``file_sha256``), its entries, how many
 were readable as an id or a name of the run, how many matched a player the run holds) in the
 battery's details, and the certificate carries it, so a
 verifier knows which list was tested; a re-run of the audits (signing, ``holdem verify``)
@@ -59,24 +61,43 @@ class PlayersInputError(InputError):
     expected): exit 2."""
 
 
+def entries_sha256(entries: tuple[str, ...] | list[str]) -> str:
+    """The list's digest: the sha256 of its entries as tested (keyed under ``--hash-names``),
+    one a line in file order, each line ended by a newline. A verifier recomputes it from the
+    recorded entries, so a record cannot name one list and carry another."""
+    return hashlib.sha256("".join(f"{e}\n" for e in entries).encode()).hexdigest()
+
+
 @dataclass(frozen=True)
 class PlayerList:
-    """The entries of a players list, in file order, and the sha256 of the file's bytes."""
+    """The entries of a players list, in file order; ``sha256``: ``entries_sha256`` of them;
+    ``file_sha256``: the sha256 of the file's bytes as read (comments and blanks included: the
+    lab's own reference, which no re-run can derive)."""
 
     source: str
     sha256: str
     entries: tuple[str, ...]
+    file_sha256: str = ""
 
     def record(self) -> dict[str, Any]:
-        return {"source": self.source, "sha256": self.sha256, "entries": list(self.entries)}
+        return {"source": self.source, "sha256": self.sha256, "file_sha256": self.file_sha256,
+                "entries": list(self.entries)}
 
     @classmethod
     def from_record(cls, rec: Any) -> PlayerList | None:
-        """The list audit.json recorded (None when there is none or it is not a list record)."""
+        """The list audit.json recorded (None when there is none or it is not a list record).
+        PlayersInputError when the recorded sha256 is not that of the recorded entries (a
+        record edited to name the lab's list while testing another)."""
         if not isinstance(rec, dict) or not isinstance(rec.get("entries"), list):
             return None
-        return cls(str(rec.get("source", "")), str(rec.get("sha256", "")),
-                   tuple(str(e) for e in rec["entries"]))
+        entries = tuple(str(e) for e in rec["entries"])
+        digest = str(rec.get("sha256", ""))
+        if digest != entries_sha256(entries):
+            raise PlayersInputError("audit.json: players_list: its sha256 is not that of its "
+                                    f"{len(entries):,} entries: expected the list that was "
+                                    "tested (audit again with the lab's --suspects FILE)")
+        return cls(str(rec.get("source", "")), digest, entries,
+                   str(rec.get("file_sha256", "")))
 
     def ids(self, names: dict[str, int] | None) -> tuple[np.ndarray, int]:
         """(the player ids the entries name, how many entries name one): an entry is a name of
@@ -141,7 +162,8 @@ def read_players(path: str | Path, name_key: bytes | None = None) -> PlayerList:
         # (digits too: an entry ``1234`` left as an id would test the import's player 1234, not
         # the player named 1234)
         entries = [hmac.new(name_key, e.encode(), "sha256").hexdigest()[:16] for e in entries]
-    return PlayerList(p.name, hashlib.sha256(data).hexdigest(), tuple(entries))
+    return PlayerList(p.name, entries_sha256(entries), tuple(entries),
+                      hashlib.sha256(data).hexdigest())
 
 
 # ---------------------------------------------------------------------------------------------

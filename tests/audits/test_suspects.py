@@ -56,7 +56,9 @@ def test_names_match_an_imported_run_and_keyed_names_its_hashes(tmp_path: Path) 
 
     plist = listed.read_players(_list(tmp_path, "Alice  # first\n77\nBob\n"))
     assert plist.entries == ("Alice", "77", "Bob")
-    assert plist.sha256 == hashlib.sha256((tmp_path / "suspects.txt").read_bytes()).hexdigest()
+    assert plist.sha256 == hashlib.sha256(b"Alice\n77\nBob\n").hexdigest()  # the entries'
+    assert plist.file_sha256 == hashlib.sha256((tmp_path / "suspects.txt").read_bytes()
+                                               ).hexdigest()
     ids, matched = plist.ids({"Alice": 5, "Carol": 6})
     assert ids.tolist() == [5, 77] and matched == 2  # Bob is not in the run
     key = b"k" * 16

@@ -35,21 +35,18 @@ def test_a_name_of_digits_under_hash_names_is_that_player(tmp_path: Path) -> Non
     assert ids.tolist() == [0, 7] and readable == 2
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "players_list.sha256 is the sha256 of the list file's bytes, which no re-run can derive "
-    "from the recorded entries: an audit.json whose record carries the lab's file's sha256 "
-    "with other entries is re-run with those entries (recorded_list) and the certificate it "
-    "gives is the same, so signing and `holdem verify --reaudit` confirm it; the fix is a "
-    "recorded sha256 a verifier can recompute from the entries (or `verify --suspects FILE`)"))
 def test_a_recorded_list_cannot_carry_another_lists_sha256(tmp_path: Path) -> None:
+    """The audited party names the lab's list (its sha256) in audit.json and tests a decoy: a
+    re-run (signing, ``holdem verify --reaudit``) refuses the record, since the sha256 is that
+    of the entries tested; the honest record is taken back as it was."""
     lab = listed.read_players(_list(tmp_path, "# the lab's suspects\n17\n33\n"))
     forged = {**lab.record(), "entries": ["5"]}  # the lab's file named, a decoy tested
     audit = {"results": [{"name": "uniformity", "details": {"players_list": forged}}]}
-    try:
-        got = listed.recorded_list(audit)
-    except listed.PlayersInputError:
-        return
-    assert got is None or got.sha256 != lab.sha256 or got.entries == lab.entries
+    with pytest.raises(listed.PlayersInputError, match="not that of its 1 entries"):
+        listed.recorded_list(audit)
+    honest = {"results": [{"name": "uniformity", "details": {"players_list": lab.record()}}]}
+    assert listed.recorded_list(honest) == lab
+    assert lab.sha256 == listed.entries_sha256(("17", "33"))  # what a verifier recomputes
 
 
 def test_a_name_with_a_hash_sign_is_that_player(tmp_path: Path) -> None:

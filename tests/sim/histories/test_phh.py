@@ -252,7 +252,10 @@ def test_fold_when_check_is_free_is_replayed_and_counted() -> None:
 
 
 def test_unsupported() -> None:
-    h = one(nt("[100, 100, 100]", '"p3 f"', blinds="[1, 2, 4]"))
+    # a straddle the engine does not play (p4's, past a seat that posts none: p3 straddles
+    # only, tests/sim/histories/test_phh_blinds.py)
+    h = one(nt("[100, 100, 100, 100]", '"p3 f"', blinds="[1, 2, 0, 4]",
+               antes="[0, 0, 0, 0]"))
     assert "straddle" in (h.unsupported_reason or "")
     r = replay(h)
     assert r.unsupported and not r.ok and "straddle" in r.error
