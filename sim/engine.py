@@ -463,7 +463,7 @@ def _pot_total(S):
     return t
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _compute_legal(S):
     """Write the legal actions of the seat to act into the S[LG_:] scratch block."""
     if S[LG_VALID] == S[SEQ] + 1:
@@ -521,6 +521,12 @@ def _compute_legal(S):
 @njit(cache=True, _nrt=False)
 def legal(S, out):
     """Fill ``out`` (int64[LG_SIZE]) with the legal actions of the seat to act."""
+    legal_inline(S, out)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def legal_inline(S, out):
+    """``legal`` inlined into its compiled caller."""
     _compute_legal(S)
     for k in range(LG_SIZE):
         out[k] = S[LG_ + k]
@@ -529,7 +535,15 @@ def legal(S, out):
 @njit(cache=True, _nrt=False)
 def apply(S, log, kind, amount):
     """Apply the action of the seat to act (``A_LEAVE``: of seat ``amount``, whoever is to
-    act). Returns 0, or an error code with S unchanged."""
+    act). Returns 0, or an error code with S unchanged. (The kernel Python calls; compiled
+    callers call ``apply_inline``, the same code inlined into them.)"""
+    return apply_inline(S, log, kind, amount)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def apply_inline(S, log, kind, amount):
+    """``apply`` inlined into its compiled caller (the table loop, the benchmarks): no call
+    and return per action."""
     s = S[TO_ACT]
     if S[STREET] == COMPLETE or s < 0:
         return HAND_OVER
