@@ -493,6 +493,41 @@ def _authenticated_file(base: Any) -> Any:
         def _auth(self) -> tuple[str, bytes] | None:
             return _AUTH.get(self._cache_path)
 
+        def _lock(self, exclusive: bool) -> int | None:
+            """A lock on this function's index (``<index>.lock``, flock): numba's ``save``
+            reads the index, numbers a new entry's object file after the entries it saw and
+            rewrites the index, so two processes saving two signatures of one function at once
+            (a parallel ``holdem warmup``, Ray workers) could each number theirs ``.1`` and
+            leave the index naming the other's machine code. ``None``: no lock to be had
+            (no ``fcntl``, or the folder cannot hold one), numba's behaviour as is."""
+            try:
+                import fcntl
+            except ImportError:  # not POSIX
+                return None
+            try:
+                fd = os.open(self._index_path + ".lock",
+                             os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+            except OSError:
+                return None
+            fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+            return fd
+
+        def save(self, key: Any, data: Any) -> None:
+            fd = self._lock(True)
+            try:
+                super().save(key, data)
+            finally:
+                if fd is not None:
+                    os.close(fd)  # releases the lock
+
+        def load(self, key: Any) -> Any:
+            fd = self._lock(False)
+            try:
+                return super().load(key)
+            finally:
+                if fd is not None:
+                    os.close(fd)
+
         def _verified(self, path: str, auth: tuple[str, bytes]) -> bytes | None:
             fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)  # FileNotFoundError: absent
             with os.fdopen(fd, "rb") as f:

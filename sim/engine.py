@@ -111,6 +111,7 @@ from sim.faults import (
 )
 from sim.layout import (
     ACTED_AT_,
+    ACTIVE_MASK,
     ANTE_DUE_,
     ANTE_PAID_,
     ANTE_TRIM,
@@ -202,6 +203,12 @@ from sim.layout import (
     WON_,
 )
 
+# LOW_BIT[1 << s] == s: the seat of a mask's lowest set bit (``m & -m``), for the walks over
+# ACTIVE_MASK
+LOW_BIT = np.zeros(1 << MAX_SEATS, dtype=np.int64)
+for _s in range(MAX_SEATS):
+    LOW_BIT[1 << _s] = _s
+
 
 def new_state() -> np.ndarray:
     """A fresh state array."""
@@ -248,14 +255,21 @@ def _count_live(S):
 
 
 @njit(cache=True, _nrt=False)
+def _goes_all_in(S, s):
+    """Active seat s has no chips behind any more: all-in (status, count, ACTIVE_MASK)."""
+    S[STATUS_ + s] = S_ALL_IN
+    S[N_ACTIVE] -= 1
+    S[ACTIVE_MASK] &= ~(1 << s)
+
+
+@njit(cache=True, _nrt=False)
 def _put(S, s, amount):
     """Move ``amount`` chips from seat s's stack into its street bet."""
     S[STACK_ + s] -= amount
     S[BET_ + s] += amount
     S[CONTRIB_ + s] += amount
     if S[STACK_ + s] == 0 and S[STATUS_ + s] == S_ACTIVE:
-        S[STATUS_ + s] = S_ALL_IN
-        S[N_ACTIVE] -= 1
+        _goes_all_in(S, s)
 
 
 @njit(cache=True, _nrt=False)
@@ -271,13 +285,21 @@ def _needs_action(S, s, n_active):
 
 @njit(cache=True, _nrt=False)
 def _next_to_act(S, after):
-    """First seat clockwise after ``after`` (ending with ``after`` itself) that must act."""
+    """First seat clockwise after ``after`` (ending with ``after`` itself) that must act: a walk
+    over the active seats' bits only (``_needs_action`` without its status test)."""
     n = S[N_SEATS]
     n_active = S[N_ACTIVE]
-    s = after
-    for _ in range(n):
-        s = s + 1 if s + 1 < n else 0
-        if _needs_action(S, s, n_active):
+    cur = S[CUR_BET]
+    a = after + 1
+    m = S[ACTIVE_MASK]
+    rot = ((m >> a) | (m << (n - a))) & ((1 << n) - 1)  # bit k: seat (after + 1 + k) mod n
+    while rot != 0:
+        low = rot & -rot
+        rot ^= low
+        s = a + LOW_BIT[low]
+        if s >= n:
+            s -= n
+        if S[ACTED_AT_ + s] != cur and not (n_active == 1 and S[BET_ + s] >= cur):
             return s
     return -1
 
@@ -321,6 +343,7 @@ def _setup(S, cfg, stacks, antes, button, sb_seat, bb_seat, deck):
         if stacks[s] > 0:
             S[STATUS_ + s] = S_ACTIVE
             S[N_ACTIVE] += 1
+            S[ACTIVE_MASK] |= 1 << s
             S[N_LIVE] += 1
             S[STACK_ + s] = stacks[s]
             S[START_ + s] = stacks[s]
@@ -334,8 +357,7 @@ def _dead_money(S, log, s, amt, kind):
     S[CONTRIB_ + s] += amt
     S[ANTE_PAID_ + s] += amt
     if S[STACK_ + s] == 0:
-        S[STATUS_ + s] = S_ALL_IN
-        S[N_ACTIVE] -= 1
+        _goes_all_in(S, s)
     _record(S, log, s, kind, S[BET_ + s], amt, -1, -1)
 
 
@@ -353,8 +375,7 @@ def _post_forced(S, log, button, sb_seat, bb_seat):
             S[CONTRIB_ + s] += amt
             S[ANTE_PAID_ + s] = amt
             if S[STACK_ + s] == 0:
-                S[STATUS_ + s] = S_ALL_IN
-                S[N_ACTIVE] -= 1
+                _goes_all_in(S, s)
             _record(S, log, s, E_ANTE, 0, amt, -1, -1)
     # blinds
     if sb_seat >= 0 and S[STATUS_ + sb_seat] == S_ACTIVE:
@@ -490,7 +511,7 @@ def _pot_total(S):
     return t
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _compute_legal(S):
     """Write the legal actions of the seat to act into the S[LG_:] scratch block."""
     if S[LG_VALID] == S[SEQ] + 1:
@@ -521,11 +542,14 @@ def _compute_legal(S):
     if can_raise:
         # someone else who could still answer a raise (seat s is active: N_ACTIVE counts it)
         other = False
-        if S[N_ACTIVE] > 1:
-            for t in range(S[N_SEATS]):
-                if t != s and S[STATUS_ + t] == S_ACTIVE and S[STACK_ + t] + S[BET_ + t] > cur:
-                    other = True
-                    break
+        m = S[ACTIVE_MASK] & ~(1 << s)
+        while m != 0:
+            low = m & -m
+            m ^= low
+            t = LOW_BIT[low]
+            if S[STACK_ + t] + S[BET_ + t] > cur:
+                other = True
+                break
         can_raise = other
     if not can_raise:
         return
@@ -548,6 +572,12 @@ def _compute_legal(S):
 @njit(cache=True, _nrt=False)
 def legal(S, out):
     """Fill ``out`` (int64[LG_SIZE]) with the legal actions of the seat to act."""
+    legal_inline(S, out)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def legal_inline(S, out):
+    """``legal`` inlined into its compiled caller."""
     _compute_legal(S)
     for k in range(LG_SIZE):
         out[k] = S[LG_ + k]
@@ -556,7 +586,15 @@ def legal(S, out):
 @njit(cache=True, _nrt=False)
 def apply(S, log, kind, amount):
     """Apply the action of the seat to act (``A_LEAVE``: of seat ``amount``, whoever is to
-    act). Returns 0, or an error code with S unchanged."""
+    act). Returns 0, or an error code with S unchanged. (The kernel Python calls; compiled
+    callers call ``apply_inline``, the same code inlined into them.)"""
+    return apply_inline(S, log, kind, amount)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def apply_inline(S, log, kind, amount):
+    """``apply`` inlined into its compiled caller (the table loop, the benchmarks): no call
+    and return per action."""
     s = S[TO_ACT]
     if S[STREET] == COMPLETE or s < 0:
         return HAND_OVER
@@ -600,6 +638,7 @@ def apply(S, log, kind, amount):
     if kind == A_FOLD:
         S[STATUS_ + s] = S_FOLDED
         S[N_ACTIVE] -= 1
+        S[ACTIVE_MASK] &= ~(1 << s)
         S[N_LIVE] -= 1
         _record(S, log, s, E_FOLD, S[BET_ + s], 0, -1, -1)
     elif kind == A_CHECK_CALL:
@@ -666,6 +705,7 @@ def _leave(S, log, s):
     back = _uncovered(S, s)
     if S[STATUS_ + s] == S_ACTIVE:
         S[N_ACTIVE] -= 1
+        S[ACTIVE_MASK] &= ~(1 << s)
     S[STATUS_ + s] = S_FOLDED
     S[N_LIVE] -= 1
     if back > 0:
@@ -720,6 +760,7 @@ def _return_uncalled(S, log):
         if S[STATUS_ + first] == S_ALL_IN:
             S[STATUS_ + first] = S_ACTIVE
             S[N_ACTIVE] += 1
+            S[ACTIVE_MASK] |= 1 << first
         _record(S, log, first, E_RETURN, S[BET_ + first], excess, -1, -1)
 
 

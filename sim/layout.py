@@ -82,6 +82,7 @@ SEQ = _S.take("SEQ")  # sequence number of the next record
 FLOP_SEEN = _S.take("FLOP_SEEN")
 N_ACTIVE = _S.take("N_ACTIVE")  # seats with status ACTIVE
 N_LIVE = _S.take("N_LIVE")  # seats ACTIVE or ALL_IN
+ACTIVE_MASK = _S.take("ACTIVE_MASK")  # bit s set: seat s has status ACTIVE (seat scans as bits)
 # rule-path counters of this hand (for coverage statistics)
 # decisions where a seat that acted faced only short all-ins
 C_SHORT_NOT_REOPENED = _S.take("C_SHORT_NOT_REOPENED")

@@ -873,7 +873,7 @@ def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POT
                 engine.apply(S, log, A_LEAVE, _draw_live_seat(S, n, rs_tab))
                 counts[C_DISCONNECTS] += 1
                 continue
-            engine.legal(S, lg)
+            engine.legal_inline(S, lg)  # legal and apply inlined here: no call per action
             seat = lg[LG_TO_ACT]
             decision += 1
             if decision - 1 == timeout_at:
@@ -886,7 +886,7 @@ def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POT
                 kind, amount = _python_bot(TS[T_POLICY_ + seat], seat, seed, table_id, hand_no)
             else:
                 kind, amount = decide(TS[T_POLICY_ + seat], rs_bot, S, lg)
-            engine.apply(S, log, kind, amount)
+            engine.apply_inline(S, log, kind, amount)
         # ---- record the hand ----
         H[i, H_TABLE] = TS[T_TABLE]
         H[i, H_HAND_NO] = hand_no

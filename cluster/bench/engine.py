@@ -51,9 +51,9 @@ def _play_random_hands(cfg, n_hands, n_seats, seed, S, log, lg, deck, stacks, an
             sb, bb = (button + 1) % n_seats, (button + 2) % n_seats
         engine.start_hand(S, log, cfg, stacks, antes, button, sb, bb, deck)
         while S[STREET] != COMPLETE:
-            engine.legal(S, lg)
+            engine.legal_inline(S, lg)
             kind, amount = random_legal(rs_bot, lg)
-            engine.apply(S, log, kind, amount)
+            engine.apply_inline(S, log, kind, amount)
             actions += 1
         checksum += S[STACK_ + (h % n_seats)]
     return actions, checksum
@@ -150,9 +150,9 @@ def _stage_hands(cfg, n_hands, n_seats, seed, S, log, lg, deck, stacks, antes, r
         if upto == 1:
             continue
         while S[STREET] != COMPLETE:
-            engine.legal(S, lg)
+            engine.legal_inline(S, lg)
             kind, amount = random_legal(rs_bot, lg)
-            engine.apply(S, log, kind, amount)
+            engine.apply_inline(S, log, kind, amount)
             actions += 1
         shown += S[N_SHOW]
     return actions, shown
@@ -161,7 +161,7 @@ def _stage_hands(cfg, n_hands, n_seats, seed, S, log, lg, deck, stacks, antes, r
 @njit(cache=True, _nrt=False)
 def _legal_only(S, lg, n):
     for _ in range(n):
-        engine.legal(S, lg)
+        engine.legal_inline(S, lg)
     return lg[0]
 
 

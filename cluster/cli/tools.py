@@ -13,6 +13,9 @@ def add_parser(sub: Any) -> None:
     _add_bench(sub)
     wu = sub.add_parser("warmup", help="compile every numba kernel into the shared compiled-code "
                                        "cache (make venv runs it; no job is run)")
+    wu.add_argument("--jobs", type=int, default=None, metavar="N",
+                    help="processes compiling at once (default: the cores this process may "
+                         "use; 1: all in this process)")
     o.handler(wu, warmup)
     _add_rng(sub)
     _add_calibrate(sub)
@@ -189,7 +192,9 @@ def bench(args: argparse.Namespace) -> int:
 def warmup(args: argparse.Namespace) -> int:
     from cluster.flows.warmup import run_warmup
 
-    run_warmup()
+    if args.jobs is not None and args.jobs < 1:
+        raise o.UsageError(f"warmup --jobs: expected at least 1, got {args.jobs}")
+    run_warmup(jobs=args.jobs)
     return 0
 
 

@@ -18,15 +18,23 @@ is removed (no job, no Ray, nothing left but the cache):
   ``--inject`` (faulty decks), the evaluators' array entry points, and the benchmarks' own,
   each called on a few values.
 
+The steps run in ``jobs`` processes at once (default: the cores this process may use; 1: all
+in this process), grouped so that a step that reads another's output runs after it in the same
+process (export and diff read the certified run), the longest group first. The processes share
+the cache: a kernel two of them need may be compiled by both (the cache keeps one), and numba's
+index of a function is locked while it is read or written (``audits.jitcache``), so two
+signatures saved at once cannot take each other's place.
+
 Then every module of the four packages is imported and each compiled function (a numba
-dispatcher) is counted: signatures loaded from the cache, signatures compiled now, and the
-kernels no step called (compiled at their first call: named, so that a step can be added).
-A second ``holdem warmup`` with the same sources compiles nothing.
+dispatcher) is counted: signatures loaded from the cache, signatures compiled now (in every
+process), and the kernels no step called (compiled at their first call: named, so that a step
+can be added). A second ``holdem warmup`` with the same sources compiles nothing.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 import pkgutil
 import shutil
 import tempfile
@@ -205,7 +213,7 @@ def _steps(tmp: Path) -> list[tuple[str, Callable[[], object]]]:
         derive_deck(9, 0, 1)  # a key's deck built forward (the audits' messages, the tests)
 
     return [("certify (default population, every structure; simulate, audit, reproduce, "
-             "report)", certify_default),
+             "report)", certify_default),  # GROUPS: export and diff read this step's run
             ("simulate (classic population; other deck generators; a Python bot)",
              simulate_others),
             ("shuffle (decks kept and not; other deck generators)", shuffle),
@@ -213,6 +221,44 @@ def _steps(tmp: Path) -> list[tuple[str, Callable[[], object]]]:
             ("PHH hands imported and audited", imported),
             ("rngtest, calibrate, fault-injection and evaluator kernels", tools),
             ("benchmark kernels", benches)]
+
+
+# the steps (indices into ``_steps``) each process runs, in order: a step that reads another's
+# output stays after it in its group; the groups are listed longest first (the order they start)
+# (one process, loaded machine: certify 276 s, PHH 151, benchmarks 30, shuffle 20, simulate 20,
+# export 14, tools 14)
+GROUPS: tuple[tuple[int, ...], ...] = ((0, 3), (4,), (6,), (1,), (2,), (5,))
+
+
+def default_jobs() -> int:
+    """The cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _run_group(tmp: str, group: tuple[int, ...]) -> tuple[list[tuple[str, float]], int, int]:
+    """In a worker process: the group's steps in order; returns (label, seconds) per step and
+    the signatures compiled and loaded meanwhile (a worker runs several groups: its counts are
+    cumulative, so the group's are the difference)."""
+    c0, h0 = _counts()
+    steps = _steps(Path(tmp))
+    done = []
+    for i in group:
+        label, step = steps[i]
+        s0 = time.perf_counter()
+        step()
+        done.append((label, time.perf_counter() - s0))
+    c1, h1 = _counts()
+    return done, c1 - c0, h1 - h0
+
+
+def _counts() -> tuple[int, int]:
+    """Signatures compiled and loaded so far in this process (the kernels imported)."""
+    ks = kernels()
+    return (sum(sum(d.stats.cache_misses.values()) for _, d in ks),
+            sum(sum(d.stats.cache_hits.values()) for _, d in ks))
 
 
 def _import_all() -> None:
@@ -247,19 +293,40 @@ def kernels() -> list[tuple[str, Any]]:
     return out
 
 
-def run_warmup(say: Callable[[str], None] = print) -> WarmupResult:
-    """Run the warm-up steps (see the module doc) and count the kernels; returns the record."""
+def run_warmup(say: Callable[[str], None] = print, jobs: int | None = None) -> WarmupResult:
+    """Run the warm-up steps (see the module doc) in ``jobs`` processes (default: the cores;
+    1: in this process) and count the kernels; returns the record."""
     t0 = time.perf_counter()
+    jobs = default_jobs() if jobs is None else jobs
+    if jobs < 1:
+        raise ValueError(f"jobs: expected at least 1, got {jobs}")
     res = WarmupResult(root=jitcache.cache_root(), keys=dict(jitcache.identity()["keys"]))
     say(f"holdem warmup: compiled-code cache {res.root} ("
-        + ", ".join(f"{k} {v}" for k, v in res.keys.items()) + ")")
+        + ", ".join(f"{k} {v}" for k, v in res.keys.items()) + f"), {jobs} process"
+        + ("es" if jobs > 1 else ""))
     tmp = Path(tempfile.mkdtemp(prefix="holdem-warmup-"))
+    compiled = loaded = 0
     try:
-        for label, step in _steps(tmp):
-            s0 = time.perf_counter()
-            step()
-            res.steps.append((label, time.perf_counter() - s0))
-            say(f"  {res.steps[-1][1]:6.1f} s  {label}")
+        if jobs == 1:
+            for label, step in _steps(tmp):
+                s0 = time.perf_counter()
+                step()
+                res.steps.append((label, time.perf_counter() - s0))
+                say(f"  {res.steps[-1][1]:6.1f} s  {label}")
+        else:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor, as_completed
+
+            # spawn: each worker a fresh interpreter (no forked numba or Ray state)
+            with ProcessPoolExecutor(max_workers=min(jobs, len(GROUPS)),
+                                     mp_context=multiprocessing.get_context("spawn")) as pool:
+                futures = [pool.submit(_run_group, str(tmp), g) for g in GROUPS]
+                for fut in as_completed(futures):
+                    done, c, h = fut.result()
+                    compiled, loaded = compiled + c, loaded + h
+                    for label, secs in done:
+                        res.steps.append((label, secs))
+                        say(f"  {secs:6.1f} s  {label}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     _import_all()
@@ -269,6 +336,8 @@ def run_warmup(say: Callable[[str], None] = print) -> WarmupResult:
         res.loaded += sum(d.stats.cache_hits.values())
         if not is_cached(d):
             res.uncached.append(name)
+    res.compiled += compiled
+    res.loaded += loaded
     res.seconds = time.perf_counter() - t0
     say(f"holdem warmup: {res.kernels} kernels, {res.kernels - len(res.uncached)} of them in the "
         f"cache; {res.compiled} signatures compiled now, {res.loaded} loaded, "

@@ -271,3 +271,36 @@ def test_golden_simulate_and_regress_see_a_helper_changed_in_another_module(
     assert (baseline_dir / jitcache.USED_MARK).exists()
     assert list((cache / f"sim-{new_sim}").rglob("*.nbi"))
     assert not (cache / "regress-baseline" / f"sim-{new_sim}").exists()
+
+
+def test_two_signatures_saved_at_once_keep_their_own_code(tmp_path: Path) -> None:
+    """numba's save reads a function's index, numbers the new object after the entries it saw
+    and rewrites the index: two processes saving at once (a parallel warmup, Ray workers) would
+    both number theirs 1 and the index would name the other's code. The index is locked: the
+    second save waits for the first and numbers its object 2."""
+    import threading
+
+    from numba.core import caching
+
+    cls = caching.IndexDataCacheFile  # the project's (jitcache.install, at import of audits)
+    assert cls.__name__ == "AuthenticatedCacheFile"
+    first, second = cls(str(tmp_path), "f-1.py311", "stamp"), cls(str(tmp_path), "f-1.py311",
+                                                                 "stamp")
+    other = threading.Thread(target=second.save, args=(("sig-b",), {"code": "b"}))
+    save_index = first._save_index
+    blocked = []
+
+    def racing_save_index(overloads: object) -> None:  # the other process saves meanwhile
+        other.start()
+        other.join(timeout=1.0)
+        blocked.append(other.is_alive())
+        save_index(overloads)
+
+    first._save_index = racing_save_index  # type: ignore[method-assign]
+    first.save(("sig-a",), {"code": "a"})
+    other.join(timeout=30)
+    assert blocked == [True] and not other.is_alive()
+    assert first.load(("sig-a",)) == {"code": "a"}
+    assert first.load(("sig-b",)) == {"code": "b"}
+    assert sorted(p.name for p in tmp_path.glob("*.nbc")) == ["f-1.py311.1.nbc",
+                                                              "f-1.py311.2.nbc"]

@@ -95,3 +95,20 @@ def test_ray_workers_use_the_drivers_cache(ray_local: None) -> None:
 
     root, keys = ray.get(where.remote())
     assert root == str(jitcache.cache_root()) and keys == jitcache.identity()["keys"]
+
+
+def test_the_parallel_groups_run_every_step_once_after_what_it_reads(tmp_path: Path) -> None:
+    from cluster.flows.warmup import GROUPS, _steps
+
+    labels = [label for label, _ in _steps(tmp_path)]
+    assert sorted(i for g in GROUPS for i in g) == list(range(len(labels)))
+    export = next(i for i, label in enumerate(labels) if label.startswith("export"))
+    certify = next(i for i, label in enumerate(labels) if label.startswith("certify"))
+    group = next(g for g in GROUPS if export in g)  # export and diff read the certified run
+    assert certify in group and group.index(certify) < group.index(export)
+
+
+def test_warmup_jobs_is_checked() -> None:
+    from cluster.cli import main
+
+    assert main(["warmup", "--jobs", "0"]) == 2
