@@ -112,8 +112,31 @@ UNPROVEN_NOTE = ("pots contested by unrecorded cards only, none shown (amounts c
 
 
 @njit(cache=True, _nrt=False)
+def _award_in_units(work, p, winners, button, k, unit):  # pragma: no cover - compiled
+    # pot p split equally among ``winners`` in whole ``unit``s (a tournament's chip), the odd
+    # units one each to the first winners clockwise from the button (``award_layer``'s rule in
+    # the hand's own unit)
+    nw = 0
+    for s in range(k):
+        if winners & (1 << s):
+            nw += 1
+    amt = work[POT_AMOUNT, p] - work[POT_RAKE, p]
+    share = (amt // (nw * unit)) * unit
+    odd = amt - share * nw
+    s = button
+    for _ in range(k):
+        s = s + 1 if s + 1 < k else 0
+        if winners & (1 << s):
+            work[MINE, s] += share
+            if odd > 0:
+                give = unit if odd >= unit else odd
+                work[MINE, s] += give
+                odd -= give
+
+
+@njit(cache=True, _nrt=False)
 def _rules_kernel(occ, contrib, folded, hole, button, a_seat, a_kind, a_add, act_off, sv,
-                  sshown, soff, dv, doff, trim, unrec, table, work, won, pot_total,
+                  sshown, soff, dv, doff, trim, unrec, table, unit, work, won, pot_total,
                   unproven, unproven_amt, status):  # pragma: no cover - compiled
     # per hand, the rules' gross payout per seat (the payouts audit's pot rebuild, no rake)
     # into won[i]; the pots' total; the seats of pots whose winners the record cannot prove
@@ -148,15 +171,39 @@ def _rules_kernel(occ, contrib, folded, hole, button, a_seat, a_kind, a_add, act
                 unproven[i] |= elig
                 unproven_amt[i] += work[POT_AMOUNT, p]
                 continue
-            award_layer(work, p, winners, button[i], k)
+            if unit[i] > 1:
+                _award_in_units(work, p, winners, button[i], k, unit[i])
+            else:
+                award_layer(work, p, winners, button[i], k)
         pot_total[i] = total
         for s in range(k):
             won[i, s] = work[MINE, s]
 
 
-def rules_payouts(b: Batch) -> dict[str, np.ndarray]:
+def chip_units(b: Batch, exponent: int) -> np.ndarray:
+    """Per hand, the smallest amount its pots are split in (minor units): a tournament hand
+    (currency ``chips``: the reader's, from the site's tournament header) is in whole chips,
+    10^exponent minor units, when every stack and contribution of the hand is whole chips
+    (a cash hand written as a tournament keeps its cents); every other hand 1."""
+    unit = np.ones(b.n, np.int64)
+    if exponent == 0 or "currency" not in b.imp:
+        return unit
+    values = b.imp["currency_values"]
+    chips = [j for j, v in enumerate(values) if str(v) == "chips"]
+    if not chips:
+        return unit
+    u = 10 ** exponent
+    sc = b.seat
+    whole = ((sc["stacks_start"] % u == 0) & (sc["contributed"] % u == 0)).all(axis=1)
+    rows = np.isin(b.imp["currency"], chips) & whole
+    unit[rows] = u
+    return unit
+
+
+def rules_payouts(b: Batch, exponent: int = 0) -> dict[str, np.ndarray]:
     """The rules' gross payout per seat (n, k), the pots' total, the unproven seats' mask and
-    amount, and a per-hand status (0: rebuilt)."""
+    amount, and a per-hand status (0: rebuilt); a tournament hand's pots split in whole chips
+    (``chip_units``)."""
     n, k = b.n, b.k
     sc = b.seat
     sv, soff = b.var["showdown_seats"]
@@ -169,8 +216,8 @@ def rules_payouts(b: Batch) -> dict[str, np.ndarray]:
     _rules_kernel(sc["occupied"], sc["contributed"], sc["folded"], b.hole, b.cols["button"],
                   b.act["seat"], b.act["kind"], b.act["added"], b.act_off, sv, sh, soff, dv, doff,
                   b.cols["ante_trimming"], b.imp["cards_unrecorded"], TABLE,
-                  np.zeros((10, k + 1), np.int64), out["won"], out["pot_total"],
-                  out["unproven"], out["unproven_amt"], out["status"])
+                  chip_units(b, exponent), np.zeros((10, k + 1), np.int64), out["won"],
+                  out["pot_total"], out["unproven"], out["unproven_amt"], out["status"])
     return out
 
 
@@ -643,7 +690,7 @@ def outcome_map(b: Batch) -> OutcomePartial:
         return OutcomePartial(Partial(hands=b.n, applicable=False), notes={note: b.n})
     sched = parse_schedule(b.context.get("rake_schedule"))
     money = parse_money(b.context.get("money"))
-    r = rules_payouts(b)
+    r = rules_payouts(b, money.exponent)
     sc = b.seat
     occ, start = sc["occupied"].tolist(), sc["stacks_start"].tolist()
     contrib, ret = sc["contributed"].tolist(), sc["returned"].tolist()
