@@ -365,16 +365,11 @@ def _ipoker_outcome(text: str) -> _Outcome:
             bets[m["player"]] = _amount(m["bet"])
     if not paid:
         return _Outcome({}, recorded=False)
-    ranked = sorted(bets.items(), key=lambda kv: kv[1], reverse=True)
-    uncalled = ranked[0][1] - (ranked[1][1] if len(ranked) > 1 else Decimal(0))
-    if uncalled > 0:  # the top bettor's excess came back: it is in his win="..."
-        top = ranked[0][0]
-        paid[top] = paid[top] - uncalled
-        if paid[top] < 0:
-            raise _Skip(f"bad outcome: {top!r} bet {ranked[0][1]} of which {uncalled} "
-                        f"was not called, but won {paid[top] + uncalled}")
-    total = sum(bets.values(), Decimal(0)) - max(uncalled, Decimal(0))
-    return _Outcome(paid, total, total - sum(paid.values(), Decimal(0)), bets=bets)
+    # win="..." includes the top bettor's uncalled excess: subtracted in ``_with_outcome``,
+    # from the actions (a post of a big blind and a dead small one, type 2 sum="$0.06" at
+    # 0.02/0.04, is 0.04 live: its dead 0.02 calls nothing; the bet attributes' difference
+    # made the uncalled 0.10, not 0.12, and the payout 0.02 above the rules')
+    return _Outcome(paid, includes_uncalled=True, bets=bets)
 
 
 # ---------------------------------------------------------------- dead and missed blinds
@@ -1288,15 +1283,23 @@ def _with_outcome(h: PhhHand, outcome: _Outcome, names: list[str]) -> PhhHand:
     if not outcome.recorded:
         return replace(h, total_pot=outcome.total_pot, rake=outcome.rake)
     won = [outcome.paid.get(name, Decimal(0)) for name in names]
+    total_pot, rake = outcome.total_pot, outcome.rake
     if outcome.includes_uncalled:
-        _, uncalled = pot_contributions(h)
+        put, uncalled = pot_contributions(h)
         for i, u in enumerate(uncalled):
+            u = Decimal(u)
+            if u and outcome.bets is not None and won[i] < u:  # iPoker: win includes it
+                raise _Skip(f"bad outcome: {names[i]!r} bet {outcome.bets.get(names[i])} of "
+                            f"which {u} was not called, but won {won[i]}")
             if u and won[i] >= u:
                 won[i] -= u
+        if outcome.bets is not None:  # iPoker states no pot: the actions' and the wins'
+            total_pot = sum((Decimal(v) for v in put), Decimal(0))
+            rake = total_pot - sum(won, Decimal(0))
     winnings = tuple(_kept(v) for v in won)
-    return replace(h, winnings=winnings, total_pot=_opt_kept(outcome.total_pot),
-                   rake=_opt_kept(outcome.rake), scale=max(h.scale, *(
-                       _scale(v) for v in (*won, outcome.total_pot, outcome.rake)
+    return replace(h, winnings=winnings, total_pot=_opt_kept(total_pot),
+                   rake=_opt_kept(rake), scale=max(h.scale, *(
+                       _scale(v) for v in (*won, total_pot, rake)
                        if v is not None)))
 
 

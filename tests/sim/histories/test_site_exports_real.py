@@ -225,3 +225,14 @@ def test_run_it_twice_and_cash_out_are_named_skips(tmp_path: Path) -> None:
     assert not twice.hands and [s.kind for s in twice.skipped] == ["run it twice"]
     assert not cash.hands and [s.kind for s in cash.skipped] == ["cash-out"]
     assert "$22.77" in cash.skipped[0].reason
+
+
+def test_ipoker_uncalled_bet_over_a_post_of_both_blinds() -> None:
+    """iPoker: Player0 posts both blinds (type 2, sum="$0.06" at $0.02/$0.04: 0.04 live, 0.02
+    dead), Player11 raises to 0.16 and wins uncontested, ``win="$0.26"`` (his 0.12 not called
+    back, 0.14 of pot). The uncalled bet was read from the bet attributes (0.16 - 0.06 = 0.10),
+    so he was "paid 0.16, the rules pay 0.14": a false wrong payout. The uncalled bet comes
+    from the actions (a dead blind calls nothing): 0.12, paid 0.14, rake 0."""
+    (h,) = read_history(REAL / "ipoker-post-both-uncalled.xml").hands
+    paid = dict(zip(h.players, h.winnings or (), strict=True))
+    assert paid["Player11"] == D("0.14") and h.total_pot == D("0.14") and h.rake == 0
