@@ -102,6 +102,10 @@ VENUE_READINGS: dict[str, tuple[str, ...]] = {
 TEXT_READINGS = ("standard",)
 ALL_READINGS = ("standard", "collected+uncalled", "net", "zero-uncontested", "zeros")
 PHH_FORMATS = ("phh", "")  # a source the manifest does not list is taken as PHH
+# a site's text export (the format detected from its content) is judged as that site's hands
+FORMAT_VENUES = {"pokerstars": "PokerStars", "fulltilt": "Full Tilt Poker",
+                 "ipoker": "iPoker Network", "ongame": "Ongame Network",
+                 "partypoker": "PartyPoker", "absolute": "Absolute Poker"}
 CLASSES = (EXACT, RAKE, RAKE_UNCHECKED, *(f"convention:{c}" for c in CONVENTIONS), TOP_UP,
            UNATTRIBUTED, NOT_RECORDED, NOT_CHECKED, AMBIGUOUS, WRONG)
 MAX_POINTS = 3000  # rake-vs-pot points kept per venue for the report's scatter
@@ -706,17 +710,35 @@ def outcome_map(b: Batch) -> OutcomePartial:
     status = r["status"]
     unproven = r["unproven"].tolist()
     venues = [_text(b, "venue", i) or UNKNOWN_VENUE for i in range(b.n)]
+    # the venue each hand is JUDGED by: the lab's mapping of its file (``--venue``), else a
+    # site text export's detected format; never a PHH file's own venue text (free text the
+    # operator writes), whose hands are read every way (``ALL_READINGS``: where two readings
+    # disagree, ambiguous) under the schedule's top level
+    formats = b.context.get("source_formats") or {}
+    labs = b.context.get("source_venues") or {}
+    judged: list[str | None] = []
+    for i in range(b.n):
+        src = _text(b, "source_file", i)
+        fmt = formats.get(src, "") if isinstance(formats, dict) else ""
+        lab = labs.get(src) if isinstance(labs, dict) else None
+        judged.append(str(lab) if lab else FORMAT_VENUES.get(fmt))
+
+    def schedule_of(i: int) -> Schedule | None:
+        if sched is None:
+            return None
+        v = judged[i]
+        return sched if v is None else sched.for_venue(v)
+
     # each seat's change in a hand by the rules (None: not provable), and the rake a schedule
     # allows on the hand (a chain through a pot won with an unknown stack may have paid it)
     change: list[list[tuple[int, bool] | None]] = [
         [None if status[i] or (unproven[i] >> s) & 1 else (won[i][s] - contrib[i][s],
                                                           won[i][s] > 0)
          for s in range(b.k)] for i in range(b.n)]
-    slack = [0 if sched is None else int(
-        sched.for_venue(venues[i]).allowed(int(r["pot_total"][i]), sum(occ[i]), nb[i] >= 3)
-        + sched.for_venue(venues[i]).step) for i in range(b.n)]
+    slack = [0 if (si := schedule_of(i)) is None else int(
+        si.allowed(int(r["pot_total"][i]), sum(occ[i]), nb[i] >= 3) + si.step)
+        for i in range(b.n)]
     later = _later_stacks(b, occ, known, pids, start, change, slack)
-    formats = b.context.get("source_formats") or {}
     out = OutcomePartial(Partial(hands=b.n), money={"exponent": money.exponent,
                                                     "currency": money.currency},
                          schedule=None if sched is None else {
@@ -744,11 +766,13 @@ def outcome_map(b: Batch) -> OutcomePartial:
             fin = fv[foff[i]:foff[i + 1]].tolist() if foff[i + 1] > foff[i] else None
             win = wv[woff[i]:woff[i + 1]].tolist() if woff[i + 1] > woff[i] else None
             fmt = formats.get(_text(b, "source_file", i), "") if isinstance(formats, dict) else ""
-            readings = (VENUE_READINGS.get(venue, ALL_READINGS) if fmt in PHH_FORMATS
-                        else TEXT_READINGS)
-            v = classify(hand(i), fin, win, op_rake[i], later[i],
-                         None if sched is None else sched.for_venue(venue), money, op_pot[i],
-                         readings)
+            lab = judged[i]
+            # a PHH file the lab did not map: every reading tried, those that disagree
+            # ambiguous (not certified), whatever venue the operator's text names
+            readings = (VENUE_READINGS.get(lab, ALL_READINGS) if lab else ALL_READINGS) \
+                if fmt in PHH_FORMATS else TEXT_READINGS
+            v = classify(hand(i), fin, win, op_rake[i], later[i], schedule_of(i), money,
+                         op_pot[i], readings)
             hands.pop(i, None)
         per = out.counts.setdefault(venue, {})
         per[v.cls] = per.get(v.cls, 0) + 1
