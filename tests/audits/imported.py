@@ -69,7 +69,7 @@ def _source(hands: list[H], venue: str, table: str) -> str:
 
 
 def build_run(root: Path, hands: list[H], schedule: dict[str, Any] | None = None,
-              exponent: int = 0) -> Path:
+              exponent: int = 0, lab_venues: bool = True) -> Path:
     """A run folder of ``hands`` (one batch file); consecutive hands of one (venue, table) are
     one table session, the next hand's starting stacks as the hands give them."""
     rows = replayed(hands)
@@ -135,10 +135,10 @@ def build_run(root: Path, hands: list[H], schedule: dict[str, Any] | None = None
                    "sha256": hashlib.sha256(data).hexdigest()}],
         "money": {"exponent": exponent, "currency": "USD"}, "rake_schedule": schedule,
         "inject": None, "schema_version": 3, "digest_version": 1,
-        # each source file with the venue the lab named for it (``holdem import --venue``)
-        "sources": [{"path": _source(hands, v, t), "format": "phh", "venue": v}
-                    for v, t in dict.fromkeys((h.venue, h.table) for h in hands) if v],
     }
+    if lab_venues:  # each source file with the venue the lab named (``holdem import --venue``)
+        manifest["sources"] = [{"path": _source(hands, v, t), "format": "phh", "venue": v}
+                               for v, t in dict.fromkeys((h.venue, h.table) for h in hands) if v]
     (root / "manifest.json").write_text(json.dumps(manifest, indent=2))
     return root
 
