@@ -104,7 +104,11 @@ def run_context(manifest: dict[str, Any] | None) -> dict[str, Any]:
                 # each source's format (phh or a site's text export): how its winnings read
                 "source_formats": {str(s["path"]): str(s.get("format") or "")
                                    for s in (sources if isinstance(sources, list) else [])
-                                   if isinstance(s, dict) and "path" in s}}
+                                   if isinstance(s, dict) and "path" in s},
+                # the lab's venue of each source (``holdem import --venue``): how it is judged
+                "source_venues": {str(s["path"]): str(s["venue"])
+                                  for s in (sources if isinstance(sources, list) else [])
+                                  if isinstance(s, dict) and "path" in s and s.get("venue")}}
     if kind != runspec.SIMULATE_FORMAT:
         return {}
     try:

@@ -102,6 +102,10 @@ VENUE_READINGS: dict[str, tuple[str, ...]] = {
 TEXT_READINGS = ("standard",)
 ALL_READINGS = ("standard", "collected+uncalled", "net", "zero-uncontested", "zeros")
 PHH_FORMATS = ("phh", "")  # a source the manifest does not list is taken as PHH
+# a site's text export (the format detected from its content) is judged as that site's hands
+FORMAT_VENUES = {"pokerstars": "PokerStars", "fulltilt": "Full Tilt Poker",
+                 "ipoker": "iPoker Network", "ongame": "Ongame Network",
+                 "partypoker": "PartyPoker", "absolute": "Absolute Poker"}
 CLASSES = (EXACT, RAKE, RAKE_UNCHECKED, *(f"convention:{c}" for c in CONVENTIONS), TOP_UP,
            UNATTRIBUTED, NOT_RECORDED, NOT_CHECKED, AMBIGUOUS, WRONG)
 CLASS_CODE = {c: i for i, c in enumerate(CLASSES)}
@@ -114,8 +118,31 @@ UNPROVEN_NOTE = ("pots contested by unrecorded cards only, none shown (amounts c
 
 
 @njit(cache=True, _nrt=False)
+def _award_in_units(work, p, winners, button, k, unit):  # pragma: no cover - compiled
+    # pot p split equally among ``winners`` in whole ``unit``s (a tournament's chip), the odd
+    # units one each to the first winners clockwise from the button (``award_layer``'s rule in
+    # the hand's own unit)
+    nw = 0
+    for s in range(k):
+        if winners & (1 << s):
+            nw += 1
+    amt = work[POT_AMOUNT, p] - work[POT_RAKE, p]
+    share = (amt // (nw * unit)) * unit
+    odd = amt - share * nw
+    s = button
+    for _ in range(k):
+        s = s + 1 if s + 1 < k else 0
+        if winners & (1 << s):
+            work[MINE, s] += share
+            if odd > 0:
+                give = unit if odd >= unit else odd
+                work[MINE, s] += give
+                odd -= give
+
+
+@njit(cache=True, _nrt=False)
 def _rules_kernel(occ, contrib, folded, hole, button, a_seat, a_kind, a_add, act_off, sv,
-                  sshown, soff, dv, doff, trim, unrec, table, work, won, pot_total,
+                  sshown, soff, dv, doff, trim, unrec, table, unit, work, won, pot_total,
                   unproven, unproven_amt, status):  # pragma: no cover - compiled
     # per hand, the rules' gross payout per seat (the payouts audit's pot rebuild, no rake)
     # into won[i]; the pots' total; the seats of pots whose winners the record cannot prove
@@ -150,15 +177,39 @@ def _rules_kernel(occ, contrib, folded, hole, button, a_seat, a_kind, a_add, act
                 unproven[i] |= elig
                 unproven_amt[i] += work[POT_AMOUNT, p]
                 continue
-            award_layer(work, p, winners, button[i], k)
+            if unit[i] > 1:
+                _award_in_units(work, p, winners, button[i], k, unit[i])
+            else:
+                award_layer(work, p, winners, button[i], k)
         pot_total[i] = total
         for s in range(k):
             won[i, s] = work[MINE, s]
 
 
-def rules_payouts(b: Batch) -> dict[str, np.ndarray]:
+def chip_units(b: Batch, exponent: int) -> np.ndarray:
+    """Per hand, the smallest amount its pots are split in (minor units): a tournament hand
+    (currency ``chips``: the reader's, from the site's tournament header) is in whole chips,
+    10^exponent minor units, when every stack and contribution of the hand is whole chips
+    (a cash hand written as a tournament keeps its cents); every other hand 1."""
+    unit = np.ones(b.n, np.int64)
+    if exponent == 0 or "currency" not in b.imp:
+        return unit
+    values = b.imp["currency_values"]
+    chips = [j for j, v in enumerate(values) if str(v) == "chips"]
+    if not chips:
+        return unit
+    u = 10 ** exponent
+    sc = b.seat
+    whole = ((sc["stacks_start"] % u == 0) & (sc["contributed"] % u == 0)).all(axis=1)
+    rows = np.isin(b.imp["currency"], chips) & whole
+    unit[rows] = u
+    return unit
+
+
+def rules_payouts(b: Batch, exponent: int = 0) -> dict[str, np.ndarray]:
     """The rules' gross payout per seat (n, k), the pots' total, the unproven seats' mask and
-    amount, and a per-hand status (0: rebuilt)."""
+    amount, and a per-hand status (0: rebuilt); a tournament hand's pots split in whole chips
+    (``chip_units``)."""
     n, k = b.n, b.k
     sc = b.seat
     sv, soff = b.var["showdown_seats"]
@@ -171,8 +222,8 @@ def rules_payouts(b: Batch) -> dict[str, np.ndarray]:
     _rules_kernel(sc["occupied"], sc["contributed"], sc["folded"], b.hole, b.cols["button"],
                   b.act["seat"], b.act["kind"], b.act["added"], b.act_off, sv, sh, soff, dv, doff,
                   b.cols["ante_trimming"], b.imp["cards_unrecorded"], TABLE,
-                  np.zeros((10, k + 1), np.int64), out["won"], out["pot_total"],
-                  out["unproven"], out["unproven_amt"], out["status"])
+                  chip_units(b, exponent), np.zeros((10, k + 1), np.int64), out["won"],
+                  out["pot_total"], out["unproven"], out["unproven_amt"], out["status"])
     return out
 
 
@@ -645,7 +696,7 @@ def outcome_map(b: Batch) -> OutcomePartial:
         return OutcomePartial(Partial(hands=b.n, applicable=False), notes={note: b.n})
     sched = parse_schedule(b.context.get("rake_schedule"))
     money = parse_money(b.context.get("money"))
-    r = rules_payouts(b)
+    r = rules_payouts(b, money.exponent)
     sc = b.seat
     occ, start = sc["occupied"].tolist(), sc["stacks_start"].tolist()
     contrib, ret = sc["contributed"].tolist(), sc["returned"].tolist()
@@ -661,17 +712,35 @@ def outcome_map(b: Batch) -> OutcomePartial:
     status = r["status"]
     unproven = r["unproven"].tolist()
     venues = [_text(b, "venue", i) or UNKNOWN_VENUE for i in range(b.n)]
+    # the venue each hand is JUDGED by: the lab's mapping of its file (``--venue``), else a
+    # site text export's detected format; never a PHH file's own venue text (free text the
+    # operator writes), whose hands are read every way (``ALL_READINGS``: where two readings
+    # disagree, ambiguous) under the schedule's top level
+    formats = b.context.get("source_formats") or {}
+    labs = b.context.get("source_venues") or {}
+    judged: list[str | None] = []
+    for i in range(b.n):
+        src = _text(b, "source_file", i)
+        fmt = formats.get(src, "") if isinstance(formats, dict) else ""
+        lab = labs.get(src) if isinstance(labs, dict) else None
+        judged.append(str(lab) if lab else FORMAT_VENUES.get(fmt))
+
+    def schedule_of(i: int) -> Schedule | None:
+        if sched is None:
+            return None
+        v = judged[i]
+        return sched if v is None else sched.for_venue(v)
+
     # each seat's change in a hand by the rules (None: not provable), and the rake a schedule
     # allows on the hand (a chain through a pot won with an unknown stack may have paid it)
     change: list[list[tuple[int, bool] | None]] = [
         [None if status[i] or (unproven[i] >> s) & 1 else (won[i][s] - contrib[i][s],
                                                           won[i][s] > 0)
          for s in range(b.k)] for i in range(b.n)]
-    slack = [0 if sched is None else int(
-        sched.for_venue(venues[i]).allowed(int(r["pot_total"][i]), sum(occ[i]), nb[i] >= 3)
-        + sched.for_venue(venues[i]).step) for i in range(b.n)]
+    slack = [0 if (si := schedule_of(i)) is None else int(
+        si.allowed(int(r["pot_total"][i]), sum(occ[i]), nb[i] >= 3) + si.step)
+        for i in range(b.n)]
     later = _later_stacks(b, occ, known, pids, start, change, slack)
-    formats = b.context.get("source_formats") or {}
     out = OutcomePartial(Partial(hands=b.n), money={"exponent": money.exponent,
                                                     "currency": money.currency},
                          schedule=None if sched is None else {
@@ -700,11 +769,13 @@ def outcome_map(b: Batch) -> OutcomePartial:
             fin = fv[foff[i]:foff[i + 1]].tolist() if foff[i + 1] > foff[i] else None
             win = wv[woff[i]:woff[i + 1]].tolist() if woff[i + 1] > woff[i] else None
             fmt = formats.get(_text(b, "source_file", i), "") if isinstance(formats, dict) else ""
-            readings = (VENUE_READINGS.get(venue, ALL_READINGS) if fmt in PHH_FORMATS
-                        else TEXT_READINGS)
-            v = classify(hand(i), fin, win, op_rake[i], later[i],
-                         None if sched is None else sched.for_venue(venue), money, op_pot[i],
-                         readings)
+            lab = judged[i]
+            # a PHH file the lab did not map: every reading tried, those that disagree
+            # ambiguous (not certified), whatever venue the operator's text names
+            readings = (VENUE_READINGS.get(lab, ALL_READINGS) if lab else ALL_READINGS) \
+                if fmt in PHH_FORMATS else TEXT_READINGS
+            v = classify(hand(i), fin, win, op_rake[i], later[i], schedule_of(i), money,
+                         op_pot[i], readings)
             hands.pop(i, None)
         classes[i] = CLASS_CODE[v.cls]
         per = out.counts.setdefault(venue, {})

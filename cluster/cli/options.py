@@ -173,6 +173,12 @@ def add_import_options(p: argparse.ArgumentParser, paths: bool = True) -> None:
     p.add_argument("--hash-names", default=None, metavar="KEYFILE",
                    help="store a keyed hash (HMAC-SHA256) of each player name, never the name: "
                         "the same player keeps one pseudonym and one player id")
+    p.add_argument("--venue", action="append", default=None, metavar="GLOB=VENUE",
+                   help="the lab's own mapping of source files to venues (repeatable; the "
+                        "first GLOB matching a file's path or name wins): how the outcome "
+                        "audit reads a PHH file's winnings and which venue of the rake "
+                        "schedule applies. A PHH file's own venue field chooses neither "
+                        "(docs/import.md)")
     if paths:
         add_ray_options(p, "the import")
         add_quiet(p)
@@ -339,6 +345,21 @@ def run_spec(args: argparse.Namespace) -> RunSpec:
         return RunSpec(hands=args.hands, structures=structures, seed=args.seed,
                        batch_size=args.batch_size, inject=args.inject, generator=args.generator,
                        **fields)
+
+
+def venue_map(args: argparse.Namespace) -> list[tuple[str, str]] | None:
+    """``--venue GLOB=VENUE`` as (glob, venue) pairs in the order given (None without it);
+    UsageError for a value without ``=`` or with an empty side."""
+    given = getattr(args, "venue", None)
+    if not given:
+        return None
+    out = []
+    for v in given:
+        glob, sep, venue = v.partition("=")
+        if not sep or not glob.strip() or not venue.strip():
+            raise UsageError(f"--venue {v!r}: expected GLOB=VENUE (e.g. 'stars/*=PokerStars')")
+        out.append((glob.strip(), venue.strip()))
+    return out
 
 
 def rake_arg(args: argparse.Namespace) -> Any:

@@ -32,6 +32,7 @@ previous import (its batch files, audit and report removed); anything else is re
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import json
 import sys
@@ -257,10 +258,21 @@ def hash_names(table: pa.Table, key: bytes) -> pa.Table:
     return table.set_column(i, table.schema.field(i), hashed)
 
 
+def lab_venue(path: str, venues: list[tuple[str, str]] | None) -> str | None:
+    """The venue the lab maps a source file to: the first (glob, venue) whose glob matches
+    the file's path or its name (``fnmatch``), else None (no mapping: a PHH file is read the
+    standard way under the schedule's top level; a site's text export by its format)."""
+    name = path.rstrip("/").rsplit("/", 1)[-1]
+    for glob, venue in venues or ():
+        if fnmatch.fnmatchcase(path, glob) or fnmatch.fnmatchcase(name, glob):
+            return venue
+    return None
+
+
 def import_phh(paths: list[str], out: str | Path, *, rake: RakeSchedule | None = None,
                workers: int | None = 0, address: str | None = None,
                progress: bool = False, name_key: bytes | None = None,
-               game: Any = None) -> PhhImport:
+               game: Any = None, venues: list[tuple[str, str]] | None = None) -> PhhImport:
     """Import the hands of the source files and folders ``paths`` into the run folder ``out``
     (a path or a URI; its manifest only when a hand was imported). ``workers=0``: in this
     process; None or N: on Ray (module docstring). Raises FileNotFoundError for a missing path,
@@ -268,7 +280,9 @@ def import_phh(paths: list[str], out: str | Path, *, rake: RakeSchedule | None =
     run's unit. ``name_key``: store each player name's keyed hash, never the name
     (``hash_names``). ``game``: a game file's schedule (``cluster.flows.game_import.ImportGame``):
     its rake is the rake schedule (``rake`` must then be None) and its stakes are recorded in
-    the manifest's ``game`` (in the run's minor unit) for the ``stakes`` audit."""
+    the manifest's ``game`` (in the run's minor unit) for the ``stakes`` audit. ``venues``: the
+    lab's mapping of source files to venues ((glob, venue) pairs, ``--venue``): each source's
+    ``venue`` in the manifest, which the outcome audit judges it by (``lab_venue``)."""
     if game is not None:
         if rake is not None:
             raise ValueError("import: a game's [rake] is the rake schedule: no other beside it")
@@ -345,8 +359,10 @@ def import_phh(paths: list[str], out: str | Path, *, rake: RakeSchedule | None =
         for old in [*folder.batch_relpaths(), *stale]:
             folder.delete(old)
     records = _write_batches(folder, table, run_id)
+    lab = {r.path: lab_venue(r.path, venues) for r in results}
     per_file = [{"path": r.path, "sha256": r.sha256, "format": r.format,
-                 "submitted": r.submitted, "imported": r.imported, "skipped": r.skipped}
+                 "submitted": r.submitted, "imported": r.imported, "skipped": r.skipped,
+                 **({"venue": lab[r.path]} if lab[r.path] else {})}
                 for r in results]
     report = {"import_version": IMPORT_VERSION, "submitted": submitted, "imported": imported,
               "skipped": dict(sorted(skipped.items())), "files": per_file,
@@ -362,7 +378,8 @@ def import_phh(paths: list[str], out: str | Path, *, rake: RakeSchedule | None =
             "spec": None, "structures": sorted({f["structure"] for f in records}),
             "hands": imported, "submitted": submitted, "skipped": dict(sorted(skipped.items())),
             "sources": [{"path": r.path, "sha256": r.sha256, "format": r.format,
-                         "sections": r.submitted, "rows": r.imported} for r in results],
+                         "sections": r.submitted, "rows": r.imported,
+                         **({"venue": lab[r.path]} if lab[r.path] else {})} for r in results],
             "files": records, "tables": tables, "money": money, "rake_schedule": rake_manifest,
             **({"game": game_manifest} if game is not None else {}),
             "import_file": {"path": IMPORT_FILE, "sha256": sha256_bytes(text.encode())},

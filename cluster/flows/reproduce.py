@@ -603,6 +603,11 @@ IMPORT_FIELDS = ("run_id", "structures", "hands", "submitted", "skipped", "sourc
                  "schema_version", "digest_version")
 
 
+def _glob_escape(path: str) -> str:
+    """``path`` as a glob that matches itself only."""
+    return "".join(f"[{c}]" if c in "*?[" else c for c in path)
+
+
 def _engine_note(manifest: dict[str, Any]) -> str:
     """Why a re-import may differ besides the log: another engine than the import's."""
     from cluster.flows.manifest import engine_version
@@ -679,8 +684,11 @@ def _reproduce_import(run: str, sources: str | None, name_key: bytes | None,
             paths = recorded
         out = tmp / "run"
         try:
+            # the lab's venue of each source, as recorded (its path as given now)
+            venues = [(_glob_escape(path), str(s["venue"])) for path, s in zip(
+                paths, manifest["sources"], strict=True) if isinstance(s, dict) and s.get("venue")]
             import_phh(paths, str(out), rake=rake, workers=workers, address=address,
-                       progress=False, name_key=name_key, game=game)
+                       progress=False, name_key=name_key, game=game, venues=venues or None)
         except (OSError, storage.StorageError) as e:  # a source gone since it was found
             raise NotReproducible(f"the sources cannot be read again ({e})") from None
         except (RunFolderError, ValueError) as e:

@@ -8,15 +8,20 @@ blind left (the seat it would move to is empty: the sites keep the button and ad
 blinds; ``audits.rotation`` accepts it). A button on the SAME seat with the same players
 otherwise (at least two named players kept their seats and no seat occupied in both hands
 changed hands: iPoker names every table "HandHQ", and two hands of different tables share no
-seated player) keeps the hands adjacent, so that the rotation audit fails the hand, counted as
-``button_stuck``. Anything else starts a new session (a gap, counted). A hand without a table
-name is its own table (ordered by file and section).
+seated player) keeps the hands adjacent only where the record proves that no hand lies
+between them: the site's own table counter says they are consecutive, or every player seated
+in both starts the second with exactly what the first left him (``_stacks_carried``). Then the
+rotation audit fails the hand, counted as ``button_stuck``; otherwise they are not provably
+adjacent (two hands of one table from a parser's test files): a gap, counted
+``missing_hands``, never a rotation or chip accusation. Anything else starts a new session (a
+gap, counted). A hand without a table name is its own table (ordered by file and section).
 
 Two hands are never joined across a hand the import skipped (``breaks``: the skipped hands'
 places among each file's rows, ``FileImport.gaps``; a hand dropped as stated twice is one):
 counted ``skip_breaks``; nor where a tournament table's stacks show a hand between them
-(``_hand_between``: the chips moved from players who won nothing to others): counted
-``missing_hands``. Both are
+(``_hand_between``: the chips moved from players who won nothing to others), nor where a cash
+table's stacks do (``_cash_hand_between``: a player who won nothing starts the next hand with
+less while another starts it with more): counted ``missing_hands``. Both are
 gaps, so the later hand's stacks never judge the earlier's payout. A site hand number that
 counts its table's hands (Ongame's ``R5-<table>-<n>``) joins only consecutive numbers (also
 ``missing_hands``: the site's own counter says hands lie between), and consecutive numbers are
@@ -50,10 +55,13 @@ from numba import njit
 
 from sim.histories.read.phh import no_cyclic_gc
 
-__all__ = ["MAX_PAUSE_SECONDS", "SEAT_COLUMNS", "SKIP_AFTER", "SKIP_BEFORE", "breaks_of",
-           "pad_seats", "rebuild", "repeated_hands"]
+__all__ = ["MAX_PAUSE_SECONDS", "MIN_HAND_SECONDS", "SEAT_COLUMNS", "SKIP_AFTER",
+           "SKIP_BEFORE", "breaks_of", "pad_seats", "rebuild", "repeated_hands"]
 
 MAX_PAUSE_SECONDS = 600
+# no hand is played in less: hands missing between two whose button moved one seat are a whole
+# orbit of the table (one a seat), which takes at least this much a seat
+MIN_HAND_SECONDS = 10
 _DIGIT_RUNS = re.compile(r"(\d+)")
 
 
@@ -251,9 +259,49 @@ def _hand_between(names, lo_a, n_a, lo_b, n_b, start, end):
 
 
 @njit(cache=True)
+def _stacks_carried(names, lo_a, n_a, lo_b, n_b, start, end):
+    """Every player seated in both hands starts b with exactly what a left him (and at least
+    one is): the stacks prove that no hand was played between them."""
+    common = 0
+    for s in range(min(n_a, n_b)):
+        x, y = names[lo_a + s], names[lo_b + s]
+        if x >= 0 and x == y:
+            if start[lo_b + s] != end[lo_a + s]:
+                return False
+            common += 1
+    return common > 0
+
+
+@njit(cache=True)
+def _cash_hand_between(names, lo_a, n_a, lo_b, n_b, start, end):
+    """Cash hand b does not provably follow hand a: a player who won nothing in a starts b
+    with less than a left him while another starts it with more. Chips moved between players,
+    which a hand between them does (a file of selected hands, a parser's test files of one
+    table); between two adjacent hands a player who won nothing never loses chips, and the
+    only explanation left, a skim beside a top-up, is not what the record proves. A loss by
+    a winner of a (the rake, or a skim: the outcome audit judges it) or a loss nobody gains
+    keeps them adjacent, and so do two hands closer in time than a whole orbit of the table
+    could be played (``MIN_HAND_SECONDS`` a seat: the button moved one seat, so the hands
+    missing would be one a seat): there the chips moved by the record's own hand (a dead
+    blind the export omits: the outcome audit names it)."""
+    lost = False
+    gained = False
+    for s in range(min(n_a, n_b)):
+        x, y = names[lo_a + s], names[lo_b + s]
+        if x < 0 or x != y:
+            continue
+        d = start[lo_b + s] - end[lo_a + s]
+        if d < 0 and end[lo_a + s] <= start[lo_a + s]:
+            lost = True
+        elif d > 0:
+            gained = True
+    return lost and gained
+
+
+@njit(cache=True)
 def _sessions(order, venue, tname, named, n_seats, structure, small, big, when, button,
               sb_seat, offs, occupied, start, end, names, max_pause, n_venues, breaks,
-              seq_key, seq, chips):
+              seq_key, seq, chips, min_orbit):
     """One pass in session order: (session, hand_no, rebuys flat, counts [tables, sessions,
     gaps, stuck, broken by a skipped hand], per venue [tables, sessions, gaps,
     button_stuck])."""
@@ -284,18 +332,25 @@ def _sessions(order, venue, tname, named, n_seats, structure, small, big, when, 
                 else:
                     still = _same_players(names, offs[prev], offs[prev + 1] - offs[prev], lo, k)
             adjacent = same and timely and (moved or kept or still)
-            counted = seq_key[i] >= 0 and seq_key[i] == seq_key[prev]
-            if adjacent and ((counted and seq[i] != seq[prev] + 1)
-                             or (not counted and chips[i] and chips[prev] and _hand_between(
-                                 names, offs[prev], offs[prev + 1] - offs[prev], lo, k, start,
-                                 end))):
-                adjacent = False  # the chips moved between players: a hand is missing
-                still = False
-                between += 1
             if adjacent and ((breaks[prev] & _SKIP_AFTER) or (breaks[i] & _SKIP_BEFORE)):
                 adjacent = False  # a skipped hand of the file lies between them
                 still = False
                 broken += 1
+            counted = seq_key[i] >= 0 and seq_key[i] == seq_key[prev]
+            pk = offs[prev + 1] - offs[prev]
+            if adjacent and ((counted and seq[i] != seq[prev] + 1)
+                             or (not counted and chips[i] and chips[prev] and _hand_between(
+                                 names, offs[prev], pk, lo, k, start, end))
+                             or (not counted and not (chips[i] and chips[prev])
+                                 and not (t0 >= 0 and t1 >= 0 and t1 - t0 < min_orbit * np.sum(
+                                     occupied[lo:lo + k]))
+                                 and _cash_hand_between(names, offs[prev], pk, lo, k, start,
+                                                        end))
+                             or (not counted and still and not _stacks_carried(
+                                 names, offs[prev], pk, lo, k, start, end))):
+                adjacent = False  # the chips moved between players: a hand is missing
+                still = False
+                between += 1
             if adjacent and still:
                 stuck += 1
             if not adjacent:
@@ -478,7 +533,8 @@ def _sessions_of(table: pa.Table, breaks: np.ndarray) -> tuple[pa.Table, dict[st
         offs, occupied.astype(np.bool_), start.astype(np.int64), end.astype(np.int64),
         flat_ids if np.array_equal(p_offs, offs) else _names_on(offs, p_offs, flat_ids),
         MAX_PAUSE_SECONDS, len(venue_name), breaks, *_table_counter(table.column("site_hand")),
-        pc.equal(table.column("format"), "tournament").to_numpy(zero_copy_only=False))
+        pc.equal(table.column("format"), "tournament").to_numpy(zero_copy_only=False),
+        MIN_HAND_SECONDS)
     take = pa.array(order)
     out = table.take(take)
     cols = {

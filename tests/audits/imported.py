@@ -61,8 +61,15 @@ def replayed(hands: list[H]) -> list[dict[str, Any]]:
         return res.table.to_pylist()
 
 
+def _source(hands: list[H], venue: str, table: str) -> str:
+    """The source file of a table's hands: ``src/T.phhs``, under its venue's folder when the
+    run has that table name at several venues (one file, one venue the lab names)."""
+    one = len({h.venue for h in hands if h.table == table}) <= 1
+    return f"src/{table}.phhs" if one else f"src/{venue}/{table}.phhs"
+
+
 def build_run(root: Path, hands: list[H], schedule: dict[str, Any] | None = None,
-              exponent: int = 0) -> Path:
+              exponent: int = 0, lab_venues: bool = True) -> Path:
     """A run folder of ``hands`` (one batch file); consecutive hands of one (venue, table) are
     one table session, the next hand's starting stacks as the hands give them."""
     rows = replayed(hands)
@@ -91,7 +98,7 @@ def build_run(root: Path, hands: list[H], schedule: dict[str, Any] | None = None
         hand_no += 1
         r.pop("digest", None)
         r.update({"run_id": "imp-test",
-            "source_file": f"src/{h.table}.phhs", "source_section": str(i + 1),
+            "source_file": _source(hands, h.venue, h.table), "source_section": str(i + 1),
             "site_hand": h.site_hand or f"SH-{1000 + i}", "venue": h.venue,
             "table_name": h.table, "hand_time": f"2009-07-01T00:{i:02d}:00", "time_zone": "ET",
             "time_utc": 1246420800 + 60 * i, "currency": "USD", "players": list(h.players),
@@ -131,6 +138,9 @@ def build_run(root: Path, hands: list[H], schedule: dict[str, Any] | None = None
         "money": {"exponent": exponent, "currency": "USD"}, "rake_schedule": schedule,
         "inject": None, "schema_version": 3, "digest_version": 1,
     }
+    if lab_venues:  # each source file with the venue the lab named (``holdem import --venue``)
+        manifest["sources"] = [{"path": _source(hands, v, t), "format": "phh", "venue": v}
+                               for v, t in dict.fromkeys((h.venue, h.table) for h in hands) if v]
     (root / "manifest.json").write_text(json.dumps(manifest, indent=2))
     return root
 

@@ -255,10 +255,32 @@ def test_an_unknown_venues_winnings_read_two_ways_are_ambiguous_never_the_operat
 def test_a_known_venues_winnings_are_read_its_way_only(
         tmp_path: Path, venue: str, capsys: pytest.CaptureFixture[str]) -> None:
     run = imported(tmp_path, session(None, None, venue=venue, extra="winnings = [0, 21, 0]"),
-                   *RAKE)
+                   *RAKE, "--venue", f"*.phhs={venue}")
     code, out = audit_cli(run, capsys)
     assert code == 1
     assert "site hand 101" in wrong_line(out) and "kept 20 of a pot of 41" in wrong_line(out)
+
+
+def test_the_operators_venue_text_chooses_nothing(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """The same underpayment under the operator's own venue field: ``PokerStars`` (a venue
+    whose winnings read one way: a wrong payout), ``Pokerstars`` (unknown: read two ways,
+    ambiguous) and ``Absolute Poker`` (a venue with its own schedule line): the lab did not name
+    the file's venue, so every spelling is judged alike (every reading tried, the later hands
+    deciding), never by the operator's text; named by the lab (``--venue``), the lab's venue
+    decides: PokerStars' reading only, a wrong payout."""
+    results = []
+    for k, venue in enumerate(("PokerStars", "Pokerstars", "Absolute Poker")):
+        run = imported(tmp_path / str(k), session(None, None, venue=venue,
+                                                  extra="winnings = [0, 21, 0]"), *RAKE)
+        code, _ = audit_cli(run, capsys)
+        results.append((code, outcome(run).details["classes"]))
+    assert results[0] == results[1] == results[2], results
+    lab = imported(tmp_path / "lab", session(None, None, venue="Pokerstars",
+                                             extra="winnings = [0, 21, 0]"),
+                   *RAKE, "--venue", "t.phhs=PokerStars")
+    code, out = audit_cli(lab, capsys)
+    assert code == 1 and "kept 20 of a pot of 41" in wrong_line(out)
 
 
 # -------------------------------------------------- (6) a top-up never hides a shortfall

@@ -16,6 +16,11 @@ from tests.audits.forgery import audit_cli
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 REAL = SHARED / "realhands"
+# the lab's mapping of the corpus's folders to venues (``holdem import --venue``)
+LAB_VENUES = [x for glob, venue in (("*/abs/*", "Absolute Poker"), ("*/ftp/*", "Full Tilt Poker"),
+                                    ("*/ipn/*", "iPoker Network"), ("*/ong/*", "Ongame Network"),
+                                    ("*/pty/*", "PartyPoker"), ("*/ps/*", "PokerStars"))
+              for x in ("--venue", f"{glob}={venue}")]
 
 
 @pytest.fixture(scope="module")
@@ -24,6 +29,7 @@ def outcome(tmp_path_factory: pytest.TempPathFactory) -> dict:
         pytest.skip(f"{REAL} not present (the shared data set beside the repo)")
     run = tmp_path_factory.mktemp("real") / "run"
     assert main(["import", str(REAL), "--out", str(run), "--rake", "5:3", "--workers", "0",
+                 *LAB_VENUES,
                  "--quiet"]) in (0, 1)
     (res,) = run_audits(run, ["outcome"]).results
     assert res.applicable
@@ -113,7 +119,7 @@ def test_a_pot_planted_on_the_loser_of_a_real_session_is_named(
         pytest.skip(f"{REAL} not present (the shared data set beside the repo)")
     run = tmp_path / "run"
     assert main(["import", str(REAL / "ong"), "--out", str(run), "--rake", "5:3",
-                 "--workers", "0", "--quiet"]) in (0, 1)
+                 "--workers", "0", *LAB_VENUES, "--quiet"]) in (0, 1)
     (clean,) = run_audits(run, ["outcome"]).results
     assert POT_HAND not in {w["site_hand"] for w in clean.details["wrong_payouts"]}
     _plant(run, 50000, keep_record)  # $500 of the $1,430 to the loser
@@ -135,7 +141,7 @@ def test_a_venues_own_schedule_explains_absolutes_jackpot_drop(
     sched = Path(__file__).resolve().parents[1] / "fixtures" / "rake" / "realhands-2009.toml"
     run = tmp_path / "run"
     assert main(["import", str(REAL / "abs"), "--out", str(run), "--rake-schedule", str(sched),
-                 "--workers", "0", "--quiet"]) == 0
+                 "--workers", "0", *LAB_VENUES, "--quiet"]) == 0
     (res,) = run_audits(run, ["outcome"]).results
     wrong = res.details["wrong_payouts"]
     # the one left: a dead blind the record omits, which the next hand shows the winner got

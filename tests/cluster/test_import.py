@@ -8,6 +8,7 @@ its reason."""
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,23 @@ def hand(key: str, *, table: str = "T1", venue: str = "Site", hand_no: int = 100
             f"time = {time}\nday = 1\nmonth = 7\nyear = 2009\ntime_zone_abbreviation = 'ET'\n"
             f"seats = {seats}\nseat_count = {seat_count}\nplayers = {players}\n"
             f"currency = 'USD'\n{extra}\n")
+
+
+_ORDERS = [("[1, 3, 4]", ("ann", "bob", "cid")), ("[3, 4, 1]", ("bob", "cid", "ann")),
+           ("[4, 1, 3]", ("cid", "ann", "bob"))]  # the button rotates 4 -> 1 -> 3 -> 4
+
+
+def _carried(k: int, names: tuple[str, ...] | None = None) -> str:
+    """The starting stacks of hand k of the T1 session (players ``names``, else hand k's):
+    each player's stack carried from hand 0 through the hands before (``hand``'s default play:
+    p1 posts 0.05, p2 0.10, p3 raises and wins them), as a real table's next hands show."""
+    stack = {"ann": Decimal("10.05"), "bob": Decimal("20"), "cid": Decimal("30.10")}
+    for j in range(k):
+        p1, p2, p3 = _ORDERS[j % 3][1]
+        stack[p1] -= Decimal("0.05")
+        stack[p2] -= Decimal("0.10")
+        stack[p3] += Decimal("0.15")
+    return "[" + ", ".join(str(stack[x]) for x in (names or _ORDERS[k % 3][1])) + "]"
 
 
 def rows(run: Path) -> list[dict[str, Any]]:
@@ -118,11 +136,9 @@ def test_sessions_rebuilt_across_files(tmp_path: Path) -> None:
     same table name at two venues is two tables."""
     def at(k: int, button_first: bool = False) -> str:
         # the button rotates 4 -> 1 -> 3 -> 4 over seats 1, 3, 4
-        orders = [("[1, 3, 4]", "['ann', 'bob', 'cid']"), ("[3, 4, 1]", "['bob', 'cid', 'ann']"),
-                  ("[4, 1, 3]", "['cid', 'ann', 'bob']")]
-        seats, players = orders[k % 3]
+        seats, names = _ORDERS[k % 3]
         return hand(str(k), hand_no=100 + k, time=f"00:{k:02d}:00", seats=seats,
-                    players=players)
+                    players=str(list(names)), stacks=_carried(k))
 
     (tmp_path / "a.phhs").write_text(at(2) + at(0))
     (tmp_path / "b.phhs").write_text(at(1) + at(3) + at(5))  # hand 4 missing: a gap
@@ -221,7 +237,8 @@ def test_fan_out_by_file_on_ray(tmp_path: Path, ray_local: None) -> None:
         (tmp_path / "src" / f"f{k}.phhs").write_text(hand("1", table=f"T{k}")
                                                      + hand("2", table=f"T{k}", hand_no=101,
                                                             time="00:01:00", seats="[3, 4, 1]",
-                                                            players="['bob', 'cid', 'ann']"))
+                                                            players="['bob', 'cid', 'ann']",
+                                                            stacks=_carried(1)))
     here, there = tmp_path / "here", tmp_path / "there"
     assert import_phh([str(tmp_path / "src")], here, workers=0).imported == 6
     assert import_phh([str(tmp_path / "src")], there, workers=2).imported == 6
@@ -512,21 +529,22 @@ def test_a_site_text_seat_line_twice_is_a_skip(tmp_path: Path) -> None:
 
 def _turn(k: int, **kw: Any) -> str:
     """Hand k of a 3-handed session at T1 whose button moves 4 -> 1 -> 3 (seats 1, 3, 4)."""
-    orders = [("[1, 3, 4]", "['ann', 'bob', 'cid']"), ("[3, 4, 1]", "['bob', 'cid', 'ann']"),
-              ("[4, 1, 3]", "['cid', 'ann', 'bob']")]
-    seats, players = orders[k % 3]
-    return hand(str(k), hand_no=100 + k, time=f"00:{k:02d}:00", seats=seats, players=players,
-                **kw)
+    seats, names = _ORDERS[k % 3]
+    kw.setdefault("stacks", _carried(k))
+    return hand(str(k), hand_no=100 + k, time=f"00:{k:02d}:00", seats=seats,
+                players=str(list(names)), **kw)
 
 
 def test_a_button_that_did_not_move_is_counted_and_kept_adjacent(tmp_path: Path) -> None:
-    """The next hand at the same table, within the pause, the same players, the button on the
-    SAME seat: no missing hand explains it. It stays in the session (so that rotation fails
-    it) and is counted as button_stuck; the same with other players (another table under the
-    same name, as iPoker's "HandHQ") is a gap, not counted."""
-    (tmp_path / "a.phhs").write_text(_turn(0) + _turn(1) + _turn(2).replace(
+    """The next hand at the same table, within the pause, the same players, each starting
+    with exactly what the hand before left him, the button on the SAME seat: the stacks prove
+    no hand between them. It stays in the session (so that rotation fails it) and is counted
+    as button_stuck; the same with other players (another table under the same name, as
+    iPoker's "HandHQ") is a gap, not counted."""
+    stuck = _turn(2, stacks=_carried(2, ("bob", "cid", "ann"))).replace(
         "seats = [4, 1, 3]", "seats = [3, 4, 1]").replace("['cid', 'ann', 'bob']",
-                                                          "['bob', 'cid', 'ann']"))
+                                                          "['bob', 'cid', 'ann']")
+    (tmp_path / "a.phhs").write_text(_turn(0) + _turn(1) + stuck)
     run = tmp_path / "run"
     res = import_phh([str(tmp_path / "a.phhs")], run)
     assert res.imported == 3
@@ -542,6 +560,35 @@ def test_a_button_that_did_not_move_is_counted_and_kept_adjacent(tmp_path: Path)
     (tmp_path / "a.phhs").write_text(_turn(0) + _turn(1) + other)
     res = import_phh([str(tmp_path / "a.phhs")], tmp_path / "run2")
     assert (res.tables["sessions"], res.tables["gaps"], res.tables["button_stuck"]) == (2, 1, 0)
+
+
+def test_hands_not_provably_adjacent_are_never_joined(tmp_path: Path) -> None:
+    """Two hands of one table a minute apart (a parser's test files: ../shared/sitetext has
+    PokerStars and PartyPoker tables whose hands come from several files). Nothing but the
+    table name joins them: (1) the button on the same seat, the stacks not those the first
+    hand left (it was joined: rotation "button did not move", and the outcome audit "starts
+    with 104.42, less than the record left him"); (2) the button moved, a player who won
+    nothing starting the second with less and another with more: chips moved between players,
+    which a hand does (it was joined: "starts with 1083.00, less than the record left him
+    (1241.00)"). Neither is joined: a gap, counted ``missing_hands``; no rotation or outcome
+    failure. The record proves only what it holds."""
+    stuck = _turn(2, stacks="[10, 19.90, 30.25]").replace(
+        "seats = [4, 1, 3]", "seats = [3, 4, 1]").replace("['cid', 'ann', 'bob']",
+                                                          "['bob', 'cid', 'ann']")
+    moved = _turn(2, stacks="[29.65, 10.15, 20.35]")  # cid (lost the hand) 0.50 less, bob more
+    for name, third in (("stuck", stuck), ("moved", moved)):
+        (tmp_path / f"{name}.phhs").write_text(_turn(0) + _turn(1) + third)
+        run = tmp_path / name
+        res = import_phh([str(tmp_path / f"{name}.phhs")], run)
+        assert res.imported == 3, name
+        assert (res.tables["sessions"], res.tables["gaps"], res.tables["button_stuck"],
+                res.tables.get("missing_hands")) == (2, 1, 0, 1), name
+        for r in run_audits(run, ["rotation", "outcome"]).results:
+            assert r.passed, (name, r.name, r.details)
+    # the same second hand with the stacks carried: joined (and the rotation audit judges it)
+    (tmp_path / "carried.phhs").write_text(_turn(0) + _turn(1) + _turn(2))
+    res = import_phh([str(tmp_path / "carried.phhs")], tmp_path / "carried")
+    assert (res.tables["sessions"], res.tables.get("missing_hands")) == (1, None)
 
 
 def test_the_button_stays_when_the_small_blind_left(tmp_path: Path) -> None:

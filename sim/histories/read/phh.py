@@ -499,6 +499,8 @@ _SKIP_KIND_OF = (
     ("bad outcome", "bad outcome"),
     ("bad post", "bad post"),
     ("bad action", "bad action"),
+    ("the board was run more than once", "run it twice"),
+    ("a cash-out", "cash-out"),
     ("unsupported:", "unsupported"),
     ("cannot parse the hand", "unparsable hand"),
     ("no hand in the file", "no hand"),

@@ -50,11 +50,12 @@ def _any(*shapes: str) -> Pattern[str]:
 FACTS: dict[str, Pattern[str]] = {
     "pokerstars": _any(
         r"\ufeff?PokerStars (?:Zoom |Home Game )?(?:Hand|Game) #[0-9]+: .{0,200}",
-        rf"Table '.{{1,80}}' {_SEAT}-max(?: \(Play Money\))? Seat #{_SEAT} is the button",
+        rf"Table '.{{1,80}}'(?: {_SEAT}-max)?(?: \(Play Money\))? Seat #{_SEAT} is the button",
         rf"Seat {_SEAT}: {_N} \({_A} in chips(?:, {_A} bounty)?\)(?: is sitting out)?",
         rf"{_N}: posts (?:small blind|big blind|the ante|small & big blinds) {_A}"
         r"(?: and is all-in)?",
         rf"{_N}: (?:folds|checks|mucks hand|doesn't show hand)",
+        rf"{_N}: folds {_C}",  # folds and shows cards (no chip moves)
         rf"{_N}: (?:calls|bets) {_A}(?: and is all-in)?",
         rf"{_N}: raises {_A} to {_A}(?: and is all-in)?",
         rf"{_N}: shows {_C}(?: \({_T}\))?",
@@ -72,6 +73,7 @@ FACTS: dict[str, Pattern[str]] = {
         rf"Seat {_SEAT}: {_N} \({_A}\)(?:, is sitting out)?",
         rf"{_N} posts (?:the small blind|the big blind|a dead (?:small |big )?blind) of {_A}",
         rf"{_N} antes {_A}",
+        rf"{_N} posts {_A}",  # a post to enter: a live big blind (text.py)
         rf"The button is in seat #{_SEAT}",
         _STREETS,  # 2013-14: the pot after the street's cards, a restatement
         rf"{_STREETS} \(Total Pot: {_A}, [0-9]{{1,2}} Players(?:, [0-9]{{1,2}} All-In)?\)",
@@ -137,20 +139,21 @@ FACTS: dict[str, Pattern[str]] = {
         r".{1,40} Texas Hold'em - .{1,100}",
         r"(?:.{1,40} )?Texas Hold'em  ?(?:.{1,40} )?Trny: ?[0-9]{1,12} .{1,140}",  # tournament
         r"Trny: ?[0-9]{1,12} Level: ?[0-9]{1,3}",
-        r"Blinds\([0-9,]{1,12}/[0-9,]{1,12}\)",
+        r"Blinds(?:-Antes)?\([0-9,]{1,12}/[0-9,]{1,12}(?: -[0-9,]{1,12})?\)",
         r"Table .{1,80} \( ?(?:Real|Play) Money ?\)",
         rf"Seat {_SEAT} is the button",
         rf"Total number of players : {_SEAT}(?:/{_SEAT})?",
-        rf"Seat {_SEAT}: {_N} \( {_A}(?: USD)? \)",
-        rf"{_N} posts (?:small blind|big blind|big blind \+ dead|ante) \[{_A}(?: USD)?\]\.?",
+        rf"Seat {_SEAT}: {_N} \( {_A}(?: [A-Z]{{3}})? \)",
+        rf"{_N} posts (?:small blind|big blind|big blind \+ dead|ante) \[{_A}(?: [A-Z]{{3}})?\]"
+        r"\.?",
         rf"\*\* Dealing (?:down cards|Flop|Turn|River) \*\*(?: {_C})?",
         rf"Dealt to {_N} {_C}",
         rf"{_N} (?:folds|checks)",
-        rf"{_N} (?:calls|bets|raises) \[{_A}(?: USD)?\]",
-        rf"{_N} is all-In {{1,2}}\[{_A}(?: USD)?\]",
+        rf"{_N} (?:calls|bets|raises) \[{_A}(?: [A-Z]{{3}})?\]",
+        rf"{_N} is all-In {{1,2}}\[{_A}(?: [A-Z]{{3}})?\]",
         rf"{_N} (?:shows|doesn't show) {_C}{_T}",
         rf"{_N} does not show cards\.",
-        rf"{_N} wins {_A}(?: USD| chips)?(?: from the (?:main|side) pot(?: [0-9]{{1,2}})?)?"
+        rf"{_N} wins {_A}(?: [A-Z]{{3}}| chips)?(?: from the (?:main|side) pot(?: [0-9]{{1,2}})?)?"
         rf"(?: with {_T})?",
     ),
     "ipoker": _any(
@@ -162,8 +165,8 @@ FACTS: dict[str, Pattern[str]] = {
         r"{0,16} ?/>",
         rf'<action no="[0-9]{{1,4}}" player="[^"]{{1,{NAME_CHARS}}}"'
         r'(?: [a-z_]{1,16}="[^"]{0,30}"){0,8} ?/>',
-        rf'<cards type="[A-Za-z]{{1,12}}" player="[^"]{{0,{NAME_CHARS}}}">[0-9A-Za-z ]{{0,30}}'
-        r"</cards>",
+        rf'<cards type="[A-Za-z]{{1,12}}"(?: player="[^"]{{0,{NAME_CHARS}}}")?>'
+        r"[0-9A-Za-z ]{0,30}</cards>",
     ),
 }
 
@@ -182,6 +185,8 @@ HARMLESS: dict[str, Pattern[str]] = {
         rf"{_N} takes the add-on and receives [0-9,]{{1,12}} chips for {_A}(?: StarsCoin)?",
         rf"{_N} wins (?:the|an?) {_A} bounty for eliminating {_N}",
         rf"{_N} wins the tournament and receives {_A} - congratulations!",
+        r"Betting is capped",  # fixed limit: the street's raises are capped (a fact the
+        # replay checks from the actions; the line moves no chip)
     ),
     "fulltilt": _any(
         rf"(?!\*\*\* ){_N}: .*",  # chat (never a street line)
@@ -195,7 +200,8 @@ HARMLESS: dict[str, Pattern[str]] = {
         r"|four of a kind|a straight flush|a royal flush|high card)\b[\w ,-]{0,60}",
     ),
     "absolute": _any(
-        rf"{_N} - (?:Sits Out|Sitting Out|Returned|Time has expired|Disconnected)",
+        rf"{_N} - (?:Sits Out|Sitting Out|Returned|Time has expired|Disconnected"
+        r"|sitout \(wait for BB\))",
         rf"{_N}: .*",
     ),
     "ongame": _any(
@@ -205,11 +211,20 @@ HARMLESS: dict[str, Pattern[str]] = {
     "partypoker": _any(
         rf"{_N}: .*",  # chat
         rf"{_N} (?:has joined the table|has left the table|is sitting out|is disconnected"
-        r"|is connected|will be using his time bank for this hand|did not respond in time)\.?",
+        r"|is connected|will be using (?:his|her|their) time bank for this hand"
+        r"|did not respond in time|could not respond in time\.?(?:\(disconnected\))?)\.?",
         r"Your time bank will be activated in [0-9]{1,3} secs\..{0,100}",
         rf"{_N} has [0-9]{{1,3}} seconds left to act\.?",
+        # a tournament's finishing place (no chip of this hand's pots)
+        rf"Player {_N} finished in [0-9]{{1,6}}(?: [0-9]{{1,6}})?\.?",
     ),
-    "ipoker": _any(r"<!--.{0,200}-->"),
+    "ipoker": _any(
+        r"<!--.{0,200}-->",
+        r"<servername>[A-Za-z0-9.-]{1,80}</servername>",
+        # an empty seat (a tournament's dead button: the player knocked out), no chip
+        rf'<player seat="{_SEAT}" name="" chips="\D?0(?:\.0+)?" dealer="[01]"'
+        r' win="\D?0(?:\.0+)?" bet="\D?0(?:\.0+)?" ?/>',
+    ),
 }
 
 

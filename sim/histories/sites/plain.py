@@ -484,7 +484,7 @@ def _order(st: _State) -> list[str]:
 
 
 def _hand(site: Site, head: Header, st: _State, source: str, key: str, line: int) -> PhhHand:
-    from sim.histories.sites.text import _Outcome, _with_outcome  # noqa: PLC0415 (text imports us)
+    from sim.histories.sites.text import SiteOutcome, with_outcome  # noqa: PLC0415 (text imports us)
 
     players = _order(st)
     n = len(players)
@@ -580,9 +580,9 @@ def _hand(site: Site, head: Header, st: _State, source: str, key: str, line: int
         from sim.histories.sites.text import pot_contributions  # noqa: PLC0415
 
         total -= sum((Decimal(v) for v in pot_contributions(h)[1]), Decimal(0))
-    outcome = _Outcome(dict(paid), total, st.rake, recorded=bool(paid),
+    outcome = SiteOutcome(dict(paid), total, st.rake, recorded=bool(paid),
                        includes_uncalled=holds_uncalled)
-    return _with_outcome(h, outcome, players)
+    return with_outcome(h, outcome, players)
 
 
 def _fmt(d: dict[str, Decimal]) -> str:

@@ -263,7 +263,7 @@ class _IPoker(IPokerNetworkParser):
 
 
 @dataclass
-class _Outcome:
+class SiteOutcome:
     """What a hand's text says it paid: per player name (as written) and the pot lines."""
 
     paid: dict[str, Decimal]
@@ -300,18 +300,18 @@ _TOTAL_POT = re.compile(r"^Total pot \D?" + _AMT, re.M)
 _RAKE = re.compile(r"\| Rake \D?" + _AMT)
 
 
-def _stars_outcome(text: str) -> _Outcome:
+def _stars_outcome(text: str) -> SiteOutcome:
     paid = _sum_lines(text, _PS_COLLECT) or _sum_lines(text, _PS_SUMMARY)
-    return _Outcome(paid, _first(text, _TOTAL_POT), _first(text, _RAKE), recorded=bool(paid))
+    return SiteOutcome(paid, _first(text, _TOTAL_POT), _first(text, _RAKE), recorded=bool(paid))
 
 
 _FT_WINS = re.compile(r"^(?P<player>.+?) (?:wins|ties for) (?:the )?(?:main |side )?pot"
                       r"(?: #?\d+)? \(\D?" + _AMT + r"\)", re.M)
 
 
-def _fulltilt_outcome(text: str) -> _Outcome:
+def _fulltilt_outcome(text: str) -> SiteOutcome:
     paid = _sum_lines(text, _FT_WINS)
-    return _Outcome(paid, _first(text, _TOTAL_POT), _first(text, _RAKE), recorded=bool(paid))
+    return SiteOutcome(paid, _first(text, _TOTAL_POT), _first(text, _RAKE), recorded=bool(paid))
 
 
 _ABS_COLLECT = re.compile(r"^(?P<player>.+?) Collects \D?" + _AMT
@@ -324,12 +324,12 @@ _ABS_JACKPOT = re.compile(r"\| Jackpot Rake \(\D?" + _AMT + r"\)")
 _ABS_RETURNED = re.compile(r"^.+? - returned \(\D?" + _AMT + r"\) : not called", re.M)
 
 
-def _absolute_outcome(text: str) -> _Outcome:
+def _absolute_outcome(text: str) -> SiteOutcome:
     """Absolute writes an uncalled bet's return (``X - returned ($6) : not called``), except
     the big blind's in a walk: there ``Collects $6`` includes it (``Total Pot($6)``)."""
     paid = _sum_lines(text, _ABS_COLLECT)
     rake = _plus(_first(text, _ABS_RAKE), _first(text, _ABS_JACKPOT))  # both kept by the site
-    return _Outcome(paid, _first(text, _ABS_TOTAL), rake, recorded=bool(paid),
+    return SiteOutcome(paid, _first(text, _ABS_TOTAL), rake, recorded=bool(paid),
                     includes_uncalled=_ABS_RETURNED.search(text) is None)
 
 
@@ -339,7 +339,7 @@ _ONG_SHARE = re.compile(r"(?P<player>.+?) \(\D?" + _AMT + r"\)(?:, |$)")
 _ONG_RAKE = re.compile(r"^Rake taken: \D?" + _AMT, re.M)
 
 
-def _ongame_outcome(text: str) -> _Outcome:
+def _ongame_outcome(text: str) -> SiteOutcome:
     paid: dict[str, Decimal] = {}
     pots: list[Decimal] = []
     for m in _ONG_POT.finditer(text):
@@ -347,22 +347,22 @@ def _ongame_outcome(text: str) -> _Outcome:
         for s in _ONG_SHARE.finditer(m["rest"]):
             paid[s["player"]] = paid.get(s["player"], Decimal(0)) + _amount(s["amount"])
     total = sum(pots, Decimal(0)) if pots else None
-    return _Outcome(paid, total, _first(text, _ONG_RAKE), recorded=bool(paid))
+    return SiteOutcome(paid, total, _first(text, _ONG_RAKE), recorded=bool(paid))
 
 
 _PTY_WINS = re.compile(r"^(?P<player>.+?) wins \D?" + _AMT, re.M)
 
 
-def _party_outcome(text: str) -> _Outcome:
+def _party_outcome(text: str) -> SiteOutcome:
     paid = _sum_lines(text, _PTY_WINS)
-    return _Outcome(paid, None, None, includes_uncalled=True, recorded=bool(paid))
+    return SiteOutcome(paid, None, None, includes_uncalled=True, recorded=bool(paid))
 
 
 _IPN_PLAYER = re.compile(r'<player\b.*\bname="(?P<player>.+?)".*\bwin="\D?(?P<win>[0-9.,]+)"'
                          r'.*\bbet="\D?(?P<bet>[0-9.,]+)"')
 
 
-def _ipoker_outcome(text: str) -> _Outcome:
+def _ipoker_outcome(text: str) -> SiteOutcome:
     paid: dict[str, Decimal] = {}
     bets: dict[str, Decimal] = {}
     for line in text.splitlines():
@@ -371,17 +371,12 @@ def _ipoker_outcome(text: str) -> _Outcome:
             paid[m["player"]] = _amount(m["win"])
             bets[m["player"]] = _amount(m["bet"])
     if not paid:
-        return _Outcome({}, recorded=False)
-    ranked = sorted(bets.items(), key=lambda kv: kv[1], reverse=True)
-    uncalled = ranked[0][1] - (ranked[1][1] if len(ranked) > 1 else Decimal(0))
-    if uncalled > 0:  # the top bettor's excess came back: it is in his win="..."
-        top = ranked[0][0]
-        paid[top] = paid[top] - uncalled
-        if paid[top] < 0:
-            raise _Skip(f"bad outcome: {top!r} bet {ranked[0][1]} of which {uncalled} "
-                        f"was not called, but won {paid[top] + uncalled}")
-    total = sum(bets.values(), Decimal(0)) - max(uncalled, Decimal(0))
-    return _Outcome(paid, total, total - sum(paid.values(), Decimal(0)), bets=bets)
+        return SiteOutcome({}, recorded=False)
+    # win="..." includes the top bettor's uncalled excess: subtracted in ``with_outcome``,
+    # from the actions (a post of a big blind and a dead small one, type 2 sum="$0.06" at
+    # 0.02/0.04, is 0.04 live: its dead 0.02 calls nothing; the bet attributes' difference
+    # made the uncalled 0.10, not 0.12, and the payout 0.02 above the rules')
+    return SiteOutcome(paid, includes_uncalled=True, bets=bets)
 
 
 # ---------------------------------------------------------------- dead and missed blinds
@@ -405,7 +400,7 @@ class _Site:
     starts: Pattern[str]  # a line that starts a hand
     header: Pattern[str]  # a line of a hand's header (several may precede its first line)
     ends: str  # a hand without this text is truncated
-    outcome: Callable[[str], _Outcome]
+    outcome: Callable[[str], SiteOutcome]
     posts: tuple[_Post, ...]
     blind_line: Callable[[str, str], str]  # a live big blind post PokerKit reads: (name, amount)
     cards_at_showdown: bool = False  # known dealt cards of a showdown player are shown
@@ -422,7 +417,10 @@ _SITES = {
         "fulltilt", "Full Tilt Poker", _FullTilt,
         re.compile(r"Full ?Tilt ?Poker(?:\.fr)? (?:Game|Hand) #"), re.compile(r"(?!)"),
         "*** SUMMARY ***", _fulltilt_outcome,
-        (_Post(re.compile(r"^(?P<player>.+) posts a dead (?:small |big )?blind of \D?" + _AMT)),),
+        (_Post(re.compile(r"^(?P<player>.+) posts a dead (?:small |big )?blind of \D?" + _AMT)),
+         # a player's post to enter (2013-14: "Player5 posts $0.02"): a live big blind, the
+         # rest dead
+         _Post(re.compile(r"^(?P<player>.+) posts \D?" + _AMT + r"$"), True)),
         lambda name, amt: f"{name} posts the big blind of {amt}"),
     "absolute": _Site(
         "absolute", "Absolute Poker", _Absolute,
@@ -623,8 +621,24 @@ def _other_game(header: list[str], line: str) -> bool:
     hand those announced has no body (PartyPoker writes ``Game #N starts.`` and ``#Game No :
     N`` before a hand, sometimes of a hand it never writes)."""
     new = set(_GAME_NO.findall(line))
-    old = {x for ln in header for x in _GAME_NO.findall(ln)}
+    # only "Game #N starts." announces a hand: the 2012-16 styles write "#Game No : N" with
+    # another counter than the hand's ("***** Hand History for Game M")
+    old = {x for ln in header if ln.rstrip().endswith("starts.") for x in _GAME_NO.findall(ln)}
     return bool(new and old and not new & old)
+
+
+def _numbered_lines(text: str, site: _Site) -> Iterator[tuple[int, str]]:
+    """(line number, line) of a text; a line holding a hand's first line after other text (a
+    file cut mid-line and joined to the next hand: ``*** RIVER *** [4d Kh JPokerStars Hand
+    #...``) is two lines of one number: what the cut hand wrote (that hand is then truncated)
+    and the next hand's first line."""
+    inside = _SITE_STARTS_INSIDE.get(site.name)
+    for no, raw in enumerate(text.splitlines(), 1):
+        m = inside.search(raw) if inside is not None and len(raw) <= MAX_LINE_CHARS else None
+        if m is not None:
+            yield no, raw[:m.start()]
+            raw = raw[m.start():]
+        yield no, raw
 
 
 def _split(text: str, site: _Site) -> Iterator[tuple[int, str, str | None, str]]:
@@ -632,6 +646,7 @@ def _split(text: str, site: _Site) -> Iterator[tuple[int, str, str | None, str]]
     iPoker session header) per hand, in file order."""
     if site.name == "ipoker":
         text = _XML_GAP.sub(">\n<", text)  # one element per line, as PokerKit's patterns read
+        text = text.replace(">\n</cards>", "></cards>")  # cards not shown: <cards ...></cards>
     cur: list[str] = []
     start = 0
     too_long: str | None = None
@@ -642,7 +657,7 @@ def _split(text: str, site: _Site) -> Iterator[tuple[int, str, str | None, str]]
     def flush() -> tuple[int, str, str | None, str]:
         return start, "\n".join(cur) + "\n", too_long, "\n".join(session)
 
-    for no, raw in enumerate(text.splitlines(), 1):
+    for no, raw in _numbered_lines(text, site):
         line = _ipoker_canonical(raw.strip()) if site.name == "ipoker" else raw.rstrip()
         if len(line) > MAX_LINE_CHARS:
             if cur:
@@ -690,6 +705,7 @@ def _read_hand(site: _Site, chunk: str, too_long: str | None, session: str, sour
                        f"truncated hand: no {site.ends.strip()!r} line")
     try:
         _game(site, chunk, session)  # another game is named before its lines are screened
+        chunk = _prepared(site, chunk)
         chunk = screen(site.name, chunk)  # every line known; harmless ones dropped
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -699,7 +715,13 @@ def _read_hand(site: _Site, chunk: str, too_long: str | None, session: str, sour
             head = session if site.name == "ipoker" else "\n".join(chunk.split("\n", 6)[:6])
             h = replace(h, tournament=doc["_tournament"], level=level_of(site.name, head),
                         tournament_buy_in=buy_in(site.name, head))
-        return _with_outcome(h, outcome, doc["_names"])
+        got = with_outcome(h, outcome, doc["_names"])  # the outcome as the site's actions
+        calls = _unanswerable_raises(h)
+        if calls:
+            doc["actions"] = [f"p{h.actions[i].actor + 1} cc" if i in calls else a  # type: ignore[operator]
+                              for i, a in enumerate(doc["actions"])]
+            got = replace(got, actions=hand_from_dict(doc, source, key, line).actions)
+        return got
     except (_Skip, Unrecognised) as e:
         return PhhSkip(source, key, line, site_hand, str(e))
     except PhhError as e:
@@ -716,18 +738,84 @@ class _Skip(Exception):
     """A hand this reader refuses, with its reason."""
 
 
+_CASH_OUT = re.compile(r"^(?P<line>.{0,60}cashed out the hand for .{0,80})$", re.M)
+_SITE_STARTS_INSIDE = {  # a next hand's first line glued inside a line (a file cut and joined)
+    "pokerstars": re.compile(r"(?<=.)PokerStars (?:Zoom |Home Game )?(?:Hand|Game) #\d+: "),
+}
+
+
+def _prepared(site: _Site, chunk: str) -> str:
+    """The hand's text in the one form the line shapes and the parser read, or _Skip for what
+    the import does not model: a board run more than once (run it twice) or a player's
+    cash-out (money paid outside the pot), each a named skip that the certificate lists as
+    not certified. Rewritten, each exactly: Absolute's ten as ``10`` (``[10c Ah]``) and its
+    ``(Preselection)`` suffix (an action chosen in advance: the same action); PartyPoker's
+    later styles (``_party_text``)."""
+    run = _RUN_TWICE.search(chunk)
+    if run is not None:
+        raise _Skip(f"unsupported: the board was run more than once ({run.group(0)!r}): "
+                    "the engine deals one board")
+    cash = _CASH_OUT.search(chunk)
+    if cash is not None:
+        raise _Skip(f"unsupported: a cash-out ({cash['line'].strip()[:120]!r}): money paid "
+                    "outside the pot, which the record's pots do not describe")
+    if site.name == "absolute":
+        chunk = _ABS_TEN.sub(lambda m: m.group(0).replace("10", "T"), chunk)
+        chunk = _ABS_PRESELECTION.sub("", chunk)
+    elif site.name == "partypoker":
+        chunk = _party_text(chunk)
+    return chunk
+
+
+_ABS_TEN = re.compile(r"\[[^\]\n]{0,60}\]")  # a bracket of cards (its 10s become T)
+_ABS_PRESELECTION = re.compile(r"(?<=\S) \(Preselection\)$", re.M)
+_PTY_GLUED = re.compile(r"(is sitting out|does not show cards\.)(?=[^\s.])")
+_PTY_SEAT_LOWER = re.compile(r"^seat (?=\d{1,2}: )", re.M)
+_PTY_BRACKET = re.compile(r"\[ (?P<amount>[$€£]?[0-9][0-9.,]*(?: [A-Z]{3})?) \]")
+_PTY_SYMBOL_AFTER = re.compile(r"\[ ?(?P<amount>[0-9][0-9.,]*) (?P<symbol>[$€£])\]")
+# a comma with one or two digits after it is a decimal comma (a thousands separator has three)
+_PTY_COMMA_DECIMAL = re.compile(r"(?<=\d),(?=\d{1,2}(?!\d))")
+_PTY_POINT_THOUSANDS = re.compile(r"\d\.\d{3}(?!\d)")  # with decimal commas: 1.000 is 1000?
+
+
+def _party_text(chunk: str) -> str:
+    """PartyPoker's styles of 2012-16 (the Mac client, fastforward) in the shapes of its
+    others: ``seat 1:`` is ``Seat 1:``, ``[ $0.20 USD ]`` is ``[$0.20 USD]``, two lines written
+    as one (``Player3 is sitting outPlayer4 posts big blind``, ``does not show
+    cards.Player2 wins``) are two, and amounts with a decimal comma (``$24,72``, ``[ $0,25
+    USD ]``, ``[0,35 €]``) have a decimal point. A comma followed by one or two digits is a
+    decimal comma (a thousands separator is followed by three); in a hand that has one, a
+    point followed by three digits could be either (``1.000``): the hand is an "unrecognised
+    line" skip, never read one way or the other."""
+    chunk = _PTY_GLUED.sub(lambda m: m.group(1) + "\n", chunk)
+    chunk = _PTY_SEAT_LOWER.sub("Seat ", chunk)
+    chunk = _PTY_BRACKET.sub(lambda m: f"[{m['amount']}]", chunk)
+    chunk = _PTY_SYMBOL_AFTER.sub(lambda m: f"[{m['symbol']}{m['amount']}]", chunk)
+    if _PTY_COMMA_DECIMAL.search(chunk) is not None:
+        if _PTY_POINT_THOUSANDS.search(chunk) is not None:
+            raise _Skip("unrecognised line: amounts written with a decimal comma and, in the "
+                        "same hand, a point before three digits (a thousands separator or "
+                        "three decimals: the text does not say which)")
+        chunk = _PTY_COMMA_DECIMAL.sub(".", chunk)
+    return chunk
+
+
 _HAND_NO = {
     "pokerstars": re.compile(r"(?:Hand|Game) #(\d+)"),
     "fulltilt": re.compile(r"(?:Game|Hand) #(\d+)"),
     "absolute": re.compile(r"Stage #([A-Z]?\d+)"),
     "ongame": re.compile(r"History for hand (\S+)"),
-    "partypoker": re.compile(r"(?:Game #|Game No : |for Game )(\d+)"),
+    "partypoker": re.compile(r"(?:[Ff]or Game |Game #|Game No : )(\d+)"),
     "ipoker": re.compile(r'gamecode="(\d+)"'),
 }
 
 
+_PTY_HAND_NO = re.compile(r"[Ff]or Game (\d+)")  # the hand's own number, before the others
+
+
 def _site_hand_number(site: _Site, chunk: str) -> str | None:
-    m = _HAND_NO[site.name].search(chunk[:2000])
+    m = _PTY_HAND_NO.search(chunk[:2000]) if site.name == "partypoker" else None
+    m = m or _HAND_NO[site.name].search(chunk[:2000])
     return None if m is None else m.group(1)[:200]
 
 
@@ -821,12 +909,10 @@ def _party_implicit_blinds(chunk: str) -> str:
     return chunk[:end] + "\n" + "\n".join(lines) + chunk[end:]
 
 
-def _fields(site: _Site, chunk: str, session: str) -> tuple[dict[str, Any], _Outcome]:
+def _fields(site: _Site, chunk: str, session: str) -> tuple[dict[str, Any], SiteOutcome]:
     """The hand as PHH fields (PokerKit's parser stages, then what it misses) and its
     outcome."""
     p = site.parser()
-    if _RUN_TWICE.search(chunk) is not None:
-        raise _Skip("unsupported: the board was run more than once")
     if site.name == "partypoker":
         chunk = _party_implicit_blinds(chunk)
     text, live, dead = _iter_posts(site, chunk)
@@ -1194,7 +1280,7 @@ def _ipoker_in_order(text: str) -> str:
     return "\n".join(out + tail)
 
 
-def _with_outcome(h: PhhHand, outcome: _Outcome, names: list[str]) -> PhhHand:
+def with_outcome(h: PhhHand, outcome: SiteOutcome, names: list[str]) -> PhhHand:
     index = {name: i for i, name in enumerate(names)}
     if outcome.bets is not None:  # each stated total bet is what the actions put in
         put, back = pot_contributions(h)
@@ -1212,15 +1298,23 @@ def _with_outcome(h: PhhHand, outcome: _Outcome, names: list[str]) -> PhhHand:
     if not outcome.recorded:
         return replace(h, total_pot=outcome.total_pot, rake=outcome.rake)
     won = [outcome.paid.get(name, Decimal(0)) for name in names]
+    total_pot, rake = outcome.total_pot, outcome.rake
     if outcome.includes_uncalled:
-        _, uncalled = pot_contributions(h)
+        put, uncalled = pot_contributions(h)
         for i, u in enumerate(uncalled):
+            u = Decimal(u)
+            if u and outcome.bets is not None and won[i] < u:  # iPoker: win includes it
+                raise _Skip(f"bad outcome: {names[i]!r} bet {outcome.bets.get(names[i])} of "
+                            f"which {u} was not called, but won {won[i]}")
             if u and won[i] >= u:
                 won[i] -= u
+        if outcome.bets is not None:  # iPoker states no pot: the actions' and the wins'
+            total_pot = sum((Decimal(v) for v in put), Decimal(0))
+            rake = total_pot - sum(won, Decimal(0))
     winnings = tuple(_kept(v) for v in won)
-    return replace(h, winnings=winnings, total_pot=_opt_kept(outcome.total_pot),
-                   rake=_opt_kept(outcome.rake), scale=max(h.scale, *(
-                       _scale(v) for v in (*won, outcome.total_pot, outcome.rake)
+    return replace(h, winnings=winnings, total_pot=_opt_kept(total_pot),
+                   rake=_opt_kept(rake), scale=max(h.scale, *(
+                       _scale(v) for v in (*won, total_pot, rake)
                        if v is not None)))
 
 
@@ -1246,6 +1340,22 @@ def pot_contributions(hand: PhhHand) -> tuple[tuple[Number, ...], tuple[Number, 
     """(what each player put in the pot, the uncalled bet returned to each) from the hand's
     antes, blinds (a negative entry: a live big blind and/or dead money, as docs/import.md says),
     calls and raises, in the hand's own unit (exact). A call is capped by the player's stack."""
+    total, uncalled, _ = _contributions(hand)
+    return total, uncalled
+
+
+def _unanswerable_raises(hand: PhhHand) -> set[int]:
+    """The indices of the hand's raises that no other player could answer: every other
+    player still in the hand has folded or has no more chips than the bet already faced
+    (all in, or all in by calling). The sites accept such a raise and return its excess as an
+    uncalled bet (PokerStars ``HomerrrJay: raises €2.70 to €5.90`` over an all-in, the last
+    player to act holding less than the bet; Ongame, iPoker likewise); the rules the engine
+    plays (and the betting audit checks) allow only a call there. Both move the same chips:
+    the raise is replayed as the call, the site's uncalled bet never having been matched."""
+    return _contributions(hand)[2]
+
+
+def _contributions(hand: PhhHand) -> tuple[tuple[Number, ...], tuple[Number, ...], set[int]]:
     n = hand.n_players
     blinds: list[Number] = list(hand.blinds_or_straddles or (0,) * n)
     antes: list[Number] = list(hand.antes)
@@ -1289,17 +1399,26 @@ def pot_contributions(hand: PhhHand) -> tuple[tuple[Number, ...], tuple[Number, 
         for j in range(n):
             street[j] = Decimal(0)
 
-    for a in hand.actions:
+    folded = [False] * n
+    unanswerable: set[int] = set()
+    for k, a in enumerate(hand.actions):
         if a.verb == "db":
             close_street()
+        elif a.verb == "f":
+            folded[int(a.actor)] = True
         elif a.verb == "cc":
             p = int(a.actor)
             put(p, max(street) - street[p], True)
         elif a.verb == "cbr":
             p = int(a.actor)
-            put(p, Decimal(a.amount or 0) - street[p], True)
+            cur = max(street)
+            to = Decimal(a.amount or 0)
+            if to > cur and stack[p] + street[p] > cur and all(
+                    folded[q] or stack[q] + street[q] <= cur for q in range(n) if q != p):
+                unanswerable.add(k)
+            put(p, to - street[p], True)
     close_street()
-    return tuple(_num(v) for v in total), tuple(_num(v) for v in uncalled)
+    return tuple(_num(v) for v in total), tuple(_num(v) for v in uncalled), unanswerable
 
 
 def _num(v: Decimal) -> Number:

@@ -10,7 +10,7 @@ from typing import Any
 
 from audits.runner import run_audits
 from cluster.cli import main
-from sim.histories.sites.text import read_history
+from sim.histories.sites.text import read_history, reads_history
 
 REAL = Path(__file__).resolve().parents[2] / "fixtures" / "sitetext_real"
 
@@ -142,3 +142,97 @@ def test_ipoker_a_player_who_bet_without_an_action_is_stated_twice() -> None:
     assert skip.kind == "stated twice"
     assert skip.reason == ("stated twice: 'TrapistBeer' bet 1.80 in his player line, but has no "
                            "action in the hand")
+
+
+def test_absolute_writes_a_ten_as_10_and_preselected_actions() -> None:
+    """Absolute's 2009-11 exports write a ten as ``10`` (``Dealt to HERO [10c 4d]``) and an
+    action chosen in advance with ``(Preselection)`` (``PLAYER4 - Raises $0.20 to $0.30
+    (Preselection)``): the same cards and the same action (both were "unrecognised line")."""
+    (h,) = read_history(REAL / "absolute-ten-preselection.txt").hands
+    texts = [a.text for a in h.actions]
+    hero = h.players.index("HERO")
+    assert f"d dh p{hero + 1} Tc4d" in texts
+    p4 = h.players.index("PLAYER4") + 1
+    assert f"p{p4} cbr 0.30" in texts and f"p{p4} cc" in texts
+    assert dict(zip(h.players, h.winnings or (), strict=True))["PLAYER5"] == D("5.70")
+
+
+def test_partypoker_mac_style_with_decimal_commas() -> None:
+    """PartyPoker's 2012 Mac client: ``seat 1: Player0 ( $24,72 USD )``, ``calls [ $0,25 USD
+    ]`` and two lines written as one (``Player3 is sitting outPlayer4 posts big blind``): read
+    exactly, 24,72 as 24.72 (never 2,472), and the hand number is the hand's own (``Hand
+    History for Game 12395237393``, not the ``#Game No`` counter, which is no hand of its
+    own)."""
+    f = read_history(REAL / "partypoker-mac-decimal-comma.txt")
+    (h,) = f.hands
+    assert not f.skipped and h.hand == "12395237393"
+    stacks = dict(zip(h.players, h.starting_stacks, strict=True))
+    assert stacks["Player0"] == D("24.72") and stacks["Hero"] == D("27.26")
+    assert dict(zip(h.players, h.winnings or (), strict=True))["Player4"] == D("3.27")
+    # the euro style writes the symbol after a comma amount in one line: 0,35 is 0.35
+    (e,) = read_history(REAL / "partypoker-eur-symbol-after.txt").hands
+    assert D("-0.35") in e.blinds_or_straddles
+
+
+def test_a_decimal_comma_beside_a_point_before_three_digits_is_a_skip() -> None:
+    """A hand with decimal commas (``$24,72``) and an amount ``$1.000`` (a thousand, or one
+    with three decimals: the text does not say) is skipped by name, never read one way."""
+    text = (REAL / "partypoker-mac-decimal-comma.txt").read_text("utf-8")
+    forged = text.replace("Player4 bets [ $1 USD ]", "Player4 bets [ $1.000 USD ]")
+    assert forged != text
+    f = reads_history(forged, source="forged.txt")
+    (skip,) = f.skipped
+    assert not f.hands and skip.kind == "unrecognised line"
+    assert "decimal comma" in skip.reason
+
+
+def test_a_raise_nobody_can_answer_is_the_call_it_amounts_to(tmp_path: Path) -> None:
+    """PokerStars accepts ``HomerrrJay: raises €2.70 to €5.90`` over an all-in for 3.20 when
+    the only other player still to act holds 2.83 (nobody can answer it) and returns the 2.70
+    as an uncalled bet; the engine allows only the call there ("raising is not allowed": the
+    hand was skipped). Both move the same chips: replayed as the call, betting PASS and the
+    operator's payout judged."""
+    (h,) = read_history(REAL / "pokerstars-raise-nobody-can-answer.txt").hands
+    p = h.players.index("HomerrrJay") + 1
+    assert [a.text for a in h.actions if a.text.startswith(f"p{p} ")] == [
+        f"p{p} cbr 0.50", f"p{p} cc", f"p{p} sm KdKs"]
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "h.txt").write_bytes((REAL / "pokerstars-raise-nobody-can-answer.txt").read_bytes())
+    run = tmp_path / "run"
+    assert main(["import", str(src), "--out", str(run), "--workers", "0", "--quiet"]) == 0
+    assert main(["audit", str(run), "--workers", "0", "--quiet", "--only",
+                 "betting,payouts,chips,outcome"]) == 0
+
+
+def test_a_tournament_split_pot_is_shared_in_whole_chips(tmp_path: Path) -> None:
+    """An Ongame tournament pot of 2,765 chips split by two winners: the site pays 1,383 and
+    1,382 (the odd chip to the first clockwise from the button). Imported beside a cash hand
+    in cents (the run's unit 0.01) the rules split it into 1,382.50 each and accused the
+    operator of paying half a chip too much: a tournament is split in whole chips."""
+    details = _outcome(tmp_path, "ongame-tournament-split.txt", "absolute-ten-preselection.txt")
+    assert details["money"]["exponent"] == 2
+    assert details["classes"] == {"exact": 1, "rake (no schedule: not checked)": 1}
+
+
+def test_run_it_twice_and_cash_out_are_named_skips(tmp_path: Path) -> None:
+    """A board run twice (``Hand was run twice``, ``*** FIRST FLOP ***``) and a player's
+    cash-out (``cashed out the hand for $22.77 | Cash Out Fee $0.46``: money paid outside the
+    pot) are not what the engine models: named skips, which the certificate lists as not
+    certified (``import.not_certified``)."""
+    twice = read_history(REAL / "pokerstars-run-it-twice.txt")
+    cash = read_history(REAL / "pokerstars-cash-out.txt")
+    assert not twice.hands and [s.kind for s in twice.skipped] == ["run it twice"]
+    assert not cash.hands and [s.kind for s in cash.skipped] == ["cash-out"]
+    assert "$22.77" in cash.skipped[0].reason
+
+
+def test_ipoker_uncalled_bet_over_a_post_of_both_blinds() -> None:
+    """iPoker: Player0 posts both blinds (type 2, sum="$0.06" at $0.02/$0.04: 0.04 live, 0.02
+    dead), Player11 raises to 0.16 and wins uncontested, ``win="$0.26"`` (his 0.12 not called
+    back, 0.14 of pot). The uncalled bet was read from the bet attributes (0.16 - 0.06 = 0.10),
+    so he was "paid 0.16, the rules pay 0.14": a false wrong payout. The uncalled bet comes
+    from the actions (a dead blind calls nothing): 0.12, paid 0.14, rake 0."""
+    (h,) = read_history(REAL / "ipoker-post-both-uncalled.xml").hands
+    paid = dict(zip(h.players, h.winnings or (), strict=True))
+    assert paid["Player11"] == D("0.14") and h.total_pot == D("0.14") and h.rake == 0

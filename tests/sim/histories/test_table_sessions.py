@@ -6,6 +6,7 @@ joined across a skipped hand or a hand the stacks show missing (issue 34, point 
 from __future__ import annotations
 
 import json
+from decimal import Decimal as D
 from pathlib import Path
 
 import pyarrow as pa
@@ -40,14 +41,19 @@ def test_superscript_digits_are_text() -> None:
 
 
 def _hands_file(stacks: dict[int, str], broken: int | None = None, hands: int = 4) -> bytes:
-    """Hands of one table (same players, same button: joined as one session); hand k's
-    starting stacks replaced by ``stacks[k]``; hand ``broken`` made unreadable."""
+    """Hands of one table (same players, same button, each starting with the stacks the one
+    before left: provably adjacent, joined as one session); hand k's starting stacks replaced
+    by ``stacks[k]``; hand ``broken`` made unreadable."""
     out = []
+    carried = [D("41.35"), D("48.10"), D("50"), D("61.75"), D("101"), D("22.40")]
     for k in range(1, hands + 1):
         text = _hand(k).replace("time = 00:", "time = 01:")
-        if k in stacks:
-            text = "\n".join(f"starting_stacks = {stacks[k]}" if ln.startswith(
-                "starting_stacks") else ln for ln in text.split("\n"))
+        chain = "[" + ", ".join(str(v) for v in carried) + "]"
+        text = "\n".join(f"starting_stacks = {stacks.get(k, chain)}" if ln.startswith(
+            "starting_stacks") else ln for ln in text.split("\n"))
+        # the hand's play: p1 wins 8.00 having put in 3.75, p2 posts 0.50, p4 puts in 3.75
+        carried = [carried[0] + D("4.25"), carried[1] - D("0.50"), carried[2],
+                   carried[3] - D("3.75"), carried[4], carried[5]]
         if k == broken:
             text = text.replace("'p4 f']", "'p4 f', 'p2 cbr 1']")  # after the hand ended
         out.append(text)
