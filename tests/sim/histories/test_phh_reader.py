@@ -330,7 +330,10 @@ def test_unknown_stacks_dead_blinds_and_straddles() -> None:
     assert h.dead_blinds == ((2, 1),) and h.minor_units().blinds_or_straddles == (50, 100, -100)
     assert h.unsupported_reason is None  # a post: replayed (sim.histories.replay.reference)
     (h,) = load_phh_text(HAND.format(s3=197, hand=1).replace("[0.50, 1, 0]", "[0.50, 1, 2]"))
-    assert h.straddles == ((2, 2),) and "straddles" in (h.unsupported_reason or "")
+    assert h.straddles == ((2, 2),) and h.unsupported_reason is None  # p3's: played
+    # a straddle no bigger than the big blind is not one the engine plays: a named skip
+    (h,) = load_phh_text(HAND.format(s3=197, hand=1).replace("[0.50, 1, 0]", "[0.50, 1, 1]"))
+    assert h.straddles == ((2, 1),) and "straddles" in (h.unsupported_reason or "")
 
 
 def test_chip_files_keep_their_behaviour() -> None:
