@@ -6,9 +6,10 @@ marks ok.
 compiled replay cannot take whole, or on any doubt, is ``ok`` False and the caller replays it in
 Python. Per hand the kernel does what ``phh_replay._play`` does (``_build``, ``_blinds``,
 ``_stand_in``, the action loop, the showdown loop, the board check, and the second try of
-``_unsaid_all_ins`` when the actions end early with unknown stacks), driving the same engine kernels
-in the same order (``start_hand_posts``, ``legal`` where ``Hand.legal_actions`` is called,
-``apply``), so the state, the record log and the unrecorded flags are those of the Python replay.
+``_unsaid_all_ins`` when the actions end early with unknown stacks), driving the same engine
+kernels in the same order (``start_hand_posts`` or, for p3's straddle, ``start_hand_straddle``,
+``legal`` where ``Hand.legal_actions`` is called, ``apply``), so the state, the record log and
+the unrecorded flags are those of the Python replay.
 
 Python work is per distinct table: ``_prepare`` (compiled) reads the blinds of every hand and
 gives each its table key (n, structure, small blind, big blind, ante trimming, min bet or small
@@ -39,7 +40,7 @@ from sim.codes import (
 )
 from sim.config import MAX_SEATS, Structure, TableConfig
 from sim.dealing import BOARD_BY_STREET, board_pos, hole_pos
-from sim.engine import apply, legal, start_hand_posts
+from sim.engine import apply, legal, start_hand_posts, start_hand_straddle
 from sim.hand import config_block
 from sim.histories.read.block import (
     MAX_ACTION_CARDS,
@@ -74,7 +75,9 @@ _STREET_BOARD = np.asarray(BOARD_BY_STREET, np.int64)
 @njit(cache=True)
 def _blinds(blind, p0, n, one_blind_bet, live, dead):
     """``phh_replay._blinds`` (and ``_build``'s heads-up dead small blind): (ok, small blind,
-    big blind, sb seat, bb seat); fills live[p0:p0 + n] and dead[p0:p0 + n]."""
+    big blind, sb seat, bb seat, straddle); fills live[p0:p0 + n] and dead[p0:p0 + n]. The
+    straddle: p3's, the one the engine plays (``PhhHand.plain_straddle``: 3 players or more,
+    both blinds posted, above the big blind, no post after them), else 0."""
     for i in range(n):
         live[p0 + i] = 0
         dead[p0 + i] = 0
@@ -82,12 +85,12 @@ def _blinds(blind, p0, n, one_blind_bet, live, dead):
     bb = blind[p0 + 1]
     if n == 2:
         if sb > 0 and bb == 0:
-            return False, 0, 0, 0, 0
+            return False, 0, 0, 0, 0, 0
         if bb < sb:
-            return False, 0, 0, 0, 0
+            return False, 0, 0, 0, 0, 0
         if sb < 0 or bb <= 0:
-            return False, 0, 0, 0, 0
-        return True, sb, bb, (-1 if sb == 0 else 1), 0
+            return False, 0, 0, 0, 0, 0
+        return True, sb, bb, (-1 if sb == 0 else 1), 0, 0
     sb_seat = 0
     bb_seat = 1
     if sb > 0 and bb == 0 and sb == one_blind_bet:  # one blind only: p1 posts the big blind
@@ -96,35 +99,45 @@ def _blinds(blind, p0, n, one_blind_bet, live, dead):
         sb_seat = -1
         bb_seat = 0
     if sb < 0 or bb < 0:
-        return False, 0, 0, 0, 0
+        return False, 0, 0, 0, 0, 0
     if bb <= 0 or sb > bb:
-        return False, 0, 0, 0, 0
+        return False, 0, 0, 0, 0, 0
     if sb == 0 and bb_seat == 1:
         sb_seat = -1
+    straddle = blind[p0 + 2]
+    if straddle > 0:  # p3's straddle: played when plain, else unsupported
+        if sb_seat != 0 or sb <= 0 or straddle <= bb:
+            return False, 0, 0, 0, 0, 0
+        for i in range(3, n):
+            if blind[p0 + i] != 0:
+                return False, 0, 0, 0, 0, 0
+        return True, sb, bb, sb_seat, bb_seat, straddle
     for i in range(2, n):
         v = blind[p0 + i]
-        if v > 0:  # a straddle: unsupported
-            return False, 0, 0, 0, 0
+        if v > 0:  # a straddle other than p3's: unsupported
+            return False, 0, 0, 0, 0, 0
         a = -v
         if a > 2 * bb:
-            return False, 0, 0, 0, 0
+            return False, 0, 0, 0, 0, 0
         lv = bb if a >= bb else 0
         live[p0 + i] = lv
         dead[p0 + i] = a - lv
-    return True, sb, bb, sb_seat, bb_seat
+    return True, sb, bb, sb_seat, bb_seat, 0
 
 
 @njit(cache=True)
 def _prepare(n_arr, variant, ante_trimming, min_bet, small_bet, big_bet, p_lo, blind,
              structure_of):
-    """Per hand: ok so far, sb seat, bb seat, its table's index in the distinct keys; per player
-    the live and dead posts; and the distinct table keys ``[K, KEY_WIDTH]``."""
+    """Per hand: ok so far, sb seat, bb seat, its table's index in the distinct keys, its
+    straddle (0: none); per player the live and dead posts; and the distinct table keys
+    ``[K, KEY_WIDTH]``."""
     H = n_arr.shape[0]
     P = p_lo[H]
     ok = np.zeros(H, np.bool_)
     sb_seat = np.zeros(H, np.int64)
     bb_seat = np.zeros(H, np.int64)
     cfg_idx = np.full(H, -1, np.int64)
+    strad = np.zeros(H, np.int64)
     live = np.zeros(P, np.int64)
     dead = np.zeros(P, np.int64)
     keys = np.zeros((max(H, 1), KEY_WIDTH), np.int64)
@@ -138,8 +151,9 @@ def _prepare(n_arr, variant, ante_trimming, min_bet, small_bet, big_bet, p_lo, b
         if variant[h] < 0 or variant[h] >= structure_of.shape[0]:
             continue
         ft = variant[h] == _FT
-        good, sb, bb, s_seat, b_seat = _blinds(blind, p_lo[h], n,
-                                               small_bet[h] if ft else min_bet[h], live, dead)
+        good, sb, bb, s_seat, b_seat, st = _blinds(blind, p_lo[h], n,
+                                                   small_bet[h] if ft else min_bet[h], live,
+                                                   dead)
         if not good:
             continue
         key[0] = n
@@ -186,7 +200,8 @@ def _prepare(n_arr, variant, ante_trimming, min_bet, small_bet, big_bet, p_lo, b
         sb_seat[h] = s_seat
         bb_seat[h] = b_seat
         cfg_idx[h] = found
-    return ok, sb_seat, bb_seat, cfg_idx, live, dead, keys[:n_keys].copy()
+        strad[h] = st
+    return ok, sb_seat, bb_seat, cfg_idx, strad, live, dead, keys[:n_keys].copy()
 
 
 _CONFIGS: dict[tuple[int, ...], np.ndarray | None] = {}
@@ -340,11 +355,16 @@ def _stand_in(h, n, p0, a_lo, ante, blind, verb, amount):
 
 @njit(cache=True)
 def _play(h, n, a_lo, verb, actor, amount, n_cards, dash, S, log, lg, cfg, stacks, antes,
-          sb_seat, bb_seat, deck, live, dead, hole, board, nb, decision, unrec):
+          sb_seat, bb_seat, deck, live, dead, hole, board, nb, decision, unrec, straddle):
     """``phh_replay._play`` after ``_build``'s checks: _DONE, _ENDS_EARLY or _FAILED."""
     for s in range(n):
         unrec[s] = False
-    start_hand_posts(S, log, cfg, stacks, antes, n - 1, sb_seat, bb_seat, deck, live, dead, 1)
+    if straddle > 0:  # p3's (seat 2), as ``Hand(straddle=)``
+        start_hand_straddle(S, log, cfg, stacks, antes, n - 1, sb_seat, bb_seat, deck, 2,
+                            straddle, 1)
+    else:
+        start_hand_posts(S, log, cfg, stacks, antes, n - 1, sb_seat, bb_seat, deck, live, dead,
+                         1)
     if S[L.N_LOG] != S[L.SEQ]:
         return _FAILED  # the record log is full (Hand._check_log)
     dealt = 0
@@ -429,7 +449,7 @@ def _play(h, n, a_lo, verb, actor, amount, n_cards, dash, S, log, lg, cfg, stack
 @njit(cache=True)
 def _replay_all(n_arr, p_lo, a_lo, stack, ante, blind, verb, actor, player, amount, n_cards, cards,
                 dash, ante_trimming, prep_ok, sb_seat, bb_seat, cfg_idx, cfgs, cfg_ok, live,
-                dead):
+                dead, strad):
     H = n_arr.shape[0]
     P = p_lo[H]
     ok = np.zeros(H, np.bool_)
@@ -496,7 +516,8 @@ def _replay_all(n_arr, p_lo, a_lo, stack, ante, blind, verb, actor, player, amou
             continue
         cfg = cfgs[cfg_idx[h]]
         r = _play(h, n, a_lo, verb, actor, amount, n_cards, dash, S, log, lg, cfg, stacks,
-                  antes, sb_seat[h], bb_seat[h], deck, lv, dd, hole, board, nb, decision, unrec)
+                  antes, sb_seat[h], bb_seat[h], deck, lv, dd, hole, board, nb, decision, unrec,
+                  strad[h])
         if r == _ENDS_EARLY and unknown:
             # _unsaid_all_ins: each live unknown stack that put chips in is all-in with them
             for i in range(n):
@@ -507,7 +528,7 @@ def _replay_all(n_arr, p_lo, a_lo, stack, ante, blind, verb, actor, player, amou
                         stacks[i] = c
             r = _play(h, n, a_lo, verb, actor, amount, n_cards, dash, S, log, lg, cfg, stacks,
                       antes, sb_seat[h], bb_seat[h], deck, lv, dd, hole, board, nb, decision,
-                      unrec)
+                      unrec, strad[h])
         if r != _DONE:
             continue
         ok[h] = True
@@ -533,7 +554,7 @@ def _replay_all(n_arr, p_lo, a_lo, stack, ante, blind, verb, actor, player, amou
 def replay_block(block: HandBlock) -> Replayed:
     """Every hand of ``block`` replayed as ``sim.histories.replay.reference.replay`` replays it
     (module docstring): ``ok`` False where the Python replay fails, or might (it replays those)."""
-    prep_ok, sb_seat, bb_seat, cfg_idx, live, dead, keys = _prepare(
+    prep_ok, sb_seat, bb_seat, cfg_idx, strad, live, dead, keys = _prepare(
         block.n, block.variant, block.ante_trimming, block.min_bet, block.small_bet,
         block.big_bet, block.p_lo, block.blind, _STRUCTURE)
     k = len(keys)
@@ -549,5 +570,5 @@ def replay_block(block: HandBlock) -> Replayed:
         block.n, block.p_lo, block.a_lo, block.stack, block.ante, block.blind, block.verb,
         block.actor, block.player, block.amount, block.n_cards, block.cards, block.dash,
         block.ante_trimming,
-        prep_ok, sb_seat, bb_seat, cfg_idx, cfgs, cfg_ok, live, dead)
+        prep_ok, sb_seat, bb_seat, cfg_idx, cfgs, cfg_ok, live, dead, strad)
     return Replayed(ok=ok, state=state, log_lo=log_lo, log=log, unrecorded=unrecorded)

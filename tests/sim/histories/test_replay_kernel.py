@@ -148,6 +148,13 @@ _RIVER = ["d db 2h7d9c", "p1 cc", "p2 cc", "d db Js", "p1 cc", "p2 cc", "d db 3s
           "p1 cc", "p2 cc"]
 # hands the Python replay replays: each must be ok and equal
 GOOD = {
+    "p3's straddle (start_hand_straddle)": _hand([*_deal(4), "p4 cbr 10", "p1 f", "p2 cc",
+                                                   "p3 cc", "d db 2h7d9c", "p2 cc", "p3 cc",
+                                                   "p4 cc", "d db Js", "p2 cc", "p3 cc",
+                                                   "p4 cc", "d db 3s", "p2 cc", "p3 cc",
+                                                   "p4 cc", "p2 sm -", "p3 sm -", "p4 sm -"],
+                                                  stacks="[200, 200, 200, 200]",
+                                                  blinds="[1, 2, 4, 0]"),
     "showdown, both shown": _hand(
         [*_deal(3, {1: "AsKs", 2: "QdQc"}), "p3 f", "p1 cbr 6", "p2 cc", *_RIVER,
          "p1 sm AsKs", "p2 sm QdQc"]),
@@ -191,8 +198,9 @@ UNSAID = [*_deal(2), "p2 cc", "p1 cc", "d db 2h7d9c", "p1 cc", "p2 cc", "d db Js
 
 # hands the Python replay refuses (its kind): each must be not ok
 BAD = {
-    "a straddle": (_hand([*_deal(4), "p4 f", "p1 f", "p2 f"], stacks="[200, 200, 200, 200]",
-                         blinds="[1, 2, 4, 0]"), K_UNSUPPORTED),
+    "a straddle the engine does not play (p4's)": (_hand(
+        [*_deal(4), "p1 f", "p2 f", "p3 f"], stacks="[200, 200, 200, 200]",
+        blinds="[1, 2, 0, 4]"), K_UNSUPPORTED),
     "heads-up blinds reversed": (_hand([*_deal(2), "p2 f"], stacks="[100, 100]",
                                        blinds="[2, 1]"), K_REVERSED_HU),
     "an illegal raise": (_hand([*_deal(3), "p3 cbr 3", "p1 f", "p2 f"]), K_ACTIONS),
