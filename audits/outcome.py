@@ -19,7 +19,9 @@ class (``CLASSES``):
   is short (allowed; counted, with the amount): a top-up never hides a shortfall;
 - ``not attributable``: a later hand shows a player gaining about what the winners are short
   of, while the hand's own record states that shortfall as its rake (a top-up or a re-buy equal
-  to a rake): no record proves a pot paid to the wrong player (counted, not certified);
+  to a rake), or, in a cash hand whose record states no rake, the shortfall is within the
+  schedule (or there is none): no record proves a pot paid to the wrong player (counted, not
+  certified);
 - ``not recorded``: no outcome in the record and no later hand to observe it;
 - ``not checked``: the rules' payout could not be rebuilt (the payouts audit fails the hand);
 - ``ambiguous``: a venue the audit does not know, whose ``winnings`` read under two
@@ -29,7 +31,8 @@ class (``CLASSES``):
   rules did not pay), a player lost more than his bets, kept more than the schedule allows
   (more than the rounding step over it), kept more than its record states, carried over less
   than its record paid, or a player (a loser, or a split pot's other winner) gained between half
-  and all of what the winners are short of (the pot moved to him, whatever the schedule).
+  and all of what the winners are short of (the pot moved to him: in a tournament hand, in a
+  hand whose record states a rake other than that, or beyond the schedule).
 
 A pot is won only by a hand that is shown: a seat that mucked, or whose showdown cards are not
 in the record (``cards_unrecorded``) while another contender of the pot showed, wins nothing
@@ -52,7 +55,7 @@ import numpy as np
 from numba import njit
 
 from audits.evaluator import TABLE
-from audits.io import AuditInputError, Batch, table_order
+from audits.io import AuditInputError, Batch, string_is, table_order
 from audits.payouts import (
     MINE,
     POT_AMOUNT,
@@ -479,7 +482,8 @@ def _winnings_fits(h: Hand, win: list[int], names: tuple[str, ...], fin_take: in
 
 def classify(h: Hand, fin: list[int] | None, win: list[int] | None, op_rake: int,
              later: dict[int, tuple[int, int]] | None, sched: Schedule | None, money: Money,
-             op_pot: int = -1, readings: tuple[str, ...] = ALL_READINGS) -> Verdict:
+             op_pot: int = -1, readings: tuple[str, ...] = ALL_READINGS,
+             cash: bool = True) -> Verdict:
     """One hand's class (``CLASSES``) from its record and the later hands of its session.
 
     ``later``: None when the hand is its session's last; else per seat, the stack its player's
@@ -488,7 +492,7 @@ def classify(h: Hand, fin: list[int] | None, win: list[int] | None, op_rake: int
     stack). ``readings``: the ``winnings`` readings of the hand's venue and source
     (``VENUE_READINGS``); ``ALL_READINGS`` for a venue the audit does not know. ``op_pot``: the
     total pot the record states (-1 unstated: a pot other than the rules' is counted in the
-    notes)."""
+    notes). ``cash``: a cash hand (a player may top up between hands; a tournament's may not)."""
     v = Verdict()
     if op_pot >= 0 and op_pot != h.pot:
         v.notes.append("stated total pot other than the rules' pot")
@@ -592,6 +596,17 @@ def classify(h: Hand, fin: list[int] | None, win: list[int] | None, op_rake: int
                      f"{h.pids[moved]}'s (seat {moved}) top-up, while the record states a "
                      f"rake of {money.fmt(op_rake)}, all the winners are short of")
             return v
+        if moved >= 0 and op_rake < 0 and cash:
+            # the record states no rake (888, PartyPoker): the winners' shortfall may be the
+            # site's rake and the gain a top-up; only a shortfall over the schedule is proven
+            allowed = None if sched is None else sched.allowed(h.pot, h.players, h.flop)
+            if sched is None or allowed is None or short <= allowed + sched.step:
+                v.cls, v.topup = UNATTRIBUTED, surplus[moved]
+                v.why = (f"next hand: {money.fmt(surplus[moved])} appears as player "
+                         f"{h.pids[moved]}'s (seat {moved}) top-up while the winners are short "
+                         f"of {money.fmt(short)}, and the record states no rake: an unstated "
+                         "rake and a top-up, or the pot moved, the record cannot tell")
+                return v
         if moved >= 0:
             x = surplus[moved]
             v.cls = WRONG
@@ -760,6 +775,7 @@ def outcome_map(b: Batch) -> OutcomePartial:
                             sum(1 for s in range(b.k) if occ[i][s] and not folded[i][s]))
         return hands[i]
 
+    tourn = string_is(b, "format", "tournament") if "format" in b.cols else np.zeros(b.n, bool)
     classes = np.full(b.n, -1, np.int8)  # each hand's class (CLASSES index): b.derived
     for i in range(b.n):
         venue = venues[i]
@@ -775,7 +791,7 @@ def outcome_map(b: Batch) -> OutcomePartial:
             readings = (VENUE_READINGS.get(lab, ALL_READINGS) if lab else ALL_READINGS) \
                 if fmt in PHH_FORMATS else TEXT_READINGS
             v = classify(hand(i), fin, win, op_rake[i], later[i], schedule_of(i), money,
-                         op_pot[i], readings)
+                         op_pot[i], readings, cash=not tourn[i])
             hands.pop(i, None)
         classes[i] = CLASS_CODE[v.cls]
         per = out.counts.setdefault(venue, {})

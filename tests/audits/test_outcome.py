@@ -172,6 +172,11 @@ def test_planted_chips_moved_from_winner_to_loser_exit_1_naming_the_site_hand(
     assert res.passed and res.details["classes"]["exact"] == 3
     forged = build_run(tmp_path / "forged", _session(moved=33), schedule)
     res = _outcome(forged)
+    if schedule is None:
+        # no rake stated and no schedule: an unstated rake of 33 and a top-up, or the pot
+        # moved: the record cannot tell (counted, not certified; never an accusation)
+        assert res.passed and res.details["classes"]["not attributable"] == 1
+        return
     assert not res.passed and res.failures == 1
     (w,) = res.details["wrong_payouts"]
     assert w["site_hand"] == "R5-1688946-888" and w["section"] == "1"
@@ -180,10 +185,11 @@ def test_planted_chips_moved_from_winner_to_loser_exit_1_naming_the_site_hand(
     code, out = audit_cli(forged, capsys)
     assert code == 1
     assert "outcome" in out and "R5-1688946-888" in out and "src/T1.phhs [1]" in out
-    # moved partly, within what a 5% rake could be: a winner's shortfall showing up exactly
-    # as a loser's top-up is still the pot paid to the wrong player
+    # moved partly, within what the 5% schedule allows: an unstated rake and a loser's top-up,
+    # or the pot moved: the record cannot tell (issue 34: a rake that equals a top-up is no
+    # wrong payout)
     res = _outcome(build_run(tmp_path / "part", _session(moved=1), schedule))
-    assert res.details["classes"].get("wrong payout") == 1
+    assert res.passed and res.details["classes"].get("not attributable") == 1
 
 
 def test_planted_winnings_swapped_between_winner_and_loser(
@@ -310,7 +316,9 @@ def test_a_top_up_equal_to_the_stated_rake_is_not_attributable(tmp_path: Path) -
     ``Rake $2``); the next hand shows p1 with 2 more (an automatic top-up of a blind he lost,
     not logged): the record says where the winners' shortfall went, so the gain is a change it
     cannot attribute (its own class, counted), never a wrong payout. Without the stated rake
-    the same shapes are the pot paid to the wrong player."""
+    and without a schedule the same shapes cannot be told from an unstated rake beside a
+    top-up: not attributable too; over the lab's schedule they are the pot paid to the wrong
+    player."""
     stated = [H([100, 100, 100], SHOWDOWN, winnings=[0, 0, 31], op_rake=2),
               H([101, 84, 115], UNCONTESTED)]
     res = _outcome(build_run(tmp_path / "a", stated, None))
@@ -319,4 +327,4 @@ def test_a_top_up_equal_to_the_stated_rake_is_not_attributable(tmp_path: Path) -
     unstated = [H([100, 100, 100], SHOWDOWN, winnings=[0, 0, 31]),
                 H([101, 84, 115], UNCONTESTED)]
     res = _outcome(build_run(tmp_path / "b", unstated, None))
-    assert not res.passed and res.details["classes"]["wrong payout"] == 1
+    assert res.passed and res.details["classes"]["not attributable"] == 1

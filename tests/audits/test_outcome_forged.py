@@ -287,8 +287,10 @@ def test_the_operators_venue_text_chooses_nothing(tmp_path: Path,
 
 
 @pytest.mark.parametrize(("flags", "moved", "cls"), [
-    ((), 39, "wrong payout"),  # the red team's f1b: B 40 short, C 39 up, no schedule
-    ((), 21, "wrong payout"),  # just over half of B's 41
+    # the red team's f1b: B 40 short, C 39 up; the record states no rake and the lab gave no
+    # schedule: an unstated rake and a top-up, or the pot moved: the record cannot tell
+    ((), 39, "not attributable"),
+    ((), 21, "not attributable"),  # just over half of B's 41
     ((), 20, "rake (no schedule: not checked)"),  # under half: C topped up
     (RAKE, 20, "wrong payout"),  # with a schedule the 41 kept is over it
     (RAKE, 39, "wrong payout"),
@@ -306,6 +308,8 @@ def test_a_pot_moved_to_a_loser_is_not_a_top_up(
         assert code == 1 and "site hand 101" in wrong_line(out)
         if not flags:
             assert f"{moved} of the {short} missing from the winners appears as" in out
+    elif cls == "not attributable":  # counted, not certified: no accusation, no PASS for it
+        assert code == 0 and "wrong payout" not in res.details["classes"]
     else:
         assert code == 0 and res.details["rake_not_checked"] == {"RedTeam": 41}
         assert res.details["topped_up"] == 20
@@ -337,14 +341,27 @@ def test_a_pot_won_with_an_unknown_stack_in_between_allows_its_rake(
 
 def test_a_split_pot_moved_to_one_winner_is_not_a_top_up() -> None:
     """Two winners of a split pot of 40 (20 each): the next hands show one with all of it, the
-    other with nothing. Without a schedule this is no rake of 20: the pot moved."""
+    other with nothing. With the lab's 5% schedule this is no rake of 20: the pot moved; without
+    one (and no rake stated) the record cannot tell a rake and a top-up from it."""
     from audits.outcome import Hand, Money, classify
 
     h = Hand(occ=[True, True, True], start=[100, 100, 100], contrib=[20, 20, 0],
              returned=[0, 0, 0], won=[20, 20, 0], known=[True, True, True], pids=[7, 8, 9],
              pot=40, unproven=0, unproven_amt=0, players=3, flop=True, live=2)
-    v = classify(h, None, None, -1, {0: (120, 0), 1: (80, 0), 2: (100, 0)}, None, Money(0, ""))
+    from fractions import Fraction
+
+    from audits.outcome import Schedule
+
+    later = {0: (120, 0), 1: (80, 0), 2: (100, 0)}
+    five = Schedule(percent=Fraction(5), cap=None, caps_by_players=(), no_flop_no_drop=False,
+                    step=0)
+    v = classify(h, None, None, -1, later, five, Money(0, ""))
     assert v.cls == "wrong payout" and "appears as player 7's (seat 0) top-up" in v.why
+    v = classify(h, None, None, -1, later, None, Money(0, ""))
+    assert v.cls == "not attributable" and "the record states no rake" in v.why
+    # a tournament hand: no top-up between hands, the pot moved
+    v = classify(h, None, None, -1, later, None, Money(0, ""), cash=False)
+    assert v.cls == "wrong payout"
     # a rake of 2 taken from the two (1 each) beside a third player's top-up of 50 is rake
     v = classify(h, None, None, -1, {0: (99, 0), 1: (99, 0), 2: (150, 0)}, None, Money(0, ""))
     assert v.cls == "rake (no schedule: not checked)" and v.take == 2 and v.topup == 50
