@@ -27,7 +27,7 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from sim.config import MAX_SEATS, Structure
+from sim.config import MAX_SEATS, STRADDLE_RAISES, Structure
 from sim.pybots import MAX_BOTS, PythonBot
 
 FORMATS = ("cash", "tournament")
@@ -161,7 +161,8 @@ GAME_DEFAULTS: dict[str, Any] = {
     "big_bet": None, "levels": None, "tournament_ante_mode": "every-player", "bot_mix": None,
     "python_bots": None, "rebuys": None, "add_on": None, "level_seconds": 0,
     "seconds_per_hand": 20, "seconds_per_action": 5, "tournament_buy_in": None, "payouts": None,
-    "straddle": "none", "straddle_amount": None, "straddle_pct": 50}
+    "straddle": "none", "straddle_amount": None, "straddle_pct": 50,
+    "straddle_raise": "straddle"}
 # the straddle policies of a cash game (docs/game.md): none, the seat left of the big blind
 # always straddles, or it straddles in straddle_pct percent of the hands (drawn per hand)
 STRADDLES = ("none", "always", "optional")
@@ -296,6 +297,7 @@ class RunSpec:
     straddle: str = "none"
     straddle_amount: int | None = None
     straddle_pct: int = 50
+    straddle_raise: str = "straddle"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "structures",
@@ -441,6 +443,9 @@ class RunSpec:
         seats or more (one line)."""
         if self.straddle not in STRADDLES:
             raise ValueError(f"straddle {self.straddle!r}: expected one of {', '.join(STRADDLES)}")
+        if self.straddle_raise not in STRADDLE_RAISES:
+            raise ValueError(f"straddle_raise {self.straddle_raise!r}: expected one of "
+                             f"{', '.join(STRADDLE_RAISES)}")
         if not 1 <= self.straddle_pct <= 99:
             raise ValueError(f"straddle_pct {self.straddle_pct}: expected 1..99 percent")
         if self.straddle_amount is not None and self.straddle_amount <= self.big_blind:
