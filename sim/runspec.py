@@ -459,6 +459,11 @@ class RunSpec:
         if min(seats) < 3:
             raise ValueError(f"straddle {self.straddle}: tables of {min(seats)} seats have no "
                              "straddle (heads-up): expected tables of 3 seats or more")
+        full_bet = self.big_blind + (self.small_bet or self.big_blind)
+        if Structure.FIXED_LIMIT in self.structures and self.straddle_chips != full_bet:
+            raise ValueError(f"straddle_amount {self.straddle_chips}: a fixed-limit straddle is "
+                             f"a full bet: expected the big blind plus the small bet, {full_bet} "
+                             "chips (or no fixed-limit structure)")
         if self.format == "tournament":
             raise ValueError(f"straddle {self.straddle}: tournaments play no straddle (format "
                              "tournament): expected cash or mixed tables")
