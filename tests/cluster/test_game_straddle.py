@@ -19,10 +19,10 @@ import pytest
 
 from cluster.flows.game import parse_game
 from sim.config import Structure
+from sim.hand import Action, Hand
 from sim.layout import EventKind
 from sim.runspec import RunSpec
 from sim.schema import decode_actions
-from sim.hand import Action, Hand
 from tests.audits.forgery import (
     RunForger,
     audit_cli,
