@@ -323,6 +323,9 @@ def parse_spec(spec: Any, where: str = "manifest.json") -> RunFacts:
                                                  or s["straddle_amount"] <= s["big_blind"]):
         raise SpecError(f"{where}: spec.straddle_amount: {s['straddle_amount']}: expected a "
                         f"straddle (spec.straddle) of more than the big blind {s['big_blind']}")
+    if "straddle_raise" in s and s.get("straddle", "none") == "none":
+        raise SpecError(f"{where}: spec.straddle_raise: {s['straddle_raise']}: expected a "
+                        "straddle (spec.straddle) it applies to")
     if -(-s["hands"] // s["batch_size"]) > 1 << TABLE_BITS:
         raise SpecError(f"{where}: spec.batch_size: {s['hands']:,} hands make more than "
                         f"{1 << TABLE_BITS:,} batches")

@@ -452,6 +452,9 @@ class RunSpec:
             raise ValueError(f"straddle {self.straddle_amount} chips: expected more than the big "
                              f"blind ({self.big_blind})")
         if self.straddle == "none":
+            if self.straddle_raise != "straddle":
+                raise ValueError(f"straddle_raise {self.straddle_raise}: only with a straddle "
+                                 "(straddle always or optional)")
             return
         seats = [self.players] if isinstance(self.players, int) else [
             n for n, w in (parse_players(self.players) if isinstance(self.players, str)

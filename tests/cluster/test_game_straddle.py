@@ -327,3 +327,25 @@ def test_a_bad_straddle_raise_is_one_line_naming_the_key(extra: str, want: str) 
                                         "'optional'"):
         game_spec(GAME.replace('straddle = "always"\nstraddle_amount = 5',
                                'straddle_raise = "big_blind"'), 10, (Structure.NO_LIMIT,))
+
+
+def test_the_audits_read_the_rule_from_the_spec_and_refuse_it_without_a_straddle() -> None:
+    """``audits.runspec`` (never ``sim``): the raise increment a full straddle sets is the
+    game's straddle by default, 0 (a big blind over it) under ``"big_blind"``; a spec naming
+    the rule without a straddle, or any other value, is refused naming the field."""
+    import json as _json
+
+    from audits.runspec import SpecError, parse_spec
+
+    default = _json.loads(_json.dumps(SPEC.to_dict()))
+    assert parse_spec(default).straddle_raise("cash") == 5
+    assert parse_spec(default).straddle_raise("tournament") == 0
+    bb = dict(default, straddle_raise="big_blind")
+    assert parse_spec(bb).straddle_raise("cash") == 0
+    for bad, want in ((dict(default, straddle_raise="straddle"), "spec.straddle_raise"),
+                      ({k: v for k, v in bb.items() if k not in ("straddle", "straddle_amount")},
+                       "spec.straddle_raise: big_blind: expected a straddle")):
+        with pytest.raises(SpecError, match=want):
+            parse_spec(bad)
+    with pytest.raises(ValueError, match="straddle_raise big_blind: only with a straddle"):
+        RunSpec(hands=10, batch_size=10, straddle_raise="big_blind")
