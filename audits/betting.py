@@ -778,11 +778,20 @@ def _structure_codes(b: Batch) -> np.ndarray:
 
 def _open_raise(b: Batch) -> np.ndarray:
     """Per hand, the pre-flop raise increment a full straddle sets (0: min_bet over it): a
-    simulated run's game (``RunFacts.straddle_raise``, from the spec); an imported hand plays
-    the PHH standard's reading (one big blind over it, docs/import.md)."""
+    simulated run's game (``RunFacts.straddle_raise``, from the spec); an imported hand the
+    PHH standard's reading (one big blind over it, docs/import.md) unless the import's game
+    file states ``straddle_raise = "straddle"`` (the manifest's ``game.cash``: its straddle in
+    the run's units)."""
+    inc = 0
     facts = b.context.get("facts")
-    inc = facts.straddle_raise("cash") if facts is not None and not b.context.get("imported") \
-        else 0
+    game = b.context.get("game")
+    if b.context.get("imported"):
+        cash = game.get("cash") if isinstance(game, dict) else None
+        if isinstance(cash, dict) and cash.get("straddle_raise") == "straddle":
+            v = cash.get("straddle", 0)
+            inc = v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else 0
+    elif facts is not None:
+        inc = facts.straddle_raise("cash")
     return np.full(b.n, inc, np.int64)
 
 

@@ -349,3 +349,39 @@ def test_the_audits_read_the_rule_from_the_spec_and_refuse_it_without_a_straddle
             parse_spec(bad)
     with pytest.raises(ValueError, match="straddle_raise big_blind: only with a straddle"):
         RunSpec(hands=10, batch_size=10, straddle_raise="big_blind")
+
+
+@pytest.mark.slow
+def test_an_import_checks_the_straddle_raise_only_when_the_game_file_states_it(
+        clean_run: Path, tmp_path_factory: pytest.TempPathFactory, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A site hand raised to one big blind over the straddle (the PHH standard's reading,
+    PokerKit's) is imported as it was played; ``betting`` passes it under a game file that does
+    not state ``straddle_raise`` (the PHH reading) and FAILS it, naming the hand, under one that
+    states ``straddle_raise = "straddle"``."""
+    from cluster.cli import main
+    from tests.cluster.test_game_import import _import_hand_id, _plant
+
+    exported = tmp_path / "phh"
+    assert main(["export", str(clean_run), "--phh", "--out", str(exported), "--workers", "0",
+                 "--quiet"]) == 0
+    src, site = _plant(exported, tmp_path, clean_run, "cash",
+                       lambda r: _raised_one_big_blind_over(r) if _raisable(r) else None)
+    games = tmp_path_factory.mktemp("games")
+    for stated in (False, True):
+        game = games / f"straddle-{stated}.toml"
+        game.write_text(GAME.replace("straddle_amount = 5", 'straddle_amount = 5\n'
+                                     'straddle_raise = "straddle"') if stated else GAME)
+        imp = tmp_path / f"imp-{stated}"
+        assert main(["import", str(src), "--game", str(game), "--out", str(imp), "--workers",
+                     "0", "--quiet"]) == 0
+        capsys.readouterr()
+        code, out = audit_cli(imp, capsys)
+        hid = _import_hand_id(imp, site)
+        if not stated:
+            assert code == 0, out
+            continue
+        assert code == 1 and f"betting: hand {hid}: bet/raise below the minimum" in out, out
+        assert "the rules give at least 10" in out, out
+        for name in ("stakes", "chips", "payouts", "rotation"):
+            assert f"{name}: hand {hid}" not in out, out
