@@ -13,8 +13,12 @@ completed) and cap (raise_cap full bets and raises per street, big blind not cou
 a straddle (a cash game's, docs/game.md) right after the blinds: one, by the first seat with chips
 left of the big blind in a hand of 3 or more players, live (on the street), more than the big
 blind or all the seat's chips; pre-flop action then starts left of the straddler, who acts last
-with the option, and the minimum raise stays min_bet over it (its amount against the game's:
-the stakes audit);
+with the option; the minimum raise over it is the game's ``straddle_raise`` (docs/game.md):
+"straddle" (the default: a full straddle makes the straddler the bigger blind, a pre-flop raise
+adds at least the game's straddle; in fixed-limit it is the street's first raise of the capped
+count; a short, all-in straddle is no full raise and the increment stays min_bet) or
+"big_blind" (min_bet over it, as PokerKit; imported hands, which the PHH standard reads so);
+its amount against the game's: the stakes audit;
 posts of replayed histories after the blinds (live posts, then dead ones, each clockwise from
 the seat left of the button, by a seat with chips that posted no blind): a live post is
 min(big blind, stack), on the street (the seat keeps its option); a dead post is dead money (off
@@ -552,7 +556,7 @@ def _bet_or_raise(work, s, kd, amount, added, cur, full_level, full_raise, n_rai
 @njit(cache=True, _nrt=False, inline="always")
 def _referee_hand(i, start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mode, trim,
                   structure, min_bet, small_bet, big_bet, raise_cap, board_len, a_street, a_seat,
-                  a_kind, a_tot, a_add, act_off, folded, free_fold, work):
+                  a_kind, a_tot, a_add, act_off, folded, free_fold, open_raise, work):
     """Replay hand i; returns (code, seat or amount, rule paths)."""
     k = occ.shape[1]
     status = work[STATUS]
@@ -595,6 +599,11 @@ def _referee_hand(i, start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mo
     full_level = cur
     full_raise = small_bet[i] if fl else min_bet[i]
     n_raises = 0
+    if straddler >= 0 and open_raise[i] > 0 and bet[straddler] >= open_raise[i]:
+        if fl:
+            n_raises = 1  # the straddle is the first raise of the capped count
+        else:
+            full_raise = open_raise[i]  # the straddler is the bigger blind
     voluntary = False  # a call, bet or raise pre-flop (no walk then)
     raised = False  # a bet or raise pre-flop (the big blind's option is gone)
     to_act = _next(status, acted, bet, option if option >= 0 else button[i], cur, n_active, k)
@@ -744,7 +753,7 @@ def _hand_end(work, status, folded, i, street, board_len, a_kind, a_seat, j, end
 @njit(cache=True, _nrt=False)
 def _referee(start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mode, trim, structure,
              min_bet, small_bet, big_bet, raise_cap, board_len, a_street, a_seat, a_kind, a_tot,
-             a_add, act_off, folded, free_fold, work, codes, aux, paths, why):
+             a_add, act_off, folded, free_fold, open_raise, work, codes, aux, paths, why):
     # the per-seat state lives in the caller's ``work`` (8, max(k, 3)) array; ``paths[i]`` gets
     # the rule paths (audits.paths bits) the hand took, as the referee saw them; a failing
     # hand's row ``why[:, i]`` what the log says, what the rules give and the street
@@ -752,7 +761,7 @@ def _referee(start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mode, trim
         codes[i], aux[i], paths[i] = _referee_hand(
             i, start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mode, trim, structure,
             min_bet, small_bet, big_bet, raise_cap, board_len, a_street, a_seat, a_kind, a_tot,
-            a_add, act_off, folded, free_fold, work)
+            a_add, act_off, folded, free_fold, open_raise, work)
         if codes[i]:
             for w in range(3):
                 why[w, i] = work[WHY, w]
@@ -765,6 +774,25 @@ def _structure_codes(b: Batch) -> np.ndarray:
     per_value = np.array([POT_LIMIT if v == "pot-limit" else FIXED_LIMIT if v == "fixed-limit"
                           else NO_LIMIT for v in values], np.int64)
     return per_value[b.cols["structure"]] if len(values) else np.zeros(b.n, np.int64)
+
+
+def _open_raise(b: Batch) -> np.ndarray:
+    """Per hand, the pre-flop raise increment a full straddle sets (0: min_bet over it): a
+    simulated run's game (``RunFacts.straddle_raise``, from the spec); an imported hand the
+    PHH standard's reading (one big blind over it, docs/import.md) unless the import's game
+    file states ``straddle_raise = "straddle"`` (the manifest's ``game.cash``: its straddle in
+    the run's units)."""
+    inc = 0
+    facts = b.context.get("facts")
+    game = b.context.get("game")
+    if b.context.get("imported"):
+        cash = game.get("cash") if isinstance(game, dict) else None
+        if isinstance(cash, dict) and cash.get("straddle_raise") == "straddle":
+            v = cash.get("straddle", 0)
+            inc = v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else 0
+    elif facts is not None:
+        inc = facts.straddle_raise("cash")
+    return np.full(b.n, inc, np.int64)
 
 
 def betting_map(b: Batch) -> Partial:
@@ -780,7 +808,8 @@ def betting_map(b: Batch) -> Partial:
              _structure_codes(b), c["min_bet"], c["small_bet"], c["big_bet"], c["raise_cap"],
              np.diff(doff), b.act["street"], b.act["seat"], b.act["kind"],
              b.act["to_street_total"], b.act["added"], b.act_off, sc["folded"],
-             string_is(b, "generator", "phh"), np.zeros((WHY + 1, max(b.k, 3)), np.int64), codes,
+             string_is(b, "generator", "phh"), _open_raise(b),
+             np.zeros((WHY + 1, max(b.k, 3)), np.int64), codes,
              aux, paths, why)
     b.derived["betting_paths"] = paths  # the rule paths taken, for the coverage map
     return partial_from_codes(b.cols["hand_id"], codes, aux, MESSAGES, logged=why[LOGGED],

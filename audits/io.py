@@ -133,6 +133,11 @@ def check_game(game: Any) -> str | None:
     if not amounts(game.get("cash"), ("small_blind", "big_blind", "ante", "ante_mode",
                                       "small_bet", "big_bet", "raise_cap")):
         return "cash: expected the blinds, ante, ante_mode and bets as integers"
+    cash: Any = game["cash"]
+    if "straddle_raise" in cash and (cash["straddle_raise"] != "straddle"
+                                     or not amounts(cash, ("straddle",)) or not cash["straddle"]):
+        return ("cash: straddle_raise: expected \"straddle\" beside a straddle (absent: the PHH "
+                "reading, one big blind over it)")
     tourn: Any = game.get("tournament")
     if not amounts(tourn, ("raise_cap",)) or not isinstance(tourn.get("levels"), list) or not all(
             isinstance(lv, list) and len(lv) == 4

@@ -148,6 +148,9 @@ FIELDS: dict[str, tuple[str, Any]] = {
     "straddle": ("always or optional (absent: none)", ("always", "optional")),
     "straddle_amount": _int(2, MAX_CHIPS),
     "straddle_pct": _int(1, 99),
+    # the pre-flop minimum raise over it: big_blind (absent: straddle, a raise adds at least
+    # the straddle)
+    "straddle_raise": ("big_blind (absent: straddle)", ("big_blind",)),
 }
 REBUY_KEYS = ("max", "until_level", "at_or_below", "chips")
 ADD_ON_KEYS = ("at_level", "chips")
@@ -158,7 +161,8 @@ GAME_DEFAULTS: dict[str, Any] = {
     "small_bet": None, "big_bet": None, "levels": None, "tournament_ante_mode": "every-player",
     "bot_mix": None, "python_bots": None, "rebuys": None, "add_on": None, "level_seconds": 0,
     "seconds_per_hand": 20, "seconds_per_action": 5, "tournament_buy_in": None,
-    "payouts": None, "straddle": "none", "straddle_amount": None, "straddle_pct": 50}
+    "payouts": None, "straddle": "none", "straddle_amount": None, "straddle_pct": 50,
+    "straddle_raise": "straddle"}
 # keys a spec may lack (runs made before the key existed, or a game value at its default):
 # what their absence means is said where they are read
 OPTIONAL_KEYS = frozenset({"rules", *GAME_DEFAULTS})
@@ -319,6 +323,9 @@ def parse_spec(spec: Any, where: str = "manifest.json") -> RunFacts:
                                                  or s["straddle_amount"] <= s["big_blind"]):
         raise SpecError(f"{where}: spec.straddle_amount: {s['straddle_amount']}: expected a "
                         f"straddle (spec.straddle) of more than the big blind {s['big_blind']}")
+    if "straddle_raise" in s and s.get("straddle", "none") == "none":
+        raise SpecError(f"{where}: spec.straddle_raise: {s['straddle_raise']}: expected a "
+                        "straddle (spec.straddle) it applies to")
     if -(-s["hands"] // s["batch_size"]) > 1 << TABLE_BITS:
         raise SpecError(f"{where}: spec.batch_size: {s['hands']:,} hands make more than "
                         f"{1 << TABLE_BITS:,} batches")
@@ -519,6 +526,14 @@ class RunFacts:
         amount = s["straddle_amount"] if s["straddle_amount"] is not None \
             else 2 * s["big_blind"]
         return amount, s["straddle"] == "always"
+
+    def straddle_raise(self, fmt: str) -> int:
+        """The pre-flop raise increment a full straddle sets (docs/game.md#straddles): the
+        game's straddle in chips under ``straddle_raise = "straddle"`` (the straddler is the
+        bigger blind; in fixed-limit the straddle is the street's first raise), 0 under
+        ``"big_blind"`` (one big blind over it, as PokerKit) or with no straddle."""
+        amount, _ = self.straddle(fmt)
+        return amount if self.spec["straddle_raise"] == "straddle" else 0
 
     def bet_sizes(self, fmt: str, bb: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
         """Per hand: (small bet, big bet) and the raise cap: the game's fixed-limit bets at a

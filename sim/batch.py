@@ -90,6 +90,7 @@ def _game_params(spec: RunSpec, fmt: str, P: np.ndarray) -> None:
     if fmt == "cash" and spec.straddle != "none":
         P[ss.P_STRADDLE] = spec.straddle_chips
         P[ss.P_STRADDLE_PCT] = 100 if spec.straddle == "always" else spec.straddle_pct
+        P[ss.P_STRADDLE_RAISE] = 1 if spec.straddle_raise == "straddle" else 0
     if fmt == "cash" and spec.ante:
         P[ss.P_ANTE] = spec.ante
         P[ss.P_ANTE_MODE] = ante_code[spec.ante_mode]

@@ -8,6 +8,10 @@ from typing import Any
 
 from sim.layout import MAX_SEATS  # the engine's seat blocks: one declaration
 
+# the pre-flop minimum raise over a straddle (docs/game.md#straddles): the straddler is the
+# bigger blind (a raise adds at least the straddle), or one big blind over it (PokerKit's)
+STRADDLE_RAISES = ("straddle", "big_blind")
+
 
 class Structure(IntEnum):
     """Betting structure."""

@@ -389,10 +389,13 @@ def _post_forced(S, log, button, sb_seat, bb_seat):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _deal_and_open(S, log, button, bb_seat):
+def _deal_and_open(S, log, button, bb_seat, open_raise):
     """The street's bet level after the posts, the hole cards, and the first decision (or the
     run-out when nobody can act): pre-flop action starts left of ``bb_seat`` (the straddler's
-    seat when there is a straddle), else of the button."""
+    seat when there is a straddle), else of the button. ``open_raise`` > 0: a full straddle
+    under the "straddle" rule (docs/game.md#straddles): the pre-flop raise increment is that
+    many chips (no-limit, pot-limit), and in fixed-limit the straddle is the street's first
+    raise of the capped count."""
     n = S[N_SEATS]
     cur = 0
     for s in range(n):
@@ -400,6 +403,11 @@ def _deal_and_open(S, log, button, bb_seat):
     S[CUR_BET] = cur
     S[FULL_LEVEL] = cur
     _reset_raise_sizes(S)
+    if open_raise > 0:
+        if S[STRUCTURE] == FIXED_LIMIT:
+            S[N_RAISES] = 1
+        else:
+            S[FULL_RAISE] = open_raise
     # hole cards, one at a time, from the deck indices of the dealing order (sim.dealing)
     first = _first_live_left_of_button(S)
     n_dealt = 0
@@ -432,27 +440,34 @@ def start_hand(S, log, cfg, stacks, antes, button, sb_seat, bb_seat, deck):
     """
     _setup(S, cfg, stacks, antes, button, sb_seat, bb_seat, deck)
     _post_forced(S, log, button, sb_seat, bb_seat)
-    _deal_and_open(S, log, button, bb_seat)
+    _deal_and_open(S, log, button, bb_seat, 0)
     return OK
 
 
 @njit(cache=True, _nrt=False)
 def start_hand_straddle(S, log, cfg, stacks, antes, button, sb_seat, bb_seat, deck,
-                        straddle_seat, straddle, free_fold):
+                        straddle_seat, straddle, free_fold, straddle_raise):
     """``start_hand`` with a straddle: after the blinds ``straddle_seat`` (the caller's choice:
     the first seat with chips left of the big blind; ``sim.hand.Hand`` checks it) posts
     ``straddle`` chips live (at most its stack: a short straddle is all-in, like a blind),
     logged as ``STRADDLE``; pre-flop action then starts left of the straddler, who acts last
-    and keeps the option. ``free_fold`` as in ``start_hand_posts`` (a replayed history)."""
+    and keeps the option. ``free_fold`` as in ``start_hand_posts`` (a replayed history).
+    ``straddle_raise`` != 0: the "straddle" rule (the straddler is the bigger blind: a full
+    straddle sets the pre-flop raise increment to ``straddle`` chips, or in fixed-limit counts
+    as the first raise); 0: PokerKit's (one big blind over it). A short straddle (all-in for
+    less than ``straddle``) is no full raise: the increment stays the big blind."""
     _setup(S, cfg, stacks, antes, button, sb_seat, bb_seat, deck)
     S[FREE_FOLD] = 1 if free_fold != 0 else 0
     _post_forced(S, log, button, sb_seat, bb_seat)
     s = straddle_seat
+    opened = 0
     if s >= 0 and S[STATUS_ + s] == S_ACTIVE and straddle > 0:
         amt = min(straddle, S[STACK_ + s])
         _put(S, s, amt)
         _record(S, log, s, E_STRADDLE, S[BET_ + s], amt, -1, -1)
-    _deal_and_open(S, log, button, s if s >= 0 else bb_seat)
+        if straddle_raise != 0 and amt == straddle:
+            opened = straddle
+    _deal_and_open(S, log, button, s if s >= 0 else bb_seat, opened)
     return OK
 
 
@@ -483,7 +498,7 @@ def start_hand_posts(S, log, cfg, stacks, antes, button, sb_seat, bb_seat, deck,
                 _record(S, log, s, E_POST, S[BET_ + s], amt, -1, -1)
             else:
                 _dead_money(S, log, s, amt, E_DEAD_BLIND)
-    _deal_and_open(S, log, button, bb_seat)
+    _deal_and_open(S, log, button, bb_seat, 0)
     return OK
 
 

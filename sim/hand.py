@@ -22,7 +22,7 @@ from audits.runfolder.errors import InputError
 from sim import engine
 from sim import layout as L
 from sim.cards import BOARD_CARDS, HOLE_CARDS, cards_of, format_card, format_cards
-from sim.config import TableConfig
+from sim.config import STRADDLE_RAISES, TableConfig
 from sim.dealing import deck_positions
 from sim.evaluator import describe as describe_strength
 from sim.layout import ActionKind, Err, EventKind, SeatStatus, Street
@@ -350,6 +350,7 @@ class Hand:
         board: str | Sequence[int | str] | None = None,
         straddle: int = 0,
         straddle_seat: int | None = None,
+        straddle_raise: str = "straddle",
     ) -> None:
         """``posts``/``dead`` (replayed histories): per seat, chips posted live after the blinds
         (a returning player's big blind; the seat keeps its option) and dead (into the main pot,
@@ -359,7 +360,13 @@ class Hand:
         it (a card: ``deck[7]: 'Xs' is not a card: expected ...``). ``straddle``: chips of a
         live straddle posted after the blinds by ``straddle_seat`` (default: the first seat
         with chips left of the big blind; at least 3 players), more than the big blind; see
-        ``sim.engine.start_hand_straddle``."""
+        ``sim.engine.start_hand_straddle``. ``straddle_raise``: the pre-flop minimum raise over
+        it, ``"straddle"`` (the straddler is the bigger blind: a raise adds at least the
+        straddle) or ``"big_blind"`` (one big blind over it, as PokerKit and the PHH standard
+        play it); docs/game.md#straddles."""
+        if straddle_raise not in STRADDLE_RAISES:
+            raise ValueError(f"straddle_raise {straddle_raise!r}: expected one of "
+                             f"{', '.join(STRADDLE_RAISES)}")
         n = config.n_seats
         if len(stacks) != n:
             raise ValueError(f"stacks: expected {n} values (one per seat), got {len(stacks)}")
@@ -418,7 +425,8 @@ class Hand:
         an = np.asarray(antes, dtype=np.int64)
         if straddle:
             engine.start_hand_straddle(self._S, self._log, cfg, st, an, button, sb_seat, bb_seat,
-                                       deck_arr, straddle_seat, int(straddle), int(free_fold))
+                                       deck_arr, straddle_seat, int(straddle), int(free_fold),
+                                       int(straddle_raise == "straddle"))
         elif posts is None and dead is None and not free_fold:
             engine.start_hand(self._S, self._log, cfg, st, an, button, sb_seat, bb_seat, deck_arr)
         else:

@@ -27,7 +27,7 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from sim.config import MAX_SEATS, Structure
+from sim.config import MAX_SEATS, STRADDLE_RAISES, Structure
 from sim.pybots import MAX_BOTS, PythonBot
 
 FORMATS = ("cash", "tournament")
@@ -161,7 +161,8 @@ GAME_DEFAULTS: dict[str, Any] = {
     "big_bet": None, "levels": None, "tournament_ante_mode": "every-player", "bot_mix": None,
     "python_bots": None, "rebuys": None, "add_on": None, "level_seconds": 0,
     "seconds_per_hand": 20, "seconds_per_action": 5, "tournament_buy_in": None, "payouts": None,
-    "straddle": "none", "straddle_amount": None, "straddle_pct": 50}
+    "straddle": "none", "straddle_amount": None, "straddle_pct": 50,
+    "straddle_raise": "straddle"}
 # the straddle policies of a cash game (docs/game.md): none, the seat left of the big blind
 # always straddles, or it straddles in straddle_pct percent of the hands (drawn per hand)
 STRADDLES = ("none", "always", "optional")
@@ -296,6 +297,7 @@ class RunSpec:
     straddle: str = "none"
     straddle_amount: int | None = None
     straddle_pct: int = 50
+    straddle_raise: str = "straddle"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "structures",
@@ -441,12 +443,18 @@ class RunSpec:
         seats or more (one line)."""
         if self.straddle not in STRADDLES:
             raise ValueError(f"straddle {self.straddle!r}: expected one of {', '.join(STRADDLES)}")
+        if self.straddle_raise not in STRADDLE_RAISES:
+            raise ValueError(f"straddle_raise {self.straddle_raise!r}: expected one of "
+                             f"{', '.join(STRADDLE_RAISES)}")
         if not 1 <= self.straddle_pct <= 99:
             raise ValueError(f"straddle_pct {self.straddle_pct}: expected 1..99 percent")
         if self.straddle_amount is not None and self.straddle_amount <= self.big_blind:
             raise ValueError(f"straddle {self.straddle_amount} chips: expected more than the big "
                              f"blind ({self.big_blind})")
         if self.straddle == "none":
+            if self.straddle_raise != "straddle":
+                raise ValueError(f"straddle_raise {self.straddle_raise}: only with a straddle "
+                                 "(straddle always or optional)")
             return
         seats = [self.players] if isinstance(self.players, int) else [
             n for n, w in (parse_players(self.players) if isinstance(self.players, str)
@@ -454,6 +462,11 @@ class RunSpec:
         if min(seats) < 3:
             raise ValueError(f"straddle {self.straddle}: tables of {min(seats)} seats have no "
                              "straddle (heads-up): expected tables of 3 seats or more")
+        full_bet = self.big_blind + (self.small_bet or self.big_blind)
+        if Structure.FIXED_LIMIT in self.structures and self.straddle_chips != full_bet:
+            raise ValueError(f"straddle_amount {self.straddle_chips}: a fixed-limit straddle is "
+                             f"a full bet: expected the big blind plus the small bet, {full_bet} "
+                             "chips (or no fixed-limit structure)")
         if self.format == "tournament":
             raise ValueError(f"straddle {self.straddle}: tournaments play no straddle (format "
                              "tournament): expected cash or mixed tables")

@@ -201,6 +201,7 @@ P_SEC_ACTION = _P.take("P_SEC_ACTION")
 # players dealt in) whose seat left of the big blind posts it, drawn from the table stream
 P_STRADDLE = _P.take("P_STRADDLE")
 P_STRADDLE_PCT = _P.take("P_STRADDLE_PCT")
+P_STRADDLE_RAISE = _P.take("P_STRADDLE_RAISE")  # 1: a raise adds the straddle; 0: a big blind
 P_SIZE = _P.size
 
 # --- TS: the current table ---
@@ -856,7 +857,7 @@ def play_tables(cfg, P, TS, n_hands, start, H, SE, DECK, BOARD, BURNS, SHOW, POT
                 straddler = -1  # an optional straddle not taken this hand
         if straddler >= 0:
             engine.start_hand_straddle(S, log, hcfg, stacks, antes, button, sb, bb, deck,
-                                       straddler, P[P_STRADDLE], 0)
+                                       straddler, P[P_STRADDLE], 0, P[P_STRADDLE_RAISE])
         else:
             engine.start_hand(S, log, hcfg, stacks, antes, button, sb, bb, deck)
         # at most one timeout a hand: decision number `timeout_at`, which is below any given

@@ -33,7 +33,7 @@ KEYS: dict[str, frozenset[str]] = {
                    "bots"}),
     "stakes": frozenset({"small_blind", "big_blind", "ante", "ante_mode", "small_bet",
                          "big_bet", "raise_cap", "straddle", "straddle_amount",
-                         "straddle_pct"}),
+                         "straddle_pct", "straddle_raise"}),
     "tables": frozenset({"players", "format", "tournament_pct", "hands_per_table",
                          "leave_ppm", "timeout_ppm"}),
     "cash": frozenset({"buy_in_bb", "leave_above_bb"}),
@@ -272,14 +272,16 @@ def parse_game(doc: dict[str, Any], where: str = "game", *,
 
 def _straddle(stakes: dict[str, Any], where: str, bb: int) -> dict[str, Any]:
     """``[stakes] straddle`` (none, always, optional), ``straddle_amount`` (chips, more than
-    the big blind; default twice it) and ``straddle_pct`` (optional: percent of the hands):
-    the ``RunSpec`` fields of the same names."""
-    from sim.runspec import STRADDLES
+    the big blind; default twice it), ``straddle_pct`` (optional: percent of the hands) and
+    ``straddle_raise`` (straddle: a pre-flop raise adds at least the straddle; big_blind: one
+    big blind over it, as PokerKit): the ``RunSpec`` fields of the same names."""
+    from sim.runspec import STRADDLE_RAISES, STRADDLES
 
     policy = _str(stakes.get("straddle", "none"), "straddle", where, STRADDLES)
     out: dict[str, Any] = {"straddle": policy} if "straddle" in stakes else {}
     for key, needs in (("straddle_amount", ("always", "optional")),
-                       ("straddle_pct", ("optional",))):
+                       ("straddle_pct", ("optional",)),
+                       ("straddle_raise", ("always", "optional"))):
         if key in stakes and policy not in needs:
             raise GameError(f"{where}: {key}: only with straddle = "
                             f"{' or '.join(repr(p) for p in needs)} (straddle is {policy!r})")
@@ -288,6 +290,9 @@ def _straddle(stakes: dict[str, Any], where: str, bb: int) -> dict[str, Any]:
                                       bb + 1)
     if "straddle_pct" in stakes:
         out["straddle_pct"] = _int(stakes["straddle_pct"], "straddle_pct", where, 1, 99)
+    if "straddle_raise" in stakes:
+        out["straddle_raise"] = _str(stakes["straddle_raise"], "straddle_raise", where,
+                                     STRADDLE_RAISES)
     return out
 
 

@@ -66,7 +66,10 @@ def replay_row(row: dict[str, Any], check: bool = True) -> Hand:
                 sb_seat=sb, bb_seat=int(row["bb_seat"]), deck=deck, antes=antes,
                 hand_id=int(row["hand_id"]), posts=posts if has_posts else None,
                 dead=dead if has_posts else None, free_fold=row.get("generator") == "phh",
-                straddle=straddle, straddle_seat=straddle_seat)
+                straddle=straddle, straddle_seat=straddle_seat,
+                # the row does not say the game's straddle_raise: one big blind over the
+                # straddle accepts every raise, cap and reopening the "straddle" rule does
+                straddle_raise="big_blind")
     for r in decode_actions(row["actions"]):
         kind = EventKind(int(r["kind"]))
         seat = int(r["seat"])

@@ -5,7 +5,8 @@ made as an attacker would (``tests.audits.forgery.forged_walk``: a legal hand th
 on the row's seats, stacks and deck with the forger's straddle, every column taken from it,
 digests and the manifest restamped): a straddle of another size fails ``stakes``, one by
 another seat fails ``rotation``, a missing one fails ``stakes``, the straddler's option
-skipped fails ``betting``."""
+skipped fails ``betting``, and so does a pre-flop raise that adds less than the straddle (the
+game's default ``straddle_raise = "straddle"``), which a ``"big_blind"`` game allows."""
 
 from __future__ import annotations
 
@@ -18,10 +19,19 @@ import pytest
 
 from cluster.flows.game import parse_game
 from sim.config import Structure
+from sim.hand import Action, Hand
 from sim.layout import EventKind
 from sim.runspec import RunSpec
 from sim.schema import decode_actions
-from tests.audits.forgery import RunForger, audit_cli, copy_run, forged_walk, simulated_run
+from tests.audits.forgery import (
+    RunForger,
+    audit_cli,
+    copy_run,
+    deck_of,
+    forged_walk,
+    pack_hand,
+    simulated_run,
+)
 
 GAME = """
 name = "Acme 1/2 with a straddle"
@@ -30,6 +40,7 @@ small_blind = 1
 big_blind = 2
 straddle = "always"
 straddle_amount = 5
+small_bet = 3  # fixed-limit: the straddle is a full bet (big blind + small bet)
 [tables]
 players = "3:1,6:2,9:1"
 format = "cash"
@@ -232,3 +243,145 @@ def test_the_straddle_game_imported_from_its_phh_audits_the_same(
     assert code == 1 and f"stakes: hand {hid}: straddle is not the game's: 6" in out, out
     for name in ("chips", "payouts", "betting", "rotation"):
         assert f"{name}: hand {hid}" not in out, out
+
+
+def _raised_one_big_blind_over(row: dict[str, Any], rule: str = "big_blind") -> dict[str, Any]:
+    """The row replaced by a hand the engine plays on its seats, stacks and deck with the
+    game's straddle (5 by the straddler) under ``rule``: the first seat to act raises to one
+    big blind over the straddle (7: PokerKit's minimum, three chips short of the card rooms'
+    10), everyone else folds: consistent in every column (``pack_hand`` restamps them)."""
+    from sim.logview.row_replay import config_from_row
+
+    hand = Hand(config_from_row(row), list(row["stacks_start"]), button=int(row["button"]),
+                sb_seat=int(row["sb_seat"]), bb_seat=int(row["bb_seat"]), deck=deck_of(row),
+                hand_id=int(row["hand_id"]), straddle=5, straddle_seat=_straddler(row),
+                straddle_raise=rule)
+    la = hand.legal_actions()
+    hand.apply(Action.raise_to(la.seat, 7))
+    while not hand.is_complete:
+        la = hand.legal_actions()
+        hand.apply(Action.fold(la.seat) if la.can_fold else Action.check_call(la.seat))
+    return pack_hand(row, hand)
+
+
+def _raisable(r: dict[str, Any]) -> bool:
+    """A no-limit hand with the full straddle whose first pre-flop actor has 7 chips or more
+    and nobody left after it short of a call."""
+    if r["structure"] != "no-limit" or not _straddles(r) or _straddles(r)[0][1] != 5:
+        return False
+    return all(s >= 10 for o, s in zip(r["occupied"], r["stacks_start"], strict=True) if o)
+
+
+def test_a_raise_adding_less_than_the_straddle_fails_betting(
+        run: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(ValueError):  # the engine refuses it under the game's rule
+        f = RunForger(run)
+        _raised_one_big_blind_over(f.rows[f.find(_raisable, f.last_hands())], "straddle")
+    f = RunForger(run)
+    i = f.find(_raisable, f.last_hands())
+    f.rows[i] = _raised_one_big_blind_over(f.rows[i])
+    f.write()
+    code, out = audit_cli(run, capsys)
+    v = _verdicts(run)
+    assert code != 0 and not v["betting"]["passed"], out
+    assert "bet/raise below the minimum" in out and "to 7 on the pre-flop, the rules give at " \
+        "least 10" in out, out
+    for name in ("stakes", "rotation", "chips", "payouts", "integrity"):
+        assert v[name]["passed"], (name, out)  # a consistent hand: only its raise size lies
+
+
+def test_a_big_blind_game_allows_it_and_records_the_rule(
+        tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]) -> None:
+    """``straddle_raise = "big_blind"``: the spec records it (the default is left out), the
+    run audits PASS, and the same planted raise to 7 passes ``betting`` there."""
+    text = GAME.replace('straddle_amount = 5', 'straddle_amount = 5\nstraddle_raise = "big_blind"')
+    spec = game_spec(text, 60, (Structure.NO_LIMIT,))
+    assert spec.to_dict()["straddle_raise"] == "big_blind"
+    assert "straddle_raise" not in SPEC.to_dict()
+    clean = simulated_run(tmp_path_factory, spec, "bigblind")
+    run = copy_run(clean, tmp_path_factory.mktemp("bb"))
+    f = RunForger(run)
+    i = f.find(_raisable, f.last_hands())
+    f.rows[i] = _raised_one_big_blind_over(f.rows[i])
+    f.write()
+    code, out = audit_cli(run, capsys)
+    assert code == 0, out
+
+
+@pytest.mark.parametrize("extra,want", [
+    ('straddle_raise = "double"', "game.toml: [stakes]: straddle_raise: 'double': expected one "
+                                  "of straddle, big_blind"),
+    ('straddle_raise = 4', "game.toml: [stakes]: straddle_raise: 4: expected one of"),
+])
+def test_a_bad_straddle_raise_is_one_line_naming_the_key(extra: str, want: str) -> None:
+    from cluster.flows.game import GameError
+
+    with pytest.raises(GameError) as e:
+        game_spec(GAME.replace("straddle_amount = 5", f"straddle_amount = 5\n{extra}"), 10,
+                  (Structure.NO_LIMIT,))
+    assert str(e.value).startswith(want) and "\n" not in str(e.value), str(e.value)
+    with pytest.raises(ValueError, match="straddle_amount 5: a fixed-limit straddle is a full "
+                                         "bet: expected the big blind plus the small bet, 4"):
+        game_spec(GAME.replace("small_bet = 3", ""), 10, (Structure.FIXED_LIMIT,))
+    with pytest.raises(GameError, match="straddle_raise: only with straddle = 'always' or "
+                                        "'optional'"):
+        game_spec(GAME.replace('straddle = "always"\nstraddle_amount = 5',
+                               'straddle_raise = "big_blind"'), 10, (Structure.NO_LIMIT,))
+
+
+def test_the_audits_read_the_rule_from_the_spec_and_refuse_it_without_a_straddle() -> None:
+    """``audits.runspec`` (never ``sim``): the raise increment a full straddle sets is the
+    game's straddle by default, 0 (a big blind over it) under ``"big_blind"``; a spec naming
+    the rule without a straddle, or any other value, is refused naming the field."""
+    import json as _json
+
+    from audits.runspec import SpecError, parse_spec
+
+    default = _json.loads(_json.dumps(SPEC.to_dict()))
+    assert parse_spec(default).straddle_raise("cash") == 5
+    assert parse_spec(default).straddle_raise("tournament") == 0
+    bb = dict(default, straddle_raise="big_blind")
+    assert parse_spec(bb).straddle_raise("cash") == 0
+    for bad, want in ((dict(default, straddle_raise="straddle"), "spec.straddle_raise"),
+                      ({k: v for k, v in bb.items() if k not in ("straddle", "straddle_amount")},
+                       "spec.straddle_raise: big_blind: expected a straddle")):
+        with pytest.raises(SpecError, match=want):
+            parse_spec(bad)
+    with pytest.raises(ValueError, match="straddle_raise big_blind: only with a straddle"):
+        RunSpec(hands=10, batch_size=10, straddle_raise="big_blind")
+
+
+@pytest.mark.slow
+def test_an_import_checks_the_straddle_raise_only_when_the_game_file_states_it(
+        clean_run: Path, tmp_path_factory: pytest.TempPathFactory, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A site hand raised to one big blind over the straddle (the PHH standard's reading,
+    PokerKit's) is imported as it was played; ``betting`` passes it under a game file that does
+    not state ``straddle_raise`` (the PHH reading) and FAILS it, naming the hand, under one that
+    states ``straddle_raise = "straddle"``."""
+    from cluster.cli import main
+    from tests.cluster.test_game_import import _import_hand_id, _plant
+
+    exported = tmp_path / "phh"
+    assert main(["export", str(clean_run), "--phh", "--out", str(exported), "--workers", "0",
+                 "--quiet"]) == 0
+    src, site = _plant(exported, tmp_path, clean_run, "cash",
+                       lambda r: _raised_one_big_blind_over(r) if _raisable(r) else None)
+    games = tmp_path_factory.mktemp("games")
+    for stated in (False, True):
+        game = games / f"straddle-{stated}.toml"
+        game.write_text(GAME.replace("straddle_amount = 5", 'straddle_amount = 5\n'
+                                     'straddle_raise = "straddle"') if stated else GAME)
+        imp = tmp_path / f"imp-{stated}"
+        assert main(["import", str(src), "--game", str(game), "--out", str(imp), "--workers",
+                     "0", "--quiet"]) == 0
+        capsys.readouterr()
+        code, out = audit_cli(imp, capsys)
+        hid = _import_hand_id(imp, site)
+        if not stated:
+            assert code == 0, out
+            continue
+        assert code == 1 and f"betting: hand {hid}: bet/raise below the minimum" in out, out
+        assert "the rules give at least 10" in out, out
+        for name in ("stakes", "chips", "payouts", "rotation"):
+            assert f"{name}: hand {hid}" not in out, out

@@ -320,7 +320,7 @@ def play_both(sc: Scenario, rng: random.Random, stats: Counter) -> None:
         stats["bb_ante_trim_modelled"] += 1
         antes = [0] * n
     hand = Hand(config, sc.stacks, button=button, deck=sc.deck, antes=antes,
-                straddle=sc.straddle)
+                straddle=sc.straddle, straddle_raise="big_blind")  # PokerKit's straddle rule
     posted = [r.added for r in hand.records if r.kind == L.EventKind.STRADDLE]
     if posted:  # none only when the ante took the straddler's last chip
         assert hand.records[[r.kind for r in hand.records].index(L.EventKind.STRADDLE)].seat \

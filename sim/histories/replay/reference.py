@@ -358,7 +358,8 @@ def _build(phh: PhhHand, all_in: dict[int, int]) -> _Setup:
             if phh.plain_straddle and phh.blinds_or_straddles else 0
         hand = Hand(cfg, stacks, button=button, sb_seat=sb_seat, bb_seat=bb_seat, deck=deck,
                     antes=antes, auto_showdown=False, posts=None if straddle else live,
-                    dead=None if straddle else dead, free_fold=True, straddle=straddle)
+                    dead=None if straddle else dead, free_fold=True, straddle=straddle,
+                    straddle_raise="big_blind")  # the PHH standard's reading (docs/import.md)
     except ValueError as e:
         raise _ReplayError(f"cannot set up the hand: {e}", K_SETUP) from None
     return _Setup(hand, hole, board, decisions,
