@@ -359,9 +359,9 @@ def _play(h, n, a_lo, verb, actor, amount, n_cards, dash, S, log, lg, cfg, stack
     """``phh_replay._play`` after ``_build``'s checks: _DONE, _ENDS_EARLY or _FAILED."""
     for s in range(n):
         unrec[s] = False
-    if straddle > 0:  # p3's (seat 2), as ``Hand(straddle=)``
+    if straddle > 0:  # p3's (seat 2), as ``Hand(straddle=)``, by the PHH reading (big_blind)
         start_hand_straddle(S, log, cfg, stacks, antes, n - 1, sb_seat, bb_seat, deck, 2,
-                            straddle, 1)
+                            straddle, 1, 0)
     else:
         start_hand_posts(S, log, cfg, stacks, antes, n - 1, sb_seat, bb_seat, deck, live, dead,
                          1)
