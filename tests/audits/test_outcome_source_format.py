@@ -1,0 +1,89 @@
+"""Issue 34, point 5: the operator's own PHH fields never choose how a hand is judged. A PHH
+hand with ``level`` (or ``tournament``/``event``) is read as a tournament's by the reader, and a
+tournament hand is held to no rake schedule, stakes or top-up rule of a cash game: only the
+lab's ``holdem import --source-format GLOB=tournament`` makes it one. The forgeries below are the
+operator's: a cash hand paid 10 short, every later hand carrying the short stack, every hand of
+the file given the tournament field (docs/import.md, "Who names the format")."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from tests.audits.forgery import audit_cli
+from tests.audits.test_outcome_forged import RAKE, imported, outcome, session, wrong_line
+
+# hand 101: B wins the pot of 41 and is paid 31 (10 kept; the schedule 5% capped at 3 allows
+# 2); hand 102 starts B with 111, and B, the small blind, folds his 1 to C; hand 103 carries it
+SHORT_102, SHORT_103 = [111, 80, 99], [81, 99, 110]
+FIELDS = ["level = 1", "level = 3\nevent = 'Sunday Million'", "tournament = 'Sunday Million'"]
+
+
+def tournament_session(field: str) -> str:
+    """The short-paid session with ``field`` in every hand (the operator's consistent claim)."""
+    return session(SHORT_102, SHORT_103).replace("time_zone_abbreviation = 'UTC'\n",
+                                                 f"time_zone_abbreviation = 'UTC'\n{field}\n")
+
+
+def formats(run: Path) -> set[str]:
+    return {str(x) for f in sorted(run.rglob("*.parquet"))
+            for x in pq.read_table(f, columns=["format"]).column("format").to_pylist()}
+
+
+@pytest.mark.parametrize("field", FIELDS)
+def test_a_short_paid_cash_hand_given_tournament_fields_is_caught(
+        tmp_path: Path, field: str, capsys: pytest.CaptureFixture[str]) -> None:
+    run = imported(tmp_path, tournament_session(field), *RAKE)
+    assert formats(run) == {"cash"}
+    manifest = json.loads((run / "manifest.json").read_text())
+    assert [s.get("judged_as") for s in manifest["sources"]] == ["cash"]
+    report = json.loads((run / "import.json").read_text())
+    # the reader calls a hand with ``level`` a tournament's (``event`` names it); a field the
+    # standard does not define, as ``tournament``, is the operator's and makes nothing
+    assert report["tournament_fields_judged_as_cash"] == (3 if "level" in field else 0)
+    code, out = audit_cli(run, capsys)
+    assert code == 1
+    line = wrong_line(out)
+    assert "site hand 101" in line and "t.phhs [1]" in line
+    assert not outcome(run).passed
+
+
+def test_the_same_honest_session_with_tournament_fields_passes_as_cash(tmp_path: Path) -> None:
+    """No false accusation: an honest session whose hands say ``level = 1`` judged as cash."""
+    text = session().replace("time_zone_abbreviation = 'UTC'\n",
+                             "time_zone_abbreviation = 'UTC'\nlevel = 1\n")
+    res = outcome(imported(tmp_path, text, *RAKE))
+    assert res.passed and res.details["classes"] == {"exact": 2, "not recorded": 1}
+
+
+def test_a_lab_mapped_tournament_file_keeps_its_tournament_judgement(tmp_path: Path) -> None:
+    run = imported(tmp_path / "t", tournament_session("level = 1"), *RAKE,
+                   "--source-format", "*.phhs=tournament")
+    assert formats(run) == {"tournament"}
+    manifest = json.loads((run / "manifest.json").read_text())
+    assert [s.get("judged_as") for s in manifest["sources"]] == ["tournament"]
+    assert json.loads((run / "import.json").read_text())["tournament_fields_judged_as_cash"] == 0
+    # the lab's word on a file without the operator's fields: a tournament's too
+    run = imported(tmp_path / "u", session(), *RAKE, "--source-format", "t.phhs=tournament")
+    assert formats(run) == {"tournament"}
+    # a glob that matches no file leaves the default: cash
+    run = imported(tmp_path / "v", tournament_session("level = 1"), *RAKE,
+                   "--source-format", "other/*=tournament")
+    assert formats(run) == {"cash"}
+
+
+@pytest.mark.parametrize("bad", ["*.phhs", "*.phhs=mtt", "=tournament"])
+def test_a_bad_source_format_is_a_one_line_usage_error(
+        tmp_path: Path, bad: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from cluster.cli import main
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "t.phhs").write_text(session())
+    assert main(["import", str(src), "--out", str(tmp_path / "run"), "--workers", "0",
+                 "--quiet", "--source-format", bad]) != 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--source-format" in err[0]
+    assert not (tmp_path / "run").exists()
