@@ -103,6 +103,8 @@ class PhhImport:
     seconds: float
     odd_chip: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
+    # PHH hands whose own level field says tournament, judged as cash (``judge_formats``)
+    tournament_fields_as_cash: int = 0
 
     @property
     def exit_code(self) -> int:
@@ -126,6 +128,10 @@ def format_import(res: PhhImport) -> str:
     """Examples of each skip reason, then the summary lines."""
     lines = [f"skipped ({reason}): {ex['reason']}" for reason, exs in res.examples.items()
              for ex in exs]
+    if res.tournament_fields_as_cash:
+        lines.append(f"{res.tournament_fields_as_cash:,} PHH hands whose own level field says "
+                     "tournament judged as cash: held to the rake schedule, stakes and top-ups "
+                     "(only the lab's --source-format GLOB=tournament makes a tournament)")
     if res.removed:
         lines.append(f"removed the previous import's {', '.join(res.removed)} (they described "
                      "its hands; run `holdem audit` and `holdem report` again)")
@@ -434,7 +440,7 @@ def import_phh(paths: list[str], out: str | Path, *, rake: RakeSchedule | None =
         }
         folder.write_manifest(manifest)
     return PhhImport(str(root), len(files), submitted, imported, dict(sorted(skipped.items())),
-                     examples, tables, money, time.perf_counter() - t0, odd, stale)
+                     examples, tables, money, time.perf_counter() - t0, odd, stale, as_cash)
 
 
 def _groups(table: pa.Table) -> Iterator[tuple[str, pa.Table]]:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from cluster.cli import main
 from tests.audits.forgery import audit_cli
 from tests.audits.test_outcome_forged import RAKE, imported, outcome, session, wrong_line
 
@@ -51,11 +52,37 @@ def test_a_short_paid_cash_hand_given_tournament_fields_is_caught(
     assert not outcome(run).passed
 
 
-def test_the_same_honest_session_with_tournament_fields_passes_as_cash(tmp_path: Path) -> None:
-    """No false accusation: an honest session whose hands say ``level = 1`` judged as cash."""
+@pytest.mark.parametrize("field", ["level = 1", "level = 2\nevent = 'Sunday Million'"])
+def test_a_short_paid_hand_alone_given_tournament_fields_stays_in_its_cash_session(
+        tmp_path: Path, field: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """The field on the short-paid hand only: read as a tournament's, its table key (tournament,
+    table) would part it from the cash session whose next hand shows the short stack, leaving a
+    hand with no outcome recorded and no later hand (``not recorded``, no FAIL). Judged as cash
+    it stays in its session, and the next hand proves the 10 kept."""
+    text = session(SHORT_102, SHORT_103, extra=field)
+    run = imported(tmp_path, text, *RAKE)
+    assert formats(run) == {"cash"}
+    code, out = audit_cli(run, capsys)
+    assert code == 1
+    line = wrong_line(out)
+    assert "site hand 101" in line and "kept 10 of a pot of 41" in line
+
+
+def test_the_same_honest_session_with_tournament_fields_passes_as_cash(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """No false accusation: an honest session whose hands say ``level = 1`` judged as cash;
+    the import says so."""
     text = session().replace("time_zone_abbreviation = 'UTC'\n",
                              "time_zone_abbreviation = 'UTC'\nlevel = 1\n")
-    res = outcome(imported(tmp_path, text, *RAKE))
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "t.phhs").write_text(text)
+    capsys.readouterr()
+    assert main(["import", str(src), "--out", str(tmp_path / "run"), "--workers", "0",
+                 *RAKE]) == 0
+    assert "3 PHH hands whose own level field says tournament judged as cash" \
+        in capsys.readouterr().out
+    res = outcome(tmp_path / "run")
     assert res.passed and res.details["classes"] == {"exact": 2, "not recorded": 1}
 
 
@@ -78,7 +105,6 @@ def test_a_lab_mapped_tournament_file_keeps_its_tournament_judgement(tmp_path: P
 @pytest.mark.parametrize("bad", ["*.phhs", "*.phhs=mtt", "=tournament"])
 def test_a_bad_source_format_is_a_one_line_usage_error(
         tmp_path: Path, bad: str, capsys: pytest.CaptureFixture[str]) -> None:
-    from cluster.cli import main
     src = tmp_path / "src"
     src.mkdir()
     (src / "t.phhs").write_text(session())
