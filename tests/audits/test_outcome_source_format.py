@@ -113,3 +113,34 @@ def test_a_bad_source_format_is_a_one_line_usage_error(
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--source-format" in err[0]
     assert not (tmp_path / "run").exists()
+
+
+HIGH_BLINDS = """\
+variant = 'NT'
+ante_trimming_status = false
+antes = [0, 0, 0]
+blinds_or_straddles = [15, 30, 0]
+min_bet = 30
+starting_stacks = [3000, 3000, 3000]
+actions = ['d dh p1 ????', 'd dh p2 ????', 'd dh p3 ????', 'p3 f', 'p1 f']
+table = 'T1'
+hand = 7
+players = ['A', 'B', 'C']
+"""
+
+
+def test_a_cash_hand_at_a_tournament_levels_blinds_is_held_to_the_cash_stakes(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A game of 1/2 cash: a hand at 15/30 given ``level = 1`` is not a tournament's hand at
+    the game's first level 15/30 unless the lab says so (the stakes audit's door)."""
+    game = tmp_path / "game.toml"
+    game.write_text('name = "Plain"\n[stakes]\nsmall_blind = 1\nbig_blind = 2\n'
+                    "[tournament]\nlevels = [[15, 30]]\n")
+    text = HIGH_BLINDS + "level = 1\n"
+    run = imported(tmp_path / "c", text, "--game", str(game), name="t.phh")
+    code, out = audit_cli(run, capsys)
+    assert code == 1 and "stakes: hand 0: blinds" in out, out
+    run = imported(tmp_path / "t", text, "--game", str(game), "--source-format",
+                   "t.phh=tournament", name="t.phh")
+    code, out = audit_cli(run, capsys)
+    assert "stakes: hand" not in out, out
