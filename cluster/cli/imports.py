@@ -60,6 +60,7 @@ def import_histories(args: argparse.Namespace) -> int:
     with o.as_input(FileNotFoundError):
         res = import_phh(args.paths, args.out, rake=rake, workers=rt.workers,
                          address=rt.address, progress=not args.quiet,
-                         name_key=o.name_key(args), game=game, venues=o.venue_map(args))
+                         name_key=o.name_key(args), game=game, venues=o.venue_map(args),
+                         formats=o.format_map(args))
     print(format_import(res))
     return res.exit_code

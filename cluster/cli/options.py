@@ -179,6 +179,14 @@ def add_import_options(p: argparse.ArgumentParser, paths: bool = True) -> None:
                         "audit reads a PHH file's winnings and which venue of the rake "
                         "schedule applies. A PHH file's own venue field chooses neither "
                         "(docs/import.md)")
+    p.add_argument("--source-format", action="append", default=None,
+                   metavar="GLOB=cash|tournament", dest="source_format",
+                   help="the lab's own word on which PHH files are a tournament's (repeatable; "
+                        "the first GLOB matching a file's path or name wins): their hands are "
+                        "judged as tournament hands. Every other PHH hand is judged as cash "
+                        "(rake schedule, stakes, top-ups, sessions), whatever its own level, "
+                        "tournament or event fields say; a site's text export keeps its "
+                        "header's format (docs/import.md)")
     if paths:
         add_ray_options(p, "the import")
         add_quiet(p)
@@ -359,6 +367,22 @@ def venue_map(args: argparse.Namespace) -> list[tuple[str, str]] | None:
         if not sep or not glob.strip() or not venue.strip():
             raise UsageError(f"--venue {v!r}: expected GLOB=VENUE (e.g. 'stars/*=PokerStars')")
         out.append((glob.strip(), venue.strip()))
+    return out
+
+
+def format_map(args: argparse.Namespace) -> list[tuple[str, str]] | None:
+    """``--source-format GLOB=cash|tournament`` as (glob, format) pairs in the order given (None
+    without it); UsageError for a value without ``=``, an empty glob or another format."""
+    given = getattr(args, "source_format", None)
+    if not given:
+        return None
+    out = []
+    for v in given:
+        glob, sep, fmt = v.partition("=")
+        if not sep or not glob.strip() or fmt.strip() not in ("cash", "tournament"):
+            raise UsageError(f"--source-format {v!r}: expected GLOB=cash or GLOB=tournament (e.g. "
+                             "'wsop/*.phh=tournament')")
+        out.append((glob.strip(), fmt.strip()))
     return out
 
 

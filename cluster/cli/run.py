@@ -97,9 +97,9 @@ def certify(args: argparse.Namespace) -> int:
     if args.import_paths:
         return certify_import(args)
     if (args.rake is not None or args.rake_schedule is not None or args.hash_names is not None
-            or getattr(args, "venue", None)):
-        raise o.UsageError("--rake, --rake-schedule, --hash-names and --venue go with --import "
-                           "(an operator's hands)")
+            or getattr(args, "venue", None) or getattr(args, "source_format", None)):
+        raise o.UsageError("--rake, --rake-schedule, --hash-names, --venue and --source-format "
+                           "go with --import (an operator's hands)")
     spec = o.run_spec(args)
     lab = o.lab_arg(args)
     players = o.suspects_arg(args)
@@ -133,7 +133,8 @@ def certify_import(args: argparse.Namespace) -> int:
                                   workers=rt.workers, key_memory=rt.key_memory,
                                   sign_key=args.sign_key, progress=not args.quiet,
                                   name_key=o.name_key(args), reproduce=not args.no_reproduce,
-                                  lab=lab, players=players, venues=o.venue_map(args))
+                                  lab=lab, players=players, venues=o.venue_map(args),
+                                  formats=o.format_map(args))
     print(format_import(imp))
     if res is None:
         print("holdem: no hand could be imported: nothing to certify", file=sys.stderr)

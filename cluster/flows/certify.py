@@ -413,6 +413,7 @@ def certify_import(paths: list[str], out: Location, *, rake: Any = None,
                    reproduce: bool = True, lab: dict[str, Any] | None = None,
                    game: Any = None, players: PlayerList | None = None,
                    venues: list[tuple[str, str]] | None = None,
+                   formats: list[tuple[str, str]] | None = None,
                    ) -> tuple[Any, CertifyResult | None]:
     """``holdem certify --import PATH...``: import an operator's hand histories into ``out``
     (``cluster.flows.import_histories.import_phh``, ``rake`` its schedule or ``game`` its game
@@ -429,7 +430,8 @@ def certify_import(paths: list[str], out: Location, *, rake: Any = None,
     key = _load_key(sign_key)
     with Runtime(workers, address, key_memory).command():  # Ray started at most once
         imp = import_phh(paths, out, rake=rake, workers=workers, address=address,
-                         progress=progress, name_key=name_key, game=game, venues=venues)
+                         progress=progress, name_key=name_key, game=game, venues=venues,
+                         formats=formats)
         if not imp.imported:
             return imp, None
         audited, audit_path = audit_step(out, workers=workers, address=address,

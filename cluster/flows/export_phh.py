@@ -197,8 +197,12 @@ def export_phh(run: str | os.PathLike[str], out: str | os.PathLike[str], *,
         tmp = dest / f".{name}.tmp"
         tmp.write_bytes(data)
         tmp.replace(dest / name)
+        # the batch's format: the lab's word for ``holdem import --source-format`` (a PHH hand's
+        # own level field chooses nothing on import: docs/import.md, "Who names the format")
+        kinds = sorted({str(r.get("format") or "cash") for r in rows})
         res.files.append({"path": name, "batch_file": rel, "hands": len(sections),
-                          "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()})
+                          "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest(),
+                          "format": kinds[0] if len(kinds) == 1 else "mixed"})
         if progress is not None:
             progress(f"export --phh: {rel}: {len(sections):,} of {len(rows):,} hands")
     stale = {p.name for p in dest.glob("*.phhs")} - {f["path"] for f in res.files}

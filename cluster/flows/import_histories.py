@@ -44,6 +44,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from audits.runfolder import (
@@ -102,6 +103,8 @@ class PhhImport:
     seconds: float
     odd_chip: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
+    # PHH hands whose own level field says tournament, judged as cash (``judge_formats``)
+    tournament_fields_as_cash: int = 0
 
     @property
     def exit_code(self) -> int:
@@ -125,6 +128,10 @@ def format_import(res: PhhImport) -> str:
     """Examples of each skip reason, then the summary lines."""
     lines = [f"skipped ({reason}): {ex['reason']}" for reason, exs in res.examples.items()
              for ex in exs]
+    if res.tournament_fields_as_cash:
+        lines.append(f"{res.tournament_fields_as_cash:,} PHH hands whose own level field says "
+                     "tournament judged as cash: held to the rake schedule, stakes and top-ups "
+                     "(only the lab's --source-format GLOB=tournament makes a tournament)")
     if res.removed:
         lines.append(f"removed the previous import's {', '.join(res.removed)} (they described "
                      "its hands; run `holdem audit` and `holdem report` again)")
@@ -269,10 +276,42 @@ def lab_venue(path: str, venues: list[tuple[str, str]] | None) -> str | None:
     return None
 
 
+GAME_FORMATS = ("cash", "tournament")  # ``--source-format GLOB=cash|tournament``
+PHH_FILE = "phh"  # a FileImport's format for a PHH file (a site's text export: the site's name)
+
+
+def judge_formats(table: pa.Table, results: list[FileImport],
+                  formats: list[tuple[str, str]] | None) -> tuple[pa.Table, dict[str, str], int]:
+    """Each PHH hand's ``format`` (cash or tournament: how every audit judges it) from the
+    lab's mapping of its file (``--source-format GLOB=cash|tournament``, ``lab_venue``'s matching),
+    never from the operator's fields (issue 34, point 5): a PHH hand whose own ``level``,
+    ``tournament`` or ``event`` field makes the reader call it a tournament's is judged as
+    cash, held to the rake schedule, stakes, top-ups and sessions, unless the lab maps its file
+    to tournament (docs/import.md, "Who names the format"). A site's text export keeps the
+    format its header states (checked against the hand). Returns the table, the lab's format
+    of each PHH source (the manifest's ``sources[].judged_as``) and how many hands' own fields
+    said tournament but were judged as cash."""
+    judged = {r.path: lab_venue(r.path, formats) or "cash"
+              for r in results if r.format == PHH_FILE and r.imported}
+    if not judged or not table.num_rows:
+        return table, judged, 0
+    src = table.column("source_file")
+    phh_rows = pc.is_in(src, value_set=pa.array(list(judged), pa.string()))
+    tour_files = [path for path, f in judged.items() if f == "tournament"]
+    lab_tour = pc.is_in(src, value_set=pa.array(tour_files, pa.string()))
+    old = table.column("format")
+    new = pc.if_else(phh_rows, pc.if_else(lab_tour, "tournament", "cash"), old)
+    overridden = int(pc.sum(pc.and_(pc.equal(old, "tournament"),
+                                    pc.equal(new, "cash"))).as_py() or 0)
+    i = table.schema.get_field_index("format")
+    return table.set_column(i, table.schema.field(i), new.cast(old.type)), judged, overridden
+
+
 def import_phh(paths: list[str], out: str | Path, *, rake: RakeSchedule | None = None,
                workers: int | None = 0, address: str | None = None,
                progress: bool = False, name_key: bytes | None = None,
-               game: Any = None, venues: list[tuple[str, str]] | None = None) -> PhhImport:
+               game: Any = None, venues: list[tuple[str, str]] | None = None,
+               formats: list[tuple[str, str]] | None = None) -> PhhImport:
     """Import the hands of the source files and folders ``paths`` into the run folder ``out``
     (a path or a URI; its manifest only when a hand was imported). ``workers=0``: in this
     process; None or N: on Ray (module docstring). Raises FileNotFoundError for a missing path,
@@ -282,7 +321,10 @@ def import_phh(paths: list[str], out: str | Path, *, rake: RakeSchedule | None =
     its rake is the rake schedule (``rake`` must then be None) and its stakes are recorded in
     the manifest's ``game`` (in the run's minor unit) for the ``stakes`` audit. ``venues``: the
     lab's mapping of source files to venues ((glob, venue) pairs, ``--venue``): each source's
-    ``venue`` in the manifest, which the outcome audit judges it by (``lab_venue``)."""
+    ``venue`` in the manifest, which the outcome audit judges it by (``lab_venue``).
+    ``formats``: the lab's mapping of PHH files to cash or tournament ((glob, format) pairs,
+    ``--source-format``): how every audit judges their hands (``judge_formats``; cash without
+    it)."""
     if game is not None:
         if rake is not None:
             raise ValueError("import: a game's [rake] is the rake schedule: no other beside it")
@@ -332,6 +374,7 @@ def import_phh(paths: list[str], out: str | Path, *, rake: RakeSchedule | None =
                               for k in r.seat_count_known])
     if name_key is not None:
         table = hash_names(table, name_key)
+    table, judged_as, as_cash = judge_formats(table, results, formats)
     breaks = np.concatenate([breaks_of(r.table.num_rows, r.gaps) for r in results
                              if r.table is not None] or [np.zeros(0, np.int8)])
     table, tables = rebuild(table, breaks)
@@ -362,12 +405,15 @@ def import_phh(paths: list[str], out: str | Path, *, rake: RakeSchedule | None =
     lab = {r.path: lab_venue(r.path, venues) for r in results}
     per_file = [{"path": r.path, "sha256": r.sha256, "format": r.format,
                  "submitted": r.submitted, "imported": r.imported, "skipped": r.skipped,
-                 **({"venue": lab[r.path]} if lab[r.path] else {})}
+                 **({"venue": lab[r.path]} if lab[r.path] else {}),
+                 **({"judged_as": judged_as[r.path]} if r.path in judged_as else {})}
                 for r in results]
     report = {"import_version": IMPORT_VERSION, "submitted": submitted, "imported": imported,
               "skipped": dict(sorted(skipped.items())), "files": per_file,
               "examples": examples, "tables": tables, "money": money,
               "rake_schedule": rake_manifest, "replay_differs": len(odd),
+              # PHH hands whose own fields say tournament, judged as cash (no --source-format)
+              "tournament_fields_judged_as_cash": as_cash,
               **({"game": game_manifest} if game is not None else {})}
     if imported:  # the manifest last: a folder without it is no run
         text = json.dumps(report, indent=1)
@@ -379,7 +425,9 @@ def import_phh(paths: list[str], out: str | Path, *, rake: RakeSchedule | None =
             "hands": imported, "submitted": submitted, "skipped": dict(sorted(skipped.items())),
             "sources": [{"path": r.path, "sha256": r.sha256, "format": r.format,
                          "sections": r.submitted, "rows": r.imported,
-                         **({"venue": lab[r.path]} if lab[r.path] else {})} for r in results],
+                         **({"venue": lab[r.path]} if lab[r.path] else {}),
+                         **({"judged_as": judged_as[r.path]} if r.path in judged_as else {})}
+                        for r in results],
             "files": records, "tables": tables, "money": money, "rake_schedule": rake_manifest,
             **({"game": game_manifest} if game is not None else {}),
             "import_file": {"path": IMPORT_FILE, "sha256": sha256_bytes(text.encode())},
@@ -392,7 +440,7 @@ def import_phh(paths: list[str], out: str | Path, *, rake: RakeSchedule | None =
         }
         folder.write_manifest(manifest)
     return PhhImport(str(root), len(files), submitted, imported, dict(sorted(skipped.items())),
-                     examples, tables, money, time.perf_counter() - t0, odd, stale)
+                     examples, tables, money, time.perf_counter() - t0, odd, stale, as_cash)
 
 
 def _groups(table: pa.Table) -> Iterator[tuple[str, pa.Table]]:

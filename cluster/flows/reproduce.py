@@ -687,8 +687,13 @@ def _reproduce_import(run: str, sources: str | None, name_key: bytes | None,
             # the lab's venue of each source, as recorded (its path as given now)
             venues = [(_glob_escape(path), str(s["venue"])) for path, s in zip(
                 paths, manifest["sources"], strict=True) if isinstance(s, dict) and s.get("venue")]
+            # the lab's format of each PHH source (--source-format), as recorded
+            formats = [(_glob_escape(path), str(s["judged_as"])) for path, s in zip(
+                paths, manifest["sources"], strict=True)
+                if isinstance(s, dict) and s.get("judged_as") == "tournament"]
             import_phh(paths, str(out), rake=rake, workers=workers, address=address,
-                       progress=False, name_key=name_key, game=game, venues=venues or None)
+                       progress=False, name_key=name_key, game=game, venues=venues or None,
+                       formats=formats or None)
         except (OSError, storage.StorageError) as e:  # a source gone since it was found
             raise NotReproducible(f"the sources cannot be read again ({e})") from None
         except (RunFolderError, ValueError) as e:

@@ -585,11 +585,15 @@ def _table_counter(site: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, np.nda
 def _table_key(table: pa.Table) -> pa.ChunkedArray | pa.Array:
     """A hand's table within its venue: its tournament (issue 34: two tournaments' tables that
     share a name, as "Table 1" of every sit & go, are never one table; "" for a cash game)
-    and its table name. Runs of import version 1 have no ``tournament``: the name alone."""
+    and its table name. Runs of import version 1 have no ``tournament``: the name alone. A hand
+    judged as cash (``format``: a PHH hand the lab did not map to tournament, whatever its own
+    fields say) is keyed by its table name alone: the operator's tournament text never parts a
+    cash table's session (issue 34, point 5)."""
     if "tournament" not in table.column_names:
         return table.column("table_name")
-    return pc.binary_join_element_wise(table.column("tournament"), table.column("table_name"),
-                                       "\x1f")
+    named = pc.if_else(pc.equal(table.column("format"), "tournament"),
+                       table.column("tournament"), "")
+    return pc.binary_join_element_wise(named, table.column("table_name"), "\x1f")
 
 
 def _ints(table: pa.Table, name: str) -> np.ndarray:

@@ -47,9 +47,17 @@ def exported(sim_run: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+def lab_formats(exported: Path) -> list[str]:
+    """The lab's word on which exported files are a tournament's (export-phh.json's per-file
+    format): ``--source-format`` flags; a PHH hand's own level field chooses nothing."""
+    files = json.loads((exported / "export-phh.json").read_text())["files"]
+    return [x for f in files if f["format"] == "tournament"
+            for x in ("--source-format", f"{f['path']}=tournament")]
+
+
 def _import(src: Path, out: Path, game: Path) -> None:
     assert main(["import", str(src), "--game", str(game), "--out", str(out), "--workers", "0",
-                 "--quiet"]) == 0
+                 "--quiet", *lab_formats(src)]) == 0
 
 
 def test_the_export_writes_every_hand_phh_can_describe(sim_run: Path, exported: Path) -> None:
@@ -256,12 +264,15 @@ def test_certify_import_with_the_game_reproduces_and_says_what_it_checked(
         capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "cert"
     code = main(["certify", "--import", str(exported), "--game", str(game_file), "--out",
-                 str(out), "--workers", "0", "--quiet"])
+                 str(out), "--workers", "0", "--quiet", *lab_formats(exported)])
     text = capsys.readouterr().out
     assert code == 0, text
     assert "reproduction: REPRODUCED" in text, text
     cert = json.loads((out / "certificate.json").read_text())
     assert "checked against the game file's stakes" in json.dumps(cert), cert
+    # the lab's word on the tournament files, recorded and followed by the reproduction
+    sources = json.loads((out / "manifest.json").read_text())["sources"]
+    assert {s["judged_as"] for s in sources} == {"cash", "tournament"}
     assert json.loads((out / "manifest.json").read_text())["game"]["name"] == VENUE
 
 
