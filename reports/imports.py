@@ -169,6 +169,11 @@ def skipped_not_certified(rec: dict[str, Any]) -> tuple[str | None, str | None]:
             got[1] += sum(_n(x) for x in _dict(f.get("skipped")).values())
     if not per:
         per = {"all sources": [_n(rec.get("submitted")), total]}
+    else:  # copies of one hand that differ in a fact, all dropped at the run's level (no file's
+        # counts hold them): an operator's conflicting copy must not hide hands under the limit
+        conflicting = _n(_dict(rec.get("tables")).get("conflicting"))
+        if conflicting:
+            per["conflicting copies (all sources)"] = [_n(rec.get("submitted")), conflicting]
     over = [(fmt, sk / sub) for fmt, (sub, sk) in sorted(per.items())
             if sub and sk / sub > SKIP_LIMIT]
     if not over:

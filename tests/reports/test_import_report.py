@@ -146,3 +146,18 @@ def test_not_attributable_for_want_of_a_stated_rake_is_described(reported: Path)
             r["details"]["classes"] = {**r["details"]["classes"], "not attributable": 2}
     (line,) = [t for t in outcome_limitations(audit) if "not attributable" in t]
     assert "after 2 hands" in line and "states no rake" in line
+
+
+def test_conflicting_copies_count_towards_the_limit() -> None:
+    """Red team (issue 34, points 6-7): an operator writes a second copy of each hand he wants
+    out of the audit, one fact changed: the sessions drop every copy ("stated twice",
+    ``tables.conflicting``), at the run's level where no file's counts hold them. Above 1% of
+    the hands submitted that is LIMITED, as a file's own skips are."""
+    from reports.imports import skipped_not_certified
+
+    rec = {"submitted": 400, "imported": 360, "skipped": {"stated twice": 40},
+           "tables": {"tables": 1, "sessions": 1, "gaps": 0, "conflicting": 40},
+           "files": [{"format": "pokerstars", "submitted": 400, "skipped": {}}]}
+    line, limit = skipped_not_certified(rec)
+    assert line is not None and "40 stated twice" in line
+    assert limit is not None and "conflicting copies (all sources) 10.0%" in limit
