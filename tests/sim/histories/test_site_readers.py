@@ -325,7 +325,8 @@ def test_a_payout_forged_through_the_next_hand_is_a_wrong_payout(tmp_path: Path)
 # audit names, each explained in docs/import.md
 SHARED_FIGURES = {
     "ggpoker": (60, 60, {}, set()),
-    "888": (90, 90, {}, {"79911308"}),  # a loser's automatic top-up equal to the unstated rake
+    # 79911308: a loser's automatic top-up equal to the unstated rake: not attributable
+    "888": (90, 90, {}, set()),
     "winamax": (27, 27, {}, set()),
     "wpn": (15, 12, {"unsupported variant": 3}, set()),  # (Cap) tables: capped no limit
     "cake": (20, 20, {}, set()),
