@@ -191,11 +191,13 @@ def _rules_kernel(occ, contrib, folded, hole, button, a_seat, a_kind, a_add, act
 
 def chip_units(b: Batch, exponent: int) -> np.ndarray:
     """Per hand, the smallest amount its pots are split in (minor units): a tournament hand
-    (currency ``chips``: the reader's, from the site's tournament header) is in whole chips,
-    10^exponent minor units, when every stack and contribution of the hand is whole chips
-    (a cash hand written as a tournament keeps its cents); every other hand 1."""
+    (``format`` tournament, currency ``chips``: the reader's, from the site's tournament header)
+    is in whole chips, 10^exponent minor units, when every stack and contribution of the hand is
+    whole chips (a cash hand written as a tournament keeps its cents); every other hand 1: a
+    cash hand whose record names its currency ``chips`` (a PHH ``currency``, the operator's free
+    text) is split as cash, never given a whole chip's odd chip to move."""
     unit = np.ones(b.n, np.int64)
-    if exponent == 0 or "currency" not in b.imp:
+    if exponent == 0 or "currency" not in b.imp or "format" not in b.cols:
         return unit
     values = b.imp["currency_values"]
     chips = [j for j, v in enumerate(values) if str(v) == "chips"]
@@ -204,7 +206,7 @@ def chip_units(b: Batch, exponent: int) -> np.ndarray:
     u = 10 ** exponent
     sc = b.seat
     whole = ((sc["stacks_start"] % u == 0) & (sc["contributed"] % u == 0)).all(axis=1)
-    rows = np.isin(b.imp["currency"], chips) & whole
+    rows = np.isin(b.imp["currency"], chips) & whole & string_is(b, "format", "tournament")
     unit[rows] = u
     return unit
 

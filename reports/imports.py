@@ -120,6 +120,13 @@ def import_section(audit: dict[str, Any], manifest: dict[str, Any],
     not_certified = ["The deal and the shuffle: an operator's hand history holds no deck, "
                      "so nothing binds the cards to a shuffle."]
     not_certified += outcome_limitations(audit)
+    gaps = _n(tables.get("gaps"))
+    if gaps:  # a session broken there: the next hand's stacks judge nothing across it
+        not_certified.append(
+            f"The players' stacks across the {gaps:,} gaps between two hands of one table not "
+            "provably adjacent (a pause, a skipped hand, the site's counter or the stacks "
+            "showing a hand between them): chips added or taken there are not checked "
+            "(chips, outcome).")
     skipped_line, _ = skipped_not_certified(rec)
     if skipped_line:
         not_certified.append(skipped_line)
@@ -162,6 +169,11 @@ def skipped_not_certified(rec: dict[str, Any]) -> tuple[str | None, str | None]:
             got[1] += sum(_n(x) for x in _dict(f.get("skipped")).values())
     if not per:
         per = {"all sources": [_n(rec.get("submitted")), total]}
+    else:  # copies of one hand that differ in a fact, all dropped at the run's level (no file's
+        # counts hold them): an operator's conflicting copy must not hide hands under the limit
+        conflicting = _n(_dict(rec.get("tables")).get("conflicting"))
+        if conflicting:
+            per["conflicting copies (all sources)"] = [_n(rec.get("submitted")), conflicting]
     over = [(fmt, sk / sub) for fmt, (sub, sk) in sorted(per.items())
             if sub and sk / sub > SKIP_LIMIT]
     if not over:
@@ -198,8 +210,10 @@ def outcome_limitations(audit: dict[str, Any]) -> list[str]:
     if classes.get("not attributable"):
         out.append(f"The stack changes after {_hands(classes['not attributable'])}: a player "
                    "gained in the next hand about what the winners were short of, while the "
-                   "record states that shortfall as its rake (a top-up or re-buy the record "
-                   "cannot attribute; not attributable).")
+                   "record states that shortfall as its rake, or, in a cash hand, states no "
+                   "rake and the shortfall is within the rake schedule or there is none (a "
+                   "top-up or re-buy beside a rake, or the pot paid to him: the record cannot "
+                   "tell; not attributable).")
     zeros = sum(x for c, x in classes.items() if c in ("convention:zeros",
                                                         "convention:zero-uncontested"))
     if zeros:

@@ -365,3 +365,35 @@ def test_a_split_pot_moved_to_one_winner_is_not_a_top_up() -> None:
     # a rake of 2 taken from the two (1 each) beside a third player's top-up of 50 is rake
     v = classify(h, None, None, -1, {0: (99, 0), 1: (99, 0), 2: (150, 0)}, None, Money(0, ""))
     assert v.cls == "rake (no schedule: not checked)" and v.take == 2 and v.topup == 50
+
+
+def test_not_attributable_never_covers_what_the_record_proves() -> None:
+    """Red team of issue 34's ``not attributable`` for a cash hand stating no rake: seat 1
+    wins a pot of 40 (the lab's 5% schedule allows 2). The operator keeps 1 and the loser of
+    seat 0 starts the next hand 1 up. Not attributable only while the record is silent: a
+    record stating the full payment, a stated rake of 0, or a tournament proves the skim."""
+    from fractions import Fraction
+
+    from audits.outcome import Hand, Money, Schedule, classify
+
+    h = Hand(occ=[True, True, True], start=[100, 100, 100], contrib=[20, 20, 0],
+             returned=[0, 0, 0], won=[0, 40, 0], known=[True, True, True], pids=[7, 8, 9],
+             pot=40, unproven=0, unproven_amt=0, players=3, flop=True, live=2)
+    five = Schedule(percent=Fraction(5), cap=None, caps_by_players=(), no_flop_no_drop=False,
+                    step=0)
+    later = {0: (81, 0), 1: (119, 0), 2: (100, 0)}
+    money = Money(0, "")
+    # the record pays 39 and states no rake: an unstated rake of 1 beside a top-up of 1
+    assert classify(h, [80, 119, 100], None, -1, later, five, money).cls == "not attributable"
+    # the record pays all 40 (finishing stacks): the winner's next stack proves 1 taken
+    v = classify(h, [80, 120, 100], None, -1, later, five, money)
+    assert v.cls == "wrong payout" and "less than the record left him" in v.why
+    # the record states a rake of 0: the 1 kept is proven
+    v = classify(h, [80, 119, 100], None, 0, later, five, money)
+    assert v.cls == "wrong payout" and "states a rake of" in v.why
+    # a tournament hand: nobody tops up between hands, the chip moved
+    assert classify(h, [80, 119, 100], None, -1, later, five, money,
+                    cash=False).cls == "wrong payout"
+    # a shortfall over the schedule (3 of 40 at 5%) beside the loser's gain of 3
+    over = {0: (83, 0), 1: (117, 0), 2: (100, 0)}
+    assert classify(h, None, None, -1, over, five, money).cls == "wrong payout"

@@ -114,3 +114,50 @@ def test_a_certificate_with_many_skipped_hands_is_limited(reported: Path, tmp_pa
         cert["verdict"] == "FAIL" and cert["limitations"])
     assert any("above 1% of a source's hands (all sources" in t for t in cert["limitations"])
     assert any("40 straddle" in t for t in cert["import"]["not_certified"])
+
+
+def test_stacks_across_session_gaps_are_not_certified(reported: Path, tmp_path: Path) -> None:
+    """Red team (issue 34, point 6): an operator breaks a table's sessions on purpose (a pause
+    over the limit, a skim beside another player's top-up: "a hand between them") so that no
+    next hand judges the chips taken between two hands. The certificate may not list that
+    only as a count inside a certified sentence: it names the gaps as not certified."""
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(reported, run)
+    (run / "import.json").write_text(json.dumps({**IMPORT, "tables": {
+        "tables": 3, "sessions": 8, "gaps": 5}}))
+    assert main(["report", str(run)]) in (0, 1)
+    sec = json.loads((run / "certificate.json").read_text())["import"]
+    assert any("across the 5 gaps" in t and "not checked" in t for t in sec["not_certified"])
+    assert not any("gaps between" in t for t in json.loads(
+        (reported / "certificate.json").read_text())["import"]["not_certified"])
+
+
+def test_not_attributable_for_want_of_a_stated_rake_is_described(reported: Path) -> None:
+    """The certificate's sentence for ``not attributable`` names both of its cases: a record
+    stating the shortfall as its rake, and a cash hand whose record states no rake (888,
+    PartyPoker) with the shortfall within the schedule: never only the first."""
+    from reports.imports import outcome_limitations
+
+    audit = json.loads((reported / "audit.json").read_text())
+    for r in audit["results"]:
+        if r["name"] == "outcome":
+            r["details"]["classes"] = {**r["details"]["classes"], "not attributable": 2}
+    (line,) = [t for t in outcome_limitations(audit) if "not attributable" in t]
+    assert "after 2 hands" in line and "states no rake" in line
+
+
+def test_conflicting_copies_count_towards_the_limit() -> None:
+    """Red team (issue 34, points 6-7): an operator writes a second copy of each hand he wants
+    out of the audit, one fact changed: the sessions drop every copy ("stated twice",
+    ``tables.conflicting``), at the run's level where no file's counts hold them. Above 1% of
+    the hands submitted that is LIMITED, as a file's own skips are."""
+    from reports.imports import skipped_not_certified
+
+    rec = {"submitted": 400, "imported": 360, "skipped": {"stated twice": 40},
+           "tables": {"tables": 1, "sessions": 1, "gaps": 0, "conflicting": 40},
+           "files": [{"format": "pokerstars", "submitted": 400, "skipped": {}}]}
+    line, limit = skipped_not_certified(rec)
+    assert line is not None and "40 stated twice" in line
+    assert limit is not None and "conflicting copies (all sources) 10.0%" in limit

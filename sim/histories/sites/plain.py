@@ -30,7 +30,8 @@ Kinds (the groups a rule's pattern has):
   optional: a muck's cards are dealt cards, the player mucks);
 - outcome: ``collect`` (player, amount: paid from a pot after the rake, summed), ``uncalled``
   (player, amount), ``total`` (amount; every other amount group, rake, jackpot, ..., is kept by
-  the site and summed into the rake; an ``after`` group: the pot is stated after the rake),
+  the site and summed into the rake; a ``norake`` group: the line states a rake of 0; an
+  ``after`` group: the pot is stated after the rake),
   ``won`` (player, amount: the summary's restatement of a payment), ``seatsum`` (player, bets,
   amount, cards or mcards: WPN's summary line of a player's total bet, what he collected and
   his cards shown or mucked);
@@ -399,8 +400,10 @@ def _event(st: _State, kind: str, m: Any, no: int, ln: str) -> None:
         if st.total is not None:
             raise Skip(f"stated twice: the total pot {at}")
         kept = [amount(v) for k, v in m.groupdict().items()
-                if k not in ("amount", "after") and v is not None]
-        st.rake = sum(kept, Decimal(0)) if kept else None
+                if k not in ("amount", "after", "norake") and v is not None]
+        # ``norake``: the line states that the site kept nothing (Winamax ``| No rake``): a
+        # rake of 0, never "not stated" (which lets a take within the schedule pass)
+        st.rake = sum(kept, Decimal(0)) if kept or _g(m, "norake") is not None else None
         st.total = amt
         if amt is not None and _g(m, "after") is not None:  # WPN: the pot after the rake
             st.total = amt + (st.rake or Decimal(0))

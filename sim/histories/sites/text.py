@@ -1351,7 +1351,8 @@ def _unanswerable_raises(hand: PhhHand) -> set[int]:
     uncalled bet (PokerStars ``HomerrrJay: raises €2.70 to €5.90`` over an all-in, the last
     player to act holding less than the bet; Ongame, iPoker likewise); the rules the engine
     plays (and the betting audit checks) allow only a call there. Both move the same chips:
-    the raise is replayed as the call, the site's uncalled bet never having been matched."""
+    the raise is replayed as the call, the site's uncalled bet never having been matched. A
+    raise to more than the player has is not among them: the hand is refused as it is."""
     return _contributions(hand)[2]
 
 
@@ -1413,7 +1414,9 @@ def _contributions(hand: PhhHand) -> tuple[tuple[Number, ...], tuple[Number, ...
             p = int(a.actor)
             cur = max(street)
             to = Decimal(a.amount or 0)
-            if to > cur and stack[p] + street[p] > cur and all(
+            # a raise beyond his stack is no raise the site could accept: it stays a raise
+            # (refused), never replayed as a call that hides it
+            if cur < to <= stack[p] + street[p] and all(
                     folded[q] or stack[q] + street[q] <= cur for q in range(n) if q != p):
                 unanswerable.add(k)
             put(p, to - street[p], True)

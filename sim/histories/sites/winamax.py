@@ -88,7 +88,7 @@ SITE = Site(
         (r"\*\*\* SHOW DOWN \*\*\*|\*\*\* SUMMARY \*\*\*", "none"),
         (rf"{{P}} shows \[(?P<cards>{CARDS})\](?: \(.{{0,80}}\))?", "show"),
         (rf"{{P}} collected {_A} from (?:main |side )?pot(?: ?[0-9]{{1,2}})?", "collect"),
-        (rf"Total pot {_A} \| (?:No rake|Rake (?P<rake>{AMT}))", "total"),
+        (rf"Total pot {_A} \| (?:(?P<norake>No) rake|Rake (?P<rake>{AMT}))", "total"),
         (rf"Board: \[{CARDS}\]", "none"),
         (rf"Seat [0-9]{{1,2}}: {{P}}{_POS} (?:showed \[{CARDS}\] and )?won {_A}"
          r"(?: with .{0,80})?", "won"),

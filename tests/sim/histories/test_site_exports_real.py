@@ -236,3 +236,22 @@ def test_ipoker_uncalled_bet_over_a_post_of_both_blinds() -> None:
     (h,) = read_history(REAL / "ipoker-post-both-uncalled.xml").hands
     paid = dict(zip(h.players, h.winnings or (), strict=True))
     assert paid["Player11"] == D("0.14") and h.total_pot == D("0.14") and h.rake == 0
+
+
+def test_a_raise_beyond_the_stack_is_not_replayed_as_a_call(tmp_path: Path) -> None:
+    """Red team of the unanswerable raise replayed as a call: HomerrrJay (10.42 in chips)
+    ``raises €20.00 to €23.20`` over the all-in, with ``Uncalled bet (€20.00)`` to match. No
+    site accepts a raise of more than the player has: it stays a raise, which the replay
+    refuses (a named skip), never a call that hides the impossible action."""
+    text = (REAL / "pokerstars-raise-nobody-can-answer.txt").read_text(encoding="utf-8")
+    forged = (text.replace("raises €2.70 to €5.90", "raises €20.00 to €23.20")
+              .replace("Uncalled bet (€2.70)", "Uncalled bet (€20.00)"))
+    (h,) = reads_history(forged).hands
+    p = h.players.index("HomerrrJay") + 1
+    assert [a.text for a in h.actions if a.text.startswith(f"p{p} ")] == [
+        f"p{p} cbr 0.50", f"p{p} cbr 23.20", f"p{p} sm KdKs"]
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "h.txt").write_text(forged, encoding="utf-8")
+    assert main(["import", str(src), "--out", str(tmp_path / "run"), "--workers", "0",
+                 "--quiet"]) != 0  # the one hand skipped: nothing imported

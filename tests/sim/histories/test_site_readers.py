@@ -325,7 +325,8 @@ def test_a_payout_forged_through_the_next_hand_is_a_wrong_payout(tmp_path: Path)
 # audit names, each explained in docs/import.md
 SHARED_FIGURES = {
     "ggpoker": (60, 60, {}, set()),
-    "888": (90, 90, {}, {"79911308"}),  # a loser's automatic top-up equal to the unstated rake
+    # 79911308: a loser's automatic top-up equal to the unstated rake: not attributable
+    "888": (90, 90, {}, set()),
     "winamax": (27, 27, {}, set()),
     "wpn": (15, 12, {"unsupported variant": 3}, set()),  # (Cap) tables: capped no limit
     "cake": (20, 20, {}, set()),
@@ -354,3 +355,15 @@ def test_shared_samples_of_each_new_site(site: str, tmp_path: Path) -> None:
     found = {m.group(1) for v in res["outcome"].details["violations"]
              for m in [re.search(r"site hand (\S+?),", str(v))] if m}
     assert found == wrong
+
+
+def test_winamax_no_rake_is_a_stated_rake_of_zero(tmp_path: Path) -> None:
+    """Red team (issue 34, point 6): ``Total pot 0.54€ | No rake`` states that the site kept
+    nothing. Read as "no rake stated", the 0.02 the operator kept from the winner passed as a
+    rake within the schedule; the hand's own record proves it a wrong payout."""
+    forged = _WINAMAX_CASH.replace("| Rake 0.02€", "| No rake")
+    (h,) = reads_history(forged).hands
+    assert h.rake == 0 and h.total_pot == D("0.34") and h.winnings == (D("0.32"), 0, 0)
+    _, res = _import(tmp_path, {"forged.txt": forged})
+    out = res["outcome"]
+    assert not out.passed and out.details["classes"].get("wrong payout") == 1
