@@ -1,0 +1,66 @@
+"""The operator's tournament claims (issue 34, point 3): finishing places, prizes, bounties,
+re-buys and add-ons a site's text writes are read into the import log (``op_claim_players``,
+``op_claims``) as written, about the hand's seated players, and the players are keyed like
+``players`` under ``--hash-names``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow.dataset as ds
+
+from cluster.cli import main
+from sim.histories.sites.tournament_claims import claims
+
+REAL = Path(__file__).resolve().parents[2] / "fixtures" / "sitetext_real"
+
+
+def test_each_sites_claim_lines_are_read_as_written() -> None:
+    seated = ["Hero", "Player7", "J.R.66350", "0Player0"]
+    stars = "\n".join([
+        "Player7 finished the tournament in 53rd place",
+        "Hero finished the tournament in 3rd place and received $12.50.",
+        "J.R.66350 wins the tournament and receives $45.00 - congratulations!",
+        "Hero wins the $5 bounty for eliminating Player7",
+        "J.R.66350 re-buys and receives 3000 chips for $10.00",
+        "Player7 re-buys and receives 3,000 chips for 250 StarsCoin",
+        "Hero takes the add-on and receives 3000 chips for $1.00",
+        "Nobody finished the tournament in 9th place",  # not seated at this table: not read
+        "Hero collected 1155 from main pot",
+    ])
+    assert claims("pokerstars", stars, seated) == (
+        ("Player7", "place 53"), ("Hero", "place 3"), ("Hero", "prize $12.50"),
+        ("J.R.66350", "place 1"), ("J.R.66350", "prize $45.00"), ("Hero", "bounty $5"),
+        ("J.R.66350", "rebuy 3000 $10.00"), ("Player7", "rebuy 3000 250 StarsCoin"),
+        ("Hero", "add-on 3000 $1.00"))
+    # Full Tilt and PartyPoker, lines as ../shared/sitetext has them
+    assert claims("fulltilt", "Hero finished in 3rd place\n", seated) == (("Hero", "place 3"),)
+    assert claims("partypoker", "Player 0Player0 finished in 4 169.\n", seated) == (
+        ("0Player0", "place 4"),)
+    assert claims("ggpoker", "Hero finished the tournament in 3rd place\n", seated) == ()
+
+
+def test_the_claims_are_in_the_log_and_keyed_like_players(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "mtt.txt").write_bytes((REAL / "pokerstars-mtt.txt").read_bytes())
+    key = tmp_path / "key"
+    key.write_bytes(b"k" * 32)
+    got = {}
+    for hashed in (False, True):
+        run = tmp_path / f"run{hashed}"
+        args = ["import", str(src), "--out", str(run), "--workers", "0", "--quiet"]
+        assert main([*args, "--hash-names", str(key)] if hashed else args) == 0
+        rows = ds.dataset(run / "log").to_table(
+            columns=["site_hand", "players", "op_claim_players", "op_claims"]).to_pylist()
+        got[hashed] = {r["site_hand"]: r for r in rows}
+    plain = got[False]
+    assert plain["72047901202"]["op_claim_players"] == ["Hero"]
+    assert plain["72047901202"]["op_claims"] == ["place 708"]
+    assert plain["145645009921"]["op_claim_players"] == ["Player2", "Player7"]
+    assert plain["145645009921"]["op_claims"] == ["rebuy 3000 250 StarsCoin", "place 53"]
+    for hand, r in got[True].items():
+        assert r["op_claims"] == plain[hand]["op_claims"]
+        pseudonym = dict(zip(plain[hand]["players"], r["players"], strict=True))
+        assert r["op_claim_players"] == [pseudonym[p] for p in plain[hand]["op_claim_players"]]
+        assert not set(r["op_claim_players"]) & set(plain[hand]["players"]) - {""}
