@@ -4,14 +4,18 @@ rows in the log's table order.
 
 A row holds what the record shows: the tournament as the record names it, its site, its table
 sessions (``table_ids``: join ``hands.table_id``; the first is ``tournament_id``), its hands, the
-levels they were played at, the largest table and the buy-in its hands' headers state (as
+levels they were played at, the largest table, the buy-in its hands' headers state (as
 written: the operator's claim; two different statements are both kept, joined by " | ", so that a
-contradiction shows). The record of a player's tables is not the whole field: entries, starting
-stack, re-buys, places and prizes are not derived (null); the simulated sit & go's columns are
+contradiction shows) and the places, prizes, bounties, re-buys and add-ons its hands' text claims
+(``claims_stated``, import version 3: the operator's claims, as written). The record of a
+player's tables is not the whole field: entries, starting stack, re-buys, places and prizes are
+not derived (null), and no claimed prize is checked against a prize pool: no site's hand text
+states the entrants the pool needs (docs/export.md); the simulated sit & go's columns are
 documented in ``cluster.flows.export_tournaments``. A tournament whose hands lie in several batch
 files has one row per file: sum ``hands`` grouping by (``venue``, ``site_tournament``).
 
-Before import version 2 the log names no tournament: such a run's table is empty.
+Before import version 2 the log names no tournament: such a run's table is empty; before version
+3 it holds no claims (``claims_stated`` null).
 """
 
 from __future__ import annotations
@@ -45,6 +49,10 @@ def imported_tournaments(log: pa.Table, fields: list[tuple[str, pa.DataType, str
     n_seats = t.column("n_seats").to_numpy()
     structure = t.column("structure").to_pylist()
     buy_in = t.column("tournament_buy_in").to_pylist()
+    claimed = ([[f"{who}: {c}" for who, c in zip(p, cs, strict=True)] for p, cs in
+                zip(t.column("op_claim_players").to_pylist(), t.column("op_claims").to_pylist(),
+                    strict=True)]
+               if "op_claims" in t.column_names else [[] for _ in range(t.num_rows)])
     groups: dict[tuple[str, str], list[int]] = {}
     for i in np.lexsort((hand_no, table_id)).tolist():
         groups.setdefault((venue[i], name[i]), []).append(i)
@@ -53,12 +61,14 @@ def imported_tournaments(log: pa.Table, fields: list[tuple[str, pa.DataType, str
         lv = level[r]
         tables = list(dict.fromkeys(int(x) for x in table_id[r]))
         stated = list(dict.fromkeys(b for b in (buy_in[i] for i in r) if b))
+        claims = [c for i in r for c in claimed[i]]
         row: dict[str, Any] = {n: None for n, *_ in fields}
         row.update(
             tournament_id=tables[0], format=IMPORTED, structure=structure[r[0]],
             n_seats=int(n_seats[r].max()), hands=len(r), first_level=int(lv[0]),
             last_level=int(lv[-1]), levels_played=len(np.unique(lv)), site_tournament=tid,
-            venue=v, table_ids=tables, buy_in_stated=" | ".join(stated) if stated else None)
+            venue=v, table_ids=tables, buy_in_stated=" | ".join(stated) if stated else None,
+            claims_stated=claims or None)
         for n in out:
             out[n].append(row[n])
     return pa.Table.from_pydict(out, schema=schema)

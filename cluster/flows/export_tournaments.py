@@ -71,11 +71,16 @@ FIELDS: list[tuple[str, pa.DataType, str, str]] = [
                                "`hands.table_id`; null: simulated)"),
     ("buy_in_stated", pa.string(), "text as written", "the buy-in its hands' headers state: the "
                                                       "operator's claim (null: not stated)"),
+    ("claims_stated", pa.list_(pa.string()), "text as written: ``PLAYER: CLAIM``",
+     "the places, prizes, bounties, re-buys and add-ons its hands' text claims, in table order "
+     "(the log's `op_claim_players` and `op_claims`; the player keyed as the log holds it): the "
+     "operator's claims, never checked against a prize pool the record does not state (null: "
+     "none, or a simulated run)"),
 ]
 SCHEMA = pa.schema([pa.field(n, t, metadata={"unit": u, "doc": d}) for n, t, u, d in FIELDS],
                    metadata={"holdem.table": "tournaments"})
 #: Log columns the table is made from (besides ``sim.logview.logtables.LOG_COLUMNS``).
-LOG_COLUMNS = ("rebuys", "tournament", "tournament_buy_in")
+LOG_COLUMNS = ("rebuys", "tournament", "tournament_buy_in", "op_claim_players", "op_claims")
 
 
 def _rule(facts: Any) -> tuple[int | None, list[int] | None, int]:

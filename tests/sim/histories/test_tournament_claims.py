@@ -1,7 +1,8 @@
 """The operator's tournament claims (issue 34, point 3): finishing places, prizes, bounties,
 re-buys and add-ons a site's text writes are read into the import log (``op_claim_players``,
 ``op_claims``) as written, about the hand's seated players, and the players are keyed like
-``players`` under ``--hash-names``."""
+``players`` under ``--hash-names``; ``holdem export``'s ``tournaments`` table lists them per
+tournament (``claims_stated``)."""
 
 from __future__ import annotations
 
@@ -51,10 +52,15 @@ def test_the_claims_are_in_the_log_and_keyed_like_players(tmp_path: Path) -> Non
         run = tmp_path / f"run{hashed}"
         args = ["import", str(src), "--out", str(run), "--workers", "0", "--quiet"]
         assert main([*args, "--hash-names", str(key)] if hashed else args) == 0
+        assert main(["export", str(run), "--workers", "0", "--quiet"]) == 0
         rows = ds.dataset(run / "log").to_table(
             columns=["site_hand", "players", "op_claim_players", "op_claims"]).to_pylist()
         got[hashed] = {r["site_hand"]: r for r in rows}
     plain = got[False]
+    tables = {r["site_tournament"]: r["claims_stated"] for r in ds.dataset(
+        tmp_path / "runFalse" / "tables" / "tournaments").to_table().to_pylist()}
+    assert tables == {"551010441": ["Hero: place 708"],
+                      "1407056458": ["Player2: rebuy 3000 250 StarsCoin", "Player7: place 53"]}
     assert plain["72047901202"]["op_claim_players"] == ["Hero"]
     assert plain["72047901202"]["op_claims"] == ["place 708"]
     assert plain["145645009921"]["op_claim_players"] == ["Player2", "Player7"]
