@@ -53,6 +53,7 @@ def imported_tournaments(log: pa.Table, fields: list[tuple[str, pa.DataType, str
                 zip(t.column("op_claim_players").to_pylist(), t.column("op_claims").to_pylist(),
                     strict=True)]
                if "op_claims" in t.column_names else [[] for _ in range(t.num_rows)])
+    checks = _chip_claims(t) if "op_claims" in t.column_names else [[] for _ in range(t.num_rows)]
     groups: dict[tuple[str, str], list[int]] = {}
     for i in np.lexsort((hand_no, table_id)).tolist():
         groups.setdefault((venue[i], name[i]), []).append(i)
@@ -68,7 +69,57 @@ def imported_tournaments(log: pa.Table, fields: list[tuple[str, pa.DataType, str
             n_seats=int(n_seats[r].max()), hands=len(r), first_level=int(lv[0]),
             last_level=int(lv[-1]), levels_played=len(np.unique(lv)), site_tournament=tid,
             venue=v, table_ids=tables, buy_in_stated=" | ".join(stated) if stated else None,
-            claims_stated=claims or None)
+            claims_stated=claims or None, claims_check=_summary([c for i in r for c in checks[i]],
+                                                               claims))
         for n in out:
             out[n].append(row[n])
     return pa.Table.from_pydict(out, schema=schema)
+
+
+def _chip_claims(t: pa.Table) -> list[list[str | None]]:
+    """Per row: each re-buy or add-on claim's check against the record, a claim's chips summed
+    per player: None when the next hand of the table session (same ``table_id``, the next
+    ``hand_no``, the player in the same seat) adds exactly those chips to the player's stack
+    (its ``rebuys``), the contradiction as text when it adds another amount, "" when the session
+    has no next hand with the player (not checked)."""
+    table_id = t.column("table_id").to_pylist()
+    hand_no = t.column("hand_no").to_pylist()
+    players = t.column("players").to_pylist()
+    rebuys = t.column("rebuys").to_pylist()
+    at = {(tid, h): i for i, (tid, h) in enumerate(zip(table_id, hand_no, strict=True))}
+    out: list[list[str | None]] = []
+    for i, (who_list, claim_list) in enumerate(zip(t.column("op_claim_players").to_pylist(),
+                                                   t.column("op_claims").to_pylist(),
+                                                   strict=True)):
+        chips: dict[str, int] = {}
+        for who, c in zip(who_list, claim_list, strict=True):
+            kind, _, rest = c.partition(" ")
+            if kind in ("rebuy", "add-on"):
+                chips[who] = chips.get(who, 0) + int(rest.split(" ", 1)[0])
+        got: list[str | None] = []
+        nxt = at.get((table_id[i], hand_no[i] + 1))
+        for who, n in chips.items():
+            seat = players[i].index(who) if who in players[i] else -1
+            if nxt is None or seat < 0 or seat >= len(players[nxt]) or players[nxt][seat] != who:
+                got.append("")
+            elif rebuys[nxt][seat] == n:
+                got.append(None)
+            else:
+                got.append(f"{who} re-buys/add-ons {n} chips in hand {hand_no[i]} of table "
+                           f"{table_id[i]}, the next hand adds {rebuys[nxt][seat]}")
+        out.append(got)
+    return out
+
+
+def _summary(checks: list[str | None], claims: list[str]) -> str | None:
+    """A tournament's ``claims_check`` (None: it claims nothing checkable)."""
+    parts = []
+    if checks:
+        bad = [c for c in checks if c]
+        parts.append(f"re-buys and add-ons: {checks.count(None)} match the chips the next hand "
+                     f"adds, {checks.count('')} not checked (no next hand of the session)")
+        parts += [f"the operator's claim that the record contradicts: {c}" for c in bad]
+    if any(": prize " in c or ": bounty " in c for c in claims):
+        parts.append("prizes and bounties: not checked (the record states no entrants, so no "
+                     "prize pool)")
+    return "; ".join(parts) or None

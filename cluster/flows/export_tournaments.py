@@ -76,11 +76,16 @@ FIELDS: list[tuple[str, pa.DataType, str, str]] = [
      "(the log's `op_claim_players` and `op_claims`; the player keyed as the log holds it): the "
      "operator's claims, never checked against a prize pool the record does not state (null: "
      "none, or a simulated run)"),
+    ("claims_check", pa.string(), "text", "the claims checked against the record: each re-buy "
+     "or add-on claim against the chips the next hand of the table session adds to the "
+     "player's stack (a mismatch: \"the operator's claim that the record contradicts\"), prizes "
+     "\"not checked\" (the record states no entrants; null: nothing checkable)"),
 ]
 SCHEMA = pa.schema([pa.field(n, t, metadata={"unit": u, "doc": d}) for n, t, u, d in FIELDS],
                    metadata={"holdem.table": "tournaments"})
 #: Log columns the table is made from (besides ``sim.logview.logtables.LOG_COLUMNS``).
-LOG_COLUMNS = ("rebuys", "tournament", "tournament_buy_in", "op_claim_players", "op_claims")
+LOG_COLUMNS = ("rebuys", "tournament", "tournament_buy_in", "op_claim_players", "op_claims",
+               "players")
 
 
 def _rule(facts: Any) -> tuple[int | None, list[int] | None, int]:
@@ -163,7 +168,8 @@ def tournaments_table(log: pa.Table, facts: Any) -> pa.Table:
         out["place_seats"].append(order_)
         out["prizes"].append(None if order_ is None or pool is None or payouts is None
                              else prizes(pool, payouts, len(order_)))
-        for name in ("site_tournament", "venue", "table_ids", "buy_in_stated"):
+        for name in ("site_tournament", "venue", "table_ids", "buy_in_stated",
+                     "claims_stated", "claims_check"):
             out[name].append(None)
     return pa.Table.from_pydict(out, schema=SCHEMA)
 

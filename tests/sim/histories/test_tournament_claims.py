@@ -70,3 +70,35 @@ def test_the_claims_are_in_the_log_and_keyed_like_players(tmp_path: Path) -> Non
         pseudonym = dict(zip(plain[hand]["players"], r["players"], strict=True))
         assert r["op_claim_players"] == [pseudonym[p] for p in plain[hand]["op_claim_players"]]
         assert not set(r["op_claim_players"]) & set(plain[hand]["players"]) - {""}
+
+
+def _claims_check(tmp_path: Path, name: str, text: str) -> dict[str, str | None]:
+    src = tmp_path / name
+    src.mkdir()
+    (src / "h.txt").write_text(text)
+    run = tmp_path / f"{name}-run"
+    assert main(["import", str(src), "--out", str(run), "--workers", "0", "--quiet"]) == 0
+    assert main(["export", str(run), "--workers", "0", "--quiet"]) == 0
+    return {r["site_tournament"]: r["claims_check"] for r in ds.dataset(
+        run / "tables" / "tournaments").to_table().to_pylist()}
+
+
+def test_a_rebuy_claim_is_checked_against_the_next_hands_stack(tmp_path: Path) -> None:
+    """A real re-buy (PokerStars, 2007: ``Hero re-buys and receives 3000 chips for $10.00``,
+    and the next hand Hero starts with 3000) matches; the operator who writes 2000 chips for it
+    while the next hand's stack shows 3000 is named, as the operator's claim that the record
+    contradicts. A claim with no next hand in the file is not checked, never a fault."""
+    text = (REAL / "pokerstars-rebuy.txt").read_text()
+    line = "Hero re-buys and receives 3000 chips for $10.00"
+    assert text.count(line) == 1
+    honest = _claims_check(tmp_path, "honest", text)
+    assert honest == {"63858762": "re-buys and add-ons: 1 match the chips the next hand adds, "
+                                  "0 not checked (no next hand of the session)"}
+    forged = _claims_check(tmp_path, "forged", text.replace(line, line.replace("3000", "2000")))
+    assert forged == {"63858762": (
+        "re-buys and add-ons: 0 match the chips the next hand adds, 0 not checked (no next hand "
+        "of the session); the operator's claim that the record contradicts: Hero re-buys/add-ons"
+        " 2000 chips in hand 0 of table 0, the next hand adds 3000")}
+    alone = _claims_check(tmp_path, "alone", text[:text.index("PokerStars Game #", 10)])
+    assert alone == {"63858762": "re-buys and add-ons: 0 match the chips the next hand adds, "
+                                 "1 not checked (no next hand of the session)"}
