@@ -30,9 +30,11 @@ IMPORTED = "tournament"  # an imported tournament's ``format``: a sit & go or an
 
 
 def imported_tournaments(log: pa.Table, fields: list[tuple[str, pa.DataType, str, str]],
-                         schema: pa.Schema) -> pa.Table:
+                         schema: pa.Schema, exponent: int | None = 0) -> pa.Table:
     """The rows of ``log``'s (an imported batch file's) tournaments, in the table
-    ``export_tournaments`` documents (``fields``, ``schema``)."""
+    ``export_tournaments`` documents (``fields``, ``schema``); ``exponent``: the run's money
+    exponent (a log chip is 10^-exponent of a chip: a run of mixed currencies keeps cents; None:
+    unknown, the chip claims are not checked)."""
     if "tournament" not in log.column_names or log.num_rows == 0:
         return schema.empty_table()
     tourn = pc.and_(pc.equal(log.column("format"), "tournament"),
@@ -53,7 +55,8 @@ def imported_tournaments(log: pa.Table, fields: list[tuple[str, pa.DataType, str
                 zip(t.column("op_claim_players").to_pylist(), t.column("op_claims").to_pylist(),
                     strict=True)]
                if "op_claims" in t.column_names else [[] for _ in range(t.num_rows)])
-    checks = _chip_claims(t) if "op_claims" in t.column_names else [[] for _ in range(t.num_rows)]
+    checks = (_chip_claims(t, exponent) if "op_claims" in t.column_names
+              else [[] for _ in range(t.num_rows)])
     groups: dict[tuple[str, str], list[int]] = {}
     for i in np.lexsort((hand_no, table_id)).tolist():
         groups.setdefault((venue[i], name[i]), []).append(i)
@@ -76,12 +79,13 @@ def imported_tournaments(log: pa.Table, fields: list[tuple[str, pa.DataType, str
     return pa.Table.from_pydict(out, schema=schema)
 
 
-def _chip_claims(t: pa.Table) -> list[list[str | None]]:
+def _chip_claims(t: pa.Table, exponent: int | None) -> list[list[str | None]]:
     """Per row: each re-buy or add-on claim's check against the record, a claim's chips summed
     per player: None when the next hand of the table session (same ``table_id``, the next
     ``hand_no``, the player in the same seat) adds exactly those chips to the player's stack
     (its ``rebuys``), the contradiction as text when it adds another amount, "" when the session
-    has no next hand with the player (not checked)."""
+    has no next hand with the player or the run's unit is unknown (not checked). The log's
+    chips are 10^-``exponent`` of a chip."""
     table_id = t.column("table_id").to_pylist()
     hand_no = t.column("hand_no").to_pylist()
     players = t.column("players").to_pylist()
@@ -100,13 +104,15 @@ def _chip_claims(t: pa.Table) -> list[list[str | None]]:
         nxt = at.get((table_id[i], hand_no[i] + 1))
         for who, n in chips.items():
             seat = players[i].index(who) if who in players[i] else -1
-            if nxt is None or seat < 0 or seat >= len(players[nxt]) or players[nxt][seat] != who:
+            if (exponent is None or nxt is None or seat < 0 or seat >= len(players[nxt])
+                    or players[nxt][seat] != who):
                 got.append("")
-            elif rebuys[nxt][seat] == n:
+            elif rebuys[nxt][seat] == n * 10 ** exponent:
                 got.append(None)
             else:
+                added = rebuys[nxt][seat] / 10 ** exponent
                 got.append(f"{who} re-buys/add-ons {n} chips in hand {hand_no[i]} of table "
-                           f"{table_id[i]}, the next hand adds {rebuys[nxt][seat]}")
+                           f"{table_id[i]}, the next hand adds {added:g}")
         out.append(got)
     return out
 
@@ -117,7 +123,8 @@ def _summary(checks: list[str | None], claims: list[str]) -> str | None:
     if checks:
         bad = [c for c in checks if c]
         parts.append(f"re-buys and add-ons: {checks.count(None)} match the chips the next hand "
-                     f"adds, {checks.count('')} not checked (no next hand of the session)")
+                     f"adds, {checks.count('')} not checked (no next hand of the session, or the "
+                     "run's unit unknown)")
         parts += [f"the operator's claim that the record contradicts: {c}" for c in bad]
     if any(": prize " in c or ": bounty " in c for c in claims):
         parts.append("prizes and bounties: not checked (the record states no entrants, so no "

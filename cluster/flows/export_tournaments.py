@@ -99,14 +99,18 @@ def _rule(facts: Any) -> tuple[int | None, list[int] | None, int]:
             add_on_level)
 
 
-def tournaments_table(log: pa.Table, facts: Any) -> pa.Table:
+def tournaments_table(log: pa.Table, facts: Any, money: Any = None) -> pa.Table:
     """The tournaments of one batch file's rows ``log`` (a hand log with ``LOG_COLUMNS``; its
     rows in table order, as every batch file's are); ``facts``: the run's spec facts (None
-    without a manifest: no buy-in, no prizes)."""
+    without a manifest: no buy-in, no prizes); ``money``: an imported run's manifest ``money``
+    (its ``exponent``: the log's chips are 10^-exponent of a chip)."""
     if "rebuys" not in log.column_names or log.num_rows == 0:
         return SCHEMA.empty_table()
     if "site_hand" in log.column_names:  # an imported run's (module doc)
-        return imported_tournaments(log, FIELDS, SCHEMA)
+        exponent = money.get("exponent") if isinstance(money, dict) else None
+        return imported_tournaments(log, FIELDS, SCHEMA, exponent if isinstance(exponent, int)
+                                    and not isinstance(exponent, bool) and 0 <= exponent <= 18
+                                    else None)
     tourn = pc.equal(log.column("format"), "tournament")
     if not pc.any(tourn).as_py():
         return SCHEMA.empty_table()

@@ -72,10 +72,16 @@ def test_the_claims_are_in_the_log_and_keyed_like_players(tmp_path: Path) -> Non
         assert not set(r["op_claim_players"]) & set(plain[hand]["players"]) - {""}
 
 
-def _claims_check(tmp_path: Path, name: str, text: str) -> dict[str, str | None]:
+_UNCHECKED = "not checked (no next hand of the session, or the run's unit unknown)"
+
+
+def _claims_check(tmp_path: Path, name: str, text: str, cash: bool = False
+                  ) -> dict[str, str | None]:
     src = tmp_path / name
     src.mkdir()
     (src / "h.txt").write_text(text)
+    if cash:  # a cash file in cents beside it: the run's unit is 10^-2, a chip is 100 units
+        (src / "cash.txt").write_bytes((REAL / "cake-cash.txt").read_bytes())
     run = tmp_path / f"{name}-run"
     assert main(["import", str(src), "--out", str(run), "--workers", "0", "--quiet"]) == 0
     assert main(["export", str(run), "--workers", "0", "--quiet"]) == 0
@@ -93,12 +99,14 @@ def test_a_rebuy_claim_is_checked_against_the_next_hands_stack(tmp_path: Path) -
     assert text.count(line) == 1
     honest = _claims_check(tmp_path, "honest", text)
     assert honest == {"63858762": "re-buys and add-ons: 1 match the chips the next hand adds, "
-                                  "0 not checked (no next hand of the session)"}
+                                  f"0 {_UNCHECKED}"}
     forged = _claims_check(tmp_path, "forged", text.replace(line, line.replace("3000", "2000")))
     assert forged == {"63858762": (
-        "re-buys and add-ons: 0 match the chips the next hand adds, 0 not checked (no next hand "
-        "of the session); the operator's claim that the record contradicts: Hero re-buys/add-ons"
-        " 2000 chips in hand 0 of table 0, the next hand adds 3000")}
+        f"re-buys and add-ons: 0 match the chips the next hand adds, 0 {_UNCHECKED}; the "
+        "operator's claim that the record contradicts: Hero re-buys/add-ons 2000 chips in hand "
+        "0 of table 0, the next hand adds 3000")}
+    # the same with a cash file in cents in the run (the log's chips are then hundredths)
+    assert _claims_check(tmp_path, "cents", text, cash=True) == honest
     alone = _claims_check(tmp_path, "alone", text[:text.index("PokerStars Game #", 10)])
     assert alone == {"63858762": "re-buys and add-ons: 0 match the chips the next hand adds, "
-                                 "1 not checked (no next hand of the session)"}
+                                 f"1 {_UNCHECKED}"}
