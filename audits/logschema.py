@@ -49,7 +49,7 @@ IMPORT_NULLABLE = NULLABLE | {"deck"}
 # ``holdem import``'s files (import version 1): the schema-3 columns but ``digest``, these
 # columns, then ``digest`` (which covers them). No nulls: a sentinel marks an absent fact
 # (documented field by field in ``sim.schema.IMPORT_FIELDS``; a test ties the two).
-IMPORT_VERSION = 2
+IMPORT_VERSION = 3
 IMPORT_COLUMNS: tuple[tuple[str, pa.DataType], ...] = (
     ("source_file", pa.string()), ("source_section", pa.string()), ("site_hand", pa.string()),
     ("venue", pa.string()), ("table_name", pa.string()), ("hand_time", pa.string()),
@@ -58,12 +58,17 @@ IMPORT_COLUMNS: tuple[tuple[str, pa.DataType], ...] = (
     ("cards_unrecorded", _L(pa.bool_())), ("op_winnings", _L(pa.int64())),
     ("op_finishing", _L(pa.int64())), ("op_rake", pa.int64()), ("op_pot", pa.int64()),
     ("tournament", pa.string()), ("tournament_buy_in", pa.string()),
+    ("op_claim_players", _L(pa.string())), ("op_claims", _L(pa.string())),
 )
 IMPORT_COLUMN_NAMES = tuple(n for n, _ in IMPORT_COLUMNS)
-# the import columns of each import version a run may hold (1: before the tournament columns)
+# the import columns of each import version a run may hold (1: before the tournament columns;
+# 2: before the operator's tournament claims)
+_CLAIMS = ("op_claim_players", "op_claims")
 IMPORT_VERSION_COLUMNS: dict[int, tuple[str, ...]] = {
-    2: IMPORT_COLUMN_NAMES,
-    1: tuple(n for n in IMPORT_COLUMN_NAMES if n not in ("tournament", "tournament_buy_in")),
+    3: IMPORT_COLUMN_NAMES,
+    2: tuple(n for n in IMPORT_COLUMN_NAMES if n not in _CLAIMS),
+    1: tuple(n for n in IMPORT_COLUMN_NAMES
+             if n not in ("tournament", "tournament_buy_in", *_CLAIMS)),
 }
 # a column's own metadata: its unit or code table, and its documentation (docs/log-schema.md's
 # table)

@@ -140,7 +140,7 @@ UNITS: dict[str, str] = {
 # ``holdem import``'s own columns (``holdem import`` runs only; after every other column, before
 # ``digest``, which covers them). Money in the run's minor unit (manifest ``money``). No nulls:
 # a sentinel marks an absent fact. Seats are the table's physical seats.
-IMPORT_VERSION = 2  # 2: the tournament columns (issue 34)
+IMPORT_VERSION = 3  # 2: the tournament columns; 3: the operator's tournament claims (issue 34)
 IMPORT_FIELDS: list[tuple[str, pa.DataType, str, str]] = [  # (name, type, unit, doc)
     ("source_file", pa.string(), "text (a path or URI)",
      "the source file, as listed in the manifest's ``sources[].path``"),
@@ -179,6 +179,14 @@ IMPORT_FIELDS: list[tuple[str, pa.DataType, str, str]] = [  # (name, type, unit,
     ("tournament_buy_in", pa.string(), "text as written, \"\" not stated",
      "the buy-in the record states for the tournament (``$0.98+$0.02``, ``€0``, ``Free``): "
      "the operator's claim, in money, never the hand's chips"),
+    ("op_claim_players", pa.list_(pa.string()), "per claim: text (keyed like ``players``)",
+     "the player each of the operator's tournament claims (``op_claims``, same order) is about, "
+     "as the record names them"),
+    ("op_claims", pa.list_(pa.string()), "per claim: ``place N``, ``prize AMOUNT``, ``bounty "
+     "AMOUNT``, ``rebuy CHIPS AMOUNT``, ``add-on CHIPS AMOUNT``; [] none",
+     "the operator's claims a tournament hand's text makes (finishing places, prizes, bounties, "
+     "re-buys, add-ons; AMOUNT as written, CHIPS in the tournament's chips): never trusted by "
+     "an audit"),
 ]
 IMPORT_UNITS: dict[str, str] = {name: unit for name, _, unit, _ in IMPORT_FIELDS}
 

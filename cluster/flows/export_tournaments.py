@@ -71,11 +71,21 @@ FIELDS: list[tuple[str, pa.DataType, str, str]] = [
                                "`hands.table_id`; null: simulated)"),
     ("buy_in_stated", pa.string(), "text as written", "the buy-in its hands' headers state: the "
                                                       "operator's claim (null: not stated)"),
+    ("claims_stated", pa.list_(pa.string()), "text as written: ``PLAYER: CLAIM``",
+     "the places, prizes, bounties, re-buys and add-ons its hands' text claims, in table order "
+     "(the log's `op_claim_players` and `op_claims`; the player keyed as the log holds it): the "
+     "operator's claims, never checked against a prize pool the record does not state (null: "
+     "none, or a simulated run)"),
+    ("claims_check", pa.string(), "text", "the claims checked against the record: each re-buy "
+     "or add-on claim against the chips the next hand of the table session adds to the "
+     "player's stack (a mismatch: \"the operator's claim that the record contradicts\"), prizes "
+     "\"not checked\" (the record states no entrants; null: nothing checkable)"),
 ]
 SCHEMA = pa.schema([pa.field(n, t, metadata={"unit": u, "doc": d}) for n, t, u, d in FIELDS],
                    metadata={"holdem.table": "tournaments"})
 #: Log columns the table is made from (besides ``sim.logview.logtables.LOG_COLUMNS``).
-LOG_COLUMNS = ("rebuys", "tournament", "tournament_buy_in")
+LOG_COLUMNS = ("rebuys", "tournament", "tournament_buy_in", "op_claim_players", "op_claims",
+               "players")
 
 
 def _rule(facts: Any) -> tuple[int | None, list[int] | None, int]:
@@ -89,14 +99,18 @@ def _rule(facts: Any) -> tuple[int | None, list[int] | None, int]:
             add_on_level)
 
 
-def tournaments_table(log: pa.Table, facts: Any) -> pa.Table:
+def tournaments_table(log: pa.Table, facts: Any, money: Any = None) -> pa.Table:
     """The tournaments of one batch file's rows ``log`` (a hand log with ``LOG_COLUMNS``; its
     rows in table order, as every batch file's are); ``facts``: the run's spec facts (None
-    without a manifest: no buy-in, no prizes)."""
+    without a manifest: no buy-in, no prizes); ``money``: an imported run's manifest ``money``
+    (its ``exponent``: the log's chips are 10^-exponent of a chip)."""
     if "rebuys" not in log.column_names or log.num_rows == 0:
         return SCHEMA.empty_table()
     if "site_hand" in log.column_names:  # an imported run's (module doc)
-        return imported_tournaments(log, FIELDS, SCHEMA)
+        exponent = money.get("exponent") if isinstance(money, dict) else None
+        return imported_tournaments(log, FIELDS, SCHEMA, exponent if isinstance(exponent, int)
+                                    and not isinstance(exponent, bool) and 0 <= exponent <= 18
+                                    else None)
     tourn = pc.equal(log.column("format"), "tournament")
     if not pc.any(tourn).as_py():
         return SCHEMA.empty_table()
@@ -158,7 +172,8 @@ def tournaments_table(log: pa.Table, facts: Any) -> pa.Table:
         out["place_seats"].append(order_)
         out["prizes"].append(None if order_ is None or pool is None or payouts is None
                              else prizes(pool, payouts, len(order_)))
-        for name in ("site_tournament", "venue", "table_ids", "buy_in_stated"):
+        for name in ("site_tournament", "venue", "table_ids", "buy_in_stated",
+                     "claims_stated", "claims_check"):
             out[name].append(None)
     return pa.Table.from_pydict(out, schema=SCHEMA)
 

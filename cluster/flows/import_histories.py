@@ -248,21 +248,26 @@ def read_name_key(path: str | Path) -> bytes:
 
 
 def hash_names(table: pa.Table, key: bytes) -> pa.Table:
-    """The ``players`` column with each name replaced by its keyed hash (HMAC-SHA256 under
-    ``key``, 16 hex digits): the same name is the same pseudonym everywhere in the run (and in
-    every run imported under the same key); "" (an empty seat) stays ""."""
+    """The ``players`` column (and ``op_claim_players``: the players the operator's tournament
+    claims name) with each name replaced by its keyed hash (HMAC-SHA256 under ``key``, 16 hex
+    digits): the same name is the same pseudonym everywhere in the run (and in every run
+    imported under the same key); "" (an empty seat) stays ""."""
     import hmac
 
-    players = table.column("players").combine_chunks()
-    flat = players.values.to_pylist()
     memo: dict[str, str] = {"": ""}
-    for name in flat:
-        if name not in memo:
-            memo[name] = hmac.new(key, name.encode(), "sha256").hexdigest()[:16]
-    hashed = pa.ListArray.from_arrays(players.offsets, pa.array([memo[x] for x in flat],
-                                                                pa.string()))
-    i = table.schema.get_field_index("players")
-    return table.set_column(i, table.schema.field(i), hashed)
+    for column in ("players", "op_claim_players"):
+        i = table.schema.get_field_index(column)
+        if i < 0:
+            continue
+        names = table.column(column).combine_chunks()
+        flat = names.values.to_pylist()
+        for name in flat:
+            if name not in memo:
+                memo[name] = hmac.new(key, name.encode(), "sha256").hexdigest()[:16]
+        hashed = pa.ListArray.from_arrays(names.offsets, pa.array([memo[x] for x in flat],
+                                                                  pa.string()))
+        table = table.set_column(i, table.schema.field(i), hashed)
+    return table
 
 
 def lab_venue(path: str, venues: list[tuple[str, str]] | None) -> str | None:

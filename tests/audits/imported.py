@@ -105,7 +105,7 @@ def build_run(root: Path, hands: list[H], schedule: dict[str, Any] | None = None
             "stack_known": known, "cards_unrecorded": h.unrecorded or [False] * k,
             "op_winnings": h.winnings or [], "op_finishing": h.finishing or [],
             "op_rake": h.op_rake, "op_pot": h.op_pot, "tournament": "",
-            "tournament_buy_in": ""})
+            "tournament_buy_in": "", "op_claim_players": [], "op_claims": []})
         out.append(r)
     fields = [pa.field(n, logschema.TYPES[n], nullable=n in logschema.IMPORT_NULLABLE)
               for n in logschema.import_column_order(3) if n != "digest"]

@@ -101,7 +101,7 @@ def test_columns_physical_seats_and_the_operators_claims(tmp_path: Path) -> None
     m = json.loads((run / "manifest.json").read_text())
     assert m["format"] == "holdem-import" and m["money"] == {"exponent": 2, "currency": "USD"}
     meta = pq.read_metadata(run / m["files"][0]["path"]).metadata
-    assert meta[b"holdem.import_version"] == b"2" and meta[b"holdem.schema_version"] == b"3"
+    assert meta[b"holdem.import_version"] == b"3" and meta[b"holdem.schema_version"] == b"3"
 
 
 def test_money_is_exact_and_one_unit_for_the_run(tmp_path: Path) -> None:
@@ -374,15 +374,21 @@ def test_an_imported_file_is_exactly_the_importers(tmp_path: Path, forge: dict[s
 
 def test_a_run_of_import_version_1_is_still_read(tmp_path: Path,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
-    """Import version 2 added ``tournament`` and ``tournament_buy_in``: a version 1 file
-    (without them) still passes the exact-file check and is audited as an import; a version 2
-    file without ``tournament`` fails it, naming the column."""
+    """Import version 2 added ``tournament`` and ``tournament_buy_in``, version 3 the
+    operator's claims (``op_claim_players``, ``op_claims``): a version 1 or 2 file (without
+    them) still passes the exact-file check and is audited as an import; a version 3 file
+    without ``tournament`` fails it, naming the column."""
     from tests.audits.forgery import RunForger
 
     src = tmp_path / "h.phhs"
     src.write_text(hand("1", extra="winnings = [0, 0, 0.45]"))
     run = tmp_path / "run"
     assert import_phh([str(src)], run).imported == 1
+    f = RunForger(run)
+    f.write(fields=[x for x in f.schema if x.name not in ("op_claim_players", "op_claims")],
+            metadata={b"holdem.import_version": b"2"})
+    assert main(["audit", str(run), "--workers", "0", "--quiet", "--only",
+                 "integrity,outcome"]) == 0
     f = RunForger(run)
     f.write(fields=[x for x in f.schema if x.name != "tournament"])
     capsys.readouterr()

@@ -202,6 +202,9 @@ class PhhHand:
     # by its ``event``); None: a cash game
     level: int | None = None  # PHH ``level``: the tournament's blind level (counted from 1)
     tournament_buy_in: str | None = None  # the buy-in a site's header states, as written
+    # the operator's claims of places, prizes, bounties, re-buys and add-ons (player, claim):
+    # sim.histories.sites.tournament_claims
+    claims: tuple[tuple[str, str], ...] = ()
 
     @property
     def n_players(self) -> int:

@@ -560,6 +560,8 @@ def rows_of_block(block: HandBlock, replayed: Replayed, source: str
         "op_pot": _scalar("op_pot", minus),
         "tournament": const("tournament", ""),  # a PHH hand with ``level`` takes the Python path
         "tournament_buy_in": const("tournament_buy_in", ""),
+        "op_claim_players": const("op_claim_players", []),  # claims: a site text's, not PHH's
+        "op_claims": const("op_claims", []),
     }
     batch = pa.RecordBatch.from_arrays([arrays[f.name] for f in ROW_SCHEMA], schema=ROW_SCHEMA)
     return pa.Table.from_batches([batch]), keep

@@ -16,7 +16,8 @@ the record's own claims beside it, never replaced:
   (-1 unknown), ``seed_key`` empty, ``generator`` "phh", ``policy`` -1, ``format`` "cash"
   ("tournament" for a site text's tournament hand and a PHH hand with a ``level``:
   ``PhhHand.tournament``, named in ``tournament``, its header's buy-in in
-  ``tournament_buy_in``; ``level`` the level less 1, 0 when not recorded);
+  ``tournament_buy_in``, the operator's places, prizes, bounties, re-buys and add-ons in
+  ``op_claim_players``/``op_claims``; ``level`` the level less 1, 0 when not recorded);
 - ``stack_known`` false where the record says ``inf`` (``stacks_start`` holds the replay's
   stand-in); ``cards_unrecorded`` true for a seat at showdown with none of its cards recorded;
 - ``ante``/``ante_mode``: one ante for everybody is mode 1, the big blind's alone mode 2, other
@@ -474,6 +475,7 @@ def _row(cols: Columns, hand: Hand, phh: PhhHand, raw: PhhHand, source: str, sec
         op_rake_units,
         op_pot_units,
         raw.tournament or "", raw.tournament_buy_in or "",
+        [who for who, _ in raw.claims], [c for _, c in raw.claims],
     )
     cols.rows.append(values)
 

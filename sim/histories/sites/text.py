@@ -81,6 +81,7 @@ from sim.histories.read.phh import (
 from sim.histories.sites.lines import Unrecognised, screen
 from sim.histories.sites.readers import DETECT as OWN_DETECT
 from sim.histories.sites.readers import READERS as OWN_READERS
+from sim.histories.sites.tournament_claims import claims
 from sim.histories.sites.tournament_head import buy_in
 from sim.histories.sites.tournament_head import level as level_of
 from sim.histories.sources import decode_text, iter_paths, read_bytes
@@ -706,6 +707,7 @@ def _read_hand(site: _Site, chunk: str, too_long: str | None, session: str, sour
     try:
         _game(site, chunk, session)  # another game is named before its lines are screened
         chunk = _prepared(site, chunk)
+        claimed = chunk  # the claim lines are screened out as harmless: read them first
         chunk = screen(site.name, chunk)  # every line known; harmless ones dropped
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -714,7 +716,8 @@ def _read_hand(site: _Site, chunk: str, too_long: str | None, session: str, sour
         if doc["_tournament"]:  # the tournament, its level and buy-in (tournament_head.py)
             head = session if site.name == "ipoker" else "\n".join(chunk.split("\n", 6)[:6])
             h = replace(h, tournament=doc["_tournament"], level=level_of(site.name, head),
-                        tournament_buy_in=buy_in(site.name, head))
+                        tournament_buy_in=buy_in(site.name, head),
+                        claims=claims(site.name, claimed, doc["_names"]))
         got = with_outcome(h, outcome, doc["_names"])  # the outcome as the site's actions
         calls = _unanswerable_raises(h)
         if calls:
