@@ -48,6 +48,7 @@ from sim.histories.sessions import pad_seats, rebuild
 
 REALHANDS = Path(__file__).resolve().parents[2].parent / "shared" / "realhands"
 SYNTHETIC_FILES = 4
+TEXT_HANDS = 2_000  # site-text hands (cluster.bench.import_text); 0: none
 _SYNTH_HAND = (
     "[{k}]\nvariant = 'NT'\nante_trimming_status = false\nantes = [0, 0, 0, 0, 0, 0]\n"
     "blinds_or_straddles = [0.25, 0.50, 0, 0, 0, 0]\nmin_bet = 0.50\n"
@@ -85,10 +86,13 @@ def _cycle(texts: list[str], hands: int) -> tuple[list[str], int]:
 
 
 def run_import_bench(hands: int = 20_000, repeats: int = 5, pokerkit_hands: int = 300,
-                     say: Callable[[str], None] = print) -> dict[str, float]:
+                     say: Callable[[str], None] = print,
+                     text_hands: int = TEXT_HANDS) -> dict[str, float]:
     """Print the figures; return them (hands/s per core) by name."""
     if hands < 1 or repeats < 1:
         raise ValueError("--hands and --repeats: expected at least 1")
+    if text_hands < 0:
+        raise ValueError("--text-hands: expected 0 or more")
     what, base = corpus()
     texts, n = _cycle(base, hands)
 
@@ -151,6 +155,13 @@ def run_import_bench(hands: int = 20_000, repeats: int = 5, pokerkit_hands: int 
         "peer tomllib (floats)": n / median_cpu_seconds(peer_float, repeats),
         "peer tomllib (Decimal)": n / median_cpu_seconds(peer_decimal, repeats),
     })
+    text_lines: list[str] = []
+    if text_hands > 0:  # the sites' own text (cluster.bench.import_text)
+        from cluster.bench.import_text import run_text_bench
+
+        text_rates, text_lines = run_text_bench(
+            text_hands, repeats, rates["whole import (read+replay+rows+tables)"])
+        rates.update(text_rates)
     pk_note = ""
     if pokerkit_hands > 0:
         pk_rates, pk_note = _pokerkit(base, pokerkit_hands, repeats)
@@ -168,6 +179,12 @@ def run_import_bench(hands: int = 20_000, repeats: int = 5, pokerkit_hands: int 
         elif name == "peer: whole import, Python path":
             whole_rate = rates["whole import (read+replay+rows+tables)"]
             vs = f"  (the whole import is {whole_rate / rate:,.1f}x)"
+        elif name == "site text: whole import (read+replay+rows+tables)":
+            whole_rate = rates["whole import (read+replay+rows+tables)"]
+            vs = f"  ({rate / whole_rate:,.3f} of the PHH whole import)"
+        elif name == "peer PokerKit site parsers (parse)":
+            ours = rates["site text: read, PokerKit's sites only"]
+            vs = f"  (our read of the same files is {ours / rate:,.1f}x)"
         elif name == "peer PokerKit parse + replay":
             whole_rate = rates["whole import (read+replay+rows+tables)"]
             vs = f"  (the whole import is {whole_rate / rate:,.1f}x, and makes rows)"
@@ -176,6 +193,8 @@ def run_import_bench(hands: int = 20_000, repeats: int = 5, pokerkit_hands: int 
         say(f"  {name:<36} {rate:>10,.0f} hands/s per core ({1e6 / rate:,.1f} µs/hand){vs}")
     if pk_note:
         say(f"  {pk_note}")
+    for line in text_lines:
+        say(f"  {line}")
     return rates
 
 

@@ -18,12 +18,13 @@ BENCHMARKS = ("engine", "evaluator", "simulate", "audit", "scale", "diff", "shuf
 
 def run_bench(name: str, *, hands: int | None = None, repeats: int | None = None,
               population: str = "default", run: str | None = None,
-              pokerkit_hands: int = 300) -> int:
+              pokerkit_hands: int = 300, text_hands: int | None = None) -> int:
     """Run the benchmark ``name`` (it prints its figures); returns the exit code (0, or 1 when
     a benchmark's own correctness check failed: the evaluator's category counts). ``hands``
     and ``repeats`` default to ``BENCH_DEFAULTS``; ``population`` (simulate, audit) is the run's
     preset; ``run`` (audit) an existing run folder to time instead of a fresh one. Raises
-    ValueError for an unknown name."""
+    ValueError for an unknown name. ``text_hands`` (import): the site-text hands (None: the
+    benchmark's default; 0: none)."""
     if name == "evaluator":
         from cluster.bench.evaluator import print_evaluator_bench
 
@@ -53,9 +54,10 @@ def run_bench(name: str, *, hands: int | None = None, repeats: int | None = None
 
         run_diff_bench(hands=n, repeats=r)
     elif name == "import":
-        from cluster.bench.import_phh import run_import_bench
+        from cluster.bench.import_phh import TEXT_HANDS, run_import_bench
 
-        run_import_bench(hands=n, repeats=r, pokerkit_hands=pokerkit_hands)
+        run_import_bench(hands=n, repeats=r, pokerkit_hands=pokerkit_hands,
+                         text_hands=TEXT_HANDS if text_hands is None else text_hands)
     elif name == "pybots":
         from cluster.bench.pybots import run_pybots_bench
 

@@ -37,6 +37,7 @@ QUICK: dict[str, tuple[int, int]] = {
     "import": (600, 2)}
 QUICK_BATCH = 1_000  # simulate's batch in --quick mode
 QUICK_POKERKIT = 20  # PokerKit's hands (engine, import) in --quick mode
+QUICK_TEXT = 100  # site-text hands (import) in --quick mode
 
 
 def _figure(bench: str, figure: str, value: float | None, unit: str,
@@ -113,7 +114,12 @@ def figures(benches: dict[str, Any]) -> list[dict[str, Any]]:
                 continue
             peer = (("tomllib (floats)", im.get("peer tomllib (floats)")) if k == reader
                     else ("PokerKit HandHistory (parse)",
-                          im.get("peer PokerKit HandHistory (parse)")) if k == hands else None)
+                          im.get("peer PokerKit HandHistory (parse)")) if k == hands
+                    else ("PokerKit site parsers (parse)",
+                          im.get("peer PokerKit site parsers (parse)"))
+                    if k == "site text: read, PokerKit's sites only"
+                    else ("PHH whole import", im.get("whole import (read+replay+rows+tables)"))
+                    if k == "site text: whole import (read+replay+rows+tables)" else None)
             out.append(_figure("import", k, v, hs, peer))
     sc = benches.get("scale")
     if sc:
@@ -298,9 +304,10 @@ def _run_one(name: str, n: int, r: int, *, quick: bool, ray: bool, pokerkit: int
 
         return run_export_bench(hands=n, repeats=r)
     if name == "import":
-        from cluster.bench.import_phh import run_import_bench
+        from cluster.bench.import_phh import TEXT_HANDS, run_import_bench
 
-        return run_import_bench(hands=n, repeats=r, pokerkit_hands=pokerkit)
+        return run_import_bench(hands=n, repeats=r, pokerkit_hands=pokerkit,
+                                text_hands=QUICK_TEXT if quick else TEXT_HANDS)
     from cluster.bench.scale import run_scale_bench
 
     return run_scale_bench(hands=n, repeats=r)

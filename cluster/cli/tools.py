@@ -57,6 +57,9 @@ def _add_bench(sub: Any) -> None:
                    help="audit: time the audits on this run folder instead of a fresh one")
     b.add_argument("--pokerkit-hands", type=o.count(0, 1_000_000), default=300,
                    help="hands for the PokerKit peer (0 to skip)")
+    b.add_argument("--text-hands", type=o.count(0, 1_000_000), default=None,
+                   help="import: the site-text hands, beside PokerKit's site parsers "
+                        "(default 2,000; 0 to skip)")
     b.add_argument("--json", default=None, metavar="OUT",
                    help="all: write every figure with its peer, the machine and the code here")
     b.add_argument("--quick", action="store_true",
@@ -186,7 +189,7 @@ def bench(args: argparse.Namespace) -> int:
     with o.as_input(ValueError):  # a bad size (the benchmarks' own checks)
         return run_bench(args.what, hands=args.hands, repeats=args.repeats,
                          population=args.population, run=args.run,
-                         pokerkit_hands=args.pokerkit_hands)
+                         pokerkit_hands=args.pokerkit_hands, text_hands=args.text_hands)
 
 
 def warmup(args: argparse.Namespace) -> int:

@@ -151,3 +151,39 @@ def test_bench_certify_times_both_reproductions(capsys: pytest.CaptureFixture[st
                        "values, by difference", "reproduce bytes"}
     assert us["reproduce bytes"] > 0 and us["reproduce values"] > 0
     assert "reproduction: values" in capsys.readouterr().out
+
+
+def test_site_text_bench_reads_the_fixtures_beside_pokerkits_site_parsers() -> None:
+    """Issue 34 point 10: the sites' own text per core (the repo's real fixtures when
+    ../shared/sitetext is absent), PokerKit's parsers on the same files, the ratio to PHH."""
+    import cluster.bench.import_text as text
+
+    what, files = text.text_corpus(Path("/nonexistent"))
+    assert "tests/fixtures/sitetext_real" in what
+    fmts = {fmt for _, _, fmt, _ in files}
+    assert {"pokerstars", "ipoker", "fulltilt", "ggpoker"} <= fmts and "phh" not in fmts
+    rates, lines = text.run_text_bench(40, 1, phh_rate=1000.0, shared=Path("/nonexistent"))
+    assert set(rates) == {"site text: whole import (read+replay+rows+tables)",
+                          "site text: read (sim.histories.sites.text)",
+                          "site text: read, PokerKit's sites only",
+                          "peer PokerKit site parsers (parse)"}
+    assert all(r > 0 for r in rates.values())
+    assert lines[0].startswith("site text: ") and "imported" in lines[0]
+    assert any("PokerKit's parsers on the" in ln for ln in lines)
+    assert "of the PHH path's whole import per core" in lines[-1]
+
+
+@pytest.mark.slow
+def test_bench_import_command_prints_the_site_text_figures(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    import cluster.bench.import_phh as bench
+    import cluster.bench.import_text as text
+
+    monkeypatch.setattr(bench, "REALHANDS", Path("/nonexistent"))
+    monkeypatch.setattr(text, "SHARED", Path("/nonexistent"))
+    assert main(["bench", "import", "--hands", "300", "--repeats", "1", "--pokerkit-hands", "0",
+                 "--text-hands", "40"]) == 0
+    out = capsys.readouterr().out
+    assert "site text: whole import" in out and "tests/fixtures/sitetext_real" in out
+    assert "peer PokerKit site parsers (parse)" in out
+    assert "of the PHH path's whole import per core" in out

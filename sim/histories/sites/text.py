@@ -81,6 +81,7 @@ from sim.histories.read.phh import (
 from sim.histories.sites.lines import Unrecognised, screen
 from sim.histories.sites.readers import DETECT as OWN_DETECT
 from sim.histories.sites.readers import READERS as OWN_READERS
+from sim.histories.sites.relines import LineParser
 from sim.histories.sites.tournament_claims import claims
 from sim.histories.sites.tournament_head import buy_in
 from sim.histories.sites.tournament_head import level as level_of
@@ -124,7 +125,7 @@ def _amount(text: str) -> Decimal:
 _RAISE_TO = re.compile(r": raises \D?[0-9.,]+ to \D?(?P<to>[0-9.,]+)")
 
 
-class _Stars(PokerStarsParser):
+class _Stars(PokerStarsParser, LineParser):
     ANTE_POSTING = re.compile(r"(?P<player>.+): posts the ante \D?(?P<ante>[0-9.,]+)")
 
     def _get_completion_betting_or_raising_to_amount(
@@ -143,18 +144,18 @@ class _Stars(PokerStarsParser):
 _DEALT_TO = re.compile(r"Dealt to (?P<player>.+?) \[(?P<cards>[0-9TJQKAcdhs ]+)\]")
 
 
-class _FullTilt(FullTiltPokerParser):
+class _FullTilt(FullTiltPokerParser, LineParser):
     HOLE_DEALING = _DEALT_TO
     VARIABLES = FullTiltPokerParser.VARIABLES | {
         "table": (re.compile(r"Table (?P<table>.+?)(?: \(\d+ max\))?(?: \(.*?\))? - "), str),
     }
 
 
-class _Absolute(AbsolutePokerParser):
+class _Absolute(AbsolutePokerParser, LineParser):
     HOLE_DEALING = _DEALT_TO
 
 
-class _Ongame(OngameNetworkParser):
+class _Ongame(OngameNetworkParser, LineParser):
     ANTE_POSTING = re.compile(r"(?P<player>.+) posts ante \(?\D?(?P<ante>[0-9.,]+)\)?")
     HOLE_DEALING = re.compile(r"Dealing to (?P<player>.+?): \[(?P<cards>[0-9TJQKAcdhs ,]+)\]")
     SEATS = re.compile(r"Seat (?P<seat>\d+): (?P<player>.+) \(\D?[0-9.,]+\)(?!,)")
@@ -184,7 +185,7 @@ class _Ongame(OngameNetworkParser):
         return got
 
 
-class _Party(PartyPokerParser):
+class _Party(PartyPokerParser, LineParser):
     # tournament amounts are written without a currency ("[400]", "( 9,160 )"): PokerKit
     # 0.7.7's patterns require one and dropped the raise (the screen had let the line through)
     ANTE_POSTING = re.compile(r"(?P<player>.+) posts ante \[\D?(?P<ante>[0-9.,]+)(?: \w+)?\]")
@@ -204,7 +205,7 @@ class _Party(PartyPokerParser):
 _IPOKER_CARDS = r"(?P<cards>[0-9TJQKAcdhsCDHS ]+)"
 
 
-class _IPoker(IPokerNetworkParser):
+class _IPoker(IPokerNetworkParser, LineParser):
     ANTE_POSTING = re.compile(  # type 15: an ante (PokerKit 0.7.7 reads none: pots came short)
         r'<action\b.*\bplayer="(?P<player>.+?)".*\btype="15".*\bsum="\D?(?P<ante>[0-9.,]+)"'
         r'.*/>')
@@ -397,7 +398,7 @@ class _Post:
 class _Site:
     name: str
     venue: str
-    parser: type[REParser]
+    parser: type[LineParser]
     starts: Pattern[str]  # a line that starts a hand
     header: Pattern[str]  # a line of a hand's header (several may precede its first line)
     ends: str  # a hand without this text is truncated
@@ -1099,12 +1100,12 @@ def _bet_sizes(game: _Game, bb: Any) -> dict[str, Any]:
     return {"small_bet": _value(str(small)), "big_bet": _value(str(2 * small))}
 
 
-def _one_seat_each(p: REParser, text: str) -> None:
+def _one_seat_each(p: LineParser, text: str) -> None:
     """_Skip "player in two seats" when one name has seat lines of two seat numbers (the
     parser would keep the last one and lose the other seat's player)."""
     seat_of: dict[str, str] = {}
     for line in text.split("\n"):
-        m = p.SEATS.search(line)
+        m = p.find(p.SEATS, line)
         if m is None:
             continue
         name, seat = m["player"], m["seat"]
@@ -1141,7 +1142,8 @@ def _tournament(site: _Site, text: str, session: str) -> str | None:
     return tid or "?"
 
 
-def _stated_once(p: REParser, text: str, players: set[str], seats: dict[str, int]) -> None:
+def _stated_once(p: LineParser, text: str, players: set[str], seats: dict[str, int],
+                 ) -> None:
     """_Skip "stated twice" when the hand states one fact twice with different values (the
     site parser would keep the last one: a seat line restated in the summary with another
     stack would replace the header's): the button seat, a player's stack or hole cards, two
@@ -1155,7 +1157,7 @@ def _stated_once(p: REParser, text: str, players: set[str], seats: dict[str, int
         if not line:
             continue
         for what, pattern, group in checks:
-            m = pattern.search(line)
+            m = p.find(pattern, line)
             if m is None:
                 continue
             who = m["player"] if what != "button seat" else ""
@@ -1169,7 +1171,7 @@ def _stated_once(p: REParser, text: str, players: set[str], seats: dict[str, int
                 whose = f"{who[:60]!r}'s " if who else "the "
                 raise _Skip(f"stated twice: {whose}{what} is {first} and {value}")
         for what, pattern in (("blind", p.BLIND_OR_STRADDLE_POSTING), ("ante", p.ANTE_POSTING)):
-            m = pattern.search(line)
+            m = p.find(pattern, line)
             if m is not None and m["player"] in players:
                 key = (what, m["player"])
                 posts[key] = posts.get(key, 0) + 1
