@@ -337,7 +337,7 @@ def run_audits(run: Location, names: Sequence[str] | None = None, *,
                map_files: MapFiles = map_in_process,
                runtime: dict[str, Any] | None = None,
                plan: AuditPlan | None = None,
-               map_fn: Callable[..., Any] = map_file,
+               map_fn: Callable[..., Any] | None = None,
                map_args: tuple[Any, ...] = (),
                players: PlayerList | None = None) -> AuditReport:
     """Audit a run folder. The files are mapped by ``map_files`` (default: in this process, one
@@ -355,10 +355,10 @@ def run_audits(run: Location, names: Sequence[str] | None = None, *,
     targeted tests and records the list.
     Every file is hashed (``AuditReport.inputs``) whichever audits run; the ``integrity`` audit
     checks the hashes against the manifest (``holdem audit`` always runs it).
-    ``map_fn``: the per-file map (default ``map_file``), called as ``map_file`` is with
-    ``map_args`` after its own; a result of more than ``map_file``'s four fields keeps the
-    rest as ``AuditReport.extras[path]`` (``holdem certify``'s reproduction in the audit's
-    read: ``cluster.flows.reproduce_values``)."""
+    ``map_fn``: the per-file map (None: ``map_file``, looked up at the call), called as
+    ``map_file`` is with ``map_args`` after its own; a result of more than ``map_file``'s
+    four fields keeps the rest as ``AuditReport.extras[path]`` (``holdem certify``'s
+    reproduction in the audit's read: ``cluster.flows.reproduce_values``)."""
     if plan is None:
         plan = plan_audit(run, names, key_memory=key_memory, hands=hands)
     selected, root, manifest = plan.names, plan.root, plan.manifest
@@ -380,7 +380,7 @@ def run_audits(run: Location, names: Sequence[str] | None = None, *,
     # the partials in file order, whatever order the map ended in: the reduces keep the first
     # examples and samples, so the completion order (which a retried task changes) must not
     # reach the report
-    parts = map_files(map_fn, files, (selected, partitions, context, *map_args),
+    parts = map_files(map_fn or map_file, files, (selected, partitions, context, *map_args),
                       _main_progress)
     extras = {p[0]: p[4:] for p in parts if len(p) > 4}
     extra: dict[str, list[Any]] = {}

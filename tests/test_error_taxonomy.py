@@ -20,6 +20,8 @@ ALLOWED = {
     # internal control flow: raised and caught inside one module, never reaching a command
     # a section to skip while reading a site's text export
     "sim.histories.sites.text._Skip",
+    # a hand the project's own site reader refuses, turned into a PhhSkip by its caller
+    "sim.histories.sites.plain.Skip",
     # a PHH construct the fast reader leaves to the full parser
     "sim.histories.read.sections._Unsupported",
     # nesting too deep for the fast reader (same fallback)

@@ -142,7 +142,9 @@ def forged(sources: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     and audited and reported again, as the forger would (without re-importing: --no-reproduce):
     every audit passes."""
     run = tmp_path / "forged"
-    code, out = certify(sources / "moved.phhs", run, capsys)
+    # the lab's schedule: a pot moved to a loser beyond it is proven (without one, and no rake
+    # stated, an unstated rake beside a top-up cannot be told from it: not attributable)
+    code, out = certify(sources / "moved.phhs", run, capsys, "--rake", "5:3")
     assert code == 1 and "outcome" in out, out  # the operator's wrong payout, named
     forge_after_import(run)
     code, out = cli(capsys, "audit", str(run), "--workers", "0", "--quiet")
@@ -259,7 +261,7 @@ def test_a_manifest_pointing_at_other_sources_fails_verify(
     """The forger lists another file (the honest one) as the source of the forged log and
     reports again: the run_id, in every row and digest, is not the digest of that source."""
     run = tmp_path / "run"
-    assert certify(sources / "moved.phhs", run, capsys)[0] == 1
+    assert certify(sources / "moved.phhs", run, capsys, "--rake", "5:3")[0] == 1
     forge_after_import(run)
     manifest = json.loads((run / "manifest.json").read_text())
     clean = sources / "clean.phhs"

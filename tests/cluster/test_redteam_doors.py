@@ -387,7 +387,7 @@ def test_an_import_is_signed_only_with_its_sources(
 
     run, key = tmp_path / "forged", signed[1]
     code, out = _cli(capsys, "certify", "--import", str(operator / "moved.phhs"), "--out",
-                     str(run), "--workers", "0", "--quiet")
+                     str(run), "--workers", "0", "--quiet", "--rake", "5:3")
     assert code == 1, out
     forge_after_import(run)
     assert _cli(capsys, "audit", str(run), "--workers", "0", "--quiet")[0] == 0

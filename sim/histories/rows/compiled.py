@@ -476,6 +476,8 @@ def rows_of_block(block: HandBlock, replayed: Replayed, source: str
     no_lists = np.zeros(m + 1, np.int64)
 
     def const(name: str, value: object) -> pa.Array:
+        if m == 0:  # pa.repeat of a list scalar refuses 0 ("Must pass at least one array")
+            return pa.array([], _TYPES[name])
         return pa.repeat(pa.scalar(value, _TYPES[name]), m)
 
     def per_seat(name: str, values: np.ndarray) -> pa.Array:

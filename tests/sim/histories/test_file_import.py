@@ -97,8 +97,9 @@ HOSTILE = {
                      "blinds_or_straddles = [1, 2, 0]\nmin_bet = 2\n"
                      "starting_stacks = [100, 100, 100]\nactions = ['d dh p1 ????', "
                      "'d dh p2 ????', 'd dh p3 ????', 'p3 cbr 3']\n\n",
+    # a straddle no bigger than the big blind: not one the engine plays (p3 above it is)
     "straddle": "[{k}]\nvariant = 'NT'\nante_trimming_status = false\nantes = [0, 0, 0]\n"
-                "blinds_or_straddles = [1, 2, 4]\nmin_bet = 2\nstarting_stacks = [100, 100, 100]\n"
+                "blinds_or_straddles = [1, 2, 2]\nmin_bet = 2\nstarting_stacks = [100, 100, 100]\n"
                 "actions = ['d dh p1 ????', 'd dh p2 ????', 'd dh p3 ????', 'p1 f', 'p2 f']\n\n",
     "ends early": "[{k}]\nvariant = 'NT'\nante_trimming_status = false\nantes = [0, 0, 0]\n"
                   "blinds_or_straddles = [1, 2, 0]\nmin_bet = 2\n"
