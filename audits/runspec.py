@@ -151,6 +151,9 @@ FIELDS: dict[str, tuple[str, Any]] = {
     # the pre-flop minimum raise over it: big_blind (absent: straddle, a raise adds at least
     # the straddle)
     "straddle_raise": ("big_blind (absent: straddle)", ("big_blind",)),
+    # how a mixed run whose seat and format schedules lock walks its seat mix (batch_table):
+    # 2 (absent: 1, as runs made before walked it)
+    "seat_walk": _int(2, 2),
 }
 REBUY_KEYS = ("max", "until_level", "at_or_below", "chips")
 ADD_ON_KEYS = ("at_level", "chips")
@@ -165,7 +168,7 @@ GAME_DEFAULTS: dict[str, Any] = {
     "straddle_raise": "straddle"}
 # keys a spec may lack (runs made before the key existed, or a game value at its default):
 # what their absence means is said where they are read
-OPTIONAL_KEYS = frozenset({"rules", *GAME_DEFAULTS})
+OPTIONAL_KEYS = frozenset({"rules", "seat_walk", *GAME_DEFAULTS})
 
 
 def rules_version(spec: dict[str, Any]) -> int:
@@ -331,7 +334,11 @@ def parse_spec(spec: Any, where: str = "manifest.json") -> RunFacts:
                         f"{1 << TABLE_BITS:,} batches")
     players = s["players"]
     mix = ((players, 1),) if _is_int(players) else tuple((int(n), int(w)) for n, w in players)
-    return RunFacts(spec={**GAME_DEFAULTS, **spec}, digest=fingerprint(spec), mix=mix)
+    facts = RunFacts(spec={**GAME_DEFAULTS, **spec}, digest=fingerprint(spec), mix=mix)
+    if "seat_walk" in s and not facts.schedules_lock():
+        raise SpecError(f"{where}: spec.seat_walk: expected only on a mixed run whose seat and "
+                        "format schedules share a period factor (absent otherwise)")
+    return facts
 
 
 def fingerprint(spec: dict[str, Any]) -> str:
@@ -379,28 +386,44 @@ class RunFacts:
         """Every (structure label, batch index) of the run."""
         return [(s, b) for s in self.structures for b in range(self.n_batches())]
 
+    def schedules_lock(self) -> bool:
+        """Whether a mixed run's seat schedule (period w, the weights' sum) and format schedule
+        (period 100 / gcd(pct, 100)) share a factor: walked by the batch index alone they lock
+        (``batch_table``)."""
+        if self.spec["format"] != "mixed":
+            return False
+        w = sum(weight for _, weight in self.mix)
+        return math.gcd(w, 100 // math.gcd(self.spec["tournament_pct"], 100)) > 1
+
     def batch_table(self, label: str, batch: int) -> tuple[int, str]:
         """(seat count, format) of every table of one batch: the documented schedule
-        (docs/simulate.md, Simulating; ``RunSpec.batch_table``): j = batch + structure code; the
-        seat count is entry (w // 2 + j * stride + code * (w // 3)) mod w of the seat mix expanded
-        by weight (sorted, w entries; stride the coprime of w near 0.618 w); with a mixed format,
-        batch j is a tournament when (j + 1) * pct // 100 differs from j * pct // 100."""
+        (docs/simulate.md, Simulating; ``RunSpec.batch_table``): j = batch + structure code;
+        with a mixed format, batch j is a tournament when (j + 1) * pct // 100 differs from
+        j * pct // 100; the seat count is entry (w // 2 + k * stride + code * (w // 3)) mod w of
+        the seat mix expanded by weight (sorted, w entries; stride the coprime of w near
+        0.618 w), where k = j, or, when the two schedules lock and the spec says
+        ``seat_walk`` 2, the number of batches of j's format before it (j * pct // 100
+        tournaments, the rest cash)."""
         code = STRUCTURE_CODES[label]
         mix = sorted(self.mix)
         w = sum(weight for _, weight in mix)
         j = batch + code
-        at = (w // 2 + j * _coprime_stride(w) + code * (w // 3)) % w
+        fmt = self.spec["format"]
+        pct = self.spec["tournament_pct"]
+        tourn = fmt == "mixed" and (j + 1) * pct // 100 != j * pct // 100
+        k = j
+        if self.spec.get("seat_walk", 1) == 2 and self.schedules_lock():
+            k = j * pct // 100 if tourn else j - j * pct // 100
+        at = (w // 2 + k * _coprime_stride(w) + code * (w // 3)) % w
         seats = mix[-1][0]
         for n_seats, weight in mix:  # entry `at` of the mix expanded by weight
             if at < weight:
                 seats = n_seats
                 break
             at -= weight
-        fmt = self.spec["format"]
         if fmt != "mixed":
             return seats, fmt
-        pct = self.spec["tournament_pct"]
-        return seats, "tournament" if (j + 1) * pct // 100 != j * pct // 100 else "cash"
+        return seats, "tournament" if tourn else "cash"
 
     def population(self) -> dict[str, Any]:
         """The manifest's ``population`` section this spec gives (``cluster.flows.manifest``)."""

@@ -145,6 +145,13 @@ FAULTS = (
 
 
 ANTE_MODES = ("every-player", "big-blind")
+# how ``batch_table`` walks the seat mix of a mixed run (cash and tournament batches) whose seat
+# schedule (period: the weights' sum w) and format schedule (period: 100 / gcd(pct, 100)) share
+# a factor: by the batch index the two lock (players "2:1,10:1" at 50% tournaments: every
+# tournament batch 2 seats, every cash batch 10), so walk 2 advances the seat schedule by the
+# batches of the same format before it; walk 1 is how runs made before walked it (a spec
+# without ``seat_walk``). Schedules that cannot lock keep the batch index (their walks agree)
+SEAT_WALKS = (1, 2)
 # the built-in bots by policy code (``sim.policies``; docs/export.md, Codes: policies)
 POLICY_NAMES = ("random", "calling-station", "tight-aggressive", "maniac", "nit", "regular",
                 "loose-aggressive", "recreational")
@@ -298,6 +305,9 @@ class RunSpec:
     straddle_amount: int | None = None
     straddle_pct: int = 50
     straddle_raise: str = "straddle"
+    # the seat walk of a mixed run whose two schedules would lock (``batch_table``,
+    # ``SEAT_WALK``); recorded only for such a spec, and only when 2
+    seat_walk: int = 2
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "structures",
@@ -329,6 +339,11 @@ class RunSpec:
             raise ValueError(f"--tournament-pct {self.tournament_pct}: expected 0..100")
         if self.bots not in BOTS:
             raise ValueError(f"--bots {self.bots!r}: expected one of {', '.join(BOTS)}")
+        if self.seat_walk not in SEAT_WALKS:
+            raise ValueError(f"seat_walk {self.seat_walk!r}: expected one of "
+                             f"{', '.join(map(str, SEAT_WALKS))}")
+        if not self.schedules_lock:  # the walks agree: one spec, whatever was given
+            object.__setattr__(self, "seat_walk", 2)
         lo = self.buy_in_min_bb if self.buy_in_min_bb is not None else self.buy_in_bb
         if not 1 <= lo <= self.buy_in_bb:
             raise ValueError(f"--stacks {lo}-{self.buy_in_bb}: expected 1 <= MIN <= MAX")
@@ -518,20 +533,36 @@ class RunSpec:
     def max_seats(self) -> int:
         return max(n for n, w in self.seat_mix() if w > 0)
 
+    @property
+    def schedules_lock(self) -> bool:
+        """Whether the seat schedule and the format schedule of a mixed run share a period
+        factor (``SEAT_WALKS``): walked by the batch index alone, some (seat count, format)
+        pairs would never meet."""
+        if self.format != "mixed":
+            return False
+        w = sum(wt for _, wt in self.seat_mix())
+        return math.gcd(w, 100 // math.gcd(self.tournament_pct, 100)) > 1
+
     def batch_table(self, structure: Structure, batch_index: int) -> tuple[int, str]:
         """(seat count, format) of every table of one batch: a fixed schedule of the batch
         index (offset by structure) that visits the seat mix and the format mix in their
         proportions (a stride through the weighted list; tournaments every
-        ``100 / tournament_pct`` batches)."""
+        ``100 / tournament_pct`` batches). When the two schedules lock (``schedules_lock``),
+        the stride advances by the batches of the batch's own format before it (walk 2,
+        ``SEAT_WALKS``), so each pair comes in the product of the two mixes."""
         expanded = [n for n, w in sorted(self.seat_mix()) for _ in range(w)]
         w = len(expanded)
         st = int(structure)  # a Structure (the spec's, parsed once when it was made)
         j = batch_index + st
-        seats = expanded[(w // 2 + j * _coprime_stride(w) + st * (w // 3)) % w]
+        pct = self.tournament_pct
+        tourn = self.format == "mixed" and (j + 1) * pct // 100 != j * pct // 100
+        step = j
+        if self.seat_walk == 2 and self.schedules_lock:
+            before = j * pct // 100  # tournament batches before j (from 0)
+            step = before if tourn else j - before
+        seats = expanded[(w // 2 + step * _coprime_stride(w) + st * (w // 3)) % w]
         if self.format != "mixed":
             return seats, self.format
-        pct = self.tournament_pct
-        tourn = (j + 1) * pct // 100 != j * pct // 100
         return seats, "tournament" if tourn else "cash"
 
     def population(self) -> dict[str, Any]:
@@ -564,6 +595,8 @@ class RunSpec:
         for key, default in GAME_DEFAULTS.items():  # the game's fields only when set
             if d[key] == default or (isinstance(d[key], tuple) and not d[key] and not default):
                 del d[key]
+        if not self.schedules_lock or self.seat_walk == 1:
+            del d["seat_walk"]  # absent: walk 1 (runs made before), or schedules that agree
         for key in ("rake_caps_by_players", "levels", "bot_mix"):
             if key in d:
                 d[key] = [list(x) for x in d[key]]
@@ -604,6 +637,7 @@ class RunSpec:
         if isinstance(d.get("python_bots"), list):
             d["python_bots"] = tuple(PythonBot(**b) if isinstance(b, dict) else b
                                      for b in d["python_bots"])
+        d.setdefault("seat_walk", 1)  # a spec without it: walk 1 (``SEAT_WALKS``)
         spec = cls(**d)
         if spec.batch_size != d.get("batch_size", spec.batch_size):
             # a run recorded before batches were capped at PLAN_BLOCK: its own batch size

@@ -86,12 +86,21 @@ def test_the_audits_spec_reading_agrees_with_the_simulator() -> None:
     importing sim/) gives what the simulator writes, for several populations."""
     for spec in (SPEC, RunSpec(hands=50_000, batch_size=1000, structures=tuple(Structure),
                                **population_fields("default", players="2-10")),
-                 RunSpec(hands=3000, batch_size=100, **population_fields("classic"))):
+                 RunSpec(hands=3000, batch_size=100, **population_fields("classic")),
+                 # schedules that lock (docs/simulate.md): walked by format, and as before
+                 RunSpec(hands=20_000, batch_size=100, structures=tuple(Structure),
+                         **population_fields("default", players="2:1,10:1",
+                                             tournament_pct=50)),
+                 RunSpec(hands=20_000, batch_size=100, seat_walk=1,
+                         **population_fields("default", players="6:1,9:1",
+                                             tournament_pct=25))):
         facts = parse_spec(json.loads(json.dumps(spec.to_dict())))
         assert facts.digest == spec.fingerprint()
         assert facts.population() == json.loads(json.dumps(population(spec)))
         for s, b in spec.plan():
             assert facts.batch_table(s.label, b) == spec.batch_table(s, b)
+    with pytest.raises(SpecError, match="spec.seat_walk: expected only on a mixed run"):
+        parse_spec({**SPEC.to_dict(), "seat_walk": 2})  # a schedule that cannot lock
 
 
 # --- H5, H1: the spec parses with the exact keys and types, or the run is refused ---------

@@ -111,6 +111,38 @@ def test_batch_table_is_a_fixed_schedule() -> None:
     assert RunSpec(hands=10).batch_table(Structure.NO_LIMIT, 3) == (6, "cash")
 
 
+def test_seat_and_format_schedules_do_not_lock() -> None:
+    """Seats 2:1,10:1 at 50% tournaments: both schedules have period 2, and walked by the batch
+    index alone every tournament batch had 2 seats and every cash batch 10. Every (seats,
+    format) pair now comes in the product of the mixes (a quarter each), in every structure;
+    a spec read back without ``seat_walk`` (a run made before) keeps the schedule it was made
+    with, and a schedule that cannot lock (the default population) is the batch index's."""
+    from collections import Counter
+
+    spec = RunSpec(hands=200 * 50, batch_size=50, structures=tuple(Structure),
+                   players="2:1,10:1", format="mixed", tournament_pct=50)
+    assert spec.schedules_lock and spec.to_dict()["seat_walk"] == 2
+    for s in Structure:
+        pairs = Counter(spec.batch_table(s, b) for b in range(200))
+        assert set(pairs) == {(n, f) for n in (2, 10) for f in ("cash", "tournament")}, pairs
+        assert all(abs(c - 50) <= 2 for c in pairs.values()), pairs
+    assert RunSpec.from_dict(spec.to_dict()) == spec
+    old = {k: v for k, v in spec.to_dict().items() if k != "seat_walk"}
+    before = RunSpec.from_dict(old)
+    assert before.seat_walk == 1 and before.fingerprint() != spec.fingerprint()
+    assert {before.batch_table(Structure.NO_LIMIT, b) for b in range(200)} \
+        == {(2, "tournament"), (10, "cash")}  # what runs made before hold
+    # 6:1,9:1 at 25%: periods 2 and 4
+    spec = RunSpec(hands=400 * 50, batch_size=50, players="6:1,9:1", format="mixed",
+                   tournament_pct=25)
+    pairs = Counter(spec.batch_table(Structure.NO_LIMIT, b) for b in range(400))
+    assert pairs == {(6, "tournament"): 50, (9, "tournament"): 50, (6, "cash"): 150,
+                     (9, "cash"): 150}
+    default = RunSpec(hands=10**6, **DEFAULT_POPULATION)
+    assert not default.schedules_lock and "seat_walk" not in default.to_dict()
+    assert RunSpec.from_dict(default.to_dict()).fingerprint() == default.fingerprint()
+
+
 def test_varied_tables_make_the_same_batches_for_any_larger_batch_size() -> None:
     """A population whose tables vary is cut at PLAN_BLOCK hands a batch whatever --batch-size
     says above it: the same spec (fingerprint), so the same hands and the same plan; a run
