@@ -328,11 +328,12 @@ def population_options(args: argparse.Namespace) -> dict[str, Any]:
         base = read_game(args.game)
         if base.explicit_leave and leave_above is None:  # the file's, whatever --stacks
             leave_above = base["leave_above_bb"]
-    return population_fields(args.population or "default", base=base, players=args.players,
-                             format=args.format,
-                             tournament_pct=args.tournament_pct, stacks=args.stacks,
-                             leave_above=leave_above,
-                             tournament_stack=args.tournament_stack, bots=args.bots)
+    fields = population_fields(args.population or "default", base=base, players=args.players,
+                               format=args.format,
+                               tournament_pct=args.tournament_pct, stacks=args.stacks,
+                               leave_above=leave_above,
+                               tournament_stack=args.tournament_stack, bots=args.bots)
+    return fields if base is None else base.derive(fields)
 
 
 def run_spec(args: argparse.Namespace) -> RunSpec:
@@ -349,6 +350,12 @@ def run_spec(args: argparse.Namespace) -> RunSpec:
         else:
             label = label or args.default_structure
             structures = (tuple(Structure) if label == "all" else (Structure.parse(label),))
+        if getattr(args, "game", None) is not None:  # the game's keys of the structures played
+            from cluster.flows.game import check_structures
+
+            check_structures(fields, structures, f"--game {args.game}",
+                             "--structure" if args.structure is not None else "structures"
+                             if "structures" in fields else "the command's default --structure")
         fields.pop("structures", None)
         return RunSpec(hands=args.hands, structures=structures, seed=args.seed,
                        batch_size=args.batch_size, inject=args.inject, generator=args.generator,

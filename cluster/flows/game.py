@@ -24,7 +24,7 @@ from typing import Any
 from audits.runfolder.errors import InputError
 from cluster.flows.rake import RakeError, schedule_from_table
 
-__all__ = ["GameError", "read_game", "parse_game"]
+__all__ = ["GameError", "check_structures", "read_game", "parse_game"]
 
 MAX_BYTES = 1_000_000
 # table -> its keys
@@ -62,6 +62,13 @@ class GameFields(dict[str, Any]):
     ``explicit_leave`` (its own ``leave_above_bb``, which ``--stacks`` then leaves alone)."""
 
     explicit_leave: bool = False
+    stakes_given: frozenset[str] = frozenset()  # the [stakes] keys the file gives
+
+    def derive(self, fields: dict[str, Any]) -> GameFields:
+        """``fields`` (these overridden by the command line) with this file's attributes."""
+        out = GameFields(fields)
+        out.explicit_leave, out.stakes_given = self.explicit_leave, self.stakes_given
+        return out
 
 
 class GameError(InputError):
@@ -158,6 +165,7 @@ def parse_game(doc: dict[str, Any], where: str = "game", *,
     if bb < sb:
         raise GameError(f"{w}: big_blind {bb}: expected at least the small blind ({sb})")
     out["small_blind"], out["big_blind"] = sb, bb
+    out.stakes_given = frozenset(stakes)
     if "ante" in stakes:
         out["ante"] = _int(stakes["ante"], "ante", w, 0)
     if "ante_mode" in stakes:
@@ -245,6 +253,9 @@ def parse_game(doc: dict[str, Any], where: str = "game", *,
         out["tournament_ante_mode"] = _str(tourn["ante_mode"], "ante_mode", w, ANTE_MODES)
 
     out.update(_tournament_extras(tourn, w))
+    _inert(doc, out, where)
+    if "structures" in out:
+        check_structures(out, out["structures"], where, "structures")
     if out.get("straddle", "none") != "none":
         _straddle_tables(out, f"{where}: [stakes] straddle")
 
@@ -268,6 +279,93 @@ def parse_game(doc: dict[str, Any], where: str = "game", *,
     if "python" in bots:
         out["python_bots"] = _python_bots(bots["python"], w, base or Path.cwd())
     return out
+
+
+# keys that act only at cash tables / tournament tables (a table's keys: all of them)
+CASH_ONLY = {"stakes": ("ante", "ante_mode", "small_bet", "big_bet"), "rake": None,
+             "tables": ("hands_per_table", "leave_ppm"), "cash": None}
+FIXED_LIMIT_ONLY = ("small_bet", "big_bet", "raise_cap")
+
+
+def _max_seats(players: Any) -> int:
+    return players if isinstance(players, int) else max(n for n, wt in players if wt > 0)
+
+
+def _inert(doc: dict[str, Any], out: dict[str, Any], where: str) -> None:
+    """Refuse a key the game's other values leave without effect (docs/game.md, "Keys that
+    would do nothing"), one line naming it and what it needs: a cash key in a game without
+    cash tables, a ``[tournament]`` key in one without tournament tables, ``tournament_pct``
+    beside a single format, an ante mode without an ante, rake keys without a rake, a rake cap
+    or a paid place for more players than the tables seat."""
+    fmt, pct = out["format"], out["tournament_pct"]
+    tables = doc.get("tables", {})
+    if "tournament_pct" in tables and fmt != "mixed":
+        raise GameError(f"{where}: [tables] tournament_pct: only with format = \"mixed\" "
+                        f"(format is {fmt!r}: every batch is {fmt})")
+    shown = f"[tables] format is {fmt!r}" + (f" with tournament_pct {pct}" if fmt == "mixed"
+                                             else "")
+    has_cash = fmt == "cash" or (fmt == "mixed" and pct < 100)
+    has_tourn = fmt == "tournament" or (fmt == "mixed" and pct > 0)
+    if not has_tourn and doc.get("tournament"):
+        key = next(iter(doc["tournament"]))
+        raise GameError(f"{where}: [tournament] {key}: the game has no tournament tables "
+                        f"({shown}): expected format tournament or mixed, or no [tournament]")
+    if not has_cash:
+        for table, keys in CASH_ONLY.items():
+            given = [k for k in doc.get(table, {}) if keys is None or k in keys]
+            if given:
+                raise GameError(f"{where}: [{table}] {given[0]}: acts only at cash tables, and "
+                                f"the game has none ({shown}; tournaments take no rake and "
+                                "play their levels): expected format cash or mixed, or no "
+                                f"{given[0]}")
+    stakes, tourn, rake = doc.get("stakes", {}), doc.get("tournament", {}), doc.get("rake", {})
+    if "ante_mode" in stakes and not out.get("ante"):
+        raise GameError(f"{where}: [stakes] ante_mode: only with an ante (ante is "
+                        f"{out.get('ante', 0)}): expected ante >= 1, or no ante_mode")
+    if "ante_mode" in tourn and not any(a for _, _, a in out["levels"]):
+        raise GameError(f"{where}: [tournament] ante_mode: no level has an ante: expected a "
+                        "level [small blind, big blind, ante] with an ante >= 1, or no "
+                        "ante_mode")
+    if isinstance(rake, dict) and out.get("rake_bps") == 0:
+        other = [k for k in rake if k != "percent"]
+        if other:
+            raise GameError(f"{where}: [rake] {other[0]}: no rake to act on (percent is 0): "
+                            f"expected a percent above 0, or no {other[0]}")
+    seats = _max_seats(out["players"])
+    for n, _ in out.get("rake_caps_by_players", ()):
+        if n > seats:
+            raise GameError(f"{where}: [rake] caps_by_players.{n}: the tables seat at most "
+                            f"{seats} ([tables] players): expected player counts 2..{seats}")
+    if len(out.get("payouts") or ()) > seats:
+        raise GameError(f"{where}: [tournament] payouts: {len(out['payouts'])} places paid, "
+                        f"and the tables seat at most {seats} ([tables] players): expected at "
+                        f"most {seats} places")
+
+
+def check_structures(fields: dict[str, Any], structures: Any, where: str, given_by: str) -> None:
+    """The game's keys that depend on the structures played (``given_by``: the file's
+    ``structures`` or the command line's ``--structure``), one line naming the key: fixed-limit
+    bets and raise cap only with a fixed-limit structure; a fixed-limit straddle a full bet
+    (the big blind plus the small bet)."""
+    labels = [getattr(st, "label", st) for st in structures]
+    fixed = "fixed-limit" in labels
+    w = f"{where}: [stakes]"
+    for key in FIXED_LIMIT_ONLY:
+        if key in getattr(fields, "stakes_given", ()) and not fixed:
+            raise GameError(f"{w} {key}: only with a fixed-limit structure ({given_by}: "
+                            f"{', '.join(labels)}): expected fixed-limit among the structures, "
+                            f"or no {key}")
+    if fixed and fields.get("straddle", "none") != "none":
+        bb = fields["big_blind"]
+        full = bb + (fields.get("small_bet") or bb)
+        amount = fields.get("straddle_amount") or 2 * bb
+        if amount != full:
+            raise GameError(f"{w} straddle_amount: {amount} chips"
+                            + ("" if fields.get("straddle_amount") else " (its default, twice "
+                               "the big blind)")
+                            + f": a fixed-limit straddle is a full bet: expected the big blind "
+                            f"plus the small bet, {full} chips, or no fixed-limit structure "
+                            f"({given_by}: {', '.join(labels)})")
 
 
 def _straddle(stakes: dict[str, Any], where: str, bb: int) -> dict[str, Any]:
@@ -418,6 +516,11 @@ def _tournament_extras(t: dict[str, Any], where: str) -> dict[str, Any]:
             raise GameError(f"{where}: payouts: expected a list of 1..{MAX_PAID} percentages "
                             "(first place first)")
         pay = tuple(_int(x, f"payouts[{i}]", where, 1, 100) for i, x in enumerate(v, 1))
+        for i in range(1, len(pay)):
+            if pay[i] > pay[i - 1]:
+                raise GameError(f"{where}: payouts[{i + 1}]: {pay[i]}% for place {i + 1}, more "
+                                f"than place {i}'s {pay[i - 1]}%: expected each place paid at "
+                                "most what the place before it is")
         if sum(pay) != 100:
             raise GameError(f"{where}: payouts: {list(pay)} add up to {sum(pay)}, expected "
                             "100 (percent of the prize pool)")
@@ -430,7 +533,7 @@ def _levels(v: Any, where: str, max_levels: int) -> tuple[tuple[int, int, int], 
     if not isinstance(v, list) or not 1 <= len(v) <= max_levels:
         raise GameError(f"{where}: levels: expected a list of 1..{max_levels} levels "
                         "[small blind, big blind, ante]")
-    out = []
+    out: list[tuple[int, int, int]] = []
     for i, lv in enumerate(v, 1):
         if not isinstance(lv, list) or len(lv) not in (2, 3):
             raise GameError(f"{where}: levels[{i}]: {lv!r}: expected [small blind, big blind] "
@@ -438,6 +541,10 @@ def _levels(v: Any, where: str, max_levels: int) -> tuple[tuple[int, int, int], 
         a = _int(lv[0], f"levels[{i}] small blind", where, 1)
         b = _int(lv[1], f"levels[{i}] big blind", where, a)
         c = _int(lv[2], f"levels[{i}] ante", where, 0) if len(lv) == 3 else 0
+        if out and (a < out[-1][0] or b < out[-1][1]):
+            raise GameError(f"{where}: levels[{i}]: blinds {a}/{b} below levels[{i - 1}]'s "
+                            f"{out[-1][0]}/{out[-1][1]}: expected blinds that never fall from "
+                            "one level to the next")
         out.append((a, b, c))
     return tuple(out)
 

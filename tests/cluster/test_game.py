@@ -366,6 +366,116 @@ def test_what_a_review_found_accepted_is_refused(name: str, tmp_path: Path,
     assert len(err.strip().splitlines()) == 1 and not out.exists(), err
 
 
+INERT_GAMES = {  # nonsense, or a key its context leaves without effect: one line, exit 2
+    "blinds that fall": ("[tournament]\nlevels = [[10, 20], [25, 50], [15, 30]]\n",
+                         "[tournament]: levels[3]: blinds 15/30 below levels[2]'s 25/50"),
+    "a small blind that falls": ("[tournament]\nlevels = [[10, 20], [5, 20]]\n",
+                                 "levels[2]: blinds 5/20 below levels[1]'s 10/20"),
+    "second paid more than first": ("[tournament]\nbuy_in = 10\npayouts = [30, 50, 20]\n",
+                                    "[tournament]: payouts[2]: 50% for place 2, more than "
+                                    "place 1's 30%"),
+    "more places paid than seats": ("[tables]\nplayers = 3\n[tournament]\nbuy_in = 10\n"
+                                    "payouts = [40, 30, 20, 10]\n",
+                                    "[tournament] payouts: 4 places paid, and the tables seat "
+                                    "at most 3"),
+    "an ante mode without an ante": ("[stakes]\nante_mode = \"big-blind\"\n",
+                                     "[stakes] ante_mode: only with an ante (ante is 0)"),
+    "an ante mode with ante 0": ("[stakes]\nante = 0\nante_mode = \"big-blind\"\n",
+                                 "[stakes] ante_mode: only with an ante"),
+    "a level ante mode without level antes": ("[tournament]\nlevels = [[10, 20], [15, 30]]\n"
+                                              "ante_mode = \"every-player\"\n",
+                                              "[tournament] ante_mode: no level has an ante"),
+    "tournament_pct of a cash game": ("[tables]\nformat = \"cash\"\ntournament_pct = 30\n",
+                                      "[tables] tournament_pct: only with format = \"mixed\" "
+                                      "(format is 'cash'"),
+    "tournament keys in a cash game": ("[tables]\nformat = \"cash\"\n[tournament]\n"
+                                       "starting_stack = 1000\n",
+                                       "[tournament] starting_stack: the game has no "
+                                       "tournament tables"),
+    "tournament keys at 0% tournaments": ("[tables]\ntournament_pct = 0\n[tournament]\n"
+                                          "level_hands = 20\n",
+                                          "[tournament] level_hands: the game has no "
+                                          "tournament tables ([tables] format is 'mixed' with "
+                                          "tournament_pct 0)"),
+    "a rake in a tournament game": ("[tables]\nformat = \"tournament\"\n[rake]\n"
+                                    "percent = 5\n", "[rake] percent: acts only at cash "
+                                    "tables, and the game has none"),
+    "a cash ante in a tournament game": ("[stakes]\nante = 1\n[tables]\nformat = "
+                                         "\"tournament\"\n", "[stakes] ante: acts only at "
+                                         "cash tables"),
+    "buy-ins in a tournament game": ("[tables]\nformat = \"tournament\"\n[cash]\n"
+                                     "buy_in_bb = 100\n", "[cash] buy_in_bb: acts only at "
+                                     "cash tables"),
+    "cash tables replaced in a tournament game": ("[tables]\nformat = \"tournament\"\n"
+                                                  "hands_per_table = 50\n",
+                                                  "[tables] hands_per_table: acts only at "
+                                                  "cash tables"),
+    "players leaving at 100% tournaments": ("[tables]\ntournament_pct = 100\nleave_ppm = 10\n",
+                                            "[tables] leave_ppm: acts only at cash tables"),
+    "a rake cap without a rake": ("[rake]\npercent = 0\ncap = 5\n",
+                                  "[rake] cap: no rake to act on (percent is 0)"),
+    "no-flop-no-drop without a rake": ("[rake]\npercent = 0\nno_flop_no_drop = true\n",
+                                       "[rake] no_flop_no_drop: no rake to act on"),
+    "a cap for more players than the seats": ("[tables]\nplayers = 6\n[rake]\npercent = 5\n"
+                                              "caps_by_players = { \"9\" = 4 }\n",
+                                              "[rake] caps_by_players.9: the tables seat at "
+                                              "most 6"),
+    "fixed-limit bets in a no-limit game": ("structures = [\"no-limit\"]\n[stakes]\n"
+                                            "small_bet = 4\n", "[stakes] small_bet: only with "
+                                            "a fixed-limit structure (structures: no-limit)"),
+    "a raise cap in a pot-limit game": ("structures = [\"pot-limit\"]\n[stakes]\n"
+                                        "raise_cap = 3\n", "[stakes] raise_cap: only with a "
+                                        "fixed-limit structure"),
+    "fixed-limit bets without the structure": ("[stakes]\nbig_bet = 8\n",
+                                               "[stakes] big_bet: only with a fixed-limit "
+                                               "structure (the command's default --structure: "
+                                               "no-limit)"),
+    # D3: a fixed-limit straddle that is not a full bet names the file and the [stakes] key
+    "a fixed-limit straddle of the default amount": (
+        "structures = [\"fixed-limit\"]\n[stakes]\nstraddle = \"always\"\nsmall_bet = 4\n"
+        "[tables]\nplayers = 6\nformat = \"cash\"\n",
+        "[stakes] straddle_amount: 4 chips (its default, twice the big blind): a fixed-limit "
+        "straddle is a full bet: expected the big blind plus the small bet, 6 chips"),
+    "a fixed-limit straddle of another amount": (
+        "structures = [\"no-limit\", \"fixed-limit\"]\n[stakes]\nstraddle = \"optional\"\n"
+        "straddle_amount = 5\n[tables]\nplayers = 6\n",
+        "[stakes] straddle_amount: 5 chips: a fixed-limit straddle is a full bet"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(INERT_GAMES))
+def test_a_key_that_would_do_nothing_is_refused(name: str, tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """What a verification found accepted silently (issue 37): falling blinds, rising payouts,
+    and keys their context ignores; each one line naming the file and the key, exit 2."""
+    text, want = INERT_GAMES[name]
+    path = tmp_path / "game.toml"
+    path.write_text(text)
+    out = tmp_path / "out"
+    code = main(["simulate", "--game", str(path), "--hands", "10", "--out", str(out),
+                 "--workers", "0", "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2 and want in err and f"--game {path}: " in err, err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert not out.exists()
+
+
+def test_a_straddle_the_command_lines_fixed_limit_cannot_play_names_the_key(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The game's straddle is a no-limit one; ``--structure fixed-limit`` beside it: the line
+    names the game file, the [stakes] key and the option that made it fixed-limit."""
+    path = tmp_path / "game.toml"
+    path.write_text("[stakes]\nstraddle = \"always\"\nstraddle_amount = 5\n[tables]\n"
+                    "players = 6\n")
+    code = main(["simulate", "--game", str(path), "--structure", "fixed-limit", "--hands", "10",
+                 "--out", str(tmp_path / "out"), "--workers", "0", "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert (f"--game {path}: [stakes] straddle_amount: 5 chips: a fixed-limit straddle is a "
+            "full bet: expected the big blind plus the small bet, 4 chips, or no fixed-limit "
+            "structure (--structure: fixed-limit)") in err, err
+
+
 def test_stacks_leave_the_games_own_leave_threshold(tmp_path: Path) -> None:
     import argparse
 
