@@ -91,7 +91,9 @@ def import_stakes_map(b: Batch, game: dict[str, Any]) -> Partial:
             detail = f"{_value(b, 'structure', i)}, the game's {', '.join(allowed or ())}"
         elif k == 2:
             reason = "blinds are not the game's cash stakes"
-            detail = f"{sb[i]}/{bb[i]}, the game's {g[0]}/{g[1]}"
+            detail = f"{sb[i]}/{bb[i]}, the game's {g[0]}/{g[1]}" + _level_hint(
+                b, i, [lv[:2] for lv in levels].index((int(sb[i]), int(bb[i])))
+                if (int(sb[i]), int(bb[i])) in [lv[:2] for lv in levels] else None)
         elif k == 3:
             reason = "ante is not the game's cash ante"
             detail = (f"{ante[i]} ({_MODES.get(int(mode[i]), int(mode[i]))}), the game's "
@@ -118,6 +120,18 @@ def import_stakes_map(b: Batch, game: dict[str, Any]) -> Partial:
     return Partial(hands=n, failures=int(np.count_nonzero(code)),
                    examples=failing[:MAX_EXAMPLES], reasons=reasons, failing=failing,
                    totals={"import_cash": n - n_tourn, "import_tournament": n_tourn})
+
+
+def _level_hint(b: Batch, i: int, level: int | None) -> str:
+    """A cash hand at the blinds of the game's tournament level ``level``: how the lab makes
+    it a tournament hand (docs/import.md, "Who names the format"); empty for other blinds."""
+    if level is None:
+        return ""
+    src = b.imp.get("source_file") if b.imp else None
+    name = str(b.imp["source_file_values"][int(src[i])]).rsplit("/", 1)[-1] \
+        if src is not None else "FILE"
+    return (f" (the blinds of the game's tournament level {level}: if the hand is a "
+            f"tournament's, import its file with --source-format '{name}=tournament')")
 
 
 def _value(b: Batch, name: str, i: int) -> str:

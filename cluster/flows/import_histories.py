@@ -105,6 +105,7 @@ class PhhImport:
     removed: list[str] = field(default_factory=list)
     # PHH hands whose own level field says tournament, judged as cash (``judge_formats``)
     tournament_fields_as_cash: int = 0
+    tournament_files_as_cash: tuple[str, ...] = ()  # their files, in path order
 
     @property
     def exit_code(self) -> int:
@@ -124,14 +125,30 @@ def counts_in_words(submitted: int, imported: int, skipped: dict[str, int]) -> s
             + (f" ({what})" if what else ""))
 
 
+def tournament_notice(hands: int, files: tuple[str, ...], shown: int = 4) -> str:
+    """The import's line on PHH hands whose own fields say tournament, judged as cash: how many,
+    and the exact ``--source-format`` options that make their files tournaments (a file by its
+    name when no other file has it, else its path; the first ``shown`` files)."""
+    names = [Path(f).name for f in files]
+    keys = [n if names.count(n) == 1 else f for n, f in zip(names, files, strict=True)]
+    opts = " ".join(f"--source-format '{k}=tournament'" for k in keys[:shown])
+    more = (f" (and {len(keys) - shown} more files: a glob names them all, e.g. "
+            f"--source-format '{Path(files[0]).parent.name or '.'}/*=tournament')"
+            if len(keys) > shown else "")
+    return (f"{hands:,} PHH hands whose own level field says tournament judged as cash, in "
+            f"{len(files)} file{'s' if len(files) != 1 else ''}: held to the rake schedule, "
+            "stakes (a --game's cash blinds) and top-ups; only the lab makes a tournament: if "
+            f"they are tournament hands, import again with {opts}{more} (docs/import.md, "
+            "\"Who names the format\")")
+
+
 def format_import(res: PhhImport) -> str:
     """Examples of each skip reason, then the summary lines."""
     lines = [f"skipped ({reason}): {ex['reason']}" for reason, exs in res.examples.items()
              for ex in exs]
     if res.tournament_fields_as_cash:
-        lines.append(f"{res.tournament_fields_as_cash:,} PHH hands whose own level field says "
-                     "tournament judged as cash: held to the rake schedule, stakes and top-ups "
-                     "(only the lab's --source-format GLOB=tournament makes a tournament)")
+        lines.append(tournament_notice(res.tournament_fields_as_cash,
+                                       res.tournament_files_as_cash))
     if res.removed:
         lines.append(f"removed the previous import's {', '.join(res.removed)} (they described "
                      "its hands; run `holdem audit` and `holdem report` again)")
@@ -286,7 +303,8 @@ PHH_FILE = "phh"  # a FileImport's format for a PHH file (a site's text export: 
 
 
 def judge_formats(table: pa.Table, results: list[FileImport],
-                  formats: list[tuple[str, str]] | None) -> tuple[pa.Table, dict[str, str], int]:
+                  formats: list[tuple[str, str]] | None
+                  ) -> tuple[pa.Table, dict[str, str], int, tuple[str, ...]]:
     """Each PHH hand's ``format`` (cash or tournament: how every audit judges it) from the
     lab's mapping of its file (``--source-format GLOB=cash|tournament``, ``lab_venue``'s matching),
     never from the operator's fields (issue 34, point 5): a PHH hand whose own ``level``,
@@ -294,22 +312,24 @@ def judge_formats(table: pa.Table, results: list[FileImport],
     cash, held to the rake schedule, stakes, top-ups and sessions, unless the lab maps its file
     to tournament (docs/import.md, "Who names the format"). A site's text export keeps the
     format its header states (checked against the hand). Returns the table, the lab's format
-    of each PHH source (the manifest's ``sources[].judged_as``) and how many hands' own fields
-    said tournament but were judged as cash."""
+    of each PHH source (the manifest's ``sources[].judged_as``), how many hands' own fields
+    said tournament but were judged as cash, and their files (sorted)."""
     judged = {r.path: lab_venue(r.path, formats) or "cash"
               for r in results if r.format == PHH_FILE and r.imported}
     if not judged or not table.num_rows:
-        return table, judged, 0
+        return table, judged, 0, ()
     src = table.column("source_file")
     phh_rows = pc.is_in(src, value_set=pa.array(list(judged), pa.string()))
     tour_files = [path for path, f in judged.items() if f == "tournament"]
     lab_tour = pc.is_in(src, value_set=pa.array(tour_files, pa.string()))
     old = table.column("format")
     new = pc.if_else(phh_rows, pc.if_else(lab_tour, "tournament", "cash"), old)
-    overridden = int(pc.sum(pc.and_(pc.equal(old, "tournament"),
-                                    pc.equal(new, "cash"))).as_py() or 0)
+    as_cash = pc.and_(pc.equal(old, "tournament"), pc.equal(new, "cash"))
+    overridden = int(pc.sum(as_cash).as_py() or 0)
+    files = tuple(sorted(set(pc.filter(src, as_cash).to_pylist()))) if overridden else ()
     i = table.schema.get_field_index("format")
-    return table.set_column(i, table.schema.field(i), new.cast(old.type)), judged, overridden
+    return (table.set_column(i, table.schema.field(i), new.cast(old.type)), judged, overridden,
+            files)
 
 
 def import_phh(paths: list[str], out: str | Path, *, rake: RakeSchedule | None = None,
@@ -379,7 +399,7 @@ def import_phh(paths: list[str], out: str | Path, *, rake: RakeSchedule | None =
                               for k in r.seat_count_known])
     if name_key is not None:
         table = hash_names(table, name_key)
-    table, judged_as, as_cash = judge_formats(table, results, formats)
+    table, judged_as, as_cash, as_cash_files = judge_formats(table, results, formats)
     breaks = np.concatenate([breaks_of(r.table.num_rows, r.gaps) for r in results
                              if r.table is not None] or [np.zeros(0, np.int8)])
     table, tables = rebuild(table, breaks)
@@ -445,7 +465,8 @@ def import_phh(paths: list[str], out: str | Path, *, rake: RakeSchedule | None =
         }
         folder.write_manifest(manifest)
     return PhhImport(str(root), len(files), submitted, imported, dict(sorted(skipped.items())),
-                     examples, tables, money, time.perf_counter() - t0, odd, stale, as_cash)
+                     examples, tables, money, time.perf_counter() - t0, odd, stale, as_cash,
+                     as_cash_files)
 
 
 def _groups(table: pa.Table) -> Iterator[tuple[str, pa.Table]]:

@@ -127,6 +127,32 @@ def test_the_games_import_audits_as_the_simulated_run(
     assert not res["stakes"]["applicable"]
 
 
+def test_an_import_without_the_labs_formats_says_exactly_what_to_pass(
+        exported: Path, game_file: Path, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A mixed game's export imported without ``--source-format`` (issue 37, D5): its
+    tournament hands are judged as cash (the operator's level field chooses nothing), and the
+    import's line gives the exact options, the ones export-phh.json's formats give; the
+    ``stakes`` failures of those hands say it again, naming the file."""
+    import shlex
+
+    imp = tmp_path / "imp"
+    assert main(["import", str(exported), "--game", str(game_file), "--out", str(imp),
+                 "--workers", "0", "--quiet"]) == 0
+    out = capsys.readouterr()
+    (line,) = [x for x in (out.out + out.err).splitlines() if "judged as cash" in x]
+    suggested = shlex.split(line.split("import again with ", 1)[1].split(" (docs/", 1)[0])
+    want = lab_formats(exported)
+    assert sorted(zip(suggested[::2], suggested[1::2], strict=True)) == sorted(
+        (a, Path(b).name) for a, b in zip(want[::2], want[1::2], strict=True)), line
+    code, text = audit_cli(imp, capsys)
+    assert code == 1, text
+    assert re.search(r"stakes: hand \d+: blinds are not the game's cash stakes: \d+/\d+, the "
+                     r"game's 5/10 \(the blinds of the game's tournament level \d+: if the hand "
+                     r"is a tournament's, import its file with --source-format "
+                     r"'[a-z-]+-batch-\d+\.phhs=tournament'\)", text), text
+
+
 def _sections(path: Path) -> list[tuple[int, str]]:
     """(hand id, section text) of a .phhs file, in order."""
     parts = re.split(r"(?m)^\[(\d+)\]\n", path.read_text())
