@@ -99,7 +99,7 @@ class Action:
     (bet or raise to a street total of ``n`` chips)."""
 
     kind: str  # "fold", "check-call" or "raise"
-    to: int = 0  # "raise": the street total to bet or raise to
+    to: int | None = None  # "raise": the street total to bet or raise to
 
     @classmethod
     def fold(cls) -> Action:
@@ -325,6 +325,8 @@ def view_of(S: np.ndarray, lg: np.ndarray, seat: int, seed: int, table_id: int,
 
 _KINDS = {"fold": A_FOLD, "check-call": A_CHECK_CALL, "check": A_CHECK_CALL,
           "call": A_CHECK_CALL, "raise": A_BET_RAISE, "bet": A_BET_RAISE}
+EXPECTED = ("expected Action.fold(), Action.check_call(), Action.raise_to(chips), or a tuple "
+            "('fold',), ('check-call',) or ('raise', chips)")
 
 
 def checked_action(got: Any, legal: Legal) -> tuple[int, int] | str:
@@ -332,22 +334,33 @@ def checked_action(got: Any, legal: Legal) -> tuple[int, int] | str:
     if isinstance(got, Action):
         kind, to = got.kind, got.to
     elif isinstance(got, tuple) and len(got) in (1, 2) and isinstance(got[0], str):
-        kind, to = got[0], got[1] if len(got) == 2 else 0
+        kind, to = got[0], got[1] if len(got) == 2 else None
+    elif got is None:
+        return f"returned None (no return statement reached?), not an action: {EXPECTED}"
     else:
-        return f"returned {_show(got)}, not an Action"
-    code = _KINDS.get(kind)
+        return f"returned {_show(got)} ({type(got).__name__}), not an action: {EXPECTED}"
+    code = _KINDS.get(kind) if isinstance(kind, str) else None
     if code is None:
-        return f"returned action kind {kind!r} (expected fold, check-call or raise)"
+        return f"returned the action {_show(kind)}: expected fold, check-call or raise"
+    if code != A_BET_RAISE and to is not None and (isinstance(to, bool) or to != 0):
+        return f"returned {kind} with an amount ({_show(to)}): only a raise takes one"
     if code == A_FOLD:
         return (A_FOLD, 0) if legal.can_fold else "folded where it may check"
+    if kind == "check" and not legal.can_check:
+        return f"checked where a call of {legal.call} is owed"
     if code == A_CHECK_CALL:
         return A_CHECK_CALL, 0
-    if isinstance(to, bool) or not isinstance(to, (int, np.integer)):
-        return f"raised to {_show(to)}, not a whole number of chips"
+    span = (f"{legal.min_raise_to}" if legal.min_raise_to == legal.max_raise_to
+            else f"{legal.min_raise_to}..{legal.max_raise_to}")
     if not legal.can_raise:
-        return f"raised to {int(to)} where no raise is allowed"
+        return (f"raised{'' if to is None else f' to {_show(to)}'} where no raise is allowed")
+    if to is None:
+        return (f"raised without an amount: expected ('raise', chips) or "
+                f"Action.raise_to(chips), the street total to raise to, {span}")
+    if isinstance(to, bool) or not isinstance(to, (int, np.integer)):
+        return f"raised to {_show(to)}, not a whole number of chips (expected {span})"
     if not legal.min_raise_to <= to <= legal.max_raise_to:
-        return f"raised to {int(to)}"
+        return f"raised to {int(to)}, outside {span}"
     return A_BET_RAISE, int(to)
 
 
@@ -364,14 +377,23 @@ def python_decision(policy: int, seat: int, seed: int, table_id: int,
     bot, fn = _Bound.bots[i], _Bound.fns[i]
     view = view_of(_Bound.S, _Bound.lg, seat, seed, table_id, hand_no)
     where = (f"python bot {bot.name!r} ({bot.reference}) at table {table_id} hand {hand_no} "
-             f"seat {seat}")
+             f"seat {seat} ({view.street})")
+    legal = f"; legal: {view.legal.describe()}"
     try:
         got = fn(view)
-    except Exception as e:
+    except KeyboardInterrupt:  # the user's interrupt stops the run as anywhere else
+        raise
+    except BaseException as e:  # SystemExit too: a bot cannot end the run silently
         tb = traceback.extract_tb(e.__traceback__)
         at = f" ({Path(tb[-1].filename).name}:{tb[-1].lineno})" if tb else ""
-        raise BotError(f"{where}: raised {type(e).__name__}: {_first(e)}{at}") from None
-    out = checked_action(got, view.legal)
+        what = (f"called sys.exit({'' if e.code is None else _show(e.code)}){at}: a bot "
+                "returns an action, it cannot end the run" if isinstance(e, SystemExit)
+                else f"raised {type(e).__name__}: {_first(e)}{at}")
+        raise BotError(f"{where}: {what}{legal}") from None
+    try:
+        out = checked_action(got, view.legal)
+    except Exception as e:  # a return value whose comparison or repr raises
+        out = f"returned a value that cannot be read ({type(e).__name__}: {_first(e)})"
     if isinstance(out, str):
-        raise BotError(f"{where}: {out}; legal: {view.legal.describe()}")
+        raise BotError(f"{where}: {out}{legal}")
     return out

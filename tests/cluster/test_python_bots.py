@@ -154,13 +154,35 @@ NOT_AN_ACTION = '''
 def decide(view):
     return 3
 '''
+EXITS = '''
+import sys
+
+
+def decide(view):
+    sys.exit(3)
+'''
+RAISES_NO_AMOUNT = '''
+def decide(view):
+    return ("raise",) if view.legal.can_raise else ("check-call",)
+'''
+LEGAL = r"; legal: (fold, )?(call \d+|check)(, raise to \d+(\.\.\d+)?)?$"
 
 
 @pytest.mark.parametrize(("bot", "what"), [
-    (ILLEGAL, r"raised to \d+; legal: (fold, )?(call \d+|check), raise to \d+\.\.\d+$"),
-    (RAISES, r"raised KeyError: 'no such key' \(mybot\.py:4\)$"),
+    (ILLEGAL, r"raised to (\d+), outside \d+\.\.\d+; legal: (fold, )?(call \d+|check), raise to "
+              r"\d+\.\.\d+$"),
+    (RAISES, r"raised KeyError: 'no such key' \(mybot\.py:4\)" + LEGAL),
     (FOLDS_FOR_FREE, r"folded where it may check; legal: check"),
-    (NOT_AN_ACTION, r"returned 3, not an Action; legal: "),
+    (NOT_AN_ACTION, r"returned 3 \(int\), not an action: expected Action\.fold\(\), "
+                    r"Action\.check_call\(\), Action\.raise_to\(chips\), or a tuple \('fold',\), "
+                    r"\('check-call',\) or \('raise', chips\)" + LEGAL),
+    # a bot that calls sys.exit() ended simulate silently (SystemExit escaped)
+    (EXITS, r"called sys\.exit\(3\) \(mybot\.py:6\): a bot returns an action, it cannot end "
+            r"the run" + LEGAL),
+    # ("raise",) was "raised to 0"
+    (RAISES_NO_AMOUNT, r"raised without an amount: expected \('raise', chips\) or "
+                       r"Action\.raise_to\(chips\), the street total to raise to, \d+(\.\.\d+)?"
+                       + LEGAL),
 ])
 def test_a_bot_that_breaks_the_rules_stops_the_run_in_one_line(
         bot: str, what: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -172,9 +194,94 @@ def test_a_bot_that_breaks_the_rules_stops_the_run_in_one_line(
     lines = err.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in err
     assert re.search(r"^holdem: error: python bot 'mine' \(.*mybot\.py:decide\) at table \d+ "
-                     r"hand \d+ seat \d: " + what, lines[0]), lines[0]
+                     r"hand \d+ seat \d \((preflop|flop|turn|river)\): " + what, lines[0]), lines[0]
     manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
     assert manifest["status"] == "failed" and not manifest["files"]
+
+
+CALL_2 = dict(can_fold=True, can_check=False, call=2, can_raise=True, min_raise_to=4,
+              max_raise_to=500)
+CHECK = dict(can_fold=False, can_check=True, call=0, can_raise=True, min_raise_to=2,
+             max_raise_to=500)
+MALFORMED = [  # (the bot's return, the seat's legal actions, the error after "seat 0 (flop): ")
+    (None, CALL_2, "returned None (no return statement reached?), not an action: expected "
+                   "Action.fold(), "),
+    ("fold", CALL_2, "returned 'fold' (str), not an action: expected Action.fold()"),
+    (("raise", 10, 20), CALL_2, "returned ('raise', 10, 20) (tuple), not an action"),
+    ({"kind": "fold"}, CALL_2, "returned {'kind': 'fold'} (dict), not an action"),
+    (("allin",), CALL_2, "returned the action 'allin': expected fold, check-call or raise"),
+    (("raise",), CALL_2, "raised without an amount: expected ('raise', chips) or "
+                         "Action.raise_to(chips), the street total to raise to, 4..500"),
+    (("raise", None), CALL_2, "raised without an amount"),
+    (("raise", 501), CALL_2, "raised to 501, outside 4..500"),
+    (("raise", 3), CALL_2, "raised to 3, outside 4..500"),
+    (("raise", 10.5), CALL_2, "raised to 10.5, not a whole number of chips (expected 4..500)"),
+    (("raise", True), CALL_2, "raised to True, not a whole number of chips"),
+    (("raise", "10"), CALL_2, "raised to '10', not a whole number of chips"),
+    (("check",), CALL_2, "checked where a call of 2 is owed"),
+    (("fold",), CHECK, "folded where it may check"),
+    (("check-call", 50), CALL_2, "returned check-call with an amount (50): only a raise takes "
+                                 "one"),
+    (("raise", 10), dict(CALL_2, can_raise=False), "raised to 10 where no raise is allowed"),
+]
+
+
+@pytest.mark.parametrize(("got", "legal", "want"), MALFORMED)
+def test_a_malformed_return_is_one_precise_line(got: Any, legal: dict[str, Any], want: str,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each malformed return (issue 37, D4) is one line naming the bot, the hand, the seat and
+    street of the decision, what is wrong and what was legal."""
+    from sim import pybots
+
+    view = _flop_view(monkeypatch, lambda v: got, legal)
+    with pytest.raises(pybots.BotError) as e:
+        pybots.python_decision(pybots.FIRST_CODE, 0, 1, 7, 3)
+    text = str(e.value)
+    assert text.startswith("python bot 'mine' (/games/mybot.py:decide) at table 7 hand 3 seat 0 "
+                           "(flop): " + want), text
+    assert text.endswith(f"; legal: {view.legal.describe()}") and "\n" not in text, text
+
+
+def test_an_exit_is_the_bots_error_and_an_interrupt_still_interrupts(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from sim import pybots
+
+    def exits(view: Any) -> Any:
+        sys.exit()
+
+    _flop_view(monkeypatch, exits, CALL_2)
+    with pytest.raises(pybots.BotError, match=r"seat 0 \(flop\): called sys\.exit\(\) \(.*\): a "
+                                              r"bot returns an action, it cannot end the run; "
+                                              r"legal: fold, call 2, raise to 4\.\.500$"):
+        pybots.python_decision(pybots.FIRST_CODE, 0, 1, 7, 3)
+
+    def interrupted(view: Any) -> Any:
+        raise KeyboardInterrupt
+
+    _flop_view(monkeypatch, interrupted, CALL_2)
+    with pytest.raises(KeyboardInterrupt):
+        pybots.python_decision(pybots.FIRST_CODE, 0, 1, 7, 3)
+    _flop_view(monkeypatch, lambda v: ("raise", 500), CALL_2)  # a legal return plays
+    assert pybots.python_decision(pybots.FIRST_CODE, 0, 1, 7, 3) == (pybots.A_BET_RAISE, 500)
+
+
+def _flop_view(monkeypatch: pytest.MonkeyPatch, fn: Any, legal: dict[str, Any]) -> Any:
+    """Bind ``fn`` as bot 'mine' (policy code 8) deciding on a flop with ``legal``."""
+    from sim import pybots
+
+    view = pybots.PlayerView(
+        seat=0, hole=("As", "Td"), hole_ints=(51, 34), board=("2c", "7h", "Kd"),
+        board_ints=(0, 22, 45), street="flop", structure="no-limit", pot=12, stack=500,
+        bet=0, seats=(), button=1, small_blind_seat=1, big_blind_seat=0, small_blind=1,
+        big_blind=2, legal=pybots.Legal(**legal), table_id=7, hand_no=3, seed=1)
+    bot = pybots.PythonBot(name="mine", kind="path", source="/games/mybot.py",
+                           callable="decide", weight=1, sha256="0" * 64)
+    monkeypatch.setattr(pybots._Bound, "bots", (bot,))
+    monkeypatch.setattr(pybots._Bound, "fns", (fn,))
+    monkeypatch.setattr(pybots, "view_of", lambda *a: view)
+    return view
 
 
 @pytest.mark.parametrize(("table", "why"), [
