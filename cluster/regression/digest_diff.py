@@ -272,18 +272,23 @@ class DiffResult:
 
 def diff_runs(baseline: str | os.PathLike[str], candidate: str | os.PathLike[str], *,
               first: int = 10, explain: bool = True, recompute: bool = False,
-              threads: int | None = None, trust_digests: bool = False) -> DiffResult:
+              threads: int | None = None, trust_digests: bool = False,
+              spec_changes: bool = False) -> DiffResult:
     """Compare two run folders hand by hand (see the module docstring). By default every hand's
     content is hashed and checked against its stored digest (a stale or forged digest is a
     difference, named); ``trust_digests``: read the stored digests of files whose bytes match
     their manifest instead; ``recompute``: hash the content without reading stored digests.
-    Raises NotComparable."""
+    ``spec_changes`` (``holdem regress``: both sides ran the same options, so their specs
+    differ only where the engines' defaults do): specs that differ are compared hand by hand,
+    the fields named in a note. Raises NotComparable."""
     t0 = time.perf_counter()
     a = open_run(baseline)
     b = open_run(candidate)
     why = spec_mismatch(a.manifest.get("spec") or {}, b.manifest.get("spec") or {})
-    if why:
+    if why and not spec_changes:
         raise NotComparable(f"not comparable: {why}")
+    notes0 = ([f"the specs differ for the same options (the engines' defaults): {why}; "
+               "compared hand by hand as a change of the engine"] if why else [])
     gen = (a.manifest.get("spec") or {}).get("generator", "philox")
     if gen != "philox":
         raise NotComparable(f"not comparable: generator {gen} is not reproducible (its decks "
@@ -308,7 +313,7 @@ def diff_runs(baseline: str | os.PathLike[str], candidate: str | os.PathLike[str
     ids_b, dig_b = _ids_and_digests(side_b)
     m = match_digests(ids_a, dig_a, ids_b, dig_b, first)
     res = DiffResult(a.label, b.label, len(ids_a), len(ids_b), m, time.perf_counter() - t0,
-                     notes, stale=stale,
+                     notes0 + notes, stale=stale,
                      stale_count=sum(len(v) for side in (side_a, side_b)
                                      for v in side.stale.values()))
     if explain and m.first_differ:

@@ -332,6 +332,7 @@ def run_regress(baseline: str, *, hands: int = 20_000, structures: Sequence[str]
                 raise RegressError(f"--full-venv: pip install failed: {_last(r.stderr)}")
             path = None  # the installed package
         worst = 0
+        said: set[str] = set()  # lines said for an earlier structure
         base_cache, cand_cache = _caches(tmp)
         base_cwd = tree if path else tmp
 
@@ -356,12 +357,19 @@ def run_regress(baseline: str, *, hands: int = 20_000, structures: Sequence[str]
             _to_current_layout(base_out, say)
             _simulate(sys.executable, REPO_ROOT, cand_out, args, str(REPO_ROOT), REPO_ROOT,
                       cand_cache)
-            say(f"baseline code: {code_line(base_out)}")
-            say(f"candidate code: {code_line(cand_out)}")
+            for line in (f"baseline code: {code_line(base_out)}",
+                         f"candidate code: {code_line(cand_out)}"):
+                if line not in said:  # the same code for every structure: said once
+                    said.add(line)
+                    say(line)
             try:
-                res = diff_runs(base_out, cand_out, first=first, explain=False)
+                res = diff_runs(base_out, cand_out, first=first, explain=False,
+                                spec_changes=True)
             except NotComparable as e:
-                say(f"holdem: {e}")
+                line = f"holdem: {e}"
+                say(line if line not in said
+                    else f"holdem: {unit}: not comparable either, for the same reason")
+                said.add(line)
                 worst = max(worst, EXIT_NOT_COMPARABLE)
                 continue
             if res.identical or res.stale_count:

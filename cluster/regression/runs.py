@@ -107,19 +107,46 @@ def compared_columns(a: ComparedRun, b: ComparedRun) -> tuple[list[str], list[st
     return columns, notes
 
 
-def spec_mismatch(a: dict[str, Any], b: dict[str, Any]) -> str | None:
-    """The first spec field (not a coverage field) that differs, as one phrase, or None. A field
-    that one spec lacks (an older RunSpec) is compared with today's default."""
+def spec_differences(a: dict[str, Any], b: dict[str, Any]) -> list[tuple[str, Any, Any]]:
+    """Every spec field (not a coverage field) that differs, in name order: (field, baseline
+    value, candidate value). A field that one spec lacks (an older RunSpec) is compared with
+    today's default."""
     import dataclasses
 
-    from audits.runfolder import spec_difference
     from sim.runspec import RunSpec
 
     defaults = {f.name: (f.default if f.default is not dataclasses.MISSING
                          else f.default_factory() if f.default_factory is not dataclasses.MISSING
                          else "<absent>")
                 for f in dataclasses.fields(RunSpec)}
-    d = spec_difference(a, b, ignore=COVERAGE_FIELDS, defaults=defaults)
-    return (None if d is None
-            else f"{d.field} differs (baseline {json.dumps(d.a)}, candidate {json.dumps(d.b)})")
+    out = []
+    for k in sorted(set(a) | set(b)):
+        if k in COVERAGE_FIELDS:
+            continue
+        va, vb = a.get(k, defaults.get(k, "<absent>")), b.get(k, defaults.get(k, "<absent>"))
+        if va != vb:
+            out.append((k, va, vb))
+    return out
 
+
+def describe_differences(diffs: list[tuple[str, Any, Any]]) -> str:
+    """``spec_differences`` in one phrase: each field with both values."""
+    def one(k: str, va: Any, vb: Any) -> str:
+        return f"{k} (baseline {_short(va)}, candidate {_short(vb)})"
+
+    if len(diffs) == 1:
+        k, va, vb = diffs[0]
+        return f"{k} differs (baseline {_short(va)}, candidate {_short(vb)})"
+    return f"{len(diffs)} spec fields differ: " + ", ".join(one(*d) for d in diffs)
+
+
+def _short(v: Any) -> str:
+    text = json.dumps(v, sort_keys=True)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def spec_mismatch(a: dict[str, Any], b: dict[str, Any]) -> str | None:
+    """Every spec field (not a coverage field) that differs, with both values, as one phrase,
+    or None (``spec_differences``)."""
+    diffs = spec_differences(a, b)
+    return describe_differences(diffs) if diffs else None

@@ -255,3 +255,99 @@ def test_regress_explains_an_odd_chip_change_and_sees_a_tournament_change(
     assert "first differing field small_blind" in out
     for label in ALL:  # both formats simulated in every structure, by default
         assert re.search(rf"{label} [0-9]+ cash \+ [0-9]+ tournament", out), out
+
+
+@pytest.fixture(scope="module")
+def default_changed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Runs of two engines whose ``level_hands`` default differs (30, then 25) for the same
+    options: tournament tables in no-limit and fixed-limit, and a pair of os-chacha20 runs
+    (never comparable)."""
+    root = tmp_path_factory.mktemp("defaults")
+    out = {}
+    for unit in ("no-limit", "fixed-limit"):
+        for side, level in (("baseline", 30), ("cand", 25)):
+            spec = RunSpec(hands=300, batch_size=300, structures=(unit,), seed=3,
+                           format="tournament", level_hands=level)  # type: ignore[arg-type]
+            run_simulate(spec, root / f"{side}-{unit}", workers=0, progress=False)
+            out[f"{side}-{unit}"] = root / f"{side}-{unit}"
+    for side in ("a", "b"):
+        spec = RunSpec(hands=100, batch_size=100, structures=("no-limit",),  # type: ignore[arg-type]
+                       generator="os-chacha20")
+        run_simulate(spec, root / f"os-{side}", workers=0, progress=False)
+    return out
+
+
+def test_a_changed_default_is_named_with_both_values(default_changed: dict[str, Path]) -> None:
+    """``holdem diff``: not comparable, naming every differing field with both values;
+    ``holdem regress`` (same options on both sides) compares them as a change of the engine."""
+    from cluster.regression.runs import NotComparable, spec_mismatch
+
+    base, cand = default_changed["baseline-no-limit"], default_changed["cand-no-limit"]
+    with pytest.raises(NotComparable, match=r"^not comparable: level_hands differs \(baseline "
+                                            r"30, candidate 25\)$"):
+        diff_runs(base, cand)
+    res = diff_runs(base, cand, spec_changes=True)
+    assert res.exit_code == 1 and res.match.differ > 0
+    assert res.notes[0] == ("the specs differ for the same options (the engines' defaults): "
+                            "level_hands differs (baseline 30, candidate 25); compared hand by "
+                            "hand as a change of the engine")
+    assert spec_mismatch({"level_hands": 30, "seed": 1, "hands": 5},
+                         {"level_hands": 25, "seed": 2, "hands": 9}) == (
+        "2 spec fields differ: level_hands (baseline 30, candidate 25), seed (baseline 1, "
+        "candidate 2)")  # hands: which hands a run holds, not what they are
+
+
+def _fake_sides(monkeypatch: pytest.MonkeyPatch, runs: dict[str, Path]) -> None:
+    """``run_regress`` without git or subprocesses: each side's simulate copies the run of
+    ``runs`` for its structure (``baseline-UNIT``, ``cand-UNIT``)."""
+    from cluster.regression import regress
+
+    def simulate(python: str, tree: Path, out: Path, args: list[str], *rest: object) -> None:
+        unit = args[args.index("--structure") + 1]
+        shutil.copytree(runs[f"{out.name.split('-')[0]}-{unit}"], out)
+
+    monkeypatch.setattr(regress, "resolve_ref", lambda ref: "f" * 40)
+    monkeypatch.setattr(regress, "uncommitted_changes", lambda: [])
+    monkeypatch.setattr(regress, "_git", lambda *a, **k: "")
+    monkeypatch.setattr(regress, "_simulate", simulate)
+    monkeypatch.setattr(regress, "replay_by_own_engine", lambda *a: "seat 0 wins 1")
+
+
+def test_regress_of_a_changed_default_says_each_line_once_and_compares(
+        default_changed: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ``level_hands`` default changed between the two engines (issue 37, D6): regress
+    compared nothing ("not comparable", exit 2) and said its lines once per structure; now the
+    hands are compared (DIFFERENT, explained), the field named with both values, and the code
+    lines said once."""
+    from cluster.regression.regress import run_regress
+
+    _fake_sides(monkeypatch, default_changed)
+    lines: list[str] = []
+    code = run_regress("HEAD", hands=300, structures=["no-limit", "fixed-limit"], seed=3,
+                       population=population_fields(format="tournament"), speed=False,
+                       say=lines.append)
+    text = "\n".join(lines)
+    said = text.splitlines()
+    assert code == 1 and "regress: DIFFERENT" in text, text
+    assert sum(x.startswith("baseline code:") for x in said) == 1, text
+    assert sum(x.startswith("candidate code:") for x in said) == 1, text
+    note = ("note: the specs differ for the same options (the engines' defaults): level_hands "
+            "differs (baseline 30, candidate 25)")
+    assert sum(x.startswith(note) for x in said) == 2, text  # once for each structure
+    assert len([x for x in said if x.startswith("DIFFERENT: ")]) == 2, text
+    assert "not comparable" not in text
+
+    # runs that cannot be compared: said once, then once a structure that it holds too
+    runs = {"baseline-no-limit": default_changed["baseline-no-limit"].parent / "os-a",
+            "cand-no-limit": default_changed["baseline-no-limit"].parent / "os-b"}
+    runs |= {k.replace("no-limit", "fixed-limit"): v for k, v in runs.items()}
+    _fake_sides(monkeypatch, runs)
+    lines.clear()
+    code = run_regress("HEAD", hands=300, structures=["no-limit", "fixed-limit"], seed=3,
+                       population=population_fields(format="tournament"), speed=False,
+                       say=lines.append)
+    text = "\n".join(lines)
+    assert code == 2 and "regress: FAILED" in text, text
+    assert sum("generator os-chacha20 is not reproducible" in x for x in text.splitlines()) \
+        == 1, text
+    assert "holdem: fixed-limit: not comparable either, for the same reason" in lines, text
