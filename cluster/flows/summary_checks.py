@@ -19,6 +19,9 @@ Per summary, in this order (``CHECKS``):
 - ``payouts``: the prizes summed, at most the pool, and equal to it (within half of the
   amounts' last digit per paid place: each prize rounded) when every place is listed and none
   is still playing; not checked when a prize's currency differs;
+- ``buy-in``: the summary's buy-in against the one its hands' headers state (``$100+$9 USD``
+  against ``$100.00/$9.00 USD``: the same amounts, part by part); not checked when one is not
+  money (``Freeroll``, ``250 SC``);
 - ``hand claims``: each place and prize a hand of the tournament claims for a player (``X
   finished the tournament in 2nd place and received $X``; the log's ``op_claims``) against the
   summary's place line of that player;
@@ -45,12 +48,12 @@ from sim.histories.sites.summary import Place, Summary, SummaryFile, money
 
 __all__ = ["CHECKS", "check_summaries"]
 
-CHECKS = ("pool", "percentages", "places", "payouts", "hand claims", "eliminations",
+CHECKS = ("pool", "percentages", "places", "payouts", "buy-in", "hand claims", "eliminations",
           "elimination order")
 AGREES, DISAGREES, UNCHECKED = "agrees", "disagrees", "not checked"
 MAX_LISTED = 20  # disagreements and unread summaries listed in import.json at most
 _LOG_COLUMNS = ("tournament", "venue", "site_hand", "players", "op_claim_players", "op_claims",
-                "stacks_end", "time_utc")
+                "stacks_end", "time_utc", "tournament_buy_in")
 
 
 def _fmt(sym: str, amount: Decimal) -> str:
@@ -204,13 +207,49 @@ class _Log:
         self.unit = 10 ** exponent
 
 
+def _parts(text: str, sep: str) -> list[tuple[str, Decimal]] | None:
+    """A buy-in's parts as money (``$100+$9 USD`` by "+", ``$100.00/$9.00`` by "/"), None when
+    one is not money."""
+    body = text.strip()
+    if " " in body:
+        body, code = body.rsplit(" ", 1)
+        if not code.isalpha() or not code.isupper():
+            return None
+    got = [money(p) for p in body.split(sep)]
+    return None if any(g is None for g in got) else got  # type: ignore[return-value]
+
+
+def _buy_in(s: Summary, log: _Log) -> dict[str, str]:
+    stated = sorted({r["tournament_buy_in"] for r in log.rows if r["tournament_buy_in"]})
+    mine = _parts("/".join(s.buy_in), "/")
+    if not stated or mine is None:
+        return _result("buy-in", UNCHECKED, "the hands state no buy-in" if not stated else
+                       f"the summary's buy-in {'/'.join(s.buy_in)} is not money")
+    bad, read = [], 0
+    for text in stated:
+        theirs = _parts(text, "+")
+        if theirs is None:
+            continue
+        read += 1
+        if theirs != mine:
+            bad.append(f"the hands' headers state {text}, the summary {'/'.join(s.buy_in)}"
+                       + (f" {s.currency}" if s.currency else ""))
+    if bad:
+        return _result("buy-in", DISAGREES, "; ".join(bad))
+    if not read:
+        return _result("buy-in", UNCHECKED, f"the hands' buy-in ({stated[0]}) is not money")
+    return _result("buy-in", AGREES, f"the hands' headers state {stated[0]}, the summary's "
+                   f"{'/'.join(s.buy_in)}")
+
+
 def _hand_checks(s: Summary, log: _Log, name: Callable[[str], str]) -> list[dict[str, str]]:
-    """The hand claims, eliminations and elimination order checks."""
+    """The buy-in, hand claims, eliminations and elimination order checks."""
     by_player: dict[str, Place] = {name(p.player): p for p in s.places}
     complete = bool(s.places) and not _missing(s)[0]
     claims_bad, claims_ok, claims_unchecked = [], 0, 0
     elim_bad: list[str] = []
     gone: dict[str, tuple[int, str]] = {}  # player -> (time_utc, site hand) of the elimination
+    out = [_buy_in(s, log)]
     for r in log.rows:
         for who, claim in zip(r["op_claim_players"], r["op_claims"], strict=True):
             kind, _, value = claim.partition(" ")
@@ -250,7 +289,6 @@ def _hand_checks(s: Summary, log: _Log, name: Callable[[str], str]) -> list[dict
                                     f"{chips / log.unit:,g} chips")
                 else:
                     gone.setdefault(who, (r["time_utc"], r["site_hand"]))
-    out = []
     if claims_bad:
         out.append(_result("hand claims", DISAGREES, "; ".join(claims_bad[:5])))
     elif claims_ok:
@@ -355,7 +393,7 @@ def check_summaries(files: list[SummaryFile], table: pa.Table, exponent: int,
         log = _Log(rows.get(s.tournament, []), exponent)
         checks += _hand_checks(s, log, name) if log.rows else [
             _result(c, UNCHECKED, "no hand of the tournament in the log")
-            for c in ("hand claims", "eliminations", "elimination order")]
+            for c in ("buy-in", "hand claims", "eliminations", "elimination order")]
         for c in checks:
             counts[c["result"]] += 1
             if c["result"] == DISAGREES and len(disagreements) < MAX_LISTED:
