@@ -231,3 +231,22 @@ def test_a_malformed_summary_is_one_named_line(tmp_path: Path,
     assert "0 tournament summaries read (1 not read)" in out
     record = json.loads((tmp_path / "run" / "import.json").read_text())["summaries"]
     assert (record["read"], record["not_read"], record["summaries"]) == (0, 1, [])
+
+
+def test_the_certificate_says_what_the_summaries_show(tmp_path: Path) -> None:
+    """The certificate's import section states the summaries' checks from import.json (which it
+    binds by sha256): the shortfall of a shorted pool, with its amounts."""
+    forged = _summary(pool="$900.00", paid=(("Player4", "$450.00", "50"),
+                                            ("Player0", "$270.00", "30"),
+                                            ("Villain", "$180.00", "20")))
+    hands = _hands(b_claim="Villain finished the tournament in 3rd place and received $180.00.")
+    checks, _, run = _import(tmp_path, "cert", hands, forged)
+    assert main(["audit", str(run), "--workers", "0", "--quiet"]) in (0, 1)
+    assert main(["report", str(run)]) in (0, 1)
+    section = json.loads((run / "certificate.json").read_text())["import"]
+    (said,) = [s for s in section["certified"] if s.startswith("The operator's tournament")]
+    assert said.startswith("The operator's tournament summaries (1 summary read of 1 "
+                           "tournament, 1 with hands in the log)")
+    assert said.endswith("7 checks agree, 1 disagreement (the first: tournament #551010441 "
+                         f"({tmp_path}/cert/summary.txt line 1): pool: "
+                         + checks["pool"]["text"] + ").")
