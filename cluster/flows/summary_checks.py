@@ -114,7 +114,8 @@ def _pool(s: Summary) -> tuple[dict[str, str], tuple[str, Decimal] | None]:
                    f"{_fmt(sym, expected)}: the pool is short"), pool
 
 
-def _percentages(s: Summary, pool: tuple[str, Decimal] | None) -> dict[str, str]:
+def _percentages(s: Summary, pool: tuple[str, Decimal] | None,
+                 name: Callable[[str], str]) -> dict[str, str]:
     paid = [p for p in s.places if p.prize is not None and p.percent is not None]
     if not paid:
         return _result("percentages", UNCHECKED, "no prize with a percentage listed")
@@ -133,8 +134,8 @@ def _percentages(s: Summary, pool: tuple[str, Decimal] | None) -> dict[str, str]
         tol = total * Decimal(5).scaleb(-digits - 3) + _ulp(got[1])
         if abs(got[1] - expected) > tol:
             share = _fmt(sym, expected.quantize(_ulp(got[1])))
-            bad.append(f"place {p.place} ({p.player}): {_fmt(sym, got[1])} stated, {p.percent}% "
-                       f"of the pool {_fmt(sym, total)} is {share}")
+            bad.append(f"place {p.place} ({name(p.player)}): {_fmt(sym, got[1])} stated, "
+                       f"{p.percent}% of the pool {_fmt(sym, total)} is {share}")
     if bad:
         return _result("percentages", DISAGREES, "; ".join(bad[:5]) + (
             f" (and {len(bad) - 5} more)" if len(bad) > 5 else ""))
@@ -389,7 +390,7 @@ def check_summaries(files: list[SummaryFile], table: pa.Table, exponent: int,
     per_tournament: dict[str, list[str]] = {}
     for s in summaries:
         pool_check, pool = _pool(s)
-        checks = [pool_check, _percentages(s, pool), _places(s), _payouts(s, pool)]
+        checks = [pool_check, _percentages(s, pool, name), _places(s), _payouts(s, pool)]
         log = _Log(rows.get(s.tournament, []), exponent)
         checks += _hand_checks(s, log, name) if log.rows else [
             _result(c, UNCHECKED, "no hand of the tournament in the log")

@@ -250,3 +250,49 @@ def test_the_certificate_says_what_the_summaries_show(tmp_path: Path) -> None:
     assert said.endswith("7 checks agree, 1 disagreement (the first: tournament #551010441 "
                          f"({tmp_path}/cert/summary.txt line 1): pool: "
                          + checks["pool"]["text"] + ").")
+
+
+def test_under_hash_names_the_summary_is_compared_under_the_same_keys(tmp_path: Path) -> None:
+    key = tmp_path / "key"
+    key.write_bytes(b"k" * 32)
+    hands = _hands(b_claim="Villain finished the tournament in 3rd place and received $250.00.")
+    checks, record, _ = _import(tmp_path, "hashed", hands, _summary(), "--hash-names", str(key))
+    from cluster.flows.import_histories import name_hash
+
+    villain = name_hash(b"k" * 32)("Villain")
+    assert checks["eliminations"]["result"] == "agrees"  # the hands' pseudonyms are found
+    assert checks["hand claims"]["text"] == (
+        f"hand 72047901299 claims {villain} received $250.00, the summary pays {villain} "
+        "$200.00 (place 3)")
+    assert "Villain" not in json.dumps(record)
+
+
+SUMMARIES = FIXTURES / "summaries"
+
+
+def _checked(*texts: tuple[str, str]) -> list[dict[str, str]]:
+    files = [read_summaries(text, name) for name, text in texts]
+    record, _ = check_summaries(files, _empty(), 0)
+    return [{c["check"]: c["result"] for c in s["checks"]} for s in record["summaries"]]
+
+
+def test_the_real_summaries_disagree_with_nothing() -> None:
+    got = _checked(*[(p.name, p.read_text(encoding="utf-8"))
+                     for p in sorted(SUMMARIES.glob("*.txt"))])
+    assert [r["pool"] for r in got] == ["agrees"] * 4
+    assert all("disagrees" not in r.values() for r in got)
+    by_name = dict(zip(sorted(p.name for p in SUMMARIES.glob("*.txt")), got, strict=True))
+    assert by_name["stars-mtt-usd-20-200708.txt"]["payouts"] == "agrees"
+    assert by_name["stars-sng-eur-10-201101.txt"]["percentages"] == "not checked"
+
+
+def test_a_prize_moved_off_its_percentage_is_named() -> None:
+    text = (SUMMARIES / "stars-mtt-usd-20-200708.txt").read_text(encoding="utf-8")
+    forged = text.replace("$640.32 (11.60%)", "$740.32 (11.60%)")
+    files = [read_summaries(forged, "mtt.txt")]
+    record, _ = check_summaries(files, _empty(), 0)
+    checks = {c["check"]: c for c in record["summaries"][0]["checks"]}
+    assert checks["percentages"]["text"] == ("place 3 (aufgehts007): $740.32 stated, 11.60% of "
+                                             "the pool $5,520.00 is $640.32")
+    assert checks["payouts"]["text"] == ("27 prizes sum to $5,620.00, the pool is $5,520.00: "
+                                         "$100.00 more than the pool is paid")
