@@ -12,8 +12,9 @@ Per summary, in this order (``CHECKS``):
   checked: no pool stated, a buy-in of one part (its prize part unknown), currencies that
   differ, or a drawn pool (at most 3 players and the pool a whole multiple, 2 or more, of the
   whole buy-in: a lottery sit & go, whose pool may be below its entries x prize part);
-- ``percentages``: each prize against its percentage of the pool, within the rounding of the
-  percentage as written (3 decimals at least) and of the prize to its last digit;
+- ``percentages``: each prize against its percentage of the pool, within one unit of the
+  percentage's last decimal as written (PokerStars truncates: 19.2758% is written 19.275%; 3
+  decimals when fewer than 2 are written, its zeros dropped) and one of the prize's last digit;
 - ``places``: every place from 1 to the players listed (a place missing or beyond the players
   is the summary contradicting its own count);
 - ``payouts``: the prizes summed, at most the pool, and equal to it (within half of the
@@ -129,9 +130,12 @@ def _percentages(s: Summary, pool: tuple[str, Decimal] | None,
             other += 1
             continue
         pct = Decimal(p.percent or "0")
-        digits = max(-int(pct.as_tuple().exponent), 3)
+        # one unit of the percentage's last decimal (PokerStars truncates: 19.2758% is written
+        # 19.275%; a percentage of fewer than 2 decimals had its zeros dropped from 3)
+        written = -int(pct.as_tuple().exponent)
+        digits = written if written >= 2 else 3
         expected = total * pct / 100
-        tol = total * Decimal(5).scaleb(-digits - 3) + _ulp(got[1])
+        tol = total * Decimal(1).scaleb(-digits - 2) + _ulp(got[1])
         if abs(got[1] - expected) > tol:
             share = _fmt(sym, expected.quantize(_ulp(got[1])))
             bad.append(f"place {p.place} ({name(p.player)}): {_fmt(sym, got[1])} stated, "

@@ -87,3 +87,18 @@ def test_a_malformed_summary_is_one_named_line() -> None:
     two = bad + "\n" + (SUMMARIES / "stars-6plus-3max-usd-1-201907.txt").read_text()
     f = read_summaries(two, "two.txt")
     assert [s.tournament for s in f.summaries] == ["2663538841"] and len(f.unread) == 1
+
+
+def test_a_rebuy_mtt_with_crlf_line_ends() -> None:
+    path = SUMMARIES / "stars-plo-mtt-rebuy-usd-505-202005.txt"
+    assert b"\r\n" in path.read_bytes()
+    (s,) = read_summary_file(str(path)).summaries
+    assert (s.tournament, s.game, s.buy_in, s.players, s.pool) == (
+        "2874010306", "Pot Limit Omaha", ("$505.00", "$25.00"), 236, "$462580.00")
+    assert (s.hero_place, s.hero_rebuys) == (47, "5 rebuys, 1 add-ons, USD 3,180.00")
+    paid = [p for p in s.places if p.prize is not None]
+    assert (len(s.places), len(paid)) == (236, 35)
+    assert (paid[0].player, paid[0].prize, paid[0].percent) == (
+        "locomi", "$89,165.94", "19.275")
+    assert sum(money(p.prize or "")[1] for p in paid) == Decimal("462580.00")  # type: ignore[index]
+    assert s.places[-1].player == "7Be/\\eC7"
