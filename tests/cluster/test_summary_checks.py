@@ -298,3 +298,25 @@ def test_a_prize_moved_off_its_percentage_is_named() -> None:
                                              "the pool $5,520.00 is $640.32")
     assert checks["payouts"]["text"] == ("27 prizes sum to $5,620.00, the pool is $5,520.00: "
                                          "$100.00 more than the pool is paid")
+
+
+def test_names_written_otherwise_are_matched_or_not_checked(tmp_path: Path) -> None:
+    """A re-entry's ``[2]`` and an e-mail's quoted-printable escapes are the hands' names; a name
+    the summary lists otherwise still is no proof that the player is missing: not checked. The
+    winner's place claim is no elimination (the winner keeps the chips)."""
+    from cluster.flows.summary_checks import player_name
+
+    assert player_name("WRUUUUM [2]") == "WRUUUUM"
+    assert player_name("Skjerv=C3=B8y") == "Skjervøy"
+    assert player_name("a=ZZ") == "a=ZZ"
+    forged = _summary().replace("Villain (Somewhere)", "Vil=E2=82=ACain (Somewhere)")
+    checks, _, _ = _import(tmp_path, "names", _hands(), forged.replace(
+        "  1: Player4 (Somewhere)", "  1: Player4 [2] (Somewhere)"))
+    assert checks["hand claims"] == {"check": "hand claims", "result": "agrees", "text": (
+        "1 place or prize the hands claim as the summary states")}
+    hands = _hands(extra_a="\nPlayer4 wins the tournament and receives $500.00 - "
+                           "congratulations!")
+    checks, _, _ = _import(tmp_path, "winner", hands, _summary())
+    assert checks["eliminations"]["result"] == "agrees"
+    assert checks["hand claims"]["text"] == ("5 places and prizes the hands claim as the summary "
+                                             "states")
