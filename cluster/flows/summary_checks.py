@@ -209,6 +209,11 @@ def _claim_amount(text: str) -> tuple[str, Decimal] | None:
     return money(text.split(" ", 1)[0])
 
 
+def _chips(value: int, unit: int) -> str:
+    """Log chips (10^-exponent of a chip) as the tournament's chips, exactly."""
+    return f"{(Decimal(value) / unit).normalize():,f}"
+
+
 class _Log:
     """The log's rows of one tournament, as the checks read them."""
 
@@ -304,7 +309,7 @@ def _hand_checks(s: Summary, log: _Log, name: Callable[[str], str]) -> list[dict
                 if chips:
                     elim_bad.append(f"hand {r['site_hand']} says {who} finished in place {value}, "
                                     f"the rules' replay of the hand leaves {who} "
-                                    f"{chips / log.unit:,g} chips")
+                                    f"{_chips(chips, log.unit)} chips")
                 else:
                     gone.setdefault(who, (r["time_utc"], r["site_hand"]))
     if claims_bad:
@@ -331,7 +336,7 @@ def _hand_checks(s: Summary, log: _Log, name: Callable[[str], str]) -> list[dict
             if chips:
                 elim_bad.append(f"the summary says {who} (place {hero.place}) was eliminated at "
                                 f"hand {s.hero_eliminated_at}, the rules' replay of the hand "
-                                f"leaves {who} {chips / log.unit:,g} chips")
+                                f"leaves {who} {_chips(chips, log.unit)} chips")
             else:
                 gone.setdefault(who, (r["time_utc"], r["site_hand"]))
     elim_ok = len(gone)
