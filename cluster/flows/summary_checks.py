@@ -25,9 +25,10 @@ Per summary, in this order (``CHECKS``):
   money (``Freeroll``, ``250 SC``);
 - ``hand claims``: each place and prize a hand of the tournament claims for a player (``X
   finished the tournament in 2nd place and received $X``; the log's ``op_claims``) against the
-  summary's place line of that player (``player_name``: without a re-entry's ``[N]``, an
-  e-mail's quoted-printable escapes decoded); a player the summary lists under no such name is
-  not checked (names are written otherwise in places: escapes, entities);
+  summary's place line of that player (``player_name``: an e-mail's quoted-printable escapes
+  decoded); a player the summary lists under no such name is not checked (names are written
+  otherwise in places: escapes, entities), nor one of several entries (``NAME [2]``: which
+  entry a hand's line is about is not known);
 - ``eliminations``: a player the hands say finished in a hand (a place claim after the first:
   the winner keeps the chips), or whom the summary says was eliminated at a hand of the log
   (``You finished ... (eliminated at hand #H)``), holds no chip at the end of that hand by the
@@ -57,6 +58,7 @@ __all__ = ["CHECKS", "check_summaries"]
 CHECKS = ("pool", "percentages", "places", "payouts", "buy-in", "hand claims", "eliminations",
           "elimination order")
 AGREES, DISAGREES, UNCHECKED = "agrees", "disagrees", "not checked"
+_REENTRY = re.compile(r" \[[0-9]{1,4}\]$")  # ``NAME [2]``: a player's second entry
 MAX_LISTED = 20  # disagreements and unread summaries listed in import.json at most
 _LOG_COLUMNS = ("tournament", "venue", "site_hand", "players", "op_claim_players", "op_claims",
                 "stacks_end", "time_utc", "tournament_buy_in")
@@ -226,7 +228,7 @@ def player_name(written: str) -> str:
     """A summary's player name as the hands write it: without a re-entry's ``[N]``
     (``WRUUUUM [2]``), an e-mail's quoted-printable escapes decoded (``Skjerv=C3=B8y`` is
     ``Skjervøy``) when they are UTF-8."""
-    name = re.sub(r" \[[0-9]{1,4}\]$", "", written)
+    name = _REENTRY.sub("", written)
     if re.search(r"=[0-9A-F]{2}", name):
         try:
             name = quopri.decodestring(name.encode("utf-8")).decode("utf-8")
@@ -272,7 +274,10 @@ def _buy_in(s: Summary, log: _Log) -> dict[str, str]:
 
 def _hand_checks(s: Summary, log: _Log, name: Callable[[str], str]) -> list[dict[str, str]]:
     """The buy-in, hand claims, eliminations and elimination order checks."""
-    by_player: dict[str, Place] = {name(player_name(p.player)): p for p in s.places}
+    # a player of several entries (``NAME [2]``): which entry a hand's place line is about is
+    # not known, so none of them is checked
+    by_player: dict[str, Place] = {name(player_name(p.player)): p for p in s.places
+                                   if not _REENTRY.search(p.player)}
     claims_bad, claims_ok, claims_unchecked = [], 0, 0
     elim_bad: list[str] = []
     gone: dict[str, tuple[int, str]] = {}  # player -> (time_utc, site hand) of the elimination

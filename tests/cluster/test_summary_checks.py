@@ -301,8 +301,9 @@ def test_a_prize_moved_off_its_percentage_is_named() -> None:
 
 
 def test_names_written_otherwise_are_matched_or_not_checked(tmp_path: Path) -> None:
-    """A re-entry's ``[2]`` and an e-mail's quoted-printable escapes are the hands' names; a name
-    the summary lists otherwise still is no proof that the player is missing: not checked. The
+    """An e-mail's quoted-printable escapes are decoded into the hands' names; a name the
+    summary lists otherwise is no proof that the player is missing, and a player of several
+    entries (``NAME [2]``) may be claimed out in a hand for an earlier entry: not checked. The
     winner's place claim is no elimination (the winner keeps the chips)."""
     from cluster.flows.summary_checks import player_name
 
@@ -310,10 +311,13 @@ def test_names_written_otherwise_are_matched_or_not_checked(tmp_path: Path) -> N
     assert player_name("Skjerv=C3=B8y") == "Skjervøy"
     assert player_name("a=ZZ") == "a=ZZ"
     forged = _summary().replace("Villain (Somewhere)", "Vil=E2=82=ACain (Somewhere)")
-    checks, _, _ = _import(tmp_path, "names", _hands(), forged.replace(
-        "  1: Player4 (Somewhere)", "  1: Player4 [2] (Somewhere)"))
+    checks, _, _ = _import(tmp_path, "names", _hands(), forged)
     assert checks["hand claims"] == {"check": "hand claims", "result": "agrees", "text": (
-        "1 place or prize the hands claim as the summary states")}
+        "1 place or prize the hands claim as the summary states")}  # Hero's; Villain's not
+    reentry = _summary().replace("  4: Hero (Somewhere)", "  4: Hero [2] (Somewhere)")
+    checks, _, _ = _import(tmp_path, "reentry", _hands(a_claim="Hero finished the tournament "
+                                                              "in 9th place"), reentry)
+    assert checks["hand claims"]["result"] == "agrees"  # Villain's two; Hero's 9th unchecked
     hands = _hands(extra_a="\nPlayer4 wins the tournament and receives $500.00 - "
                            "congratulations!")
     checks, _, _ = _import(tmp_path, "winner", hands, _summary())
