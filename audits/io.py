@@ -99,6 +99,8 @@ def run_context(manifest: dict[str, Any] | None) -> dict[str, Any]:
         return {"simulated": False, "generator": "phh", "seed": None, "imported": True,
                 "import_columns": kind == runspec.IMPORT_FORMAT,
                 "money": manifest.get("money"), "rake_schedule": manifest.get("rake_schedule"),
+                # the operator's tournament summaries checked at the import (``holdem export``)
+                "summaries": manifest.get("summaries"),
                 # the game file's stakes (``holdem import --game``): the stakes audit's
                 "game": manifest.get("game"),
                 # each source's format (phh or a site's text export): how its winnings read

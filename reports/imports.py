@@ -19,6 +19,7 @@ from audits.runfolder import IMPORT_FILE, RunFolder, RunFolderError, storage
 from audits.runfolder.storage import Location
 from reports import plots
 from reports.inputs import ReportInputError
+from reports.summaries import summary_sentences
 
 # the outcome classes whose payout was neither recorded nor observed (or not rebuilt)
 NO_CLAIM = ("not recorded", "not checked", "convention:zeros", "convention:zero-uncontested",
@@ -130,6 +131,9 @@ def import_section(audit: dict[str, Any], manifest: dict[str, Any],
     skipped_line, _ = skipped_not_certified(rec)
     if skipped_line:
         not_certified.append(skipped_line)
+    summaries_done, summaries_undone = summary_sentences(rec)  # reports.summaries
+    certified += summaries_done
+    not_certified += summaries_undone
     return {
         "counts": counts_text(rec) if rec else "import.json absent: the import's counts are "
                                               "not known",

@@ -232,7 +232,7 @@ def _encode(run: str, src: str, data: bytes, context: ExportContext
             raise ExportInputError(str(e)) from None
         tables = export_operator.with_operator_fields(tables, log, classes)
     tables["tournaments"] = export_tournaments.tournaments_table(
-        log, context.facts, context.audit.get("money"))
+        log, context.facts, context.audit.get("money"), context.audit.get("summaries"))
     return (part_name(run, src), log.num_rows,
             [(t, encode_table(tables[t]), tables[t].num_rows) for t in EXPORT_TABLES],
             export_operator.class_counts(tables["hands"]))

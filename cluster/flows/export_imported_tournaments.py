@@ -9,10 +9,13 @@ written: the operator's claim; two different statements are both kept, joined by
 contradiction shows) and the places, prizes, bounties, re-buys and add-ons its hands' text claims
 (``claims_stated``, import version 3: the operator's claims, as written). The record of a
 player's tables is not the whole field: entries, starting stack, re-buys, places and prizes are
-not derived (null), and no claimed prize is checked against a prize pool: no site's hand text
-states the entrants the pool needs (docs/export.md); the simulated sit & go's columns are
-documented in ``cluster.flows.export_tournaments``. A tournament whose hands lie in several batch
-files has one row per file: sum ``hands`` grouping by (``venue``, ``site_tournament``).
+not derived (null), and no claimed prize is checked against a prize pool from the hands alone:
+no site's hand text states the entrants the pool needs (docs/export.md); with the tournament's
+PokerStars summary imported beside its hands, ``claims_check`` holds the summary's checks
+(``cluster.flows.summary_checks``: its pool, payouts, places and the hands' claims). The
+simulated sit & go's columns are documented in ``cluster.flows.export_tournaments``. A
+tournament whose hands lie in several batch files has one row per file: sum ``hands`` grouping
+by (``venue``, ``site_tournament``).
 
 Before import version 2 the log names no tournament: such a run's table is empty; before version
 3 it holds no claims (``claims_stated`` null).
@@ -30,11 +33,13 @@ IMPORTED = "tournament"  # an imported tournament's ``format``: a sit & go or an
 
 
 def imported_tournaments(log: pa.Table, fields: list[tuple[str, pa.DataType, str, str]],
-                         schema: pa.Schema, exponent: int | None = 0) -> pa.Table:
+                         schema: pa.Schema, exponent: int | None = 0,
+                         summaries: dict[str, Any] | None = None) -> pa.Table:
     """The rows of ``log``'s (an imported batch file's) tournaments, in the table
     ``export_tournaments`` documents (``fields``, ``schema``); ``exponent``: the run's money
     exponent (a log chip is 10^-exponent of a chip: a run of mixed currencies keeps cents; None:
-    unknown, the chip claims are not checked)."""
+    unknown, the chip claims are not checked); ``summaries``: {PokerStars tournament id: its
+    summary's checks in a sentence} (the manifest's ``summaries.tournaments``)."""
     if "tournament" not in log.column_names or log.num_rows == 0:
         return schema.empty_table()
     tourn = pc.and_(pc.equal(log.column("format"), "tournament"),
@@ -72,8 +77,9 @@ def imported_tournaments(log: pa.Table, fields: list[tuple[str, pa.DataType, str
             n_seats=int(n_seats[r].max()), hands=len(r), first_level=int(lv[0]),
             last_level=int(lv[-1]), levels_played=len(np.unique(lv)), site_tournament=tid,
             venue=v, table_ids=tables, buy_in_stated=" | ".join(stated) if stated else None,
-            claims_stated=claims or None, claims_check=_summary([c for i in r for c in checks[i]],
-                                                               claims))
+            claims_stated=claims or None, claims_check=_summary(
+                [c for i in r for c in checks[i]], claims,
+                _stars_summary(summaries, v, tid)))
         for n in out:
             out[n].append(row[n])
     return pa.Table.from_pydict(out, schema=schema)
@@ -117,8 +123,18 @@ def _chip_claims(t: pa.Table, exponent: int | None) -> list[list[str | None]]:
     return out
 
 
-def _summary(checks: list[str | None], claims: list[str]) -> str | None:
-    """A tournament's ``claims_check`` (None: it claims nothing checkable)."""
+def _stars_summary(summaries: dict[str, Any] | None, venue: str, tid: str) -> str | None:
+    """The checks of a PokerStars tournament's summary (None: none was imported)."""
+    if not summaries or (venue and "pokerstars" not in venue.lower()):
+        return None
+    got = summaries.get(tid)
+    return got if isinstance(got, str) and got else None
+
+
+def _summary(checks: list[str | None], claims: list[str],
+             summary: str | None = None) -> str | None:
+    """A tournament's ``claims_check`` (None: it claims nothing checkable); ``summary``: its
+    operator's summary's checks (``cluster.flows.summary_checks``), which check its prizes."""
     parts = []
     if checks:
         bad = [c for c in checks if c]
@@ -126,7 +142,11 @@ def _summary(checks: list[str | None], claims: list[str]) -> str | None:
                      f"adds, {checks.count('')} not checked (no next hand of the session, or the "
                      "run's unit unknown)")
         parts += [f"the operator's claim that the record contradicts: {c}" for c in bad]
-    if any(": prize " in c or ": bounty " in c for c in claims):
+    if summary is not None:
+        parts.append(summary)
+        if any(": bounty " in c for c in claims):
+            parts.append("bounties: not checked (a summary states no bounty)")
+    elif any(": prize " in c or ": bounty " in c for c in claims):
         parts.append("prizes and bounties: not checked (the record states no entrants, so no "
                      "prize pool)")
     return "; ".join(parts) or None

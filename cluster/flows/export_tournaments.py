@@ -78,8 +78,11 @@ FIELDS: list[tuple[str, pa.DataType, str, str]] = [
      "none, or a simulated run)"),
     ("claims_check", pa.string(), "text", "the claims checked against the record: each re-buy "
      "or add-on claim against the chips the next hand of the table session adds to the "
-     "player's stack (a mismatch: \"the operator's claim that the record contradicts\"), prizes "
-     "\"not checked\" (the record states no entrants; null: nothing checkable)"),
+     "player's stack (a mismatch: \"the operator's claim that the record contradicts\"); with "
+     "the tournament's PokerStars summary imported beside the hands, the summary's checks "
+     "(pool, percentages, places, payouts, buy-in, the hands' place and prize claims, "
+     "eliminations and their order: docs/import.md), else prizes \"not checked\" (the record "
+     "states no entrants; null: nothing checkable)"),
 ]
 SCHEMA = pa.schema([pa.field(n, t, metadata={"unit": u, "doc": d}) for n, t, u, d in FIELDS],
                    metadata={"holdem.table": "tournaments"})
@@ -99,18 +102,21 @@ def _rule(facts: Any) -> tuple[int | None, list[int] | None, int]:
             add_on_level)
 
 
-def tournaments_table(log: pa.Table, facts: Any, money: Any = None) -> pa.Table:
+def tournaments_table(log: pa.Table, facts: Any, money: Any = None,
+                      summaries: Any = None) -> pa.Table:
     """The tournaments of one batch file's rows ``log`` (a hand log with ``LOG_COLUMNS``; its
     rows in table order, as every batch file's are); ``facts``: the run's spec facts (None
     without a manifest: no buy-in, no prizes); ``money``: an imported run's manifest ``money``
-    (its ``exponent``: the log's chips are 10^-exponent of a chip)."""
+    (its ``exponent``: the log's chips are 10^-exponent of a chip); ``summaries``: an imported
+    run's manifest ``summaries`` (the operator's tournament summaries checked at the import)."""
     if "rebuys" not in log.column_names or log.num_rows == 0:
         return SCHEMA.empty_table()
     if "site_hand" in log.column_names:  # an imported run's (module doc)
         exponent = money.get("exponent") if isinstance(money, dict) else None
+        checked = summaries.get("tournaments") if isinstance(summaries, dict) else None
         return imported_tournaments(log, FIELDS, SCHEMA, exponent if isinstance(exponent, int)
                                     and not isinstance(exponent, bool) and 0 <= exponent <= 18
-                                    else None)
+                                    else None, checked if isinstance(checked, dict) else None)
     tourn = pc.equal(log.column("format"), "tournament")
     if not pc.any(tourn).as_py():
         return SCHEMA.empty_table()

@@ -62,10 +62,13 @@ from audits.runfolder.provenance import provenance
 from cluster.flows.manifest import engine_version, git_commit
 from cluster.flows.manifest import now as manifest_now
 from cluster.flows.rake import RakeError, RakeSchedule
+from cluster.flows.summary_checks import check_summaries
 from sim.digest import DIGEST_VERSION, with_digests
 from sim.histories.files import import_file
 from sim.histories.rows.reference import FileImport
 from sim.histories.sessions import breaks_of, pad_seats, rebuild
+from sim.histories.sites.summary import FORMAT as SUMMARY_FORMAT
+from sim.histories.sites.summary import SummaryFile, read_summary_file
 from sim.histories.sites.text import HISTORY_SUFFIXES, iter_history_paths
 from sim.schema import IMPORT_SCHEMA, IMPORT_VERSION, SCHEMA_VERSION
 
@@ -106,6 +109,8 @@ class PhhImport:
     # PHH hands whose own level field says tournament, judged as cash (``judge_formats``)
     tournament_fields_as_cash: int = 0
     tournament_files_as_cash: tuple[str, ...] = ()  # their files, in path order
+    # the operator's tournament summaries read and checked (``cluster.flows.summary_checks``)
+    summaries: dict[str, Any] = field(default_factory=dict)
 
     @property
     def exit_code(self) -> int:
@@ -149,6 +154,17 @@ def format_import(res: PhhImport) -> str:
     if res.tournament_fields_as_cash:
         lines.append(tournament_notice(res.tournament_fields_as_cash,
                                        res.tournament_files_as_cash))
+    for why in res.summaries.get("not_read_examples", []):
+        lines.append(f"summary not read: {why}")
+    for what in res.summaries.get("disagreements", []):
+        lines.append(f"summary disagrees: {what}")
+    if res.summaries.get("read") or res.summaries.get("not_read"):
+        sm, c = res.summaries, res.summaries.get("checks", {})
+        lines.append(f"{sm['read']:,} tournament summaries read ({sm['not_read']:,} not read) of "
+                     f"{sm['tournaments']:,} tournaments, {sm['tournaments_in_log']:,} with hands "
+                     f"in the log: checks {c.get('agrees', 0):,} agree, "
+                     f"{c.get('disagrees', 0):,} disagree, {c.get('not checked', 0):,} not "
+                     "checked")
     if res.removed:
         lines.append(f"removed the previous import's {', '.join(res.removed)} (they described "
                      "its hands; run `holdem audit` and `holdem report` again)")
@@ -216,13 +232,17 @@ def encode_rows(table: pa.Table) -> bytes:
     return sink.getvalue().to_pybytes()
 
 
-def _import_task(path: str, scale: int | None) -> FileImport:
-    return import_file(path, scale)
+Imported = tuple[FileImport, SummaryFile | None]  # a file's hands, and its summaries (if one)
+
+
+def _import_task(path: str, scale: int | None) -> Imported:
+    res = import_file(path, scale)
+    return res, read_summary_file(path) if res.format == SUMMARY_FORMAT else None
 
 
 def _files_of(paths: list[str], scale_of: dict[str, int | None], workers: int | None,
               address: str | None, say: Callable[[str], None] | None,
-              on_done: Callable[[int, FileImport], None]) -> list[FileImport]:
+              on_done: Callable[[int, Imported], None]) -> list[Imported]:
     from cluster.fanout import fan_out
     from cluster.ray_runtime import ray_session
 
@@ -264,13 +284,20 @@ def read_name_key(path: str | Path) -> bytes:
     return key
 
 
+def name_hash(key: bytes) -> Callable[[str], str]:
+    """A player name's keyed hash under ``key`` (HMAC-SHA256, 16 hex digits; "" stays ""), as
+    ``hash_names`` writes it."""
+    import hmac
+
+    return lambda name: hmac.new(key, name.encode(), "sha256").hexdigest()[:16] if name else ""
+
+
 def hash_names(table: pa.Table, key: bytes) -> pa.Table:
     """The ``players`` column (and ``op_claim_players``: the players the operator's tournament
     claims name) with each name replaced by its keyed hash (HMAC-SHA256 under ``key``, 16 hex
     digits): the same name is the same pseudonym everywhere in the run (and in every run
     imported under the same key); "" (an empty seat) stays ""."""
-    import hmac
-
+    hashed_name = name_hash(key)
     memo: dict[str, str] = {"": ""}
     for column in ("players", "op_claim_players"):
         i = table.schema.get_field_index(column)
@@ -280,7 +307,7 @@ def hash_names(table: pa.Table, key: bytes) -> pa.Table:
         flat = names.values.to_pylist()
         for name in flat:
             if name not in memo:
-                memo[name] = hmac.new(key, name.encode(), "sha256").hexdigest()[:16]
+                memo[name] = hashed_name(name)
         hashed = pa.ListArray.from_arrays(names.offsets, pa.array([memo[x] for x in flat],
                                                                   pa.string()))
         table = table.set_column(i, table.schema.field(i), hashed)
@@ -366,7 +393,8 @@ def import_phh(paths: list[str], out: str | Path, *, rake: RakeSchedule | None =
     done = [0, 0]
     last = [t0]
 
-    def tick(_i: int, r: FileImport) -> None:  # a line every PROGRESS_SECONDS, and the last
+    def tick(_i: int, got: Imported) -> None:  # a line every PROGRESS_SECONDS, and the last
+        r = got[0]
         done[0] += 1
         done[1] += r.submitted
         now = time.perf_counter()
@@ -382,12 +410,14 @@ def import_phh(paths: list[str], out: str | Path, *, rake: RakeSchedule | None =
             if say is not None:
                 say(f"import: {len(files):,} files, {size / 1e6:.1f} MB: read in this process "
                     f"(at most {SMALL_IMPORT_BYTES // 10**6} MB; --workers N for Ray)")
-    results = _files_of(files, {}, workers, address, say, tick)
+    both = _files_of(files, {}, workers, address, say, tick)
+    results = [r for r, _s in both]
+    summary_files = [sf for _r, sf in both if sf is not None]
     exponent = max((r.file_scale for r in results if r.imported), default=0)
     redo = [r.path for r in results if r.imported and r.scale != exponent]
     if redo:  # a file converted at a coarser unit than the run's: again at the run's
-        again = {r.path: r for r in _files_of(redo, dict.fromkeys(redo, exponent), workers,
-                                              address, say, tick)}
+        again = {r.path: r for r, _s in _files_of(redo, dict.fromkeys(redo, exponent), workers,
+                                                  address, say, tick)}
         results = [again.get(r.path, r) for r in results]
     money = {"exponent": exponent, "currency": run_currency(
         [c for r in results if r.imported for c in r.currencies])}
@@ -420,9 +450,12 @@ def import_phh(paths: list[str], out: str | Path, *, rake: RakeSchedule | None =
             examples[reason] += r.examples.get(reason, [])[:5 - len(examples[reason])]
     odd = [line for r in results for line in r.odd_chip]
     root = folder.label
+    summaries, summaries_manifest = check_summaries(
+        summary_files, table, exponent, name_hash(name_key) if name_key is not None else str)
     if not imported:  # nothing to write: the folder is left as it was
         return PhhImport(str(root), len(files), submitted, 0, dict(sorted(skipped.items())),
-                         examples, tables, money, time.perf_counter() - t0, odd, [])
+                         examples, tables, money, time.perf_counter() - t0, odd, [],
+                         summaries=summaries if summary_files else {})
     if folder.exists():
         for old in [*folder.batch_relpaths(), *stale]:
             folder.delete(old)
@@ -439,6 +472,8 @@ def import_phh(paths: list[str], out: str | Path, *, rake: RakeSchedule | None =
               "rake_schedule": rake_manifest, "replay_differs": len(odd),
               # PHH hands whose own fields say tournament, judged as cash (no --source-format)
               "tournament_fields_judged_as_cash": as_cash,
+              # the operator's tournament summaries: read, checked (cluster.flows.summary_checks)
+              **({"summaries": summaries} if summary_files else {}),
               **({"game": game_manifest} if game is not None else {})}
     if imported:  # the manifest last: a folder without it is no run
         text = json.dumps(report, indent=1)
@@ -455,6 +490,7 @@ def import_phh(paths: list[str], out: str | Path, *, rake: RakeSchedule | None =
                         for r in results],
             "files": records, "tables": tables, "money": money, "rake_schedule": rake_manifest,
             **({"game": game_manifest} if game is not None else {}),
+            **({"summaries": summaries_manifest} if summary_files else {}),
             "import_file": {"path": IMPORT_FILE, "sha256": sha256_bytes(text.encode())},
             "inject": None, "schema_version": SCHEMA_VERSION, "digest_version": DIGEST_VERSION,
             # the code whose engine gave the rules' results (won, stacks_end, pots): stated
@@ -466,7 +502,7 @@ def import_phh(paths: list[str], out: str | Path, *, rake: RakeSchedule | None =
         folder.write_manifest(manifest)
     return PhhImport(str(root), len(files), submitted, imported, dict(sorted(skipped.items())),
                      examples, tables, money, time.perf_counter() - t0, odd, stale, as_cash,
-                     as_cash_files)
+                     as_cash_files, summaries if summary_files else {})
 
 
 def _groups(table: pa.Table) -> Iterator[tuple[str, pa.Table]]:

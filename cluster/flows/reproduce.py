@@ -599,6 +599,7 @@ def _first_row_difference(stored: bytes, again: bytes) -> tuple[str, int | None]
 
 # the manifest's fields re-importing must give again (batch files' bytes, import.json apart)
 IMPORT_FIELDS = ("run_id", "structures", "hands", "submitted", "skipped", "sources", "tables",
+                 "summaries",
                  "money", "rake_schedule", "game", "player_names", "import_version",
                  "schema_version", "digest_version")
 

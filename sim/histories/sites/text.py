@@ -82,6 +82,8 @@ from sim.histories.sites.lines import Unrecognised, screen
 from sim.histories.sites.readers import DETECT as OWN_DETECT
 from sim.histories.sites.readers import READERS as OWN_READERS
 from sim.histories.sites.relines import LineParser
+from sim.histories.sites.summary import DETECT as SUMMARY_DETECT
+from sim.histories.sites.summary import FORMAT as SUMMARY_FORMAT
 from sim.histories.sites.tournament_claims import claims
 from sim.histories.sites.tournament_head import buy_in
 from sim.histories.sites.tournament_head import level as level_of
@@ -101,7 +103,8 @@ __all__ = [
 ]
 
 FORMATS = ("phh", "pokerstars", "fulltilt", "ipoker", "ongame", "partypoker", "absolute",
-           *OWN_READERS)  # the last: sim.histories.sites.readers (this project's own readers)
+           *OWN_READERS,  # sim.histories.sites.readers (this project's own readers)
+           SUMMARY_FORMAT)  # a PokerStars tournament summary: no hand (sim.histories.sites.summary)
 TEXT_SUFFIXES = (".txt", ".xml", ".hh", ".log")
 HISTORY_SUFFIXES = PHH_SUFFIXES + TEXT_SUFFIXES  # what a folder listing picks up
 MAX_LINE_CHARS = 2_000  # a longer line skips its hand (the site parsers' patterns are per line)
@@ -455,6 +458,7 @@ _SITES = {
 # the first line of a file's content -> its format
 _DETECT = (
     *OWN_DETECT,
+    (SUMMARY_DETECT, SUMMARY_FORMAT),
     (re.compile(r"PokerStars (?:Zoom |Home Game )?(?:Hand|Game) #"), "pokerstars"),
     (re.compile(r"Full ?Tilt ?Poker(?:\.fr)? (?:Game|Hand) #"), "fulltilt"),
     (re.compile(r"Stage #[A-Z]?\d+"), "absolute"),
@@ -566,6 +570,8 @@ def reads_history(text: str, *, source: str = "<string>") -> PhhFile:
         return replace(f, format="phh")
     if fmt in OWN_READERS:
         return OWN_READERS[fmt](text, source)
+    if fmt == SUMMARY_FORMAT:  # no hand: the import reads its facts (sim.histories.sites.summary)
+        return PhhFile(source, [], [], format=fmt)
     if fmt in NOT_READ_SITES:
         return _file_skip(source, f"unknown format: a {NOT_READ_SITES[fmt]} hand history, a "
                                   "site whose text the import does not read yet", fmt)
