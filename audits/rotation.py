@@ -19,9 +19,10 @@ Imported hands (generator ``phh``), across two adjacent hands h -> i of a sessio
   empty in i (the small blind left the table: the blinds advance, the button waits; every
   such case in the real exports of ../shared/realhands is this one);
 - a POST or DEAD_BLIND (a returning or new player's post) comes only from a seat that was
-  empty in h, or whose turn as big blind was skipped: the big blind moved from h's big blind
-  seat to i's past it (the seat lies strictly between them clockwise). A player who played h
-  and missed no blind has nothing to post: the post is invented money (code 11).
+  empty in h or held another player in h (player ids), or whose turn as big blind was
+  skipped: the big blind moved from h's big blind seat to i's past it (the seat lies strictly
+  between them clockwise). A player who played h and missed no blind has nothing to post: the
+  post is invented money (code 11).
 Fairness per table: nobody posts the big blind twice in a row (cash: while nobody joins or leaves;
 a player sitting down between the button and the big blind legitimately shifts the blinds under a
 moving button), and while the table's players stay the same, the big blind visits every player
@@ -106,7 +107,7 @@ def _between(a, x, b, k):
 
 
 @njit(cache=True)
-def _rotation_kernel(occ, start, button, sb, bb, table, hand_no, order, tourn, imported,
+def _rotation_kernel(occ, pid, start, button, sb, bb, table, hand_no, order, tourn, imported,
                      a_street, a_seat, a_kind, a_add, act_off, codes, aux, logged, expected,
                      streets):
     # logged / expected: what the log says and what the rules give, written for failing hands
@@ -255,7 +256,10 @@ def _rotation_kernel(occ, start, button, sb, bb, table, hand_no, order, tourn, i
                 kd = a_kind[j]
                 if kd == POST or kd == DEAD_BLIND:
                     st = a_seat[j]
-                    if 0 <= st < k and occ[h, st] and not _between(bb[h], st, bb[i], k):
+                    # the seat's player sat in h too (a new player taking a seat that another
+                    # left posts his entry blind: PokerStars 212113583449, GIE0RGE on seat 4)
+                    if 0 <= st < k and occ[h, st] and pid[h, st] == pid[i, st] and \
+                            not _between(bb[h], st, bb[i], k):
                         c, a = 11, st
                         lg, ex = a_add[j], 0
                         break
@@ -277,7 +281,10 @@ def rotation_map(b: Batch) -> Partial:
     # moves players between its tables, which one table's record does not show
     imported = string_is(b, "generator", "phh")
     tourn = string_is(b, "format", "tournament") & ~imported
-    _rotation_kernel(sc["occupied"], sc["stacks_start"], b.cols["button"].astype(np.int64),
+    # the seats' players (absent: every seat's player the same hand to hand, as before ids)
+    pid = sc.get("player_ids")
+    pid = np.zeros(sc["occupied"].shape, np.int64) if pid is None else pid.astype(np.int64)
+    _rotation_kernel(sc["occupied"], pid, sc["stacks_start"], b.cols["button"].astype(np.int64),
                      b.cols["sb_seat"].astype(np.int64), b.cols["bb_seat"].astype(np.int64),
                      b.cols["table_id"], b.cols["hand_no"].astype(np.int64), table_order(b),
                      tourn, imported, b.act["street"], b.act["seat"],

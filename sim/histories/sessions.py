@@ -19,7 +19,8 @@ gap, counted). A hand without a table name is its own table (ordered by file and
 Two hands are never joined across a hand the import skipped (``breaks``: the skipped hands'
 places among each file's rows, ``FileImport.gaps``; a hand dropped as stated twice is one):
 counted ``skip_breaks``; nor where a tournament table's stacks show a hand between them
-(``_hand_between``: the chips moved from players who won nothing to others), nor where a cash
+(``_hand_between``: the chips moved from players who won nothing to others, or from anyone when
+an orbit of the table could be played between them), nor where a cash
 table's stacks do (``_cash_hand_between``: a player who won nothing starts the next hand with
 less while another starts it with more): counted ``missing_hands``. Both are
 gaps, so the later hand's stacks never judge the earlier's payout. A site hand number that
@@ -224,14 +225,19 @@ def _same_players(names, lo_a, n_a, lo_b, n_b):
 
 
 @njit(cache=True)
-def _hand_between(names, lo_a, n_a, lo_b, n_b, start, end):
+def _hand_between(names, lo_a, n_a, lo_b, n_b, start, end, orbit):
     """Tournament hand b does not follow hand a (chips move only through hands: no rake, no
     top-up): the chips of the players seated in both moved between them, some starting b with
-    less than a left them and the others with as much more, and none who lost had won in a; or
-    b starts with every stack a started with, though a moved chips. Only a hand moves chips
-    between players: one is missing (an export of selected hands), or a is not before b. A
-    skim between hands (chips gone, nobody gains them) keeps them adjacent, and so does a pot
-    paid to the wrong player of a (a winner of a short): the outcome audit judges those."""
+    less than a left them and the others with as much more, and none who lost had won in a
+    (or, ``orbit``: the hands lie far enough apart in time for a whole orbit of the table to be
+    played between them, whoever lost); or b starts with every stack a started with, though a
+    moved chips. Only a hand moves chips between players: one is missing (an export of
+    selected hands), or a is not before b. A skim between hands (chips gone, nobody gains
+    them) keeps them adjacent, and so does a pot paid to the wrong player of a (a winner of a
+    short) closer in time than an orbit: the outcome audit judges those. Further apart, a
+    winner's chips gone to another are a hand the export left out (ACR tournament 24095328:
+    712025172 pays coog 147,199, who starts 712027902, 2 minutes later and heads-up, with
+    52,799, the 94,400 with his one opponent: the selection of a parser's test file)."""
     lost = 0
     gained = 0
     same = 0
@@ -250,7 +256,7 @@ def _hand_between(names, lo_a, n_a, lo_b, n_b, start, end):
             continue
         d = start[lo_b + s] - end[lo_a + s]
         if d < 0:
-            if end[lo_a + s] > start[lo_a + s]:
+            if end[lo_a + s] > start[lo_a + s] and not orbit:
                 return False
             lost -= d
         else:
@@ -338,12 +344,12 @@ def _sessions(order, venue, tname, named, n_seats, structure, small, big, when, 
                 broken += 1
             counted = seq_key[i] >= 0 and seq_key[i] == seq_key[prev]
             pk = offs[prev + 1] - offs[prev]
+            orbit = not (t0 >= 0 and t1 >= 0 and t1 - t0 < min_orbit * np.sum(
+                occupied[lo:lo + k]))  # a whole orbit of the table could lie between them
             if adjacent and ((counted and seq[i] != seq[prev] + 1)
                              or (not counted and chips[i] and chips[prev] and _hand_between(
-                                 names, offs[prev], pk, lo, k, start, end))
-                             or (not counted and not (chips[i] and chips[prev])
-                                 and not (t0 >= 0 and t1 >= 0 and t1 - t0 < min_orbit * np.sum(
-                                     occupied[lo:lo + k]))
+                                 names, offs[prev], pk, lo, k, start, end, orbit))
+                             or (not counted and not (chips[i] and chips[prev]) and orbit
                                  and _cash_hand_between(names, offs[prev], pk, lo, k, start,
                                                         end))
                              or (not counted and still and not _stacks_carried(

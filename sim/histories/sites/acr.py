@@ -11,6 +11,16 @@ line, only the summary's ``did not show and won N`` (the pot after his uncalled 
 which is then the payment; in a walk the big blind's ``won 9600.00`` and ``Total pot 9600.00``
 hold his own uncalled 2,000 (as at 888), taken out of both. A seat ``will be allowed to play
 after the button`` is not in the hand.
+
+The 2026 style (NiCrook/PokerVector's ACR samples) writes ``Holdem (No Limit)`` with a space, a
+cash hand's header without ``Game``: ``Hand #2651603487 - Holdem (No Limit) - $0.01/$0.02 -
+2026/01/22 11:29:18 UTC`` (``, Ante $0.01`` after the stakes at an ante table) and its table line
+without ``Table '...'``: ``McCook 9-max Seat #8 is the button``; the running ``Main pot $0.21 |
+Rake $0.01`` lines state no fact; the summary's ``Total pot $3.87 | Rake $0.14 | JP Fee $0.06``
+is the pot after the site kept 0.20 (rake and the jackpot fee; 4.07 was put in); a player who
+folded may show (``X shows [Qc 2c]``, ``showed [Qc 2c] and folded on the Pre-Flop``); a
+``BombPot`` (every player antes, no blinds, no pre-flop betting: a game the engine does not
+play) is a named skip.
 """
 
 from __future__ import annotations
@@ -22,18 +32,18 @@ from sim.histories.sites.plain import AMT, CARDS, Header, Site, Skip, amount
 
 __all__ = ["DETECT", "SITE"]
 
-DETECT = re.compile(r"Game Hand #[0-9]+ - ")
+DETECT = re.compile(r"(?:Game )?Hand #[0-9]+ - ")
 
 _A = rf"(?P<amount>{AMT})"
 _NUM = r"[$€]?[0-9][0-9.,]*"
 _HEAD = re.compile(
-    r"Game Hand #(?P<hand>[0-9]{1,20}) - (?:Tournament #(?P<tid>[0-9]{1,20}) - )?"
-    r"(?P<game>[A-Za-z' ]{1,20})\((?P<limit>[A-Za-z ]{1,20})\) - "
+    r"(?:Game )?Hand #(?P<hand>[0-9]{1,20}) - (?:Tournament #(?P<tid>[0-9]{1,20}) - )?"
+    r"(?P<game>[A-Za-z0-9'/ ]{1,20}?) ?\((?P<limit>[A-Za-z ]{1,20})\) - "
     rf"(?:Level (?P<level>[0-9]{{1,3}}) \((?P<lsb>{_NUM})/(?P<lbb>{_NUM})\) ?- ?|"
-    rf"(?P<sb>{_NUM})/(?P<bb>{_NUM}) ?- ?)?"
+    rf"(?P<sb>{_NUM})/(?P<bb>{_NUM})(?:, Ante (?P<ante>{_NUM}))? ?- ?)?"
     r"(?P<when>[0-9]{4}/[0-9]{2}/[0-9]{2} [0-9]{1,2}:[0-9]{2}:[0-9]{2})(?: (?P<zone>[A-Z]{2,4}))?")
-_TABLE = re.compile(r"Table '(?P<table>[^']{1,80})' (?P<max>[0-9]{1,2})-max "
-                    r"Seat #(?P<button>[0-9]{1,2}) is the button")
+_TABLE = re.compile(r"(?:Table '(?P<table>[^']{1,80})'|(?P<name>[^']{1,80}?)) "
+                    r"(?P<max>[0-9]{1,2})-max Seat #(?P<button>[0-9]{1,2}) is the button")
 
 
 def _header(lines: list[str]) -> Header:
@@ -55,7 +65,8 @@ def _header(lines: list[str]) -> Header:
         hand=m["hand"], variant=variant,
         stakes=(amount(sb), amount(bb)) if sb and bb else None, bets_are_blinds=True,
         tournament=m["tid"], level=int(m["level"]) if m["level"] else None,
-        table=t["table"] if not m["tid"] else f"{m['tid']} {t['table']}",
+        table=(t["table"] or t["name"]) if not m["tid"] else
+        f"{m['tid']} {t['table'] or t['name']}",
         seat_count=int(t["max"]), button=int(t["button"]),
         when=_dt.datetime.strptime(m["when"], "%Y/%m/%d %H:%M:%S"), zone=m["zone"],
         currency="USD" if bb and bb.startswith("$") and not m["tid"] else None, lines=2)
@@ -72,7 +83,8 @@ SITE = Site(
         (r"Seat [0-9]{1,2}: .{1,40} will be allowed to play after the button", "none"),
         (rf"{{P}} posts ante {_A}(?: and is all-in)?", "ante"),
         (r"\*\*\* HOLE CARDS \*\*\*", "none"),
-        (rf"(?:Main pot|Side pot\([0-9]{{1,2}}\)) {AMT}", "none"),  # a running total
+        # a running total
+        (rf"(?:Main pot|Side pot\([0-9]{{1,2}}\)) {AMT}(?: \| Rake {AMT})?", "none"),
         (rf"{{P}} posts the small blind {_A}(?: and is all-in)?", "sb"),
         (rf"{{P}} posts the big blind {_A}(?: and is all-in)?", "bb"),
         (rf"Dealt to {{P}} \[(?P<cards>{CARDS})\]", "hole"),
@@ -88,13 +100,20 @@ SITE = Site(
         (rf"{{P}} shows \[(?P<cards>{CARDS})\](?: \(.{{0,120}}\))?", "show"),
         (r"{P} does not show", "muck"),
         (rf"{{P}} collected {_A} from (?:main pot|side pot-[0-9]{{1,2}})", "collect"),
-        (rf"Total pot {_A}(?: \| Rake (?P<rake>{AMT}))?", "total"),
+        # the pot AFTER the site's take (as WPN's ``Pot: 7.85. Rake 0.15``): ACR 2651601073's
+        # ``Total pot $3.87 | Rake $0.14 | JP Fee $0.06`` is the 3.87 its winner collects of
+        # the 4.07 put in
+        (rf"Total pot {_A}(?P<after>)(?: \| Rake (?P<rake>{AMT}))?(?: \| JP Fee (?P<jp>{AMT}))?",
+         "total"),
         (rf"Board \[{CARDS}\]", "none"),
         (rf"Seat [0-9]{{1,2}}: {{P}}{_POS} (?:did not show|showed \[{CARDS}\]) and won {_A}"
          r"(?: with .{0,120})?", "won"),
         (rf"Seat [0-9]{{1,2}}: {{P}}{_POS} (?:folded on the (?:Pre-Flop|Flop|Turn|River)"
-         rf"(?: and did not bet)?|showed \[{CARDS}\] and lost with .{{0,120}})", "none"),
+         rf"(?: and did not bet)?|showed \[{CARDS}\] and (?:lost with .{{0,120}}|folded on the "
+         r"(?:Pre-Flop|Flop|Turn|River)(?: and did not bet)?))", "none"),
     ),
+    skip_rules=((re.compile(r"^BombPot$"), "bomb pot (every player antes, no blinds, no "
+                 "pre-flop betting)"),),
     ends=re.compile(r"^\*\*\* SUMMARY \*\*\*$"),
     walk_pays_blind=True,
 )

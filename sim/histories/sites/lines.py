@@ -139,7 +139,8 @@ FACTS: dict[str, Pattern[str]] = {
         r".{1,40} Texas Hold'em - .{1,100}",
         r"(?:.{1,40} )?Texas Hold'em  ?(?:.{1,40} )?Trny: ?[0-9]{1,12} .{1,140}",  # tournament
         r"Trny: ?[0-9]{1,12} Level: ?[0-9]{1,3}",
-        r"Blinds(?:-Antes)?\([0-9,]{1,12}/[0-9,]{1,12}(?: -[0-9,]{1,12})?\)",
+        # thousands written with a comma or (2016) a space: ``Blinds-Antes(1 200/2 400 -400)``
+        r"Blinds(?:-Antes)?\([0-9][0-9, ]{0,12}/[0-9][0-9, ]{0,12}(?: -[0-9][0-9, ]{0,12})?\)",
         r"Table .{1,80} \( ?(?:Real|Play) Money ?\)",
         rf"Seat {_SEAT} is the button",
         rf"Total number of players : {_SEAT}(?:/{_SEAT})?",

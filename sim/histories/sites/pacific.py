@@ -13,9 +13,9 @@ are "dealt down" (``** Dealing down cards **``; only the hero's are written: ``D
 ``rake`` are None (the outcome audit rebuilds them). An uncalled bet is not in the winner's
 ``collected`` (the raiser of 0.04 whom all fold collects 0.05 of a pot of 0.07: the next hand's
 stack agrees), except in a walk, where the big blind collects the whole pot, his own blind included
-(0.03 of blinds of 0.01 and 0.02: his next stack is 0.01 up). ``mucks [ 4s, 6h ]`` reveals a losing
-hand that was mucked (the cards are dealt cards, the player mucks); ``did not show his hand`` a
-muck.
+(0.03 of blinds of 0.01 and 0.02: his next stack is 0.01 up). ``mucks [ 4s, 6h ]`` states the
+cards of a hand a hand shown before it beats: they speak (888 pays such a hand the side pot it
+wins: game 775396118); ``did not show his hand`` a muck.
 """
 
 from __future__ import annotations
@@ -106,7 +106,11 @@ SITE = Site(
         (rf"\*\* Dealing (?:flop|turn|river) \*\* \[ {_C} \]", "board"),
         (r"\*\* Summary \*\*", "none"),
         (rf"{{P}} shows \[ {_C} \]", "show"),
-        (rf"{{P}} mucks \[ {_C} \]", "muck"),
+        # the cards a muck states are read as shown: 888 writes "mucks" for a hand that a hand
+        # shown before it beats, and still pays it the side pot it wins (tournament 78669312,
+        # game 775396118: ``SYSTEM3RROR mucks [ Td, 9d ]``, beaten by the main pot's two pair,
+        # collects the side pot his tens win); a mucked loser loses either way
+        (rf"{{P}} mucks \[ {_C} \]", "show"),
         (r"{P} did not show his hand", "muck"),
         (rf"{{P}} collected \[ {_A} \]", "collect"),
     ),

@@ -441,6 +441,12 @@ def _event(st: _State, kind: str, m: Any, no: int, ln: str) -> None:
         raise Skip(f"bad action: {who[:60]!r} puts in {add} with {st.left[who]} left {at}")
     if kind == "call" or (kind in ("allin", "allin_street") and to <= top):
         owed = min(top - mine, st.left[who])
+        if add > owed and any(v == top and not st.left[x] for x, v in st.bb.items()):
+            # ACR 2651598942: ``posts the big blind 419.00 and is all-in`` at 2500/5000, the next
+            # player ``calls 5000.00``: the site has the others call the full big blind
+            raise Skip(f"unsupported: the big blind all in for {top}, less than a big blind: the "
+                       f"site has the others call the full big blind, the engine the amount "
+                       f"posted {at}")
         if add != owed:
             raise Skip(f"bad action: {who[:60]!r} calls {add}, the call is {owed} {at}")
         st.acts.append(("cc", who, None))
@@ -487,7 +493,11 @@ def _order(st: _State) -> list[str]:
 
 
 def _hand(site: Site, head: Header, st: _State, source: str, key: str, line: int) -> PhhHand:
-    from sim.histories.sites.text import SiteOutcome, with_outcome  # noqa: PLC0415 (text imports us)
+    from sim.histories.sites.text import (  # noqa: PLC0415 (text imports us)
+        SiteOutcome,
+        unanswerable_raises,
+        with_outcome,
+    )
 
     players = _order(st)
     n = len(players)
@@ -585,7 +595,18 @@ def _hand(site: Site, head: Header, st: _State, source: str, key: str, line: int
         total -= sum((Decimal(v) for v in pot_contributions(h)[1]), Decimal(0))
     outcome = SiteOutcome(dict(paid), total, st.rake, recorded=bool(paid),
                        includes_uncalled=holds_uncalled)
-    return with_outcome(h, outcome, players)
+    got = with_outcome(h, outcome, players)
+    # a raise nobody can answer (every other player folded or all in for no more than the bet
+    # faced) is replayed as the call it amounts to, as the PokerKit sites' (text.py): the site
+    # returns its excess as an uncalled bet (ACR 718599164: ``raises 52615.00 to 54615.00 and
+    # is all-in`` over an all-in of 54,200, the big blind all in for less; ``Uncalled bet
+    # (415.00)``), which the checks above read from the raise as the text states it
+    calls = unanswerable_raises(h)
+    if calls:
+        doc["actions"] = [f"p{h.actions[i].actor + 1} cc" if i in calls else a  # type: ignore[operator]
+                          for i, a in enumerate(doc["actions"])]
+        got = replace(got, actions=hand_from_dict(doc, source, key, line).actions)
+    return got
 
 
 def _fmt(d: dict[str, Decimal]) -> str:

@@ -726,7 +726,7 @@ def _read_hand(site: _Site, chunk: str, too_long: str | None, session: str, sour
                         tournament_buy_in=buy_in(site.name, head),
                         claims=claims(site.name, claimed, doc["_names"]))
         got = with_outcome(h, outcome, doc["_names"])  # the outcome as the site's actions
-        calls = _unanswerable_raises(h)
+        calls = unanswerable_raises(h)
         if calls:
             doc["actions"] = [f"p{h.actions[i].actor + 1} cc" if i in calls else a  # type: ignore[operator]
                               for i, a in enumerate(doc["actions"])]
@@ -1355,7 +1355,7 @@ def pot_contributions(hand: PhhHand) -> tuple[tuple[Number, ...], tuple[Number, 
     return total, uncalled
 
 
-def _unanswerable_raises(hand: PhhHand) -> set[int]:
+def unanswerable_raises(hand: PhhHand) -> set[int]:
     """The indices of the hand's raises that no other player could answer: every other
     player still in the hand has folded or has no more chips than the bet already faced
     (all in, or all in by calling). The sites accept such a raise and return its excess as an

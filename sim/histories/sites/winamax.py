@@ -9,7 +9,8 @@ they are read from the seat lines. The streets restate the board (``*** TURN ***
 Td][3h]``). Winamax writes no uncalled-bet line: the winner's ``collected`` and the ``Total pot``
 include his uncalled bet (a river all-in of 2,670 that nobody calls: ``collected 3720``, the
 pot 1,050 and the 2,670 back; the next hand's stack agrees); the reader takes the uncalled bet
-out of both, to the standard. ``Total pot N | No rake`` or ``| Rake N``.
+out of both, to the standard. ``Total pot N | No rake`` or ``| Rake N``. A new or returning
+player's ``posts big blind 0.05€ out of position`` is a live big blind (2024 cash).
 """
 
 from __future__ import annotations
@@ -75,7 +76,10 @@ SITE = Site(
         (r"\*\*\* ANTE/BLINDS \*\*\*", "none"),
         (rf"{{P}} posts ante {_A}", "ante"),
         (rf"{{P}} posts small blind {_A}", "sb"),
-        (rf"{{P}} posts big blind {_A}", "bb"),
+        # a player who joins (or returns) between the button and the big blind posts a live big
+        # blind "out of position" (20183568-874: ``LF-Genie49 posts big blind 0.05€ out of
+        # position``, then ``LF-Genie49 checks``; his next stack is 0.05 less)
+        (rf"{{P}} posts big blind {_A}(?: out of position)?", "bb"),
         (rf"Dealt to {{P}} \[(?P<cards>{CARDS})\]", "hole"),
         (r"\*\*\* PRE-FLOP \*\*\*", "deal"),
         (r"{P} folds", "fold"),
