@@ -30,7 +30,11 @@ Tests (each two-sided, normal by the central limit theorem over independent run-
 - ``runout_seats``: each absolute seat's summed residual over its live hands, against the exact
   covariance (the live hands of one run-out share it), chi-square;
 - ``runout_players``: per player with at least ``MIN_PLAYER_RUNOUTS`` live hands, his summed
-  residual over its exact variance, normal two-sided, Bonferroni over the players.
+  residual over its exact variance, normal two-sided, Bonferroni over the players;
+- ``runout_dispersion``: without a list of suspects, the cross products of each player's
+  residuals summed (a U-statistic), over the root of its martingale variance estimate in the
+  run-outs' time order (a player's number of run-outs depends on his earlier ones: a lost
+  all-in usually ends his stay), normal one-sided.
 """
 
 from __future__ import annotations
@@ -84,6 +88,11 @@ class RunoutPartial:
     # per run-out: the exact covariance of its live hands' shares, (live, live) flattened
     cov: np.ndarray = field(default_factory=lambda: np.zeros(0))
     street: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # per run-out
+    # per run-out, the keys of its time order (-1 unknown; ``runout_order``): the hand's time
+    # in UTC seconds (an imported history's), its table and its number at the table
+    time: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    table: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    hand_no: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
 
 
 @njit(cache=True)
@@ -182,7 +191,7 @@ def _sample(table, live_cards, nlive, unseen, nu, samples, key, acc, acc2):  # p
 @njit(cache=True)
 def _runout_kernel(table, occ, folded, hole, bv, boff, uv, uoff, has_burns, a_street, a_kind,
                    a_off, pid, hand_id, samples, max_nb0, out_hand, out_seat, out_pid, out_eq,
-                   out_sel, out_share, out_cov, out_street):  # pragma: no cover - compiled
+                   out_sel, out_share, out_cov, out_street, out_row):  # pragma: no cover
     n, k = occ.shape
     rows = 0
     cov_at = 0
@@ -286,6 +295,7 @@ def _runout_kernel(table, occ, folded, hole, bv, boff, uv, uoff, has_burns, a_st
                 out_cov[cov_at] = scale * (acc2[s, r] / cnt - e * (acc[r] / cnt))
                 cov_at += 1
         out_street[runs] = st
+        out_row[runs] = i
         runs += 1
     return runs, rows, cov_at, incomplete
 
@@ -295,12 +305,15 @@ def runout_map_arrays(occ: np.ndarray, folded: np.ndarray, hole: np.ndarray,
                       burns: tuple[np.ndarray, np.ndarray] | None,
                       actions: tuple[np.ndarray, np.ndarray, np.ndarray],
                       player_ids: np.ndarray | None = None, min_board: int = 0,
-                      hand_id: np.ndarray | None = None, samples: int = PREFLOP_SAMPLES
+                      hand_id: np.ndarray | None = None, samples: int = PREFLOP_SAMPLES,
+                      order_keys: tuple[np.ndarray | None, np.ndarray | None,
+                                        np.ndarray | None] | None = None
                       ) -> RunoutPartial:
     """The run-outs of ``n`` hands: ``occ``/``folded`` (n, k), ``hole`` (n, 2k) (-1 unknown),
     ``board`` and ``burns`` as (values, offsets), ``actions`` as (street, kind, offsets);
     ``min_board`` > 0 leaves out the run-outs from fewer board cards; ``hand_id`` keys the
-    pre-flop boards' sample (default: the row numbers)."""
+    pre-flop boards' sample (default: the row numbers); ``order_keys`` = (time in UTC seconds,
+    table id, hand number), each (n,) or None (unknown: -1), the run-outs' time order."""
     n, k = occ.shape
     hole = np.ascontiguousarray(hole, np.int64)
     pid = (np.ascontiguousarray(player_ids, np.int64) if player_ids is not None
@@ -317,6 +330,7 @@ def runout_map_arrays(occ: np.ndarray, folded: np.ndarray, hole: np.ndarray,
     out_share = np.empty(cap)
     out_cov = np.empty(n * MAX_SEATS * MAX_SEATS)
     out_street = np.empty(n, np.int64)
+    out_row = np.empty(n, np.int64)
     runs, rows, cv, incomplete = _runout_kernel(
         TABLE, np.ascontiguousarray(occ, np.bool_), np.ascontiguousarray(folded, np.bool_),
         hole, np.asarray(bv, np.int64), np.asarray(boff, np.int64), np.asarray(uv, np.int64),
@@ -324,12 +338,16 @@ def runout_map_arrays(occ: np.ndarray, folded: np.ndarray, hole: np.ndarray,
         np.asarray(a_kind, np.int64), np.asarray(a_off, np.int64), pid,
         np.asarray(np.arange(n) if hand_id is None else hand_id, np.int64), samples, min_board,
         out_hand,
-        out_seat, out_pid, out_eq, out_sel, out_share, out_cov, out_street)
+        out_seat, out_pid, out_eq, out_sel, out_share, out_cov, out_street, out_row)
+    at = out_row[:runs]
+    keys = [np.full(runs, -1, np.int64) if x is None else np.asarray(x, np.int64)[at]
+            for x in (order_keys or (None, None, None))]
     return RunoutPartial(runouts=runs, incomplete=incomplete, hand=out_hand[:rows].copy(),
                          seat=out_seat[:rows].copy(), player=out_pid[:rows].copy(),
                          equity=out_eq[:rows].copy(), select=out_sel[:rows].copy(),
                          share=out_share[:rows].copy(), cov=out_cov[:cv].copy(),
-                         street=out_street[:runs].copy())
+                         street=out_street[:runs].copy(), time=keys[0], table=keys[1],
+                         hand_no=keys[2])
 
 
 def runout_map(b: Any) -> RunoutPartial:
@@ -342,7 +360,10 @@ def runout_map(b: Any) -> RunoutPartial:
         burns = None
     return runout_map_arrays(sc["occupied"], sc["folded"], b.hole, b.var["board"], burns,
                              (b.act["street"], b.act["kind"], b.act_off),
-                             sc.get("player_ids"), MIN_BOARD, b.cols.get("hand_id"))
+                             sc.get("player_ids"), MIN_BOARD, b.cols.get("hand_id"),
+                             order_keys=(imp.get("time_utc") if (imp := getattr(b, "imp", None))
+                                         else None, b.cols.get("table_id"),
+                                         b.cols.get("hand_no")))
 
 
 def merge(parts: list[RunoutPartial]) -> RunoutPartial:
@@ -362,6 +383,10 @@ def merge(parts: list[RunoutPartial]) -> RunoutPartial:
         out.share = np.concatenate([p.share for p in parts])
         out.cov = np.concatenate([p.cov for p in parts])
         out.street = np.concatenate([p.street for p in parts])
+        for name in ("time", "table", "hand_no"):
+            setattr(out, name, np.concatenate([
+                getattr(p, name) if getattr(p, name).size == p.runouts
+                else np.full(p.runouts, -1, np.int64) for p in parts]))
     return out
 
 
@@ -511,20 +536,64 @@ def pair_entries(q: RunoutPartial) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.concatenate(ra), np.concatenate(rb), q.cov[np.concatenate(at)]
 
 
+def runout_order(q: RunoutPartial) -> tuple[np.ndarray, str, int]:
+    """The run-outs in time order: (their indices, how the order was known, the players with
+    live hands at two tables or more whose run-outs' relative order is not known). Every
+    run-out with a time (an imported history's, UTC): by time, then table and hand number;
+    else every run-out with a table: by table and hand number, exact for a simulated run (a
+    player never changes tables, so only his own table's order matters), a player at several
+    tables' run-outs taken table after table; else the order of the map (each batch's hands
+    in their rows, the batches as given). Ties keep the map's order."""
+    idx = np.arange(q.runouts)
+    known = q.time.size == q.runouts and q.runouts > 0
+    if known and (q.time >= 0).all():
+        return np.lexsort((idx, q.hand_no, q.table, q.time)), "by the hands' time (UTC)", 0
+    if known and (q.table >= 0).all():
+        rows = q.player >= 0
+        pairs = np.unique(np.stack([q.player[rows], q.table[q.hand[rows]]], axis=1), axis=0)
+        _, cnt = np.unique(pairs[:, 0], return_counts=True)
+        return (np.lexsort((idx, q.hand_no, q.table)), "by table and hand number",
+                int((cnt > 1).sum()))
+    return idx, "in the order of the map", 0
+
+
+@njit(cache=True)
+def _martingale(order, start, live, pl, d, n_players):  # pragma: no cover - compiled
+    """U = sum over run-outs k in ``order`` of inc_k = sum over its live hands a of
+    2 S_a(<k) d_ak (S_a(<k): player a's summed residual over his run-outs before k) and the
+    sum of inc_k^2."""
+    s = np.zeros(n_players)
+    u = 0.0
+    qv = 0.0
+    for k in order:
+        inc = 0.0
+        for r in range(start[k], start[k] + live[k]):
+            if pl[r] >= 0:
+                inc += 2.0 * s[pl[r]] * d[r]
+        u += inc
+        qv += inc * inc
+        for r in range(start[k], start[k] + live[k]):
+            if pl[r] >= 0:
+                s[pl[r]] += d[r]
+    return u, qv
+
+
 def dispersion_moments(q: RunoutPartial) -> dict[str, Any] | None:
     """The over-dispersion U-statistic of the players' run-out luck: U = the sum over players a
     of R_a^2 - sum_j d_aj^2 (R_a = sum_j d_aj, d the share minus the equity over his live
-    run-out hands j): the cross products of each player's residuals only, of mean 0 exactly
-    under a fair deal (run-outs are independent, each residual of mean 0, a pre-flop one's
-    too: its sampled equity is unbiased and independent of the board dealt). Its variance,
-    the sum over pairs of players (a, b), a == b too, of 2 ((sum_j x_abj)^2 - sum_j x_abj^2)
-    with x_abj = E[d_aj d_bj] (players meet in run-outs), is estimated without bias by the
-    same sum with x_abj = d_aj d_bj, the products dealt (``var_hat``: a self-normalized
-    statistic, which no pre-flop variance estimate can make heavy-tailed: a 32-board sample
-    that an 85% favourite won every time gives a variance of 0 to a hand that then loses);
-    ``var_U`` is the sum with the computed covariances (for the power). A player luckier in
-    each of his run-outs adds the square of his summed luck; the squares of single residuals,
-    heavy-tailed and blind to the luck's sign, are left out. None without player ids."""
+    run-out hands j): the cross products of each player's residuals only, computed in time
+    order (``runout_order``) as U = sum over run-outs k of inc_k = sum over their live hands a
+    of 2 S_a(<k) d_ak, S_a(<k) his summed residual before k. Under a fair deal the board of k
+    is uniform over the unseen cards whatever came before, so d_ak has mean 0 given the past:
+    U is a martingale, and its variance is estimated by the sum of the inc_k^2 (``var_hat``),
+    whatever the past decided about who plays the next run-out. (The sum over pairs of
+    players of their summed products, the former estimate, assumed each player's run-outs
+    fixed in advance: a player who loses an all-in usually leaves, and it was biased low.)
+    ``var_U`` is the variance with the computed covariances as if the run-outs were fixed (for
+    the power). A player luckier in each of his run-outs adds the square of his summed luck;
+    the squares of single residuals, heavy-tailed and blind to the luck's sign, are left out
+    (and so are the products of one player's two live hands of one run-out, if a record holds
+    any). None without player ids."""
     keep_rows = q.player >= 0
     if not keep_rows.any():
         return None
@@ -539,19 +608,18 @@ def dispersion_moments(q: RunoutPartial) -> dict[str, Any] | None:
     var_row[a[diag]] = c[diag]
     both = (pl[a] >= 0) & (pl[b] >= 0)
     a, b, c = a[both], b[both], c[both]
-    x = d_all[a] * d_all[b]
     uk, kinv = np.unique(pl[a] * n_p + pl[b], return_inverse=True)
-
-    def var_of(terms: np.ndarray) -> float:
-        tot = np.bincount(kinv, weights=terms, minlength=uk.size)
-        sq = np.bincount(kinv, weights=terms * terms, minlength=uk.size)
-        return float(2 * (tot * tot - sq).sum())
-
+    tot = np.bincount(kinv, weights=c, minlength=uk.size)
+    sq = np.bincount(kinv, weights=c * c, minlength=uk.size)
+    var_model = float(2 * (tot * tot - sq).sum())
+    order, how, unordered = runout_order(q)
+    live = np.bincount(q.hand, minlength=q.runouts)
+    starts = np.cumsum(live) - live
+    u, qv = _martingale(order.astype(np.int64), starts, live, pl, d_all, n_p)
     d = d_all[keep_rows]
     res = np.bincount(inv_rows, weights=d, minlength=n_p)
     v = np.bincount(inv_rows, weights=var_row[keep_rows], minlength=n_p)
     cnt = np.bincount(inv_rows, minlength=n_p)
-    u = float((res * res).sum() - (d * d).sum())
     # power: every run-out of a player luckier by delta of its standard deviation adds
     # delta^2 ((sum_j sd_j)^2 - sum_j v_j) to E[U]
     sd = np.sqrt(np.maximum(var_row[keep_rows], 0.0))
@@ -561,55 +629,50 @@ def dispersion_moments(q: RunoutPartial) -> dict[str, Any] | None:
     # lose: share e -> e + (1 - e) e): ((sum_j v_j)^2 - sum_j v_j^2) per shill to E[U]
     v2 = np.bincount(inv_rows, weights=var_row[keep_rows] ** 2, minlength=n_p)
     shill_gain = float((v * v - v2)[cnt >= 2].sum())
-    return {"ids": ids, "res": res, "var": v, "count": cnt, "U": u, "var_U": var_of(c),
-            "var_hat": var_of(x), "gain": gain, "shill_gain": shill_gain}
+    return {"ids": ids, "res": res, "var": v, "count": cnt, "U": u, "var_U": var_model,
+            "var_hat": qv, "order": how, "unordered_players": unordered, "gain": gain,
+            "shill_gain": shill_gain}
 
 
 def dispersion_test(q: RunoutPartial) -> dict[str, Any] | None:
-    """Some players luckier (or unluckier) than chance, without a list of suspects: the
-    U-statistic of ``dispersion_moments`` over every player with two or more live run-out
-    hands, over the root of its unbiased variance estimate from the products dealt
-    (self-normalized), one-sided (over-dispersion), p from the scaled chi-square of the same
-    mean and variance. A player's
-    luck counts by its square summed over his run-outs (his expected luck grows with them), so
-    the default population's players, a few run-outs each, all count."""
+    """Some players luckier than chance, without a list of suspects: the U-statistic of
+    ``dispersion_moments`` over every player with two or more live run-out hands, over the
+    root of its martingale variance estimate (the summed squares of its increments in time
+    order), normal one-sided (large U: players luckier than chance). A player's luck counts
+    by its square summed over his run-outs (his expected luck grows with them), so the default
+    population's players, a few run-outs each, all count."""
     mo = dispersion_moments(q)
     if mo is None:
         return None
     multi = mo["count"] >= 2
     k = int(multi.sum())
-    # E[sum_a R_a^2] over the players with two run-outs or more (a player with one has no
-    # cross product): U + m is a quadratic form in nearly normal residuals, a weighted sum of
-    # chi-squares with 1 df whose weights sum to m and whose squares sum to Var(U) / 2; when a
-    # few players (a heads-up table's two, 30 run-outs each) carry much of it, its right tail
-    # is far heavier than the normal's (the normal gave p < 1e-3 to 2 of 150 fair runs), so p
-    # is that of the scaled chi-square with the same mean and variance (Satterthwaite)
-    m = float(mo["var"][multi].sum())
-    if k < MIN_DISPERSION_PLAYERS or mo["var_U"] <= 0 or mo["var_hat"] <= 0 or m <= 0:
+    if k < MIN_DISPERSION_PLAYERS or mo["var_U"] <= 0 or mo["var_hat"] <= 0:
         return None
     z_u = mo["U"] / math.sqrt(mo["var_hat"])
-    scale = mo["var_hat"] / (2 * m)
-    dof = 2 * m * m / mo["var_hat"]
-    p_u = float(ss.chi2.sf((mo["U"] + m) / scale, dof))
+    p_u = float(ss.norm.sf(z_u))
     active = mo["var"] > 0
     z = mo["res"][active] / np.sqrt(mo["var"][active])
     w = int(np.argmax(np.abs(z)))
     # 5% of the players (at random) luckier by delta standard deviations in every run-out:
     # E[U] grows by 0.05 delta^2 gain, caught with probability 0.9 at alpha 0.01 (normal)
-    delta = math.sqrt((ss.norm.isf(0.01) + ss.norm.isf(0.1)) * math.sqrt(mo["var_U"])
+    delta = math.sqrt((ss.norm.isf(0.01) + ss.norm.isf(0.1)) * math.sqrt(mo["var_hat"])
                       / (0.05 * mo["gain"])) if mo["gain"] > 0 else float("inf")
     n_med = float(np.median(mo["count"][multi]))
+    order = f"run-outs ordered {mo['order']}"
+    if mo["unordered_players"]:
+        order += (f"; {mo['unordered_players']:,} players live at two tables or more without "
+                  "the hands' times: their run-outs taken table after table (their products "
+                  "count in U whatever the order; only the variance estimate's terms move)")
     return {"statistic": z_u, "p": p_u, "details": {
-        "law": "one-sided: the sum over players of the cross products of their run-out "
-               "residuals (share minus equity), mean 0, over the root of its unbiased variance "
-               "estimate from the residuals dealt (the players who met in a run-out "
-               "included; self-normalized); p from the scaled chi-square of that variance and "
-               "of mean the players' summed variances (Satterthwaite: a few players carrying "
-               "much of the sum make its tail heavy)",
+        "law": "normal one-sided: the sum over players of the cross products of their run-out "
+               "residuals (share minus equity), mean 0, over the root of its martingale "
+               "variance estimate (in time order, the summed squares of each run-out's "
+               "increment: twice each live player's earlier summed residual times his residual "
+               "here), valid whatever the earlier run-outs decided about who plays the next",
+        "order": order,
         "u": mo["U"], "variance_estimate": mo["var_hat"], "variance_model": mo["var_U"],
         # E[U] added per unit share of shills (``audits.rig_power``: the shill rig's power)
         "shill_gain": mo["shill_gain"],
-        "chi2_scale": scale, "chi2_df": dof,
         "players": k, "players_with_one_runout": int((mo["count"] == 1).sum()),
         "median_runouts_per_player": n_med, "max_runouts_per_player": int(mo["count"].max()),
         "worst_player": int(mo["ids"][active][w]), "worst_player_z": float(z[w]),

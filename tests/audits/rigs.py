@@ -178,5 +178,7 @@ def shill_runouts(b: Any, frac: float, rng: np.random.Generator, salt: int = 0,
         changed += 1
     part = runouts.runout_map_arrays(occ, fold, b.hole, (bv2, boff), (uv2, uoff),
                                      (b.act["street"], b.act["kind"], b.act_off), pid,
-                                     runouts.MIN_BOARD, b.cols.get("hand_id"))
+                                     runouts.MIN_BOARD, b.cols.get("hand_id"),
+                                     order_keys=(None, b.cols.get("table_id"),
+                                                 b.cols.get("hand_no")))
     return part, changed

@@ -96,9 +96,10 @@ def test_shill_runouts_fail_the_battery_on_the_default_population() -> None:
     default-population os-chacha20 run, stronger than the issue's (20% of the player ids, up
     to 5 re-deals until the shill wins something: the players of this population have 2-3
     run-outs each, so the list-free test's power is small; the issue's rig, 5% and one
-    re-deal, at 500,000 hands gave z 2.4-3.4, see docs/audits.md): runout_dispersion fails the
-    battery (z 8.0-11.6 over four runs; 10% of the ids gave 2.4-9.5: too close to call); the
-    same run's own cards pass it; with the list of the issue's 5% of the ids and its one
+    re-deal, at 500,000 hands gives a mean z about 1.8, see docs/audits.md): runout_dispersion
+    fails the battery (z 10.1 and 9.6 on seeds 11 and 12; the former variance estimate gave
+    8.0-11.6 over four runs, 10% of the ids 2.4-9.5: too close to call); the same run's own
+    cards pass it; with the list of the issue's 5% of the ids and its one
     re-deal, ``listed_runouts`` fails it at this size (z 4.9-7.5)."""
     import tempfile
 

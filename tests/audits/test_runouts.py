@@ -168,7 +168,8 @@ def test_imported_limitation_states_the_verdict_from_the_cards_seen() -> None:
 
 def test_dispersion_u_statistic_is_calibrated_on_fair_runouts() -> None:
     """30 fair draws of 1,500 heads-up run-outs among 60 players (a few of them meeting again
-    and again, as at a table): the self-normalized U-statistic's one-sided p is uniform."""
+    and again, as at a table): the U-statistic over its martingale variance estimate gives a
+    one-sided p uniform."""
     rng = np.random.default_rng(77)
     ps = []
     for _ in range(30):
@@ -181,3 +182,83 @@ def test_dispersion_u_statistic_is_calibrated_on_fair_runouts() -> None:
         ps.append(r["p"])
     assert ss.kstest(ps, "uniform").pvalue > 0.001
     assert min(ps) > 1e-4
+
+
+def _stays(rng: np.random.Generator, players: int, most: int, leave: float
+           ) -> runouts.RunoutPartial:
+    """Fair heads-up run-outs of ``players`` players against the house (no id), each playing
+    until he loses one and leaves (probability ``leave``), ``most`` at most: how many run-outs
+    a player has depends on his earlier ones, as at a table where a lost all-in ends a stay.
+    Run-out k of every player at time k."""
+    e = rng.uniform(0.1, 0.9, (players, most))
+    win = rng.random((players, most)) < e
+    stays = win | (rng.random((players, most)) >= leave)
+    n = np.minimum(np.argmin(np.c_[stays, np.zeros((players, 1), bool)], axis=1) + 1, most)
+    j, who = np.nonzero((np.arange(most)[None, :] < n[:, None]).T)  # time-major
+    k = who.size
+    eq, sh = e[who, j], win[who, j].astype(float)
+    v = eq * (1 - eq)
+    return runouts.RunoutPartial(
+        runouts=k, hand=np.repeat(np.arange(k), 2), seat=np.tile([0, 1], k),
+        player=np.stack([who, np.full(k, -1)], axis=1).ravel(),
+        equity=np.stack([eq, 1 - eq], axis=1).ravel(),
+        select=np.stack([eq, 1 - eq], axis=1).ravel(),
+        share=np.stack([sh, 1 - sh], axis=1).ravel(),
+        cov=np.stack([v, -v, -v, v], axis=1).ravel(), street=np.ones(k, np.int64),
+        time=1_000 + j.astype(np.int64), table=who.astype(np.int64),
+        hand_no=j.astype(np.int64))
+
+
+def test_dispersion_holds_its_level_when_a_lost_runout_ends_a_stay() -> None:
+    """Issue 35: a player's number of run-outs depends on his earlier outcomes (a lost all-in
+    usually ends his stay). The variance of U summed over the players' pairs of run-outs as if
+    they were fixed (the former estimate, kept here as the reference) rejects a fair deal
+    several times too often at alpha 0.01; the martingale estimate in time order holds it."""
+    rng = np.random.default_rng(5)
+    new, old = [], []
+    for _ in range(1_000):
+        q = _stays(rng, 200, 20, 0.9)
+        r = runouts.dispersion_test(q)
+        assert r is not None and r["details"]["order"] == "run-outs ordered by the hands' " \
+            "time (UTC)"
+        new.append(r["p"])
+        d = q.share - q.equity
+        x = (d * d)[q.player >= 0]
+        tot = np.bincount(q.player[q.player >= 0], weights=x)
+        sq = np.bincount(q.player[q.player >= 0], weights=x * x)
+        old.append(ss.norm.sf(r["details"]["u"] / np.sqrt(2 * (tot * tot - sq).sum())))
+    new_rate, old_rate = np.mean(np.array(new) < 0.01), np.mean(np.array(old) < 0.01)
+    assert old_rate > 0.03  # measured 0.05-0.06: the defect this test guards against
+    assert new_rate < 0.022  # 1,000 draws: 99.9% binomial bound at alpha 0.01
+    assert 0.02 < np.mean(np.array(new) < 0.05) < 0.08
+
+
+def test_dispersion_orders_runouts_by_time_where_a_player_sits_at_two_tables() -> None:
+    """An imported record: one player at two tables, his run-outs interleaved in time. U is the
+    same in any order; its variance estimate sums each run-out's increment (twice his summed
+    residual before it times his residual) in the hands' time order. Without times the tables
+    are taken one after the other and the details say for how many players."""
+    rng = np.random.default_rng(3)
+    q = _stays(rng, 40, 12, 0.0)  # every player 12 run-outs
+    q.table = q.player[0::2] % 2  # the players' tables: 0 or 1 by parity ...
+    q.player = np.where(q.player >= 0, q.player // 2, -1)  # ... 20 players at both tables
+    r = runouts.dispersion_test(q)
+    assert r is not None and r["details"]["order"] == "run-outs ordered by the hands' time (UTC)"
+    d = q.share - q.equity
+    order = np.lexsort((np.arange(q.runouts), q.hand_no, q.table, q.time))
+    s, u, qv = np.zeros(20), 0.0, 0.0
+    for k in order:  # the definition, run-out by run-out
+        a, dk = q.player[2 * k], d[2 * k]
+        u += 2 * s[a] * dk
+        qv += (2 * s[a] * dk) ** 2
+        s[a] += dk
+    res = np.bincount(q.player[0::2], weights=d[0::2])
+    assert np.isclose(u, (res ** 2).sum() - (d[0::2] ** 2).sum())  # the U of the cross products
+    assert np.isclose(r["details"]["u"], u) and np.isclose(r["details"]["variance_estimate"], qv)
+    assert np.isclose(r["statistic"], u / np.sqrt(qv))
+    q.time[:] = -1  # no times: table after table
+    r2 = runouts.dispersion_test(q)
+    assert r2 is not None and np.isclose(r2["details"]["u"], u)
+    assert r2["details"]["variance_estimate"] != qv
+    assert "20 players live at two tables or more without the hands' times" in \
+        r2["details"]["order"]
