@@ -29,6 +29,7 @@ from reports.certificate import CERTIFICATE_SCHEMA, Certificate, certified_audit
 from reports.inputs import ReportInputError, load_inputs
 from reports.lab import html_section as lab_html
 from reports.lab import summary_lines as lab_summary
+from reports.summaries import summary_limitation
 
 
 def _flat_results(audit: dict[str, Any]) -> list[AuditResult]:
@@ -544,6 +545,9 @@ def build_run_certificate(audit: dict[str, Any], manifest: dict[str, Any],
         skip_limit = imports.skipped_not_certified(import_record[0])[1]
         if skip_limit:
             limits.append(skip_limit)
+        summary_limit = summary_limitation(import_record[0])  # prize money contradicted
+        if summary_limit:
+            limits.append(summary_limit)
     unreproduced = reproduction_limitation(reproduction)
     if unreproduced:
         limits.append(unreproduced)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["summary_sentences"]
+__all__ = ["summary_limitation", "summary_sentences"]
 
 
 def _n(v: Any) -> int:
@@ -50,3 +50,23 @@ def summary_sentences(rec: dict[str, Any]) -> tuple[list[str], list[str]]:
                       "pool stated, places still running, another currency, a drawn pool, no "
                       "hand of the tournament in the log): not checked.")
     return done, undone
+
+
+def summary_limitation(rec: dict[str, Any]) -> str | None:
+    """The verdict's limitation when the operator's tournament summaries disagree with
+    themselves or with the hands (None otherwise): the prize money is paid outside the hands,
+    so the log cannot prove a payout wrong, but a lab cannot vouch for a tournament whose own
+    statements contradict each other: the certificate is LIMITED and its first line names the
+    first disagreement with its amounts."""
+    sm = rec.get("summaries")
+    if not isinstance(sm, dict):
+        return None
+    got = sm.get("checks")
+    disagree = _n(got.get("disagrees")) if isinstance(got, dict) else 0
+    if not disagree:
+        return None
+    listed = [str(x) for x in sm.get("disagreements") or [] if isinstance(x, str)]
+    first = f" (the first: {listed[0]})" if listed else ""
+    return (f"The operator's tournament summaries disagree with themselves or with the hands "
+            f"in {_plural(disagree, 'check')}{first}: the prize money of those tournaments is "
+            "not certified; import.json lists each disagreement with its amounts.")

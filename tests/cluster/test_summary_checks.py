@@ -250,6 +250,23 @@ def test_the_certificate_says_what_the_summaries_show(tmp_path: Path) -> None:
     assert said.endswith("7 checks agree, 1 disagreement (the first: tournament #551010441 "
                          f"({tmp_path}/cert/summary.txt line 1): pool: "
                          + checks["pool"]["text"] + ").")
+    # the prize money is paid outside the hands: not a FAIL, but the first line says LIMITED
+    cert = json.loads((run / "certificate.json").read_text())
+    (limit,) = [s for s in cert["limitations"] if s.startswith("The operator's tournament")]
+    assert limit.startswith("The operator's tournament summaries disagree with themselves or "
+                            "with the hands in 1 check (the first: tournament #551010441 ")
+    assert checks["pool"]["text"] in limit
+    assert "LIMITED" in cert["verdict_text"] and "tournament summaries disagree" in (
+        cert["verdict_text"])
+
+
+def test_agreeing_summaries_limit_nothing(tmp_path: Path) -> None:
+    """An honest summary adds no limitation: the verdict's first line is not LIMITED by it."""
+    _, _, run = _import(tmp_path, "honest", _hands(), _summary())
+    assert main(["audit", str(run), "--workers", "0", "--quiet"]) in (0, 1)
+    assert main(["report", str(run)]) in (0, 1)
+    cert = json.loads((run / "certificate.json").read_text())
+    assert not [s for s in cert["limitations"] if "tournament summaries" in s]
 
 
 def test_under_hash_names_the_summary_is_compared_under_the_same_keys(tmp_path: Path) -> None:
