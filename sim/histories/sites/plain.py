@@ -495,7 +495,7 @@ def _order(st: _State) -> list[str]:
 def _hand(site: Site, head: Header, st: _State, source: str, key: str, line: int) -> PhhHand:
     from sim.histories.sites.text import (  # noqa: PLC0415 (text imports us)
         SiteOutcome,
-        unanswerable_raises,
+        answered_as_calls,
         with_outcome,
     )
 
@@ -601,12 +601,7 @@ def _hand(site: Site, head: Header, st: _State, source: str, key: str, line: int
     # returns its excess as an uncalled bet (ACR 718599164: ``raises 52615.00 to 54615.00 and
     # is all-in`` over an all-in of 54,200, the big blind all in for less; ``Uncalled bet
     # (415.00)``), which the checks above read from the raise as the text states it
-    calls = unanswerable_raises(h)
-    if calls:
-        doc["actions"] = [f"p{h.actions[i].actor + 1} cc" if i in calls else a  # type: ignore[operator]
-                          for i, a in enumerate(doc["actions"])]
-        got = replace(got, actions=hand_from_dict(doc, source, key, line).actions)
-    return got
+    return answered_as_calls(got, h, doc, source, key, line)
 
 
 def _fmt(d: dict[str, Decimal]) -> str:

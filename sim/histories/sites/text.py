@@ -726,12 +726,7 @@ def _read_hand(site: _Site, chunk: str, too_long: str | None, session: str, sour
                         tournament_buy_in=buy_in(site.name, head),
                         claims=claims(site.name, claimed, doc["_names"]))
         got = with_outcome(h, outcome, doc["_names"])  # the outcome as the site's actions
-        calls = unanswerable_raises(h)
-        if calls:
-            doc["actions"] = [f"p{h.actions[i].actor + 1} cc" if i in calls else a  # type: ignore[operator]
-                              for i, a in enumerate(doc["actions"])]
-            got = replace(got, actions=hand_from_dict(doc, source, key, line).actions)
-        return got
+        return answered_as_calls(got, h, doc, source, key, line)
     except (_Skip, Unrecognised) as e:
         return PhhSkip(source, key, line, site_hand, str(e))
     except PhhError as e:
@@ -1353,6 +1348,20 @@ def pot_contributions(hand: PhhHand) -> tuple[tuple[Number, ...], tuple[Number, 
     calls and raises, in the hand's own unit (exact). A call is capped by the player's stack."""
     total, uncalled, _ = _contributions(hand)
     return total, uncalled
+
+
+def answered_as_calls(got: PhhHand, h: PhhHand, doc: dict[str, Any], source: str, key: str,
+                      line: int) -> PhhHand:
+    """``got`` (the hand ``h`` with its outcome) with every raise nobody can answer
+    (``unanswerable_raises`` of ``h``) replayed as the call it amounts to: ``doc``'s actions
+    (the PHH fields ``h`` was made from) rewritten and read again; ``got`` itself when there
+    is none. The outcome's checks read the raise as the text states it, before this."""
+    calls = unanswerable_raises(h)
+    if not calls:
+        return got
+    doc["actions"] = [f"p{h.actions[i].actor + 1} cc" if i in calls else a  # type: ignore[operator]
+                      for i, a in enumerate(doc["actions"])]
+    return replace(got, actions=hand_from_dict(doc, source, key, line).actions)
 
 
 def unanswerable_raises(hand: PhhHand) -> set[int]:
