@@ -352,16 +352,22 @@ REVIEW_GAMES = {  # what a reviewer found accepted and should not be (one line, 
 }
 
 
-@pytest.mark.parametrize("name", sorted(REVIEW_GAMES))
-def test_what_a_review_found_accepted_is_refused(name: str, tmp_path: Path,
-                                                  capsys: pytest.CaptureFixture[str]) -> None:
-    text, want = REVIEW_GAMES[name]
+def _simulate_game(text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                   ) -> tuple[int, str, Path, Path]:
+    """(exit code, stderr, the game file, the run folder) of a 10-hand simulate of ``text``."""
     path = tmp_path / "game.toml"
     path.write_text(text)
     out = tmp_path / "out"
     code = main(["simulate", "--game", str(path), "--hands", "10", "--out", str(out),
                  "--workers", "0", "--quiet"])
-    err = capsys.readouterr().err
+    return code, capsys.readouterr().err, path, out
+
+
+@pytest.mark.parametrize("name", sorted(REVIEW_GAMES))
+def test_what_a_review_found_accepted_is_refused(name: str, tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    text, want = REVIEW_GAMES[name]
+    code, err, path, out = _simulate_game(text, tmp_path, capsys)
     assert code == 2 and want in err and "Traceback" not in err, err
     assert len(err.strip().splitlines()) == 1 and not out.exists(), err
 
@@ -449,12 +455,7 @@ def test_a_key_that_would_do_nothing_is_refused(name: str, tmp_path: Path,
     """What a verification found accepted silently (issue 37): falling blinds, rising payouts,
     and keys their context ignores; each one line naming the file and the key, exit 2."""
     text, want = INERT_GAMES[name]
-    path = tmp_path / "game.toml"
-    path.write_text(text)
-    out = tmp_path / "out"
-    code = main(["simulate", "--game", str(path), "--hands", "10", "--out", str(out),
-                 "--workers", "0", "--quiet"])
-    err = capsys.readouterr().err
+    code, err, path, out = _simulate_game(text, tmp_path, capsys)
     assert code == 2 and want in err and f"--game {path}: " in err, err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
     assert not out.exists()
