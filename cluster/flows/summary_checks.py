@@ -216,6 +216,20 @@ def _chips(value: int, unit: int) -> str:
     return f"{(Decimal(value) / unit).normalize():,f}"
 
 
+def _eliminated(r: dict[str, Any], who: str, said: str, unit: int, bad: list[str],
+                gone: dict[str, tuple[int, str]]) -> None:
+    """A claim (``said``) that ``who`` went out in hand ``r``: the rules' replay must leave him
+    no chip (else a disagreement in ``bad``, with the chips left); kept in ``gone`` with the
+    hand's time for the order of eliminations. A player not seated there is not checked."""
+    seat = r["players"].index(who) if who in r["players"] else -1
+    chips = r["stacks_end"][seat] if 0 <= seat < len(r["stacks_end"]) else None
+    if chips:
+        bad.append(f"{said}, the rules' replay of the hand leaves {who} {_chips(chips, unit)} "
+                   "chips")
+    elif chips is not None:
+        gone.setdefault(who, (r["time_utc"], r["site_hand"]))
+
+
 class _Log:
     """The log's rows of one tournament, as the checks read them."""
 
@@ -307,16 +321,8 @@ def _hand_checks(s: Summary, log: _Log, name: Callable[[str], str]) -> list[dict
                 else:
                     claims_ok += 1
             if kind == "place" and int(value) > 1:  # the winner keeps every chip
-                seat = r["players"].index(who) if who in r["players"] else -1
-                chips = r["stacks_end"][seat] if 0 <= seat < len(r["stacks_end"]) else None
-                if chips is None:
-                    continue
-                if chips:
-                    elim_bad.append(f"hand {r['site_hand']} says {who} finished in place {value}, "
-                                    f"the rules' replay of the hand leaves {who} "
-                                    f"{_chips(chips, log.unit)} chips")
-                else:
-                    gone.setdefault(who, (r["time_utc"], r["site_hand"]))
+                _eliminated(r, who, f"hand {r['site_hand']} says {who} finished in place "
+                            f"{value}", log.unit, elim_bad, gone)
     if claims_bad:
         out.append(_result("hand claims", DISAGREES, "; ".join(claims_bad[:5])))
     elif claims_ok:
@@ -335,15 +341,8 @@ def _hand_checks(s: Summary, log: _Log, name: Callable[[str], str]) -> list[dict
             (x for x in log.rows if x["site_hand"] == s.hero_eliminated_at), None)
         who = name(player_name(hero.player))
         if at is not None and who in at["players"] and hero.place > 1:
-            r = at
-            seat = r["players"].index(who)
-            chips = r["stacks_end"][seat]
-            if chips:
-                elim_bad.append(f"the summary says {who} (place {hero.place}) was eliminated at "
-                                f"hand {s.hero_eliminated_at}, the rules' replay of the hand "
-                                f"leaves {who} {_chips(chips, log.unit)} chips")
-            else:
-                gone.setdefault(who, (r["time_utc"], r["site_hand"]))
+            _eliminated(at, who, f"the summary says {who} (place {hero.place}) was eliminated "
+                        f"at hand {s.hero_eliminated_at}", log.unit, elim_bad, gone)
     elim_ok = len(gone)
     if elim_bad:
         out.append(_result("eliminations", DISAGREES, "; ".join(elim_bad[:5])))
