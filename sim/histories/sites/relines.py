@@ -12,14 +12,18 @@ gives the same answer faster:
   back-reference: on a line (no ``\\n``) a match at any position k is also one at position 0
   (``.+`` takes the first k characters too) and the search tries position 0 first with the same
   backtracking order, so both return the same match or both none;
-- a line without the pattern's required texts (its runs of top-level literal characters,
-  ``required_text``: ``: folds``) is no match without running the pattern;
-- each (pattern, line) is searched once per hand: a parser object reads one hand
+- a line without the pattern's required texts (``required_choices``: its runs of top-level
+  literal characters and literal alternatives, ``: folds``; ``type="(1|2)"`` is ``type="1"`` or
+  ``type="2"``) is no match without running the pattern, and a hand without them is no match on
+  any line: ``matches`` answers a stage's question for all the lines of a hand at once, one
+  list comprehension whose filters run in C;
+- each (pattern, hand) is searched once per hand: a parser object reads one hand
   (``sim.histories.sites.text._fields`` makes one per hand), the answers are kept on it;
 - the patterns are called directly (no ``re`` module cache look-up per call).
 
-Each stage below is PokerKit 0.7.7's own code with ``search(P, line)`` replaced by
-``self.find(P, line)``; a site class's own override of a stage still wins (``LineParser`` is
+Each stage below is PokerKit 0.7.7's own code with its loop of ``search(P, line)`` over the lines
+replaced by ``self.matches(P, s)`` (the elif chain of ``_parse_actions``: each line's first
+pattern that finds it); a site class's own override of a stage still wins (``LineParser`` is
 placed after the site class: ``class _Stars(PokerStarsParser, LineParser)``). The import's
 golden output (``tests/golden/import_output.json``) and the reader tests hold it equal.
 """
@@ -36,10 +40,12 @@ from typing import Any
 
 from pokerkit.notation import REParser
 
-__all__ = ["LineParser", "anchored_at_start", "required_text"]
+__all__ = ["LineParser", "anchored_at_start", "matches_in", "required_choices", "required_text"]
 
 # id(pattern) -> (the pattern, its finder): a Pattern's own hash reads its whole code
 _FINDERS: dict[int, tuple[Pattern[str], Callable[[str], Match[str] | None]]] = {}
+_PLANS: dict[int, tuple[Pattern[str], Callable[[str], Match[str] | None],
+                        tuple[tuple[str, ...], ...]]] = {}
 
 
 def _leading_any(item: Any) -> bool:
@@ -90,26 +96,130 @@ def required_text(pattern: Pattern[str]) -> tuple[str, ...]:
     return tuple(sorted(runs, key=len, reverse=True))
 
 
+_MAX_CHOICES = 32  # alternatives one requirement may hold (their product in a run)
+
+
+def _choices(op: Any, av: Any) -> tuple[str, ...] | None:
+    """The texts one parsed pattern item matches, when it matches one of a few literal texts
+    (a literal, a class of literal characters, a group of literals or of literal alternatives),
+    else None."""
+    if op is _sre_c.LITERAL:
+        return (chr(av),)
+    if op is _sre_c.IN:
+        if all(o is _sre_c.LITERAL for o, _ in av):
+            return tuple(chr(c) for _, c in av)
+        return None
+    if op is _sre_c.SUBPATTERN:
+        _group, add, delete, body = av
+        if add or delete:
+            return None
+        body = list(body)
+        if len(body) == 1 and body[0][0] is _sre_c.BRANCH:
+            out: list[str] = []
+            for branch in body[0][1][1]:
+                got = _sequence(list(branch))
+                if got is None:
+                    return None
+                out += got
+            return tuple(dict.fromkeys(out)) if len(out) <= _MAX_CHOICES else None
+        return _sequence(body)
+    return None
+
+
+def _sequence(items: list[Any]) -> tuple[str, ...] | None:
+    texts: tuple[str, ...] = ("",)
+    for op, av in items:
+        got = _choices(op, av)
+        if got is None or len(texts) * len(got) > _MAX_CHOICES:
+            return None
+        texts = tuple(t + g for t in texts for g in got)
+    return texts
+
+
+def required_choices(pattern: Pattern[str]) -> tuple[tuple[str, ...], ...]:
+    """What every match of ``pattern`` contains, as requirements each met by one of its texts:
+    the runs of top-level items that match one of a few literal texts (``: folds``;
+    ``type="(1|2)"`` is ``type="1"`` or ``type="2"``). Single texts first, the longest first;
+    () when nothing is known (a top-level ``|``, case-insensitive)."""
+    if pattern.flags & re.IGNORECASE:
+        return ()
+    try:
+        parsed = list(_sre_parse.parse(pattern.pattern, pattern.flags))
+    except Exception:  # noqa: BLE001 - no filter
+        return ()
+    runs: list[tuple[str, ...]] = []
+    run: tuple[str, ...] = ("",)
+    for op, av in parsed:
+        got = _choices(op, av)
+        if got is not None and len(run) * len(got) <= _MAX_CHOICES:
+            run = tuple(t + g for t in run for g in got)
+            continue
+        if run != ("",):
+            runs.append(run)
+        run = ("",)
+    if run != ("",):
+        runs.append(run)
+    runs = [tuple(dict.fromkeys(r)) for r in runs]
+    return tuple(sorted(runs, key=lambda r: (len(r) > 1, -min(map(len, r)))))
+
+
+def _plan(pattern: Pattern[str],
+          ) -> tuple[Callable[[str], Match[str] | None], tuple[tuple[str, ...], ...]]:
+    """(the call that answers ``re.search(pattern, line)`` on a line, the pattern's
+    requirements, ``required_choices``): memoised by the pattern's identity."""
+    got = _PLANS.get(id(pattern))
+    if got is not None and got[0] is pattern:
+        return got[1], got[2]
+    call = pattern.match if anchored_at_start(pattern) else pattern.search
+    need = required_choices(pattern)
+    _PLANS[id(pattern)] = (pattern, call, need)
+    return call, need
+
+
+def _meets(line: str, need: Sequence[tuple[str, ...]]) -> bool:
+    for texts in need:
+        for t in texts:
+            if t in line:
+                break
+        else:
+            return False
+    return True
+
+
 def _finder(pattern: Pattern[str]) -> Callable[[str], Match[str] | None]:
     got = _FINDERS.get(id(pattern))
     if got is not None and got[0] is pattern:
         return got[1]
-    call = pattern.match if anchored_at_start(pattern) else pattern.search
-    need = required_text(pattern)
+    call, need = _plan(pattern)
     f: Callable[[str], Match[str] | None] = call
-    if len(need) == 1:
-        one = need[0]
-
+    if need:
         def f(line: str) -> Match[str] | None:
-            return call(line) if one in line else None
-    elif need:
-        def f(line: str) -> Match[str] | None:
-            for text in need:
-                if text not in line:
-                    return None
-            return call(line)
+            return call(line) if _meets(line, need) else None
     _FINDERS[id(pattern)] = (pattern, f)
     return f
+
+
+def matches_in(pattern: Pattern[str], s: str, lines: list[str]) -> list[tuple[int, Match[str]]]:
+    """(index, match) of each of ``lines`` (the lines of ``s``, in order) on which
+    ``re.search(pattern, line)`` matches: a requirement of the pattern (``required_choices``)
+    that ``s`` does not meet answers at once, else one pass of the lines with the requirements
+    tested in C first."""
+    call, need = _plan(pattern)
+    kept = []
+    for texts in need:
+        present = tuple(t for t in texts if t in s)
+        if not present:
+            return []
+        kept.append(present)
+    if not kept:
+        return [(i, m) for i, line in enumerate(lines) if (m := call(line))]
+    if len(kept[0]) == 1:
+        one, rest = kept[0][0], kept[1:]
+        if not rest:
+            return [(i, m) for i, line in enumerate(lines) if one in line and (m := call(line))]
+        return [(i, m) for i, line in enumerate(lines)
+                if one in line and _meets(line, rest) and (m := call(line))]
+    return [(i, m) for i, line in enumerate(lines) if _meets(line, kept) and (m := call(line))]
 
 
 class LineParser(REParser):
@@ -118,25 +228,44 @@ class LineParser(REParser):
 
     def find(self, pattern: Pattern[str], line: str) -> Match[str] | None:
         """``re.search(pattern, line)`` of one line (no ``\\n``), remembered for this hand."""
-        memo: dict[tuple[Pattern[str], str], Match[str] | None] | None
+        memo: dict[tuple[int, str], Match[str] | None] | None
         memo = self.__dict__.get("_line_memo")
         if memo is None:
             memo = self.__dict__["_line_memo"] = {}
-        key = (pattern, line)
+        key = (id(pattern), line)  # the pattern is a class constant: alive, one identity
         try:
             return memo[key]
         except KeyError:
             m = memo[key] = _finder(pattern)(line)
             return m
 
-    def _lines(self, s: str) -> list[str]:
-        cache: dict[str, list[str]] | None = self.__dict__.get("_split_memo")
+    def matches(self, pattern: Pattern[str], s: str, *, nl: bool = False,
+                ) -> list[tuple[int, Match[str]]]:
+        """(line index, match) of the lines of ``s`` that ``pattern`` finds, in order: the lines
+        of ``s.splitlines()`` (PokerKit's stages), or of ``s.split("\\n")`` with ``nl``;
+        remembered for this hand."""
+        memo: dict[tuple[int, str, bool], list[tuple[int, Match[str]]]] | None
+        memo = self.__dict__.get("_matches_memo")
+        if memo is None:
+            memo = self.__dict__["_matches_memo"] = {}
+        key = (id(pattern), s, nl)
+        got = memo.get(key)
+        if got is None:
+            got = memo[key] = matches_in(pattern, s, self.lines_of(s, nl=nl))
+        return got
+
+    def lines_of(self, s: str, *, nl: bool = False) -> list[str]:
+        """``s.splitlines()`` (or ``s.split("\\n")`` with ``nl``), made once per hand."""
+        cache: dict[tuple[str, bool], list[str]] | None = self.__dict__.get("_split_memo")
         if cache is None:
             cache = self.__dict__["_split_memo"] = {}
-        got = cache.get(s)
+        got = cache.get((s, nl))
         if got is None:
-            got = cache[s] = s.splitlines()
+            got = cache[(s, nl)] = s.split("\n") if nl else s.splitlines()
         return got
+
+    def _lines(self, s: str) -> list[str]:
+        return self.lines_of(s)
 
     def _parse_final_seat(self, s: str) -> int:
         m = self.FINAL_SEAT.search(s)
@@ -146,43 +275,37 @@ class LineParser(REParser):
 
     def _parse_seats(self, s: str) -> dict[str, int]:
         seats = {}
-        for line in self._lines(s):
-            if m := self.find(self.SEATS, line):
-                seats[m['player']] = int(m['seat'])
+        for _, m in self.matches(self.SEATS, s):
+            seats[m['player']] = int(m['seat'])
         return seats
 
     def _parse_players(self, s: str) -> set[str]:
         players = set()
-        patterns = (self.ANTE_POSTING, self.BLIND_OR_STRADDLE_POSTING, self.FOLDING,
-                    self.CHECKING_OR_CALLING, self.COMPLETION_BETTING_OR_RAISING,
-                    self.HOLE_CARDS_SHOWING)
-        for line in self._lines(s):
-            for pattern in patterns:
-                if m := self.find(pattern, line):
-                    players.add(m['player'])
+        for pattern in (self.ANTE_POSTING, self.BLIND_OR_STRADDLE_POSTING, self.FOLDING,
+                        self.CHECKING_OR_CALLING, self.COMPLETION_BETTING_OR_RAISING,
+                        self.HOLE_CARDS_SHOWING):
+            for _, m in self.matches(pattern, s):
+                players.add(m['player'])
         return players
 
     def _parse_antes(self, s: str, parse_value: Callable[[str], int]) -> defaultdict[str, int]:
         antes: defaultdict[str, int] = defaultdict(int)
-        for line in self._lines(s):
-            if m := self.find(self.ANTE_POSTING, line):
-                antes[m['player']] = parse_value(m['ante'])
+        for _, m in self.matches(self.ANTE_POSTING, s):
+            antes[m['player']] = parse_value(m['ante'])
         return antes
 
     def _parse_blinds_or_straddles(self, s: str, parse_value: Callable[[str], int],
                                    ) -> defaultdict[str, int]:
         blinds_or_straddles: defaultdict[str, int] = defaultdict(int)
-        for line in self._lines(s):
-            if m := self.find(self.BLIND_OR_STRADDLE_POSTING, line):
-                blinds_or_straddles[m['player']] = parse_value(m['blind_or_straddle'])
+        for _, m in self.matches(self.BLIND_OR_STRADDLE_POSTING, s):
+            blinds_or_straddles[m['player']] = parse_value(m['blind_or_straddle'])
         return blinds_or_straddles
 
     def _parse_starting_stacks(self, s: str, parse_value: Callable[[str], int],
                                ) -> dict[str, int]:
         starting_stacks = {}
-        for line in self._lines(s):
-            if m := self.find(self.STARTING_STACKS, line):
-                starting_stacks[m['player']] = parse_value(m['starting_stack'])
+        for _, m in self.matches(self.STARTING_STACKS, s):
+            starting_stacks[m['player']] = parse_value(m['starting_stack'])
         return starting_stacks
 
     def _parse_actions(self, s: str, parse_value: Callable[[str], int],
@@ -190,34 +313,44 @@ class LineParser(REParser):
         def format_player(m: Match[str]) -> str:
             return f'p{players.index(m["player"]) + 1}'
 
+        # each line's first pattern of PokerKit's elif chain that finds it, in line order
+        first: dict[int, tuple[int, Match[str]]] = {}
+        for kind, pattern in enumerate((
+                self.BLIND_OR_STRADDLE_POSTING, self.HOLE_DEALING, self.BOARD_DEALING,
+                self.FOLDING, self.CHECKING_OR_CALLING, self.COMPLETION_BETTING_OR_RAISING,
+                self.HOLE_CARDS_SHOWING)):
+            for i, m in self.matches(pattern, s):
+                if i not in first:
+                    first[i] = (kind, m)
+        lines = self.lines_of(s)
         bets: defaultdict[str, int] = defaultdict(int)
         actions = []
-        find = self.find
-        for line in self._lines(s):
+        for i in sorted(first):
+            kind, m = first[i]
             action = None
-            if m := find(self.BLIND_OR_STRADDLE_POSTING, line):
+            if kind == 0:
                 bets[format_player(m)] = parse_value(m['blind_or_straddle'])
-            elif m := find(self.HOLE_DEALING, line):
+            elif kind == 1:
                 action = f'd dh {format_player(m)} {self._format_cards(m)}'
-            elif m := find(self.BOARD_DEALING, line):
+            elif kind == 2:
                 action = f'd db {self._format_cards(m)}'
                 bets.clear()
-            elif m := find(self.FOLDING, line):
+            elif kind == 3:
                 action = f'{format_player(m)} f'
-            elif m := find(self.CHECKING_OR_CALLING, line):
+            elif kind == 4:
                 formatted_player = format_player(m)
                 action = f'{formatted_player} cc'
                 bets[formatted_player] = max(bets.values(), default=0)
-            elif m := find(self.COMPLETION_BETTING_OR_RAISING, line):
+            elif kind == 5:
                 formatted_player = format_player(m)
                 max_bet = max(bets.values(), default=0)
                 bets[formatted_player] = self._get_completion_betting_or_raising_to_amount(
-                    bets, formatted_player, parse_value(m['amount']), line)
+                    bets, formatted_player, parse_value(m['amount']), lines[i])
                 if bets[formatted_player] <= max_bet:
                     action = f'{formatted_player} cc'
                 else:
                     action = f'{formatted_player} cbr {bets[formatted_player]}'
-            elif m := find(self.HOLE_CARDS_SHOWING, line):
+            else:
                 action = f'{format_player(m)} sm {self._format_cards(m)}'
             if action is not None:
                 actions.append(action)
@@ -240,10 +373,9 @@ class LineParser(REParser):
             sub: defaultdict[str, Any] = defaultdict(default_value_factory)
             if parse_pattern is None:
                 parse_pattern = parse_value
-            for line in self._lines(s):
-                if m := self.find(pattern, line):
-                    player = m['player']
-                    sub[player] = merge(sub[player], parse_pattern(m[key]))
+            for _, m in self.matches(pattern, s):
+                player = m['player']
+                sub[player] = merge(sub[player], parse_pattern(m[key]))
             if sub:
                 player_variables[key] = sub
         return player_variables

@@ -944,7 +944,7 @@ def _fields(site: _Site, chunk: str, session: str) -> tuple[dict[str, Any], Site
     antes = p._parse_antes(text, pv)
     blinds: dict[str, Any] = p._parse_blinds_or_straddles(text, pv)
     stacks = p._parse_starting_stacks(text, pv)
-    for name in parsed_players:
+    for name in sorted(parsed_players):  # a set: one order in every process
         if name not in parsed_seats or name not in stacks:
             raise _Skip(f"player {name!r} acts but has no seat line")
     players = sorted(parsed_players, key=parsed_seats.__getitem__)
@@ -1105,10 +1105,7 @@ def _one_seat_each(p: LineParser, text: str) -> None:
     """_Skip "player in two seats" when one name has seat lines of two seat numbers (the
     parser would keep the last one and lose the other seat's player)."""
     seat_of: dict[str, str] = {}
-    for line in text.split("\n"):
-        m = p.find(p.SEATS, line)
-        if m is None:
-            continue
+    for _, m in p.matches(p.SEATS, text, nl=True):
         name, seat = m["player"], m["seat"]
         if seat_of.setdefault(name, seat) != seat:
             raise _Skip(f"player in two seats: {name[:60]!r} has seats {seat_of[name]} and "
@@ -1153,33 +1150,33 @@ def _stated_once(p: LineParser, text: str, players: set[str], seats: dict[str, i
     facts: dict[tuple[str, str], str] = {}
     posts: dict[tuple[str, str], int] = {}
     checks = (("stack", p.STARTING_STACKS, "starting_stack"), ("hole cards", p.HOLE_DEALING,
-              "cards"), ("button seat", p.FINAL_SEAT, "final_seat"))
-    for line in text.split("\n"):
-        if not line:
-            continue
-        for what, pattern, group in checks:
-            m = p.find(pattern, line)
-            if m is None:
-                continue
-            who = m["player"] if what != "button seat" else ""
-            value = m[group]
-            if what == "hole cards":
-                value = " ".join(sorted(re.split(r"[\s,]+", value.strip())))
-            elif what == "stack":
-                value = str(_amount(value))
-            first = facts.setdefault((what, who), value)
-            if first != value:
-                whose = f"{who[:60]!r}'s " if who else "the "
-                raise _Skip(f"stated twice: {whose}{what} is {first} and {value}")
-        for what, pattern in (("blind", p.BLIND_OR_STRADDLE_POSTING), ("ante", p.ANTE_POSTING)):
-            m = p.find(pattern, line)
-            if m is not None and m["player"] in players:
+              "cards"), ("button seat", p.FINAL_SEAT, "final_seat"),
+              ("blind", p.BLIND_OR_STRADDLE_POSTING, ""), ("ante", p.ANTE_POSTING, ""))
+    # every line's finds, in line order and then in the order of ``checks``
+    lines = p.lines_of(text, nl=True)
+    found = sorted((i, k, m) for k, (_, pattern, _) in enumerate(checks)
+                   for i, m in p.matches(pattern, text, nl=True) if lines[i])
+    for _i, k, m in found:
+        what, _, group = checks[k]
+        if not group:  # a post: two of one kind by one player
+            if m["player"] in players:
                 key = (what, m["player"])
                 posts[key] = posts.get(key, 0) + 1
                 if posts[key] > 1:
                     raise _Skip(f"stated twice: {m['player'][:60]!r} posts a {what} twice")
+            continue
+        who = m["player"] if what != "button seat" else ""
+        value = m[group]
+        if what == "hole cards":
+            value = " ".join(sorted(re.split(r"[\s,]+", value.strip())))
+        elif what == "stack":
+            value = str(_amount(value))
+        first = facts.setdefault((what, who), value)
+        if first != value:
+            whose = f"{who[:60]!r}'s " if who else "the "
+            raise _Skip(f"stated twice: {whose}{what} is {first} and {value}")
     holder: dict[int, str] = {}
-    for name in players:
+    for name in sorted(players):  # a set: one order in every process
         seat = seats.get(name)
         if seat is not None and holder.setdefault(seat, name) != name:
             raise _Skip(f"stated twice: seat {seat} is {holder[seat][:60]!r} and {name[:60]!r}")
