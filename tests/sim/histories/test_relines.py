@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 import re
 
@@ -78,3 +79,34 @@ def test_fast_find_equals_search_on_every_sites_patterns() -> None:
                                  for i, line in enumerate(hand.split("\n"))
                                  if (m := pattern.search(line))], (site.name, name)
     assert checked > 100_000
+
+
+def test_a_skip_names_the_same_player_in_every_process() -> None:
+    """Two players act without a seat line: the reason names one of them, the same one whatever
+    the process's string hash seed (the players are a set; its order once came from the seed,
+    so two runs of one file gave two reasons)."""
+    import subprocess
+    import sys
+
+    hand = "\n".join([
+        "PokerStars Game #27850000001:  Hold'em No Limit ($0.25/$0.50 USD) - 2009/07/01 0:10:04 ET",
+        "Table 'Aludra IV' 6-max Seat #1 is the button",
+        "Seat 1: omgmuffins ($50 in chips)",
+        "Seat 2: kaptajn_k ($49.75 in chips)",
+        "kaptajn_k: posts small blind $0.25",
+        "omgmuffins: posts big blind $0.50",
+        "*** HOLE CARDS ***",
+        "ghost_one: folds", "ghost_two: folds", "zz_unseated: folds",
+        "kaptajn_k: folds",
+        "Uncalled bet ($0.25) returned to omgmuffins",
+        "omgmuffins collected $0.50 from pot",
+        "*** SUMMARY ***",
+        "Total pot $0.50 | Rake $0",
+        "Seat 1: omgmuffins (big blind) collected ($0.50)",
+        "Seat 2: kaptajn_k (small blind) folded before Flop", "", ""])
+    code = ("import sys; from sim.histories.sites.text import reads_history; "
+            "print(reads_history(sys.stdin.read()).skipped[0].reason)")
+    reasons = {subprocess.run([sys.executable, "-c", code], input=hand, text=True, check=True,
+                              capture_output=True, env={**os.environ, "PYTHONHASHSEED": seed},
+                              ).stdout.strip() for seed in ("1", "2", "3", "4", "5", "6")}
+    assert reasons == {"player 'ghost_one' acts but has no seat line"}
