@@ -8,8 +8,11 @@ Two paths give the same result (tested equal on every real hand we hold):
   one numba call (``sim.histories.replay.compiled``) and made columns
   (``sim.histories.rows.compiled``);
 - the Python path (``sim.histories.sites.text.read_history``,
-  ``sim.histories.rows.reference.import_hand``), the reference: the sites' text formats, and every
-  hand the compiled path does not take whole.
+  ``sim.histories.rows.reference.import_hand``), the reference: every hand the compiled path
+  does not take whole;
+- between them, a site's text (``_site_rows``): read by the Python readers, its hands made a
+  block (``block_from_hands``) and replayed and made rows by the compiled steps, the site's
+  own columns (tournament, the operator's rake, pot and claims) put in from the read hands.
 
 A PHH file mixes them per hand: the sections the scanner is not certain of, the hands whose
 compiled replay stops (an illegal action, the actions ending early, ...) and the hands the rows
@@ -29,17 +32,27 @@ import pyarrow as pa
 
 from sim import layout as L
 from sim.histories.read.block import HandBlock, Replayed
-from sim.histories.read.phh import MAX_SCALE, PhhFile, PhhHand, PhhSkip, no_cyclic_gc, reads_phh
+from sim.histories.read.phh import (
+    MAX_SCALE,
+    PhhError,
+    PhhFile,
+    PhhHand,
+    PhhSkip,
+    no_cyclic_gc,
+    reads_phh,
+)
 from sim.histories.replay.reference import MAX_CHIPS, STAND_IN_FLOOR
 from sim.histories.rows.reference import (
     Columns,
     FileImport,
+    NotRepresentable,
     currency_pair,
     file_format,
     gap_positions,
     import_hand,
     import_read_file,
     odd_chip_line,
+    site_columns,
 )
 from sim.histories.sites.text import detect_format, phh_by_first_line, read_history_bytes
 from sim.histories.sources import read_bytes
@@ -72,7 +85,8 @@ def import_file_bytes(path: str, data: bytes, scale: int | None = None, *,
     alone (the reference the compiled path is tested against)."""
     with no_cyclic_gc():
         if not compiled:
-            return _python_path(path, read_history_bytes(data, path), scale)
+            pf = read_history_bytes(data, path)
+            return import_read_file(path, file_format(pf, path), pf, scale)
         return _import_bytes(path, data, scale)
 
 
@@ -84,8 +98,118 @@ def _import_bytes(path: str, data: bytes, scale: int | None) -> FileImport:
 
 
 def _python_path(path: str, pf: PhhFile, scale: int | None) -> FileImport:
-    """The Python path's import of a file the Python reader read."""
-    return import_read_file(path, file_format(pf, path), pf, scale)
+    """The import of a file the Python reader read: a site's text has its hands replayed and
+    made rows by the compiled path where a block takes them (``_site_rows``), the reference
+    the others."""
+    fmt = file_format(pf, path)
+    if fmt in ("phh", "phhs") or not pf.hands:
+        return import_read_file(path, fmt, pf, scale)
+    return _site_rows(path, fmt, pf, scale)
+
+
+def _blockable(h: PhhHand, scale: int) -> bool:
+    """Whether a block can hold a read hand at ``scale`` (``sim.histories.read.block``): its
+    variant and verbs, amounts whole at the scale, a time without fractions of a second, no
+    more cards in an action than a block's row holds."""
+    from sim.histories.read.block import MAX_ACTION_CARDS, VARIANT_CODES, VERB_CODES
+
+    if h.variant not in VARIANT_CODES or h.scale > scale:
+        return False
+    t = h.time
+    if t is not None and t.microsecond:
+        return False
+    return all(a.verb in VERB_CODES and len(a.cards) <= MAX_ACTION_CARDS for a in h.actions)
+
+
+def _site_rows(path: str, fmt: str, pf: PhhFile, scale: int | None) -> FileImport:
+    """A site text's import (``_python_path``): the hands a block holds replayed and made rows
+    by the compiled path, their site columns (``site_columns``: the tournament, the operator's
+    rake, pot and claims) put in from the read hands; every other hand, and every one the
+    compiled path does not make a row of, by the reference (``import_hand``), which names its
+    reason. The rows, skips, odd-chip lines and gaps are the reference's, in file order (tested
+    equal on every site file we hold)."""
+    from sim.histories.read.block import block_from_hands
+
+    res = FileImport.opened(path, pf.sha256, fmt, sections=pf.sections, skipped=pf.skipped,
+                            hand_scales=(h.scale for h in pf.hands), scale=scale)
+    hands = pf.hands
+    site: dict[int, tuple[object, ...]] = {}
+    for i, h in enumerate(hands):
+        if _blockable(h, res.scale):
+            try:
+                site[i] = site_columns(h, res.scale)
+            except NotRepresentable:  # the reference names it
+                continue
+    take = np.asarray(sorted(site), np.int64)
+    made_idx = np.zeros(0, np.int64)
+    fast_table: pa.Table | None = None
+    odd: list[tuple[int, str]] = []
+    known_fast: list[bool] = []
+    if len(take):
+        try:
+            b = block_from_hands([hands[i] for i in take.tolist()], res.scale,
+                                 [h.key if h.key is not None else str(i + 1)
+                                  for i, h in ((i, hands[i]) for i in take.tolist())])
+        except (PhhError, ValueError):  # a hand the block refuses: the reference for all
+            return import_read_file(path, fmt, pf, scale)
+        big = _too_many_chips(b)
+        if big.any():
+            b, take = b.take(np.flatnonzero(~big)), take[~big]
+        fast_table, made, odd = _replay_and_rows(b, take, path, True)
+        made_idx = take[made]
+        known_fast = (np.asarray(b.seat_count)[np.flatnonzero(made)] >= 0).tolist()
+        fast_table = _with_site_columns(fast_table, [site[i] for i in made_idx.tolist()])
+    fast = set(made_idx.tolist())
+    cols = Columns()
+    py_rows: list[int] = []
+    currencies = {currency_pair(hands[i].currency, hands[i].currency_symbol) for i in fast}
+    row_lines = [hands[i].line for i in sorted(fast)]
+    skip_lines = [sk.line for sk in pf.skipped]
+    for i, raw in enumerate(hands):
+        if i in fast:
+            continue
+        before = len(res.odd_chip)
+        if import_hand(res, cols, raw, i, res.path):
+            currencies.add(currency_pair(raw.currency, raw.currency_symbol))
+            row_lines.append(raw.line)
+            py_rows.append(i)
+        else:
+            skip_lines.append(raw.line)
+        odd += [(i, line) for line in res.odd_chip[before:]]
+    res.imported += len(fast)
+    res.compiled = len(fast)
+    res.odd_chip = [line for _i, line in sorted(odd, key=lambda x: x[0])]
+    res.gaps = gap_positions(sorted(row_lines), skip_lines)
+    res.currencies = sorted(currencies)
+    parts, order_hand, known = [], [], []
+    if fast_table is not None and len(fast):
+        parts.append(fast_table)
+        order_hand += made_idx.tolist()
+        known += known_fast
+    if py_rows:
+        parts.append(cols.table())
+        order_hand += py_rows
+        known += res.seat_count_known
+    if not parts:
+        res.table, res.seat_count_known = None, []
+        return res
+    table = pa.concat_tables(parts) if len(parts) > 1 else parts[0]
+    order = np.argsort(np.asarray(order_hand, np.int64), kind="stable")
+    res.table = table.take(pa.array(order)) if len(parts) > 1 else table
+    res.seat_count_known = [known[i] for i in order.tolist()]
+    return res
+
+
+def _with_site_columns(table: pa.Table, values: list[tuple[object, ...]]) -> pa.Table:
+    """The compiled rows with their site columns (``SITE_COLUMNS``) set from ``values`` (one
+    tuple per row, ``site_columns``)."""
+    from sim.histories.rows.reference import SITE_COLUMNS
+
+    for k, name in enumerate(SITE_COLUMNS):
+        at = table.schema.get_field_index(name)
+        f = table.schema.field(at)
+        table = table.set_column(at, f, pa.array([v[k] for v in values], f.type))
+    return table
 
 
 def _phh_many(data: bytes) -> bool | None:
@@ -257,6 +381,7 @@ def _compiled(path: str, data: bytes, scale: int | None) -> FileImport | None:
     currencies |= {currency_pair(c, s) for c, s in set(zip(cur, sym, strict=True))}
     res.currencies = sorted(currencies)
     res.odd_chip = [line for _k, line in sorted(odd, key=lambda x: x[0])]
+    res.gaps = gap_positions(sorted(rows_sec.tolist() + py_rows), skip_secs)
     # one table in section order
     known_py = res.seat_count_known
     known_fast = (np.asarray(b.seat_count)[idx] >= 0).tolist()
@@ -274,7 +399,6 @@ def _compiled(path: str, data: bytes, scale: int | None) -> FileImport | None:
         return res
     table = pa.concat_tables(parts) if len(parts) > 1 else parts[0]
     order = np.argsort(np.asarray(order_sec, np.int64), kind="stable")
-    res.gaps = gap_positions(sorted(order_sec), skip_secs)
     res.table = table.take(pa.array(order)) if len(parts) > 1 else table
     res.seat_count_known = [known[i] for i in order.tolist()]
     return res

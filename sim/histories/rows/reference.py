@@ -315,6 +315,24 @@ def _seats_of(n: int, seats: tuple[int, ...] | None,
     return k, tuple(where)
 
 
+# the row's columns a site text's hand sets and a PHH hand of the compiled path leaves at their
+# defaults (``site_columns`` gives them in this order)
+SITE_COLUMNS = ("format", "level", "op_rake", "op_pot", "tournament", "tournament_buy_in",
+                "op_claim_players", "op_claims")
+
+
+def site_columns(raw: PhhHand, scale: int) -> tuple[Any, ...]:
+    """A read hand's values of ``SITE_COLUMNS`` at ``scale``, as ``_row`` writes them (a
+    NotRepresentable for a stated rake or pot not whole at the scale)."""
+    op_rake = getattr(raw, "rake", None)
+    op_pot = getattr(raw, "total_pot", None)
+    return ("tournament" if raw.tournament else "cash", _level(raw),
+            _units(op_rake, scale) if op_rake is not None else -1,
+            _units(op_pot, scale) if op_pot is not None else -1,
+            raw.tournament or "", raw.tournament_buy_in or "",
+            [who for who, _ in raw.claims], [c for _, c in raw.claims])
+
+
 def _units(v: Any, scale: int) -> int:
     """A stated amount (Decimal or int, as sitetext gives ``rake``/``total_pot``) in units."""
     try:

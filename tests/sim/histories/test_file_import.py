@@ -19,7 +19,11 @@ from sim.histories.read.phh import clear_memos, iter_phh_paths
 from sim.histories.rows.reference import FileImport
 
 FIELDS = ("sha256", "format", "submitted", "imported", "skipped", "examples", "scale",
-          "file_scale", "currencies", "odd_chip", "seat_count_known")
+          "file_scale", "currencies", "odd_chip", "seat_count_known", "gaps")
+ROOT = Path(__file__).resolve().parents[3]
+SITE_FIXTURES = (ROOT / "tests" / "fixtures" / "sitetext",
+                 ROOT / "tests" / "fixtures" / "sitetext_real")
+SITETEXT = ROOT.parent / "shared" / "sitetext"
 
 
 def same(path: str, data: bytes, scale: int | None = None) -> FileImport:
@@ -250,3 +254,38 @@ def test_a_file_replayed_in_chunks_gives_the_same(monkeypatch: pytest.MonkeyPatc
         ong = next(iter(iter_phh_paths([REALHANDS / "ong"])))  # finishing stacks: odd chips
         res = same(str(ong), ong.read_bytes())
         assert res.compiled == res.imported > 50
+
+
+def _site_files(roots: list[Path]) -> list[Path]:
+    from sim.histories.sites.text import iter_history_paths
+
+    return [p for p in iter_history_paths(roots) if p.suffix != ".phh" and p.suffix != ".phhs"]
+
+
+def _sites_equal(roots: list[Path], scale: int | None = None) -> tuple[int, int]:
+    took = imported = 0
+    for p in _site_files(roots):
+        res = same(str(p), p.read_bytes(), scale)
+        took += res.compiled
+        imported += res.imported
+    return took, imported
+
+
+def test_site_text_hands_take_the_compiled_replay_and_rows() -> None:
+    """A site's text (not PHH): its read hands replayed and made rows by the compiled path, the
+    tournament's, the operator's rake, pot and claims put in from the read hand; every row,
+    skip, odd-chip line and gap as the reference gives them, at the file's unit and a finer
+    one."""
+    took, imported = _sites_equal(list(SITE_FIXTURES))
+    assert imported > 60
+    assert took >= 0.95 * imported, f"the compiled path took {took} of {imported} hands"
+    took, imported = _sites_equal([SITE_FIXTURES[0]], scale=4)
+    assert took == imported > 0
+
+
+@pytest.mark.skipif(not SITETEXT.is_dir(), reason=f"{SITETEXT} absent (the sites' real exports "
+                    "live beside the repo, not in it)")
+def test_real_site_exports_equal_and_compiled() -> None:
+    took, imported = _sites_equal([SITETEXT])
+    assert imported > 1_300
+    assert took >= 0.95 * imported, f"the compiled path took {took} of {imported} hands"
