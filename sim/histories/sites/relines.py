@@ -140,7 +140,8 @@ def required_choices(pattern: Pattern[str]) -> tuple[tuple[str, ...], ...]:
     """What every match of ``pattern`` contains, as requirements each met by one of its texts:
     the runs of top-level items that match one of a few literal texts (``: folds``;
     ``type="(1|2)"`` is ``type="1"`` or ``type="2"``). Single texts first, the longest first;
-    () when nothing is known (a top-level ``|``, case-insensitive)."""
+    () when nothing is known (a top-level ``|``, case-insensitive); ``((),)``, a requirement no
+    text meets, for a pattern that matches nothing (``(?!)``: a stage a site does not have)."""
     if pattern.flags & re.IGNORECASE:
         return ()
     try:
@@ -150,6 +151,8 @@ def required_choices(pattern: Pattern[str]) -> tuple[tuple[str, ...], ...]:
     runs: list[tuple[str, ...]] = []
     run: tuple[str, ...] = ("",)
     for op, av in parsed:
+        if op is _sre_c.ASSERT_NOT and not list(av[1]):  # (?!): no line matches
+            return ((),)
         got = _choices(op, av)
         if got is not None and len(run) * len(got) <= _MAX_CHOICES:
             run = tuple(t + g for t in run for g in got)

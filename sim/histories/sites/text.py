@@ -760,7 +760,7 @@ def _prepared(site: _Site, chunk: str) -> str:
     if run is not None:
         raise _Skip(f"unsupported: the board was run more than once ({run.group(0)!r}): "
                     "the engine deals one board")
-    cash = _CASH_OUT.search(chunk)
+    cash = _CASH_OUT.search(chunk) if "cashed out the hand for " in chunk else None
     if cash is not None:
         raise _Skip(f"unsupported: a cash-out ({cash['line'].strip()[:120]!r}): money paid "
                     "outside the pot, which the record's pots do not describe")

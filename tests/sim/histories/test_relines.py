@@ -37,6 +37,7 @@ def test_which_patterns_match_at_the_start_and_what_they_need(
     (r"x[^ab]y", (("x",), ("y",))),  # a negated class is no choice
     (r"(?P<player>.+): folds|Seat", ()),  # a top-level alternative
     (r"(?i)hero folds", ()),  # case-insensitive
+    (r"(?!)", ((),)),  # matches nothing: no line is tried
 ])
 def test_what_every_match_contains(pattern: str, need: tuple[tuple[str, ...], ...]) -> None:
     """The texts a line must hold before the pattern is tried: a run of literals and of
