@@ -1373,7 +1373,21 @@ def unanswerable_raises(hand: PhhHand) -> set[int]:
     return _contributions(hand)[2]
 
 
+# the last hand's contributions (``with_outcome`` and ``unanswerable_raises`` ask for the same
+# hand in a row; a PhhHand is frozen, so its identity keeps its answer)
+_LAST: list[tuple[Any, Any]] = [(None, None)]  # one (hand, answer): replaced whole, atomically
+
+
 def _contributions(hand: PhhHand) -> tuple[tuple[Number, ...], tuple[Number, ...], set[int]]:
+    last_hand, last = _LAST[0]
+    if last_hand is hand:
+        return last[0], last[1], set(last[2])
+    got = _contributions_of(hand)
+    _LAST[0] = (hand, got)
+    return got[0], got[1], set(got[2])
+
+
+def _contributions_of(hand: PhhHand) -> tuple[tuple[Number, ...], tuple[Number, ...], set[int]]:
     n = hand.n_players
     blinds: list[Number] = list(hand.blinds_or_straddles or (0,) * n)
     antes: list[Number] = list(hand.antes)
