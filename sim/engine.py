@@ -101,7 +101,7 @@ from sim.codes import (
     SHOWDOWN,
 )
 from sim.dealing import STREET_CARDS, board_pos, burn_pos, hole_pos
-from sim.evaluator import evaluate7
+from sim.evaluator import board_masks, evaluate7, evaluate_on_board
 from sim.faults import (
     F_CHIP_LOST,
     F_MUCKS_WINNER,
@@ -925,6 +925,20 @@ def _strength(S, s):
 
 
 @njit(cache=True, _nrt=False)
+def _board(S):
+    """The masks of the board the hand ends with (``sim.evaluator.board_masks``): evaluated once
+    per showdown, each hand's two cards added (``_strength_on``)."""
+    return board_masks(_final_board_card(S, 0), _final_board_card(S, 1),
+                       _final_board_card(S, 2), _final_board_card(S, 3), _final_board_card(S, 4))
+
+
+@njit(cache=True, _nrt=False)
+def _strength_on(S, s, board):
+    """``_strength`` of seat s given ``_board(S)``."""
+    return evaluate_on_board(board, S[HOLE_ + 2 * s], S[HOLE_ + 2 * s + 1])
+
+
+@njit(cache=True, _nrt=False)
 def _show_order(S):
     """The showdown order into S[SHOW_ORDER_:]: from the river's last bettor or raiser if still
     live, else from the first live seat left of the button, clockwise; returns its length."""
@@ -958,9 +972,10 @@ def _show_all_in(S, log):
         for i in range(k):
             if victim < 0 and _strength(S, S[SHOW_ORDER_ + i]) == best:
                 victim = S[SHOW_ORDER_ + i]
+    board = _board(S)
     for i in range(k):
         s = S[SHOW_ORDER_ + i]
-        S[STRENGTH_ + s] = _strength(S, s)
+        S[STRENGTH_ + s] = _strength_on(S, s, board)
         if s == victim:
             _show_or_muck(S, log, s, False)  # FAULT: a winning hand mucked
             S[FAULT_FIRED] = 1
@@ -985,9 +1000,10 @@ def _start_showdown(S, log):
         npots = S[N_POTS]
         for p in range(npots):
             S[BEST_ + p] = -1  # nobody has shown yet
+        board = _board(S)
         for i in range(k):
             s = S[SHOW_ORDER_ + i]
-            st = _strength(S, s)
+            st = _strength_on(S, s, board)
             S[STRENGTH_ + s] = st
             if s == victim:
                 _show_or_muck(S, log, s, False)  # FAULT: a winning hand mucked

@@ -49,6 +49,7 @@ from sim.cards import cards_of, check_distinct
 
 __all__ = [
     "EXPECTED_7CARD_COUNTS",
+    "board_masks",
     "HandCategory",
     "category_of",
     "count_categories_all7",
@@ -56,6 +57,7 @@ __all__ = [
     "evaluate",
     "evaluate7",
     "evaluate_hand",
+    "evaluate_on_board",
     "evaluate_many",
 ]
 
@@ -199,6 +201,29 @@ def evaluate7(c0: int, c1: int, c2: int, c3: int, c4: int, c5: int, c6: int) -> 
     m1, m2, m3, m4, suits = _add_card(m1, m2, m3, m4, suits, c4)
     m1, m2, m3, m4, suits = _add_card(m1, m2, m3, m4, suits, c5)
     m1, m2, m3, m4, suits = _add_card(m1, m2, m3, m4, suits, c6)
+    return _strength(m1, m2, m3, m4, suits)
+
+
+@njit(cache=True)
+def board_masks(b0: int, b1: int, b2: int, b3: int, b4: int
+                ) -> tuple[int, int, int, int, int]:
+    """The masks of a five-card board (``evaluate_on_board`` adds a hand's two cards to them):
+    a showdown evaluates its board once."""
+    m1 = m2 = m3 = m4 = suits = 0
+    m1, m2, m3, m4, suits = _add_card(m1, m2, m3, m4, suits, b0)
+    m1, m2, m3, m4, suits = _add_card(m1, m2, m3, m4, suits, b1)
+    m1, m2, m3, m4, suits = _add_card(m1, m2, m3, m4, suits, b2)
+    m1, m2, m3, m4, suits = _add_card(m1, m2, m3, m4, suits, b3)
+    m1, m2, m3, m4, suits = _add_card(m1, m2, m3, m4, suits, b4)
+    return m1, m2, m3, m4, suits
+
+
+@njit(cache=True)
+def evaluate_on_board(board: tuple[int, int, int, int, int], c0: int, c1: int) -> int:
+    """``evaluate7`` of two hole cards and a board given as its ``board_masks``."""
+    m1, m2, m3, m4, suits = board
+    m1, m2, m3, m4, suits = _add_card(m1, m2, m3, m4, suits, c0)
+    m1, m2, m3, m4, suits = _add_card(m1, m2, m3, m4, suits, c1)
     return _strength(m1, m2, m3, m4, suits)
 
 

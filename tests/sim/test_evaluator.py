@@ -309,3 +309,20 @@ def test_count_categories_all7() -> None:
     counts = count_categories_all7()
     assert counts.dtype == np.int64
     assert counts.tolist() == EXPECTED_7CARD_COUNTS.tolist()
+
+
+def test_a_board_evaluated_once_gives_every_hand_its_seven_card_strength() -> None:
+    """The showdown's board masks (``board_masks``) plus each hand's two cards
+    (``evaluate_on_board``): the strength ``evaluate7`` gives the seven cards, on random deals
+    and on boards holding a straight, a flush and quads."""
+    from sim.evaluator import board_masks, evaluate7, evaluate_on_board
+
+    rng = np.random.default_rng(38)
+    deals = [rng.permutation(52)[:9] for _ in range(3000)]
+    deals += [np.array([0, 4, 8, 12, 16, 51, 50, 49, 48]),  # 2-6 of clubs: a straight flush
+              np.array([48, 49, 50, 51, 0, 1, 5, 9, 13])]  # four aces on the board
+    for d in deals:
+        b = board_masks(*(int(c) for c in d[:5]))
+        for h0, h1 in ((d[5], d[6]), (d[7], d[8])):
+            assert evaluate_on_board(b, int(h0), int(h1)) == evaluate7(
+                int(h0), int(h1), *(int(c) for c in d[:5]))
