@@ -29,10 +29,12 @@ import os
 import re
 from collections import defaultdict
 from dataclasses import replace
+from decimal import Decimal
 from typing import Any
 
 from pokerkit.utilities import rotated
 
+from audits.runfolder.errors import InputError
 from sim.histories.read.phh import PhhError, PhhHand, hand_from_dict
 from sim.histories.sites import text as _t
 from sim.histories.sites.lines import FACT_LINE_CHARS, FACTS, HARMLESS, NAME_CHARS
@@ -63,7 +65,7 @@ _STREET = {"*** HOLE CARDS ***", "*** SHOW DOWN ***", "*** SUMMARY ***"}
 _FLOP = re.compile(rf"\*\*\* FLOP \*\*\* \[({_CARD} {_CARD} {_CARD})\]")
 _TURN = re.compile(rf"\*\*\* TURN \*\*\* \[{_CARD} {_CARD} {_CARD}\] \[({_CARD})\]")
 _RIVER = re.compile(rf"\*\*\* RIVER \*\*\* \[{_CARD} {_CARD} {_CARD} {_CARD}\] \[({_CARD})\]")
-_UNCALLED = re.compile(rf"Uncalled bet \({_A}\) returned to {_NAME}")
+_UNCALLED = re.compile(rf"Uncalled bet \({_A}\) returned to ({_NAME})")
 _COLLECTED = re.compile(rf"{_NAME} collected {_A} from (?:the )?(?:main |side )?pot"
                         r"(?:-[0-9]{1,2})?")
 _TOTAL = re.compile(rf"Total pot {_A}(?: Main pot {_A}\.)?(?: Side pot(?:-[0-9]{{1,2}})? {_A}\.)"
@@ -98,8 +100,9 @@ def _name_ok(name: str) -> bool:
             and not any(b in name for b in _BAD_IN))
 
 
-class _No(Exception):
-    """The fast reader is not certain: the reference reads the hand."""
+class _No(InputError):
+    """The fast reader is not certain: the reference reads the hand (never leaves
+    ``read_hand``)."""
 
 
 def read_hand(chunk: str, session: str, source: str, key: str, line: int) -> PhhHand | None:
@@ -122,11 +125,12 @@ def _read(chunk: str, session: str, source: str, key: str, line: int) -> PhhHand
     header = lines[0]
     if (_HEADER.fullmatch(header) is None or len(header) > FACT_LINE_CHARS
             or _FACT(header) is None or "Seat" in header or "is the button" in header
-            or "Dealt" in header or "*" in header or header.count(": ") != 1):
+            or "Dealt" in header or "*" in header or header.count(": ") != 1
+            or " collected " in header or "| Rake" in header):
         raise _No
     game = _t._game(_SITE, header, session)
     table = _TABLE.fullmatch(lines[1]) if len(lines) > 1 else None
-    if table is None:
+    if table is None or " collected " in lines[1] or "| Rake" in lines[1]:
         raise _No
     final_seat = int(table[1])
     kept = [header, lines[1]]
@@ -138,6 +142,9 @@ def _read(chunk: str, session: str, source: str, key: str, line: int) -> PhhHand
     blinds: dict[str, str] = {}  # in post order
     acts: list[tuple[int, str, Any, Any]] = []  # (kind, name, a, b) in line order
     dealt: set[str] = set()
+    paid: dict[str, Decimal] = {}  # the outcome (``text._stars_outcome``): collect lines
+    total: Decimal | None = None  # the first "Total pot" line's
+    rake: Decimal | None = None  # the first "| Rake"
     phase = 0  # 0 seats, 1 posts and streets, 2 summary
     seats_re = _P.SEATS
     for ln in lines[2:]:
@@ -177,7 +184,7 @@ def _read(chunk: str, session: str, source: str, key: str, line: int) -> PhhHand
             elif phase == 2:
                 m = _SUMMARY_SEAT.fullmatch(ln)
                 if (m is None or m[1].startswith(_BAD_START)
-                        or any(b in m[1] for b in _SUMMARY_BAD)):
+                        or any(b in m[1] for b in _SUMMARY_BAD) or " from " in m[1]):
                     raise _No
             else:
                 raise _No
@@ -232,13 +239,19 @@ def _read(chunk: str, session: str, source: str, key: str, line: int) -> PhhHand
                 kept.append(ln)
                 continue
             if c == "U" and ln.startswith("Uncalled bet ("):
-                if _UNCALLED.fullmatch(ln) is None:
+                m = _UNCALLED.fullmatch(ln)
+                if m is None or m[2] not in seat_of:
                     raise _No
                 kept.append(ln)
                 continue
             if c == "T" and ln.startswith("Total pot "):
-                if _TOTAL.fullmatch(ln) is None:
+                m = _TOTAL.fullmatch(ln)
+                if m is None:
                     raise _No
+                if total is None:
+                    total = Decimal(m[1])
+                if rake is None and m[4] is not None:
+                    rake = Decimal(m[4])
                 kept.append(ln)
                 continue
             if c == "B" and ln.startswith("Board ["):
@@ -249,15 +262,17 @@ def _read(chunk: str, session: str, source: str, key: str, line: int) -> PhhHand
             if " collected " in ln:
                 m = _COLLECTED.fullmatch(ln)
                 if m is not None:
-                    if ln[:ln.find(" collected ")] not in seat_of:
+                    who = ln[:ln.find(" collected ")]
+                    if who not in seat_of:
                         raise _No
+                    paid[who] = paid.get(who, Decimal(0)) + Decimal(m[1])
                     kept.append(ln)
                     continue
         # not a fact line this reader knows: a harmless table event, or the reference decides
         if _FACT(ln) is not None or _HARMLESS(ln) is None:
             raise _No
         phase = max(phase, 1)
-    if phase != 2:
+    if phase != 2 or not paid:
         raise _No
     text = "\n".join(kept)
     if " collected " in text:  # PokerKit's winnings stage reads (and may refuse) these
@@ -268,13 +283,15 @@ def _read(chunk: str, session: str, source: str, key: str, line: int) -> PhhHand
     claimed = ""  # the lines ``claims`` could read (it reads the whole hand)
     if any(w in chunk for w in _CLAIM_WORDS):
         claimed = "\n".join(ln for ln in lines if any(w in ln for w in _CLAIM_WORDS))
+    outcome = _t.SiteOutcome(paid, total, rake, recorded=True)
     return _build(game, text, final_seat, seat_of, stacks, antes, blinds, acts, claimed,
-                  session, source, key, line)
+                  outcome, session, source, key, line)
 
 
 def _build(game: Any, text: str, final_seat: int, seat_of: dict[str, int],
            stack_text: dict[str, str], ante_text: dict[str, str], blind_text: dict[str, str],
-           acts: list[tuple[int, str, Any, Any]], claimed: str, session: str, source: str,
+           acts: list[tuple[int, str, Any, Any]], claimed: str, outcome: _t.SiteOutcome,
+           session: str, source: str,
            key: str, line: int) -> PhhHand:
     """The reference's ``_fields`` and ``_read_hand`` from the facts read."""
     value = _t._value
@@ -341,7 +358,6 @@ def _build(game: Any, text: str, final_seat: int, seat_of: dict[str, int],
             doc["currency"] = m.group(1)
     doc["_tournament"] = tournament
     doc["_names"] = list(players)
-    outcome = _t._stars_outcome(text)
     h = hand_from_dict(doc, source, key, line)
     if tournament:
         h = replace(h, tournament=tournament, level=level_of("pokerstars", head),
