@@ -711,6 +711,12 @@ def _read_hand(site: _Site, chunk: str, too_long: str | None, session: str, sour
     if site.ends not in chunk:
         return PhhSkip(source, key, line, site_hand,
                        f"truncated hand: no {site.ends.strip()!r} line")
+    if site.name == "pokerstars":  # the single-pass reader first, this one when it is unsure
+        from sim.histories.sites import stars_fast
+        if stars_fast.ENABLED:
+            fast = stars_fast.read_hand(chunk, session, source, key, line)
+            if fast is not None:
+                return fast
     try:
         _game(site, chunk, session)  # another game is named before its lines are screened
         chunk = _prepared(site, chunk)
