@@ -25,12 +25,14 @@ process of a new key creates its directory, the key directories of the same labe
 neither among the ``KEEP`` most recently used nor used within ``KEEP_SECONDS`` are removed
 (``make clean-cache`` removes them all).
 
-``install()`` puts the locator first in numba's list; ``sim/__init__.py`` and
-``audits/__init__.py`` call it, so it is in place before any ``@njit(cache=True)`` of the project
-runs, in every process (the CLI, the tests, each Ray worker). ``identity()`` is the per-process
-record of the keys (memoized at first use: the sources as they were imported), which the
-provenance of every run, audit and certificate carries and every Ray task checks against the
-driver's (``cluster.fanout``).
+``install()`` puts the locator first in numba's list (and types the calls between the
+project's kernels without literal values: one compiled version per argument types, not one
+per constant a caller passes; ``literal_args`` keeps numba's default for a kernel);
+``sim/__init__.py`` and ``audits/__init__.py`` call it, so it is in place before any
+``@njit(cache=True)`` of the project runs, in every process (the CLI, the tests, each Ray
+worker). ``identity()`` is the per-process record of the keys (memoized at first use: the
+sources as they were imported), which the provenance of every run, audit and certificate
+carries and every Ray task checks against the driver's (``cluster.fanout``).
 
 What is compiled is what was hashed: the sources are hashed once per process, and before a
 function is compiled (``check_loaded``, from the locator) its file must still hash as it did and
