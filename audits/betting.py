@@ -156,7 +156,8 @@ WHY = 7
 LOGGED, EXPECTED, STREET = range(3)
 # The referee is compiled without NRT (no reference counting of the arrays in the hot loop): no
 # helper may allocate; each returns the scalars it changes. The helpers are inlined into the
-# referee (numba ``inline="always"``): called, they made it twice as slow.
+# referee (numba ``inline="always"``): called, they made it twice as slow. The hand itself is
+# written out in the referee's loop (inlined, numba copied its whole scope with every block).
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -554,184 +555,6 @@ def _bet_or_raise(work, s, kd, amount, added, cur, full_level, full_raise, n_rai
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _referee_hand(i, start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mode, trim,
-                  structure, min_bet, small_bet, big_bet, raise_cap, board_len, a_street, a_seat,
-                  a_kind, a_tot, a_add, act_off, folded, free_fold, open_raise, work):
-    """Replay hand i; returns (code, seat or amount, rule paths)."""
-    k = occ.shape[1]
-    status = work[STATUS]
-    stack = work[STACK]
-    bet = work[BET_]
-    acted = work[ACTED]
-    acted_full = work[ACTED_FULL]  # full raises of the street when the seat last acted
-    n_active = _seat_players(work, start, occ, i, k)
-    work[WHY, STREET] = 0
-    n_live = n_active
-    j = act_off[i]
-    end = act_off[i + 1]
-    fl = structure[i] == FIXED_LIMIT
-    pl = structure[i] == POT_LIMIT
-    code, ax, j, n_active, flags = _post_antes(work, i, button, bbs, ante, ante_mode, a_street,
-                                               a_seat, a_kind, a_add, j, end, n_active, k)
-    if code:
-        return code, ax, flags
-    code, ax, j, n_active, more = _post_blinds(work, i, sbs, bbs, sb_amt, bb_amt, a_street,
-                                               a_seat, a_kind, a_tot, a_add, j, end, n_active)
-    flags |= more
-    if code:
-        return code, ax, flags
-    code, ax, j, n_active, straddler, more = _post_straddle(
-        work, i, sbs, bbs, bb_amt, a_street, a_seat, a_kind, a_tot, a_add, j, end, n_active,
-        n_live, k)
-    flags |= more
-    if code:
-        return code, ax, flags
-    option = straddler if straddler >= 0 else bbs[i]  # the seat with the pre-flop option
-    code, ax, j, n_active, more = _post_extra(work, i, button, sbs, bbs, bb_amt, trim, a_street,
-                                              a_seat, a_kind, a_tot, a_add, j, end, n_active, k)
-    flags |= more
-    if code:
-        return code, ax, flags
-    street = 0
-    cur = 0
-    for s in range(k):
-        cur = max(cur, bet[s])
-    full_level = cur
-    full_raise = small_bet[i] if fl else min_bet[i]
-    n_raises = 0
-    if straddler >= 0 and open_raise[i] > 0 and bet[straddler] >= open_raise[i]:
-        if fl:
-            n_raises = 1  # the straddle is the first raise of the capped count
-        else:
-            full_raise = open_raise[i]  # the straddler is the bigger blind
-    voluntary = False  # a call, bet or raise pre-flop (no walk then)
-    raised = False  # a bet or raise pre-flop (the big blind's option is gone)
-    to_act = _next(status, acted, bet, option if option >= 0 else button[i], cur, n_active, k)
-    closing = to_act < 0 or n_live <= 1
-    while True:
-        if closing:
-            code, ax, j, n_active, more = _close_street(work, trim[i], a_kind, a_seat, a_add, j,
-                                                        end, n_active, k)
-            flags |= more
-            if code:
-                return code, ax, flags
-            if n_live <= 1 and street == 0 and not voluntary and bbs[i] >= 0 and (
-                    status[bbs[i]] == ACTIVE or status[bbs[i]] == ALL_IN):
-                flags |= 1 << P.WALK
-            if n_live <= 1 or street == 3:
-                break
-            street += 1
-            work[WHY, STREET] = street
-            cur = 0
-            full_level = 0
-            full_raise = (small_bet[i] if street == 1 else big_bet[i]) if fl else min_bet[i]
-            n_raises = 0
-            to_act = _next(status, acted, bet, button[i], cur, n_active, k)
-            closing = to_act < 0
-            continue
-        s = to_act
-        if j >= end:
-            _why(work, end - act_off[i], cur - bet[s])
-            return V_LOG_ENDS, s, flags
-        kd = a_kind[j]
-        if kd == LEAVE:  # any seat still in the hand, at anyone's turn
-            code, ax, j, n_active, dropped = _leave(work, trim[i], street, a_street, a_seat,
-                                                    a_kind, a_tot, a_add, j, end, n_active, k)
-            if code:
-                return code, ax, flags
-            flags |= 1 << P.LEAVE
-            n_live -= 1
-            if dropped >= 0:  # its uncovered bet was returned
-                flags |= 1 << P.UNCALLED_RETURN
-                cur = dropped
-                full_level = min(full_level, cur)
-            if n_live <= 1:
-                closing = True
-            elif not _needs(status, acted, bet, s, cur, n_active):
-                to_act = _next(status, acted, bet, s, cur, n_active, k)
-                closing = to_act < 0
-            continue
-        if a_seat[j] != s:
-            _why(work, a_seat[j], s)
-            return V_OUT_OF_TURN, a_seat[j], flags
-        if a_street[j] != street:
-            _why(work, a_street[j], street)
-            return V_WRONG_STREET, s, flags
-        to_call = cur - bet[s]
-        flags |= _reopen_flags(work, s, cur, full_raise, n_raises)
-        if kd == FOLD:
-            if to_call <= 0 and not free_fold[i]:
-                _why(work, to_call, 0)
-                return V_ILLEGAL_FOLD, s, flags
-            if a_add[j] != 0 or a_tot[j] != bet[s]:
-                _why(work, a_add[j] if a_add[j] != 0 else a_tot[j] - bet[s], 0)
-                return V_AMOUNT_MISMATCH, s, flags
-            status[s] = FOLDED
-            n_active -= 1
-            n_live -= 1
-        elif kd == CHECK:
-            if to_call != 0:
-                _why(work, to_call, 0)
-                return V_ILLEGAL_CHECK, s, flags
-            if a_add[j] != 0 or a_tot[j] != bet[s]:
-                _why(work, a_add[j] if a_add[j] != 0 else a_tot[j] - bet[s], 0)
-                return V_AMOUNT_MISMATCH, s, flags
-            acted[s] = cur
-            acted_full[s] = n_raises
-        elif kd == CALL:
-            amt = min(to_call, stack[s])
-            if to_call <= 0 or a_add[j] != amt:
-                _why(work, a_add[j], max(amt, 0))
-                return V_CALL_AMOUNT, s, flags
-            if a_tot[j] != bet[s] + amt:
-                _why(work, a_tot[j] - bet[s], amt)
-                return V_AMOUNT_MISMATCH, s, flags
-            if _put(work, s, amt, True):
-                n_active -= 1
-                flags |= 1 << P.ALL_IN
-            acted[s] = cur
-            acted_full[s] = n_raises
-            voluntary = voluntary or street == 0
-        elif kd == BET or kd == RAISE:
-            amount = a_tot[j]
-            size = (small_bet[i] if street <= 1 else big_bet[i]) if fl else 0
-            code, ax, more = _bet_or_raise(work, s, kd, amount, a_add[j], cur, full_level,
-                                           full_raise, n_raises, raise_cap[i], size, fl, pl, k)
-            flags |= more
-            if code:
-                return code, ax, flags
-            if street == 0:
-                if s == option and not raised:
-                    flags |= 1 << P.BB_OPTION_RAISE
-                voluntary = True
-                raised = True
-            if _put(work, s, amount - bet[s], True):
-                n_active -= 1
-                flags |= 1 << P.ALL_IN
-            if amount >= full_level + size if fl else amount - cur >= full_raise:
-                if not fl:
-                    full_raise = amount - cur
-                full_level = amount
-                n_raises += 1
-                if fl and n_raises >= raise_cap[i]:
-                    flags |= 1 << P.FL_CAP
-            cur = amount
-            acted[s] = amount
-            acted_full[s] = n_raises
-        else:
-            _why(work, kd, 0)
-            return V_UNKNOWN_KIND, kd, flags
-        j += 1
-        if n_live <= 1:
-            closing = True
-        else:
-            to_act = _next(status, acted, bet, s, cur, n_active, k)
-            closing = to_act < 0
-    code, ax = _hand_end(work, status, folded, i, street, board_len, a_kind, a_seat, j, end, k)
-    return code, ax, flags
-
-
-@njit(cache=True, _nrt=False, inline="always")
 def _hand_end(work, status, folded, i, street, board_len, a_kind, a_seat, j, end, k):
     """After the last street: nothing but returns logged, the board of the streets played, and
     a seat folded exactly when the action log folds it (never an empty seat)."""
@@ -750,6 +573,17 @@ def _hand_end(work, status, folded, i, street, board_len, a_kind, a_seat, j, end
     return OK, 0
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def _finish(i, code, ax, flags, work, codes, aux, paths, why):
+    """Hand i's verdict: its code, seat or amount and rule paths; a failing hand's row
+    ``why[:, i]`` (what the log says, what the rules give, the street), its work row cleared."""
+    codes[i], aux[i], paths[i] = code, ax, flags
+    if code:
+        for w in range(3):
+            why[w, i] = work[WHY, w]
+            work[WHY, w] = 0
+
+
 @njit(cache=True, _nrt=False)
 def _referee(start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mode, trim, structure,
              min_bet, small_bet, big_bet, raise_cap, board_len, a_street, a_seat, a_kind, a_tot,
@@ -758,14 +592,210 @@ def _referee(start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mode, trim
     # the rule paths (audits.paths bits) the hand took, as the referee saw them; a failing
     # hand's row ``why[:, i]`` what the log says, what the rules give and the street
     for i in range(occ.shape[0]):
-        codes[i], aux[i], paths[i] = _referee_hand(
-            i, start, occ, button, sbs, bbs, sb_amt, bb_amt, ante, ante_mode, trim, structure,
-            min_bet, small_bet, big_bet, raise_cap, board_len, a_street, a_seat, a_kind, a_tot,
-            a_add, act_off, folded, free_fold, open_raise, work)
-        if codes[i]:
-            for w in range(3):
-                why[w, i] = work[WHY, w]
-                work[WHY, w] = 0
+        # hand i replayed (the body of the former ``_referee_hand``, written out here rather
+        # than inlined: numba copies an inlined callee's whole variable scope with each of its
+        # blocks, 27 s of the install for this one; called, it audits 40% slower)
+        k = occ.shape[1]
+        status = work[STATUS]
+        stack = work[STACK]
+        bet = work[BET_]
+        acted = work[ACTED]
+        acted_full = work[ACTED_FULL]  # full raises of the street when the seat last acted
+        n_active = _seat_players(work, start, occ, i, k)
+        work[WHY, STREET] = 0
+        n_live = n_active
+        j = act_off[i]
+        end = act_off[i + 1]
+        fl = structure[i] == FIXED_LIMIT
+        pl = structure[i] == POT_LIMIT
+        code, ax, j, n_active, flags = _post_antes(work, i, button, bbs, ante, ante_mode, a_street,
+                                                   a_seat, a_kind, a_add, j, end, n_active, k)
+        if code:
+            _finish(i, code, ax, flags, work, codes, aux, paths, why)
+            continue
+        code, ax, j, n_active, more = _post_blinds(work, i, sbs, bbs, sb_amt, bb_amt, a_street,
+                                                   a_seat, a_kind, a_tot, a_add, j, end, n_active)
+        flags |= more
+        if code:
+            _finish(i, code, ax, flags, work, codes, aux, paths, why)
+            continue
+        code, ax, j, n_active, straddler, more = _post_straddle(
+            work, i, sbs, bbs, bb_amt, a_street, a_seat, a_kind, a_tot, a_add, j, end, n_active,
+            n_live, k)
+        flags |= more
+        if code:
+            _finish(i, code, ax, flags, work, codes, aux, paths, why)
+            continue
+        option = straddler if straddler >= 0 else bbs[i]  # the seat with the pre-flop option
+        code, ax, j, n_active, more = _post_extra(work, i, button, sbs, bbs, bb_amt, trim, a_street,
+                                                  a_seat, a_kind, a_tot, a_add, j, end, n_active, k)
+        flags |= more
+        if code:
+            _finish(i, code, ax, flags, work, codes, aux, paths, why)
+            continue
+        street = 0
+        cur = 0
+        for s in range(k):
+            cur = max(cur, bet[s])
+        full_level = cur
+        full_raise = small_bet[i] if fl else min_bet[i]
+        n_raises = 0
+        if straddler >= 0 and open_raise[i] > 0 and bet[straddler] >= open_raise[i]:
+            if fl:
+                n_raises = 1  # the straddle is the first raise of the capped count
+            else:
+                full_raise = open_raise[i]  # the straddler is the bigger blind
+        voluntary = False  # a call, bet or raise pre-flop (no walk then)
+        raised = False  # a bet or raise pre-flop (the big blind's option is gone)
+        to_act = _next(status, acted, bet, option if option >= 0 else button[i], cur, n_active, k)
+        closing = to_act < 0 or n_live <= 1
+        ended = False  # a return of the hand's verdict before its end
+        while True:
+            if closing:
+                code, ax, j, n_active, more = _close_street(work, trim[i], a_kind, a_seat, a_add, j,
+                                                            end, n_active, k)
+                flags |= more
+                if code:
+                    ended = True
+                    break
+                if n_live <= 1 and street == 0 and not voluntary and bbs[i] >= 0 and (
+                        status[bbs[i]] == ACTIVE or status[bbs[i]] == ALL_IN):
+                    flags |= 1 << P.WALK
+                if n_live <= 1 or street == 3:
+                    break
+                street += 1
+                work[WHY, STREET] = street
+                cur = 0
+                full_level = 0
+                full_raise = (small_bet[i] if street == 1 else big_bet[i]) if fl else min_bet[i]
+                n_raises = 0
+                to_act = _next(status, acted, bet, button[i], cur, n_active, k)
+                closing = to_act < 0
+                continue
+            s = to_act
+            if j >= end:
+                _why(work, end - act_off[i], cur - bet[s])
+                code, ax = V_LOG_ENDS, s
+                ended = True
+                break
+            kd = a_kind[j]
+            if kd == LEAVE:  # any seat still in the hand, at anyone's turn
+                code, ax, j, n_active, dropped = _leave(work, trim[i], street, a_street, a_seat,
+                                                        a_kind, a_tot, a_add, j, end, n_active, k)
+                if code:
+                    ended = True
+                    break
+                flags |= 1 << P.LEAVE
+                n_live -= 1
+                if dropped >= 0:  # its uncovered bet was returned
+                    flags |= 1 << P.UNCALLED_RETURN
+                    cur = dropped
+                    full_level = min(full_level, cur)
+                if n_live <= 1:
+                    closing = True
+                elif not _needs(status, acted, bet, s, cur, n_active):
+                    to_act = _next(status, acted, bet, s, cur, n_active, k)
+                    closing = to_act < 0
+                continue
+            if a_seat[j] != s:
+                _why(work, a_seat[j], s)
+                code, ax = V_OUT_OF_TURN, a_seat[j]
+                ended = True
+                break
+            if a_street[j] != street:
+                _why(work, a_street[j], street)
+                code, ax = V_WRONG_STREET, s
+                ended = True
+                break
+            to_call = cur - bet[s]
+            flags |= _reopen_flags(work, s, cur, full_raise, n_raises)
+            if kd == FOLD:
+                if to_call <= 0 and not free_fold[i]:
+                    _why(work, to_call, 0)
+                    code, ax = V_ILLEGAL_FOLD, s
+                    ended = True
+                    break
+                if a_add[j] != 0 or a_tot[j] != bet[s]:
+                    _why(work, a_add[j] if a_add[j] != 0 else a_tot[j] - bet[s], 0)
+                    code, ax = V_AMOUNT_MISMATCH, s
+                    ended = True
+                    break
+                status[s] = FOLDED
+                n_active -= 1
+                n_live -= 1
+            elif kd == CHECK:
+                if to_call != 0:
+                    _why(work, to_call, 0)
+                    code, ax = V_ILLEGAL_CHECK, s
+                    ended = True
+                    break
+                if a_add[j] != 0 or a_tot[j] != bet[s]:
+                    _why(work, a_add[j] if a_add[j] != 0 else a_tot[j] - bet[s], 0)
+                    code, ax = V_AMOUNT_MISMATCH, s
+                    ended = True
+                    break
+                acted[s] = cur
+                acted_full[s] = n_raises
+            elif kd == CALL:
+                amt = min(to_call, stack[s])
+                if to_call <= 0 or a_add[j] != amt:
+                    _why(work, a_add[j], max(amt, 0))
+                    code, ax = V_CALL_AMOUNT, s
+                    ended = True
+                    break
+                if a_tot[j] != bet[s] + amt:
+                    _why(work, a_tot[j] - bet[s], amt)
+                    code, ax = V_AMOUNT_MISMATCH, s
+                    ended = True
+                    break
+                if _put(work, s, amt, True):
+                    n_active -= 1
+                    flags |= 1 << P.ALL_IN
+                acted[s] = cur
+                acted_full[s] = n_raises
+                voluntary = voluntary or street == 0
+            elif kd == BET or kd == RAISE:
+                amount = a_tot[j]
+                size = (small_bet[i] if street <= 1 else big_bet[i]) if fl else 0
+                code, ax, more = _bet_or_raise(work, s, kd, amount, a_add[j], cur, full_level,
+                                               full_raise, n_raises, raise_cap[i], size, fl, pl, k)
+                flags |= more
+                if code:
+                    ended = True
+                    break
+                if street == 0:
+                    if s == option and not raised:
+                        flags |= 1 << P.BB_OPTION_RAISE
+                    voluntary = True
+                    raised = True
+                if _put(work, s, amount - bet[s], True):
+                    n_active -= 1
+                    flags |= 1 << P.ALL_IN
+                if amount >= full_level + size if fl else amount - cur >= full_raise:
+                    if not fl:
+                        full_raise = amount - cur
+                    full_level = amount
+                    n_raises += 1
+                    if fl and n_raises >= raise_cap[i]:
+                        flags |= 1 << P.FL_CAP
+                cur = amount
+                acted[s] = amount
+                acted_full[s] = n_raises
+            else:
+                _why(work, kd, 0)
+                code, ax = V_UNKNOWN_KIND, kd
+                ended = True
+                break
+            j += 1
+            if n_live <= 1:
+                closing = True
+            else:
+                to_act = _next(status, acted, bet, s, cur, n_active, k)
+                closing = to_act < 0
+        if not ended:
+            code, ax = _hand_end(work, status, folded, i, street, board_len, a_kind, a_seat, j,
+                                 end, k)
+        _finish(i, code, ax, flags, work, codes, aux, paths, why)
 
 
 def _structure_codes(b: Batch) -> np.ndarray:

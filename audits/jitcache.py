@@ -25,12 +25,14 @@ process of a new key creates its directory, the key directories of the same labe
 neither among the ``KEEP`` most recently used nor used within ``KEEP_SECONDS`` are removed
 (``make clean-cache`` removes them all).
 
-``install()`` puts the locator first in numba's list; ``sim/__init__.py`` and
-``audits/__init__.py`` call it, so it is in place before any ``@njit(cache=True)`` of the project
-runs, in every process (the CLI, the tests, each Ray worker). ``identity()`` is the per-process
-record of the keys (memoized at first use: the sources as they were imported), which the
-provenance of every run, audit and certificate carries and every Ray task checks against the
-driver's (``cluster.fanout``).
+``install()`` puts the locator first in numba's list (and types the calls between the
+project's kernels without literal values: one compiled version per argument types, not one
+per constant a caller passes; ``literal_args`` keeps numba's default for a kernel);
+``sim/__init__.py`` and ``audits/__init__.py`` call it, so it is in place before any
+``@njit(cache=True)`` of the project runs, in every process (the CLI, the tests, each Ray
+worker). ``identity()`` is the per-process record of the keys (memoized at first use: the
+sources as they were imported), which the provenance of every run, audit and certificate
+carries and every Ray task checks against the driver's (``cluster.fanout``).
 
 What is compiled is what was hashed: the sources are hashed once per process, and before a
 function is compiled (``check_loaded``, from the locator) its file must still hash as it did and
@@ -88,7 +90,9 @@ KEEP = 4  # key directories kept per label (the newest by use)
 KEEP_SECONDS = 3600.0  # a key directory used within this is never pruned
 USED_MARK = ".used"
 ENV_ROOT = "HOLDEM_JIT_CACHE"
-KEY_FORMAT = "holdem-jit-cache-2"  # 2: files tagged (MAC_MAGIC), never shared with untagged
+# 2: files tagged (MAC_MAGIC), never shared with untagged; 3: calls between the project's
+# kernels typed without literal values (``_typed_without_literals``)
+KEY_FORMAT = "holdem-jit-cache-3"
 
 def cache_root() -> Path:
     """Where the keyed caches live (see the module docstring)."""
@@ -591,12 +595,49 @@ def _authenticated_file(base: Any) -> Any:
     return AuthenticatedCacheFile
 
 
+LITERAL_ARGS = "_holdem_literal_args"
+
+
+def literal_args(py_func: Any) -> Any:
+    """Mark a kernel (under its ``@njit``) to be compiled for the constants its compiled callers
+    pass, numba's default: for a hot helper whose code folds with them (``sim.rng.below``:
+    the mask of ``below(rs, 100)`` is a constant), at one compile per distinct constant."""
+    setattr(py_func, LITERAL_ARGS, True)
+    return py_func
+
+
+def _typed_without_literals(dispatcher: Any) -> None:
+    """A project kernel called from compiled code is compiled for its arguments' types, never
+    for the constants a caller passes (numba's default types a constant argument as its value,
+    ``Literal[int](11)``, and compiles the callee again for every distinct constant a call site
+    passes: ``sim.engine._record_row`` was compiled 24 times, the PHH scanner's ``_hand`` twice,
+    a fifth of the install's compile time). One version per argument types; LLVM still sees
+    the constants of a call it inlines. Calls from Python were already typed this way. A kernel
+    marked ``literal_args`` keeps numba's default."""
+    from numba.core.types.misc import unliteral
+
+    base = dispatcher.get_call_template
+    if getattr(base, "_holdem_unliteral", False):
+        return
+
+    def get_call_template(self: Any, args: Any, kws: Any) -> Any:
+        if (getattr(self.py_func, "__module__", "").split(".")[0] in PACKAGES
+                and not getattr(self.py_func, LITERAL_ARGS, False)):
+            args = tuple(unliteral(a) for a in args)
+            kws = {k: unliteral(v) for k, v in kws.items()}
+        return base(self, args, kws)
+
+    get_call_template._holdem_unliteral = True  # type: ignore[attr-defined]
+    dispatcher.get_call_template = get_call_template
+
+
 _installed = False
 
 
 def install() -> None:
-    """Put the keyed locator first in numba's list of cache locators, and numba's cache files
-    authenticated (idempotent)."""
+    """Put the keyed locator first in numba's list of cache locators, numba's cache files
+    authenticated, and calls between the project's kernels typed without literal values
+    (idempotent)."""
     global _installed
     if _installed:
         return
@@ -662,4 +703,7 @@ def install() -> None:
         classes.insert(0, CodeKeyedCacheLocator)
     if caching.IndexDataCacheFile.__name__ != "AuthenticatedCacheFile":
         caching.IndexDataCacheFile = _authenticated_file(caching.IndexDataCacheFile)
+    from numba.core.dispatcher import Dispatcher
+
+    _typed_without_literals(Dispatcher)
     _installed = True

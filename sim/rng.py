@@ -30,6 +30,7 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic, overload
 
+from audits.jitcache import literal_args
 from sim.cards import N_CARDS
 from sim.faults import F_ASF_SHUFFLE, F_MOD8_SHUFFLE, F_NAIVE_SHUFFLE, F_SEED32
 from sim.layout import Blocks
@@ -186,6 +187,7 @@ def next_byte(rs):
 
 
 @njit(cache=True, _nrt=False)
+@literal_args  # compiled for each constant n: its mask folds (the bots' below(rs, 100))
 def below(rs, n):
     """A uniform integer in [0, n), n >= 1, by mask-and-reject (unbiased)."""
     if n <= 1:

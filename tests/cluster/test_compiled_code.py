@@ -304,3 +304,44 @@ def test_two_signatures_saved_at_once_keep_their_own_code(tmp_path: Path) -> Non
     assert first.load(("sig-b",)) == {"code": "b"}
     assert sorted(p.name for p in tmp_path.glob("*.nbc")) == ["f-1.py311.1.nbc",
                                                               "f-1.py311.2.nbc"]
+
+
+
+# in an empty cache: project kernels called from compiled code with constants (start_hand's
+# calls of _record, _record's of _record_row; a caller of below), and what each callee was
+# compiled for
+CONSTANTS_PASSED = """
+import json
+import numpy as np
+from numba import njit
+from sim import engine, rng
+from sim.config import Structure, TableConfig
+from sim.hand import config_block
+
+S, log, z = engine.new_state(), engine.new_log(), np.zeros(3, np.int64)
+cfg = config_block(TableConfig(n_seats=3, structure=Structure.NO_LIMIT, small_blind=1,
+                               big_blind=2))
+engine.start_hand(S, log, cfg, z + 100, z, 0, 1, 2, np.arange(52, dtype=np.int64))
+
+@njit
+def draws(rs):
+    return rng.below(rs, 100) + rng.below(rs, 52)
+
+draws(rng.new_stream())
+print(json.dumps({name: [[str(t) for t in sig] for sig in d.signatures]
+                  for name, d in (("_record", engine._record),
+                                  ("_record_row", engine._record_row), ("below", rng.below))}))
+"""
+
+
+def test_a_kernel_called_with_constants_is_compiled_once_for_their_types(
+        tmp_path: Path) -> None:
+    """numba's default compiles a callee again for every distinct constant its compiled callers
+    pass (``_record_row`` 24 times in a warmup); the project's kernels are compiled once per
+    argument types, except those marked ``literal_args`` (``sim.rng.below``)."""
+    r = _run(ROOT, tmp_path / "cache", "-c", CONSTANTS_PASSED)
+    sigs = json.loads(r.stdout.strip().splitlines()[-1])
+    assert len(sigs["_record"]) == 1 and len(sigs["_record_row"]) == 1, sigs
+    assert not any("Literal" in t for name in ("_record", "_record_row")
+                   for sig in sigs[name] for t in sig), sigs
+    assert sorted(sig[1] for sig in sigs["below"]) == ["Literal[int](100)", "Literal[int](52)"]
