@@ -216,12 +216,18 @@ def restamp_file(run: Path, rel: str, table: pa.Table) -> None:
     body = table.drop_columns(["digest"]) if "digest" in table.column_names else table
     out = with_digests(body).replace_schema_metadata(table.schema.metadata)
     pq.write_table(out, run / rel, compression="zstd")
+    restamp_file_bytes(run, rel)
+
+
+def restamp_file_bytes(run: Path, rel: str) -> None:
+    """The manifest's sha256, bytes and rows of the batch file ``rel`` made the file's."""
     data = (run / rel).read_bytes()
+    rows = pq.read_metadata(run / rel).num_rows
     manifest = json.loads((run / "manifest.json").read_text())
     for rec in manifest["files"]:
         if rec["path"] == rel:
             rec.update(sha256=hashlib.sha256(data).hexdigest(), bytes=len(data),
-                       rows=out.num_rows, hands=out.num_rows)
+                       rows=rows, hands=rows)
     manifest["totals"]["bytes"] = sum(int(f["bytes"]) for f in manifest["files"])
     (run / "manifest.json").write_text(json.dumps(manifest, indent=2))
 
