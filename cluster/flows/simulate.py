@@ -144,7 +144,6 @@ def encode_batch(table: pa.Table, spec: RunSpec, structure: Structure, batch_ind
                  counts: dict[str, int]) -> pa.Buffer:
     """The Parquet bytes of one batch (deterministic: same table, same bytes), with the writer
     settings of the table's schema version."""
-    encoding, compression = ENCODINGS[table_version(table)]
     meta = dict(table.schema.metadata or {})
     meta.update({
         META_RUN_ID: spec.fingerprint().encode(),
@@ -152,10 +151,17 @@ def encode_batch(table: pa.Table, spec: RunSpec, structure: Structure, batch_ind
         META_BATCH: str(batch_index).encode(),
         META_COUNTS: json.dumps(counts, sort_keys=True).encode(),
     })
+    return encode_table(table.replace_schema_metadata(meta))
+
+
+def encode_table(table: pa.Table) -> pa.Buffer:
+    """The Parquet bytes of a batch's table whose key-value metadata is the file's (the writer
+    settings of its schema version; ``holdem migrate --to 4`` encodes a converted file so)."""
+    encoding, compression = ENCODINGS[table_version(table)]
     sink = pa.BufferOutputStream()
     # statistics only where readers filter (hand lookups), dictionaries only for the constant
     # string columns: 11% faster to write than the defaults, same content
-    pq.write_table(table.replace_schema_metadata(meta), sink, compression=compression,
+    pq.write_table(table, sink, compression=compression,
                    write_statistics=STATS_COLUMNS, row_group_size=ROW_GROUP_ROWS,
                    use_dictionary=DICT_COLUMNS, column_encoding=encoding)
     return sink.getvalue()
