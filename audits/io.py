@@ -184,7 +184,7 @@ def file_version(schema: pa.Schema) -> int:
     """The schema version a file declares (its ``holdem.schema_version``; 3 when absent or not
     a number: the exact-file check of the integrity audit names a wrong one)."""
     raw = (schema.metadata or {}).get(logschema.META_SCHEMA_VERSION, b"")
-    return int(raw) if raw.isdigit() and len(raw) < 4 else logschema.SCHEMA_VERSION
+    return int(raw) if raw.isdigit() and len(raw) < 4 else 3
 
 
 def expected_types(schema: pa.Schema) -> dict[str, pa.DataType]:

@@ -26,7 +26,7 @@ from sim.hand import config_block
 from sim.layout import LG_SIZE
 from sim.logv4 import POT_DTYPE, binary_from
 from sim.runspec import POLICY_NAMES, RunSpec
-from sim.schema import ACTION_DTYPE, POT_TYPE, SCHEMA_VERSION, hand_schema
+from sim.schema import ACTION_DTYPE, LOG_VERSION_3, POT_TYPE, hand_schema
 
 TABLE_BITS = 20
 STRUCT_SHIFT = 40
@@ -205,9 +205,11 @@ class _Buffers:
 
 
 def simulate_batch(spec: RunSpec, structure: Structure, batch_index: int,
-                   version: int = SCHEMA_VERSION) -> BatchResult:
-    """Play one batch and return its rows in the log schema ``version`` (3 or 4: the same hands
-    and digests, ``sim.logv4``)."""
+                   version: int = LOG_VERSION_3) -> BatchResult:
+    """Play one batch and return its rows in the log schema ``version``: 3 (the default: the
+    lists as lists, what a reader in this process inspects) or 4 (the lists packed,
+    ``sim.logv4``); the same hands and digests. ``cluster.flows.simulate`` writes the files in
+    ``sim.schema.SCHEMA_VERSION`` (4) unless told otherwise."""
     schema = hand_schema(version)
     t0 = time.perf_counter()
     n = spec.batch_hands(batch_index)
@@ -253,7 +255,7 @@ def _to_arrow(spec: RunSpec, structure: Structure, batch_index: int, n: int, k: 
               BURNS: np.ndarray, SHOW: np.ndarray, POTS: np.ndarray, ACT: np.ndarray, *,
               table: tuple[int, str] | None = None,
               schema: pa.Schema | None = None) -> pa.Table:
-    schema = hand_schema() if schema is None else schema
+    schema = hand_schema(LOG_VERSION_3) if schema is None else schema
     packed = pa.types.is_binary(schema.field("occupied").type)  # schema 4: no list column
     table = spec.batch_table(structure, batch_index) if table is None else table
     base_cfg = table_config(spec, structure, batch_index, table=table)

@@ -130,17 +130,31 @@ def to_v4(table: pa.Table, metadata: dict[bytes, bytes] | None = None) -> pa.Tab
     return pa.Table.from_arrays(cols, schema=pa.schema(fields, metadata=meta))
 
 
-def to_v3(table: pa.Table, list_types: dict[str, pa.DataType]) -> pa.Table:
-    """A version-4 table back in the version-3 layout (``list_types``: each packed column's
-    version-3 list type), its schema version set to 3."""
+def to_v3(table: pa.Table) -> pa.Table:
+    """A version-4 table back in the version-3 layout, its schema version set to 3."""
+    out = as_v3(table)
+    meta = dict(out.schema.metadata or {})
+    meta[b"holdem.schema_version"] = b"3"
+    return out.replace_schema_metadata(meta)
+
+
+def as_v3(table: pa.Table) -> pa.Table:
+    """``table`` with its packed columns (schema version 4) as the version-3 lists, the other
+    columns as they are (a version-3 table, or one without them, is returned unchanged): the
+    readers that work on lists (replay, the tidy export, diff's divergence) read either version
+    through it."""
+    from sim.schema import HAND_SCHEMA
+
+    if not any(n in ALL_PACKED and pa.types.is_binary(table.schema.field(n).type)
+               for n in table.column_names):
+        return table
+    types = {f.name: f.type for f in HAND_SCHEMA}
     fields, cols = [], []
     for f, c in zip(table.schema, table.columns, strict=True):
         if f.name in ALL_PACKED and pa.types.is_binary(f.type):
-            typ = list_types[f.name]
+            typ = types[f.name]
             c = pa.chunked_array([unpack_binary(ch, typ.value_type) for ch in c.chunks], typ)
-            f = f.with_type(typ)
+            f = HAND_SCHEMA.field(f.name).with_nullable(f.nullable)
         fields.append(f)
         cols.append(c)
-    meta = dict(table.schema.metadata or {})
-    meta[b"holdem.schema_version"] = b"3"
-    return pa.Table.from_arrays(cols, schema=pa.schema(fields, metadata=meta))
+    return pa.Table.from_arrays(cols, schema=pa.schema(fields, metadata=table.schema.metadata))

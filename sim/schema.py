@@ -10,7 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-SCHEMA_VERSION = 3  # 2: + digest; 3: + player_ids
+# the log schema version the simulator and the importer write by default (``hand_schema``)
+SCHEMA_VERSION = 3  # 2: + digest; 3: + player_ids; 4 (sim.logv4, --log-version 4): lists packed
+LOG_VERSION_3 = 3  # ``HAND_SCHEMA``'s: the list columns as Parquet lists
 
 # ``actions`` is a packed little-endian record array per hand (fast to write and to audit):
 ACTION_DTYPE = np.dtype([
@@ -193,13 +195,13 @@ IMPORT_UNITS: dict[str, str] = {name: unit for name, _, unit, _ in IMPORT_FIELDS
 HAND_SCHEMA = pa.schema(
     [pa.field(name, typ, nullable=(name == "fault"), metadata={"unit": UNITS[name], "doc": doc})
      for name, typ, doc in FIELDS],
-    metadata={"holdem.schema_version": str(SCHEMA_VERSION)},
+    metadata={"holdem.schema_version": str(LOG_VERSION_3)},
 )
 
 # schema version 4 (``sim.logv4``): the same columns in the same order, every list column of
 # ``FIELDS`` stored as ``binary`` (its entries packed little-endian), the rest unchanged
 LOG_VERSION_4 = 4
-LOG_VERSIONS = (3, LOG_VERSION_4)  # the versions ``holdem simulate --log-version`` writes
+LOG_VERSIONS = (LOG_VERSION_3, LOG_VERSION_4)  # what ``holdem simulate --log-version`` writes
 PACKED_DOC = ("; schema 4: binary, the row's entries packed little-endian ({width}: "
               "numpy np.frombuffer(value, {dtype}))")
 
@@ -240,7 +242,7 @@ IMPORT_SCHEMA = pa.schema(
     [f.with_nullable(True) if f.name == "deck" else f for f in HAND_SCHEMA
      if f.name != "digest"]
     + [_field(n, t, u, d, False) for n, t, u, d in IMPORT_FIELDS] + [HAND_SCHEMA.field("digest")],
-    metadata={"holdem.schema_version": str(SCHEMA_VERSION),
+    metadata={"holdem.schema_version": str(LOG_VERSION_3),
               "holdem.import_version": str(IMPORT_VERSION)},
 )
 # an imported batch file of schema version 4: the hand columns of version 4, the import columns
