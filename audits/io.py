@@ -6,7 +6,9 @@ A run folder (``audits.runfolder``) holds ``manifest.json`` (optional here) and
 ``AuditInputError`` naming the file.
 
 Encodings (declared here, independently of the simulator): cards 0..51 = rank * 4 + suit;
-``deck`` is 52 int8 bytes; ``actions`` is packed 19-byte little-endian records.
+``deck`` is 52 int8 bytes; ``actions`` is packed 19-byte little-endian records; in schema
+version 4 each list column is a binary value of its entries packed little-endian
+(``audits.logschema.PACKED``), decoded to the same arrays as version 3's lists.
 """
 
 from __future__ import annotations
@@ -39,9 +41,14 @@ LEAVE = 18
 # straddle, docs/game.md): on the street; pre-flop action starts left of it, it keeps the option
 STRADDLE = 19
 
-# the audited columns and their types (the whole file's schema: ``audits.logschema``)
+# the audited columns and their types (the whole file's schema: ``audits.logschema``); a file of
+# schema version 4 holds the list columns as packed binary (``EXPECTED_V4``, ``_parts``)
 EXPECTED: dict[str, pa.DataType] = {
     name: typ for name, typ in logschema.LOG_COLUMNS if name != "digest"}
+EXPECTED_V4: dict[str, pa.DataType] = {
+    name: typ for name, typ in logschema.LOG_COLUMNS_V4 if name != "digest"}
+PACKED_DTYPES = {name: np.dtype(dt) for name, dt in logschema.PACKED.items()}
+POT_DTYPE = np.dtype(logschema.POT_RECORD)
 # absent (or null) decks make the deal audit not applicable; player_ids (schema 3) is absent
 # from older runs (the stakes audit then says it was not checked)
 OPTIONAL = frozenset({"deck", "player_ids"})
@@ -173,10 +180,23 @@ def run_inputs(run: Location, missing_ok: bool = False) -> runfolder.LogFiles:
         raise AuditInputError(str(e)) from None
 
 
+def file_version(schema: pa.Schema) -> int:
+    """The schema version a file declares (its ``holdem.schema_version``; 3 when absent or not
+    a number: the exact-file check of the integrity audit names a wrong one)."""
+    raw = (schema.metadata or {}).get(logschema.META_SCHEMA_VERSION, b"")
+    return int(raw) if raw.isdigit() and len(raw) < 4 else 3
+
+
+def expected_types(schema: pa.Schema) -> dict[str, pa.DataType]:
+    """The audited columns' types in a file of ``schema``'s declared version."""
+    return EXPECTED_V4 if file_version(schema) >= 4 else EXPECTED
+
+
 def check_schema(schema: pa.Schema, path: str | Path) -> None:
-    """Raise AuditInputError explaining every missing or mistyped column."""
+    """Raise AuditInputError explaining every missing or mistyped column (of the types of the
+    schema version the file declares)."""
     problems = []
-    for name, typ in EXPECTED.items():
+    for name, typ in expected_types(schema).items():
         idx = schema.get_field_index(name)
         if idx < 0:
             if name not in OPTIONAL:
@@ -238,6 +258,40 @@ def _list_parts(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     if off[0]:
         off -= off[0]
     return _values(arr.flatten()), off
+
+
+def _binary_parts(arr: pa.Array, dtype: np.dtype, path: Location, name: str
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """A packed binary column (schema version 4) as its flat entries of ``dtype`` (a view of the
+    data buffer, copied only when unaligned) and each row's entry offsets from 0. A value that
+    is not whole entries, or a bool byte other than 0 or 1, is unusable input."""
+    n = len(arr)
+    bufs = arr.buffers()
+    boff = np.frombuffer(bufs[1], np.int32)[arr.offset:arr.offset + n + 1].astype(np.int64)
+    w = dtype.itemsize
+    rel = boff - boff[0]
+    if (rel % w).any():
+        r = int(np.flatnonzero(np.diff(rel) % w)[0])
+        raise AuditInputError(f"{path}: column {name!r}: the value of row {r} is "
+                              f"{int(rel[r + 1] - rel[r])} bytes, not whole {w}-byte entries")
+    data = (np.frombuffer(bufs[2], np.uint8)[boff[0]:boff[-1]] if bufs[2] is not None
+            else np.zeros(0, np.uint8))
+    if dtype.kind == "b":
+        if len(data) and int(data.max()) > 1:
+            r = int(np.searchsorted(rel, int(np.flatnonzero(data > 1)[0]), side="right")) - 1
+            raise AuditInputError(f"{path}: column {name!r}: row {r} holds a byte other than 0 "
+                                  "or 1 (a bool entry)")
+        return data.view(np.bool_), rel
+    if data.ctypes.data % w:
+        data = data.copy()
+    return data.view(dtype.newbyteorder("<")).astype(dtype.newbyteorder("="), copy=False), rel // w
+
+
+def _parts(arr: pa.Array, path: Location, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """A list column (version 3) or its packed binary (version 4): flat values and offsets."""
+    if pa.types.is_binary(arr.type):
+        return _binary_parts(arr, PACKED_DTYPES[name], path, name)
+    return _list_parts(arr)
 
 
 def _recode(idx: np.ndarray, dictionary: list[Any]) -> tuple[np.ndarray, np.ndarray]:
@@ -529,9 +583,12 @@ def _decode(path: Location, t: pa.Table) -> Batch:
     if not (nseats == k).all() or not 2 <= k <= 10:
         raise AuditInputError(f"{path}: n_seats must be one value in 2..10 per file")
 
+    # the file's schema was checked against its declared version when it was opened
+    expected = EXPECTED_V4 if pa.types.is_binary(t.schema.field("occupied").type) else EXPECTED
+
     def col(name: str) -> pa.Array:
         c = t.column(name)
-        return c.chunk(0) if c.num_chunks else pa.array([], EXPECTED[name])
+        return c.chunk(0) if c.num_chunks else pa.array([], expected[name])
 
     cols: dict[str, np.ndarray] = {}
     for name, typ in EXPECTED.items():
@@ -547,15 +604,16 @@ def _decode(path: Location, t: pa.Table) -> Batch:
     for name in (*SEAT_COLUMNS, *IMPORT_SEAT_COLUMNS):
         if (name in OPTIONAL or name in IMPORT_SEAT_COLUMNS) and name not in t.column_names:
             continue
-        values, off = _list_parts(col(name))
+        values, off = (_parts(col(name), path, name) if name in SEAT_COLUMNS
+                       else _list_parts(col(name)))
         if not np.array_equal(off, seat_off):
             raise AuditInputError(f"{path}: column {name!r} must have n_seats={k} entries a row")
         seat[name] = values.reshape(n, k)
-    hv, hoff = _list_parts(col("hole_cards"))
+    hv, hoff = _parts(col("hole_cards"), path, "hole_cards")
     if not np.array_equal(hoff, per_row * (2 * k)):
         raise AuditInputError(f"{path}: column 'hole_cards' must have 2 * n_seats entries a row")
     hole = hv.astype(np.int8, copy=False).reshape(n, 2 * k)
-    var = {name: _list_parts(col(name)) for name in VAR_COLUMNS}
+    var = {name: _parts(col(name), path, name) for name in VAR_COLUMNS}
     deck = deck_array(col("deck"), path, cols["hand_id"]) if "deck" in t.column_names else None
     acts = col("actions")
     aoff = np.frombuffer(acts.buffers()[1], np.int32)[acts.offset:acts.offset + n + 1]
@@ -568,11 +626,15 @@ def _decode(path: Location, t: pa.Table) -> Batch:
     act = decode_actions(data)
     act_off = (aoff - aoff[0]) // ACTION_DTYPE.itemsize
     pots_arr = col("pots")
-    poff = pots_arr.offsets.to_numpy().astype(np.int64)
-    pvals = pots_arr.flatten()  # the struct values of these rows (a slice: flatten, not field)
-    fields = dict(zip([f.name for f in pvals.type], pvals.flatten(), strict=True))
-    pots = {f: fields[f].to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
-            for f in ("amount", "rake", "eligible_mask", "winners_mask")}
+    if pa.types.is_binary(pots_arr.type):  # schema 4: packed records
+        rec, poff = _binary_parts(pots_arr, POT_DTYPE, path, "pots")
+        pots = {f: rec[f].astype(np.int64) for f in POT_DTYPE.names or ()}
+    else:
+        poff = pots_arr.offsets.to_numpy().astype(np.int64)
+        pvals = pots_arr.flatten()  # the struct values of these rows (a slice: flatten, not field)
+        fields = dict(zip([f.name for f in pvals.type], pvals.flatten(), strict=True))
+        pots = {f: fields[f].to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+                for f in ("amount", "rake", "eligible_mask", "winners_mask")}
     return Batch(path=str(path), n=n, k=k, cols=cols, seat=seat, var=var, deck=deck, hole=hole,
                  act=act, act_off=act_off, pots=pots, pot_off=poff - poff[0],
                  imp=_decode_import(path, t, col, n, k, seat_off))

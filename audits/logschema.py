@@ -13,7 +13,7 @@ _L = pa.list_
 POT = pa.struct([("amount", pa.int64()), ("rake", pa.int64()),
                  ("eligible_mask", pa.uint16()), ("winners_mask", pa.uint16())])
 
-# (name, type), in the file's column order (schema version 3)
+# (name, type), in the file's column order (schema version 3; version 4: ``LOG_COLUMNS_V4``)
 LOG_COLUMNS: tuple[tuple[str, pa.DataType], ...] = (
     ("run_id", pa.string()), ("hand_id", pa.int64()), ("table_id", pa.int64()),
     ("hand_no", pa.int32()), ("structure", pa.string()), ("format", pa.string()),
@@ -34,9 +34,25 @@ LOG_COLUMNS: tuple[tuple[str, pa.DataType], ...] = (
     ("showdown_ranks", _L(pa.int32())), ("pots", _L(POT)), ("fault", pa.string()),
     ("digest", pa.uint64()),
 )
-SCHEMA_VERSION = 3
-# the columns of each schema version a run may hold (2: before player_ids)
+SCHEMA_VERSION = 3  # the version ``holdem simulate`` and ``holdem import`` write by default
+# schema version 4: the same columns in the same order, each of these list columns stored as
+# ``binary``: the row's entries one after the other, little-endian, of this numpy dtype (a bool
+# one byte, 0 or 1; ``pots`` as records of POT_RECORD); the other columns as in version 3
+PACKED: dict[str, str] = {
+    "seed_key": "<u8", "occupied": "|b1", "hole_cards": "|i1", "burns": "|i1", "board": "|i1",
+    "policy": "|i1", "player_ids": "<i8", "stacks_start": "<i8", "rebuys": "<i8",
+    "stacks_end": "<i8", "contributed": "<i8", "returned": "<i8", "won": "<i8",
+    "folded": "|b1", "timed_out": "|b1", "showdown_seats": "|i1", "showdown_shown": "|b1",
+    "showdown_ranks": "<i4",
+}
+POT_RECORD = [("amount", "<i8"), ("rake", "<i8"), ("eligible_mask", "<u2"),
+              ("winners_mask", "<u2")]  # 20 bytes
+PACKED_COLUMNS = (*PACKED, "pots")
+LOG_COLUMNS_V4: tuple[tuple[str, pa.DataType], ...] = tuple(
+    (n, pa.binary() if n in PACKED_COLUMNS else t) for n, t in LOG_COLUMNS)
+# the columns of each schema version a run may hold (2: before player_ids; 4: packed lists)
 VERSION_COLUMNS: dict[int, tuple[str, ...]] = {
+    4: tuple(n for n, _ in LOG_COLUMNS_V4),
     3: tuple(n for n, _ in LOG_COLUMNS),
     2: tuple(n for n, _ in LOG_COLUMNS if n != "player_ids"),
 }
@@ -90,6 +106,12 @@ ARROW_SCHEMA_KEY = b"ARROW:schema"
 STRUCTURES = ("no-limit", "pot-limit", "fixed-limit")
 FORMATS = ("cash", "tournament")
 TYPES: dict[str, pa.DataType] = {**dict(LOG_COLUMNS), **dict(IMPORT_COLUMNS)}
+TYPES_V4: dict[str, pa.DataType] = {**dict(LOG_COLUMNS_V4), **dict(IMPORT_COLUMNS)}
+
+
+def types(version: int) -> dict[str, pa.DataType]:
+    """Each column's type in a file of schema ``version``."""
+    return TYPES_V4 if version >= 4 else TYPES
 
 
 def import_column_order(version: int, import_version: int = IMPORT_VERSION) -> tuple[str, ...]:
@@ -107,4 +129,5 @@ def expected_schema(version: int, nullable: frozenset[str] = NULLABLE,
     columns)."""
     names = (import_column_order(version, import_version) if import_columns
              else VERSION_COLUMNS[version])
-    return [pa.field(n, TYPES[n], nullable=n in nullable) for n in names]
+    typ = types(version)
+    return [pa.field(n, typ[n], nullable=n in nullable) for n in names]

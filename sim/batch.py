@@ -1,4 +1,5 @@
-"""One batch of a run: hands -> an Arrow table in ``sim.schema.HAND_SCHEMA``.
+"""One batch of a run: hands -> an Arrow table in ``sim.schema.HAND_SCHEMA`` (or its schema
+version 4, ``sim.schema.HAND_SCHEMA_V4``).
 
 The compiled ``sim.session.play_tables`` fills preallocated arrays; this module turns them into
 Arrow columns without per-hand Python objects (list columns are built from flat buffers and
@@ -23,8 +24,9 @@ from sim.digest import with_digests
 from sim.faults import fault_code
 from sim.hand import config_block
 from sim.layout import LG_SIZE
+from sim.logv4 import POT_DTYPE, binary_from
 from sim.runspec import POLICY_NAMES, RunSpec
-from sim.schema import ACTION_DTYPE, HAND_SCHEMA, POT_TYPE
+from sim.schema import ACTION_DTYPE, LOG_VERSION_3, POT_TYPE, hand_schema
 
 TABLE_BITS = 20
 STRUCT_SHIFT = 40
@@ -202,8 +204,13 @@ class _Buffers:
         return b
 
 
-def simulate_batch(spec: RunSpec, structure: Structure, batch_index: int) -> BatchResult:
-    """Play one batch and return its rows."""
+def simulate_batch(spec: RunSpec, structure: Structure, batch_index: int,
+                   version: int = LOG_VERSION_3) -> BatchResult:
+    """Play one batch and return its rows in the log schema ``version``: 3 (the default: the
+    lists as lists, what a reader in this process inspects) or 4 (the lists packed,
+    ``sim.logv4``); the same hands and digests. ``cluster.flows.simulate`` writes the files in
+    ``sim.schema.SCHEMA_VERSION`` (4) unless told otherwise."""
+    schema = hand_schema(version)
     t0 = time.perf_counter()
     n = spec.batch_hands(batch_index)
     table = spec.batch_table(structure, batch_index)  # the batch's plan, computed once
@@ -228,7 +235,7 @@ def simulate_batch(spec: RunSpec, structure: Structure, batch_index: int) -> Bat
             b.ACT = np.concatenate([b.ACT, np.empty_like(b.ACT)])
     t_play = time.perf_counter() - t_play
     rows = _to_arrow(spec, structure, batch_index, n, k, b.H, b.SE, b.DECK, b.BOARD, b.BURNS,
-                     b.SHOW, b.POTS, b.ACT, table=table)
+                     b.SHOW, b.POTS, b.ACT, table=table, schema=schema)
     return BatchResult(rows, {name: int(c) for name, c in zip(ss.COUNT_NAMES, counts,
                                                               strict=True)},
                        n, time.perf_counter() - t0, t_play)
@@ -246,7 +253,10 @@ def _player_ids(tags: np.ndarray, first_hand_id: int) -> np.ndarray:
 def _to_arrow(spec: RunSpec, structure: Structure, batch_index: int, n: int, k: int,
               H: np.ndarray, SE: np.ndarray, DECK: np.ndarray, BOARD: np.ndarray,
               BURNS: np.ndarray, SHOW: np.ndarray, POTS: np.ndarray, ACT: np.ndarray, *,
-              table: tuple[int, str] | None = None) -> pa.Table:
+              table: tuple[int, str] | None = None,
+              schema: pa.Schema | None = None) -> pa.Table:
+    schema = hand_schema(LOG_VERSION_3) if schema is None else schema
+    packed = pa.types.is_binary(schema.field("occupied").type)  # schema 4: no list column
     table = spec.batch_table(structure, batch_index) if table is None else table
     base_cfg = table_config(spec, structure, batch_index, table=table)
     fmt = table[1]
@@ -255,12 +265,23 @@ def _to_arrow(spec: RunSpec, structure: Structure, batch_index: int, n: int, k: 
     table_id = table_base + HT[ss.H_TABLE]
     first_hand = batch_index * spec.batch_size
     hand_id = (int(structure) << STRUCT_SHIFT) + first_hand + np.arange(n, dtype=np.int64)
+    def fixed_list(values: np.ndarray, typ: pa.DataType) -> pa.Array:
+        """(n, w) values as a list column (schema 4: binary of their w entries)."""
+        if not packed:
+            return _list(values, typ)
+        w = values.shape[1]
+        return binary_from(values.reshape(-1), np.arange(0, (n + 1) * w, w, dtype=np.int64))
+
     def seat_list(field: int, typ: pa.DataType) -> pa.Array:
         # a copy: pa.array would view SE, which the next batch overwrites
-        return _list(_pool_copy(SE[field], typ.to_pandas_dtype()), typ)
+        return fixed_list(_pool_copy(SE[field], np.uint8 if packed and pa.types.is_boolean(typ)
+                                     else typ.to_pandas_dtype()), typ)
 
     def var_list(mat: np.ndarray, counts: np.ndarray, typ: pa.DataType) -> pa.Array:
-        values, offsets = _packed(mat, counts, typ.to_pandas_dtype())
+        dt = np.uint8 if packed and pa.types.is_boolean(typ) else typ.to_pandas_dtype()
+        values, offsets = _packed(mat, counts, dt)
+        if packed:
+            return binary_from(values.reshape(-1), offsets)
         return pa.ListArray.from_arrays(pa.array(offsets), pa.array(values.reshape(-1), typ))
 
     hole = _pool_empty((n, 2 * k), np.int8)
@@ -275,9 +296,16 @@ def _to_arrow(spec: RunSpec, structure: Structure, batch_index: int, n: int, k: 
     actions = pa.BinaryArray.from_buffers(
         pa.binary(), n, [None, pa.py_buffer(act_bytes), pa.py_buffer(act_data)])
     pflat, pot_off = _packed(POTS, HT[ss.H_N_POTS], np.int64)
-    pots = pa.StructArray.from_arrays(
-        [pa.array(pflat[:, 0]), pa.array(pflat[:, 1]), pa.array(pflat[:, 2].astype(np.uint16)),
-         pa.array(pflat[:, 3].astype(np.uint16))], fields=list(POT_TYPE))
+    if packed:
+        rec = _pool_empty((len(pflat),), POT_DTYPE)
+        for i, f in enumerate(POT_DTYPE.names or ()):
+            rec[f] = pflat[:, i]
+        pots = binary_from(rec, pot_off)
+    else:
+        pots = pa.ListArray.from_arrays(pa.array(pot_off), pa.StructArray.from_arrays(
+            [pa.array(pflat[:, 0]), pa.array(pflat[:, 1]),
+             pa.array(pflat[:, 2].astype(np.uint16)), pa.array(pflat[:, 3].astype(np.uint16))],
+            fields=list(POT_TYPE)))
     nshow = HT[ss.H_N_SHOW]
     seed_key = np.stack([np.full(n, spec.seed, dtype=np.uint64), table_id.astype(np.uint64),
                          HT[ss.H_HAND_NO].astype(np.uint64)], axis=1)
@@ -293,7 +321,7 @@ def _to_arrow(spec: RunSpec, structure: Structure, batch_index: int, n: int, k: 
         "structure": const(structure.label, pa.string()),
         "format": const(fmt, pa.string()),
         "generator": const(spec.generator, pa.string()),
-        "seed_key": _list(seed_key, pa.uint64()),
+        "seed_key": fixed_list(seed_key, pa.uint64()),
         "n_seats": const(k, pa.int8()),
         "occupied": seat_list(ss.SE_OCC, pa.bool_()),
         "button": pa.array(HT[ss.H_BUTTON].astype(np.int8)),
@@ -314,11 +342,12 @@ def _to_arrow(spec: RunSpec, structure: Structure, batch_index: int, n: int, k: 
         "level": pa.array(HT[ss.H_LEVEL].astype(np.int16)),
         "deck": pa.FixedSizeBinaryArray.from_buffers(
             pa.binary(N_CARDS), n, [None, pa.py_buffer(_pool_copy(DECK))]),
-        "hole_cards": _list(hole, pa.int8()),
+        "hole_cards": fixed_list(hole, pa.int8()),
         "burns": var_list(BURNS, HT[ss.H_N_BURN], pa.int8()),
         "board": var_list(BOARD, HT[ss.H_N_BOARD], pa.int8()),
         "policy": seat_list(ss.SE_POLICY, pa.int8()),
-        "player_ids": _list(_player_ids(SE[ss.SE_PLAYER], hand_id[0] if n else 0), pa.int64()),
+        "player_ids": fixed_list(_player_ids(SE[ss.SE_PLAYER], hand_id[0] if n else 0),
+                                 pa.int64()),
         "stacks_start": seat_list(ss.SE_START, pa.int64()),
         "rebuys": seat_list(ss.SE_REBUY, pa.int64()),
         "stacks_end": seat_list(ss.SE_END, pa.int64()),
@@ -332,9 +361,9 @@ def _to_arrow(spec: RunSpec, structure: Structure, batch_index: int, n: int, k: 
         "showdown_seats": var_list(SHOW[:, :, 0], nshow, pa.int8()),
         "showdown_shown": var_list(SHOW[:, :, 1], nshow, pa.bool_()),
         "showdown_ranks": var_list(SHOW[:, :, 2], nshow, pa.int32()),
-        "pots": pa.ListArray.from_arrays(pa.array(pot_off), pots),
+        "pots": pots,
         "fault": pa.nulls(n, pa.string()) if spec.inject is None else const(spec.inject,
                                                                              pa.string()),
     }
-    body = pa.schema(list(HAND_SCHEMA)[:-1], metadata=HAND_SCHEMA.metadata)  # all but digest
+    body = pa.schema(list(schema)[:-1], metadata=schema.metadata)  # all but digest
     return with_digests(pa.Table.from_arrays([cols[f.name] for f in body], schema=body))

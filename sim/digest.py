@@ -8,7 +8,9 @@ value of this very function: ``with_digests`` appends it when a table is made) a
 ``player_ids`` (a label the session derives from the table's seat history — a new id exactly
 where a seat was empty in the table's previous hand — which the digested ``occupied`` and
 ``table_id`` of the table's hands already determine; ``tests/sim/test_batch.py`` checks that
-rule). ``fault`` is
+rule). Schema version 4 (``sim.logv4``) stores the list columns as binary values holding the
+same bytes, and ``pots`` as packed records whose fields are hashed as version 3's: a hand has one
+digest in both versions. ``fault`` is
 content: it says which engine dealt the hand, and a hand dealt by a broken engine is a different
 hand.
 
@@ -300,6 +302,26 @@ def _add_segment(data: np.ndarray, offsets: np.ndarray | None, width: int, strid
         _add_fixed(data, stride, key, H)
 
 
+def _pot_segments(arr: pa.Array) -> list[_Segment]:
+    """A schema-4 ``pots`` column (binary, 20-byte records: ``sim.logv4.POT_DTYPE``) as the
+    segments of its schema-3 list of structs: each field's values with the offsets in pots (the
+    same digest in both versions)."""
+    from sim.logv4 import POT_DTYPE, POT_FIELDS
+
+    n = len(arr)
+    bufs = arr.buffers()
+    boff = np.frombuffer(bufs[1], np.int32)[arr.offset:arr.offset + n + 1].astype(np.int64)
+    rel = boff - boff[0]
+    if (rel % POT_DTYPE.itemsize).any():
+        row = int(np.flatnonzero(np.diff(rel) % POT_DTYPE.itemsize)[0])
+        raise ValueError(f"digest: pots: row {row} is not whole {POT_DTYPE.itemsize}-byte "
+                         "records")
+    rec = np.frombuffer(_u8(bufs[2])[boff[0]:boff[-1]].tobytes(), POT_DTYPE)
+    offsets = rel // POT_DTYPE.itemsize
+    return [(np.ascontiguousarray(rec[f]).view(np.uint8), offsets, POT_DTYPE[f].itemsize, 0)
+            for f in POT_FIELDS]
+
+
 def _batch_digests(batch: pa.RecordBatch, columns: Sequence[str]) -> np.ndarray:
     H = np.zeros(batch.num_rows, dtype=np.uint64)
     if batch.num_rows == 0:
@@ -308,8 +330,10 @@ def _batch_digests(batch: pa.RecordBatch, columns: Sequence[str]) -> np.ndarray:
     j = 0
     with np.errstate(over="ignore"):  # uint64 wrap-around is the point (when un-jitted)
         for name in columns:
-            for data, offsets, width, stride in _segments(batch.column(name),
-                                                          schema.field(name).nullable):
+            col = batch.column(name)
+            segs = (_pot_segments(col) if name == "pots" and pa.types.is_binary(col.type)
+                    else _segments(col, schema.field(name).nullable))
+            for data, offsets, width, stride in segs:
                 _add_segment(data, offsets, width, stride, _column_key(j), H)
                 j += 1
         _finish(H)

@@ -10,7 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-SCHEMA_VERSION = 3  # 2: + digest; 3: + player_ids
+# the log schema version the simulator and the importer write by default (``hand_schema``)
+SCHEMA_VERSION = 3  # 2: + digest; 3: + player_ids; 4 (sim.logv4, --log-version 4): lists packed
+LOG_VERSION_3 = 3  # ``HAND_SCHEMA``'s: the list columns as Parquet lists
 
 # ``actions`` is a packed little-endian record array per hand (fast to write and to audit):
 ACTION_DTYPE = np.dtype([
@@ -193,8 +195,41 @@ IMPORT_UNITS: dict[str, str] = {name: unit for name, _, unit, _ in IMPORT_FIELDS
 HAND_SCHEMA = pa.schema(
     [pa.field(name, typ, nullable=(name == "fault"), metadata={"unit": UNITS[name], "doc": doc})
      for name, typ, doc in FIELDS],
-    metadata={"holdem.schema_version": str(SCHEMA_VERSION)},
+    metadata={"holdem.schema_version": str(LOG_VERSION_3)},
 )
+
+# schema version 4 (``sim.logv4``): the same columns in the same order, every list column of
+# ``FIELDS`` stored as ``binary`` (its entries packed little-endian), the rest unchanged
+LOG_VERSION_4 = 4
+LOG_VERSIONS = (LOG_VERSION_3, LOG_VERSION_4)  # what ``holdem simulate --log-version`` writes
+PACKED_DOC = ("; schema 4: binary, the row's entries packed little-endian ({width}: "
+              "numpy np.frombuffer(value, {dtype}))")
+
+
+def _v4_field(f: pa.Field) -> pa.Field:
+    from sim import logv4
+
+    if f.name not in logv4.ALL_PACKED:
+        return f
+    w = logv4.width(f.name)
+    dtype = ("sim.logv4.POT_DTYPE" if f.name == "pots" else "'?'" if w == 1 and
+             pa.types.is_boolean(f.type.value_type) else
+             repr(np.dtype(f.type.value_type.to_pandas_dtype()).newbyteorder("<").str))
+    doc = (f.metadata[b"doc"].decode()
+           + PACKED_DOC.format(width=f"{w} byte{'s' if w > 1 else ''} an entry", dtype=dtype))
+    return f.with_type(pa.binary()).with_metadata({b"unit": f.metadata[b"unit"], b"doc": doc})
+
+
+HAND_SCHEMA_V4 = pa.schema([_v4_field(f) for f in HAND_SCHEMA],
+                           metadata={"holdem.schema_version": str(LOG_VERSION_4)})
+
+
+def hand_schema(version: int = SCHEMA_VERSION) -> pa.Schema:
+    """The hand schema of a log ``version`` (3 or 4)."""
+    if version not in LOG_VERSIONS:
+        raise ValueError(f"log schema version {version}: expected one of "
+                         f"{', '.join(map(str, LOG_VERSIONS))}")
+    return HAND_SCHEMA_V4 if version == LOG_VERSION_4 else HAND_SCHEMA
 
 
 def _field(name: str, typ: pa.DataType, unit: str, doc: str, nullable: bool) -> pa.Field:
@@ -207,16 +242,32 @@ IMPORT_SCHEMA = pa.schema(
     [f.with_nullable(True) if f.name == "deck" else f for f in HAND_SCHEMA
      if f.name != "digest"]
     + [_field(n, t, u, d, False) for n, t, u, d in IMPORT_FIELDS] + [HAND_SCHEMA.field("digest")],
-    metadata={"holdem.schema_version": str(SCHEMA_VERSION),
+    metadata={"holdem.schema_version": str(LOG_VERSION_3),
+              "holdem.import_version": str(IMPORT_VERSION)},
+)
+# an imported batch file of schema version 4: the hand columns of version 4, the import columns
+# as in version 3
+IMPORT_SCHEMA_V4 = pa.schema(
+    [HAND_SCHEMA_V4.field(f.name).with_nullable(f.nullable) if f.name in HAND_SCHEMA_V4.names
+     else f for f in IMPORT_SCHEMA],
+    metadata={"holdem.schema_version": str(LOG_VERSION_4),
               "holdem.import_version": str(IMPORT_VERSION)},
 )
 
 
-def describe_schema(imported: bool = False) -> str:
-    """The schema as a Markdown table (for docs/log-schema.md; ``imported``: the import columns)."""
+def import_schema(version: int = SCHEMA_VERSION) -> pa.Schema:
+    """The schema of an imported batch file of log ``version`` (3 or 4)."""
+    hand_schema(version)  # the version checked
+    return IMPORT_SCHEMA_V4 if version == LOG_VERSION_4 else IMPORT_SCHEMA
+
+
+def describe_schema(imported: bool = False, version: int = SCHEMA_VERSION) -> str:
+    """The schema as a Markdown table (for docs/log-schema.md; ``imported``: the import columns;
+    ``version``: the hand columns of that log version)."""
     rows = ["| field | type | unit or codes | meaning |", "|---|---|---|---|"]
     fields = ([(n, t, u, d) for n, t, u, d in IMPORT_FIELDS] if imported
-              else [(n, t, UNITS[n], d) for n, t, d in FIELDS])
+              else [(f.name, f.type, UNITS[f.name], f.metadata[b"doc"].decode())
+                    for f in hand_schema(version)])
     for name, typ, unit, doc in fields:
         cells = [unit.replace("|", "\\|"), doc.replace("|", "\\|")]
         rows.append(f"| `{name}` | `{typ}` | {cells[0]} | {cells[1]} |")

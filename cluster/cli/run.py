@@ -17,6 +17,10 @@ if TYPE_CHECKING:
 def add_parser(sub: Any) -> None:
     sm = sub.add_parser("simulate", help="simulate hands on Ray into a Parquet run folder")
     o.add_run_options(sm, None, "no-limit", None)
+    sm.add_argument("--log-version", type=int, choices=(3, 4), default=None,
+                    help="the log schema version of the files (docs/log-schema.md; default: a "
+                         "resumed run's, else 3); 4 stores the per-seat and per-hand lists as "
+                         "packed binary values")
     o.handler(sm, simulate, output="out", fail_hint=o.RESUME, lock="out")
 
     ce = sub.add_parser("certify", help="simulate, audit and report in one command")
@@ -85,7 +89,7 @@ def simulate(args: argparse.Namespace) -> int:
     spec = o.run_spec(args)
     rt = args.runtime
     m = run_simulate(spec, args.out, address=rt.address, workers=rt.workers,
-                     progress=not args.quiet)
+                     progress=not args.quiet, log_version=args.log_version)
     print_simulated(m, args.out)
     return 0
 

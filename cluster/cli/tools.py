@@ -20,9 +20,13 @@ def add_parser(sub: Any) -> None:
     _add_rng(sub)
     _add_calibrate(sub)
     mg = sub.add_parser("migrate", help="convert a run folder of the old layout "
-                                        "(structure=<label>/...) to RUN/log/<label>/...")
+                                        "(structure=<label>/...) to RUN/log/<label>/...; with "
+                                        "--to 4, its log to schema version 4")
     mg.add_argument("run", help="run folder (path or URI)")
-    o.handler(mg, migrate)
+    mg.add_argument("--to", type=int, choices=(4,), default=None, metavar="VERSION",
+                    help="rewrite the log in this schema version (4: docs/log-schema.md), every "
+                         "hand unchanged, the manifest updated last (the layout first, if old)")
+    o.handler(mg, migrate, lock="run")
     d = sub.add_parser("demo", help="play a few seeded hands and print them")
     d.add_argument("--hands", type=o.integer, default=3, help="hands to deal and print")
     d.add_argument("--seed", type=o.integer, default=1, help="the seed of the deals")
@@ -205,7 +209,12 @@ def migrate(args: argparse.Namespace) -> int:
     from audits.runfolder import migrate
 
     with o.as_input(OSError):  # the folder's store, said in one line
-        migrate(args.run, say=print)
+        if args.to is not None:
+            from cluster.flows.migrate import migrate_log
+
+            migrate_log(args.run, args.to, say=print)
+        else:
+            migrate(args.run, say=print)
     return 0
 
 

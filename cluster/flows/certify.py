@@ -373,7 +373,8 @@ def certify(spec: RunSpec, out: Location, *, address: str | None = None,
             if not reproduce:  # the batches kept from an earlier run only
                 planned = {rel: sb for rel, sb in planned.items() if rel in kept}
             job = ValuesJob(spec, str(out), planned,
-                            dict(manifest.written) if manifest is not None else {})
+                            dict(manifest.written) if manifest is not None else {},
+                            manifest.schema_version if manifest is not None else None)
         audited, audit_path = audit_step(out, workers=workers, address=address,
                                          key_memory=key_memory, progress=progress,
                                          reproduce=job, players=players)
@@ -384,7 +385,9 @@ def certify(spec: RunSpec, out: Location, *, address: str | None = None,
             rep = (outcome(spec, str(out), audited.extras, job, workers=workers,
                            address=address) if job is not None else
                    reproduce_spec(spec, str(out), workers=workers, address=address,
-                                  only=None if reproduce else kept))
+                                  only=None if reproduce else kept,
+                                  version=manifest.schema_version if manifest is not None
+                                  else None))
             reproduction = rep.record()
             if rep.ok and not reproduce:
                 reproduction = not_run(

@@ -29,6 +29,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from sim.logv4 import as_v3
+
 IMPORTED = "tournament"  # an imported tournament's ``format``: a sit & go or an MTT alike
 
 
@@ -47,7 +49,7 @@ def imported_tournaments(log: pa.Table, fields: list[tuple[str, pa.DataType, str
     rows = np.flatnonzero(tourn.to_numpy(zero_copy_only=False))
     if not len(rows):
         return schema.empty_table()
-    t = log.take(pa.array(rows))
+    t = as_v3(log.take(pa.array(rows)))  # schema 4's packed lists as lists
     venue = t.column("venue").to_pylist()
     name = t.column("tournament").to_pylist()
     table_id = t.column("table_id").to_numpy()

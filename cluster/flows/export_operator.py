@@ -23,6 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from audits.outcome import CLASS_KEY, CLASSES, outcome_map
+from sim.logv4 import as_v3
 
 _D = pa.dictionary(pa.int8(), pa.string())
 _MONEY = "minor units (manifest money)"
@@ -100,6 +101,7 @@ def _hand_columns(log: pa.Table, classes: np.ndarray | None) -> dict[str, pa.Arr
 
 def _seat_columns(log: pa.Table) -> dict[str, pa.Array]:
     """Per occupied seat, in the seats table's order (hand order, then seat order)."""
+    log = as_v3(log)  # schema 4's packed lists as lists
     occupied = log.column("occupied").combine_chunks()
     n_seats = log.column("n_seats").to_numpy().astype(np.int64)
     so = occupied.offsets.to_numpy().astype(np.int64)

@@ -48,6 +48,7 @@ import pyarrow.parquet as pq
 from audits.io import AuditInputError, run_inputs
 from audits.runfolder import parse_batch_relpath, storage
 from audits.runfolder.errors import InputError
+from sim.logv4 import as_v3
 
 __all__ = ["PhhExport", "export_phh", "row_phh"]
 
@@ -160,7 +161,7 @@ def export_phh(run: str | os.PathLike[str], out: str | os.PathLike[str], *,
         label, index = parsed if parsed is not None else ("log", len(res.files))
         try:
             with fs.open_input_file(logs.folder.path(rel)) as f:
-                table = pq.read_table(f)
+                table = as_v3(pq.read_table(f))
         except (OSError, pa.ArrowException) as e:
             raise PhhExportError(f"{rel}: not a readable Parquet file "
                                  f"({str(e).splitlines()[0] if str(e) else e})") from None

@@ -28,6 +28,7 @@ import pyarrow.compute as pc
 
 from audits.tournaments import finishing_places, prizes
 from cluster.flows.export_imported_tournaments import imported_tournaments
+from sim.logv4 import as_v3
 
 SIT_AND_GO = "sit & go"
 _D = pa.dictionary(pa.int8(), pa.string())
@@ -121,7 +122,7 @@ def tournaments_table(log: pa.Table, facts: Any, money: Any = None,
     if not pc.any(tourn).as_py():
         return SCHEMA.empty_table()
     rows = np.flatnonzero(tourn.to_numpy(zero_copy_only=False))
-    t = log.take(pa.array(rows))
+    t = as_v3(log.take(pa.array(rows)))  # schema 4's packed lists as lists
     tid = t.column("table_id").to_numpy()
     hand_no = t.column("hand_no").to_numpy()
     order = np.lexsort((hand_no, tid))

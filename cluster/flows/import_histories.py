@@ -20,7 +20,7 @@ one id per player name over the run (sorted names, from 0; -1 empty seat).
 
 Layout (as ``holdem simulate`` writes, through ``audits.runfolder``)::
 
-    RUN/log/<label>/batch-<index:05d>.parquet   rows of sim.schema.IMPORT_SCHEMA (zstd)
+    RUN/log/<label>/batch-<index:05d>.parquet   rows of sim.schema.import_schema() (zstd)
     RUN/import.json                             counts, per file, examples, tables, money
     RUN/manifest.json                           format "holdem-import"
 
@@ -70,7 +70,14 @@ from sim.histories.sessions import breaks_of, pad_seats, rebuild
 from sim.histories.sites.summary import FORMAT as SUMMARY_FORMAT
 from sim.histories.sites.summary import SummaryFile, read_summary_file
 from sim.histories.sites.text import HISTORY_SUFFIXES, iter_history_paths
-from sim.schema import IMPORT_SCHEMA, IMPORT_VERSION, SCHEMA_VERSION
+from sim.logv4 import to_v4
+from sim.schema import (
+    IMPORT_SCHEMA,
+    IMPORT_VERSION,
+    LOG_VERSION_4,
+    SCHEMA_VERSION,
+    import_schema,
+)
 
 __all__ = ["IMPORT_FILE", "MANIFEST_FORMAT", "PhhImport", "format_import", "import_phh",
            "rebuild"]
@@ -224,6 +231,14 @@ def run_currency(pairs: list[str]) -> str:
 
 
 # ---------------------------------------------------------------- the command
+
+
+def as_written(rows: pa.Table, version: int = SCHEMA_VERSION) -> pa.Table:
+    """The import's rows (``IMPORT_SCHEMA``'s lists, digests appended) as a batch file of the log
+    schema ``version`` holds them (4: the lists packed, ``sim.logv4``)."""
+    if version == LOG_VERSION_4:
+        rows = to_v4(rows)
+    return pa.Table.from_arrays(rows.columns, schema=import_schema(version))
 
 
 def encode_rows(table: pa.Table) -> bytes:
@@ -534,7 +549,7 @@ def _write_batches(folder: RunFolder, table: pa.Table, run_id: str) -> list[dict
                                pa.array(np.arange(hand_id, hand_id + part.num_rows,
                                                   dtype=np.int64)))
         hand_id += part.num_rows
-        part = pa.Table.from_arrays(with_digests(part).columns, schema=IMPORT_SCHEMA)
+        part = as_written(with_digests(part))
         b = batch_of.get(label, 0)
         batch_of[label] = b + 1
         rel = batch_relpath(label, b)

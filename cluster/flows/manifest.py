@@ -195,8 +195,13 @@ def fault_warning(inject: str) -> str:
 class Manifest:
     """The manifest of one run folder (a JSON object; see the module docstring)."""
 
-    def __init__(self, spec: RunSpec, created: str | None = None) -> None:
+    def __init__(self, spec: RunSpec, created: str | None = None,
+                 schema_version: int | None = None) -> None:
+        from sim.schema import SCHEMA_VERSION
+
         self.spec = spec
+        # the log schema of the run's files (``holdem simulate --log-version``)
+        self.schema_version = SCHEMA_VERSION if schema_version is None else schema_version
         self.created = created or now()
         self.files: dict[str, FileRecord] = {}
         # the batch files this process's writers made (path -> the sha256 of the bytes they
@@ -282,7 +287,6 @@ class Manifest:
 
     def to_dict(self) -> dict[str, Any]:
         from sim.digest import DIGEST_VERSION
-        from sim.schema import SCHEMA_VERSION
 
         spec = self.spec
         recs = self.records()
@@ -311,7 +315,7 @@ class Manifest:
                                       "operating system's entropy: rerunning this spec deals "
                                       "different hands, and the seed does not reproduce them")
         d.update({
-            "schema_version": SCHEMA_VERSION,
+            "schema_version": self.schema_version,
             "digest_version": DIGEST_VERSION,
             "engine_version": engine_version(),
             "git_commit": self._git,

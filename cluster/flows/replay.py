@@ -51,9 +51,11 @@ def find_row(run: str | os.PathLike[str], hand_id: int,
     import pyarrow.dataset as ds
 
     from cluster.flows.simulate import RunFolderError, run_dataset
+    from sim.logv4 import as_v3
 
     try:
-        table = run_dataset(run, filesystem).to_table(filter=ds.field("hand_id") == hand_id)
+        table = as_v3(run_dataset(run, filesystem).to_table(
+            filter=ds.field("hand_id") == hand_id))
     except (pa.ArrowException, OSError) as e:  # a truncated or corrupt batch file
         raise RunFolderError(_unreadable(run, filesystem, e)) from None
     if table.num_rows == 0:

@@ -178,15 +178,17 @@ def _first_difference(stored_bytes: bytes, again_bytes: bytes) -> tuple[str, int
             "simulate writes)"), None
 
 
-def reproduce_batch(spec: Any, structure: str, batch: int, path: str) -> dict[str, Any]:
-    """One planned batch re-simulated and compared with the file at ``path`` (the body of a
-    Ray task): ``{"rel", "ok", "hands", "why", "hand_id"}``."""
+def reproduce_batch(spec: Any, structure: str, batch: int, path: str,
+                    version: int | None = None) -> dict[str, Any]:
+    """One planned batch re-simulated in the log schema ``version`` (the run's) and compared
+    with the file at ``path`` (the body of a Ray task): ``{"rel", "ok", "hands", "why",
+    "hand_id"}``."""
     from cluster.flows.simulate import simulated_batch
     from sim.config import Structure
 
     st = Structure.parse(structure)
     rel = batch_relpath(st.label, batch)
-    data, hands, _ = simulated_batch(spec, st, batch)
+    data, hands, _ = simulated_batch(spec, st, batch, version)
     again = data.to_pybytes()
     try:
         stored = storage.read_bytes(path) if storage.is_file(path) else None
@@ -206,14 +208,16 @@ def reproduce_spec(spec: Any, run: str, batches: int | None = None, *,
                    rng: random.Random | None = None,
                    workers: int | None = 0, address: str | None = None,
                    only: set[str] | None = None,
-                   on_batch: Callable[[str, int], None] | None = None) -> Reproduced:
+                   on_batch: Callable[[str, int], None] | None = None,
+                   version: int | None = None) -> Reproduced:
     """Re-simulate the batches ``spec`` plans (all; a sample of ``batches`` drawn with ``rng``,
     by default ``secrets.SystemRandom``: unpredictable, so a forger cannot know which files are
     checked; or those whose path is in ``only``) and compare each with the run folder's
     file of that name, byte for byte; the first that differs is named (its first differing
     hand when the hands differ). ``workers=0`` in this process, else Ray tasks
     (``cluster.ray_runtime.ray_session``; ``effective_workers``: a handful of batches without
-    a Ray to join run in this process)."""
+    a Ray to join run in this process). ``version``: the run's log schema version (its
+    manifest's ``schema_version``; default ``sim.schema.SCHEMA_VERSION``)."""
     import contextlib
 
     from cluster.fanout import fan_out
@@ -230,7 +234,7 @@ def reproduce_spec(spec: Any, run: str, batches: int | None = None, *,
         picked = set((rng or secrets.SystemRandom()).sample(plan, max(1, batches)))
         plan = [p for p in plan if p in picked]  # in plan order
         sampled = [batch_relpath(s, b) for s, b in plan]
-    calls = [(spec, s, b, str(folder.location(batch_relpath(s, b)))) for s, b in plan]
+    calls = [(spec, s, b, str(folder.location(batch_relpath(s, b))), version) for s, b in plan]
     done = hands = 0
     t0 = time.perf_counter()
     workers = effective_workers(len(calls), workers, address)
@@ -290,7 +294,16 @@ def reproduce_run(run: str, batches: int | None = None, *, rng: random.Random | 
         raise ReproduceInputError(f"{where}: missing (nothing to re-simulate from)")
     spec = spec_of(manifest, where)
     return reproduce_spec(spec, run, batches, rng=rng, workers=workers,
-                          address=address, on_batch=on_batch)
+                          address=address, on_batch=on_batch, version=log_version(manifest))
+
+
+def log_version(manifest: dict[str, Any]) -> int | None:
+    """The log schema version a run's files are re-simulated in: its manifest's
+    ``schema_version`` when the simulator writes it, else None (the default)."""
+    from sim.schema import LOG_VERSIONS
+
+    v = manifest.get("schema_version")
+    return v if isinstance(v, int) and v in LOG_VERSIONS else None
 
 
 # ---------------------------------------------------------------- an import: re-import
@@ -562,16 +575,18 @@ def _restage_table(data: bytes, paths: dict[str, str], run_id: str) -> bytes:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from cluster.flows.import_histories import encode_rows
+    from cluster.flows.import_histories import as_written, encode_rows
     from sim.digest import with_digests
-    from sim.schema import IMPORT_SCHEMA
+    from sim.logv4 import as_v3
 
     t = pq.read_table(pa.BufferReader(data)).drop(["digest"])
+    version = 4 if (t.schema.metadata or {}).get(b"holdem.schema_version") == b"4" else 3
+    t = as_v3(t)
     src = [paths.get(x, x) for x in t.column("source_file").to_pylist()]
     i = t.schema.get_field_index("source_file")
     t = t.set_column(i, t.schema.field(i), pa.array(src, pa.string()))
     t = t.set_column(0, t.schema.field(0), pa.array([run_id] * t.num_rows, pa.string()))
-    return encode_rows(pa.Table.from_arrays(with_digests(t).columns, schema=IMPORT_SCHEMA))
+    return encode_rows(as_written(with_digests(t), version))
 
 
 def _first_row_difference(stored: bytes, again: bytes) -> tuple[str, int | None]:

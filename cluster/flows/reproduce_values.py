@@ -58,6 +58,7 @@ class ValuesJob:
     root: str
     planned: dict[str, tuple[str, int]]
     written: dict[str, str] = field(default_factory=dict)
+    version: int | None = None  # the run's log schema version (None: the default)
 
 
 def audit_and_reproduce(path: str, names: Any, partitions: Any, context: Any,
@@ -77,7 +78,7 @@ def audit_and_reproduce(path: str, names: Any, partitions: Any, context: Any,
     t0, c0 = time.perf_counter(), time.process_time()
     st = Structure.parse(where[0])
     try:
-        table, hands, counts = simulated_table(job.spec, st, where[1])
+        table, hands, counts = simulated_table(job.spec, st, where[1], job.version)
     except BotError as e:
         return (*map_file(path, names, partitions, context), {BOT_ERROR: str(e)})
     cmp = Comparison(table)
@@ -285,8 +286,8 @@ def outcome(spec: Any, run: str, extras: dict[str, tuple[Any, ...]], job: Values
     plan = [batch_relpath(s.label, b) for s, b in spec.plan()]
     wanted = [rel for rel in plan if rel in job.planned]
     rest = {rel for rel in wanted if rel not in by_rel}
-    other = (reproduce_spec(spec, run, workers=workers, address=address, only=rest)
-             if rest else None)
+    other = (reproduce_spec(spec, run, workers=workers, address=address, only=rest,
+                            version=job.version) if rest else None)
     done = hands = 0
     seconds = sum(float(r.get("seconds") or 0.0) for r in by_rel.values())
     if other is not None:

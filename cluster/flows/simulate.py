@@ -87,11 +87,11 @@ PLAIN_INT_COLUMNS = frozenset({"digest", "showdown_ranks", "returned", "policy",
                                "showdown_seats"})
 
 
-def _column_encoding() -> dict[str, str]:
-    from sim.schema import HAND_SCHEMA
+def _column_encoding(version: int = 3) -> dict[str, str]:
+    from sim.schema import hand_schema
 
     out = {}
-    for f in HAND_SCHEMA:
+    for f in hand_schema(version):
         if f.name in PLAIN_INT_COLUMNS or f.name in DICT_COLUMNS:
             continue
         if pa.types.is_integer(f.type):
@@ -110,16 +110,18 @@ def _leaf_paths(name: str, typ: pa.DataType) -> list[str]:
     return [name]
 
 
-def _column_compression() -> dict[str, str]:
+def _column_compression(version: int = 3) -> dict[str, str]:
     """Every leaf column's codec: LZ4 (raw), none for the incompressible ``deck`` (a shuffle:
     zstd saves 28%, at 4x its decoding time) and ``digest`` (hashes). Measured per column on
     200,000 hands: LZ4 decodes the log's audited columns 0.11 µs/hand (18%) faster than zstd at
     level 1 and encodes 0.2 µs/hand faster, for 34% more bytes (108 -> 144 B/hand: the actions
-    blob 14 -> 26, deck 38 -> 52, pots 2 -> 6; the delta-packed columns stay their size)."""
-    from sim.schema import HAND_SCHEMA
+    blob 14 -> 26, deck 38 -> 52, pots 2 -> 6; the delta-packed columns stay their size).
+    Schema version 4's binary columns are LZ4 and PLAIN (the A/B of docs/benchmarks.md: PLAIN
+    encodes faster than DELTA_LENGTH_BYTE_ARRAY, no dictionary)."""
+    from sim.schema import hand_schema
 
     return {p: "none" if f.name in UNCOMPRESSED_COLUMNS else COMPRESSION
-            for f in HAND_SCHEMA for p in _leaf_paths(f.name, f.type)}
+            for f in hand_schema(version) for p in _leaf_paths(f.name, f.type)}
 
 
 # rows a row group holds at most: pyarrow's default, given explicitly so that the reproduction
@@ -127,11 +129,21 @@ def _column_compression() -> dict[str, str]:
 ROW_GROUP_ROWS = 1024 * 1024
 COLUMN_ENCODING = _column_encoding()
 COLUMN_COMPRESSION = _column_compression()
+# each log schema version's writer settings (version 3's are the two above)
+ENCODINGS = {3: (COLUMN_ENCODING, COLUMN_COMPRESSION), 4: (_column_encoding(4),
+                                                          _column_compression(4))}
+
+
+def table_version(table: pa.Table) -> int:
+    """The log schema version of a hand table (its ``holdem.schema_version``)."""
+    raw = (table.schema.metadata or {}).get(b"holdem.schema_version", b"3")
+    return int(raw)
 
 
 def encode_batch(table: pa.Table, spec: RunSpec, structure: Structure, batch_index: int,
                  counts: dict[str, int]) -> pa.Buffer:
-    """The Parquet bytes of one batch (deterministic: same table, same bytes)."""
+    """The Parquet bytes of one batch (deterministic: same table, same bytes), with the writer
+    settings of the table's schema version."""
     meta = dict(table.schema.metadata or {})
     meta.update({
         META_RUN_ID: spec.fingerprint().encode(),
@@ -139,12 +151,19 @@ def encode_batch(table: pa.Table, spec: RunSpec, structure: Structure, batch_ind
         META_BATCH: str(batch_index).encode(),
         META_COUNTS: json.dumps(counts, sort_keys=True).encode(),
     })
+    return encode_table(table.replace_schema_metadata(meta))
+
+
+def encode_table(table: pa.Table) -> pa.Buffer:
+    """The Parquet bytes of a batch's table whose key-value metadata is the file's (the writer
+    settings of its schema version; ``holdem migrate --to 4`` encodes a converted file so)."""
+    encoding, compression = ENCODINGS[table_version(table)]
     sink = pa.BufferOutputStream()
     # statistics only where readers filter (hand lookups), dictionaries only for the constant
     # string columns: 11% faster to write than the defaults, same content
-    pq.write_table(table.replace_schema_metadata(meta), sink, compression=COLUMN_COMPRESSION,
+    pq.write_table(table, sink, compression=compression,
                    write_statistics=STATS_COLUMNS, row_group_size=ROW_GROUP_ROWS,
-                   use_dictionary=DICT_COLUMNS, column_encoding=COLUMN_ENCODING)
+                   use_dictionary=DICT_COLUMNS, column_encoding=encoding)
     return sink.getvalue()
 
 
@@ -172,31 +191,33 @@ _FROZEN = False
 BOT_ERROR = "bot_error"  # write_batch's result when a Python bot stopped the batch
 
 
-def simulated_batch(spec: RunSpec, structure: Structure,
-                    batch_index: int) -> tuple[pa.Buffer, int, dict[str, int]]:
+def simulated_batch(spec: RunSpec, structure: Structure, batch_index: int,
+                    version: int | None = None) -> tuple[pa.Buffer, int, dict[str, int]]:
     """One batch simulated and encoded as ``holdem simulate`` writes it: (the file's bytes, its
-    hands, its rare-path counts). A batch's bytes depend only on (spec, structure, index):
-    ``holdem certify`` and ``holdem verify`` re-simulate a run with it
+    hands, its rare-path counts). A batch's bytes depend only on (spec, structure, index, log
+    schema ``version``): ``holdem certify`` and ``holdem verify`` re-simulate a run with it
     (``cluster.flows.reproduce``)."""
-    table, hands, counts = simulated_table(spec, structure, batch_index)
+    table, hands, counts = simulated_table(spec, structure, batch_index, version)
     with _no_gc_pauses():
         return encode_batch(table, spec, structure, batch_index, counts), hands, counts
 
 
-def simulated_table(spec: RunSpec, structure: Structure,
-                    batch_index: int) -> tuple[pa.Table, int, dict[str, int]]:
+def simulated_table(spec: RunSpec, structure: Structure, batch_index: int,
+                    version: int | None = None) -> tuple[pa.Table, int, dict[str, int]]:
     """One batch simulated, before its encoding: (the table ``encode_batch`` encodes, its
-    hands, its rare-path counts); ``holdem certify`` compares it with the file's decoded
+    hands, its rare-path counts) in the log schema ``version`` (default
+    ``sim.schema.SCHEMA_VERSION``); ``holdem certify`` compares it with the file's decoded
     values (``cluster.flows.reproduce_values``)."""
     from sim.batch import simulate_batch
-    from sim.schema import HAND_SCHEMA
+    from sim.schema import SCHEMA_VERSION, hand_schema
 
+    version = SCHEMA_VERSION if version is None else version
     with _no_gc_pauses():
-        res = simulate_batch(spec, structure, batch_index)
+        res = simulate_batch(spec, structure, batch_index, version)
         table = res.table
-        if not table.schema.equals(HAND_SCHEMA, check_metadata=False):
+        if not table.schema.equals(hand_schema(version), check_metadata=False):
             raise RuntimeError(f"simulate_batch({structure.label}, {batch_index}): the table's "
-                               "schema differs from sim.schema.HAND_SCHEMA")
+                               f"schema differs from sim.schema's of version {version}")
         expected = spec.batch_hands(batch_index)
         if table.num_rows != expected or res.hands != expected:
             raise RuntimeError(f"simulate_batch({structure.label}, {batch_index}): "
@@ -206,14 +227,14 @@ def simulated_table(spec: RunSpec, structure: Structure,
 
 
 def write_batch(spec: RunSpec, structure: Structure, batch_index: int,
-                folder: RunFolder) -> dict[str, Any]:
-    """Simulate one batch and write its file (the body of the Ray task). Returns the file's
-    ``FileRecord`` as a dict."""
+                folder: RunFolder, version: int | None = None) -> dict[str, Any]:
+    """Simulate one batch and write its file (the body of the Ray task) in the log schema
+    ``version``. Returns the file's ``FileRecord`` as a dict."""
     from sim.pybots import BotError
 
     t0 = time.perf_counter()
     try:
-        data, hands, counts = simulated_batch(spec, structure, batch_index)
+        data, hands, counts = simulated_batch(spec, structure, batch_index, version)
     except BotError as e:  # a Python bot's fault, the same on every try: returned, not retried
         return {BOT_ERROR: str(e)}
     rel = batch_relpath(structure, batch_index)
@@ -229,10 +250,13 @@ def write_batch(spec: RunSpec, structure: Structure, batch_index: int,
 # ---------------------------------------------------------------- checking the run folder
 
 
-def _check_folder(folder: RunFolder, spec: RunSpec,
-                  say: Callable[[str], None]) -> tuple[Manifest, int]:
+def _check_folder(folder: RunFolder, spec: RunSpec, say: Callable[[str], None],
+                  version: int | None = None) -> tuple[Manifest, int]:
     """Verify what the run folder already holds. Returns the manifest to continue (its files:
-    the batches that need no work) and the number of stale temporary files removed."""
+    the batches that need no work; its log schema version: ``version``, else the kept run's,
+    else the default) and the number of stale temporary files removed. A run whose kept
+    manifest names another schema version than ``version`` is refused (one run, one schema;
+    ``holdem migrate RUN --to 4`` converts a finished one)."""
     label = folder.label
     expected = {batch_relpath(s, b): (s, b) for s, b in spec.plan()}
     # the owner's rule: the run's products (audit, report, export's tables/) are kept
@@ -242,7 +266,17 @@ def _check_folder(folder: RunFolder, spec: RunSpec,
     if stale:
         say(f"removed {stale} stale temporary file(s) of an interrupted run")
 
-    manifest = Manifest(spec, created=old.get("created") if old else None)
+    kept_version = (old or {}).get("schema_version")
+    if (version is not None and kept_version is not None and found
+            and kept_version != version):
+        raise RunFolderError(f"run folder {label}: its files are of log schema version "
+                             f"{kept_version}, not {version}: one run holds one schema (finish "
+                             f"it with --log-version {kept_version}, then `holdem migrate "
+                             f"{label} --to {version}`)")
+    if version is None and found and isinstance(kept_version, int):
+        version = kept_version
+    manifest = Manifest(spec, created=old.get("created") if old else None,
+                        schema_version=version)
     made_by = str((old or {}).get("git_commit") or "unknown")
     recorded = {f["path"]: f for f in (old or {}).get("files", []) if "path" in f}
     for rel in found:
@@ -284,7 +318,7 @@ def _check_same_engine(folder: RunFolder, spec: RunSpec, manifest: Manifest,
                                  "of an older holdem): resuming would mix two log schemas; use "
                                  "another --out")
         stored = pf.read(columns=["hand_id", "digest"])
-    again = simulate_batch(spec, st, rec.batch).table
+    again = simulate_batch(spec, st, rec.batch, manifest.schema_version).table
     if stored.column("digest").equals(again.column("digest")):
         return
     a = stored.column("digest").to_numpy()
@@ -381,6 +415,7 @@ def run_simulate(
     workers: int | None = None,
     progress: bool = True,
     filesystem: pafs.FileSystem | None = None,
+    log_version: int | None = None,
 ) -> Manifest:
     """Simulate every batch of ``spec`` into the run folder ``out``; returns the manifest (typed:
     ``cluster.flows.manifest.Manifest``, as written to manifest.json: its ``to_dict``).
@@ -390,14 +425,16 @@ def run_simulate(
     (or ``$RAY_ADDRESS``), else on an embedded local Ray with ``workers`` CPUs (default: all).
     ``workers`` also bounds the tasks running at once on an existing Ray or cluster.
     ``filesystem``: an explicit pyarrow filesystem, ``out`` then being a path inside it.
-    Raises ``RunFolderError`` for a folder that cannot be used (see the module docstring).
+    ``log_version``: the log schema version of the files (3 or 4; default: a resumed run's, else
+    ``sim.schema.SCHEMA_VERSION``). Raises ``RunFolderError`` for a folder that cannot be used
+    (see the module docstring).
     """
     label = os.fspath(out)
     if not spec.reproducible and filesystem is None:
         refuse_unreproducible_batches(out, spec.generator)
     folder = RunFolder.open(out, filesystem)
     try:
-        manifest, _ = _check_folder(folder, spec, _stderr)
+        manifest, _ = _check_folder(folder, spec, _stderr, log_version)
         plan = spec.plan()
         todo = [(s, b) for s, b in plan if batch_relpath(s, b) not in manifest.files]
         reused = len(plan) - len(todo)
@@ -467,7 +504,7 @@ def _run_batches(spec: RunSpec, todo: list[tuple[Structure, int]], folder: RunFo
     from cluster.ray_runtime import in_flight_window, ray_session
 
     # write_batch is looked up here, at the call: tests/cluster/faulttest.py slows it down
-    calls = [(spec, s, b, folder) for s, b in todo]
+    calls = [(spec, s, b, folder, manifest.schema_version) for s, b in todo]
     with (contextlib.nullcontext() if workers == 0
           else ray_session(address, workers)) as session:
         if session is not None:

@@ -135,7 +135,10 @@ def _rows(run: str | os.PathLike[str], ids: list[int]) -> dict[int, dict[str, An
 
     if not ids:
         return {}
-    t = run_dataset(run).to_table(filter=ds.field("hand_id").isin(pa.array(ids, pa.int64())))
+    from sim.logv4 import as_v3
+
+    t = as_v3(run_dataset(run).to_table(
+        filter=ds.field("hand_id").isin(pa.array(ids, pa.int64()))))
     return {int(r["hand_id"]): r for r in t.to_pylist()}
 
 

@@ -31,6 +31,7 @@ from cluster.regression.runs import (
 )
 from sim.config import MAX_SEATS
 from sim.layout import PLAYER_EVENTS, EventKind, Street
+from sim.logv4 import as_v3
 
 
 @dataclass
@@ -93,7 +94,7 @@ def _summarise(run: ComparedRun) -> _Summary:
 
     parts: list[tuple[np.ndarray, ...]] = []
     for rel in sorted(run.files):
-        t = read_table(run, rel, read_file(run, rel), STAT_COLUMNS)
+        t = as_v3(read_table(run, rel, read_file(run, rel), STAT_COLUMNS))
         n = t.num_rows
         if n == 0:
             continue

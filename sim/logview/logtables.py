@@ -25,6 +25,7 @@ import pyarrow as pa
 from numba import njit
 
 from audits.runfolder.errors import InputError
+from sim import logv4
 from sim.cards import N_CARDS, RANKS, SUITS, format_card
 from sim.evaluator import CATEGORY_SHIFT, HandCategory
 from sim.layout import EventKind, Street
@@ -388,11 +389,33 @@ def _np(arr: pa.Array, dtype: np.dtype | type) -> np.ndarray:
     return np.ascontiguousarray(arr.to_numpy(zero_copy_only=False), dtype=dtype)
 
 
-def _list_parts(arr: pa.Array, dtype: np.dtype | type) -> tuple[np.ndarray, np.ndarray]:
-    """(values, int64 offsets into them) of a list array, slices respected."""
+def _list_parts(arr: pa.Array, dtype: np.dtype | type,
+                name: str = "") -> tuple[np.ndarray, np.ndarray]:
+    """(values, int64 offsets into them) of a list array, slices respected; of a packed binary
+    column of schema version 4 (``sim.logv4``: ``name``'s entries), the same."""
+    if pa.types.is_binary(arr.type):
+        raw, offsets = _packed(arr, name)
+        return np.ascontiguousarray(raw.view(_packed_dtype(name)), dtype=dtype), offsets
     offsets = arr.offsets.to_numpy().astype(np.int64)
     values = _np(arr.values, dtype)
     return values, offsets
+
+
+def _packed_dtype(name: str) -> np.dtype:
+    typ = logv4.PACKED_COLUMNS[name]
+    return np.dtype(np.uint8 if pa.types.is_boolean(typ) else typ.to_pandas_dtype())
+
+
+def _packed(arr: pa.Array, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """A packed binary column's bytes from its buffer's start and its offsets in entries."""
+    w = logv4.width(name)
+    boff = np.frombuffer(arr.buffers()[1], np.int32)[arr.offset:arr.offset + len(arr) + 1]
+    boff = boff.astype(np.int64)
+    if (boff % w).any():
+        raise LogTableError(f"column {name!r}: a value that is not whole {w}-byte entries")
+    data = arr.buffers()[2]
+    raw = (np.frombuffer(data, np.uint8) if data is not None else np.zeros(0, np.uint8))
+    return raw[:int(boff[-1]) if len(boff) else 0], boff // w
 
 
 def _dict(codes: np.ndarray, names: tuple[str, ...] | list[str], typ: pa.DataType,
@@ -449,7 +472,7 @@ def build_tables(log: pa.Table | pa.RecordBatch,
     button = _np(col("button"), np.int64)
     sb = _np(col("sb_seat"), np.int64)
     bb = _np(col("bb_seat"), np.int64)
-    occupied, so = _list_parts(col("occupied"), np.bool_)
+    occupied, so = _list_parts(col("occupied"), np.bool_, "occupied")
     if not np.array_equal(np.diff(so), n_seats):
         raise LogTableError("per-seat lists do not have n_seats entries")
     seat_cols = {}
@@ -459,26 +482,32 @@ def build_tables(log: pa.Table | pa.RecordBatch,
         if name not in batch.schema.names:
             raise LogTableError(f"no column {name!r} in the hand log (written before schema 3: "
                                 "simulate the run again to export it)")
-        values, offs = _list_parts(col(name), dt)
+        values, offs = _list_parts(col(name), dt, name)
         if not np.array_equal(offs, so):
             raise LogTableError(f"column {name!r}: not one entry per seat")
         seat_cols[name] = values
-    hole, ho = _list_parts(col("hole_cards"), np.int64)
+    hole, ho = _list_parts(col("hole_cards"), np.int64, "hole_cards")
     if not np.array_equal(np.diff(ho), 2 * n_seats):
         raise LogTableError("column 'hole_cards': not two cards per seat")
-    board, bo = _list_parts(col("board"), np.int64)
+    board, bo = _list_parts(col("board"), np.int64, "board")
     if len(board) and (board.min() < 0 or board.max() >= N_CARDS):
         raise LogTableError("column 'board': a card outside 0..51")
-    show_seat, sho = _list_parts(col("showdown_seats"), np.int64)
-    show_shown, _ = _list_parts(col("showdown_shown"), np.bool_)
-    show_rank, _ = _list_parts(col("showdown_ranks"), np.int64)
+    show_seat, sho = _list_parts(col("showdown_seats"), np.int64, "showdown_seats")
+    show_shown, _ = _list_parts(col("showdown_shown"), np.bool_, "showdown_shown")
+    show_rank, _ = _list_parts(col("showdown_ranks"), np.int64, "showdown_ranks")
     pots_arr = col("pots")
-    pot_off = pots_arr.offsets.to_numpy().astype(np.int64)
-    pot_fields = pots_arr.values.flatten()
-    pot_amount = _np(pot_fields[0], np.int64)
-    pot_rake = _np(pot_fields[1], np.int64)
-    pot_elig = _np(pot_fields[2], np.int64)
-    pot_win = _np(pot_fields[3], np.int64)
+    if pa.types.is_binary(pots_arr.type):  # schema 4: packed records
+        raw, pot_off = _packed(pots_arr, "pots")
+        rec = np.frombuffer(raw.tobytes(), logv4.POT_DTYPE)
+        pot_amount, pot_rake, pot_elig, pot_win = (rec[f].astype(np.int64)
+                                                   for f in logv4.POT_FIELDS)
+    else:
+        pot_off = pots_arr.offsets.to_numpy().astype(np.int64)
+        pot_fields = pots_arr.values.flatten()
+        pot_amount = _np(pot_fields[0], np.int64)
+        pot_rake = _np(pot_fields[1], np.int64)
+        pot_elig = _np(pot_fields[2], np.int64)
+        pot_win = _np(pot_fields[3], np.int64)
 
     # ---- hands
     pot = np.empty(n, np.int64)

@@ -21,7 +21,9 @@ from sim.digest import with_digests
 from sim.hand import Action, Hand
 from sim.histories.rows.reference import showdown_and_pots
 from sim.layout import EventKind
+from sim.logv4 import ALL_PACKED, as_v3, to_v4
 from sim.logview.row_replay import replay_row
+from sim.schema import HAND_SCHEMA
 
 Row = dict[str, Any]
 
@@ -64,7 +66,8 @@ class RunForger:
         self.path = run / self.rel
         table = pq.read_table(self.path)
         self.schema = table.schema
-        self.rows: list[Row] = table.to_pylist()
+        # the rows as lists whatever the file's schema version (4 packs them: ``sim.logv4``)
+        self.rows: list[Row] = as_v3(table).to_pylist()
 
     def index(self, hand_id: int) -> int:
         return next(i for i, r in enumerate(self.rows) if r["hand_id"] == hand_id)
@@ -98,11 +101,20 @@ class RunForger:
             nullable = (*nullable, "deck")
         fields = [f.with_nullable(True) if f.name in nullable else f for f in fields]
         meta = {**(self.schema.metadata or {}), **(metadata or {})}
-        schema = pa.schema(fields, metadata=meta)
+        # a packed column of schema 4 is built from its list, then packed as the writer packs
+        lists = {f.name: f for f in HAND_SCHEMA}
+        packed = {f.name for f in fields if f.name in ALL_PACKED and pa.types.is_binary(f.type)}
+        schema = pa.schema([lists[f.name].with_nullable(f.nullable) if f.name in packed else f
+                            for f in fields], metadata=meta)
         body = [{k: v for k, v in r.items() if k != "digest" or not digests} for r in self.rows]
         table = pa.Table.from_pylist(body, schema=schema)
         if digests:
             table = with_digests(table)
+        if packed:
+            out = {f.name: f for f in fields}
+            table = to_v4(table, meta)
+            table = pa.Table.from_arrays(table.columns, schema=pa.schema(
+                [out.get(f.name, f) for f in table.schema], metadata=meta))
         table = table.replace_schema_metadata(meta)
         pq.write_table(table, self.path, compression="zstd", **options)
         self.restamp()
@@ -210,18 +222,40 @@ def replay_with_config(row: Row, **config: Any) -> Row:
     return {**forged, **derived_columns(row, hand, deck_of(row)), "actions": packed.tobytes()}
 
 
+def packed_like(table: pa.Table, stored: pa.Schema) -> pa.Table:
+    """``table`` (rows edited as lists) in the layout of the file whose schema is ``stored``: its
+    lists packed as the writer packs them when the file is of schema version 4 (``sim.logv4``),
+    with the file's fields and the table's metadata."""
+    if not any(n in ALL_PACKED and n in table.column_names
+               and pa.types.is_binary(stored.field(n).type)
+               and pa.types.is_list(table.schema.field(n).type) for n in stored.names):
+        return table
+    meta = table.schema.metadata
+    packed = to_v4(table, meta)
+    fields = [stored.field(f.name) if f.name in stored.names else f for f in packed.schema]
+    return pa.Table.from_arrays(packed.columns, schema=pa.schema(fields, metadata=meta))
+
+
 def restamp_file(run: Path, rel: str, table: pa.Table) -> None:
     """Write ``table`` (digests recomputed) as the batch file ``rel`` and restamp the manifest's
     sha256, bytes and rows of it."""
     body = table.drop_columns(["digest"]) if "digest" in table.column_names else table
     out = with_digests(body).replace_schema_metadata(table.schema.metadata)
+    if (run / rel).exists():
+        out = packed_like(out, pq.read_schema(run / rel))
     pq.write_table(out, run / rel, compression="zstd")
+    restamp_file_bytes(run, rel)
+
+
+def restamp_file_bytes(run: Path, rel: str) -> None:
+    """The manifest's sha256, bytes and rows of the batch file ``rel`` made the file's."""
     data = (run / rel).read_bytes()
+    rows = pq.read_metadata(run / rel).num_rows
     manifest = json.loads((run / "manifest.json").read_text())
     for rec in manifest["files"]:
         if rec["path"] == rel:
             rec.update(sha256=hashlib.sha256(data).hexdigest(), bytes=len(data),
-                       rows=out.num_rows, hands=out.num_rows)
+                       rows=rows, hands=rows)
     manifest["totals"]["bytes"] = sum(int(f["bytes"]) for f in manifest["files"])
     (run / "manifest.json").write_text(json.dumps(manifest, indent=2))
 

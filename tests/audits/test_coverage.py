@@ -19,6 +19,7 @@ from audits.runner import run_audits
 from cluster.cli import main
 from cluster.flows.simulate import run_simulate
 from sim.config import Structure
+from sim.logv4 import as_v3
 from sim.runspec import RunSpec
 
 
@@ -61,7 +62,7 @@ def test_minimum_is_the_floors_poisson_quantile() -> None:
 
 def _rows(run: Path) -> list[dict]:
     return [r for f in list_batch_files(run)
-            for r in pq.read_table(f).to_pylist()]
+            for r in as_v3(pq.read_table(f)).to_pylist()]
 
 
 def _independent(rows: list[dict]) -> dict[str, int]:

@@ -21,7 +21,7 @@ from cluster.cli import main
 from cluster.flows.simulate import META_BATCH, META_COUNTS, META_RUN_ID, META_STRUCTURE
 from sim.config import Structure
 from sim.runspec import RunSpec
-from sim.schema import HAND_SCHEMA
+from sim.schema import SCHEMA_VERSION, hand_schema
 from tests.audits.forgery import RunForger, audit_cli, copy_run, patch_footer_int, simulated_run
 
 SPEC = RunSpec(hands=3000, batch_size=1500, structures=(Structure.NO_LIMIT,), seed=31,
@@ -50,21 +50,25 @@ def integrity_fails(run: Path, capsys: pytest.CaptureFixture[str], *words: str) 
     return out
 
 
-def test_the_audits_statement_of_the_log_is_the_simulators() -> None:
-    """``audits.logschema`` (the audits may not import sim) is the simulator's schema, field by
-    field, and its keys are those ``holdem simulate`` writes."""
-    want = [pa.field(f.name, f.type, f.nullable) for f in HAND_SCHEMA]
-    got = logschema.expected_schema(logschema.SCHEMA_VERSION)
+@pytest.mark.parametrize("version", [3, 4])
+def test_the_audits_statement_of_the_log_is_the_simulators(version: int) -> None:
+    """``audits.logschema`` (the audits may not import sim) is the simulator's schema of each
+    version it writes (the default: ``SCHEMA_VERSION`` in both), field by field, and its keys
+    are those ``holdem simulate`` writes."""
+    schema = hand_schema(version)
+    assert logschema.SCHEMA_VERSION == SCHEMA_VERSION
+    want = [pa.field(f.name, f.type, f.nullable) for f in schema]
+    got = logschema.expected_schema(version)
     assert [(f.name, str(f.type), f.nullable) for f in got] == [
         (f.name, str(f.type), f.nullable) for f in want]
     assert all(f.type.equals(w.type) for f, w in zip(got, want, strict=True))
-    assert int(HAND_SCHEMA.metadata[logschema.META_SCHEMA_VERSION]) == logschema.SCHEMA_VERSION
-    assert logschema.SIMULATOR_KEYS == {*HAND_SCHEMA.metadata, META_RUN_ID, META_STRUCTURE,
+    assert int(schema.metadata[logschema.META_SCHEMA_VERSION]) == version
+    assert logschema.SIMULATOR_KEYS == {*schema.metadata, META_RUN_ID, META_STRUCTURE,
                                         META_BATCH, META_COUNTS}
-    assert logschema.OLD_IMPORT_KEYS == set(HAND_SCHEMA.metadata)
-    assert all(set(f.metadata) == logschema.FIELD_METADATA_KEYS for f in HAND_SCHEMA)
-    assert {n: t for n, t in io.EXPECTED.items()} == {
-        n: logschema.TYPES[n] for n in io.EXPECTED}
+    assert logschema.OLD_IMPORT_KEYS == set(schema.metadata)
+    assert all(set(f.metadata) == logschema.FIELD_METADATA_KEYS for f in schema)
+    expected = io.EXPECTED_V4 if version == 4 else io.EXPECTED
+    assert expected == {n: logschema.types(version)[n] for n in expected}
 
 
 def test_the_audits_statement_of_the_import_columns_is_the_importers() -> None:
@@ -72,7 +76,9 @@ def test_the_audits_statement_of_the_import_columns_is_the_importers() -> None:
     IMPORT_FIELDS, in order and type; an imported file's schema is the log's but ``digest``, the
     import columns, ``digest``, with both versions in its metadata; every import column documents
     its unit and meaning."""
-    from sim.schema import IMPORT_FIELDS, IMPORT_SCHEMA
+    from sim.schema import IMPORT_FIELDS, import_schema
+
+    IMPORT_SCHEMA = import_schema()  # the version the importer writes
     assert [(n, str(t)) for n, t in logschema.IMPORT_COLUMNS] == [
         (n, str(t)) for n, t, _, _ in IMPORT_FIELDS]
     got = logschema.expected_schema(logschema.SCHEMA_VERSION, logschema.IMPORT_NULLABLE, True)
@@ -108,7 +114,8 @@ def test_pandas_metadata_that_renames_columns_fails(run: Path,
         col["name"] = {"won": "contributed", "contributed": "won"}.get(col["name"], col["name"])
     f.write(metadata={b"pandas": json.dumps(df_meta).encode()})
     read = pd.read_parquet(run / REL)
-    assert list(read["won"].iloc[0]) == f.rows[0]["contributed"] != f.rows[0]["won"]
+    assert list(np.frombuffer(read["won"].iloc[0], "<i8")) == f.rows[0]["contributed"] != (
+        f.rows[0]["won"])
     integrity_fails(run, capsys, "'pandas'", "not the writer's")
 
 

@@ -11,6 +11,8 @@ import pytest
 
 from audits.runner import run_audits
 from cluster.flows.import_histories import format_import, import_phh
+from sim.logv4 import as_v3
+from tests.audits.forgery import packed_like
 
 EXACT = ["deal", "chips", "rotation", "payouts", "betting"]
 
@@ -89,7 +91,7 @@ def test_imported_hands_pass_the_exact_audits(imported: Path) -> None:
         assert res[name].passed and res[name].applicable, (name, res[name])
     assert res["deal"].passed
     assert not res["uniformity"].applicable and res["uniformity"].passed
-    t = pa.concat_tables(pq.read_table(imported / f["path"]) for f in m["files"])
+    t = as_v3(pa.concat_tables(pq.read_table(imported / f["path"]) for f in m["files"]))
     rows = {r["hand_id"]: r for r in t.to_pylist()}
     assert all(r["deck"] is None and r["generator"] == "phh" for r in rows.values())
     ivey = next(r for r in rows.values() if r["n_seats"] == 3)
@@ -101,13 +103,14 @@ def test_imported_hands_pass_the_exact_audits(imported: Path) -> None:
 def test_tampered_chip_fails_the_chips_audit(imported: Path) -> None:
     m = json.loads((imported / "manifest.json").read_text())
     path = imported / next(f["path"] for f in m["files"] if f["structure"] == "fixed-limit")
-    t = pq.read_table(path)
+    stored = pq.read_schema(path)
+    t = as_v3(pq.read_table(path))
     end = t.column("stacks_end").to_pylist()
     end[0][0] += 1
     hand_id = t.column("hand_id")[0].as_py()
     t = t.set_column(t.schema.get_field_index("stacks_end"), "stacks_end",
                      pa.array(end, t.schema.field("stacks_end").type))
-    pq.write_table(t, path)
+    pq.write_table(packed_like(t, stored), path)
     res = _audit(imported)
     assert not res["chips"].passed
     assert hand_id in res["chips"].example_hand_ids
@@ -145,13 +148,14 @@ def test_import_and_audit_shared_phh(tmp_path: Path) -> None:
 def test_known_card_twice_fails_the_deal_audit(imported: Path) -> None:
     m = json.loads((imported / "manifest.json").read_text())
     path = imported / next(f["path"] for f in m["files"] if f["structure"] == "fixed-limit")
-    t = pq.read_table(path)
+    stored = pq.read_schema(path)
+    t = as_v3(pq.read_table(path))
     board = t.column("board").to_pylist()
     hole = t.column("hole_cards").to_pylist()
     board[0][0] = hole[0][4]  # p3's known king on the board too
     t = t.set_column(t.schema.get_field_index("board"), "board",
                      pa.array(board, t.schema.field("board").type))
-    pq.write_table(t, path)
+    pq.write_table(packed_like(t, stored), path)
     res = _audit(imported)
     assert res["deal"].applicable and not res["deal"].passed
     assert t.column("hand_id")[0].as_py() in res["deal"].example_hand_ids

@@ -26,6 +26,7 @@ from sim import session as ss
 from sim.batch import _Buffers, _params, _to_arrow, table_config
 from sim.config import Structure
 from sim.hand import config_block
+from sim.logv4 import as_v3
 from sim.rng import hand_deck
 from sim.runspec import RunSpec, population_fields
 from tests.audits.forgery import (
@@ -334,7 +335,8 @@ def test_a_batch_with_tables_numbered_from_31_fails_stakes(
     old = pq.read_table(run / rel)
     assert forged.column("hand_id").equals(old.column("hand_id"))
     assert forged.column("table_id")[0].as_py() & 0xFFFFF == 31
-    restamp_file(run, rel, forged.cast(old.schema).replace_schema_metadata(old.schema.metadata))
+    restamp_file(run, rel, forged.cast(as_v3(old).schema).replace_schema_metadata(
+        old.schema.metadata))
     code, out = audit_cli(run, capsys)
     assert code == 1, out
     first = old.column("hand_id")[0].as_py()

@@ -55,6 +55,15 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return {name: root / name for name in specs}
 
 
+def _won_plus_one(value: bytes | list[int]) -> bytes | list[int]:
+    """A hand's ``won`` with one chip more for seat 0 (schema 4: its packed bytes)."""
+    if isinstance(value, bytes):
+        won = np.frombuffer(value, "<i8").copy()
+        won[0] += 1
+        return won.tobytes()
+    return [value[0] + 1, *value[1:]]
+
+
 def _tamper(src: Path, dst: Path, what: str) -> int:
     """Copy the run ``src`` to ``dst`` and change one value of one hand; returns its hand_id."""
     shutil.copytree(src, dst)
@@ -68,7 +77,7 @@ def _tamper(src: Path, dst: Path, what: str) -> int:
                  if (np.frombuffer(v, ACTION_DTYPE)["kind"] >= 9).any()
                  and (np.frombuffer(v, ACTION_DTYPE)["kind"] <= 10).any())
     if what == "payout":
-        values[i][0] += 1
+        values[i] = _won_plus_one(values[i])
     elif what == "action":
         rec = np.frombuffer(values[i], ACTION_DTYPE).copy()
         j = int(np.flatnonzero((rec["kind"] >= 9) & (rec["kind"] <= 10))[0])  # a bet/raise
@@ -252,7 +261,7 @@ def test_stored_digests_are_read_when_the_bytes_verify(runs: dict[str, Path],
     assert diff_runs(runs["base"], tmp_path / "t", trust_digests=True).identical
     # a hand that really changed, with its digest and sha256 recorded: caught from the digest
     won = t["won"].to_pylist()
-    won[7][0] += 1
+    won[7] = _won_plus_one(won[7])
     field = t.schema.field("won")
     t = t.set_column(t.schema.get_field_index("won"), field, pa.array(won, field.type))
     _restamp(tmp_path / "t", rel, t)

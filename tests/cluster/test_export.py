@@ -22,6 +22,7 @@ from cluster.flows.export import EXPORT_FILE, EXPORT_TABLES, run_export
 from cluster.flows.export_tournaments import SCHEMA as TOURNAMENTS
 from cluster.flows.simulate import run_simulate
 from sim.config import Structure
+from sim.logv4 import as_v3
 from sim.logview.logtables import TABLE_SCHEMAS, describe_codes, describe_tables
 from sim.runspec import DEFAULT_POPULATION, RunSpec
 
@@ -39,8 +40,8 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_export_writes_the_datasets_with_documented_columns(run: Path) -> None:
-    log = ds.dataset(sorted(run.glob("log/*/*.parquet")), format="parquet").to_table(
-        columns=["hand_id", "contributed"])
+    log = as_v3(ds.dataset(sorted(run.glob("log/*/*.parquet")), format="parquet").to_table(
+        columns=["hand_id", "contributed"]))
     schemas = {**TABLE_SCHEMAS, "tournaments": TOURNAMENTS}
     for name in EXPORT_TABLES:
         parts = sorted((run / "tables" / name).glob("part-*.parquet"))
@@ -123,8 +124,8 @@ def test_export_doc_snippets_run_and_the_three_tools_agree(run: Path) -> None:
     assert set(q2) == {s.label for s in Structure} and all(0 < v[0] < 1 for v in q2.values())
     assert {"fold", "call"} <= set(q3)
     # side pots, from the raw log with no export
-    log = ds.dataset(sorted(run.glob("log/*/*.parquet")), format="parquet").to_table(
-        columns=["structure", "pots"]).to_pylist()
+    log = as_v3(ds.dataset(sorted(run.glob("log/*/*.parquet")), format="parquet").to_table(
+        columns=["structure", "pots"])).to_pylist()
     for label, (share,) in q2.items():
         rows = [r for r in log if r["structure"] == label]
         assert share == pytest.approx(sum(len(r["pots"]) >= 2 for r in rows) / len(rows))

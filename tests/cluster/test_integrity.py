@@ -21,7 +21,9 @@ from audits.runner import AUDIT_FILE
 from cluster.cli import main
 from cluster.flows.simulate import run_simulate
 from sim.digest import with_digests
+from sim.logv4 import as_v3
 from sim.runspec import RunSpec
+from tests.audits.forgery import packed_like
 
 F0 = batch_relpath("no-limit", 0)
 F1 = batch_relpath("no-limit", 1)
@@ -64,6 +66,7 @@ def _rewrite(run: Path, rel: str, table: pa.Table) -> None:
     bytes, rows, hands): what a careful forger leaves."""
     table = with_digests(table.drop_columns(["digest"]))
     f = run / rel
+    table = packed_like(table, pq.read_schema(f))
     pq.write_table(table, f, compression="zstd")
     m = _manifest(run)
     for rec in m["files"]:
@@ -280,7 +283,7 @@ def test_id_ranges_merge() -> None:
 def test_file_changed_after_the_audit_is_refused(certified: Path, tmp_path: Path,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     run = _copy(certified, tmp_path / "run")
-    t = pq.read_table(run / F0)
+    t = as_v3(pq.read_table(run / F0))
     won = t["won"].to_pylist()
     won[3][0], won[3][1] = won[3][1], won[3][0]
     field = t.schema.field("won")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -23,6 +24,7 @@ from cluster.flows.replay import ReplayMismatch, replay_row_or_mismatch
 from cluster.flows.simulate import run_dataset, run_simulate
 from sim.histories.read.phh import loads_phh, phh_player_order
 from sim.histories.replay.reference import replay
+from sim.logv4 import as_v3
 from sim.runspec import RunSpec
 from sim.schema import decode_actions
 
@@ -47,7 +49,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 @pytest.mark.parametrize("name", ["cash", "tournament"])
 def test_every_logged_hand_replays(runs: dict[str, Path], name: str) -> None:
-    rows = run_dataset(runs[name]).to_table().to_pylist()
+    rows = as_v3(run_dataset(runs[name]).to_table()).to_pylist()
     assert len(rows) in (1200, 1800)
     for row in rows:
         hand = replay_row_or_mismatch(row)
@@ -59,7 +61,7 @@ def test_every_logged_hand_replays(runs: dict[str, Path], name: str) -> None:
 
 def test_cli_prints_the_history(runs: dict[str, Path],
                                 capsys: pytest.CaptureFixture[str]) -> None:
-    table = run_dataset(runs["cash"]).to_table()
+    table = as_v3(run_dataset(runs["cash"]).to_table())
     row = table.filter(pc.equal(table["structure"], "pot-limit")).slice(7, 1).to_pylist()[0]
     assert main(["replay", str(runs["cash"]), "--hand", str(row["hand_id"])]) == 0
     out = capsys.readouterr().out
@@ -73,7 +75,7 @@ def test_cli_prints_the_history(runs: dict[str, Path],
 
 def test_phh_output_verifies(runs: dict[str, Path], tmp_path: Path,
                              capsys: pytest.CaptureFixture[str]) -> None:
-    rows = run_dataset(runs["unraked"]).to_table().to_pylist()
+    rows = as_v3(run_dataset(runs["unraked"]).to_table()).to_pylist()
     picked = [next(r for r in rows if r["structure"] == s) for s in ALL]
     picked.append(next(r for r in rows if len(r["board"]) == 5 and len(r["showdown_seats"]) > 2))
     for row in picked:
@@ -110,7 +112,7 @@ def test_unknown_hand_and_folder(runs: dict[str, Path], tmp_path: Path,
 
 def test_a_tampered_row_does_not_replay(runs: dict[str, Path], tmp_path: Path,
                                         capsys: pytest.CaptureFixture[str]) -> None:
-    row = run_dataset(runs["cash"]).to_table().slice(3, 1).to_pylist()[0]
+    row = as_v3(run_dataset(runs["cash"]).to_table().slice(3, 1)).to_pylist()[0]
     moved = dict(row, stacks_end=[v + (1 if s == 0 else -1 if s == 1 else 0)
                                   for s, v in enumerate(row["stacks_end"])])
     with pytest.raises(ReplayMismatch, match="does not replay.*stacks"):
@@ -126,7 +128,13 @@ def test_a_tampered_row_does_not_replay(runs: dict[str, Path], tmp_path: Path,
     path = list_batch_files(run)[0]
     table = pq.read_table(path)
     rows = table.to_pylist()
-    rows[0]["stacks_end"][0] += 1
+    end = rows[0]["stacks_end"]
+    if isinstance(end, bytes):  # schema 4: packed
+        moved = np.frombuffer(end, "<i8").copy()
+        moved[0] += 1
+        rows[0]["stacks_end"] = moved.tobytes()
+    else:
+        end[0] += 1
     pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), path)
     assert main(["replay", str(run), "--hand", str(rows[0]["hand_id"])]) == 1
     err = capsys.readouterr().err
