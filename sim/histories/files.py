@@ -190,11 +190,19 @@ def _site_rows(path: str, fmt: str, pf: PhhFile, scale: int | None) -> FileImpor
         parts.append(cols.table())
         order_hand += py_rows
         known += res.seat_count_known
+    return _in_file_order(res, parts, order_hand, known)
+
+
+def _in_file_order(res: FileImport, parts: list[pa.Table], places: list[int],
+                   known: list[bool]) -> FileImport:
+    """``res`` with its table: the row tables ``parts`` (compiled, then Python) as one, their
+    rows sorted by their place in the file (``places``: a hand index or a section each), and
+    ``seat_count_known`` (``known``, in the parts' order) sorted with them."""
     if not parts:
         res.table, res.seat_count_known = None, []
         return res
     table = pa.concat_tables(parts) if len(parts) > 1 else parts[0]
-    order = np.argsort(np.asarray(order_hand, np.int64), kind="stable")
+    order = np.argsort(np.asarray(places, np.int64), kind="stable")
     res.table = table.take(pa.array(order)) if len(parts) > 1 else table
     res.seat_count_known = [known[i] for i in order.tolist()]
     return res
@@ -394,14 +402,7 @@ def _compiled(path: str, data: bytes, scale: int | None) -> FileImport | None:
         parts.append(cols.table())
         order_sec += py_rows
         known += known_py
-    if not parts:
-        res.table, res.seat_count_known = None, []
-        return res
-    table = pa.concat_tables(parts) if len(parts) > 1 else parts[0]
-    order = np.argsort(np.asarray(order_sec, np.int64), kind="stable")
-    res.table = table.take(pa.array(order)) if len(parts) > 1 else table
-    res.seat_count_known = [known[i] for i in order.tolist()]
-    return res
+    return _in_file_order(res, parts, order_sec, known)
 
 
 def _too_many_chips(b: HandBlock) -> np.ndarray:

@@ -74,14 +74,22 @@ def anchored_at_start(pattern: Pattern[str]) -> bool:
     return bool(parsed) and _leading_any(parsed[0])
 
 
+def _parsed(pattern: Pattern[str]) -> list[Any] | None:
+    """The pattern's top-level parsed items, None when no literal filter can be drawn from them
+    (case-insensitive, or not parseable)."""
+    if pattern.flags & re.IGNORECASE:
+        return None
+    try:
+        return list(_sre_parse.parse(pattern.pattern, pattern.flags))
+    except Exception:  # noqa: BLE001 - no filter
+        return None
+
+
 def required_text(pattern: Pattern[str]) -> tuple[str, ...]:
     """Runs of literal characters every match of ``pattern`` contains (its top-level literals in
     a row, the longest first), () when none is known (a top-level ``|``, case-insensitive)."""
-    if pattern.flags & re.IGNORECASE:
-        return ()
-    try:
-        parsed = list(_sre_parse.parse(pattern.pattern, pattern.flags))
-    except Exception:  # noqa: BLE001 - no filter
+    parsed = _parsed(pattern)
+    if parsed is None:
         return ()
     runs, run = [], ""
     for op, av in parsed:
@@ -142,11 +150,8 @@ def required_choices(pattern: Pattern[str]) -> tuple[tuple[str, ...], ...]:
     ``type="(1|2)"`` is ``type="1"`` or ``type="2"``). Single texts first, the longest first;
     () when nothing is known (a top-level ``|``, case-insensitive); ``((),)``, a requirement no
     text meets, for a pattern that matches nothing (``(?!)``: a stage a site does not have)."""
-    if pattern.flags & re.IGNORECASE:
-        return ()
-    try:
-        parsed = list(_sre_parse.parse(pattern.pattern, pattern.flags))
-    except Exception:  # noqa: BLE001 - no filter
+    parsed = _parsed(pattern)
+    if parsed is None:
         return ()
     runs: list[tuple[str, ...]] = []
     run: tuple[str, ...] = ("",)
