@@ -25,6 +25,13 @@ LAZY_CYCLE_EDGES: frozenset[str] = frozenset({
     # text.py dispatches to the project's own readers (readers -> plain); plain reuses text's
     # outcome helpers (SiteOutcome, with_outcome, pot_contributions) when a hand is read
     "sim.histories.sites.plain -> sim.histories.sites.text",
+    # text.py tries the single-pass PokerStars reader first when a hand is read; stars_fast
+    # reuses text's header, outcome and checking helpers (the reference it must equal)
+    "sim.histories.sites.text -> sim.histories.sites.stars_fast",
+    # the log's schema documents version 4's packed columns from logv4's widths, and logv4
+    # converts tables against the schema: each reads the other only when called
+    "sim.logv4 -> sim.schema",
+    "sim.schema -> sim.logv4",
 })
 
 

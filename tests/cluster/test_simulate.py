@@ -176,8 +176,8 @@ def test_refuses_to_resume_with_an_engine_that_plays_differently(
     capsys.readouterr()
     real = sim.batch.simulate_batch
 
-    def other_engine(spec, structure, batch_index):  # type: ignore[no-untyped-def]
-        res = real(spec, structure, batch_index)
+    def other_engine(spec, structure, batch_index, *version):  # type: ignore[no-untyped-def]
+        res = real(spec, structure, batch_index, *version)
         t = res.table.drop_columns(["digest"])
         rake = t.column("rake").to_pylist()
         rake[-1] += 1
@@ -257,10 +257,10 @@ def test_failed_batch_leaves_no_partial_file(tmp_path: Path,
 
     real = sim.batch.simulate_batch
 
-    def flaky(spec, structure, batch_index):  # type: ignore[no-untyped-def]
+    def flaky(spec, structure, batch_index, *version):  # type: ignore[no-untyped-def]
         if batch_index == 1:
             raise RuntimeError("worker lost")
-        return real(spec, structure, batch_index)
+        return real(spec, structure, batch_index, *version)
 
     monkeypatch.setattr(sim.batch, "simulate_batch", flaky)
     run = tmp_path / "run"
